@@ -1,0 +1,31 @@
+# The two commands of the README. Both work from a fresh clone: they make the venv first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+DB     ?= results.duckdb
+
+.PHONY: run test venv lint clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+## make run: play runs/quick.yaml into an empty database, then serve the dashboard on 127.0.0.1:8501
+run: venv
+	$(PY) -m engine run runs/quick.yaml --db $(DB) --if-empty
+	ARENA_DB=$(DB) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 \
+		--server.headless true --browser.gatherUsageStats false
+
+## make test: lint, then the whole suite
+test: venv
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+lint: venv
+	$(PY) -m ruff check .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

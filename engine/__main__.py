@@ -1,0 +1,76 @@
+"""Command line: `python -m engine {run,games} ...` (see README)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from engine import store
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from engine.runner import run_spec
+    from engine.spec import SpecError, load_spec
+
+    try:
+        spec = load_spec(args.spec)
+    except SpecError as exc:
+        print(f"error in {args.spec}: {exc}", file=sys.stderr)
+        return 2
+    db = Path(args.db)
+    if args.if_empty and store.count_matches(db) > 0:
+        print(f"{db} already holds matches; not playing {args.spec}")
+        return 0
+    try:
+        summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet))
+    except KeyboardInterrupt:
+        print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
+        return 130
+    print(f"run {summary.run_id}: {summary.n_matches} matches, {summary.skipped} already done, "
+          f"{summary.played} played, {summary.errors} errors, {summary.tokens} tokens, ${summary.cost_usd:.4f}")
+    for line in summary.error_messages[:10]:
+        print(f"  error {line}", file=sys.stderr)
+    return 1 if summary.errors else 0
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    from engine.agents.bots import bot_names
+    from engine.agents.prompting import versions
+    from engine.games import all_games
+
+    for name, cls in all_games().items():
+        defaults = cls.resolve_params({})
+        print(f"{name}  -  {cls.title} ({cls.paper}), {cls.n_seats(defaults)} seats")
+        print(f"  presets: {', '.join(cls.presets)}")
+        for pname, param in cls.params.items():
+            print(f"  {pname} = {param.default!r}: {param.help}")
+        print(f"  bots: {', '.join('bot:' + b for b in bot_names(name))}")
+        print(f"  prompt versions: {', '.join(versions(name))}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Play and score LLM game matches.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="play a run spec (re-running resumes it)")
+    run.add_argument("spec", help="path to a run spec (YAML)")
+    run.add_argument("--db", default=str(store.default_db()), help="DuckDB file (default: $ARENA_DB or results.duckdb)")
+    run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
+    run.add_argument("--if-empty", action="store_true", help="play only if the database holds no match yet")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=_cmd_run)
+
+    games = sub.add_parser("games", help="list every game, its presets, parameters and bots")
+    games.set_defaults(func=_cmd_games)
+
+    args = parser.parse_args(argv)
+    if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
+        parser.error("--concurrency must be at least 1")
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

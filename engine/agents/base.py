@@ -1,0 +1,66 @@
+"""What an agent is: `act(observation, context) -> Decision`, and the seat settings it is built from."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.games.base import Observation
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One seat of a lineup, as the run spec gives it."""
+
+    agent: str
+    prompt_version: str = "v1"
+    strategy: str = "vanilla"
+    temperature: float = 1.0
+    max_tokens: int = 256
+    api_base: str | None = None
+    label: str | None = None  # a display name when one model plays under several settings
+
+    @property
+    def is_bot(self) -> bool:
+        return self.agent.startswith("bot:")
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Where a decision happens: the sample key of the response cache and a seeded rng."""
+
+    match_id: str
+    match_seed: int
+    seat: int
+    turn: int
+    rng: random.Random
+
+
+@dataclass
+class Decision:
+    """An action and everything the turn log keeps about how it was reached."""
+
+    action: Any
+    response: str | None = None
+    prompt: Any = None
+    legal: bool = True
+    fallback: bool = False
+    retries: int = 0
+    error: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = 0.0
+    latency_ms: float = 0.0
+    cached: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Agent(Protocol):
+    spec: AgentSpec
+
+    async def act(self, obs: Observation, ctx: TurnContext) -> Decision: ...
+
+
+class AgentError(RuntimeError):
+    """An agent could not answer at all (the provider kept failing): the match ends as `error`."""

@@ -1,0 +1,247 @@
+"""The shape every game has: a seeded state machine with seats.
+
+A match calls `reset`, then loops `to_act` -> `observe` -> (agents answer, the game's
+`parse` turns text into actions) -> `step` until `done`, then reads `result`,
+`metrics` and `outcome`. Sequential games return one seat from `to_act`,
+simultaneous games several. Everything a seat may see comes from `observe`;
+what everyone may see after a step comes from `public_state`.
+
+Messages carry their own visibility (ChatArena's model): the moderator announces
+to everyone or to a set of seats, and each seat's history holds only what it saw.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from engine.games.parsing import ParseError, parse_choice, parse_int
+
+
+# ---------------------------------------------------------------- action spaces
+class ActionSpace(ABC):
+    """What a legal answer is. Bots and the fallback sample it; parsers check it."""
+
+    @abstractmethod
+    def sample(self, rng: random.Random) -> Any: ...
+
+    @abstractmethod
+    def describe(self) -> str:
+        """A short phrase for prompts and error messages."""
+
+    @abstractmethod
+    def parse(self, text: str) -> Any:
+        """Text -> a legal action, or ParseError with the reason."""
+
+
+@dataclass(frozen=True)
+class IntRange(ActionSpace):
+    lo: int
+    hi: int
+    key: str = "number"  # the JSON key a structured answer may use
+
+    def sample(self, rng: random.Random) -> int:
+        return rng.randint(self.lo, self.hi)
+
+    def describe(self) -> str:
+        return f"an integer from {self.lo} to {self.hi}"
+
+    def parse(self, text: str) -> int:
+        return parse_int(text, self.lo, self.hi, key=self.key)
+
+
+@dataclass(frozen=True)
+class Choice(ActionSpace):
+    """One of a list of named options; `labels` are what the model writes."""
+
+    options: tuple[Any, ...]
+    labels: tuple[str, ...] = ()
+    key: str = "action"
+
+    def _labels(self) -> tuple[str, ...]:
+        return self.labels or tuple(str(o) for o in self.options)
+
+    def sample(self, rng: random.Random) -> Any:
+        return rng.choice(self.options)
+
+    def describe(self) -> str:
+        return "one of: " + ", ".join(self._labels())
+
+    def parse(self, text: str) -> Any:
+        return self.options[parse_choice(text, self._labels(), key=self.key)]
+
+
+# ---------------------------------------------------------------- messages and views
+@dataclass(frozen=True)
+class Message:
+    """A line of the match's conversation; `to` is None for everyone, else the seats that see it."""
+
+    text: str
+    sender: str = "Moderator"
+    to: frozenset[int] | None = None
+    round: int = 0
+
+    def visible_to(self, seat: int) -> bool:
+        return self.to is None or seat in self.to
+
+
+@dataclass
+class Observation:
+    """What one seat may know when it must act.
+
+    `view` is structured (bots read it, prompt templates are filled from it);
+    `history` is the text of every message this seat has seen; `parse` is the
+    game's parser for this seat and this decision.
+    """
+
+    game: str
+    seat: int
+    player: str
+    phase: str
+    round: int
+    view: dict[str, Any]
+    space: ActionSpace
+    history: list[str]
+    parse: Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    score: float
+    won: bool
+    rank: int
+    role: str | None = None
+
+
+# ---------------------------------------------------------------- parameters
+@dataclass(frozen=True)
+class Param:
+    """A game parameter with its default; `validate` explains a bad value in words."""
+
+    default: Any
+    help: str
+    kind: type = int
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[Any, ...] | None = None
+
+    def validate(self, name: str, value: Any) -> Any:
+        if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if self.kind is not Any and not isinstance(value, self.kind) or (
+            self.kind is int and isinstance(value, bool)
+        ):
+            raise ValueError(f"parameter '{name}' must be {self.kind.__name__}, got {value!r}")
+        if self.choices is not None and value not in self.choices:
+            raise ValueError(f"parameter '{name}' must be one of {list(self.choices)}, got {value!r}")
+        if self.lo is not None and value < self.lo:
+            raise ValueError(f"parameter '{name}' must be >= {self.lo}, got {value!r}")
+        if self.hi is not None and value > self.hi:
+            raise ValueError(f"parameter '{name}' must be <= {self.hi}, got {value!r}")
+        return value
+
+
+# ---------------------------------------------------------------- the game
+class Game(ABC):
+    """Base of every game. Subclasses set the class attributes and the abstract methods."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    paper: ClassVar[str]
+    params: ClassVar[dict[str, Param]]
+    presets: ClassVar[dict[str, dict[str, Any]]] = {"default": {}}
+
+    def __init__(self, params: dict[str, Any]):
+        self.p = self.resolve_params(params)
+        self.log: list[Message] = []
+        self.rng = random.Random(0)
+        self.round = 0
+
+    # ---- parameters
+    @classmethod
+    def resolve_params(cls, params: dict[str, Any], preset: str = "default") -> dict[str, Any]:
+        """Defaults, then the preset, then the given values; unknown names are an error."""
+        if preset not in cls.presets:
+            raise ValueError(f"game '{cls.name}' has no preset '{preset}' (has: {sorted(cls.presets)})")
+        merged = {k: p.default for k, p in cls.params.items()} | cls.presets[preset] | dict(params)
+        unknown = sorted(set(merged) - set(cls.params))
+        if unknown:
+            raise ValueError(f"game '{cls.name}' has no parameter {unknown} (has: {sorted(cls.params)})")
+        return {k: cls.params[k].validate(k, v) for k, v in merged.items()}
+
+    @classmethod
+    @abstractmethod
+    def n_seats(cls, params: dict[str, Any]) -> int: ...
+
+    # ---- the protocol
+    def reset(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.log = []
+        self.round = 0
+        self.setup()
+
+    @abstractmethod
+    def setup(self) -> None:
+        """Deal, draw and announce the start; `self.rng` is seeded."""
+
+    @abstractmethod
+    def to_act(self) -> list[int]: ...
+
+    @abstractmethod
+    def observe(self, seat: int) -> Observation: ...
+
+    @abstractmethod
+    def step(self, actions: dict[int, Any]) -> None: ...
+
+    @abstractmethod
+    def done(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> dict[int, SeatResult]: ...
+
+    @abstractmethod
+    def public_state(self) -> dict[str, Any]: ...
+
+    def parse(self, seat: int, text: str) -> Any:
+        """Default parser: the seat's current action space reads the text."""
+        return self.observe(seat).space.parse(text)
+
+    def metrics(self) -> list[tuple[int | None, str, float]]:
+        """Per-match figures for scorers: (seat or None for the match, name, value)."""
+        return []
+
+    def outcome(self) -> dict[str, Any]:
+        return {}
+
+    # ---- helpers for subclasses
+    def player_name(self, seat: int) -> str:
+        return f"Player {seat + 1}"
+
+    def announce(self, text: str, to: set[int] | None = None, sender: str = "Moderator") -> None:
+        self.log.append(Message(text, sender, frozenset(to) if to is not None else None, self.round))
+
+    def history(self, seat: int) -> list[str]:
+        return [f"{m.sender}: {m.text}" for m in self.log if m.visible_to(seat)]
+
+    def make_observation(self, seat: int, phase: str, view: dict[str, Any], space: ActionSpace) -> Observation:
+        base = {"player": self.player_name(seat), "round": self.round, "format": space.describe()}
+        return Observation(
+            game=self.name, seat=seat, player=self.player_name(seat), phase=phase, round=self.round,
+            view=base | self.p | view, space=space, history=self.history(seat),
+            parse=lambda text: self.parse(seat, text),
+        )
+
+
+def rank_by(values: dict[int, float], higher_is_better: bool = True) -> dict[int, int]:
+    """Competition ranking (1, 2, 2, 4): equal values share a rank."""
+    ordered = sorted(values.values(), reverse=higher_is_better)
+    return {s: 1 + ordered.index(v) for s, v in values.items()}
+
+
+__all__ = [
+    "ActionSpace", "IntRange", "Choice", "Message", "Observation", "SeatResult", "Param",
+    "Game", "ParseError", "rank_by",
+]

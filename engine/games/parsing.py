@@ -1,0 +1,93 @@
+"""Reading actions out of free model text, shared by every game.
+
+The convention every prompt states: the answer comes last, optionally as a JSON
+object. So a JSON object with the expected key wins; otherwise the last
+matching token in the text is the answer. Each failure raises one ParseError
+whose message says what was wrong, so a re-ask can tell the model.
+Work is linear in the text length: a huge answer is slow to read, never a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_FLAT_JSON = re.compile(r"\{[^{}]*\}")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+
+
+class ParseError(ValueError):
+    """The text holds no usable action; the message says why, in words a model can act on."""
+
+
+def json_field(text: str, key: str) -> Any | None:
+    """The value of `key` in the last flat JSON object of the text that has it, else None."""
+    found = None
+    for m in _FLAT_JSON.finditer(text):
+        try:
+            obj = json.loads(m.group(0))
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                if isinstance(k, str) and k.strip().lower() == key.lower():
+                    found = (v,)
+    return found[0] if found else None
+
+
+def _require_text(text: str) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise ParseError("the answer was empty")
+    return text
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise ParseError(f"{value!r} is not a number")
+    if isinstance(value, int):
+        return value
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ParseError(f"{str(value)[:40]!r} is not a number") from None
+    if number != number or number in (float("inf"), float("-inf")) or not number.is_integer():
+        raise ParseError(f"{value!r} is not a whole number")
+    return int(number)
+
+
+def parse_int(text: str, lo: int, hi: int, key: str = "number") -> int:
+    """An integer in [lo, hi]: the JSON field `key`, else the last number in the text."""
+    _require_text(text)
+    value = json_field(text, key)
+    if value is None:
+        numbers = _NUMBER.findall(text)
+        if not numbers:
+            raise ParseError(f"no number found; answer with an integer from {lo} to {hi}")
+        value = numbers[-1]
+    number = _as_int(value)
+    if not lo <= number <= hi:
+        raise ParseError(f"{number} is outside the allowed range {lo} to {hi}")
+    return number
+
+
+def parse_choice(text: str, labels: tuple[str, ...], key: str = "action") -> int:
+    """Index of the chosen label: the JSON field `key`, else the label mentioned last."""
+    _require_text(text)
+    lowered = [label.lower() for label in labels]
+    value = json_field(text, key)
+    if value is not None:
+        wanted = str(value).strip().lower()
+        if wanted in lowered:
+            return lowered.index(wanted)
+        raise ParseError(f"{str(value)[:40]!r} is not one of: {', '.join(labels)}")
+    best, best_end = -1, -1
+    low_text = text.lower()
+    for i, label in enumerate(lowered):
+        pattern = r"(?<![\w])" + re.escape(label) + r"(?![\w])"
+        for m in re.finditer(pattern, low_text):
+            if m.end() > best_end:
+                best, best_end = i, m.end()
+    if best < 0:
+        raise ParseError(f"no valid choice found; answer with one of: {', '.join(labels)}")
+    return best

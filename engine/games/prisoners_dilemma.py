@@ -1,0 +1,118 @@
+"""Three-player iterated Prisoner's Dilemma (MAgIC, seed 000 §3): each round every player
+cooperates or defects at once; payoffs follow the setting {cooperate, defect, one_defect,
+two_defect} of SPEC.md; the highest total after the last round wins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.agents.bots import policy
+from engine.games import register
+from engine.games.base import Choice, Game, Observation, Param, SeatResult, rank_by
+
+ACTIONS = ("cooperate", "defect")
+
+# Seven payoff settings (cooperate, defect, one_defect, two_defect) in MAgIC's style: "magic_1" is
+# the authors' released setting (../shared/data/magic); the others are ours. Defection stays dominant.
+SETTINGS = {
+    "magic_1": (2, 1, 4, 2),
+    "magic_2": (3, 1, 5, 2),
+    "magic_3": (3, 1, 6, 2),
+    "magic_4": (4, 1, 6, 3),
+    "magic_5": (3, 2, 5, 3),
+    "magic_6": (5, 1, 8, 3),
+    "magic_7": (4, 2, 7, 3),
+}
+
+
+def round_payoffs(choices: list[str], p: dict[str, Any]) -> list[float]:
+    defectors = choices.count("defect")
+    if defectors == 0:
+        return [p["cooperate"]] * len(choices)
+    if defectors == len(choices):
+        return [p["defect"]] * len(choices)
+    lone_or_pair = p["one_defect"] if defectors == 1 else p["two_defect"]
+    return [lone_or_pair if c == "defect" else 0 for c in choices]
+
+
+@register
+class PrisonersDilemma(Game):
+    name = "prisoners_dilemma"
+    title = "Iterated Prisoner's Dilemma (3 players)"
+    paper = "MAgIC"
+    params = {
+        "rounds": Param(5, "rounds played", lo=1, hi=100),
+        "cooperate": Param(2.0, "payoff to each when all cooperate", kind=float),
+        "defect": Param(1.0, "payoff to each when all defect", kind=float),
+        "one_defect": Param(4.0, "payoff to a lone defector (cooperators get 0)", kind=float),
+        "two_defect": Param(2.0, "payoff to each of two defectors (the cooperator gets 0)", kind=float),
+    }
+    presets = {"default": {}} | {
+        name: dict(zip(("cooperate", "defect", "one_defect", "two_defect"), map(float, values), strict=True))
+        for name, values in SETTINGS.items()
+    }
+
+    @classmethod
+    def n_seats(cls, params: dict[str, Any]) -> int:
+        return 3
+
+    def setup(self) -> None:
+        self.history_choices: list[list[str]] = []
+        self.totals = [0.0, 0.0, 0.0]
+        self.round = 1
+
+    def to_act(self) -> list[int]:
+        return [] if self.done() else [0, 1, 2]
+
+    def observe(self, seat: int) -> Observation:
+        view = {"totals": list(self.totals), "my_total": self.totals[seat],
+                "past_choices": [list(c) for c in self.history_choices]}
+        return self.make_observation(seat, "choose", view, Choice(ACTIONS, key="action"))
+
+    def step(self, actions: dict[int, Any]) -> None:
+        choices = [str(actions[s]) for s in range(3)]
+        gains = round_payoffs(choices, self.p)
+        self.totals = [t + g for t, g in zip(self.totals, gains, strict=True)]
+        self.history_choices.append(choices)
+        said = ", ".join(f"{self.player_name(s)} chose to {c}" for s, c in enumerate(choices))
+        points = ", ".join(f"{self.player_name(s)} {g:g}" for s, g in enumerate(gains))
+        totals = ", ".join(f"{self.player_name(s)} {t:g}" for s, t in enumerate(self.totals))
+        self.announce(f"Round {self.round}: {said}. Points this round: {points}. Totals: {totals}.")
+        self.round += 1
+
+    def done(self) -> bool:
+        return len(self.history_choices) >= self.p["rounds"]
+
+    def public_state(self) -> dict[str, Any]:
+        last = self.history_choices[-1] if self.history_choices else []
+        return {"round": len(self.history_choices), "choices": last, "totals": list(self.totals)}
+
+    def result(self) -> dict[int, SeatResult]:
+        ranks = rank_by(dict(enumerate(self.totals)))
+        return {s: SeatResult(self.totals[s], ranks[s] == 1, ranks[s]) for s in range(3)}
+
+    def metrics(self) -> list[tuple[int | None, str, float]]:
+        rows: list[tuple[int | None, str, float]] = []
+        for s in range(3):
+            rows.append((s, "defections", sum(c[s] == "defect" for c in self.history_choices)))
+            rows.append((s, "decisions", len(self.history_choices)))
+        return rows
+
+    def outcome(self) -> dict[str, Any]:
+        return {"totals": self.totals, "choices": self.history_choices}
+
+
+@policy("prisoners_dilemma", "equilibrium")
+def _always_defect(obs: Observation, rng, arg) -> str:
+    """Defection is dominant in every setting, so the equilibrium defects every round."""
+    return "defect"
+
+
+@policy("prisoners_dilemma", "tit_for_tat")
+def _tit_for_tat(obs: Observation, rng, arg) -> str:
+    """Cooperate first, then defect after any round in which someone else defected."""
+    past = obs.view["past_choices"]
+    if not past:
+        return "cooperate"
+    others = [c for s, c in enumerate(past[-1]) if s != obs.seat]
+    return "defect" if "defect" in others else "cooperate"

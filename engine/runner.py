@@ -1,0 +1,193 @@
+"""Playing a run: match plans -> concurrent matches (asyncio) -> one transaction per finished match.
+
+Resuming is the same call: matches already `ok` in the database are skipped; errored and
+never-finished ones are played again (a match is only written when it ends, so a killed run
+leaves no partial match behind).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import store
+from engine.agents import Decision, TurnContext, make_agent
+from engine.agents.base import AgentError
+from engine.agents.limits import ModelLimits
+from engine.games import get_game
+from engine.games.base import Game
+from engine.spec import MatchPlan, RunSpec
+
+MAX_STEPS = 10_000  # a game that never ends is a bug; stop it as an error instead of hanging
+
+
+@dataclass
+class MatchRecord:
+    """Rows for every table, ready for `store.write_match`."""
+
+    match: dict[str, Any]
+    seats: list[dict[str, Any]]
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    n_matches: int
+    skipped: int = 0
+    played: int = 0
+    errors: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+    error_messages: list[str] = field(default_factory=list)
+
+
+class _TurnLog:
+    """Numbers turns and keeps the moderator's messages in order with the decisions."""
+
+    def __init__(self, match_id: str):
+        self.match_id = match_id
+        self.rows: list[dict[str, Any]] = []
+        self.seen_messages = 0
+
+    def next_turn(self) -> int:
+        return len(self.rows)
+
+    def decision(self, game: Game, obs_phase: str, round_: int, seat: int, d: Decision, state: str | None) -> None:
+        self.rows.append({
+            "match_id": self.match_id, "turn": len(self.rows), "round": round_, "phase": obs_phase,
+            "seat": seat, "prompt": store.to_json(d.prompt), "response": d.response,
+            "action": store.to_json({"action": d.action} | ({"extra": d.extra} if d.extra else {})),
+            "legal": d.legal, "fallback": d.fallback, "retries": d.retries, "error": d.error,
+            "state": state, "reward": None, "tokens_in": d.tokens_in, "tokens_out": d.tokens_out,
+            "cost_usd": d.cost_usd, "latency_ms": d.latency_ms, "cached": d.cached,
+        })
+
+    def messages(self, game: Game, state: str | None) -> None:
+        for m in game.log[self.seen_messages:]:
+            self.rows.append({
+                "match_id": self.match_id, "turn": len(self.rows), "round": m.round, "phase": "moderator",
+                "seat": None, "prompt": None, "response": m.text,
+                "action": store.to_json({"to": sorted(m.to)} if m.to is not None else None),
+                "legal": None, "fallback": None, "retries": None, "error": None, "state": state,
+                "reward": None, "tokens_in": None, "tokens_out": None, "cost_usd": None,
+                "latency_ms": None, "cached": None,
+            })
+        self.seen_messages = len(game.log)
+
+
+async def play_match(plan: MatchPlan, limits: ModelLimits | None = None) -> MatchRecord:
+    """Play one match to the end. Never raises for a game or agent failure: the record says `error`."""
+    started = store.now()
+    limits = limits or ModelLimits()
+    agents = [make_agent(spec, limits=limits) for spec in plan.seats]
+    game = get_game(plan.game)(plan.params)
+    log = _TurnLog(plan.match_id)
+    tally = {s: {"decisions": 0, "invalid_answers": 0, "fallbacks": 0} for s in range(len(plan.seats))}
+    status, error = "ok", None
+    try:
+        game.reset(plan.seed)
+        log.messages(game, store.to_json(game.public_state()))
+        for _ in range(MAX_STEPS):
+            if game.done():
+                break
+            seats = game.to_act()
+            if not seats:
+                raise RuntimeError(f"{plan.game}: no seat is to act but the game is not done")
+            observations = {s: game.observe(s) for s in seats}
+            first_turn = log.next_turn()
+            contexts = {s: TurnContext(plan.match_id, plan.seed, s, first_turn + i,
+                                       random.Random(f"{plan.seed}:{s}:{first_turn + i}"))
+                        for i, s in enumerate(seats)}
+            decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
+            game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
+            state = store.to_json(game.public_state())
+            for s, d in zip(seats, decisions, strict=True):
+                log.decision(game, observations[s].phase, observations[s].round, s, d, state)
+                tally[s]["decisions"] += 1
+                tally[s]["invalid_answers"] += d.retries + int(d.fallback)
+                tally[s]["fallbacks"] += int(d.fallback)
+            log.messages(game, state)
+        else:
+            raise RuntimeError(f"{plan.game}: no end after {MAX_STEPS} steps")
+    except AgentError as exc:
+        status, error = "error", str(exc)
+    except Exception as exc:  # noqa: BLE001 - a bug in one match must not stop the run
+        status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
+
+    results = game.result() if status == "ok" else {}
+    seats = []
+    for s, spec in enumerate(plan.seats):
+        r = results.get(s)
+        seats.append({
+            "match_id": plan.match_id, "seat": s, "player": game.player_name(s), "agent": spec.agent,
+            "role": r.role if r else None,
+            "prompt_version": None if spec.is_bot else spec.prompt_version,
+            "strategy": None if spec.is_bot else spec.strategy,
+            "temperature": None if spec.is_bot else spec.temperature,
+            "score": r.score if r else None, "won": r.won if r else None, "rank": r.rank if r else None,
+            "label": spec.label or spec.agent,
+        })
+    metrics = []
+    if status == "ok":
+        game_metrics = game.metrics() + [(s, k, v) for s, t in tally.items() for k, v in t.items()]
+        metrics = [{"match_id": plan.match_id, "seat": s, "name": k, "value": float(v)} for s, k, v in game_metrics]
+    match = {
+        "match_id": plan.match_id, "run_id": plan.run_id, "game": plan.game, "preset": plan.preset,
+        "params": store.to_json(plan.params), "seed": plan.seed, "repeat": plan.repeat, "status": status,
+        "error": error, "started_at": started, "finished_at": store.now(),
+        "outcome": store.to_json(game.outcome() if status == "ok" else None),
+    }
+    return MatchRecord(match, seats, log.rows, metrics)
+
+
+async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None,
+                   progress: bool = True) -> RunSummary:
+    """Play every match of the spec not yet `ok` in `db`; write each as it finishes."""
+    store.init_db(db)
+    store.upsert_run(db, spec.run_id, spec.name, spec.raw, "engine", len(spec.matches))
+    done = store.finished_match_ids(db, spec.run_id)
+    todo = [m for m in spec.matches if m.match_id not in done]
+    summary = RunSummary(spec.run_id, len(spec.matches), skipped=len(spec.matches) - len(todo))
+    limits = ModelLimits(spec.model_concurrency)
+    gate = asyncio.Semaphore(concurrency or spec.concurrency)
+    write_lock = asyncio.Lock()
+    bar = _progress_bar(len(spec.matches), summary.skipped, spec.name, progress)
+
+    async def one(plan: MatchPlan) -> None:
+        async with gate:
+            record = await play_match(plan, limits)
+        async with write_lock:
+            await asyncio.to_thread(store.write_match, db, record.match, record.seats, record.turns, record.metrics)
+        summary.played += 1
+        summary.tokens += sum((t["tokens_in"] or 0) + (t["tokens_out"] or 0) for t in record.turns)
+        summary.cost_usd += sum(t["cost_usd"] or 0.0 for t in record.turns)
+        if record.match["status"] != "ok":
+            summary.errors += 1
+            summary.error_messages.append(f"{plan.match_id}: {record.match['error'].splitlines()[0]}")
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(errors=summary.errors, tokens=summary.tokens, usd=f"{summary.cost_usd:.4f}")
+
+    status = "cancelled"
+    try:
+        await asyncio.gather(*(one(p) for p in todo))
+        status = "ok" if summary.errors == 0 else "error"
+    finally:
+        if bar is not None:
+            bar.close()
+        store.finish_run(db, spec.run_id, status)
+    return summary
+
+
+def _progress_bar(total: int, initial: int, name: str, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc=name, unit="match", disable=None)

@@ -1,0 +1,221 @@
+"""Run specs: a YAML file -> a validated list of match plans with stable ids.
+
+    name: quick                 # required; names the run
+    seed: 0                     # repeat r plays with seed + r (or give `seeds: [..]`)
+    repeats: 2
+    concurrency: 8              # matches played at once
+    model_concurrency: 16       # calls in flight per model
+    defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
+    agents:                     # optional aliases
+      gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
+    games:
+      - game: guessing_game
+        presets: [default]      # or `preset: default`
+        params: {rounds: 5}
+        lineups:
+          - {all: bot:random}                          # every seat the same
+          - [gpt, bot:equilibrium, ...]                # one entry per seat
+          - {challenger: gpt, others: bot:random}      # the challenger in every seat in turn
+
+The run id hashes the spec's content (not its concurrency): re-running the same spec resumes it.
+Every error names where in the spec it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from engine.agents.base import AgentSpec
+from engine.agents.bots import find_policy
+from engine.agents.prompting import versions
+from engine.agents.strategies import OVERLAYS
+from engine.games import get_game
+
+TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
+            "defaults", "agents", "games"}
+GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
+SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
+NOT_IDENTITY = {"concurrency", "model_concurrency", "description"}
+
+
+class SpecError(ValueError):
+    """A run spec that cannot be played; the message says where and why."""
+
+
+@dataclass
+class MatchPlan:
+    match_id: str
+    run_id: str
+    game: str
+    preset: str
+    params: dict[str, Any]
+    seed: int
+    repeat: int
+    lineup: int
+    seats: list[AgentSpec]
+
+
+@dataclass
+class RunSpec:
+    name: str
+    run_id: str
+    raw: dict[str, Any]
+    concurrency: int
+    model_concurrency: int
+    matches: list[MatchPlan] = field(default_factory=list)
+
+
+def load_spec(path: str | Path) -> RunSpec:
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SpecError(f"no run spec at {path}") from None
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path} is not valid YAML: {exc}") from None
+    return parse_spec(raw)
+
+
+def _stable_hash(value: Any, n: int = 12) -> str:
+    return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:n]
+
+
+def _int(raw: dict, key: str, default: int, lo: int, where: str) -> int:
+    value = raw.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < lo:
+        raise SpecError(f"{where}{key}: must be an integer >= {lo}, got {value!r}")
+    return value
+
+
+def parse_spec(raw: Any) -> RunSpec:
+    if not isinstance(raw, dict):
+        raise SpecError("a run spec must be a mapping with at least 'name' and 'games'")
+    unknown = set(raw) - TOP_KEYS
+    if unknown:
+        raise SpecError(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(TOP_KEYS)}")
+    name = raw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError("name: a run spec needs a non-empty name")
+    repeats = _int(raw, "repeats", 1, 1, "")
+    seeds = raw.get("seeds")
+    if seeds is None:
+        base = _int(raw, "seed", 0, 0, "")
+        seeds = [base + r for r in range(repeats)]
+    elif not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
+        raise SpecError(f"seeds: must be a non-empty list of integers, got {seeds!r}")
+    defaults = raw.get("defaults") or {}
+    aliases = raw.get("agents") or {}
+    if not isinstance(defaults, dict) or not isinstance(aliases, dict):
+        raise SpecError("defaults and agents must be mappings")
+    games = raw.get("games")
+    if not isinstance(games, list) or not games:
+        raise SpecError("games: a run spec needs a non-empty list of games")
+
+    identity = {k: v for k, v in raw.items() if k not in NOT_IDENTITY}
+    run_id = f"{name.strip()}-{_stable_hash(identity, 8)}"
+    spec = RunSpec(name=name.strip(), run_id=run_id, raw=raw,
+                   concurrency=_int(raw, "concurrency", 8, 1, ""),
+                   model_concurrency=_int(raw, "model_concurrency", 16, 1, ""))
+    for gi, entry in enumerate(games):
+        spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases))
+    return spec
+
+
+def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], raw: dict,
+               defaults: dict, aliases: dict) -> list[MatchPlan]:
+    if not isinstance(entry, dict):
+        raise SpecError(f"{where[:-1]}: must be a mapping with 'game' and 'lineups'")
+    unknown = set(entry) - GAME_KEYS
+    if unknown:
+        raise SpecError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(GAME_KEYS)}")
+    try:
+        cls = get_game(entry.get("game", ""))
+    except ValueError as exc:
+        raise SpecError(f"{where}game: {exc}") from None
+    presets = entry.get("presets") or [entry.get("preset", "default")]
+    params = entry.get("params") or {}
+    if not isinstance(params, dict):
+        raise SpecError(f"{where}params: must be a mapping of parameter names to values")
+    game_seeds = seeds
+    if "repeats" in entry:
+        game_seeds = [seeds[0] + r for r in range(_int(entry, "repeats", 1, 1, where))]
+    lineups = entry.get("lineups")
+    if not isinstance(lineups, list) or not lineups:
+        raise SpecError(f"{where}lineups: needs a non-empty list of lineups")
+    plans = []
+    for preset in presets:
+        try:
+            resolved = cls.resolve_params(params, preset)
+            n = cls.n_seats(resolved)
+        except ValueError as exc:
+            raise SpecError(f"{where}params: {exc}") from None
+        expanded = [lineup for li, raw_lineup in enumerate(lineups)
+                    for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases)]
+        for li, seats in enumerate(expanded):
+            for seat, agent in enumerate(seats):
+                _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")
+            for r, seed in enumerate(game_seeds):
+                key = [run_id, gi, preset, resolved, li, [asdict(s) for s in seats], r, seed]
+                plans.append(MatchPlan(match_id=_stable_hash(key, 16), run_id=run_id, game=cls.name,
+                                       preset=preset, params=resolved, seed=seed, repeat=r, lineup=li,
+                                       seats=seats))
+    return plans
+
+
+def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict) -> list[list[AgentSpec]]:
+    if isinstance(raw, list):
+        if len(raw) != n:
+            raise SpecError(f"{where}: this game has {n} seats but the lineup lists {len(raw)}")
+        return [[_seat(s, f"{where}[{i}]", defaults, aliases) for i, s in enumerate(raw)]]
+    if isinstance(raw, dict) and set(raw) == {"all"}:
+        return [[_seat(raw["all"], f"{where}.all", defaults, aliases)] * n]
+    if isinstance(raw, dict) and set(raw) == {"challenger", "others"}:
+        hero = _seat(raw["challenger"], f"{where}.challenger", defaults, aliases)
+        other = _seat(raw["others"], f"{where}.others", defaults, aliases)
+        return [[hero if s == c else other for s in range(n)] for c in range(n)]
+    raise SpecError(f"{where}: a lineup is a list of {n} seats, {{all: AGENT}} or {{challenger: A, others: B}}")
+
+
+def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
+    if isinstance(raw, str):
+        raw = {"agent": raw}
+    if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
+        raise SpecError(f"{where}: a seat is an agent string or a mapping with 'agent'")
+    if raw["agent"] in aliases:
+        alias = aliases[raw["agent"]]
+        alias = {"agent": alias} if isinstance(alias, str) else dict(alias)
+        raw = {"label": raw["agent"]} | alias | {k: v for k, v in raw.items() if k != "agent"}
+    merged = dict(defaults) | raw
+    unknown = set(merged) - SEAT_KEYS
+    if unknown:
+        raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown)}; allowed: {sorted(SEAT_KEYS)}")
+    if any(c.isspace() for c in merged["agent"]):
+        raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
+    temperature = merged.get("temperature", 1.0)
+    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
+        raise SpecError(f"{where}: temperature must be a number from 0 to 2, got {temperature!r}")
+    merged["temperature"] = float(temperature)
+    max_tokens = merged.get("max_tokens", 256)
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        raise SpecError(f"{where}: max_tokens must be a positive integer, got {max_tokens!r}")
+    return AgentSpec(**merged)
+
+
+def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
+    if agent.is_bot:
+        name = agent.agent.split(":")[1]
+        try:
+            find_policy(game, name)
+        except ValueError as exc:
+            raise SpecError(f"{where}: {exc}") from None
+        return
+    if agent.prompt_version not in versions(game):
+        raise SpecError(f"{where}: game '{game}' has no prompt version '{agent.prompt_version}' "
+                        f"(has: {', '.join(versions(game))})")
+    if agent.strategy not in OVERLAYS:
+        raise SpecError(f"{where}: unknown strategy '{agent.strategy}' (known: {', '.join(OVERLAYS)})")

@@ -1,0 +1,180 @@
+"""The results database (DuckDB): schema, the match writer, and read helpers shared by the pages.
+
+DuckDB admits one writing process per file and a reader blocks a writer, so every connection
+here is short-lived and retried while the file is locked. A finished match is written in one
+transaction from Arrow tables: it is in the database whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs(
+  run_id VARCHAR, name VARCHAR, spec JSON, source VARCHAR, status VARCHAR,
+  created_at TIMESTAMP, finished_at TIMESTAMP, n_matches INTEGER, n_done INTEGER);
+CREATE TABLE IF NOT EXISTS matches(
+  match_id VARCHAR, run_id VARCHAR, game VARCHAR, preset VARCHAR, params JSON, seed BIGINT,
+  repeat INTEGER, status VARCHAR, error VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP,
+  outcome JSON);
+CREATE TABLE IF NOT EXISTS seats(
+  match_id VARCHAR, seat INTEGER, player VARCHAR, agent VARCHAR, role VARCHAR,
+  prompt_version VARCHAR, strategy VARCHAR, temperature DOUBLE, score DOUBLE, won BOOLEAN,
+  rank INTEGER, label VARCHAR);
+CREATE TABLE IF NOT EXISTS turns(
+  match_id VARCHAR, turn INTEGER, round INTEGER, phase VARCHAR, seat INTEGER, prompt JSON,
+  response VARCHAR, action JSON, legal BOOLEAN, fallback BOOLEAN, retries INTEGER, error VARCHAR,
+  state JSON, reward DOUBLE, tokens_in INTEGER, tokens_out INTEGER, cost_usd DOUBLE,
+  latency_ms DOUBLE, cached BOOLEAN);
+CREATE TABLE IF NOT EXISTS metrics(match_id VARCHAR, seat INTEGER, name VARCHAR, value DOUBLE);
+"""
+
+# Arrow schemas of the appended tables: explicit, so an all-NULL column still has its type.
+MATCH_SCHEMA = pa.schema([
+    ("match_id", pa.string()), ("run_id", pa.string()), ("game", pa.string()), ("preset", pa.string()),
+    ("params", pa.string()), ("seed", pa.int64()), ("repeat", pa.int32()), ("status", pa.string()),
+    ("error", pa.string()), ("started_at", pa.timestamp("us")), ("finished_at", pa.timestamp("us")),
+    ("outcome", pa.string()),
+])
+SEAT_SCHEMA = pa.schema([
+    ("match_id", pa.string()), ("seat", pa.int32()), ("player", pa.string()), ("agent", pa.string()),
+    ("role", pa.string()), ("prompt_version", pa.string()), ("strategy", pa.string()),
+    ("temperature", pa.float64()), ("score", pa.float64()), ("won", pa.bool_()), ("rank", pa.int32()),
+    ("label", pa.string()),
+])
+TURN_SCHEMA = pa.schema([
+    ("match_id", pa.string()), ("turn", pa.int32()), ("round", pa.int32()), ("phase", pa.string()),
+    ("seat", pa.int32()), ("prompt", pa.string()), ("response", pa.string()), ("action", pa.string()),
+    ("legal", pa.bool_()), ("fallback", pa.bool_()), ("retries", pa.int32()), ("error", pa.string()),
+    ("state", pa.string()), ("reward", pa.float64()), ("tokens_in", pa.int32()), ("tokens_out", pa.int32()),
+    ("cost_usd", pa.float64()), ("latency_ms", pa.float64()), ("cached", pa.bool_()),
+])
+METRIC_SCHEMA = pa.schema([
+    ("match_id", pa.string()), ("seat", pa.int32()), ("name", pa.string()), ("value", pa.float64()),
+])
+
+
+def default_db() -> Path:
+    return Path(os.environ.get("ARENA_DB") or ROOT / "results.duckdb")
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def to_json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, default=str, ensure_ascii=False)
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "lock" in text or "being used by another process" in text or "conflicting" in text
+
+
+@contextmanager
+def connect(db: str | Path, read_only: bool = False, timeout: float = 60.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection, retried with jittered backoff while another process holds the file."""
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    while True:
+        try:
+            con = duckdb.connect(str(db), read_only=read_only)
+            break
+        except (duckdb.IOException, duckdb.ConnectionException) as exc:
+            if not _is_lock_error(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay * random.uniform(0.5, 1.5))
+            delay = min(delay * 2, 1.0)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def init_db(db: str | Path) -> None:
+    Path(db).parent.mkdir(parents=True, exist_ok=True)
+    with connect(db) as con:
+        con.execute(SCHEMA)
+
+
+# ---------------------------------------------------------------- writing
+def upsert_run(db: str | Path, run_id: str, name: str, spec: dict, source: str, n_matches: int) -> None:
+    """Create the run, or mark an existing one as running again (a resume)."""
+    with connect(db) as con:
+        con.execute("BEGIN")
+        exists = con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        if exists:
+            con.execute("UPDATE runs SET status = 'running', finished_at = NULL, n_matches = ? WHERE run_id = ?",
+                        [n_matches, run_id])
+        else:
+            con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, 'running', ?, NULL, ?, 0)",
+                        [run_id, name, to_json(spec), source, now(), n_matches])
+        con.execute("COMMIT")
+
+
+def finish_run(db: str | Path, run_id: str, status: str) -> None:
+    with connect(db) as con:
+        con.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?", [status, now(), run_id])
+
+
+def finished_match_ids(db: str | Path, run_id: str) -> set[str]:
+    with connect(db) as con:
+        rows = con.execute("SELECT match_id FROM matches WHERE run_id = ? AND status = 'ok'", [run_id]).fetchall()
+    return {r[0] for r in rows}
+
+
+def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
+    """Replace any earlier attempt of this match and append the new one, in one transaction."""
+    tables = {
+        "matches": pa.Table.from_pylist([match], schema=MATCH_SCHEMA),
+        "seats": pa.Table.from_pylist(seats, schema=SEAT_SCHEMA),
+        "turns": pa.Table.from_pylist(turns, schema=TURN_SCHEMA),
+        "metrics": pa.Table.from_pylist(metrics, schema=METRIC_SCHEMA),
+    }
+    with connect(db) as con:
+        con.execute("BEGIN")
+        try:
+            for name, table in tables.items():
+                con.execute(f"DELETE FROM {name} WHERE match_id = ?", [match["match_id"]])
+                con.register(f"new_{name}", table)
+                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
+                con.unregister(f"new_{name}")
+            con.execute(
+                "UPDATE runs SET n_done = (SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok') "
+                "WHERE run_id = ?", [match["run_id"], match["run_id"]])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+
+
+# ---------------------------------------------------------------- reading
+def query(db: str | Path, sql: str, params: list | None = None):
+    """Run a read-only query and return a DataFrame; an absent database reads as empty."""
+    import pandas as pd
+
+    if not Path(db).exists():
+        return pd.DataFrame()
+    with connect(db, read_only=True) as con:
+        return con.execute(sql, params or []).df()
+
+
+def count_matches(db: str | Path) -> int:
+    if not Path(db).exists():
+        return 0
+    with connect(db, read_only=True) as con:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        return con.execute("SELECT count(*) FROM matches").fetchone()[0] if "matches" in tables else 0
