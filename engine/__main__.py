@@ -51,6 +51,36 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_scores(args: argparse.Namespace) -> int:
+    from engine.metrics import leaderboard
+
+    try:
+        table = leaderboard(args.suite, args.db)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "csv":
+        print(table.to_csv(index=False), end="")
+    elif args.format == "json":
+        print(table.to_json(orient="records", indent=2))
+    elif table.empty:
+        print(f"no {args.suite} results in {args.db}")
+    else:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    from engine.importers import import_records
+
+    try:
+        print(import_records(args.source, args.dir, args.db))
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Play and score LLM game matches.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -65,6 +95,18 @@ def main(argv: list[str] | None = None) -> int:
 
     games = sub.add_parser("games", help="list every game, its presets, parameters and bots")
     games.set_defaults(func=_cmd_games)
+
+    scores = sub.add_parser("scores", help="a suite's leaderboard as its paper defines it")
+    scores.add_argument("--suite", required=True, choices=["gamabench", "magic", "llmarena", "wis"])
+    scores.add_argument("--db", default=str(store.default_db()))
+    scores.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    scores.set_defaults(func=_cmd_scores)
+
+    imp = sub.add_parser("import", help="ingest another benchmark's published records")
+    imp.add_argument("source", help="which benchmark's format, e.g. gamabench")
+    imp.add_argument("dir", help="folder of records")
+    imp.add_argument("--db", default=str(store.default_db()))
+    imp.set_defaults(func=_cmd_import)
 
     args = parser.parse_args(argv)
     if getattr(args, "concurrency", None) is not None and args.concurrency < 1:

@@ -34,7 +34,7 @@ import yaml
 from engine.agents.base import AgentSpec
 from engine.agents.bots import find_policy
 from engine.agents.prompting import versions
-from engine.agents.strategies import OVERLAYS
+from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
 
 TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
@@ -217,5 +217,7 @@ def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
     if agent.prompt_version not in versions(game):
         raise SpecError(f"{where}: game '{game}' has no prompt version '{agent.prompt_version}' "
                         f"(has: {', '.join(versions(game))})")
-    if agent.strategy not in OVERLAYS:
-        raise SpecError(f"{where}: unknown strategy '{agent.strategy}' (known: {', '.join(OVERLAYS)})")
+    try:
+        check_strategy(agent.strategy)
+    except ValueError as exc:
+        raise SpecError(f"{where}: {exc}") from None

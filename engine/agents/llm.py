@@ -80,7 +80,7 @@ class LLMAgent:
         self.backoff_cap = backoff_cap
 
     async def act(self, obs: Observation, ctx: TurnContext) -> Decision:
-        messages = apply_strategy(self.spec.strategy, render(obs, self.spec.prompt_version))
+        messages = apply_strategy(self.spec.strategy, render(obs, self.spec.prompt_version), obs)
         tokens_in = tokens_out = 0
         cost: float | None = 0.0
         latency = 0.0

@@ -1,0 +1,23 @@
+"""Shared fixtures: a temporary database, a local OpenAI-compatible stub server, spec helpers."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from engine.testing import StubServer  # noqa: E402
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    return tmp_path / "results.duckdb"
+
+
+@pytest.fixture
+def stub():
+    """A stub provider on 127.0.0.1; set `stub.responder` to script its replies."""
+    with StubServer() as server:
+        yield server
