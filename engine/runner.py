@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import random
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine import store
-from engine.agents import Decision, TurnContext, make_agent
+from engine.agents import Agent, Decision, TurnContext, make_agent
 from engine.agents.base import AgentError
 from engine.agents.limits import ModelLimits
 from engine.games import get_game
@@ -81,11 +82,12 @@ class _TurnLog:
         self.seen_messages = len(game.log)
 
 
-async def play_match(plan: MatchPlan, limits: ModelLimits | None = None) -> MatchRecord:
+async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
+                     agent_factory: Callable[..., Agent] = make_agent) -> MatchRecord:
     """Play one match to the end. Never raises for a game or agent failure: the record says `error`."""
     started = store.now()
     limits = limits or ModelLimits()
-    agents = [make_agent(spec, limits=limits) for spec in plan.seats]
+    agents = [agent_factory(spec, limits=limits) for spec in plan.seats]
     game = get_game(plan.game)(plan.params)
     log = _TurnLog(plan.match_id)
     tally = {s: {"decisions": 0, "invalid_answers": 0, "fallbacks": 0} for s in range(len(plan.seats))}
@@ -147,7 +149,7 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None) -> Matc
 
 
 async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None,
-                   progress: bool = True) -> RunSummary:
+                   progress: bool = True, agent_factory: Callable[..., Agent] = make_agent) -> RunSummary:
     """Play every match of the spec not yet `ok` in `db`; write each as it finishes."""
     store.init_db(db)
     store.upsert_run(db, spec.run_id, spec.name, spec.raw, "engine", len(spec.matches))
@@ -161,7 +163,7 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
 
     async def one(plan: MatchPlan) -> None:
         async with gate:
-            record = await play_match(plan, limits)
+            record = await play_match(plan, limits, agent_factory)
         async with write_lock:
             await asyncio.to_thread(store.write_match, db, record.match, record.seats, record.turns, record.metrics)
         summary.played += 1

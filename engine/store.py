@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -136,13 +137,28 @@ def finished_match_ids(db: str | Path, run_id: str) -> set[str]:
     return {r[0] for r in rows}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(value: Any) -> Any:
+    """Text the database accepts: a lone surrogate (a JSON "\\ud800" from a provider decodes to one)
+    becomes U+FFFD and a NUL byte a visible "\\x00", instead of failing the match's write."""
+    if not isinstance(value, str) or value.isascii() and "\x00" not in value:
+        return value
+    return _SURROGATE.sub("\ufffd", value).replace("\x00", "\\x00")
+
+
+def _table(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_pylist([{k: storable(v) for k, v in row.items()} for row in rows], schema=schema)
+
+
 def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
     """Replace any earlier attempt of this match and append the new one, in one transaction."""
     tables = {
-        "matches": pa.Table.from_pylist([match], schema=MATCH_SCHEMA),
-        "seats": pa.Table.from_pylist(seats, schema=SEAT_SCHEMA),
-        "turns": pa.Table.from_pylist(turns, schema=TURN_SCHEMA),
-        "metrics": pa.Table.from_pylist(metrics, schema=METRIC_SCHEMA),
+        "matches": _table([match], MATCH_SCHEMA),
+        "seats": _table(seats, SEAT_SCHEMA),
+        "turns": _table(turns, TURN_SCHEMA),
+        "metrics": _table(metrics, METRIC_SCHEMA),
     }
     with connect(db) as con:
         con.execute("BEGIN")

@@ -7,6 +7,8 @@ import os
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# The stub server takes any key; litellm's OpenAI route refuses to call without one.
+os.environ.setdefault("OPENAI_API_KEY", "stub-key-for-tests")
 
 from engine.testing import StubServer  # noqa: E402
 

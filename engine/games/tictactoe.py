@@ -16,7 +16,7 @@ from engine.games.parsing import json_field
 MARKS = ("X", "O")
 LINES = [[(r, c) for c in range(3)] for r in range(3)] + [[(r, c) for r in range(3)] for c in range(3)] + [
     [(i, i) for i in range(3)], [(i, 2 - i) for i in range(3)]]
-_POSITION = re.compile(r"\(?\s*(-?\d+)\s*,\s*(-?\d+)\s*\)?")
+_POSITION = re.compile(r"(?<!\d)(-?\d{1,3})\s*,\s*(-?\d{1,3})(?!\d)")  # bounded: linear on huge answers
 
 
 def winner_of(board: tuple[str | None, ...]) -> str | None:

@@ -1,0 +1,102 @@
+"""The LLM agent end to end through litellm against a local OpenAI-compatible stub server:
+canned, malformed and slow replies, and a failing provider whose match is replayed on resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from engine import store
+from engine.agents.llm import LLMAgent
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from engine.testing import StubReply
+
+
+def llm_spec(url: str, **game) -> dict:
+    seat = {"agent": "openai/stub-model", "api_base": url, "temperature": 0.0, "max_tokens": 32}
+    entry = {"game": "guessing_game", "params": {"players": 3, "rounds": 2}, "lineups": [{"all": seat}]} | game
+    return {"name": "stub", "seed": 1, "repeats": 2, "games": [entry]}
+
+
+def fast_agent(spec, limits=None, **_):
+    return LLMAgent(spec, limits, timeout=1.0, transport_retries=2, backoff_base=0.01)
+
+
+def decisions(db):
+    return store.query(db, "SELECT * FROM turns WHERE seat IS NOT NULL ORDER BY match_id, turn")
+
+
+def test_canned_replies_are_recorded_raw_with_tokens_latency_and_null_cost(stub, db_path):
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}', prompt_tokens=50, completion_tokens=7)
+    summary = asyncio.run(run_spec(parse_spec(llm_spec(stub.url)), db_path, progress=False))
+    assert summary.errors == 0
+    turns = decisions(db_path)
+    assert len(turns) == 2 * 2 * 3 == len(stub.requests)
+    assert (turns["response"] == '{"chosen_number": 20}').all()
+    assert json.loads(turns["action"][0]) == {"action": 20}
+    assert (turns["tokens_in"] == 50).all() and (turns["tokens_out"] == 7).all()
+    assert turns["cost_usd"].isna().all()  # no price known for the stub model: NULL, not a crash
+    assert (turns["latency_ms"] > 0).all() and turns["legal"].all() and (turns["retries"] == 0).all()
+    sent = [r["messages"] for r in stub.requests]
+    assert all(json.loads(p) in sent for p in turns["prompt"])  # exactly what the model was sent
+    assert stub.requests[0]["temperature"] == 0.0 and stub.requests[0]["max_tokens"] == 32
+    seats = store.query(db_path, "SELECT DISTINCT agent, prompt_version, strategy, temperature FROM seats")
+    assert seats.to_dict("records") == [{"agent": "openai/stub-model", "prompt_version": "v1",
+                                         "strategy": "vanilla", "temperature": 0.0}]
+
+
+def test_malformed_reply_is_reasked_once_then_accepted(stub, db_path):
+    def responder(req):
+        reasked = "could not be used" in req["messages"][-1]["content"]
+        return StubReply("42" if reasked else "I would rather not say.")
+
+    stub.responder = responder
+    asyncio.run(run_spec(parse_spec(llm_spec(stub.url)), db_path, progress=False))
+    turns = decisions(db_path)
+    assert (turns["retries"] == 1).all() and turns["legal"].all() and not turns["fallback"].any()
+    assert (turns["response"] == "42").all()
+    assert "no number found" in turns["error"][0]
+    assert len(stub.requests) == 2 * len(turns)
+    invalid = store.query(db_path, "SELECT sum(value) AS n FROM metrics WHERE name = 'invalid_answers'")["n"][0]
+    assert invalid == len(turns)
+
+
+def test_always_malformed_falls_back_to_a_random_legal_action(stub, db_path):
+    stub.responder = lambda req: StubReply('{"chosen_number": "lots"}')
+    summary = asyncio.run(run_spec(parse_spec(llm_spec(stub.url)), db_path, progress=False))
+    assert summary.errors == 0
+    turns = decisions(db_path)
+    assert turns["fallback"].all() and not turns["legal"].any() and (turns["retries"] == 2).all()
+    assert all(0 <= json.loads(a)["action"] <= 100 for a in turns["action"])
+
+
+def test_slow_then_failing_provider_errors_the_match_and_resume_replays_it(stub, db_path):
+    stub.responder = lambda req: StubReply('{"chosen_number": 5}', delay=3.0)  # beyond the 1 s timeout
+    spec = parse_spec(llm_spec(stub.url, params={"players": 2, "rounds": 1}) | {"repeats": 1})
+    first = asyncio.run(run_spec(spec, db_path, progress=False, agent_factory=fast_agent))
+    assert first.errors == 1
+    match = store.query(db_path, "SELECT status, error FROM matches").iloc[0]
+    assert match["status"] == "error" and "Timeout" in match["error"] and "3 attempt" in match["error"]
+    assert store.query(db_path, "SELECT status FROM runs")["status"][0] == "error"
+
+    stub.responder = lambda req: StubReply('{"chosen_number": 5}')
+    second = asyncio.run(run_spec(spec, db_path, progress=False, agent_factory=fast_agent))
+    assert (second.skipped, second.played, second.errors) == (0, 1, 0)
+    final = store.query(db_path, "SELECT count(*) AS n, min(status) AS s FROM matches").iloc[0]
+    assert (final["n"], final["s"]) == (1, "ok")
+    assert store.query(db_path, "SELECT count(*) AS n FROM turns WHERE seat IS NOT NULL")["n"][0] == 2
+
+
+def test_server_errors_are_retried_until_the_provider_recovers(stub, db_path):
+    calls = {"n": 0}
+
+    def flaky(req):
+        calls["n"] += 1
+        return StubReply("", status=503) if calls["n"] % 2 else StubReply('{"chosen_number": 7}')
+
+    stub.responder = flaky
+    spec = parse_spec(llm_spec(stub.url, params={"players": 2, "rounds": 2}) | {"repeats": 1})
+    summary = asyncio.run(run_spec(spec, db_path, progress=False, agent_factory=fast_agent))
+    assert summary.errors == 0
+    assert len(decisions(db_path)) == 4 and len(stub.requests) == 8

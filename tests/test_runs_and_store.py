@@ -1,0 +1,153 @@
+"""Run specs, the runner and the store: one transaction per match, resume without duplicates,
+errored matches replayed, kill -9 in the middle of a run."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine import store
+from engine.runner import run_spec
+from engine.spec import SpecError, parse_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BOTS_SPEC = {
+    "name": "bots", "seed": 3, "repeats": 2, "concurrency": 4,
+    "games": [
+        {"game": "guessing_game", "params": {"rounds": 3}, "lineups": [{"all": "bot:random"}]},
+        {"game": "tictactoe", "lineups": [["bot:random", "bot:equilibrium"]]},
+        {"game": "prisoners_dilemma", "lineups": [{"challenger": "bot:equilibrium", "others": "bot:tit_for_tat"}]},
+    ],
+}
+
+
+def counts(db):
+    return store.query(db, """
+        SELECT (SELECT count(*) FROM matches) AS matches, (SELECT count(DISTINCT match_id) FROM matches) AS ids,
+               (SELECT count(*) FROM seats) AS seats, (SELECT count(*) FROM turns) AS turns,
+               (SELECT count(*) FROM (SELECT match_id, turn FROM turns GROUP BY ALL HAVING count(*) > 1)) AS dup_turns
+    """).iloc[0].to_dict()
+
+
+def test_spec_expands_lineups_and_repeats_with_stable_ids():
+    spec = parse_spec(BOTS_SPEC)
+    # 1 + 1 + 3 (challenger in each of 3 seats) lineups, 2 repeats each
+    assert len(spec.matches) == (1 + 1 + 3) * 2
+    assert len({m.match_id for m in spec.matches}) == len(spec.matches)
+    again = parse_spec(BOTS_SPEC | {"concurrency": 1})
+    assert again.run_id == spec.run_id and [m.match_id for m in again.matches] == [m.match_id for m in spec.matches]
+    assert parse_spec(BOTS_SPEC | {"seed": 4}).run_id != spec.run_id
+    pd_seats = [m.seats for m in spec.matches if m.game == "prisoners_dilemma"]
+    assert {tuple(s.agent for s in seats).index("bot:equilibrium") for seats in pd_seats} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"name": ""}, "name"),
+    ({"games": []}, "games"),
+    ({"repeats": 0}, "repeats"),
+    ({"bogus": 1}, "unknown key"),
+    ({"games": [{"game": "chess", "lineups": [{"all": "bot:random"}]}]}, "unknown game 'chess'"),
+    ({"games": [{"game": "tictactoe", "lineups": [["bot:random"]]}]}, "2 seats but the lineup lists 1"),
+    ({"games": [{"game": "tictactoe", "params": {"size": 4}, "lineups": [{"all": "bot:random"}]}]}, "no parameter"),
+    ({"games": [{"game": "tictactoe", "params": {"hint": "yes"}, "lineups": [{"all": "bot:random"}]}]}, "must be bool"),
+    ({"games": [{"game": "tictactoe", "lineups": [{"all": "bot:genius"}]}]}, "no bot 'genius'"),
+    ({"games": [{"game": "tictactoe", "lineups": [{"all": {"agent": "openai/x", "temperature": 5}}]}]},
+     "temperature"),
+    ({"games": [{"game": "tictactoe", "lineups": [{"all": {"agent": "openai/x", "prompt_version": "v99"}}]}]},
+     "no prompt version 'v99'"),
+    ({"games": [{"game": "tictactoe", "lineups": [{"all": {"agent": "openai/x", "strategy": "magic"}}]}]},
+     "unknown strategy"),
+])
+def test_bad_specs_are_refused_with_the_place_and_the_reason(change, message):
+    with pytest.raises(SpecError, match=message):
+        parse_spec(BOTS_SPEC | change)
+
+
+def test_run_writes_every_match_once_and_a_rerun_resumes(db_path):
+    spec = parse_spec(BOTS_SPEC)
+    first = asyncio.run(run_spec(spec, db_path, progress=False))
+    assert (first.played, first.errors) == (10, 0)
+    before = counts(db_path)
+    assert before["matches"] == before["ids"] == 10 and before["dup_turns"] == 0
+    assert before["seats"] == 2 * (10 + 2 + 3 * 3)
+    second = asyncio.run(run_spec(spec, db_path, progress=False))
+    assert (second.skipped, second.played) == (10, 0)
+    assert counts(db_path) == before
+    run = store.query(db_path, "SELECT status, n_matches, n_done FROM runs").iloc[0]
+    assert (run["status"], run["n_matches"], run["n_done"]) == ("ok", 10, 10)
+
+
+def test_turn_log_holds_decisions_and_moderator_messages_in_order(db_path):
+    asyncio.run(run_spec(parse_spec(BOTS_SPEC), db_path, progress=False))
+    turns = store.query(db_path, """
+        SELECT t.turn, t.seat, t.phase, t.state, t.action, t.response FROM turns t JOIN matches m USING (match_id)
+        WHERE m.game = 'tictactoe' AND m."repeat" = 0 ORDER BY t.turn""")
+    assert list(turns["turn"]) == list(range(len(turns)))
+    moves = turns[turns["seat"].notna()]
+    assert set(moves["phase"]) == {"move"} and (turns["phase"] == "moderator").sum() == len(moves)
+    assert '"board"' in moves["state"].iloc[-1]
+
+
+def test_same_seed_replays_the_same_bot_match(tmp_path):
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    for db in (a, b):
+        asyncio.run(run_spec(parse_spec(BOTS_SPEC), db, progress=False))
+    sql = "SELECT match_id, turn, action, state FROM turns ORDER BY match_id, turn"
+    assert store.query(a, sql).equals(store.query(b, sql))
+
+
+def test_kill_minus_nine_then_rerun_leaves_each_match_exactly_once(tmp_path):
+    spec = {"name": "long", "seed": 0, "repeats": 150, "concurrency": 2,
+            "games": [{"game": "guessing_game", "params": {"rounds": 20}, "lineups": [{"all": "bot:random"}]}]}
+    spec_path, db = tmp_path / "long.yaml", tmp_path / "kill.duckdb"
+    spec_path.write_text(yaml.safe_dump(spec))
+    cmd = [sys.executable, "-m", "engine", "run", str(spec_path), "--db", str(db), "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    done = 0
+    while time.monotonic() < deadline and done < 10:
+        time.sleep(0.3)
+        if db.exists():
+            try:
+                done = store.count_matches(db)
+            except Exception:  # noqa: BLE001 - the writer holds the file; try again
+                continue
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = store.count_matches(db)
+    assert 10 <= partial < 150, "the kill must land in the middle of the run"
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert f"{partial} already done" in result.stdout
+    final = counts(db)
+    assert final["matches"] == final["ids"] == 150 and final["dup_turns"] == 0
+    assert store.query(db, "SELECT count(*) AS n FROM seats")["n"][0] == 150 * 10
+
+
+def test_cli_lists_games_and_refuses_a_bad_spec(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "engine", "games"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0
+    for name in ("guessing_game", "tictactoe", "prisoners_dilemma"):
+        assert name in out.stdout
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ngames:\n  - game: tictactoe\n    lineups: [[bot:random]]\n")
+    out = subprocess.run([sys.executable, "-m", "engine", "run", str(bad), "--db", str(tmp_path / "x.duckdb")],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 2 and "2 seats but the lineup lists 1" in out.stderr
+
+
+def test_quick_spec_plays_the_three_games(tmp_path):
+    spec = yaml.safe_load((ROOT / "runs" / "quick.yaml").read_text())
+    games = {g["game"] for g in spec["games"]}
+    assert {"guessing_game", "tictactoe", "prisoners_dilemma"} <= games
+    summary = asyncio.run(run_spec(parse_spec(spec), tmp_path / "quick.duckdb", progress=False))
+    assert summary.errors == 0 and summary.played == len(parse_spec(spec).matches)
