@@ -16,7 +16,7 @@ $(VENV)/.installed: requirements.txt
 ## make run: play runs/quick.yaml into an empty database, then serve the dashboard on 127.0.0.1:8501
 run: venv
 	$(PY) -m engine run runs/quick.yaml --db $(DB) --if-empty
-	ARENA_DB=$(DB) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 \
+	ARENA_DB=$(abspath $(DB)) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 \
 		--server.headless true --browser.gatherUsageStats false
 
 ## make test: lint, then the whole suite

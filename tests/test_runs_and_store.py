@@ -151,3 +151,20 @@ def test_quick_spec_plays_the_three_games(tmp_path):
     assert {"guessing_game", "tictactoe", "prisoners_dilemma"} <= games
     summary = asyncio.run(run_spec(parse_spec(spec), tmp_path / "quick.duckdb", progress=False))
     assert summary.errors == 0 and summary.played == len(parse_spec(spec).matches)
+
+
+def test_writer_waits_for_a_reader_in_another_process_then_writes(db_path):
+    store.init_db(db_path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time\n"
+         f"con = duckdb.connect({str(db_path)!r}, read_only=True)\nprint('held', flush=True)\ntime.sleep(1.5)"],
+        stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    start = time.monotonic()
+    match = {"match_id": "m1", "run_id": "r", "game": "tictactoe", "preset": "default", "params": "{}", "seed": 0,
+             "repeat": 0, "status": "ok", "error": None, "started_at": None, "finished_at": None, "outcome": None}
+    store.write_match(db_path, match, [], [], [])
+    waited = time.monotonic() - start
+    holder.wait()
+    assert waited > 0.5, "the reader held the file, so the writer must have waited"
+    assert store.count_matches(db_path) == 1
