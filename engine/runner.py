@@ -156,7 +156,7 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
     done = store.finished_match_ids(db, spec.run_id)
     todo = [m for m in spec.matches if m.match_id not in done]
     summary = RunSummary(spec.run_id, len(spec.matches), skipped=len(spec.matches) - len(todo))
-    limits = ModelLimits(spec.model_concurrency)
+    limits = ModelLimits(spec.model_concurrency, spec.model_limits)
     gate = asyncio.Semaphore(concurrency or spec.concurrency)
     write_lock = asyncio.Lock()
     bar = _progress_bar(len(spec.matches), summary.skipped, spec.name, progress)

@@ -5,6 +5,7 @@
     repeats: 2
     concurrency: 8              # matches played at once
     model_concurrency: 16       # calls in flight per model
+    model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
     defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
     agents:                     # optional aliases
       gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
@@ -38,10 +39,10 @@ from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
 
 TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
-            "defaults", "agents", "games"}
+            "model_limits", "defaults", "agents", "games"}
 GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
 SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
-NOT_IDENTITY = {"concurrency", "model_concurrency", "description"}
+NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description"}
 
 
 class SpecError(ValueError):
@@ -69,6 +70,7 @@ class RunSpec:
     concurrency: int
     model_concurrency: int
     matches: list[MatchPlan] = field(default_factory=list)
+    model_limits: dict[str, int] = field(default_factory=dict)
 
 
 def load_spec(path: str | Path) -> RunSpec:
@@ -120,10 +122,19 @@ def parse_spec(raw: Any) -> RunSpec:
     run_id = f"{name.strip()}-{_stable_hash(identity, 8)}"
     spec = RunSpec(name=name.strip(), run_id=run_id, raw=raw,
                    concurrency=_int(raw, "concurrency", 8, 1, ""),
-                   model_concurrency=_int(raw, "model_concurrency", 16, 1, ""))
+                   model_concurrency=_int(raw, "model_concurrency", 16, 1, ""),
+                   model_limits=_model_limits(raw.get("model_limits")))
     for gi, entry in enumerate(games):
         spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases))
     return spec
+
+
+def _model_limits(raw: Any) -> dict[str, int]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(f"model_limits: must map model strings to call limits, got {raw!r}")
+    return {str(model): _int(raw, model, 1, 1, "model_limits.") for model in raw}
 
 
 def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], raw: dict,

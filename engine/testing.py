@@ -2,7 +2,10 @@
 
 It answers `POST /v1/chat/completions` through a `responder(request) -> StubReply` that decides
 the text, the HTTP status, a delay and headers: canned, malformed, slow or failing replies.
-Every request is kept in `requests` so tests can count calls.
+Every request is kept in `requests` (its path in `paths`, its headers, lower-cased, in `headers`) so tests can
+count calls. The same replies also come in Anthropic's (`/v1/messages`) and Ollama's
+(`/api/chat`, `/api/generate`) formats, so `anthropic/...` and `ollama/...` model strings can be
+pointed at it with `api_base`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def echo_last_number(request: dict[str, Any]) -> StubReply:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
     server: _Server
 
     def log_message(self, *args: Any) -> None:  # keep test output clean
@@ -50,20 +54,17 @@ class _Handler(BaseHTTPRequestHandler):
         stub = self.server.stub
         with stub.lock:
             stub.requests.append(body)
+            stub.paths.append(self.path)
+            stub.headers.append({k.lower(): v for k, v in self.headers.items()})
+            n = len(stub.requests)
         reply = stub.responder(body)
         if reply.delay:
             time.sleep(reply.delay)
         if reply.status == 200:
-            payload = {
-                "id": f"stub-{len(stub.requests)}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "stub"),
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": reply.content}}],
-                "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                          "total_tokens": reply.prompt_tokens + reply.completion_tokens},
-            }
+            payload = _success(self.path, body, reply, n)
         else:
-            payload = {"error": {"message": f"stub error {reply.status}", "type": "stub", "code": reply.status}}
+            payload = {"error": {"message": reply.content or f"stub error {reply.status}", "type": "stub",
+                                 "code": reply.status}}
         data = json.dumps(payload).encode()
         self.send_response(reply.status)
         self.send_header("Content-Type", "application/json")
@@ -72,6 +73,26 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
+
+
+def _success(path: str, body: dict[str, Any], reply: StubReply, n: int) -> dict[str, Any]:
+    """A successful answer in the wire format of the endpoint that was called."""
+    model = body.get("model", "stub")
+    if path.endswith("/messages"):  # Anthropic
+        return {"id": f"msg_stub{n}", "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": reply.content}], "stop_reason": "end_turn",
+                "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens}}
+    if path.startswith("/api/"):  # Ollama
+        answer = {"response": reply.content} if path.endswith("/generate") else {
+            "message": {"role": "assistant", "content": reply.content}}
+        return {"model": model, "created_at": "2026-01-01T00:00:00Z", **answer, "done": True,
+                "done_reason": "stop", "prompt_eval_count": reply.prompt_tokens, "eval_count": reply.completion_tokens}
+    return {
+        "id": f"stub-{n}", "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.content}}],
+        "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                  "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+    }
 
 
 class _Server(ThreadingHTTPServer):
@@ -86,15 +107,24 @@ class StubServer:
     def __init__(self, responder: Responder = echo_last_number):
         self.responder = responder
         self.requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.stub = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # a short poll interval: shutting the stub down at the end of a test then takes milliseconds, not 0.5 s
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    @property
+    def root(self) -> str:
+        """The server without a path: the `api_base` of Anthropic and Ollama routes."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        """The OpenAI-compatible base URL."""
+        return f"{self.root}/v1"
 
     def __enter__(self) -> StubServer:
         self._thread.start()

@@ -9,6 +9,8 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # The stub server takes any key; litellm's OpenAI route refuses to call without one.
 os.environ.setdefault("OPENAI_API_KEY", "stub-key-for-tests")
+# Tests start without the response cache (a replayed answer would hide a call); cache tests turn it on.
+os.environ["ARENA_CACHE"] = "off"
 
 from engine.testing import StubServer  # noqa: E402
 

@@ -1,35 +1,55 @@
 """The LLM player: prompt -> litellm.acompletion -> the game's parser, with a bounded re-ask on an
-unusable answer and a random legal fallback after the last one. Transport failures (429, 5xx,
-timeouts, dropped connections) are retried with exponential backoff and jitter, honouring
-Retry-After; when they persist the agent raises AgentError and the match ends as `error`."""
+unusable answer and a random legal fallback after the last one.
+
+Every call goes through litellm, so any model string works (`openai/...`, `anthropic/...`,
+`ollama/...`, `hosted_vllm/...`, an OpenAI-compatible server through `api_base`, and the
+embedded `local/smollm2`). Answers are looked up in our response cache first. Transport failures
+(429, 5xx, timeouts, dropped connections) are retried with exponential backoff and jitter, waiting
+at least as long as a Retry-After header asks; when they persist the agent raises AgentError and
+the match ends as `error` (and is played again on resume).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import os
 import random
 import time
+import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from engine.agents.base import AgentError, AgentSpec, Decision, TurnContext
+from engine.agents.cache import CachedReply, ResponseCache, cache_from_env, cache_key
 from engine.agents.limits import ModelLimits
 from engine.agents.prompting import render
+from engine.agents.strategies import append_to_last_user, find_probe
 from engine.agents.strategies import apply as apply_strategy
 from engine.games.base import Observation, ParseError
-from engine.secrets import redact
+from engine.secrets import load_dotenv, redact
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+RETRYABLE_NAMES = {"Timeout", "APIConnectionError", "ServiceUnavailableError", "InternalServerError",
+                   "BadGatewayError", "RateLimitError", "APITimeoutError"}
 REASK = "Your answer could not be used: {error}. Answer again, ending with your answer in the format asked ({format})."
+LOCAL_PREFIX = "local/"
 
 
+@lru_cache(maxsize=1)
 def load_litellm():
-    """litellm takes seconds to import and would fetch its price map from the network: do it once, offline."""
+    """litellm takes seconds to import and would fetch its price map from the network: do it once,
+    offline, with the `.env` keys in the environment and the embedded model registered."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    load_dotenv()
     import litellm
+
+    from engine.agents import local_model
 
     litellm.suppress_debug_info = True
     litellm.drop_params = True
+    local_model.register(litellm)
     return litellm
 
 
@@ -40,6 +60,31 @@ class Reply:
     tokens_out: int
     cost_usd: float | None
     latency_ms: float
+    cached: bool = False
+
+
+@dataclass
+class Usage:
+    """What the calls behind one decision used, summed; the decision is `cached` if every call was."""
+
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = 0.0
+    latency_ms: float = 0.0
+    calls: int = 0
+    cached_calls: int = 0
+
+    def add(self, reply: Reply) -> None:
+        self.tokens_in += reply.tokens_in
+        self.tokens_out += reply.tokens_out
+        self.cost_usd = None if self.cost_usd is None or reply.cost_usd is None else self.cost_usd + reply.cost_usd
+        self.latency_ms += reply.latency_ms
+        self.calls += 1
+        self.cached_calls += int(reply.cached)
+
+    def fields(self) -> dict[str, Any]:
+        return {"tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "cost_usd": self.cost_usd,
+                "latency_ms": self.latency_ms, "cached": self.calls > 0 and self.cached_calls == self.calls}
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -48,29 +93,43 @@ def is_retryable(exc: BaseException) -> bool:
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         return status in RETRYABLE_STATUS
-    name = type(exc).__name__
-    return name in {"Timeout", "APIConnectionError", "ServiceUnavailableError", "InternalServerError",
-                    "BadGatewayError", "RateLimitError", "APITimeoutError"}
+    return type(exc).__name__ in RETRYABLE_NAMES
+
+
+def _headers_of(exc: BaseException) -> list[Any]:
+    """Every place litellm and the provider SDKs keep the response headers of a failed call."""
+    response = getattr(exc, "response", None)
+    found = [getattr(exc, "litellm_response_headers", None), getattr(response, "headers", None),
+             getattr(exc, "headers", None)]
+    return [h for h in found if h]
 
 
 def retry_after(exc: BaseException) -> float | None:
-    """Seconds the provider asked us to wait, from a Retry-After header, if any."""
-    for source in (getattr(exc, "response", None), exc):
-        headers = getattr(source, "headers", None) or getattr(source, "litellm_response_headers", None)
-        if not headers:
+    """Seconds the provider asked us to wait (`retry-after-ms`, or `Retry-After` in seconds or as a date)."""
+    for headers in _headers_of(exc):
+        try:
+            ms = headers.get("retry-after-ms")
+            if ms is not None:
+                return max(0.0, float(ms) / 1000)
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if value is None:
             continue
         try:
-            value = headers.get("retry-after") or headers.get("Retry-After")
-            return max(0.0, float(value)) if value is not None else None
-        except (TypeError, ValueError, AttributeError):
-            return None
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            when = email.utils.parsedate_to_datetime(str(value)) if isinstance(value, str) else None
+            if when is not None:
+                return max(0.0, when.timestamp() - time.time())
     return None
 
 
 class LLMAgent:
     def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None, max_reasks: int = 2,
                  transport_retries: int = 5, timeout: float = 120.0, backoff_base: float = 0.5,
-                 backoff_cap: float = 30.0):
+                 backoff_cap: float = 30.0, max_wait: float = 120.0, cache: ResponseCache | None = None,
+                 use_cache: bool = True):
         self.spec = spec
         self.limits = limits or ModelLimits()
         self.max_reasks = max_reasks
@@ -78,21 +137,28 @@ class LLMAgent:
         self.timeout = timeout
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
+        self.max_wait = max_wait
+        self.cache = (cache if cache is not None else cache_from_env()) if use_cache else None
 
     async def act(self, obs: Observation, ctx: TurnContext) -> Decision:
         messages = apply_strategy(self.spec.strategy, render(obs, self.spec.prompt_version), obs)
-        tokens_in = tokens_out = 0
-        cost: float | None = 0.0
-        latency = 0.0
+        usage = Usage()
+        extra: dict[str, Any] = {}
+        probe = find_probe(self.spec.strategy, obs.game)
+        if probe is not None:
+            question, arg = probe
+            asked = append_to_last_user(messages, question.question(obs, arg))
+            answer = await self.complete(asked, ctx)
+            usage.add(answer)
+            extra[question.key] = answer.text
+            messages = asked + [{"role": "assistant", "content": answer.text or "(no answer)"},
+                                {"role": "user", "content": question.decide.format(format=obs.space.describe())}]
         error = None
         text = ""
         for attempt in range(self.max_reasks + 1):
             reply = await self.complete(messages, ctx)
+            usage.add(reply)
             text = reply.text
-            tokens_in += reply.tokens_in
-            tokens_out += reply.tokens_out
-            cost = None if cost is None or reply.cost_usd is None else cost + reply.cost_usd
-            latency += reply.latency_ms
             try:
                 action = obs.parse(text)
             except ParseError as exc:
@@ -105,24 +171,45 @@ class LLMAgent:
                 ]
                 continue
             return Decision(action=action, response=text, prompt=messages, retries=attempt, error=error,
-                            tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost, latency_ms=latency)
+                            extra=extra, **usage.fields())
         return Decision(action=obs.space.sample(ctx.rng), response=text, prompt=messages, legal=False,
-                        fallback=True, retries=self.max_reasks, error=error, tokens_in=tokens_in,
-                        tokens_out=tokens_out, cost_usd=cost, latency_ms=latency)
+                        fallback=True, retries=self.max_reasks, error=error, extra=extra, **usage.fields())
 
-    def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {
-            "model": self.spec.agent, "messages": messages, "temperature": self.spec.temperature,
-            "max_tokens": self.spec.max_tokens, "timeout": self.timeout, "num_retries": 0,
-        }
-        if self.spec.api_base:
-            kwargs["api_base"] = self.spec.api_base
-        return kwargs
+    def sampling(self, ctx: TurnContext) -> dict[str, Any]:
+        """The sampling parameters of a call (part of the cache key). The embedded model also gets a
+        seed from the sample key, so its answers are reproducible."""
+        params: dict[str, Any] = {"temperature": self.spec.temperature, "max_tokens": self.spec.max_tokens}
+        if self.spec.agent.startswith(LOCAL_PREFIX):
+            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}".encode())
+        return params
 
     async def complete(self, messages: list[dict[str, str]], ctx: TurnContext) -> Reply:
+        """One answer: from the cache if this exact question was asked for this sample, else from the provider."""
+        params = self.sampling(ctx)
+        if self.cache is None:
+            return await self.call(messages, params)
+        start = time.perf_counter()
+        key = cache_key(self.spec.agent, self.spec.api_base, messages, params, (ctx.match_seed, ctx.seat, ctx.turn))
+        hit = await self.cache.aget(key)
+        if hit is not None:
+            return Reply(hit.text, hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000, True)
+        reply = await self.call(messages, params)
+        await self.cache.aput(key, self.spec.agent,
+                              CachedReply(reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd))
+        return reply
+
+    def backoff(self, attempt: int, asked: float | None) -> float:
+        """Exponential backoff with jitter, never shorter than what the provider asked for."""
+        wait = min(self.backoff_cap, self.backoff_base * 2 ** attempt) * random.uniform(0.5, 1.0)
+        return min(self.max_wait, max(wait, asked or 0.0))
+
+    async def call(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Reply:
         """One answer from the provider, retrying transient failures."""
         litellm = load_litellm()
-        kwargs = self._request(messages)
+        kwargs: dict[str, Any] = {"model": self.spec.agent, "messages": messages, **params,
+                                  "timeout": self.timeout, "num_retries": 0}
+        if self.spec.api_base:
+            kwargs["api_base"] = self.spec.api_base
         for attempt in range(self.transport_retries + 1):
             try:
                 async with self.limits.slot(self.spec.agent):
@@ -134,10 +221,7 @@ class LLMAgent:
                 if not is_retryable(exc) or attempt == self.transport_retries:
                     reason = redact(f"{type(exc).__name__}: {exc}")[:500]
                     raise AgentError(f"{self.spec.agent} failed after {attempt + 1} attempt(s): {reason}") from None
-                wait = retry_after(exc)
-                if wait is None:
-                    wait = min(self.backoff_cap, self.backoff_base * 2 ** attempt) * random.uniform(0.5, 1.0)
-                await asyncio.sleep(min(wait, self.backoff_cap))
+                await asyncio.sleep(self.backoff(attempt, retry_after(exc)))
         raise AssertionError("unreachable")
 
 
@@ -145,11 +229,19 @@ def _reply(litellm, response: Any, latency_ms: float) -> Reply:
     choice = response.choices[0] if getattr(response, "choices", None) else None
     text = (getattr(getattr(choice, "message", None), "content", None) or "") if choice else ""
     usage = getattr(response, "usage", None)
-    try:
-        cost: float | None = float(litellm.completion_cost(completion_response=response))
-    except Exception:  # noqa: BLE001 - a model without a price has cost NULL, not a crash
-        cost = None
     return Reply(
         text=str(text), tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
-        tokens_out=int(getattr(usage, "completion_tokens", 0) or 0), cost_usd=cost, latency_ms=latency_ms,
+        tokens_out=int(getattr(usage, "completion_tokens", 0) or 0), cost_usd=_cost(litellm, response),
+        latency_ms=latency_ms,
     )
+
+
+def _cost(litellm, response: Any) -> float | None:
+    """Dollars from litellm's price map; None (NULL in the turn log) for a model without a price."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:  # litellm priced the call already (None: it has no price for the model)
+        return None if hidden["response_cost"] is None else float(hidden["response_cost"])
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:  # noqa: BLE001 - a model without a price has cost NULL, not a crash
+        return None

@@ -1,0 +1,177 @@
+"""What the eight γ-Bench games (GAMA-Bench, seed 002) share, in one place.
+
+- `Move`: one decision as the turn log keeps it (round, seat, phase, action) plus the public
+  record of the step it closed (`context`). A γ-Bench score is a function of moves only, so a
+  live match (the game's own moves), a match read back from the turns table and an imported
+  GAMA-Bench record are scored by the same classmethod `score(params, moves, seat)`.
+- `GamaGame`: the plumbing every game needs on top of that: the step records that become the
+  public state (`{"round": .., "last": record}`, the per-round figures a dashboard plots), the
+  0-100 score as the metric `gamabench_score` (seat NULL for the match, one per seat too), the
+  seat's score column, and the win/rank from the in-game payoff.
+- `SimultaneousGame`: N players act at once for a fixed number of rounds; each round closes with
+  a record built by the pure classmethod `record(params, round, actions, context)` (the importer
+  builds records with it too) and announced by `announce_round`.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import abstractmethod
+from dataclasses import dataclass
+from statistics import mean
+from typing import Any
+
+from engine.games.base import ActionSpace, Game, Observation, Param, SeatResult, rank_by
+
+SCORE_METRIC = "gamabench_score"
+
+
+@dataclass(frozen=True)
+class Move:
+    round: int
+    seat: int
+    phase: str
+    action: Any
+    context: dict[str, Any]
+
+
+def moves_from_turns(rows: list[dict[str, Any]]) -> list[Move]:
+    """Moves of one match from its decision rows of the turns table (round, seat, phase, action, state)."""
+    moves = []
+    for row in rows:
+        action = json.loads(row["action"]) if isinstance(row["action"], str) else row["action"]
+        state = json.loads(row["state"]) if isinstance(row["state"], str) else row["state"]
+        moves.append(Move(int(row["round"]), int(row["seat"]), row["phase"], (action or {}).get("action"),
+                          (state or {}).get("last") or {}))
+    return moves
+
+
+def mean_or_none(values: list[float]) -> float | None:
+    return mean(values) if values else None
+
+
+def players_param(default: int = 10) -> Param:
+    return Param(default, "number of players", lo=2, hi=100)
+
+
+def rounds_param(default: int = 20) -> Param:
+    return Param(default, "rounds played", lo=1, hi=200)
+
+
+class GamaGame(Game):
+    """A γ-Bench game: moves in, a 0-100 score out; records of each step in the public state."""
+
+    paper = "GAMA-Bench"
+
+    @classmethod
+    def n_seats(cls, params: dict[str, Any]) -> int:
+        return params["players"]
+
+    @classmethod
+    @abstractmethod
+    def score(cls, params: dict[str, Any], moves: list[Move], seat: int | None = None) -> float | None:
+        """γ-Bench's 0-100 score of the match (seat None) or of one seat's moves; None if it has none.
+
+        A seat's score is the game's formula over that seat's moves alone (El Farol: the seat's going
+        rate against R), so in a mixed-model match each model gets its own figure."""
+
+    def setup(self) -> None:
+        self.n = self.n_seats(self.p)
+        self.records: list[dict[str, Any]] = []
+        self.moves: list[Move] = []
+        self.payoff = [0.0] * self.n
+        self.start()
+
+    def start(self) -> None:
+        """Game-specific setup after the shared one (deal, draw, announce the start)."""
+
+    def close_step(self, record: dict[str, Any], actions: dict[int, Any], phase: str) -> None:
+        """Keep the step's record and the moves that led to it; add the payoffs it holds."""
+        self.records.append(record)
+        self.moves.extend(Move(self.round, s, phase, a, record) for s, a in sorted(actions.items()))
+        for s, gain in enumerate(record.get("payoffs") or []):
+            self.payoff[s] += gain
+
+    def public_state(self) -> dict[str, Any]:
+        last = self.records[-1] if self.records else {}
+        return {"round": last.get("round", 0), "last": last}
+
+    def seat_scores(self) -> dict[int, float | None]:
+        return {s: self.score(self.p, self.moves, s) for s in range(self.n)}
+
+    def standing(self) -> dict[int, float]:
+        """What decides the winner: the total payoff unless a game says otherwise."""
+        return dict(enumerate(self.payoff))
+
+    def result(self) -> dict[int, SeatResult]:
+        ranks = rank_by(self.standing())
+        scores = self.seat_scores()
+        return {s: SeatResult(scores[s], ranks[s] == 1, ranks[s]) for s in range(self.n)}
+
+    def metrics(self) -> list[tuple[int | None, str, float]]:
+        rows: list[tuple[int | None, str, float]] = []
+        match_score = self.score(self.p, self.moves)
+        if match_score is not None:
+            rows.append((None, SCORE_METRIC, match_score))
+        for s, value in self.seat_scores().items():
+            if value is not None:
+                rows.append((s, SCORE_METRIC, value))
+            rows.append((s, "payoff", self.payoff[s]))
+        return rows
+
+    def outcome(self) -> dict[str, Any]:
+        return {"score": self.score(self.p, self.moves), "payoff": self.payoff, "steps": len(self.records)}
+
+
+class SimultaneousGame(GamaGame):
+    """Every player acts at once, `rounds` times; the round's record says what happened."""
+
+    phase = "choose"
+
+    @classmethod
+    @abstractmethod
+    def record(cls, params: dict[str, Any], round_: int, actions: list[Any], context: dict[str, Any]) -> dict[str, Any]:
+        """The public record of a round: the actions, the figures, `payoffs` per seat. Pure."""
+
+    @abstractmethod
+    def space(self, seat: int) -> ActionSpace: ...
+
+    @abstractmethod
+    def view(self, seat: int) -> dict[str, Any]:
+        """What this seat may know now, beyond the parameters (filled into prompts, read by bots)."""
+
+    @abstractmethod
+    def announce_round(self, record: dict[str, Any]) -> None: ...
+
+    def round_context(self) -> dict[str, Any]:
+        """Facts drawn for this round before anyone acts (a valuation...); public once the round closes."""
+        return {}
+
+    def start(self) -> None:
+        self.round = 1
+
+    def to_act(self) -> list[int]:
+        return [] if self.done() else list(range(self.n))
+
+    def observe(self, seat: int) -> Observation:
+        base = {"n": self.n, "n_others": self.n - 1, "my_payoff": round(self.payoff[seat], 4),
+                "my_actions": [m.action for m in self.moves if m.seat == seat]}
+        return self.make_observation(seat, self.phase, base | self.view(seat), self.space(seat))
+
+    def step(self, actions: dict[int, Any]) -> None:
+        ordered = [actions[s] for s in range(self.n)]
+        record = self.record(self.p, self.round, ordered, self.round_context())
+        self.close_step(record, actions, self.phase)
+        self.announce_round(record)
+        self.round += 1
+
+    def done(self) -> bool:
+        return len(self.records) >= self.p["rounds"]
+
+    @staticmethod
+    def by_round(moves: list[Move], seat: int | None = None) -> dict[int, list[Move]]:
+        rounds: dict[int, list[Move]] = {}
+        for m in moves:
+            if seat is None or m.seat == seat:
+                rounds.setdefault(m.round, []).append(m)
+        return dict(sorted(rounds.items()))

@@ -1,0 +1,248 @@
+"""GAMA-Bench's published raw records (github.com/CUHK-ARISE/GAMABench, `raw_results/`) -> our tables.
+
+A file `[<model>_]<game>_v<k>[_<suffix>].json` is one match. The model comes from the name (no
+prefix: gpt-3.5-turbo-0125, the paper's model); the suffix says the condition: `_1`.._5 repeats,
+`_t0`.._t5 temperatures 0.0..1.0, `_v2`.._v5 prompt versions, `_cot1` chain of thought,
+`_role1`.._role3 the personas (cooperative, selfish, mathematician); other suffixes (the
+generalizability settings `_r0`, `_vr1`...) keep the default condition and their own parameters.
+
+Each player's actions are read from `player_data[i].records` (the round `responses` lists are
+shuffled in some games) and replayed through our own game, so imported matches have the same
+turns, states, moderator messages, per-round figures and scores as matches we play. What the
+records fix beyond the actions (auction valuations, who shoots when and whether a shot landed)
+is forced from the file. The files' conversations are not kept (they hold each player's whole
+final conversation, not what it was sent at each turn).
+Match ids hash the file name and content: importing again adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from engine import store
+from engine.agents.base import Decision
+from engine.games import get_game
+from engine.games.battle_royale import BattleRoyale
+from engine.games.gamabench_common import GamaGame
+from engine.runner import _TurnLog
+
+SOURCE = "import:gamabench"
+PAPER_MODEL = "gpt-3.5-turbo-0125"
+PERSONAS = {"1": "persona:cooperative", "2": "persona:selfish", "3": "persona:mathematician"}
+GAMA_NAMES = ("guessing_game", "bar_game_implicit", "bar_game_explicit", "bar_game", "divide_dollar",
+              "public_goods", "diner_dilemma", "sealed_bid_auction", "battle_royale", "pirate_game")
+FILE_NAME = re.compile(r"^(?:(?P<model>.+?)_)?(?P<game>" + "|".join(GAMA_NAMES) + r")_(?P<version>v\d+)"
+                       r"(?:_(?P<suffix>[A-Za-z0-9]+))?\.json$")
+
+
+class RecordError(ValueError):
+    """A file that is not a GAMA-Bench record we can read; the message says why."""
+
+
+def _num(value: Any) -> float:
+    return float(value)
+
+
+def parse_name(name: str) -> dict[str, Any]:
+    """The match's game, model and condition from a GAMA-Bench file name."""
+    m = FILE_NAME.match(name)
+    if not m:
+        raise RecordError(f"{name}: not a GAMA-Bench record name ([model_]game_vK[_suffix].json)")
+    suffix = m["suffix"] or ""
+    cond = {"gama_game": m["game"], "model": m["model"] or PAPER_MODEL, "prompt_version": m["version"],
+            "temperature": 1.0, "strategy": "vanilla", "repeat": 0, "variant": suffix or None}
+    if suffix.isdigit():
+        cond["repeat"], cond["variant"] = int(suffix) - 1, None
+    elif re.fullmatch(r"t[0-5]", suffix):
+        cond["temperature"] = round(int(suffix[1]) * 0.2, 1)
+    elif re.fullmatch(r"v[2-5]", suffix):
+        cond["prompt_version"] = suffix
+    elif re.fullmatch(r"cot\d", suffix):
+        cond["strategy"] = "cot"
+    elif re.fullmatch(r"role[1-3]", suffix):
+        cond["strategy"] = PERSONAS[suffix[-1]]
+    return cond
+
+
+def game_setup(gama_game: str, meta: dict[str, Any], data: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """Our game name, preset and parameters for a GAMA-Bench file's meta block."""
+    n = int(_num(meta["player_num"]))
+    rounds = len(data["round_records"])
+    if gama_game == "guessing_game":
+        return "guessing_game", "default", {"players": n, "rounds": rounds, "min": int(_num(meta["min"])),
+                                            "max": int(_num(meta["max"])), "ratio": _num(meta["ratio"])}
+    if gama_game.startswith("bar_game"):
+        mode = str(meta.get("mode") or gama_game.rpartition("_")[2])
+        return "bar_game", mode, {"players": n, "rounds": rounds, "ratio": _num(meta["ratio"]), "mode": mode,
+                                  "min": int(_num(meta["min"])), "max": int(_num(meta["max"])),
+                                  "home": int(_num(meta["home"]))}
+    if gama_game == "divide_dollar":
+        return "divide_dollar", "default", {"players": n, "rounds": rounds, "golds": int(_num(meta["golds"]))}
+    if gama_game == "public_goods":
+        return "public_goods", "default", {"players": n, "rounds": rounds, "tokens": int(_num(meta["tokens"])),
+                                           "ratio": _num(meta["ratio"])}
+    if gama_game == "diner_dilemma":
+        return "diner_dilemma", "default", {
+            "players": n, "rounds": rounds, "cheap_price": int(_num(meta["cheap_cost"])),
+            "cheap_utility": int(_num(meta["cheap_utility"])), "costly_price": int(_num(meta["exp_cost"])),
+            "costly_utility": int(_num(meta["exp_utility"]))}
+    if gama_game == "sealed_bid_auction":
+        pricing = "second" if "second" in str(meta.get("mode", "")).lower() else "first"
+        return "sealed_bid_auction", f"{pricing}_price", {
+            "players": n, "rounds": rounds, "valuation_min": int(_num(meta["valuation_min"])),
+            "valuation_max": int(_num(meta["valuation_max"])), "valuation_step": int(_num(meta["interval"])),
+            "valuation_seed": int(_num(meta.get("seed", 42))), "pricing": pricing}
+    if gama_game == "battle_royale":
+        base, step = int(_num(meta["base_hit_rate"])), int(_num(meta["interval"]))
+        return "battle_royale", "default", {"players": n, "hit_min": base, "hit_max": base + step * (n - 1)}
+    return "pirate_game", "default", {"players": n, "golds": int(_num(meta.get("gold", meta.get("golds", 100))))}
+
+
+# ---------------------------------------------------------------- reading the records
+def _vote(value: Any) -> str:
+    text = str(value).strip().lower()
+    return "accept" if text in ("accept", "yes") else "reject"
+
+
+def _target(value: Any) -> int | None:
+    digits = re.sub(r"\D", "", str(value))
+    return int(digits) if digits and str(value).strip().lower() not in ("null", "none") else None
+
+
+SIMPLE_ACTION = {"guessing_game": lambda v: int(_num(v)), "divide_dollar": lambda v: int(_num(v)),
+                 "public_goods": lambda v: int(_num(v)), "sealed_bid_auction": lambda v: int(_num(v)),
+                 "bar_game": lambda v: str(v).strip().lower(), "diner_dilemma": lambda v: str(v).strip().lower()}
+
+
+def _steps(game: str, data: dict[str, Any]) -> Iterator[tuple[dict[int, Any], dict[str, Any]]]:
+    """(actions by seat, facts to force) for each step of the recorded match, in order."""
+    records = [p["records"] for p in data["player_data"]]
+    rounds = data["round_records"]
+    if game in SIMPLE_ACTION:
+        convert = SIMPLE_ACTION[game]
+        for t, rr in enumerate(rounds):
+            facts = {"valuations": [int(_num(v)) for v in rr["valuations"]]} if "valuations" in rr else {}
+            yield {s: convert(r[t]) for s, r in enumerate(records)}, facts
+    elif game == "battle_royale":
+        shots_taken: dict[int, int] = {}
+        for rr in rounds:
+            shooter = int(_num(rr["player_shooting"]))
+            k = shots_taken.get(shooter, 0)
+            shots_taken[shooter] = k + 1
+            yield {shooter: _target(records[shooter][k])}, {"shooter": shooter, "hit": bool(rr.get("out"))}
+    else:
+        for k, rr in enumerate(rounds):
+            yield {k: [int(_num(g)) for g in rr["gold_distribution"]]}, {}
+            voters = range(k + 1, len(records))
+            if voters:
+                yield {s: _vote(records[s][k]) for s in voters}, {}
+
+
+class _Replayed(BattleRoyale):
+    """Battle Royale whose dice say what the record says."""
+
+    forced_hit = False
+
+    def roll_hit(self, shooter: int) -> bool:
+        return self.forced_hit
+
+
+def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_id: str) -> tuple[GamaGame, list]:
+    """Play the recorded actions through our game; the turn rows come out as the runner writes them."""
+    cls = _Replayed if game_name == "battle_royale" else get_game(game_name)
+    game = cls(params)
+    game.reset(0)
+    log = _TurnLog(match_id)
+    log.messages(game, store.to_json(game.public_state()))
+    for actions, facts in _steps(game_name, data):
+        if game.done():
+            raise RecordError(f"the record goes on after the game ended (step {len(game.records) + 1})")
+        if "valuations" in facts:
+            game.valuations = facts["valuations"]
+        if "shooter" in facts:
+            game.shooter, game.forced_hit = facts["shooter"], facts["hit"]
+        if sorted(actions) != sorted(game.to_act()):
+            raise RecordError(f"step {len(game.records) + 1}: the record has {sorted(actions)} acting, "
+                               f"the rules {sorted(game.to_act())}")
+        phases = {s: game.observe(s) for s in actions}
+        game.step(actions)
+        state = store.to_json(game.public_state())
+        for s, action in actions.items():
+            decision = Decision(action=action, response=json.dumps(action))
+            log.decision(game, phases[s].phase, phases[s].round, s, decision, state)
+        log.messages(game, state)
+    if not game.done():
+        raise RecordError("the record ends before the game does")
+    return game, log.rows
+
+
+# ---------------------------------------------------------------- writing
+def _match_rows(path: Path, root: Path, run_id: str) -> tuple[dict, list, list, list]:
+    raw = path.read_bytes()
+    data = json.loads(raw)
+    cond = parse_name(path.name)
+    game_name, preset, params = game_setup(cond["gama_game"], data["meta"], data)
+    cls = get_game(game_name)
+    params = cls.resolve_params(params)
+    match_id = "gamabench-" + hashlib.sha1(path.name.encode() + b"\0" + raw).hexdigest()[:16]
+    game, turns = replay(game_name, params, data, match_id)
+    results = game.result()
+    seats = [{"match_id": match_id, "seat": s, "player": game.player_name(s), "agent": cond["model"],
+              "role": None, "prompt_version": cond["prompt_version"], "strategy": cond["strategy"],
+              "temperature": cond["temperature"], "score": r.score, "won": r.won, "rank": r.rank,
+              "label": cond["model"]} for s, r in results.items()]
+    metrics = [{"match_id": match_id, "seat": s, "name": k, "value": float(v)} for s, k, v in game.metrics()]
+    now = store.now()
+    match = {"match_id": match_id, "run_id": run_id, "game": game_name, "preset": preset,
+             "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
+             "started_at": now, "finished_at": now,
+             "outcome": store.to_json(game.outcome() | {"source_file": str(path.relative_to(root)),
+                                                        "variant": cond["variant"]})}
+    return match, seats, turns, metrics
+
+
+def run_id_for(model: str) -> str:
+    return "gamabench-import-" + re.sub(r"[^A-Za-z0-9.-]+", "-", model)
+
+
+def import_dir(path: Path, db: Path) -> str:
+    """Import every GAMA-Bench record under `path`; one run per model; files already imported are skipped."""
+    path = Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"no folder at {path}")
+    files = sorted(p for p in path.rglob("*.json") if FILE_NAME.match(p.name))
+    if not files:
+        raise ValueError(f"no GAMA-Bench records ([model_]game_vK[_suffix].json) under {path}")
+    store.init_db(db)
+    known = set(store.query(db, "SELECT match_id FROM matches WHERE status = 'ok'").get("match_id", []))
+    by_run: dict[str, list[Path]] = {}
+    for f in files:
+        by_run.setdefault(run_id_for(parse_name(f.name)["model"]), []).append(f)
+    added, skipped, problems = 0, 0, []
+    for run_id, run_files in by_run.items():
+        model = parse_name(run_files[0].name)["model"]
+        store.upsert_run(db, run_id, f"GAMA-Bench records: {model}", {"source": "GAMA-Bench raw_results",
+                                                                       "model": model}, SOURCE, 0)
+        for f in run_files:
+            try:
+                match, seats, turns, metrics = _match_rows(f, path, run_id)
+            except (RecordError, KeyError, IndexError, TypeError, ValueError) as exc:
+                problems.append(f"{f.relative_to(path)}: {exc}")
+                continue
+            if match["match_id"] in known:
+                skipped += 1
+                continue
+            store.write_match(db, match, seats, turns, metrics)
+            known.add(match["match_id"])
+            added += 1
+        with store.connect(db) as con:
+            con.execute("UPDATE runs SET n_matches = (SELECT count(*) FROM matches WHERE run_id = ?) WHERE run_id = ?",
+                        [run_id, run_id])
+        store.finish_run(db, run_id, "ok")
+    summary = f"imported {added} GAMA-Bench matches into {db} ({skipped} already there, {len(problems)} unreadable)"
+    return "\n".join([summary, *(f"  skipped {p}" for p in problems[:20])])

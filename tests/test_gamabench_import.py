@@ -1,0 +1,138 @@
+"""GAMA-Bench records: the importer (names, idempotence, replay) and the published leaderboard figures."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import store
+from engine.importers.gamabench import import_dir, parse_name
+from engine.metrics.gamabench import GAMES, leaderboard, round_figures
+from engine.runner import run_spec
+from engine.spec import parse_spec
+
+RAW = Path(__file__).parent / "data" / "gamabench" / "raw_results"
+ROOT = Path(__file__).resolve().parent.parent
+PUBLISHED = {"guessing_game": "63.4", "bar_game": "68.7", "divide_dollar": "68.6", "public_goods": "38.9",
+             "diner_dilemma": "2.8", "sealed_bid_auction": "13.0", "battle_royale": "28.6", "pirate_game": "71.6",
+             "overall": "44.4"}
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    db = tmp_path_factory.mktemp("gamabench") / "results.duckdb"
+    import_dir(RAW, db)
+    return db
+
+
+def test_file_names_give_model_and_condition():
+    assert parse_name("guessing_game_v1_3.json") | {} == {
+        "gama_game": "guessing_game", "model": "gpt-3.5-turbo-0125", "prompt_version": "v1", "temperature": 1.0,
+        "strategy": "vanilla", "repeat": 2, "variant": None}
+    assert parse_name("gpt-4o_bar_game_implicit_v1_t2.json")["temperature"] == 0.4
+    assert parse_name("gpt-4o_bar_game_implicit_v1_t2.json")["model"] == "gpt-4o"
+    assert parse_name("gemini-1.5-pro_guessing_game_v3.json")["prompt_version"] == "v3"
+    assert parse_name("public_goods_v1_v4.json")["prompt_version"] == "v4"
+    assert parse_name("diner_dilemma_v1_cot1.json")["strategy"] == "cot"
+    assert parse_name("pirate_game_v1_role3.json")["strategy"] == "persona:mathematician"
+    assert parse_name("gpt-3.5_1106_sealed_bid_auction_v1_vr0.json")["variant"] == "vr0"
+
+
+def test_import_gives_one_match_per_file_with_seats_and_each_players_actions(imported):
+    runs = store.query(imported, "SELECT source, n_matches, n_done FROM runs")
+    assert runs.to_dict("records") == [{"source": "import:gamabench", "n_matches": 40, "n_done": 40}]
+    per_game = store.query(imported, "SELECT game, count(*) AS n FROM matches GROUP BY game")
+    assert dict(zip(per_game["game"], per_game["n"], strict=True)) == {g: 5 for g in GAMES}
+    seats = store.query(imported, "SELECT DISTINCT agent, prompt_version, temperature, strategy FROM seats")
+    assert seats.to_dict("records") == [{"agent": "gpt-3.5-turbo-0125", "prompt_version": "v1",
+                                         "temperature": 1.0, "strategy": "vanilla"}]
+    # player 3's guesses in run 1 are its records, in order (the round `responses` may be shuffled)
+    data = json.loads((RAW / "guessing_game" / "guessing_game_v1_1.json").read_text())
+    turns = store.query(imported, """SELECT t.action FROM turns t JOIN matches m USING (match_id)
+        WHERE m.outcome->>'source_file' = 'guessing_game/guessing_game_v1_1.json' AND t.seat = 2 ORDER BY t.turn""")
+    assert [json.loads(a)["action"] for a in turns["action"]] == [int(r) for r in data["player_data"][2]["records"]]
+
+
+def test_importing_twice_adds_nothing(imported, tmp_path):
+    counts = {t: store.query(imported, f"SELECT count(*) AS n FROM {t}")["n"][0]
+              for t in ("runs", "matches", "seats", "turns", "metrics")}
+    assert "0 GAMA-Bench matches" in import_dir(RAW, imported)
+    assert counts == {t: store.query(imported, f"SELECT count(*) AS n FROM {t}")["n"][0] for t in counts}
+
+
+def test_a_changed_record_imports_as_a_new_match_and_a_bad_one_is_reported(tmp_path):
+    folder = tmp_path / "raw"
+    (folder / "divide_dollar").mkdir(parents=True)
+    src = RAW / "divide_dollar" / "divide_dollar_v1_1.json"
+    shutil.copy(src, folder / "divide_dollar" / "gpt-4o_divide_dollar_v1_t0.json")
+    (folder / "divide_dollar" / "divide_dollar_v1_9.json").write_text('{"meta": {}}')
+    db = tmp_path / "r.duckdb"
+    summary = import_dir(folder, db)
+    assert "imported 1 " in summary and "1 unreadable" in summary
+    seat = store.query(db, "SELECT DISTINCT agent, temperature FROM seats").to_dict("records")
+    assert seat == [{"agent": "gpt-4o", "temperature": 0.0}]
+
+
+def test_leaderboard_reproduces_the_published_gpt35_scores(imported):
+    row = leaderboard(imported).iloc[0]
+    assert row["model"] == "gpt-3.5-turbo-0125" and row["setting"] == "vanilla"
+    assert {k: f"{row[k]:.1f}" for k in PUBLISHED} == PUBLISHED
+
+
+def test_scores_command_prints_the_published_figures_as_csv(imported):
+    out = subprocess.run([sys.executable, "-m", "engine", "scores", "--suite", "gamabench", "--db", str(imported),
+                          "--format", "csv"], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    header, row = out.strip().splitlines()
+    cells = dict(zip(header.split(","), row.split(","), strict=True))
+    assert cells["model"] == "gpt-3.5-turbo-0125"
+    assert {k: f"{float(cells[k]):.1f}" for k in PUBLISHED} == PUBLISHED
+
+
+def test_scores_come_from_the_actions_not_from_stored_numbers(imported, tmp_path):
+    db = tmp_path / "copy.duckdb"
+    shutil.copy(imported, db)
+    with store.connect(db) as con:
+        con.execute("DELETE FROM metrics")
+        con.execute("UPDATE seats SET score = NULL")
+        # every guess of run 1 becomes 0: its match scores 100, the 5-run mean moves accordingly
+        con.execute("""UPDATE turns SET action = '{"action": 0}' WHERE seat IS NOT NULL AND match_id IN
+            (SELECT match_id FROM matches WHERE outcome->>'source_file' = 'guessing_game/guessing_game_v1_1.json')""")
+    row = leaderboard(db).iloc[0]
+    assert row["bar_game"] == pytest.approx(68.6666, abs=1e-3)
+    assert row["guessing_game"] == pytest.approx((100 + 62.28 + 63.87 + 58.33 + 67.31) / 5, abs=0.01)
+
+
+def test_our_matches_score_through_the_same_code_and_mixed_seats_report_per_model(tmp_path, imported):
+    db = tmp_path / "mixed.duckdb"
+    lineup = ["bot:equilibrium"] * 5 + ["bot:fixed:50"] * 5
+    spec = parse_spec({"name": "mixed", "games": [{"game": "guessing_game", "params": {"rounds": 2},
+                                                    "lineups": [lineup]}]})
+    import asyncio
+
+    asyncio.run(run_spec(spec, db, progress=False))
+    table = leaderboard(db).set_index("model")
+    assert table.loc["bot:equilibrium", "guessing_game"] == pytest.approx(100.0)
+    assert table.loc["bot:fixed:50", "guessing_game"] == pytest.approx(50.0)
+    assert set(table["setting"]) == {"custom"}  # 2 rounds is not the paper's setting
+    stored = store.query(db, "SELECT value FROM metrics WHERE seat IS NULL AND name = 'gamabench_score'")
+    assert stored["value"][0] == pytest.approx(75.0)
+
+
+def test_round_figures_give_the_plotted_series(imported):
+    guess = round_figures(imported, "guessing_game")
+    assert len(guess) == 5 * 20 and {"mean", "winning_number", "step"} <= set(guess.columns)
+    data = json.loads((RAW / "guessing_game" / "guessing_game_v1_1.json").read_text())
+    records = [p["records"] for p in data["player_data"]]
+    expected = tuple(sum(int(r[t]) for r in records) / len(records) for t in range(20))
+    series = {tuple(rows.sort_values("step")["mean"]) for _, rows in guess.groupby("match_id")}
+    assert expected in series
+    shots = round_figures(imported, "battle_royale")
+    assert {"shooter", "target", "hit", "players_left"} <= set(shots.columns)
+    pirates = round_figures(imported, "pirate_game")
+    assert {"proposer", "plan", "votes", "passed"} <= set(pirates.columns) and pirates["passed"].sum() == 5
+    assert round_figures(imported, "guessing_game", run_ids=["no-such-run"]).empty

@@ -1,0 +1,104 @@
+"""MAgIC's social abilities and LLMArena's Undercover figures, on hand-made matches whose answers
+are worked out below, and on a bot run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from engine import store
+from engine.metrics.magic_social import llmarena_undercover_figures, social_abilities
+from engine.runner import run_spec
+from engine.spec import parse_spec
+
+
+def _turn(match_id, turn, seat, phase, action, fallback=False):
+    return {"match_id": match_id, "turn": turn, "round": 1, "phase": phase, "seat": seat, "prompt": None,
+            "response": "", "action": json.dumps(action), "legal": not fallback, "fallback": fallback,
+            "retries": 0, "error": None, "state": None, "reward": None, "tokens_in": 0, "tokens_out": 0,
+            "cost_usd": 0.0, "latency_ms": 0.0, "cached": False}
+
+
+def _write(db, match_id, game, rules, special, hero_seat, hero_role, won, metrics, outcome, turns=()):
+    now = store.now()
+    match = {"match_id": match_id, "run_id": "hand", "game": game, "preset": rules, "params":
+             json.dumps({"rules": rules}), "seed": 0, "repeat": 0, "status": "ok", "error": None,
+             "started_at": now, "finished_at": now,
+             "outcome": json.dumps({"special_seat": special, "words": ["w"] * 3} | outcome)}
+    seats = []
+    for s in range(3):
+        role = hero_role if s == hero_seat else ("chameleon" if game == "chameleon" else "undercover") \
+            if s == special else ("non-chameleon" if game == "chameleon" else "civilian")
+        seats.append({"match_id": match_id, "seat": s, "player": f"Player {s + 1}", "agent": "bot:x",
+                      "role": role, "prompt_version": None, "strategy": None, "temperature": None, "score": 0.0,
+                      "won": won if s == hero_seat else not won, "rank": 1, "label": "X" if s == hero_seat else "D"})
+    rows = [{"match_id": match_id, "seat": hero_seat, "name": k, "value": float(v)} for k, v in metrics.items()]
+    store.write_match(db, match, seats, [_turn(match_id, i, *t) for i, t in enumerate(turns)], rows)
+
+
+def belief(suspect, **thinks):
+    return {"action": {"suspect": suspect, "thinks": {k.replace("_", " "): v for k, v in thinks.items()}}}
+
+
+@pytest.fixture
+def hand_db(db_path):
+    store.init_db(db_path)
+    # A: X is the chameleon and wins (2/2); its belief is right on all three counts
+    _write(db_path, "A", "chameleon", None, 0, 0, "chameleon", True,
+           {"credits": 2, "max_credits": 2, "role_probes": 1, "role_probes_correct": 1}, {},
+           [(0, "belief", belief("Player 1", Player_2="Player 3", Player_3="Player 1")),
+            (1, "belief", belief("Player 3", Player_1="Player 2", Player_3="Player 1")),
+            (2, "belief", belief("Player 1", Player_1="Player 2", Player_2="Player 1"))])
+    # B: X is a non-chameleon, votes right, the chameleon guesses wrong (flag 0: X gets 2/2); no beliefs
+    _write(db_path, "B", "chameleon", None, 0, 1, "non-chameleon", True,
+           {"credits": 2, "max_credits": 2, "votes_cast": 1, "votes_correct": 1, "role_probes": 1,
+            "role_probes_correct": 1}, {"guess_correct": False})
+    # C: X is a civilian, votes wrong, the undercover survives (0/3); its pgm belief text is read first:
+    # suspect Player 1 (wrong: Player 2 is), Player 1 thinks Player 2 (right), Player 2 thinks Player 3 (right)
+    pgm = ("As Player 3, I think: Player 1 is more suspicious. I think now Player 1 thinks: Player 2 is more "
+           "suspicious. I think now Player 2 thinks: Player 3 is more suspicious.")
+    _write(db_path, "C", "undercover", "magic", 1, 2, "civilian", False,
+           {"credits": 0, "max_credits": 3, "votes_cast": 1, "votes_correct": 0, "role_probes": 2,
+            "role_probes_correct": 1}, {},
+           [(0, "belief", belief("Player 2", Player_2="Player 1", Player_3="Player 1")),
+            (1, "belief", belief("Player 3", Player_1="Player 1", Player_3="Player 1")),
+            (2, "belief", belief("Player 2", Player_1="Player 3", Player_2="Player 1") | {"extra": {"belief": pgm}})])
+    # D: X is the undercover and is caught (0/3); its belief probe fell back: one failed belief plus one
+    # comparison with Player 2's stated belief (Player 3 stated none)
+    _write(db_path, "D", "undercover", "magic", 0, 0, "undercover", False,
+           {"credits": 0, "max_credits": 3, "role_probes": 2, "role_probes_correct": 0}, {},
+           [(0, "belief", belief("Player 1", Player_2="Player 3", Player_3="Player 2"), True),
+            (1, "belief", belief("Player 3", Player_1="Player 2", Player_3="Player 1"))])
+    # a WiS match must not count
+    _write(db_path, "E", "undercover", "wis", 0, 0, "undercover", True, {"credits": 3, "max_credits": 3}, {})
+    return db_path
+
+
+def test_social_abilities_follow_the_spec_formulas(hand_db):
+    table = social_abilities(hand_db)
+    assert list(table.agent) == ["X"] and list(table.strategy) == ["-"]
+    row = table.iloc[0]
+    assert row.chameleon_wr == 1.0 and row.non_chameleon_wr == 1.0
+    assert row.undercover_wr == 0.0 and row.civilian_wr == 0.0
+    assert row.judgement == pytest.approx(1 / 2)
+    assert row.deception == pytest.approx(1 / 2 + 0.25 * 1)
+    assert row.self_awareness == pytest.approx((0.6 * 2 + 1) / (0.6 * 2 + 4))
+    assert row.reasoning == pytest.approx((3 + 2 + 0) / (3 + 3 + 2))
+
+
+def test_empty_database_gives_empty_tables(db_path):
+    assert social_abilities(db_path).empty and llmarena_undercover_figures(db_path).empty
+
+
+def test_llmarena_figures_on_a_bot_run(db_path):
+    spec = parse_spec({"name": "lla", "repeats": 8, "games": [{"game": "undercover", "preset": "llmarena",
+                       "lineups": [[{"agent": "bot:letters", "label": "tested"}] + ["bot:letters"] * 4]}]})
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    table = llmarena_undercover_figures(db_path)
+    assert list(table.agent) == ["tested"] and table.games[0] == 8
+    won = store.query(db_path, "SELECT avg(won::INT) AS w FROM seats WHERE label = 'tested'").w[0]
+    assert table.undercover_win_rate[0] == pytest.approx(won)
+    assert table.description_rate[0] == 1.0  # spelling clues never name a word and never repeat
+    assert table.guess_rate[0] == 0.0  # it guesses its own word for everyone: always wrong
