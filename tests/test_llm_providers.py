@@ -1,0 +1,129 @@
+"""Any litellm model string plays (OpenAI, vLLM, Anthropic and Ollama wire formats, served by the
+local stub); keys come only from the environment or `.env` and never reach the database; tokens and
+dollar cost per turn from litellm's usage and price map."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+import duckdb
+import pytest
+
+from engine import store
+from engine.agents.llm import load_litellm
+from engine.runner import run_spec
+from engine.secrets import load_dotenv, parse_dotenv, redact
+from engine.spec import parse_spec
+from engine.testing import StubReply
+
+
+def one_match(seat: dict, players: int = 2, rounds: int = 1) -> dict:
+    return {"name": "providers", "seed": 5, "games": [{
+        "game": "guessing_game", "params": {"players": players, "rounds": rounds},
+        "lineups": [[seat] + ["bot:random"] * (players - 1)]}]}
+
+
+def play(raw: dict, db) -> None:
+    summary = asyncio.run(run_spec(parse_spec(raw), db, progress=False))
+    assert summary.errors == 0, summary.error_messages
+
+
+def llm_turns(db):
+    return store.query(db, "SELECT * FROM turns WHERE seat = 0 ORDER BY turn")
+
+
+@pytest.mark.parametrize("model, base, path", [
+    ("openai/any-model", "url", "/v1/chat/completions"),
+    ("hosted_vllm/meta-llama/Llama-3.1-8B-Instruct", "url", "/v1/chat/completions"),
+    ("anthropic/claude-haiku-4-5", "root", "/v1/messages"),
+    ("ollama/llama3", "root", "/api/generate"),
+    ("ollama_chat/llama3", "root", "/api/chat"),
+])
+def test_every_provider_string_plays_through_litellm(stub, db_path, monkeypatch, model, base, path):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "anthropic-test-credential")
+    stub.responder = lambda req: StubReply('{"chosen_number": 17}', prompt_tokens=40, completion_tokens=6)
+    play(one_match({"agent": model, "api_base": getattr(stub, base), "temperature": 0.3}), db_path)
+    assert stub.paths == [path]
+    sent = json.dumps(stub.requests[0])
+    assert "2/3" in sent and "0.3" in sent  # our prompt and temperature, in the provider's own format
+    turn = llm_turns(db_path).iloc[0]
+    assert json.loads(turn["action"])["action"] == 17 and turn["response"] == '{"chosen_number": 17}'
+    assert (turn["tokens_in"], turn["tokens_out"]) == (40, 6)
+    if model.startswith("anthropic/"):
+        assert stub.headers[0]["x-api-key"] == "anthropic-test-credential"  # the key from the environment
+        price = load_litellm().model_cost["claude-haiku-4-5"]
+        expected = 40 * price["input_cost_per_token"] + 6 * price["output_cost_per_token"]
+        assert turn["cost_usd"] == pytest.approx(expected)
+        assert turn["cost_usd"] > 0
+
+
+def test_cost_comes_from_the_price_map_and_is_null_for_an_unpriced_model(stub, db_path):
+    stub.responder = lambda req: StubReply('{"chosen_number": 9}', prompt_tokens=1000, completion_tokens=100)
+    priced = {"agent": "openai/gpt-4o-mini", "api_base": stub.url}
+    unpriced = {"agent": "openai/my-finetune", "api_base": stub.url}
+    raw = {"name": "cost", "games": [{"game": "guessing_game", "params": {"players": 3, "rounds": 1},
+                                      "lineups": [[priced, unpriced, "bot:random"]]}]}
+    play(raw, db_path)
+    rows = store.query(db_path, "SELECT seat, cost_usd, tokens_in FROM turns WHERE seat IS NOT NULL ORDER BY seat")
+    price = load_litellm().model_cost["gpt-4o-mini"]
+    expected = 1000 * price["input_cost_per_token"] + 100 * price["output_cost_per_token"]
+    assert rows["cost_usd"][0] == pytest.approx(expected)
+    assert rows["cost_usd"][0] > 0 and pd_isnull(rows["cost_usd"][1])
+    assert rows["cost_usd"][2] == 0.0 and rows["tokens_in"][2] == 0  # a bot is free
+
+
+def pd_isnull(value) -> bool:
+    return value is None or value != value
+
+
+def test_a_key_echoed_by_a_failing_provider_never_reaches_the_database(stub, db_path, monkeypatch):
+    secret = "sk-live-Zq81fakefakefake9931x"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+
+    def echo_auth(req):  # a badly behaved provider that puts the key it got into its error
+        return StubReply(f"refused: {stub.headers[-1].get('authorization')}", status=401)
+
+    stub.responder = echo_auth
+    summary = asyncio.run(run_spec(parse_spec(one_match({"agent": "openai/echo", "api_base": stub.url})),
+                                   db_path, progress=False))
+    assert summary.errors == 1 and all(secret not in m for m in summary.error_messages)
+    assert stub.headers[0]["authorization"] == f"Bearer {secret}"  # it was sent...
+    stub.responder = lambda req: StubReply(f"my key is {stub.headers[-1].get('authorization')}", status=400)
+    asyncio.run(run_spec(parse_spec(one_match({"agent": "openai/echo", "api_base": stub.url})), db_path,
+                         progress=False))
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        for table in ("runs", "matches", "seats", "turns", "metrics"):
+            for row in con.execute(f"SELECT * FROM {table}").fetchall():
+                assert secret not in json.dumps(row, default=str), table  # ...and stored nowhere
+        errors = [e for (e,) in con.execute("SELECT error FROM matches").fetchall()]
+    finally:
+        con.close()
+    assert errors and all("***" in e for e in errors)
+
+
+def test_dotenv_fills_missing_keys_without_overriding_the_environment(tmp_path, monkeypatch):
+    env = tmp_path / ".env"
+    env.write_text('# keys\nexport GROQ_API_KEY="gsk-from-file"\nOPENAI_API_KEY=from-file # comment\n'
+                   "not a line\nEMPTY=\n", encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", "from-environment")
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    monkeypatch.delenv("EMPTY", raising=False)
+    assert parse_dotenv(env.read_text()) == {"GROQ_API_KEY": "gsk-from-file", "OPENAI_API_KEY": "from-file",
+                                             "EMPTY": ""}
+    assert sorted(load_dotenv(env)) == ["EMPTY", "GROQ_API_KEY"]
+    assert os.environ["OPENAI_API_KEY"] == "from-environment" and os.environ["GROQ_API_KEY"] == "gsk-from-file"
+    assert load_dotenv(tmp_path / "missing.env") == []
+    assert redact("key gsk-from-file and from-environment") == "key *** and ***"
+
+
+def test_dotenv_is_git_ignored():
+    ignored = (store.ROOT / ".gitignore").read_text().split()
+    assert ".env" in ignored and ".cache/" in ignored
+
+
+def test_api_base_and_seat_settings_are_in_the_spec_never_a_key():
+    with pytest.raises(Exception, match="unknown seat setting"):
+        parse_spec(one_match({"agent": "openai/gpt-4o", "api_key": "sk-in-spec-is-refused"}))
