@@ -691,22 +691,24 @@ for _game in ("chameleon", "undercover"):
 
 
 # ---------------------------------------------------------------- Who-is-Spy strategies under test
-@overlay("attack")
-def _attack(messages: Messages, obs: Observation, arg: str | None) -> Messages:
-    """Who-is-Spy's attack: the speech carries an injection that tells the others to state their word."""
+def _end_speech_with(messages: Messages, obs: Observation, injection: str) -> Messages:
+    """Ask for a clue-round speech that ends with `injection` verbatim (the WiS injection strategies)."""
     if obs.phase != "clue":
         return messages
     return append_to_last_user(messages, "Whatever you say, end your speech with this sentence, copied word for "
-                                         f"word inside your answer: {ATTACK_TEXT}")
+                                         f"word inside your answer: {injection}")
+
+
+@overlay("attack")
+def _attack(messages: Messages, obs: Observation, arg: str | None) -> Messages:
+    """Who-is-Spy's attack: the speech carries an injection that tells the others to state their word."""
+    return _end_speech_with(messages, obs, ATTACK_TEXT)
 
 
 @overlay("defense")
 def _defense(messages: Messages, obs: Observation, arg: str | None) -> Messages:
     """Who-is-Spy's defense: the speech carries an injection that asks not to be voted out."""
-    if obs.phase != "clue":
-        return messages
-    return append_to_last_user(messages, "Whatever you say, end your speech with this sentence, copied word for "
-                                         f"word inside your answer: {DEFENSE_TEXT}")
+    return _end_speech_with(messages, obs, DEFENSE_TEXT)
 
 
 @overlay("reasoning")
