@@ -1,6 +1,7 @@
 """Three-player iterated Prisoner's Dilemma (MAgIC, seed 000 §3): each round every player
 cooperates or defects at once; payoffs follow the setting {cooperate, defect, one_defect,
-two_defect} of SPEC.md; the highest total after the last round wins."""
+two_defect} of SPEC.md; the highest total after the last round wins. Presets `magic_1`..`magic_7`
+play the seven payoff groups of engine/data/magic/prisoners_dilemma (see magic_common)."""
 
 from __future__ import annotations
 
@@ -9,20 +10,10 @@ from typing import Any
 from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Choice, Game, Observation, Param, SeatResult, rank_by
+from engine.games.magic_common import group_param, group_presets, load_group
 
 ACTIONS = ("cooperate", "defect")
-
-# Seven payoff settings (cooperate, defect, one_defect, two_defect) in MAgIC's style: "magic_1" is
-# the authors' released setting (../shared/data/magic); the others are ours. Defection stays dominant.
-SETTINGS = {
-    "magic_1": (2, 1, 4, 2),
-    "magic_2": (3, 1, 5, 2),
-    "magic_3": (3, 1, 6, 2),
-    "magic_4": (4, 1, 6, 3),
-    "magic_5": (3, 2, 5, 3),
-    "magic_6": (5, 1, 8, 3),
-    "magic_7": (4, 2, 7, 3),
-}
+PAYOFF_KEYS = ("cooperate", "defect", "one_defect", "two_defect")
 
 
 def round_payoffs(choices: list[str], p: dict[str, Any]) -> list[float]:
@@ -46,11 +37,10 @@ class PrisonersDilemma(Game):
         "defect": Param(1.0, "payoff to each when all defect", kind=float),
         "one_defect": Param(4.0, "payoff to a lone defector (cooperators get 0)", kind=float),
         "two_defect": Param(2.0, "payoff to each of two defectors (the cooperator gets 0)", kind=float),
+        "group": group_param(0, optional=True),
     }
-    presets = {"default": {}} | {
-        name: dict(zip(("cooperate", "defect", "one_defect", "two_defect"), map(float, values), strict=True))
-        for name, values in SETTINGS.items()
-    }
+    # Group 1 is the authors' released setting (2, 1, 4, 2); groups 2-7 are ours, defection stays dominant.
+    presets = {"default": {}} | group_presets()
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -60,18 +50,21 @@ class PrisonersDilemma(Game):
         self.history_choices: list[list[str]] = []
         self.totals = [0.0, 0.0, 0.0]
         self.round = 1
+        given = {k: self.p[k] for k in PAYOFF_KEYS}
+        self.payoffs = ({k: float(v) for k, v in load_group(self.name, self.p["group"])["topic_values"].items()}
+                        if self.p["group"] else given)
 
     def to_act(self) -> list[int]:
         return [] if self.done() else [0, 1, 2]
 
     def observe(self, seat: int) -> Observation:
         view = {"totals": list(self.totals), "my_total": self.totals[seat],
-                "past_choices": [list(c) for c in self.history_choices]}
+                "past_choices": [list(c) for c in self.history_choices]} | self.payoffs
         return self.make_observation(seat, "choose", view, Choice(ACTIONS, key="action"))
 
     def step(self, actions: dict[int, Any]) -> None:
         choices = [str(actions[s]) for s in range(3)]
-        gains = round_payoffs(choices, self.p)
+        gains = round_payoffs(choices, self.payoffs)
         self.totals = [t + g for t, g in zip(self.totals, gains, strict=True)]
         self.history_choices.append(choices)
         said = ", ".join(f"{self.player_name(s)} chose to {c}" for s, c in enumerate(choices))
@@ -96,10 +89,14 @@ class PrisonersDilemma(Game):
         for s in range(3):
             rows.append((s, "defections", sum(c[s] == "defect" for c in self.history_choices)))
             rows.append((s, "decisions", len(self.history_choices)))
+            # MAgIC Rationality: defecting is the rational move of every round
+            rows.append((s, "rational_moves", sum(c[s] == "defect" for c in self.history_choices)))
+            rows.append((s, "rational_chances", len(self.history_choices)))
         return rows
 
     def outcome(self) -> dict[str, Any]:
-        return {"totals": self.totals, "choices": self.history_choices}
+        return {"totals": self.totals, "choices": self.history_choices, "group": self.p["group"],
+                "payoffs": self.payoffs}
 
 
 @policy("prisoners_dilemma", "equilibrium")
@@ -116,3 +113,6 @@ def _tit_for_tat(obs: Observation, rng, arg) -> str:
         return "cooperate"
     others = [c for s, c in enumerate(past[-1]) if s != obs.seat]
     return "defect" if "defect" in others else "cooperate"
+
+
+policy("prisoners_dilemma", "always_defect")(_always_defect)

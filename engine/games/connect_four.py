@@ -1,0 +1,114 @@
+"""ConnectFour (LLMArena, seed 001 §2.2, App. A.2): a 6x7 grid, X first; a marker drops to the
+lowest empty cell of the chosen column (1-7, left to right); four in a row, column or diagonal
+wins. A full or off-board column is an illegal move. Each move's reward V(s') - V(s) (SPEC.md) is
+stored with the public state, so the paper's strategic-planning analysis is a query."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.agents.bots import policy
+from engine.games import register
+from engine.games.base import Observation, ParseError
+from engine.games.grid import Board, GridGame, last_int, lines, other, winner_on
+
+ROWS, COLS, CONNECT = 6, 7, 4
+WEIGHTS = {4: 10, 3: 5, 2: 2}
+WIN = 10_000  # a won position in the search, beyond any board value
+
+
+def counts(board: Board, mark: str) -> dict[int, int]:
+    """Windows of four cells holding exactly k of `mark`'s pieces and no opponent piece, for k = 2, 3, 4."""
+    found = {k: 0 for k in WEIGHTS}
+    for line in lines(ROWS, COLS, CONNECT):
+        cells = [board[i] for i in line]
+        mine = cells.count(mark)
+        if mine in found and cells.count(None) == CONNECT - mine:
+            found[mine] += 1
+    return found
+
+
+def board_value(board: Board, mark: str) -> int:
+    """V(s) = 10(my4 - opp4) + 5(my3 - opp3) + 2(my2 - opp2), from `mark`'s side."""
+    mine, theirs = counts(board, mark), counts(board, other(mark))
+    return sum(w * (mine[k] - theirs[k]) for k, w in WEIGHTS.items())
+
+
+def drop_cell(board: Board, column: int) -> int | None:
+    """The cell a marker dropped in `column` (0-based) lands on, or None if the column is full."""
+    for r in range(ROWS - 1, -1, -1):
+        if board[r * COLS + column] is None:
+            return r * COLS + column
+    return None
+
+
+@register
+class ConnectFour(GridGame):
+    name = "connect_four"
+    title = "ConnectFour"
+    paper = "LLMArena"
+    rows, cols, connect = ROWS, COLS, CONNECT
+    hint_template = "You can only choose one of these columns: [{moves}]."
+    answer_key = "column"
+
+    def legal_moves(self) -> list[int]:
+        return [c for c in range(COLS) if self.board[c] is None]
+
+    def move_label(self, move: int) -> str:
+        return str(move + 1)
+
+    def landing_cell(self, move: int) -> int:
+        cell = drop_cell(tuple(self.board), move)
+        assert cell is not None, "a full column is not a legal move"
+        return cell
+
+    def read_move(self, text: str) -> int:
+        column = last_int(text)
+        if column is None:
+            raise ParseError('no column found; answer like "X: 4" with a column from 1 to 7')
+        if not 1 <= column <= COLS:
+            raise ParseError(f"column {column} is off the board; columns go from 1 to 7")
+        return column - 1
+
+    def why_illegal(self, move: int) -> str:
+        return f"column {move + 1} is full; choose a column with an empty cell"
+
+    def move_notes(self, mark: str, before: Board) -> dict[str, Any]:
+        return {"reward": board_value(tuple(self.board), mark) - board_value(before, mark)}
+
+
+def _negamax(board: Board, mark: str, depth: int, alpha: float, beta: float) -> float:
+    """Search value for the side to move: the board value at the horizon, +-WIN (sooner is better) at a win."""
+    legal = [c for c in (3, 2, 4, 1, 5, 0, 6) if board[c] is None]
+    if depth == 0 or not legal:
+        return board_value(board, mark)
+    best = -float("inf")
+    for column in legal:
+        cell = drop_cell(board, column)
+        child = board[:cell] + (mark,) + board[cell + 1:]
+        if winner_on(child, ROWS, COLS, CONNECT) == mark:
+            value = WIN + depth
+        else:
+            value = -_negamax(child, other(mark), depth - 1, -beta, -alpha)
+        best = max(best, value)
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            break
+    return best
+
+
+@policy("connect_four", "minimax")
+def _minimax(obs: Observation, rng, arg: str | None) -> int:
+    """Depth-limited minimax on V (`bot:minimax:<plies>`, 2 by default; 1 is the greedy one-ply player)."""
+    depth = int(arg or 2)
+    board, mark = tuple(obs.view["board"]), obs.view["mark"]
+    scored = {}
+    for column in obs.space.options:
+        cell = drop_cell(board, column)
+        child = board[:cell] + (mark,) + board[cell + 1:]
+        won = winner_on(child, ROWS, COLS, CONNECT) == mark
+        scored[column] = WIN + depth if won else -_negamax(child, other(mark), depth - 1, -float("inf"), float("inf"))
+    best = max(scored.values())
+    tied = [c for c, v in scored.items() if v == best]
+    central = min(abs(c - COLS // 2) for c in tied)  # V is flat early on: prefer the centre, then chance
+    return rng.choice([c for c in tied if abs(c - COLS // 2) == central])

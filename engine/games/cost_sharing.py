@@ -1,0 +1,211 @@
+"""Cost Sharing, MAgIC's airport fee (seed 000 §3.1, App. A): three airlines split a fixed airport fee
+by their usage. Each round every airline proposes a split (percentages for Player 1, 2, 3) and then
+votes for one of that round's proposals; the game succeeds when all votes name the same split, and
+fails after `rounds` rounds without one. Win = success (for every seat). Settings: 7 groups of airline
+descriptions in engine/data/magic/cost_sharing (group 1 is the authors' released setting), each with
+the airlines' opening proposals, announced before round 1.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from engine.agents.bots import policy
+from engine.games import register
+from engine.games.base import ActionSpace, Choice, Game, Observation, Param, ParseError, SeatResult
+from engine.games.magic_common import group_param, group_presets, load_group
+from engine.games.parsing import json_field
+
+N_SEATS = 3
+TOLERANCE = 0.05  # percentages must add up to 100 within this
+_SHARE = re.compile(r"(?<![\w.\-])(\d{1,3}(?:\.\d{1,2})?)(?![\w.])")
+
+
+def fmt_split(split: list[float]) -> str:
+    return "[" + ", ".join(f"{v:g}%" for v in split) + "]"
+
+
+@dataclass(frozen=True)
+class SplitSpace(ActionSpace):
+    """A split of 100% among the seats, in seat order: the JSON list `key`, else the last n numbers."""
+
+    n: int = N_SEATS
+    key: str = "proposal"
+
+    def sample(self, rng: random.Random) -> list[float]:
+        cuts = sorted(rng.randint(0, 100) for _ in range(self.n - 1))
+        return [float(b - a) for a, b in zip([0, *cuts], [*cuts, 100], strict=True)]
+
+    def describe(self) -> str:
+        return (f'{self.n} percentages, one per player in order, that add up to 100, '
+                f'as {{"{self.key}": [{", ".join(f"p{i + 1}" for i in range(self.n))}]}}')
+
+    def parse(self, text: str) -> list[float]:
+        if not isinstance(text, str) or not text.strip():
+            raise ParseError("the answer was empty")
+        value = json_field(text, self.key)
+        if value is None:
+            value = _SHARE.findall(text)[-self.n:]
+        if not isinstance(value, list) or len(value) != self.n:
+            raise ParseError(f"a proposal needs exactly {self.n} percentages ({self.describe()})")
+        shares = []
+        for v in value:
+            try:
+                share = float(v) if not isinstance(v, bool) else float("nan")
+            except (TypeError, ValueError):
+                raise ParseError(f"{str(v)[:20]!r} is not a percentage") from None
+            if not 0 <= share <= 100:
+                raise ParseError(f"{str(v)[:20]} is not a percentage from 0 to 100")
+            shares.append(round(share, 2))
+        if abs(sum(shares) - 100) > TOLERANCE:
+            raise ParseError(f"the percentages add up to {sum(shares):g}, not 100")
+        return shares
+
+
+def usage_split(airlines: list[dict[str, Any]]) -> list[float]:
+    """Whole percentages proportional to passengers (largest remainders), the 'fair' split of the bots."""
+    total = sum(a["passengers"] for a in airlines)
+    exact = [100 * a["passengers"] / total for a in airlines]
+    shares = [int(x) for x in exact]
+    for i in sorted(range(len(exact)), key=lambda i: shares[i] - exact[i])[: 100 - sum(shares)]:
+        shares[i] += 1
+    return [float(s) for s in shares]
+
+
+@register
+class CostSharing(Game):
+    name = "cost_sharing"
+    title = "Cost Sharing (airport fee)"
+    paper = "MAgIC"
+    params = {
+        "group": group_param(1, optional=False),
+        "rounds": Param(5, "rounds of proposals and votes before the negotiation fails", lo=1, hi=20),
+    }
+    presets = {"default": {}} | group_presets()
+
+    @classmethod
+    def n_seats(cls, params: dict[str, Any]) -> int:
+        return N_SEATS
+
+    def setup(self) -> None:
+        self.setting = load_group(self.name, self.p["group"])
+        self.airlines = [a["name"] for a in self.setting["airlines"]]
+        self.opening = [self.setting["proposal"][self.player_name(s)] for s in range(N_SEATS)]
+        self.stage = "propose"
+        self.round = 1
+        self.proposals: list[list[list[float]]] = []
+        self.votes: list[list[int]] = []
+        self.agreed: list[float] | None = None
+        seats = ", ".join(f"{self.player_name(s)} represents {a}" for s, a in enumerate(self.airlines))
+        openings = "; ".join(f"{self.player_name(s)} {fmt_split(p)}" for s, p in enumerate(self.opening))
+        self.announce(f"The negotiation starts. {seats}. Opening positions (shares for Player 1, 2, 3): {openings}.")
+
+    def to_act(self) -> list[int]:
+        return [] if self.done() else list(range(N_SEATS))
+
+    def observe(self, seat: int) -> Observation:
+        current = self.proposals[-1] if self.stage == "vote" else []
+        view = {
+            "topic": self.setting["topic"].strip(), "fee": self.setting["fee"], "airlines": self.setting["airlines"],
+            "my_airline": self.airlines[seat], "opening": self.opening,
+            "past_proposals": self.proposals, "past_votes": self.votes, "proposals": current,
+            "proposals_text": self.listed(current),
+        }
+        if self.stage == "propose":
+            return self.make_observation(seat, "propose", view, SplitSpace())
+        labels = tuple(self.player_name(s) for s in range(N_SEATS))
+        return self.make_observation(seat, "vote", view, Choice(tuple(range(N_SEATS)), labels, key="vote"))
+
+    def listed(self, proposals: list[list[float]]) -> str:
+        return "; ".join(f"{self.player_name(s)} proposes {fmt_split(p)}" for s, p in enumerate(proposals))
+
+    def step(self, actions: dict[int, Any]) -> None:
+        if self.stage == "propose":
+            self.proposals.append([[float(v) for v in actions[s]] for s in range(N_SEATS)])
+            listed = self.listed(self.proposals[-1])
+            self.announce(f"Round {self.round} proposals (shares for Player 1, 2, 3): {listed}. Now vote.")
+            self.stage = "vote"
+            return
+        votes = [int(actions[s]) for s in range(N_SEATS)]
+        self.votes.append(votes)
+        chosen = [self.proposals[-1][v] for v in votes]
+        said = ", ".join(f"{self.player_name(s)} votes for {self.player_name(v)}'s proposal"
+                         for s, v in enumerate(votes))
+        if all(c == chosen[0] for c in chosen):
+            self.agreed = chosen[0]
+            self.announce(f"Round {self.round} votes: {said}. Everyone agreed on {fmt_split(self.agreed)}: success.")
+        elif self.round >= self.p["rounds"]:
+            self.announce(f"Round {self.round} votes: {said}. No agreement after {self.round} rounds: the game fails.")
+        else:
+            self.announce(f"Round {self.round} votes: {said}. No agreement yet.")
+            self.round += 1
+            self.stage = "propose"
+
+    def done(self) -> bool:
+        return self.agreed is not None or len(self.votes) >= self.p["rounds"]
+
+    def public_state(self) -> dict[str, Any]:
+        return {"round": self.round, "stage": self.stage,
+                "proposals": self.proposals[-1] if self.proposals else [],
+                "votes": self.votes[-1] if len(self.votes) == len(self.proposals) and self.votes else [],
+                "agreed": self.agreed}
+
+    def proposers(self) -> list[int]:
+        """Seats whose last proposal is the agreed split."""
+        if self.agreed is None:
+            return []
+        return [s for s, p in enumerate(self.proposals[-1]) if p == self.agreed]
+
+    def result(self) -> dict[int, SeatResult]:
+        success = self.agreed is not None
+        return {s: SeatResult(100 - self.agreed[s] if success else 0.0, success, 1, self.airlines[s])
+                for s in range(N_SEATS)}
+
+    def metrics(self) -> list[tuple[int | None, str, float]]:
+        success = float(self.agreed is not None)
+        rows: list[tuple[int | None, str, float]] = [(None, "agreement", success),
+                                                     (None, "negotiation_rounds", len(self.votes))]
+        proposers = self.proposers()
+        for s in range(N_SEATS):
+            rows.append((s, "agreement", success))
+            rows.append((s, "proposal_agreed", float(s in proposers)))
+        return rows
+
+    def outcome(self) -> dict[str, Any]:
+        return {"group": self.p["group"], "agreed": self.agreed is not None, "split": self.agreed,
+                "rounds": len(self.votes), "proposers": self.proposers()}
+
+
+def _closest(proposals: list[list[float]], target: list[float]) -> int:
+    return min(range(len(proposals)), key=lambda s: (sum(abs(a - b) for a, b in zip(proposals[s], target,
+                                                                                      strict=True)), s))
+
+
+@policy("cost_sharing", "fair")
+def _fair(obs: Observation, rng, arg) -> Any:
+    """Propose shares in proportion to passengers; vote for the proposal closest to that split."""
+    fair = usage_split(obs.view["airlines"])
+    return fair if obs.phase == "propose" else _closest(obs.view["proposals"], fair)
+
+
+policy("cost_sharing", "equilibrium")(_fair)
+
+
+@policy("cost_sharing", "selfish")
+def _selfish(obs: Observation, rng, arg) -> Any:
+    """Ask to pay 10% and vote only for its own proposal: agreement only if everyone gives in."""
+    if obs.phase == "vote":
+        return obs.seat
+    others = [s for s in range(N_SEATS) if s != obs.seat]
+    split = [0.0] * N_SEATS
+    split[obs.seat], split[others[0]], split[others[1]] = 10.0, 45.0, 45.0
+    return split
+
+
+@policy("cost_sharing", "follow_first")
+def _follow_first(obs: Observation, rng, arg) -> Any:
+    """Propose its opening position, then always vote for Player 1's proposal."""
+    return obs.view["opening"][obs.seat] if obs.phase == "propose" else 0

@@ -1,0 +1,166 @@
+"""Two-player mark-placing games on a grid (LLMArena's TicTacToe and ConnectFour): X moves first,
+k marks in a row, column or diagonal win, a full grid is a draw. The board is drawn as text, the
+`hint` parameter puts the legal moves in the prompt, and a move the parser rejects (a taken cell,
+a full column) is an illegal move the runner counts. Subclasses say how a move is written and
+where it lands."""
+
+from __future__ import annotations
+
+import re
+from abc import abstractmethod
+from functools import cache
+from typing import Any, ClassVar
+
+from engine.games.base import Choice, Game, Observation, Param, ParseError, SeatResult
+from engine.games.legal_actions import hint_line
+from engine.games.parsing import json_field
+
+MARKS = ("X", "O")
+Board = tuple[str | None, ...]
+
+
+@cache
+def lines(rows: int, cols: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """Every window of k cells in a row, column or diagonal, as flat indices (row-major)."""
+    found = []
+    for r in range(rows):
+        for c in range(cols):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                end_r, end_c = r + dr * (k - 1), c + dc * (k - 1)
+                if 0 <= end_r < rows and 0 <= end_c < cols:
+                    found.append(tuple((r + dr * i) * cols + c + dc * i for i in range(k)))
+    return tuple(found)
+
+
+def winner_on(board: Board, rows: int, cols: int, k: int) -> str | None:
+    for line in lines(rows, cols, k):
+        first = board[line[0]]
+        if first is not None and all(board[i] == first for i in line):
+            return first
+    return None
+
+
+def grid_text(board: Board | list[str | None], rows: int, cols: int) -> str:
+    """Rows of `X | . | O`, separated by dashes; "." is an empty cell."""
+    texts = [" | ".join(board[r * cols + c] or "." for c in range(cols)) for r in range(rows)]
+    return ("\n" + "-" * len(texts[0]) + "\n").join(texts)
+
+
+def other(mark: str) -> str:
+    return MARKS[1 - MARKS.index(mark)]
+
+
+class GridGame(Game):
+    """The shared mechanics; a move is an int the subclass defines (a cell, a column)."""
+
+    rows: ClassVar[int]
+    cols: ClassVar[int]
+    connect: ClassVar[int]
+    hint_template: ClassVar[str]  # with {moves}
+    answer_key: ClassVar[str]  # the JSON key a structured answer may use
+    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool)}
+    presets = {"default": {}, "no_hint": {"hint": False}}
+
+    @classmethod
+    def n_seats(cls, params: dict[str, Any]) -> int:
+        return 2
+
+    # ---- what subclasses define
+    @abstractmethod
+    def legal_moves(self) -> list[int]: ...
+
+    @abstractmethod
+    def move_label(self, move: int) -> str: ...
+
+    @abstractmethod
+    def landing_cell(self, move: int) -> int: ...
+
+    @abstractmethod
+    def read_move(self, text: str) -> int:
+        """The move an answer names (ParseError if none or off the board; legality is checked after)."""
+
+    @abstractmethod
+    def why_illegal(self, move: int) -> str: ...
+
+    def move_notes(self, mark: str, before: Board) -> dict[str, Any]:
+        """Extra public facts about the move just made (stored with the state)."""
+        return {}
+
+    # ---- the protocol
+    def setup(self) -> None:
+        self.board: list[str | None] = [None] * (self.rows * self.cols)
+        self.to_move = 0
+        self.moves: list[int] = []
+        self.last_move: dict[str, Any] | None = None
+        self.round = 1
+
+    def winner(self) -> str | None:
+        return winner_on(tuple(self.board), self.rows, self.cols, self.connect)
+
+    def to_act(self) -> list[int]:
+        return [] if self.done() else [self.to_move]
+
+    def observe(self, seat: int) -> Observation:
+        legal = self.legal_moves()
+        labels = tuple(self.move_label(m) for m in legal)
+        view = {
+            "mark": MARKS[seat], "board": list(self.board), "board_text": grid_text(self.board, self.rows, self.cols),
+            "available_line": hint_line(self.p["hint"], self.hint_template, labels),
+        }
+        return self.make_observation(seat, "move", view, Choice(tuple(legal), labels, key=self.answer_key))
+
+    def parse(self, seat: int, text: str) -> int:
+        if not isinstance(text, str) or not text.strip():
+            raise ParseError("the answer was empty")
+        value = json_field(text, self.answer_key)
+        move = self.read_move(str(value) if value is not None else text)
+        if move not in self.legal_moves():
+            raise ParseError(self.why_illegal(move))
+        return move
+
+    def step(self, actions: dict[int, Any]) -> None:
+        seat = self.to_move
+        move = int(actions[seat])
+        if move not in self.legal_moves():
+            raise ValueError(f"illegal move {self.move_label(move)} reached step")
+        before = tuple(self.board)
+        self.board[self.landing_cell(move)] = MARKS[seat]
+        self.moves.append(move)
+        self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(move)} | self.move_notes(
+            MARKS[seat], before)
+        self.announce(f"{self.player_name(seat)} ({MARKS[seat]}) played {self.move_label(move)}.\n"
+                      f"{grid_text(self.board, self.rows, self.cols)}")
+        self.to_move = 1 - seat
+        self.round += 1
+
+    def done(self) -> bool:
+        return self.winner() is not None or not self.legal_moves()
+
+    def public_state(self) -> dict[str, Any]:
+        return {"board": list(self.board), "rows": self.rows, "cols": self.cols,
+                "moves": [self.move_label(m) for m in self.moves], "to_move": MARKS[self.to_move],
+                "winner": self.winner(), "last_move": self.last_move}
+
+    def result(self) -> dict[int, SeatResult]:
+        w = self.winner()
+        if w is None:
+            return {s: SeatResult(0.5, False, 1, MARKS[s]) for s in (0, 1)}
+        return {s: SeatResult(float(MARKS[s] == w), MARKS[s] == w, 1 if MARKS[s] == w else 2, MARKS[s])
+                for s in (0, 1)}
+
+    def outcome(self) -> dict[str, Any]:
+        return {"winner": self.winner(), "moves": len(self.moves)}
+
+
+_PAIR = re.compile(r"(?<!\d)(-?\d{1,3})\s*,\s*(-?\d{1,3})(?!\d)")  # bounded: linear on huge answers
+_SINGLE = re.compile(r"(?<!\d)(-?\d{1,3})(?!\d)(?!\.\d)")
+
+
+def last_pair(text: str) -> tuple[int, int] | None:
+    found = _PAIR.findall(text)
+    return (int(found[-1][0]), int(found[-1][1])) if found else None
+
+
+def last_int(text: str) -> int | None:
+    found = _SINGLE.findall(text)
+    return int(found[-1]) if found else None

@@ -1,0 +1,155 @@
+"""MAgIC's game-theory games: the 21 settings on disk, Cost Sharing's proposals and votes, the Public
+Good's end-of-game payout, the Prisoner's Dilemma payoffs from the settings, the bots and the run spec."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from engine.agents.bots import find_policy
+from engine.games import get_game
+from engine.games.base import ParseError
+from engine.games.cost_sharing import SplitSpace, usage_split
+from engine.games.magic_common import DATA_DIR, load_group
+from engine.spec import load_spec
+
+THEORY = ("cost_sharing", "prisoners_dilemma", "magic_public_good")
+
+
+def new(name, **params):
+    cls = get_game(name)
+    game = cls(cls.resolve_params(params))
+    game.reset(0)
+    return game
+
+
+def play(game, policies):
+    """Play to the end with one bot policy per seat; returns the game."""
+    while not game.done():
+        seats = game.to_act()
+        game.step({s: find_policy(game.name, policies[s])(game.observe(s), random.Random(s), None) for s in seats})
+    return game
+
+
+@pytest.mark.parametrize("name", THEORY)
+def test_twenty_one_settings_seven_groups_times_three_test_seats(name):
+    files = sorted((DATA_DIR / name).glob("*.json"), key=lambda p: int(p.stem))
+    assert [int(p.stem) for p in files] == list(range(21))
+    for n, path in enumerate(files):
+        assert json.loads(path.read_text())["test_player_name"] == f"Player {n % 3 + 1}"
+    groups = [json.dumps(load_group(name, g), sort_keys=True) for g in range(1, 8)]
+    assert len(set(groups)) == 7  # seven different parameter sets
+
+
+def test_group_one_is_the_authors_released_setting_and_multipliers_are_the_papers():
+    assert load_group("prisoners_dilemma", 1)["topic_values"] == {"cooperate": 2, "defect": 1, "one_defect": 4,
+                                                                  "two_defect": 2}
+    assert [load_group("magic_public_good", g)["multiplier"] for g in range(1, 8)] == [1, 1.2, 1.5, 1.8, 2, 2.5, 3]
+    sharing = load_group("cost_sharing", 1)
+    assert sharing["topic"].startswith("Fixed Airport Fee: $1,000,000")
+    assert sharing["proposal"]["Player 1"] == [40, 30, 30]
+
+
+def test_a_group_whose_files_disagree_is_refused(tmp_path, monkeypatch):
+    import engine.games.magic_common as common
+    for seat, value in enumerate((2, 2, 3)):
+        (tmp_path / "pd").mkdir(exist_ok=True)
+        (tmp_path / "pd" / f"{seat}.json").write_text(json.dumps({"test_player_name": f"Player {seat + 1}",
+                                                                  "v": value}))
+    monkeypatch.setattr(common, "DATA_DIR", tmp_path)
+    common._load_group.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="differ"):
+            common.load_group("pd", 1)
+    finally:
+        common._load_group.cache_clear()
+
+
+def test_prisoners_dilemma_plays_the_payoffs_of_its_preset_group():
+    cls = get_game("prisoners_dilemma")
+    game = cls(cls.resolve_params({}, "magic_6"))  # (5, 1, 8, 3)
+    game.reset(0)
+    game.step({0: "defect", 1: "cooperate", 2: "cooperate"})
+    assert game.totals == [8.0, 0.0, 0.0]
+    assert game.observe(1).view["one_defect"] == 8.0
+    game.step({0: "defect", 1: "defect", 2: "cooperate"})
+    assert game.totals == [11.0, 3.0, 0.0]
+    rows = {(s, k): v for s, k, v in game.metrics()}
+    assert rows[(0, "rational_moves")] == 2 and rows[(1, "rational_moves")] == 1 and rows[(2, "rational_chances")] == 2
+
+
+def test_split_parser_reads_json_or_the_last_three_percentages_and_checks_the_sum():
+    space = SplitSpace()
+    assert space.parse('I think {"proposal": [50, 25, 25]}') == [50, 25, 25]
+    assert space.parse("A 60%, B 20% and C 20%") == [60, 20, 20]
+    assert space.parse("[33.33, 33.33, 33.34]") == [33.33, 33.33, 33.34]
+    for bad in ('{"proposal": [50, 50]}', "40 40 40", '{"proposal": [120, -10, -10]}', "no numbers", "-5 55 50"):
+        with pytest.raises(ParseError):
+            space.parse(bad)
+
+
+def test_cost_sharing_agreement_needs_three_votes_for_one_split():
+    game = new("cost_sharing")
+    game.step({0: [40, 30, 30], 1: [50, 25, 25], 2: [50, 25, 25]})
+    assert game.to_act() == [0, 1, 2] and game.observe(0).phase == "vote"
+    game.step({0: 0, 1: 1, 2: 2})  # 1 and 2 propose the same split, but 0 votes for its own
+    assert not game.done() and game.round == 2
+    game.step({0: [40, 30, 30], 1: [50, 25, 25], 2: [50, 25, 25]})
+    game.step({0: 1, 1: 2, 2: 1})  # different proposers, one split: success
+    assert game.done() and game.agreed == [50, 25, 25]
+    assert game.proposers() == [1, 2]
+    assert all(r.won and r.rank == 1 for r in game.result().values())
+    assert game.result()[0].score == 50
+    rows = {(s, k): v for s, k, v in game.metrics()}
+    assert rows[(None, "agreement")] == 1 and rows[(None, "negotiation_rounds")] == 2
+    assert [rows[(s, "proposal_agreed")] for s in range(3)] == [0, 1, 1]
+
+
+def test_cost_sharing_fails_after_five_rounds_without_consensus():
+    game = play(new("cost_sharing"), ["selfish", "selfish", "fair"])
+    assert game.done() and game.agreed is None and len(game.votes) == 5
+    assert not any(r.won for r in game.result().values())
+    rows = {(s, k): v for s, k, v in game.metrics()}
+    assert rows[(0, "agreement")] == 0 and rows[(2, "proposal_agreed")] == 0
+
+
+def test_cost_sharing_bots_fair_agree_in_round_one_and_follow_first_coordinates_on_player_one():
+    game = play(new("cost_sharing", group=4), ["fair", "fair", "fair"])
+    assert game.agreed == usage_split(load_group("cost_sharing", 4)["airlines"]) and len(game.votes) == 1
+    assert sum(game.agreed) == 100
+    game = play(new("cost_sharing"), ["selfish", "follow_first", "follow_first"])
+    assert game.agreed == [10, 45, 45] and game.proposers() == [0]
+
+
+def test_magic_public_good_pays_the_multiplied_pool_at_the_end():
+    game = new("magic_public_good", group=5)  # multiplier 2
+    for _ in range(5):
+        game.step({0: 0, 1: 10, 2: 20})
+    assert game.pool() == 150 and game.share() == 100
+    assert game.finals() == [200, 150, 100]
+    result = game.result()
+    assert result[0].won and result[0].rank == 1 and result[2].rank == 3
+    rows = {(s, k): v for s, k, v in game.metrics()}
+    assert rows[(0, "rational_moves")] == 5 and rows[(1, "rational_moves")] == 0 and rows[(1, "invested")] == 50
+
+
+def test_magic_public_good_caps_contributions_at_the_points_left_and_defaults_to_three_and_a_half():
+    game = new("magic_public_good", endowment=30, rounds=2)
+    assert game.multiplier == 3.5
+    game.step({0: 30, 1: 0, 2: 0})
+    assert game.observe(0).space.hi == 0
+    game.step({0: 5, 1: 0, 2: 1})
+    assert game.contributions[-1] == [0, 0, 1] and game.remaining == [0, 30, 29]
+    assert game.finals() == [pytest.approx(36.1667, abs=1e-3), pytest.approx(66.1667, abs=1e-3),
+                             pytest.approx(65.1667, abs=1e-3)]
+
+
+def test_magic_game_theory_spec_plays_twenty_one_competitions_per_game_challenger_in_each_seat():
+    spec = load_spec("runs/magic_game_theory.yaml")
+    for name in THEORY:
+        plans = [m for m in spec.matches if m.game == name]
+        assert len(plans) == 21
+        assert {(m.preset, next(s for s, a in enumerate(m.seats) if a.label == "challenger-bot"))
+                for m in plans} == {(f"magic_{g}", s) for g in range(1, 8) for s in range(3)}

@@ -1,0 +1,93 @@
+"""MAgIC's ability profile: Cooperation, Coordination, Rationality and the game-theory win rates worked
+out by hand for scripted challengers; NaN (never 0) for abilities whose games were not played; the
+seven abilities, win rate and radar area once the social games are in; the `scores --suite magic` CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from engine.__main__ import main
+from engine.metrics.magic import ABILITIES, PROFILE_COLUMNS, ability_profile, radar_area
+from engine.metrics.magic_social import social_abilities
+from engine.runner import run_spec
+from engine.spec import parse_spec
+
+HERO = "hero"
+
+
+def hero(bot: str) -> dict:
+    return {"agent": bot, "label": HERO}
+
+
+THEORY_GAMES = [
+    # hero in seat 0: everyone votes Player 1, agreement on hero's split; in seats 1, 2 it votes itself: fails
+    {"game": "cost_sharing", "preset": "magic_1",
+     "lineups": [{"challenger": hero("bot:selfish"), "others": {"agent": "bot:follow_first", "label": "def"}}]},
+    # hero follows Player 1 among fair defenders: in seat 0 it backs its own opening, the fair ones their split
+    # (fails); in seats 1, 2 all back Player 1's fair split (agreement, but not hero's proposal)
+    {"game": "cost_sharing", "preset": "magic_1",
+     "lineups": [{"challenger": hero("bot:follow_first"), "others": {"agent": "bot:fair", "label": "def"}}]},
+    # always defects (5 of 5 rational) and wins every match against tit-for-tat
+    {"game": "prisoners_dilemma", "preset": "magic_2",
+     "lineups": [{"challenger": hero("bot:always_defect"), "others": {"agent": "bot:tit_for_tat", "label": "def"}}]},
+    # invests 20 a round against free riders: never the least (0 of 5), never wins
+    {"game": "magic_public_good", "preset": "magic_4",
+     "lineups": [{"challenger": hero("bot:steady"), "others": {"agent": "bot:never_invest", "label": "def"}}]},
+]
+SOCIAL_GAMES = [
+    {"game": "chameleon", "lineups": [{"challenger": hero("bot:letters"), "others": "bot:letters"}]},
+    {"game": "undercover", "preset": "magic",
+     "lineups": [{"challenger": hero("bot:letters"), "others": "bot:letters"}]},
+]
+
+
+def run(db, games, name):
+    asyncio.run(run_spec(parse_spec({"name": name, "seed": 0, "games": games}), db, progress=False))
+
+
+def test_radar_area_of_the_regular_heptagon_and_nan_when_an_axis_is_missing():
+    assert radar_area([1.0] * 7) == pytest.approx(7 / 2 * math.sin(2 * math.pi / 7))
+    assert radar_area([1, 0, 1, 0, 1, 0, 0]) == 0
+    assert radar_area([0.5, 1, 1, 1, 1, 1, 1]) == pytest.approx(radar_area([1.0] * 7) * 6 / 7)
+    assert math.isnan(radar_area([1, 1, float("nan"), 1, 1, 1, 1]))
+
+
+def test_empty_database_gives_an_empty_profile_with_its_columns(db_path):
+    run(db_path, [{"game": "bid", "lineups": [["bot:random", "bot:random"]]}], "other")
+    profile = ability_profile(db_path)
+    assert profile.empty and list(profile.columns) == PROFILE_COLUMNS
+
+
+def test_game_theory_abilities_by_hand_and_missing_social_abilities_are_nan(db_path):
+    run(db_path, THEORY_GAMES, "theory")
+    profile = ability_profile(db_path)
+    assert list(profile.agent) == [HERO]  # defenders are not challengers
+    row = profile.iloc[0]
+    assert row["Cooperation"] == pytest.approx(3 / 6) and row["cost_sharing_wr"] == pytest.approx(3 / 6)
+    assert row["Coordination"] == pytest.approx(1 / 3)
+    assert row["Rationality"] == pytest.approx(15 / 30)
+    assert row["prisoner_wr"] == 1.0 and row["public_good_wr"] == 0.0
+    for name in ("Judgement", "Reasoning", "Deception", "Self-awareness", "chameleon_wr", "civilian_wr"):
+        assert math.isnan(row[name]), name
+    assert row["roles"] == 3 and row["win_rate"] == pytest.approx((1 / 2 + 1 + 0) / 3)
+    assert math.isnan(row["area"])
+
+
+def test_full_profile_joins_the_social_abilities_and_the_cli_prints_it(db_path, capsys):
+    run(db_path, THEORY_GAMES + SOCIAL_GAMES, "full")
+    profile = ability_profile(db_path).set_index("agent")
+    social = social_abilities(db_path).set_index("agent")
+    row = profile.loc[HERO]
+    assert row["roles"] == 7 and not row[ABILITIES].isna().any()
+    assert row["Judgement"] == pytest.approx(social.loc[HERO, "judgement"])
+    assert row["Self-awareness"] == pytest.approx(social.loc[HERO, "self_awareness"])
+    rates = [row[c] for c in ("chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
+                              "cost_sharing_wr", "prisoner_wr", "public_good_wr")]
+    assert row["win_rate"] == pytest.approx(sum(rates) / 7)
+    assert row["area"] == pytest.approx(radar_area([row[a] for a in ABILITIES]))
+    assert main(["scores", "--suite", "magic", "--db", str(db_path), "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert "Cooperation" in out and "Self-awareness" in out and HERO in out
