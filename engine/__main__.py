@@ -81,6 +81,26 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    from engine.spec import SpecError
+    from engine.tournament import load_tournament, play_tournament
+
+    try:
+        tournament = load_tournament(args.spec)
+        results = asyncio.run(play_tournament(tournament, Path(args.db), progress=not args.quiet))
+    except SpecError as exc:
+        print(f"error in {args.spec}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
+        return 130
+    for result in results:
+        print(f"{result.game}: {result.rounds} rounds, {result.matches} matches, {result.errors} errors, "
+              f"stopped by {result.stopped_by}")
+        print(result.ratings.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    return 1 if any(r.errors for r in results) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Play and score LLM game matches.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -107,6 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("dir", help="folder of records")
     imp.add_argument("--db", default=str(store.default_db()))
     imp.set_defaults(func=_cmd_import)
+
+    tour = sub.add_parser("tournament", help="a round robin played until the TrueSkill ratings settle")
+    tour.add_argument("spec", help="path to a tournament (YAML), e.g. runs/llmarena_round_robin.yaml")
+    tour.add_argument("--db", default=str(store.default_db()))
+    tour.add_argument("--quiet", action="store_true", help="no progress bar")
+    tour.set_defaults(func=_cmd_tournament)
 
     args = parser.parse_args(argv)
     if getattr(args, "concurrency", None) is not None and args.concurrency < 1:

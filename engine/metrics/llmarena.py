@@ -1,0 +1,66 @@
+"""LLMArena's main table (seed 001 Table 1, SPEC.md): per game a normalized score, and their average.
+
+- `leaderboard(db)`: one row per agent; for the rated games (TicTacToe, ConnectFour, Texas Hold'em,
+  Bargain, Undercover) the TrueSkill mu replayed over the game's matches (`ratings.trueskill_table`) as a
+  share of the best agent's mu · 100; for Bid and Hanabi the agent's average reward (raw in `bid_reward`,
+  `hanabi_reward`; a Hanabi seat's reward is its team's score) as a share of the best average · 100;
+  `average` = the mean of the agent's normalized scores over the games it played, `games` = how many.
+  Games absent from the database are left out.
+
+The analyses of §4 (hint ablation, ConnectFour rewards, poker actions vs win probability, Hanabi action
+shares) are in `engine.metrics.llmarena_analyses`; Bargain and Bid figures in `engine.metrics.negotiation`;
+TrueSkill and Bradley-Terry tables of any game in `engine.metrics.ratings`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from engine import store
+from engine.metrics.ratings import trueskill_table
+
+GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
+REWARD_GAMES = ("bid", "hanabi")
+
+
+def _games_played(db: Path) -> set[str]:
+    marks = ", ".join("?" for _ in GAMES)
+    df = store.query(db, f"SELECT DISTINCT game FROM matches WHERE status = 'ok' AND game IN ({marks})", list(GAMES))
+    return set(df["game"]) if not df.empty else set()
+
+
+def average_rewards(db: str | Path, game: str) -> pd.Series:
+    """Per agent, its mean seat score over the finished matches of `game`."""
+    df = store.query(db, """
+        SELECT coalesce(s.label, s.agent) AS agent, avg(s.score) AS reward
+        FROM matches m JOIN seats s USING (match_id)
+        WHERE m.status = 'ok' AND m.game = ? AND s.score IS NOT NULL GROUP BY ALL""", [game])
+    return df.set_index("agent")["reward"] if not df.empty else pd.Series(dtype=float)
+
+
+def _normalized(values: pd.Series) -> pd.Series:
+    best = values.max()
+    return values / best * 100 if best > 0 else values * float("nan")
+
+
+def leaderboard(db: str | Path) -> pd.DataFrame:
+    db = Path(db)
+    played = [g for g in GAMES if g in _games_played(db)]
+    if not played:
+        return pd.DataFrame()
+    columns: dict[str, pd.Series] = {}
+    for game in played:
+        if game in REWARD_GAMES:
+            reward = average_rewards(db, game)
+            columns[f"{game}_reward"] = reward
+            columns[game] = _normalized(reward)
+        else:
+            columns[game] = _normalized(trueskill_table(db, game).set_index("agent")["mu"])
+    table = pd.DataFrame(columns)
+    table["average"] = table[played].mean(axis=1)
+    table["games"] = table[played].notna().sum(axis=1)
+    ordered = played + ["average", "games"] + [f"{g}_reward" for g in played if g in REWARD_GAMES]
+    table = table[ordered].rename_axis("agent").reset_index()
+    return table.sort_values(["average", "agent"], ascending=[False, True], ignore_index=True)

@@ -1,0 +1,168 @@
+"""What makes a dashboard view shareable: its selection in the URL (st.query_params, so a copied
+link opens the same view), its tables as CSV and Parquet downloads, and the whole page as one
+self-contained HTML report (tables and plotly figures, plotly.js inlined once).
+
+A minimal first version written by the leaderboard/abilities/games/robustness pages; extend freely.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import io
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from engine.queries import Filters
+
+
+# ---------------------------------------------------------------- selection in the URL
+def _remember(key: str, value: list[str] | str | None) -> None:
+    if value in (None, "", []):
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = value
+
+
+def url_multiselect(label: str, options: list[str], key: str, default: list[str] | None = None) -> list[str]:
+    """A multiselect whose choice lives in the URL as repeated `key=` parameters."""
+    options = list(options)
+    if key not in st.session_state:
+        wanted = st.query_params.get_all(key) or (default or [])
+        st.session_state[key] = [o for o in wanted if o in options]
+    chosen = st.multiselect(label, options, key=key)
+    _remember(key, chosen)
+    return chosen
+
+
+def url_selectbox(label: str, options: list[Any], key: str, default: Any = None) -> Any:
+    """A selectbox whose choice lives in the URL (`key=<str(option)>`); falls back to `default`, then the first."""
+    options = list(options)
+    if not options:
+        return None
+    names = [str(o) for o in options]
+    if key not in st.session_state:
+        wanted = st.query_params.get(key)
+        fallback = default if default in options else options[0]
+        st.session_state[key] = options[names.index(wanted)] if wanted in names else fallback
+    chosen = st.selectbox(label, options, key=key)
+    _remember(key, str(chosen))
+    return chosen
+
+
+def url_date_range(label: str, lo: date, hi: date, key: str) -> tuple[date, date]:
+    """A from-to date input kept in the URL as `key=YYYY-MM-DD..YYYY-MM-DD`."""
+    if key not in st.session_state:
+        start, end = lo, hi
+        raw = st.query_params.get(key, "")
+        if ".." in raw:
+            try:
+                start, end = (date.fromisoformat(part) for part in raw.split("..", 1))
+            except ValueError:
+                pass
+        st.session_state[key] = (start, end)
+    value = st.date_input(label, key=key)
+    start, end = (tuple(value) + (None, None))[:2] if isinstance(value, (tuple, list)) else (value, value)
+    start, end = start or lo, end or start or hi
+    _remember(key, None if (start, end) == (lo, hi) else f"{start.isoformat()}..{end.isoformat()}")
+    return start, end
+
+
+def filter_bar(options: pd.DataFrame, games: bool = True) -> Filters:
+    """Run, game, preset and date filters over `queries.filter_options` rows, kept in the URL."""
+    if options.empty:
+        return Filters()
+    names = dict(zip(options["run_id"], options["run_name"].fillna(""), strict=False))
+    cols = st.columns(4 if games else 3)
+    with cols[0]:
+        runs = url_multiselect("Runs", sorted(names), "runs")
+    picked_games: list[str] = []
+    if games:
+        with cols[1]:
+            picked_games = url_multiselect("Games", sorted(options["game"].unique()), "games")
+    with cols[-2]:
+        presets = url_multiselect("Presets", sorted(options["preset"].dropna().unique()), "presets")
+    with cols[-1]:
+        lo, hi = pd.Timestamp(options["first_day"].min()).date(), pd.Timestamp(options["last_day"].max()).date()
+        start, end = url_date_range("Finished between", lo, hi, "dates")
+    return Filters(tuple(runs), tuple(picked_games), tuple(presets), None if start == lo else start,
+                   None if end == hi else end)
+
+
+# ---------------------------------------------------------------- slow scorers, once per database version
+def _db_version(db: str | Path) -> tuple:
+    """Changes whenever a writer commits (the file or its write-ahead log changes)."""
+    stamps = []
+    for path in (Path(db), Path(f"{db}.wal")):
+        stat = path.stat() if path.exists() else None
+        stamps.append((stat.st_mtime_ns, stat.st_size) if stat else None)
+    return tuple(stamps)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _cached_call(module: str, name: str, db: str, version: tuple, kwargs: tuple) -> pd.DataFrame:
+    return getattr(importlib.import_module(module), name)(Path(db), **dict(kwargs))
+
+
+def cached(fn, db: str | Path, **kwargs) -> pd.DataFrame:
+    """`fn(db, **kwargs)` for scorers that read whole games in pandas (MAgIC's profile, WiS' tables,
+    ratings): computed once per version of the database and reused across reruns and sessions."""
+    return _cached_call(fn.__module__, fn.__name__, str(db), _db_version(db), tuple(sorted(kwargs.items())))
+
+
+# ---------------------------------------------------------------- downloads
+def to_parquet(df: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    df.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def download_table(df: pd.DataFrame, name: str) -> None:
+    """CSV and Parquet download buttons for one table."""
+    left, right = st.columns(2)
+    left.download_button("CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}")
+    right.download_button("Parquet", to_parquet(df), f"{name}.parquet", "application/octet-stream",
+                          key=f"parquet_{name}")
+
+
+@dataclass
+class Report:
+    """The page as it was shown, collected section by section and offered as one HTML file."""
+
+    title: str
+    parts: list[str] = field(default_factory=list)
+    _plotly_inlined: bool = False
+
+    def text(self, markdown: str) -> None:
+        self.parts.append(f"<p>{html.escape(markdown)}</p>")
+
+    def table(self, title: str, df: pd.DataFrame) -> None:
+        self.parts.append(f"<h2>{html.escape(title)}</h2>" + df.to_html(index=False, na_rep="", float_format="%.3f"))
+
+    def figure(self, title: str, fig) -> None:
+        self.parts.append(f"<h2>{html.escape(title)}</h2>" + fig.to_html(
+            full_html=False, include_plotlyjs=not self._plotly_inlined))
+        self._plotly_inlined = True
+
+    def html(self) -> str:
+        body = "\n".join(self.parts)
+        return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
+                "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ccc;padding:2px 6px}</style></head>"
+                f"<body><h1>{html.escape(self.title)}</h1>{body}</body></html>")
+
+    def download(self, name: str) -> None:
+        st.download_button("Download this page as an HTML report", self.html().encode(), f"{name}.html",
+                           "text/html", key=f"report_{name}")
+
+
+def show_table(report: Report, title: str, df: pd.DataFrame, name: str) -> None:
+    """A table on the page, in the report, and as CSV/Parquet downloads."""
+    st.dataframe(df, hide_index=True, width="stretch")
+    download_table(df, name)
+    report.table(title, df)

@@ -1,0 +1,78 @@
+"""Abilities (MAgIC, seed 000 Figure 1): the radar of the seven abilities for several challengers at
+once, the radar's area against the win rate, and vanilla against PGM side by side. Figures come from
+engine/metrics/magic.py's ability_profile (NaN where a game was not played)."""
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine import queries, store
+from engine.sharing import Report, cached, show_table, url_multiselect
+
+ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
+DB = store.default_db()
+report = Report("Abilities (MAgIC)")
+
+st.title("Abilities (MAgIC)")
+profile_of = queries.optional_metric("magic", "ability_profile")
+if profile_of is None or store.count_matches(DB) == 0:
+    st.info("No data yet: play MAgIC's games (e.g. `python -m engine run runs/magic_social.yaml` and "
+            "`runs/magic_game_theory.yaml`).")
+    st.stop()
+
+profile = cached(profile_of, DB)
+if profile.empty:
+    st.info("No data yet: no Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public "
+            "good matches in this database.")
+    st.stop()
+
+profile["challenger"] = profile["agent"] + " · " + profile["strategy"].astype(str)
+names = profile["challenger"].tolist()
+chosen = url_multiselect("Challengers", names, "agents", default=names[:4]) or names[:4]
+shown = profile[profile["challenger"].isin(chosen)]
+
+
+def radar(rows, title: str) -> go.Figure:
+    fig = go.Figure()
+    for row in rows.itertuples(index=False):
+        values = [row[rows.columns.get_loc(a)] for a in ABILITIES]
+        fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]], name=row.challenger,
+                                      fill="toself", opacity=0.6))
+    fig.update_layout(title=title, polar={"radialaxis": {"range": [0, 1]}}, height=460)
+    return fig
+
+
+fig = radar(shown, "Seven abilities")
+st.plotly_chart(fig)
+report.figure("Seven abilities", fig)
+missing = shown[shown[ABILITIES].isna().any(axis=1)]["challenger"].tolist()
+if missing:
+    st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(missing)}.")
+
+bars = go.Figure([
+    go.Bar(x=shown["challenger"], y=shown["area"], name="radar area", offsetgroup=0),
+    go.Bar(x=shown["challenger"], y=shown["win_rate"], name="win rate", yaxis="y2", offsetgroup=1),
+])
+bars.update_layout(title="Radar area against win rate", barmode="group", height=400, yaxis_title="area",
+                   yaxis2={"title": "win rate", "overlaying": "y", "side": "right", "range": [0, 1]})
+st.plotly_chart(bars)
+report.figure("Radar area against win rate", bars)
+
+st.subheader("Vanilla against PGM")
+pairs = profile[profile["strategy"].isin(["vanilla", "pgm"])]
+both = sorted(a for a, rows in pairs.groupby("agent") if set(rows["strategy"]) == {"vanilla", "pgm"})
+if not both:
+    st.caption("No agent has played both the vanilla and the pgm strategy yet.")
+else:
+    pick = pairs[pairs["agent"].isin(both)]
+    left, right = st.columns(2)
+    for column, strategy in ((left, "vanilla"), (right, "pgm")):
+        side = radar(pick[pick["strategy"] == strategy], strategy)
+        column.plotly_chart(side)
+        report.figure(f"Abilities: {strategy}", side)
+    wide = pick.pivot_table(index="agent", columns="strategy", values=[*ABILITIES, "win_rate", "area"])
+    wide.columns = [f"{name} ({strategy})" for name, strategy in wide.columns]
+    show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
+
+st.subheader("Profile")
+show_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile")
+report.download("abilities")

@@ -1,0 +1,109 @@
+"""Leaderboards: per game and overall, win rates with Wilson 95% intervals, matches and cost per match,
+TrueSkill and Bradley-Terry ratings; γ-Bench's 0-100 table (imported GAMA-Bench rows marked
+`published`); the Who-is-Spy ranking and LLMArena's table. Filters by run, game, preset and date."""
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine import queries, store
+from engine.metrics import wis
+from engine.sharing import Report, cached, filter_bar, show_table, url_selectbox
+
+DB = store.default_db()
+report = Report("Leaderboards")
+
+st.title("Leaderboards")
+if store.count_matches(DB) == 0:
+    st.info("No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`).")
+    st.stop()
+
+options = queries.filter_options(DB)
+filters = filter_bar(options)
+SLOW_SCORER_LIMIT = 5000  # matches
+
+
+def win_rate_chart(table, title: str) -> go.Figure:
+    fig = go.Figure(go.Bar(
+        x=table["agent"], y=table["win_rate"],
+        error_y={"type": "data", "symmetric": False, "array": table["ci_high"] - table["win_rate"],
+                 "arrayminus": table["win_rate"] - table["ci_low"]}))
+    fig.update_layout(title=title, yaxis_title="win rate (95% Wilson interval)", yaxis_range=[0, 1], height=360)
+    return fig
+
+
+def wanted(what: str, matches: int, key: str) -> bool:
+    """Scorers that replay every match in Python run by themselves on small databases, on request above."""
+    return matches <= SLOW_SCORER_LIMIT or st.checkbox(f"Compute {what} over {matches:,} matches (slow)", key=key)
+
+
+def ratings(game: str | None):
+    """TrueSkill and Bradley-Terry tables from engine/metrics/ratings.py, or a note while it is missing."""
+    trueskill = queries.optional_metric("ratings", "trueskill_table")
+    bradley_terry = queries.optional_metric("ratings", "bradley_terry_table")
+    if trueskill is None and bradley_terry is None:
+        st.caption("Ratings: no data yet (engine/metrics/ratings.py is not there).")
+        return
+    suffix = game or "overall"
+    played = int(options["matches"].sum() if game is None else options.loc[options["game"] == game, "matches"].sum())
+    if not wanted("ratings", played, f"ratings_{suffix}"):
+        return
+    if trueskill is not None:
+        st.markdown("TrueSkill (conservative = μ - 3σ; every match of the database)")
+        show_table(report, f"TrueSkill ({suffix})", cached(trueskill, DB, game=game), f"trueskill_{suffix}")
+    if bradley_terry is not None:
+        st.markdown("Bradley-Terry (bootstrap 95% interval)")
+        show_table(report, f"Bradley-Terry ({suffix})", cached(bradley_terry, DB, game=game), f"bradley_terry_{suffix}")
+
+
+st.header("Overall")
+overall = queries.win_rates(DB, filters, by_game=False)
+if overall.empty:
+    st.info("No finished matches match these filters.")
+else:
+    fig = win_rate_chart(overall, "Win rate over all selected games")
+    st.plotly_chart(fig)
+    report.figure("Win rate over all selected games", fig)
+    show_table(report, "Overall win rates", overall, "win_rates_overall")
+    ratings(None)
+
+st.header("Per game")
+per_game = queries.win_rates(DB, filters, by_game=True)
+if not per_game.empty:
+    game = url_selectbox("Game", sorted(per_game["game"].unique()), "game")
+    rows = per_game[per_game["game"] == game].drop(columns="game")
+    fig = win_rate_chart(rows, f"Win rate: {game}")
+    st.plotly_chart(fig)
+    report.figure(f"Win rate: {game}", fig)
+    show_table(report, f"Win rates: {game}", rows, f"win_rates_{game}")
+    ratings(game)
+
+st.header("γ-Bench (0-100)")
+gama = queries.gamabench_scores(DB, filters)
+if gama.empty:
+    st.caption("No γ-Bench games in this selection yet.")
+else:
+    st.caption("Rows with source `published` are GAMA-Bench's own records, imported with "
+               "`python -m engine import gamabench DIR`; `overall` needs all eight games.")
+    show_table(report, "γ-Bench scores", gama, "gamabench")
+
+st.header("Who is Spy ranking")
+ranking = cached(wis.leaderboard, DB)
+if ranking.empty:
+    st.caption("No Who-is-Spy (`undercover`, rules `wis`) games yet.")
+else:
+    st.caption("Ranking = 100 + the sum of scores - games played (every WiS game of the database).")
+    show_table(report, "Who is Spy ranking", ranking, "wis_ranking")
+
+llmarena = queries.optional_metric("llmarena", "leaderboard")
+st.header("LLMArena")
+if llmarena is None:
+    st.caption("LLMArena table: no data yet (engine/metrics/llmarena.py is not there).")
+else:
+    if wanted("LLMArena's table", int(options["matches"].sum()), "llmarena_table"):
+        board = cached(llmarena, DB)
+        if board.empty:
+            st.caption("No LLMArena games yet.")
+        else:
+            show_table(report, "LLMArena", board, "llmarena")
+
+report.download("leaderboards")

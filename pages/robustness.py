@@ -1,0 +1,61 @@
+"""Robustness (GAMA-Bench RQ1, seed 002 §4.1): for one model, its scores across prompt versions,
+temperatures, strategies and repeats; per level the mean and spread, a t-test against the default
+(paired on shared seeds, Welch otherwise; Holm-corrected) and Cohen's d; per game and factor the
+paper's verdict: robust when the scores' standard deviation across levels is small."""
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine import queries, store
+from engine.metrics import stats
+from engine.sharing import Report, filter_bar, show_table, url_selectbox
+
+FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
+                "repeat": "repeats"}
+DB = store.default_db()
+report = Report("Robustness")
+
+st.title("Robustness")
+if store.count_matches(DB) == 0:
+    st.info("No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`.")
+    st.stop()
+
+filters = filter_bar(queries.filter_options(DB))
+agent = url_selectbox("Model", queries.agents(DB, filters)["agent"].tolist(), "agent")
+scores = queries.robustness_scores(DB, agent, filters) if agent else None
+if scores is None or scores.empty:
+    st.info("No scored matches of this model in the selection.")
+    st.stop()
+
+tables = queries.robustness_tables(scores)
+summary = []
+for factor, label in FACTOR_NAMES.items():
+    st.header(label.capitalize())
+    varied = [game for f, game in tables if f == factor]
+    if not varied:
+        st.caption(f"{agent} has not played any game at more than one of its {label}.")
+        continue
+    fig = go.Figure()
+    for game in varied:
+        table = tables[(factor, game)]
+        verdict = stats.robustness_verdict(table["mean"])
+        summary.append({"game": game, "factor": factor, "levels": len(table),
+                        "std_of_means": table["mean"].std(ddof=1), "significant": int(table["significant"].sum()),
+                        "verdict": verdict})
+        fig.add_trace(go.Scatter(x=table["level"].astype(str), y=table["mean"], name=game, mode="lines+markers",
+                                 error_y={"type": "data", "array": table["std"].fillna(0)}))
+        st.markdown(f"**{game}**: {verdict}")
+        show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}")
+    fig.update_layout(title=f"Mean score (± sd) across {label}", xaxis_title=factor, yaxis_title="score",
+                      height=400)
+    st.plotly_chart(fig)
+    report.figure(f"Mean score across {label}", fig)
+
+if summary:
+    st.header("Verdicts")
+    st.caption(f"Robust: the standard deviation of the level means is at most {stats.ROBUST_STD:g} points "
+               f"(the paper calls games with 2.4-3.4 consistent and singles out 7.6-11.0); `significant` counts "
+               f"levels whose Holm-adjusted p < {stats.ALPHA:g} against the default.")
+    show_table(report, "Verdicts", pd.DataFrame(summary), "robustness_verdicts")
+report.download("robustness")

@@ -1,0 +1,42 @@
+"""LLMArena's table: normalized TrueSkill per game, normalized average reward for Bid and Hanabi, the average."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from engine.__main__ import main
+from engine.metrics.llmarena import leaderboard
+from engine.metrics.ratings import trueskill_table
+from tests.test_ratings import write_outcomes
+
+
+@pytest.fixture
+def arena_db(tmp_path):
+    db = tmp_path / "arena.duckdb"
+    upset = [("weak", 1, 1.0), ("strong", 2, 0.0)]
+    write_outcomes(db, "tictactoe", [[("strong", 1, 1.0), ("weak", 2, 0.0)]] * 6 + [upset])
+    write_outcomes(db, "bid", [[("strong", 1, 4.0), ("weak", 2, 0.0)], [("weak", 1, 1.0), ("strong", 2, 0.0)]])
+    write_outcomes(db, "hanabi", [[("strong", 1, 6.0), ("strong", 1, 6.0)], [("weak", 1, 3.0), ("weak", 1, 3.0)]])
+    return db
+
+
+def test_normalized_scores_and_average(arena_db):
+    table = leaderboard(arena_db).set_index("agent")
+    assert list(table.columns) == ["tictactoe", "bid", "hanabi", "average", "games", "bid_reward", "hanabi_reward"]
+    mu = trueskill_table(arena_db, "tictactoe").set_index("agent")["mu"]
+    assert table.loc["weak", "tictactoe"] == pytest.approx(mu["weak"] / mu["strong"] * 100)
+    assert table.loc["strong", "tictactoe"] == pytest.approx(100)
+    assert table.loc["strong", "bid_reward"] == pytest.approx(2.0) and table.loc["weak", "bid"] == pytest.approx(25)
+    assert table.loc["weak", "hanabi_reward"] == pytest.approx(3.0) and table.loc["weak", "hanabi"] == pytest.approx(50)
+    expected = (table.loc["weak", "tictactoe"] + 25 + 50) / 3
+    assert table.loc["weak", "average"] == pytest.approx(expected)
+    assert list(table.index) == ["strong", "weak"] and (table["games"] == 3).all()
+
+
+def test_absent_games_are_left_out_and_cli_prints_the_table(arena_db, tmp_path, capsys):
+    assert leaderboard(tmp_path / "none.duckdb").empty
+    assert main(["scores", "--suite", "llmarena", "--db", str(arena_db), "--format", "csv"]) == 0
+    printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    assert "connect_four" not in printed.columns and "undercover" not in printed.columns
+    assert printed.loc[printed["agent"] == "strong", "average"].item() == pytest.approx(100)

@@ -1,0 +1,71 @@
+"""The leaderboards page, headless, on a small played database with imported GAMA-Bench records."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.importers.gamabench import import_dir
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from tests.test_gamabench_import import RAW
+
+SPEC = {"name": "leaderboard", "seed": 3, "repeats": 2, "games": [
+    {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
+    {"game": "guessing_game", "lineups": [{"all": "bot:random"}]},
+    {"game": "undercover", "preset": "wis", "params": {"role_seat": 0}, "lineups": [
+        ["bot:injector", "bot:obedient", "bot:letters", "bot:obedient", "bot:letters", "bot:obedient"]]},
+]}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("leaderboard") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(SPEC), path, progress=False))
+    import_dir(RAW / "guessing_game", path)
+    return path
+
+
+def page(db, monkeypatch, **params) -> AppTest:
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file("../pages/leaderboard.py", default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def frames_with(at: AppTest, column: str) -> list:
+    return [df.value for df in at.dataframe if column in df.value.columns]
+
+
+def test_leaderboards_show_win_rates_gamabench_and_wis(db, monkeypatch):
+    at = page(db, monkeypatch)
+    assert not at.exception
+    overall = frames_with(at, "ci_low")[0].set_index("agent")
+    assert overall.loc["bot:equilibrium", "matches"] == 2 and overall.loc["bot:equilibrium", "wins"] == 2
+    assert overall.loc["bot:equilibrium", "ci_low"] < 1 == overall.loc["bot:equilibrium", "ci_high"]
+    gama = frames_with(at, "guessing_game")[0]
+    assert set(zip(gama["model"], gama["source"], strict=True)) == {("gpt-3.5-turbo-0125", "published"),
+                                                                    ("bot:random", "ours")}
+    ranking = frames_with(at, "ranking")[0]
+    assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
+    assert len(at.get("plotly_chart")) >= 2
+    assert len(at.get("download_button")) == 2 * len(at.dataframe) + 1  # CSV and Parquet a table, the report
+    trueskill = frames_with(at, "conservative")
+    if trueskill:  # engine/metrics/ratings.py present: the overall TrueSkill table lists every agent
+        assert set(overall.index) <= set(trueskill[0]["agent"])
+
+
+def test_the_url_selects_the_game_and_filters(db, monkeypatch):
+    at = page(db, monkeypatch, games="tictactoe", game="tictactoe")
+    assert not at.exception
+    overall = frames_with(at, "ci_low")[0]
+    assert set(overall["agent"]) == {"bot:equilibrium", "bot:random"}  # only the TicTacToe players
+    assert "tictactoe" in at.query_params["game"] and "tictactoe" in at.query_params["games"]
+
+
+def test_an_empty_database_says_how_to_fill_it(tmp_path, monkeypatch):
+    at = page(tmp_path / "none.duckdb", monkeypatch)
+    assert not at.exception and "No matches yet" in at.info[0].value

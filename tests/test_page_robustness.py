@@ -1,0 +1,56 @@
+"""The robustness page, headless: a stub model whose answers depend on the temperature plays the
+guessing game at two temperatures and two prompt versions on the same seeds; the page must find the
+temperature effect significant (paired test), the prompt version not, and give the verdicts."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from engine.testing import StubReply, StubServer
+
+
+def spec(url: str) -> dict:
+    def seat(temperature: float, version: str = "v1") -> dict:
+        return {"all": {"agent": "openai/stub-model", "api_base": url, "temperature": temperature,
+                        "prompt_version": version, "max_tokens": 16}}
+    return {"name": "robustness", "seed": 0, "repeats": 4, "games": [
+        {"game": "guessing_game", "params": {"players": 3, "rounds": 2},
+         "lineups": [seat(1.0), seat(0.0), seat(1.0, "v2")]}]}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("robustness") / "results.duckdb"
+    wobble = itertools.count()
+    with StubServer() as server:
+        # temperature 0 answers near 10 (score near 90), temperature 1 near 50 (score near 50)
+        server.responder = lambda req: StubReply(
+            f'{{"chosen_number": {(10 if req["temperature"] == 0 else 50) + next(wobble) % 5}}}')
+        asyncio.run(run_spec(parse_spec(spec(server.url)), path, progress=False))
+    return path
+
+
+def test_temperature_matters_and_the_prompt_version_does_not(db, monkeypatch):
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file("../pages/robustness.py", default_timeout=60).run()
+    assert not at.exception
+    tables = {h.value: None for h in at.header}
+    assert {"Prompt versions", "Temperatures", "Verdicts"} <= set(tables)
+    frames = [df.value for df in at.dataframe]
+    temps = next(f for f in frames if "level" in f.columns and set(f["level"]) == {0.0, 1.0})
+    assert temps["level"].iloc[0] == 1.0 and temps["test"].iloc[0] == "default"  # the paper's default first
+    cold = temps.iloc[1]
+    assert cold["test"] == "paired t" and cold["pairs"] == 4 and cold["significant"]
+    assert cold["diff"] > 30 and cold["cohens_d"] > 2
+    versions = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"v1", "v2"})
+    assert not versions["significant"].iloc[1]
+    verdicts = frames[-1].set_index("factor")
+    assert verdicts.loc["temperature", "verdict"] == "not robust"
+    assert verdicts.loc["prompt_version", "verdict"] == "robust"
+    assert len(at.get("plotly_chart")) >= 2

@@ -1,0 +1,91 @@
+"""The dashboard's queries on a small played database: counts against the seats table, Wilson bounds,
+γ-Bench's table equal to the scorer's, filters, per-round curves and the robustness rows."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date, timedelta
+
+import pytest
+
+from engine import queries, store
+from engine.importers.gamabench import import_dir
+from engine.metrics import gamabench
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from tests.test_gamabench_import import RAW
+
+SPEC = {"name": "q", "seed": 3, "repeats": 3, "games": [
+    {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
+    {"game": "guessing_game", "params": {"players": 4, "rounds": 3}, "lineups": [{"all": "bot:random"}]},
+    {"game": "guessing_game", "lineups": [{"challenger": "bot:equilibrium", "others": "bot:random"}]},
+]}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("queries") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(SPEC), path, progress=False))
+    import_dir(RAW / "guessing_game", path)
+    return path
+
+
+def test_win_rates_count_matches_and_wins_with_wilson_bounds(db):
+    table = queries.win_rates(db).set_index(["game", "agent"])
+    seats = store.query(db, "SELECT m.game, s.agent, s.match_id, s.won FROM seats s JOIN matches m USING (match_id)")
+    for (game, agent), rows in seats.groupby(["game", "agent"]):
+        per_match = rows.groupby("match_id")["won"].any()
+        assert table.loc[(game, agent), "matches"] == len(per_match)
+        assert table.loc[(game, agent), "wins"] == per_match.sum()
+    assert (table["ci_low"] <= table["win_rate"]).all() and (table["win_rate"] <= table["ci_high"]).all()
+    overall = queries.win_rates(db, by_game=False).set_index("agent")
+    assert overall.loc["bot:equilibrium", "matches"] == 33  # 3 tictactoe + 30 guessing games
+
+
+def test_gamabench_table_equals_the_scorer_and_marks_published_rows(db):
+    mine = queries.gamabench_scores(db)
+    theirs = gamabench.leaderboard(db)
+    published = mine[mine["source"] == "published"]
+    assert list(published["model"]) == ["gpt-3.5-turbo-0125"]
+    assert published["guessing_game"].iloc[0] == pytest.approx(63.4, abs=0.05)  # the repository's 5-run mean
+    for row in theirs.itertuples():
+        match = mine[(mine["model"] == row.model) & (mine["setting"] == row.setting)]
+        assert match["guessing_game"].iloc[0] == pytest.approx(row.guessing_game)
+    assert set(mine["setting"]) == {"vanilla", "custom"}
+
+
+def test_filters_narrow_by_run_game_preset_and_date(db):
+    runs = queries.filter_options(db)
+    ours = runs[runs["source"] == "engine"]["run_id"].iloc[0]
+    only_ours = queries.win_rates(db, queries.Filters(run_ids=(ours,)))
+    assert "gpt-3.5-turbo-0125" not in set(only_ours["agent"])
+    assert set(queries.win_rates(db, queries.Filters(games=("tictactoe",)))["game"]) == {"tictactoe"}
+    assert queries.win_rates(db, queries.Filters(presets=("no_such",))).empty
+    tomorrow = date.today() + timedelta(days=2)
+    assert queries.win_rates(db, queries.Filters(date_from=tomorrow)).empty
+
+
+def test_round_curves_average_each_rounds_record(db):
+    curves = queries.round_curves(db, "guessing_game", queries.Filters(presets=("default",)), agent="bot:equilibrium")
+    assert list(curves["step"]) == list(range(1, 21)) and (curves["matches"] == 30).all()  # 10 seats x 3 repeats
+    # each record's target is 2/3 of its mean
+    assert list(curves["target"]) == pytest.approx(list(curves["mean"] * 2 / 3))
+    assert queries.round_curves(db, "guessing_game", agent="nobody").empty
+
+
+def test_robustness_rows_use_the_match_score_when_the_agent_holds_every_seat(db):
+    rows = queries.robustness_scores(db, "gpt-3.5-turbo-0125")
+    stored = store.query(db, """SELECT value FROM metrics x JOIN matches m USING (match_id) JOIN runs r USING (run_id)
+                                WHERE r.source LIKE 'import:%' AND x.seat IS NULL AND x.name = 'gamabench_score'""")
+    assert sorted(rows["score"]) == pytest.approx(sorted(stored["value"]))
+    assert set(rows["temperature"]) == {1.0} and len(rows) == 5
+    tables = queries.robustness_tables(rows)
+    assert list(tables) == [("repeat", "guessing_game")]  # the only factor that varies
+    table = tables[("repeat", "guessing_game")]
+    assert list(table["level"]) == [0, 1, 2, 3, 4] and list(table["n"]) == [1] * 5
+    assert list(table["mean"]) == pytest.approx(list(rows.sort_values("repeat")["score"]))
+
+
+def test_a_missing_metric_module_reads_as_none():
+    assert queries.optional_metric("no_such_module", "leaderboard") is None
+    assert queries.optional_metric("gamabench", "leaderboard") is gamabench.leaderboard

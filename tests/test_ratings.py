@@ -1,0 +1,147 @@
+"""TrueSkill and Bradley-Terry ratings: strong bots above random, BT intervals cover known strengths,
+team games update both sides sensibly."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine import store
+from engine.metrics.ratings import MU, bradley_terry_table, trueskill_table
+from engine.runner import run_spec
+from engine.spec import parse_spec
+
+START = datetime(2026, 1, 1)
+
+
+def write_outcomes(db, game: str, matches: list[list[tuple]]) -> None:
+    """Bulk-insert finished matches, each a list of seats (agent, rank, score[, role]), one minute apart."""
+    store.init_db(db)
+    rows, seats = [], []
+    for i, match in enumerate(matches):
+        match_id = f"{game}-{i}"
+        rows.append({"match_id": match_id, "run_id": "synthetic", "game": game, "status": "ok",
+                     "started_at": START + timedelta(minutes=i), "finished_at": START + timedelta(minutes=i)})
+        seats += [{"match_id": match_id, "seat": s, "agent": seat[0], "label": seat[0], "rank": seat[1],
+                   "won": seat[1] == 1, "score": seat[2], "role": seat[3] if len(seat) > 3 else None}
+                  for s, seat in enumerate(match)]
+    with store.connect(db) as con:
+        for name, frame in (("matches", pd.DataFrame(rows)), ("seats", pd.DataFrame(seats))):
+            con.register("frame", frame)
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM frame")
+            con.unregister("frame")
+
+
+@pytest.fixture(scope="module")
+def bot_db(tmp_path_factory):
+    db = tmp_path_factory.mktemp("ratings") / "bots.duckdb"
+    spec = parse_spec({"name": "ratings-bots", "repeats": 4, "games": [
+        {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:equilibrium"]]},
+        {"game": "connect_four", "lineups": [["bot:minimax", "bot:random"], ["bot:random", "bot:minimax"]]},
+    ]})
+    summary = asyncio.run(run_spec(spec, db, progress=False))
+    assert summary.errors == 0
+    return db
+
+
+@pytest.mark.parametrize(("game", "strong"), [("tictactoe", "bot:equilibrium"), ("connect_four", "bot:minimax")])
+def test_strong_bot_rates_above_random(bot_db, game, strong):
+    ts = trueskill_table(bot_db, game).set_index("agent")
+    assert list(ts.columns) == ["mu", "sigma", "conservative", "matches", "wins"]
+    assert ts.loc[strong, "mu"] > MU > ts.loc["bot:random", "mu"]
+    assert ts.loc[strong, "conservative"] > ts.loc["bot:random", "conservative"]
+    assert ts.loc[strong, "sigma"] < MU / 3
+    assert ts.loc[strong, "matches"] == 8 and ts.loc["bot:random", "wins"] <= 1
+    bt = bradley_terry_table(bot_db, game, n_boot=50).set_index("agent")
+    assert list(bt.columns) == ["rating", "lo", "hi", "rank", "matches"]
+    assert bt.loc[strong, "rating"] > bt.loc["bot:random", "rating"]
+    assert bt.loc[strong, "lo"] > bt.loc["bot:random", "hi"]
+    assert (bt.loc[strong, "rank"], bt.loc["bot:random", "rank"]) == (1, 2)
+
+
+def test_all_games_pool_and_absent_game_is_empty(bot_db):
+    pooled = trueskill_table(bot_db).set_index("agent")
+    assert set(pooled.index) == {"bot:equilibrium", "bot:minimax", "bot:random"}
+    assert pooled.loc["bot:random", "matches"] == 16
+    assert trueskill_table(bot_db, "hanabi").empty and bradley_terry_table(bot_db, "hanabi").empty
+
+
+TRUTH = {"a": 1150.0, "b": 1050.0, "c": 1050.0, "d": 900.0}
+
+
+def test_bradley_terry_intervals_cover_the_truth(tmp_path):
+    rng = np.random.default_rng(7)
+    names = list(TRUTH)
+    matches = []
+    for _ in range(1200):
+        x, y = rng.choice(names, 2, replace=False)
+        p = 1 / (1 + 10 ** ((TRUTH[y] - TRUTH[x]) / 400))
+        x_wins = rng.random() < p
+        matches.append([(x, 1 if x_wins else 2, 0.0), (y, 2 if x_wins else 1, 0.0)])
+    db = tmp_path / "bt.duckdb"
+    write_outcomes(db, "duel", matches)
+    bt = bradley_terry_table(db, "duel", n_boot=200, seed=0).set_index("agent")
+    truth = (pd.Series(TRUTH) - np.mean(list(TRUTH.values())) + 1000).reindex(bt.index)  # centred on 1000
+    assert ((bt["lo"] <= truth) & (truth <= bt["hi"])).all(), pd.concat([bt, truth.rename("truth")], axis=1)
+    assert (bt["hi"] - bt["lo"]).max() < 120  # informative, not trivially wide
+    assert abs(bt["rating"] - truth).max() < 40
+    # b and c are equally strong: their intervals overlap and they share a rank; a and d are apart
+    assert bt.loc["b", "rank"] == bt.loc["c", "rank"] == 2
+    assert (bt.loc["a", "rank"], bt.loc["d", "rank"]) == (1, 4)
+
+
+def test_four_versus_one_updates_both_teams_fairly(tmp_path):
+    db = tmp_path / "team.duckdb"
+    civilians = ["c1", "c2", "c3", "c4"]
+    write_outcomes(db, "undercover", [[("spy", 1, 1.0)] + [(c, 2, 0.0) for c in civilians]])
+    ts = trueskill_table(db, "undercover").set_index("agent")
+    gain = ts.loc["spy", "mu"] - MU
+    losses = MU - ts.loc[civilians, "mu"]
+    assert gain > 0 and (losses > 0).all()
+    assert np.allclose(losses, losses.iloc[0])  # the four civilians share the loss equally
+    assert (losses < gain).all()  # each civilian carries a quarter of the team's weight
+    # weights 1/team_size: the spy gains about what it would beating one equal player, not four at once
+    duel = tmp_path / "duel.duckdb"
+    write_outcomes(duel, "undercover", [[("spy", 1, 1.0), ("c1", 2, 0.0)]])
+    one = trueskill_table(duel, "undercover").set_index("agent").loc["spy", "mu"] - MU
+    assert 0.8 * one < gain < 1.5 * one
+    # one agent in all four civilian seats is a single player of full weight: a plain duel
+    same = tmp_path / "same.duckdb"
+    write_outcomes(same, "undercover", [[("spy", 1, 1.0)] + [("civ", 2, 0.0)] * 4])
+    assert trueskill_table(same, "undercover").set_index("agent").loc["spy", "mu"] == pytest.approx(MU + one)
+    bt = bradley_terry_table(db, "undercover", n_boot=20).set_index("agent")
+    assert (bt.loc["spy", "rating"] > bt.loc[civilians, "rating"]).all()
+
+
+def test_self_play_teaches_nothing_and_order_matters_only_for_trueskill(tmp_path):
+    db = tmp_path / "order.duckdb"
+    write_outcomes(db, "duel", [[("x", 1, 1.0), ("x", 2, 0.0)]] + [[("x", 1, 1.0), ("y", 2, 0.0)]] * 3
+                   + [[("y", 1, 1.0), ("x", 2, 0.0)]] * 3)
+    ts = trueskill_table(db, "duel").set_index("agent")
+    assert ts.loc["x", "matches"] == 7 and ts.loc["x", "wins"] == 4
+    assert ts.loc["y", "mu"] > ts.loc["x", "mu"]  # y won the later matches: TrueSkill follows recent form
+    bt = bradley_terry_table(db, "duel", n_boot=20).set_index("agent")
+    assert bt.loc["x", "rating"] == pytest.approx(bt.loc["y", "rating"], abs=1e-3)  # BT is order-free
+
+
+def test_draws_between_roles_count_and_one_team_matches_do_not(tmp_path):
+    db = tmp_path / "draw.duckdb"
+    win = [("x", 1, 1.0, "X"), ("y", 2, 0.0, "O")]
+    draw = [("x", 1, 0.5, "X"), ("y", 1, 0.5, "O")]
+    write_outcomes(db, "tictactoe", [win, draw])
+    write_outcomes(db, "hanabi", [[("x", 1, 5.0), ("y", 1, 5.0)]])
+    write_outcomes(tmp_path / "win.duckdb", "tictactoe", [win])
+    after_win = trueskill_table(tmp_path / "win.duckdb", "tictactoe").set_index("agent")
+    ts = trueskill_table(db, "tictactoe").set_index("agent")
+    assert ts.loc["y", "mu"] > after_win.loc["y", "mu"]  # drawing with the winner raises y ...
+    assert ts.loc["x", "mu"] < after_win.loc["x", "mu"]  # ... and lowers x
+    assert ts.loc["x", "sigma"] < after_win.loc["x", "sigma"]
+    hanabi = trueskill_table(db, "hanabi")
+    assert (hanabi["mu"] == MU).all() and np.allclose(hanabi["sigma"], MU / 3)  # cooperative: no update
+    assert bradley_terry_table(db, "hanabi").empty
+    pairs = bradley_terry_table(db, "tictactoe", n_boot=10).set_index("agent")
+    assert pairs.loc["x", "rating"] > pairs.loc["y", "rating"]  # one win and one draw

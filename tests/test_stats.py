@@ -1,0 +1,88 @@
+"""The dashboard's statistics on known values: Wilson bounds, Holm by hand, Welch and paired t against
+scipy and by formula, Cohen's d, and the paper's robustness verdict on its own Table 5."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from engine.metrics import stats
+
+
+def test_wilson_interval_matches_the_formula_and_handles_the_edges():
+    lo, hi = stats.wilson_interval(7, 10)
+    # by hand: z = 1.96, p = .7, n = 10
+    z, p, n = stats.Z95, 0.7, 10
+    centre = (p + z * z / 20) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / 400) / (1 + z * z / n)
+    assert lo == pytest.approx(centre - half) and hi == pytest.approx(centre + half)
+    assert lo == pytest.approx(0.3968, abs=1e-4) and hi == pytest.approx(0.8922, abs=1e-4)
+    lo0, hi0 = stats.wilson_interval(np.array([0, 5]), np.array([5, 5]))
+    assert lo0[0] == pytest.approx(0.0) and 0 < hi0[0] < 0.5 and hi0[1] == pytest.approx(1.0) and lo0[1] > 0.5
+    assert all(math.isnan(x) for x in stats.wilson_interval(0, 0))
+
+
+def test_holm_adjusts_by_hand():
+    # sorted p: .01 (x4) = .04, .02 (x3) = .06, .03 (x2) = .06 (monotone), .04 (x1) = .06 (monotone)
+    adjusted = stats.holm([0.04, 0.01, 0.03, 0.02])
+    assert adjusted == pytest.approx([0.06, 0.04, 0.06, 0.06])
+    assert stats.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    with_nan = stats.holm([float("nan"), 0.01, 0.04])
+    assert math.isnan(with_nan[0]) and with_nan[1:] == pytest.approx([0.02, 0.04])
+
+
+def test_welch_and_paired_tests_match_scipy_and_the_formula():
+    a, b = [65.4, 62.3, 63.9, 58.3, 67.3], [48.0, 50.0, 49.8, 54.7, 61.7, 55.0]
+    expected = sps.ttest_ind(a, b, equal_var=False).pvalue
+    assert stats.welch_test(a, b) == pytest.approx(expected)
+    # Welch by formula: t and the Welch-Satterthwaite degrees of freedom
+    va, vb = np.var(a, ddof=1) / len(a), np.var(b, ddof=1) / len(b)
+    t = (np.mean(a) - np.mean(b)) / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    assert stats.welch_test(a, b) == pytest.approx(2 * sps.t.sf(abs(t), df))
+    diffs = np.array(a) - np.array(b[:5])
+    t_paired = diffs.mean() / (diffs.std(ddof=1) / math.sqrt(5))
+    assert stats.paired_test(a, b[:5]) == pytest.approx(2 * sps.t.sf(abs(t_paired), 4))
+    assert math.isnan(stats.welch_test([1.0], [2.0, 3.0]))
+
+
+def test_cohens_d_uses_the_pooled_standard_deviation():
+    assert stats.cohens_d([1, 2, 3], [3, 4, 5]) == pytest.approx(2.0)  # both sd 1, means 2 apart
+    assert stats.cohens_d([1, 1], [1, 1]) != stats.cohens_d([1, 1], [1, 1])  # NaN: no spread
+
+
+def test_bootstrap_interval_covers_the_mean_and_is_seeded():
+    values = np.random.default_rng(1).normal(50, 10, 200)
+    lo, hi = stats.bootstrap_ci(values, n_boot=500, seed=3)
+    assert lo < values.mean() < hi and hi - lo < 6
+    assert (lo, hi) == stats.bootstrap_ci(values, n_boot=500, seed=3)
+
+
+def test_compare_levels_pairs_on_shared_seeds_and_falls_back_to_welch():
+    scores = pd.DataFrame({
+        "level": ["v1"] * 4 + ["v2"] * 4 + ["v3"] * 3,
+        "seed": [0, 1, 2, 3, 0, 1, 2, 3, 10, 11, 12],
+        "score": [50, 52, 48, 51, 60, 63, 57, 61, 49, 55, 47],
+    })
+    table = stats.compare_levels(scores, "v1").set_index("level")
+    assert list(table.index) == ["v1", "v2", "v3"] and table.loc["v1", "test"] == "default"
+    assert table.loc["v2", "test"] == "paired t" and table.loc["v2", "pairs"] == 4
+    assert table.loc["v2", "p"] == pytest.approx(sps.ttest_rel([50, 52, 48, 51], [60, 63, 57, 61]).pvalue)
+    assert table.loc["v3", "test"] == "Welch t"
+    assert table.loc["v3", "p"] == pytest.approx(sps.ttest_ind([50, 52, 48, 51], [49, 55, 47], equal_var=False).pvalue)
+    assert list(table["p_holm"][1:]) == pytest.approx(list(stats.holm(table["p"][1:])))
+    assert bool(table.loc["v2", "significant"]) and not bool(table.loc["v3", "significant"])
+    assert table.loc["v2", "diff"] == pytest.approx(10.0)
+
+
+def test_verdict_reproduces_the_papers_table_5():
+    guess = [65.4, 62.3, 63.9, 58.3, 67.3]  # 63.4 ± 3.4: consistent
+    public_goods = [41.3, 25.4, 45.7, 38, 44.0]  # 38.8 ± 8.1: singled out
+    assert np.std(guess, ddof=1) == pytest.approx(3.4, abs=0.05)
+    assert stats.robustness_verdict(guess) == "robust"
+    assert stats.robustness_verdict(public_goods) == "not robust"
+    assert stats.robustness_verdict([50.0]) == "too few levels"
