@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DB     ?= results.duckdb
 
-.PHONY: run test venv local-model lint clean
+.PHONY: run test venv local-model browser lint clean
 
 venv: $(VENV)/.installed
 
@@ -23,8 +23,15 @@ run: venv
 	ARENA_DB=$(abspath $(DB)) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 \
 		--server.headless true --browser.gatherUsageStats false
 
+## make browser: Debian's Chromium for tests/test_browser.py (Playwright drives it; it downloads no browser)
+CHROMIUM := /usr/bin/chromium
+SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
+browser:
+	test -x $(CHROMIUM) || { $(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null; }
+
 ## make test: lint, then the whole suite
-test: venv
+test: venv browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 

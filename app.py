@@ -6,6 +6,12 @@ st.set_page_config(page_title="Game Arena for LLMs", layout="wide")
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
+    st.Page("pages/launch.py", title="Launch", icon=":material/rocket_launch:"),
+    st.Page("pages/leaderboard.py", title="Leaderboards", icon=":material/leaderboard:"),
+    st.Page("pages/abilities.py", title="Abilities", icon=":material/radar:"),
+    st.Page("pages/games.py", title="Games", icon=":material/sports_esports:"),
+    st.Page("pages/robustness.py", title="Robustness", icon=":material/balance:"),
+    st.Page("pages/transcripts.py", title="Transcripts", icon=":material/forum:"),
 ]
 
 st.navigation(PAGES).run()

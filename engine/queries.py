@@ -231,7 +231,7 @@ def robustness_scores(db: str | Path, agent: str, filters: Filters = ALL) -> pd.
 
 def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     """(factor, game) -> each level of the factor against its default (stats.compare_levels), the other
-    factors held at their defaults where the data has them; only for games played at 2+ levels."""
+    factors held at their defaults where the data has them; only for games played at 2+ levels so held."""
     tables = {}
     for game, rows in scores.groupby("game", sort=True):
         columns = {name: rows[name].to_numpy() for name in FACTORS}
@@ -248,6 +248,8 @@ def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFram
                     keep &= held
             mine = rows[keep]
             levels = mine[factor]
+            if levels.nunique() < 2:  # holding the other factors at their defaults left one level (or none)
+                continue
             default = FACTORS[factor] if (levels == FACTORS[factor]).any() else levels.mode().iloc[0]
             tables[(factor, game)] = stats.compare_levels(
                 pd.DataFrame({"level": levels, "seed": mine["seed"], "score": mine["score"]}), default)

@@ -2,7 +2,17 @@
 link opens the same view), its tables as CSV and Parquet downloads, and the whole page as one
 self-contained HTML report (tables and plotly figures, plotly.js inlined once).
 
-A minimal first version written by the leaderboard/abilities/games/robustness pages; extend freely.
+Signatures (every widget keeps its value in `st.query_params[key]`, read once per session):
+    url_multiselect(label, options, key, default=None) -> list[str]
+    url_selectbox(label, options, key, default=None) -> option
+    url_date_range(label, lo, hi, key) -> (date, date)
+    url_text(label, key, default="") -> str
+    url_toggle(label, key, default=False) -> bool
+    url_int(label, lo, hi, key, default=None) -> int          (a slider)
+    filter_bar(options, games=True) -> queries.Filters
+    cached(fn, db, **kwargs) -> DataFrame;  slow_scorer_wanted(what, options, games, key) -> bool
+    to_parquet(df) -> bytes;  download_table(df, name);  show_table(report, title, df, name)
+    Report(title): .text(markdown) .table(title, df) .figure(title, fig) .html() -> str .download(name)
 """
 
 from __future__ import annotations
@@ -53,6 +63,38 @@ def url_selectbox(label: str, options: list[Any], key: str, default: Any = None)
     chosen = st.selectbox(label, options, key=key)
     _remember(key, str(chosen))
     return chosen
+
+
+def url_text(label: str, key: str, default: str = "") -> str:
+    """A text input kept in the URL as `key=<text>`."""
+    if key not in st.session_state:
+        st.session_state[key] = st.query_params.get(key, default)
+    value = st.text_input(label, key=key)
+    _remember(key, value if value != default else None)
+    return value
+
+
+def url_toggle(label: str, key: str, default: bool = False) -> bool:
+    """A checkbox kept in the URL as `key=1` / `key=0` (absent: the default)."""
+    if key not in st.session_state:
+        st.session_state[key] = {"1": True, "0": False}.get(st.query_params.get(key, ""), default)
+    value = st.checkbox(label, key=key)
+    _remember(key, None if value == default else str(int(value)))
+    return value
+
+
+def url_int(label: str, lo: int, hi: int, key: str, default: int | None = None) -> int:
+    """An integer slider from lo to hi kept in the URL (`key=<n>`); out-of-range links clamp to the range."""
+    fallback = lo if default is None else default
+    if key not in st.session_state or not lo <= st.session_state[key] <= hi:
+        try:
+            wanted = int(st.query_params.get(key, fallback))
+        except ValueError:
+            wanted = fallback
+        st.session_state[key] = min(max(wanted, lo), hi)
+    value = st.slider(label, lo, hi, key=key) if hi > lo else lo
+    _remember(key, None if value == fallback else str(value))
+    return value
 
 
 def url_date_range(label: str, lo: date, hi: date, key: str) -> tuple[date, date]:
@@ -113,6 +155,18 @@ def cached(fn, db: str | Path, **kwargs) -> pd.DataFrame:
     """`fn(db, **kwargs)` for scorers that read whole games in pandas (MAgIC's profile, WiS' tables,
     ratings): computed once per version of the database and reused across reruns and sessions."""
     return _cached_call(fn.__module__, fn.__name__, str(db), _db_version(db), tuple(sorted(kwargs.items())))
+
+
+SLOW_SCORER_LIMIT = 1000  # matches a pandas scorer replays before it waits to be asked
+
+
+def slow_scorer_wanted(what: str, options: pd.DataFrame, games: tuple[str, ...] | None, key: str) -> bool:
+    """Scorers that replay whole games in pandas (ratings, MAgIC, WiS, LLMArena's table) take seconds at
+    50,000 matches: they run by themselves up to SLOW_SCORER_LIMIT matches of their `games` (None: every
+    game; counted from `queries.filter_options` rows), above it on request (then once per database version)."""
+    rows = options if games is None else options[options["game"].isin(games)]
+    matches = int(rows["matches"].sum())
+    return matches <= SLOW_SCORER_LIMIT or st.checkbox(f"Compute {what} over {matches:,} matches (slow)", key=key)
 
 
 # ---------------------------------------------------------------- downloads

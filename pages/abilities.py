@@ -6,8 +6,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.sharing import Report, cached, show_table, url_multiselect
+from engine.sharing import Report, cached, show_table, slow_scorer_wanted, url_multiselect
 
+MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "magic_public_good")
 ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
 DB = store.default_db()
 report = Report("Abilities (MAgIC)")
@@ -19,6 +20,8 @@ if profile_of is None or store.count_matches(DB) == 0:
             "`runs/magic_game_theory.yaml`).")
     st.stop()
 
+if not slow_scorer_wanted("the ability profile", queries.filter_options(DB), MAGIC_GAMES, "profile"):
+    st.stop()
 profile = cached(profile_of, DB)
 if profile.empty:
     st.info("No data yet: no Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public "

@@ -9,7 +9,7 @@ import streamlit as st
 from engine import queries, store
 from engine.metrics import llmarena_analyses as arena
 from engine.metrics import wis
-from engine.sharing import Report, cached, filter_bar, show_table, url_selectbox
+from engine.sharing import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
 
 ANY = "any agent"
 DB = store.default_db()
@@ -85,7 +85,7 @@ if game in queries.GAMABENCH_GAMES:
 elif game in ("tictactoe", "connect_four", "texas_holdem", "hanabi"):
     st.caption("LLMArena's analyses (every match of the database).")
     llmarena_figures()
-elif game == "undercover":
+elif game == "undercover" and slow_scorer_wanted("the WiS role table", options, ("undercover",), "wis_roles"):
     roles = only_mine(cached(wis.figures_by_role, DB))
     if roles.empty:
         st.caption("No Who-is-Spy (rules `wis`) games yet.")

@@ -7,7 +7,7 @@ import streamlit as st
 
 from engine import queries, store
 from engine.metrics import wis
-from engine.sharing import Report, cached, filter_bar, show_table, url_selectbox
+from engine.sharing import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
 
 DB = store.default_db()
 report = Report("Leaderboards")
@@ -19,7 +19,6 @@ if store.count_matches(DB) == 0:
 
 options = queries.filter_options(DB)
 filters = filter_bar(options)
-SLOW_SCORER_LIMIT = 5000  # matches
 
 
 def win_rate_chart(table, title: str) -> go.Figure:
@@ -31,11 +30,6 @@ def win_rate_chart(table, title: str) -> go.Figure:
     return fig
 
 
-def wanted(what: str, matches: int, key: str) -> bool:
-    """Scorers that replay every match in Python run by themselves on small databases, on request above."""
-    return matches <= SLOW_SCORER_LIMIT or st.checkbox(f"Compute {what} over {matches:,} matches (slow)", key=key)
-
-
 def ratings(game: str | None):
     """TrueSkill and Bradley-Terry tables from engine/metrics/ratings.py, or a note while it is missing."""
     trueskill = queries.optional_metric("ratings", "trueskill_table")
@@ -44,8 +38,7 @@ def ratings(game: str | None):
         st.caption("Ratings: no data yet (engine/metrics/ratings.py is not there).")
         return
     suffix = game or "overall"
-    played = int(options["matches"].sum() if game is None else options.loc[options["game"] == game, "matches"].sum())
-    if not wanted("ratings", played, f"ratings_{suffix}"):
+    if not slow_scorer_wanted("ratings", options, None if game is None else (game,), f"ratings_{suffix}"):
         return
     if trueskill is not None:
         st.markdown("TrueSkill (conservative = μ - 3σ; every match of the database)")
@@ -87,19 +80,21 @@ else:
     show_table(report, "γ-Bench scores", gama, "gamabench")
 
 st.header("Who is Spy ranking")
-ranking = cached(wis.leaderboard, DB)
-if ranking.empty:
-    st.caption("No Who-is-Spy (`undercover`, rules `wis`) games yet.")
-else:
-    st.caption("Ranking = 100 + the sum of scores - games played (every WiS game of the database).")
-    show_table(report, "Who is Spy ranking", ranking, "wis_ranking")
+if slow_scorer_wanted("the WiS ranking", options, ("undercover",), "wis"):
+    ranking = cached(wis.leaderboard, DB)
+    if ranking.empty:
+        st.caption("No Who-is-Spy (`undercover`, rules `wis`) games yet.")
+    else:
+        st.caption("Ranking = 100 + the sum of scores - games played (every WiS game of the database).")
+        show_table(report, "Who is Spy ranking", ranking, "wis_ranking")
 
 llmarena = queries.optional_metric("llmarena", "leaderboard")
 st.header("LLMArena")
 if llmarena is None:
     st.caption("LLMArena table: no data yet (engine/metrics/llmarena.py is not there).")
 else:
-    if wanted("LLMArena's table", int(options["matches"].sum()), "llmarena_table"):
+    arena_games = queries.optional_metric("llmarena", "GAMES")
+    if slow_scorer_wanted("LLMArena's table", options, arena_games, "llmarena_table"):
         board = cached(llmarena, DB)
         if board.empty:
             st.caption("No LLMArena games yet.")

@@ -69,3 +69,24 @@ def test_the_url_selects_the_game_and_filters(db, monkeypatch):
 def test_an_empty_database_says_how_to_fill_it(tmp_path, monkeypatch):
     at = page(tmp_path / "none.duckdb", monkeypatch)
     assert not at.exception and "No matches yet" in at.info[0].value
+
+
+def test_slow_scorers_wait_to_be_asked_on_big_databases(db, monkeypatch):
+    from engine import sharing
+
+    monkeypatch.setattr(sharing, "SLOW_SCORER_LIMIT", 0)
+    at = page(db, monkeypatch)
+    assert not at.exception and not frames_with(at, "ranking")
+    ask = next(box for box in at.checkbox if box.key == "wis")
+    assert "WiS ranking over 2 matches" in ask.label
+    at = ask.check().run()
+    assert not at.exception and {"bot:injector"} <= set(frames_with(at, "ranking")[0]["agent"])
+
+
+@pytest.mark.parametrize("path", ["pages/leaderboard.py", "pages/abilities.py", "pages/games.py",
+                                  "pages/robustness.py"])
+def test_the_app_navigates_to_each_analysis_page(db, monkeypatch, path):
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at.switch_page(path).run()
+    assert not at.exception and at.title[0].value != "Game Arena for LLMs"  # the page, not the overview

@@ -53,4 +53,7 @@ def test_temperature_matters_and_the_prompt_version_does_not(db, monkeypatch):
     verdicts = frames[-1].set_index("factor")
     assert verdicts.loc["temperature", "verdict"] == "not robust"
     assert verdicts.loc["prompt_version", "verdict"] == "robust"
+    per_game = frames[-2].set_index("game")
+    assert per_game.loc["guessing_game", "verdict"] == "not robust"
+    assert per_game.loc["guessing_game", "factors"] == verdicts.index.nunique(), per_game
     assert len(at.get("plotly_chart")) >= 2

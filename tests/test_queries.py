@@ -89,3 +89,21 @@ def test_robustness_rows_use_the_match_score_when_the_agent_holds_every_seat(db)
 def test_a_missing_metric_module_reads_as_none():
     assert queries.optional_metric("no_such_module", "leaderboard") is None
     assert queries.optional_metric("gamabench", "leaderboard") is gamabench.leaderboard
+
+
+def test_the_dashboard_bench_fills_a_schema_true_database_and_runs_every_page_query(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "bench" / "dashboard.py"
+    spec = importlib.util.spec_from_file_location("bench_dashboard", script)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    path = tmp_path / "bench.duckdb"
+    bench.fill(path, 320, 10)
+    counts = store.query(path, "SELECT (SELECT count(*) FROM matches) m, (SELECT count(*) FROM turns) t").iloc[0]
+    assert (counts.m, counts.t) == (320, 3200)
+    results = {name: fn() for calls in bench.page_queries(path).values() for name, fn in calls}
+    assert len(results["win_rates overall"]) == bench.MODELS
+    assert set(results["gamabench_scores"]["source"]) == {"ours", "published"}
+    assert {"step", "matches", "mean", "target"} <= set(results["round_curves guessing_game"].columns)

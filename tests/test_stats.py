@@ -79,10 +79,20 @@ def test_compare_levels_pairs_on_shared_seeds_and_falls_back_to_welch():
     assert table.loc["v2", "diff"] == pytest.approx(10.0)
 
 
-def test_verdict_reproduces_the_papers_table_5():
-    guess = [65.4, 62.3, 63.9, 58.3, 67.3]  # 63.4 ± 3.4: consistent
-    public_goods = [41.3, 25.4, 45.7, 38, 44.0]  # 38.8 ± 8.1: singled out
-    assert np.std(guess, ddof=1) == pytest.approx(3.4, abs=0.05)
-    assert stats.robustness_verdict(guess) == "robust"
-    assert stats.robustness_verdict(public_goods) == "not robust"
-    assert stats.robustness_verdict([50.0]) == "too few levels"
+def test_verdict_is_no_holm_significant_difference_from_the_default():
+    seeds = [0, 1, 2, 3, 4]
+    guess = [65.4, 62.3, 63.9, 58.3, 67.3]  # the paper's Table 5 guessing game levels: consistent
+
+    def table(levels: dict[str, list[float]]) -> pd.DataFrame:
+        return stats.compare_levels(pd.DataFrame(
+            [{"level": k, "seed": s, "score": v} for k, vs in levels.items() for s, v in zip(seeds, vs, strict=False)]),
+            "v1")
+
+    same = table({"v1": guess, "v2": [g + d for g, d in zip(guess, [1, -1, 0.5, -0.5, 0], strict=True)]})
+    assert stats.robustness_verdict(same) == "robust"
+    shifted = table({"v1": guess, "v2": [g + 20 + d for g, d in zip(guess, [1, -1, 0.5, -0.5, 0], strict=True)],
+                     "v3": guess[::-1]})
+    assert bool(shifted.set_index("level").loc["v2", "significant"])
+    assert stats.robustness_verdict(shifted) == "not robust"
+    assert stats.robustness_verdict(table({"v1": guess})) == "too few data"
+    assert stats.robustness_verdict(table({"v1": guess[:1], "v2": guess[1:2]})) == "too few data"

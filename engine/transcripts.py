@@ -1,0 +1,100 @@
+"""The queries of the transcripts page: find matches (game, agent, outcome, parse failures, text in the
+messages), then one match's seats and turns in order. Read-only, one short connection per query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from engine import store
+
+OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
+MAX_RESULTS = 200
+
+
+@dataclass(frozen=True)
+class MatchSearch:
+    game: str | None = None
+    agents: tuple[str, ...] = ()  # labels (or agent strings); empty: any
+    outcome: str = "any"  # one of OUTCOMES; "the agent" is any of `agents`, or any seat when none is picked
+    parse_failures: bool = False  # only matches where some answer was re-asked, illegal or replaced
+    text: str = ""  # case-insensitive, in what the players were sent or answered and the moderator said
+
+
+def games(db: str | Path) -> list[str]:
+    rows = store.query(db, "SELECT DISTINCT game FROM matches ORDER BY game")
+    return [] if rows.empty else rows["game"].tolist()
+
+
+def agents(db: str | Path, game: str | None = None) -> list[str]:
+    rows = store.query(db, """
+        SELECT DISTINCT coalesce(s.label, s.agent) AS agent FROM seats s JOIN matches m USING (match_id)
+        WHERE ? IS NULL OR m.game = ? ORDER BY agent""", [game, game])
+    return [] if rows.empty else rows["agent"].tolist()
+
+
+def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) -> pd.DataFrame:
+    """The newest matching matches: id, game, preset, seed, status, lineup (winners marked), parse failures."""
+    if search.outcome not in OUTCOMES:
+        raise ValueError(f"outcome must be one of {OUTCOMES}, got {search.outcome!r}")
+    where, params = ["TRUE"], []
+    if search.game:
+        where.append("m.game = ?")
+        params.append(search.game)
+    mine = "TRUE"
+    if search.agents:
+        mine = "coalesce(x.label, x.agent) IN (SELECT unnest(?))"
+        where.append(f"EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND {mine})")
+        params.append(list(search.agents))
+    agent_params = [list(search.agents)] if search.agents else []
+    if search.outcome == "the agent won":
+        where.append(f"EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND x.won AND {mine})")
+        params += agent_params
+    elif search.outcome == "the agent lost":
+        where.append(f"EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND NOT x.won AND {mine})")
+        params += agent_params
+    elif search.outcome == "no winner":
+        where.append("m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND x.won)")
+    elif search.outcome == "error":
+        where.append("m.status = 'error'")
+    if search.parse_failures:
+        where.append("EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id "
+                     "AND (t.retries > 0 OR t.fallback OR NOT t.legal))")
+    if search.text.strip():
+        where.append("EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND "
+                     "(contains(lower(t.response), lower(?)) OR contains(lower(CAST(t.prompt AS VARCHAR)), lower(?))))")
+        params += [search.text.strip()] * 2
+    return store.query(db, f"""
+        SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
+               string_agg(coalesce(s.label, s.agent) || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
+                          ORDER BY s.seat) AS lineup,
+               (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id
+                AND (t.retries > 0 OR t.fallback OR NOT t.legal)) AS parse_failures,
+               m.finished_at
+        FROM matches m JOIN seats s USING (match_id)
+        WHERE {' AND '.join(where)}
+        GROUP BY ALL ORDER BY m.finished_at DESC, m.match_id LIMIT ?""", [*params, limit])
+
+
+def match_seats(db: str | Path, match_id: str) -> pd.DataFrame:
+    return store.query(db, """
+        SELECT seat, player, coalesce(label, agent) AS agent, role, prompt_version, strategy, temperature,
+               score, won, rank FROM seats WHERE match_id = ? ORDER BY seat""", [match_id])
+
+
+def match_info(db: str | Path, match_id: str) -> pd.DataFrame:
+    return store.query(db, """
+        SELECT match_id, run_id, game, preset, params, seed, "repeat", status, error, outcome
+        FROM matches WHERE match_id = ?""", [match_id])
+
+
+def match_turns(db: str | Path, match_id: str) -> pd.DataFrame:
+    """Every turn in order, with the acting seat's player name and agent (NULL for the moderator)."""
+    return store.query(db, """
+        SELECT t.turn, t.round, t.phase, t.seat, s.player, coalesce(s.label, s.agent) AS agent, t.prompt,
+               t.response, t.action, t.legal, t.fallback, t.retries, t.error, t.state, t.tokens_in, t.tokens_out,
+               t.cost_usd, t.latency_ms, t.cached
+        FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
+        WHERE t.match_id = ? ORDER BY t.turn""", [match_id])

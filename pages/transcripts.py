@@ -1,0 +1,210 @@
+"""Transcripts: find matches (game, agent, outcome, parse failures, text in the messages), then step
+through one turn by turn: what the player saw, what it answered raw, how that was parsed, and the public
+state after the turn, drawn (a board, cards and chips, clues and votes) from the turn's `state` JSON.
+
+Model text is only ever shown as text (code blocks, tables, JSON views): never as markdown or HTML, so an
+answer holding markup or a script reaches the page escaped."""
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from engine import store, transcripts
+from engine.sharing import (
+    Report,
+    download_table,
+    show_table,
+    url_int,
+    url_multiselect,
+    url_selectbox,
+    url_text,
+    url_toggle,
+)
+
+DB = store.default_db()
+ANY = "(any game)"
+MARKS = {"tictactoe": {"X": "❌", "O": "⭕"}, "connect_four": {"X": "🔴", "O": "🟡"}}
+SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+
+st.title("Transcripts")
+if store.count_matches(DB) == 0:
+    st.info("No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`).")
+    st.stop()
+
+report = Report("Transcripts")
+
+
+# ---------------------------------------------------------------- drawing the public state
+def as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+def draw_grid(state: dict, game: str) -> None:
+    marks = MARKS.get(game, {})
+    rows, cols = int(state["rows"]), int(state["cols"])
+    cells = [marks.get(c, c) if c else "·" for c in state["board"]]
+    board = pd.DataFrame([cells[r * cols:(r + 1) * cols] for r in range(rows)],
+                         columns=[str(c + 1) for c in range(cols)], index=[str(r + 1) for r in range(rows)])
+    st.table(board)
+    facts = {"moves": " ".join(map(str, state.get("moves", []))), "to move": state.get("to_move"),
+             "winner": state.get("winner")}
+    st.dataframe(pd.DataFrame([facts]), hide_index=True)
+
+
+def card(text: str) -> str:
+    text = str(text)
+    return text[:-1].upper() + SUITS.get(text[-1:].lower(), text[-1:]) if len(text) >= 2 else text
+
+
+def draw_poker(state: dict) -> None:
+    left, right = st.columns(2)
+    left.metric("Board", " ".join(card(c) for c in state.get("board", [])) or "none yet")
+    right.metric("Pot", state.get("pot"))
+    seats = pd.DataFrame({"stack": state.get("stacks", []), "committed": state.get("committed", [])})
+    if state.get("shown"):
+        seats["hole cards"] = [" ".join(card(c) for c in hole) for hole in state["shown"]]
+    if state.get("chips_won") is not None:
+        seats["chips won"] = state["chips_won"]
+    seats.index = [f"seat {i}" for i in range(len(seats))]
+    st.table(seats)
+    st.caption(f"street: {state.get('street')}")
+
+
+def draw_social(state: dict) -> None:
+    st.write("Alive seats:", ", ".join(map(str, state.get("alive", []))))
+    if state.get("clues"):
+        st.markdown("Clues")
+        st.dataframe(pd.DataFrame(state["clues"]), hide_index=True, width="stretch")
+    if state.get("votes"):
+        st.markdown("Votes")
+        st.dataframe(pd.DataFrame(state["votes"]).map(as_text), hide_index=True, width="stretch")
+    if state.get("eliminated"):
+        st.markdown("Eliminated")
+        st.dataframe(pd.DataFrame([{"seat": s} | e for s, e in state["eliminated"].items()]), hide_index=True)
+
+
+def draw_generic(state: dict) -> None:
+    """Any other game: its scalar facts in one table, each list or mapping of records as its own table."""
+    scalars = {k: v for k, v in state.items() if not isinstance(v, (dict, list))}
+    if scalars:
+        st.dataframe(pd.DataFrame([scalars]).map(as_text), hide_index=True, width="stretch")
+    for key, value in state.items():
+        if isinstance(value, dict) and value and all(not isinstance(v, (dict, list)) for v in value.values()):
+            st.markdown(key.replace("_", " ").capitalize())
+            st.dataframe(pd.DataFrame([value]).map(as_text), hide_index=True)
+        elif isinstance(value, (dict, list)) and value:
+            st.markdown(key.replace("_", " ").capitalize())
+            rows = value if isinstance(value, list) else [value]
+            table = pd.DataFrame([r if isinstance(r, dict) else {"value": r} for r in rows])
+            st.dataframe(table.map(as_text), hide_index=True, width="stretch")
+
+
+def draw_state(state: dict, game: str) -> None:
+    if {"board", "rows", "cols"} <= set(state):
+        draw_grid(state, game)
+    elif {"street", "pot"} <= set(state):
+        draw_poker(state)
+    elif {"votes", "alive"} <= set(state):
+        draw_social(state)
+    else:
+        draw_generic(state)
+
+
+def show_prompt(prompt: Any) -> None:
+    if isinstance(prompt, list) and all(isinstance(m, dict) and "content" in m for m in prompt):
+        for message in prompt:
+            st.caption(str(message.get("role", "")))
+            st.code(as_text(message["content"]), language="text", wrap_lines=True)
+    elif prompt is None:
+        st.caption("nothing: a moderator message")
+    else:
+        st.json(prompt, expanded=False)
+
+
+def loads(raw: Any) -> Any:
+    return json.loads(raw) if isinstance(raw, str) and raw else None
+
+
+# ---------------------------------------------------------------- finding matches
+cols = st.columns([2, 3, 2, 2])
+with cols[0]:
+    game = url_selectbox("Game", [ANY, *transcripts.games(DB)], "game")
+game = None if game == ANY else game
+with cols[1]:
+    picked_agents = url_multiselect("Agents", transcripts.agents(DB, game), "agents")
+with cols[2]:
+    outcome = url_selectbox("Outcome", list(transcripts.OUTCOMES), "outcome")
+with cols[3]:
+    failures = url_toggle("Only parse failures", "failures")
+text = url_text("Search the messages", "q")
+
+search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text)
+found = transcripts.find_matches(DB, search)
+st.subheader(f"Matches ({len(found)}{'+' if len(found) == transcripts.MAX_RESULTS else ''})")
+if found.empty:
+    st.info("No match fits this search.")
+    st.stop()
+show_table(report, "Matches", found, "matches")
+
+# ---------------------------------------------------------------- one match, turn by turn
+match_id = url_selectbox("Match", found["match_id"].tolist(), "match")
+info = transcripts.match_info(DB, match_id).iloc[0]
+st.subheader(f"Match {match_id}")
+st.dataframe(pd.DataFrame([info.drop(["error"])]).astype(str), hide_index=True, width="stretch")
+if info["error"]:
+    st.code(str(info["error"]), language="text")
+seats = transcripts.match_seats(DB, match_id)
+st.dataframe(seats, hide_index=True, width="stretch")
+report.table(f"Seats of match {match_id}", seats)
+
+turns = transcripts.match_turns(DB, match_id)
+if turns.empty:
+    st.info("This match has no turns recorded.")
+    st.stop()
+
+
+def step(delta: int) -> None:
+    st.session_state["turn"] = min(max(st.session_state.get("turn", 0) + delta, 0), len(turns) - 1)
+
+
+back, _, forward = st.columns([1, 6, 1])
+back.button("◀ Previous", on_click=step, args=(-1,), key="previous", width="stretch")
+forward.button("Next ▶", on_click=step, args=(1,), key="next", width="stretch")
+index = url_int("Turn", 0, len(turns) - 1, "turn")
+turn = turns.iloc[index]
+who = "moderator" if pd.isna(turn["seat"]) else f"seat {int(turn['seat'])}: {turn['player']} ({turn['agent']})"
+st.text(f"Turn {int(turn['turn'])}, round {turn['round']}, phase {turn['phase']} - {who}")
+
+saw, answered = st.columns(2)
+with saw:
+    st.markdown("**What it saw**")
+    show_prompt(loads(turn["prompt"]))
+with answered:
+    st.markdown("**What it answered (raw)**" if turn["phase"] != "moderator" else "**What the moderator said**")
+    st.code(as_text(turn["response"]) if turn["response"] is not None else "", language="text", wrap_lines=True)
+    if turn["phase"] != "moderator":
+        st.markdown("**How it was parsed**")
+        st.json(loads(turn["action"]) or {}, expanded=True)
+        facts = {k: turn[k] for k in ("legal", "fallback", "retries", "tokens_in", "tokens_out", "cost_usd",
+                                      "latency_ms", "cached")}
+        st.dataframe(pd.DataFrame([facts]).astype(str), hide_index=True, width="stretch")
+        if turn["error"]:
+            st.code(str(turn["error"]), language="text", wrap_lines=True)
+
+st.markdown("**Public state after this turn**")
+state = loads(turn["state"])
+if isinstance(state, dict):
+    draw_state(state, str(info["game"]))
+    with st.expander("State as JSON"):
+        st.json(state)
+else:
+    st.caption("no public state recorded")
+
+log = turns[["turn", "round", "phase", "seat", "player", "agent", "response", "legal", "fallback", "retries"]]
+report.table(f"Turns of match {match_id}", log)
+with st.expander("Every turn of this match"):
+    st.dataframe(log, hide_index=True, width="stretch")
+    download_table(log, f"turns_{match_id}")
+report.download(f"transcript_{match_id}")

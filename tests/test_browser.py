@@ -1,0 +1,123 @@
+"""Every page in a real browser: the app served by Streamlit on 127.0.0.1 over a small database played by
+bots (plus an LLM match through the local stub whose answer carries a <script>), opened in Debian's
+Chromium through Playwright. Each page must draw its tables or charts and show no exception box; a
+screenshot of each is saved under the test's tmp dir. No network: Chromium runs with background
+networking off and only talks to 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from engine import store
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from engine.testing import StubReply, StubServer
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's package (`make browser` installs it); Playwright downloads nothing
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+PAGES = {"": "Overview", "launch": "Launch", "leaderboard": "Leaderboards", "abilities": "Abilities", "games": "Games",
+         "robustness": "Robustness", "transcripts": "Transcripts"}  # url path -> its link in the sidebar
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+
+SCRIPT = '<script>window.owned = true</script><img src=x onerror="window.owned = true">'
+CONTENT = '[data-testid="stDataFrame"], [data-testid="stTable"], [data-testid="stPlotlyChart"]'
+SPEC = {"name": "browser", "seed": 5, "repeats": 2, "games": [
+    {"game": "guessing_game", "params": {"players": 4, "rounds": 3},
+     "lineups": [["bot:equilibrium", "bot:random", "bot:random", "bot:random"]]},
+    {"game": "tictactoe", "presets": ["default", "no_hint"], "lineups": [["bot:equilibrium", "bot:random"]]},
+    {"game": "prisoners_dilemma", "preset": "magic_1",
+     "lineups": [{"challenger": "bot:equilibrium", "others": "bot:tit_for_tat"}]},
+    {"game": "chameleon", "repeats": 1, "lineups": [{"challenger": "bot:random", "others": "bot:letters"}]},
+    {"game": "undercover", "preset": "wis", "params": {"role_seat": 0}, "lineups": [
+        ["bot:injector", "bot:obedient", "bot:letters", "bot:obedient", "bot:letters", "bot:obedient"]]},
+    {"game": "texas_holdem", "repeats": 1, "lineups": [["bot:hand_strength", "bot:random"]]},
+]}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    """The dashboard served on a free port over a fresh database; yields its base URL."""
+    db = tmp_path_factory.mktemp("browser") / "results.duckdb"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(  # starts while the matches play: pages read the database only when opened
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1", "--server.port",
+         str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=store.ROOT, env=os.environ | {"ARENA_DB": str(db)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
+    with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
+        seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
+        asyncio.run(run_spec(parse_spec({"name": "llm", "games": [
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}),
+            db, progress=False))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start: {server.stderr.read().decode()[-2000:]}") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def settle(page) -> None:
+    """Wait until the page's script has finished and its tables or charts are drawn."""
+    page.wait_for_selector(IDLE, timeout=20_000)
+    page.wait_for_selector(CONTENT, state="visible", timeout=20_000)
+
+
+def open_page(browser, url: str):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.dialogs = []  # an alert() from model text would land here
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(url)
+    settle(page)
+    return page
+
+
+def test_every_page_draws_its_tables_and_charts_without_an_exception(app, browser, tmp_path):
+    page = open_page(browser, app)
+    for path, title in PAGES.items():
+        if path:  # the others through the sidebar, as a user moves around (one session, no reload)
+            page.get_by_test_id("stSidebarNavLink").filter(has_text=title).click()
+            page.wait_for_url(f"{app}/{path}**")
+            settle(page)
+        assert page.locator(CONTENT).count() >= 1
+        assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
+        page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
+    assert len(list(tmp_path.glob("*.png"))) == len(PAGES)
+
+
+def test_a_shared_link_opens_the_same_view_and_model_markup_stays_text(app, browser):
+    page = open_page(browser, f"{app}/transcripts?game=guessing_game&q=window.owned")
+    assert page.get_by_role("combobox", name="Game").input_value() == "guessing_game"
+    assert page.get_by_role("textbox", name="Search the messages").input_value() == "window.owned"
+    page.get_by_text(SCRIPT).first.wait_for(state="visible")  # the answer is on the page, as text
+    assert page.evaluate("window.owned === undefined") and not page.dialogs  # and none of it ran
+    assert page.evaluate("[...document.querySelectorAll('script')].every(s => !s.textContent.includes('owned'))")
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -1,0 +1,124 @@
+"""The transcripts page, headless, over a small database: bot matches plus LLM matches (through the local
+stub) whose model answers with a <script> and needs re-asking. Finding, stepping, drawing, escaping."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import store
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from engine.testing import StubReply, StubServer
+
+SCRIPT = '<script>alert("owned")</script> <b>bold</b>'
+BOTS = {"name": "bots", "seed": 3, "repeats": 2, "games": [
+    {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
+    {"game": "texas_holdem", "repeats": 1, "lineups": [["bot:hand_strength", "bot:random"]]},
+    {"game": "undercover", "preset": "magic", "repeats": 1, "lineups": [{"all": "bot:letters"}]},
+]}
+
+
+def hostile(request: dict) -> StubReply:
+    """First answer unparseable, the re-ask gets a number wrapped in markup."""
+    reasked = "could not be used" in request["messages"][-1]["content"]
+    return StubReply(f'{SCRIPT} {{"chosen_number": 7}}' if reasked else "no idea")
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("transcripts") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(BOTS), path, progress=False))
+    with StubServer(hostile) as stub:
+        seat = {"agent": "openai/stub-model", "api_base": stub.url, "temperature": 0.0, "max_tokens": 32}
+        llm = {"name": "llm", "seed": 1, "repeats": 2, "games": [
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}
+        asyncio.run(run_spec(parse_spec(llm), path, progress=False))
+    return path
+
+
+def page(db, monkeypatch, **params) -> AppTest:
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file("../pages/transcripts.py", default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def found(at: AppTest):
+    return at.dataframe[0].value
+
+
+def test_search_by_game_agent_outcome_failures_and_text(db, monkeypatch):
+    at = page(db, monkeypatch)
+    assert not at.exception and len(found(at)) == 2 + 1 + 1 + 2
+    assert set(found(page(db, monkeypatch, game="tictactoe"))["game"]) == {"tictactoe"}
+    won = found(page(db, monkeypatch, game="tictactoe", agents="bot:equilibrium", outcome="the agent won"))
+    wins = store.query(db, """SELECT count(*) AS n FROM seats s JOIN matches m USING (match_id)
+                              WHERE m.game = 'tictactoe' AND s.agent = 'bot:equilibrium' AND s.won""")["n"][0]
+    assert len(won) == wins and all("bot:equilibrium (won)" in lineup for lineup in won["lineup"])
+    failures = found(page(db, monkeypatch, failures="1"))
+    assert set(failures["game"]) == {"guessing_game"} and len(failures) == 2 and (failures["parse_failures"] > 0).all()
+    by_text = found(page(db, monkeypatch, q="ALERT(\"owned"))  # case-insensitive, in the raw answers
+    assert set(by_text["game"]) == {"guessing_game"}
+    assert page(db, monkeypatch, q="never said by anyone").info[0].value == "No match fits this search."
+
+
+def test_the_selection_lives_in_the_url(db, monkeypatch):
+    at = page(db, monkeypatch)
+    at.selectbox(key="game").set_value("texas_holdem").run()
+    at.checkbox(key="failures").check().run()
+    assert at.query_params["game"] == "texas_holdem" and at.query_params["failures"] == "1"
+    assert at.info[0].value == "No match fits this search."  # bots never fail to parse
+
+
+def llm_match(db) -> str:
+    return store.query(db, "SELECT match_id FROM matches WHERE game = 'guessing_game' ORDER BY match_id")["match_id"][0]
+
+
+def test_a_script_in_an_answer_is_shown_as_text_only(db, monkeypatch):
+    match_id = llm_match(db)
+    turns = store.query(db, "SELECT turn, response FROM turns WHERE match_id = ? AND seat = 0", [match_id])
+    at = page(db, monkeypatch, match=match_id, turn=str(int(turns["turn"][0])))
+    assert not at.exception
+    assert SCRIPT in turns["response"][0]
+    assert any(SCRIPT in c.value for c in at.code)  # the raw answer, verbatim, in a code block
+    markdown = [m.value for m in at.markdown] + [c.value for c in at.caption] + [t.value for t in at.text]
+    assert not any("<script" in m or "<b>" in m for m in markdown)  # never handed to markdown
+    assert not at.get("html")
+    assert any("no idea" in c.value for c in at.code) or "no number" in " ".join(c.value for c in at.code)
+    report = at.get("download_button")
+    assert report
+    assert any(d.proto.label.startswith("Download this page") for d in report)
+
+
+def test_stepping_through_a_match_draws_the_board(db, monkeypatch):
+    match_id = store.query(db, "SELECT match_id FROM matches WHERE game = 'tictactoe' LIMIT 1")["match_id"][0]
+    turns = store.query(db, "SELECT turn, state FROM turns WHERE match_id = ? ORDER BY turn", [match_id])
+    at = page(db, monkeypatch, match=match_id)
+    assert at.slider(key="turn").value == 0
+    for _ in range(3):
+        at.button(key="next").click().run()
+    assert at.slider(key="turn").value == 3 and at.query_params["turn"] == "3"
+    board = json.loads(turns["state"][3])["board"]
+    drawn = at.table[0].value.to_numpy().ravel().tolist()
+    assert drawn == [{"X": "❌", "O": "⭕", None: "·"}[c] for c in board]
+    at.button(key="previous").click().run()
+    assert at.slider(key="turn").value == 2
+
+
+def test_poker_and_social_states_are_drawn(db, monkeypatch):
+    poker = store.query(db, "SELECT match_id FROM matches WHERE game = 'texas_holdem'")["match_id"][0]
+    last = store.query(db, "SELECT max(turn) AS t FROM turns WHERE match_id = ?", [poker])["t"][0]
+    at = page(db, monkeypatch, match=poker, turn=str(last))
+    assert not at.exception
+    assert {m.label for m in at.metric} == {"Board", "Pot"} and "chips won" in at.table[0].value.columns
+    social = store.query(db, "SELECT match_id FROM matches WHERE game = 'undercover'")["match_id"][0]
+    last = store.query(db, "SELECT max(turn) AS t FROM turns WHERE match_id = ?", [social])["t"][0]
+    at = page(db, monkeypatch, match=social, turn=str(last))
+    assert not at.exception
+    headers = [m.value for m in at.markdown]
+    assert "Clues" in headers and "Votes" in headers
