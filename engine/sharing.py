@@ -157,7 +157,7 @@ def cached(fn, db: str | Path, **kwargs) -> pd.DataFrame:
     return _cached_call(fn.__module__, fn.__name__, str(db), _db_version(db), tuple(sorted(kwargs.items())))
 
 
-SLOW_SCORER_LIMIT = 1000  # matches a pandas scorer replays before it waits to be asked
+SLOW_SCORER_LIMIT = 10_000  # matches a pandas scorer replays before it waits to be asked
 
 
 def slow_scorer_wanted(what: str, options: pd.DataFrame, games: tuple[str, ...] | None, key: str) -> bool:

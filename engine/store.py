@@ -188,6 +188,14 @@ def query(db: str | Path, sql: str, params: list | None = None):
         return con.execute(sql, params or []).df()
 
 
+def rows(db: str | Path, sql: str, params: list | None = None) -> list[tuple]:
+    """Run a read-only query and return its rows as tuples (for loops that would pay for a DataFrame)."""
+    if not Path(db).exists():
+        return []
+    with connect(db, read_only=True) as con:
+        return con.execute(sql, params or []).fetchall()
+
+
 def count_matches(db: str | Path) -> int:
     if not Path(db).exists():
         return 0

@@ -2,11 +2,14 @@
 TrueSkill and Bradley-Terry ratings; γ-Bench's 0-100 table (imported GAMA-Bench rows marked
 `published`); the Who-is-Spy ranking and LLMArena's table. Filters by run, game, preset and date."""
 
+from dataclasses import replace
+
 import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
 from engine.metrics import wis
+from engine.metrics.ratings import bradley_terry_table, trueskill_table
 from engine.sharing import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
 
 DB = store.default_db()
@@ -31,21 +34,16 @@ def win_rate_chart(table, title: str) -> go.Figure:
 
 
 def ratings(game: str | None):
-    """TrueSkill and Bradley-Terry tables from engine/metrics/ratings.py, or a note while it is missing."""
-    trueskill = queries.optional_metric("ratings", "trueskill_table")
-    bradley_terry = queries.optional_metric("ratings", "bradley_terry_table")
-    if trueskill is None and bradley_terry is None:
-        st.caption("Ratings: no data yet (engine/metrics/ratings.py is not there).")
-        return
+    """TrueSkill and Bradley-Terry tables over the selected matches (of `game` when given)."""
     suffix = game or "overall"
     if not slow_scorer_wanted("ratings", options, None if game is None else (game,), f"ratings_{suffix}"):
         return
-    if trueskill is not None:
-        st.markdown("TrueSkill (conservative = μ - 3σ; every match of the database)")
-        show_table(report, f"TrueSkill ({suffix})", cached(trueskill, DB, game=game), f"trueskill_{suffix}")
-    if bradley_terry is not None:
-        st.markdown("Bradley-Terry (bootstrap 95% interval)")
-        show_table(report, f"Bradley-Terry ({suffix})", cached(bradley_terry, DB, game=game), f"bradley_terry_{suffix}")
+    scope = filters if game is None else replace(filters, games=(game,))
+    st.markdown("TrueSkill (conservative = μ - 3σ; the selected matches replayed in the order they finished)")
+    show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
+    st.markdown("Bradley-Terry (bootstrap 95% interval; ranks separate only non-overlapping intervals)")
+    show_table(report, f"Bradley-Terry ({suffix})", cached(bradley_terry_table, DB, filters=scope),
+               f"bradley_terry_{suffix}")
 
 
 st.header("Overall")

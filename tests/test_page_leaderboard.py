@@ -63,6 +63,8 @@ def test_the_url_selects_the_game_and_filters(db, monkeypatch):
     assert not at.exception
     overall = frames_with(at, "ci_low")[0]
     assert set(overall["agent"]) == {"bot:equilibrium", "bot:random"}  # only the TicTacToe players
+    for rated in (frames_with(at, "conservative")[0], frames_with(at, "lo")[0]):  # ratings follow the filters
+        assert set(rated["agent"]) == {"bot:equilibrium", "bot:random"}
     assert "tictactoe" in at.query_params["game"] and "tictactoe" in at.query_params["games"]
 
 

@@ -145,3 +145,54 @@ def test_draws_between_roles_count_and_one_team_matches_do_not(tmp_path):
     assert bradley_terry_table(db, "hanabi").empty
     pairs = bradley_terry_table(db, "tictactoe", n_boot=10).set_index("agent")
     assert pairs.loc["x", "rating"] > pairs.loc["y", "rating"]  # one win and one draw
+
+
+def test_our_trueskill_update_equals_the_trueskill_package():
+    """engine.metrics.trueskill_update sends the package's messages on plain floats: same ratings on random
+    matches of 2-6 teams, 1-4 players, unequal weights and ties."""
+    import random
+
+    from engine.metrics.ratings import ENV
+    from engine.metrics.trueskill_update import rate
+
+    rng, compared, worst = random.Random(7), 0, 0.0
+    for _ in range(500):
+        n = rng.randint(2, 6)
+        teams = [[(rng.uniform(10, 40), rng.uniform(1, 9), rng.choice([1.0, 0.5, 0.25]))
+                  for _ in range(rng.randint(1, 4))] for _ in range(n)]
+        ranks = [rng.randint(1, n) for _ in range(n)]
+        try:
+            expected = ENV.rate([tuple(ENV.create_rating(mu, sigma) for mu, sigma, _ in team) for team in teams],
+                                ranks=ranks, weights=[tuple(w for *_, w in team) for team in teams])
+        except FloatingPointError:
+            continue  # the package gives up on hopeless upsets; nothing to compare
+        for want, got in zip(expected, rate(ENV, teams, ranks), strict=True):
+            for rating, (mu, sigma) in zip(want, got, strict=True):
+                worst = max(worst, abs(rating.mu - mu), abs(rating.sigma - sigma))
+        compared += 1
+    assert compared > 400
+    assert worst < 1e-9
+
+
+def test_replay_after_new_matches_equals_a_full_replay(tmp_path):
+    """The kept replay only plays matches that finished later; an older match arriving restarts it."""
+    from engine.metrics import ratings
+
+    db = tmp_path / "grow.duckdb"
+    rng = np.random.default_rng(3)
+    games = [[("a", 1 + int(w), 0), ("b", 2 - int(w), 0), ("c", 1 + int(rng.random() < 0.5), 0)]
+             for w in rng.random(60) < 0.7]
+    write_outcomes(db, "duel", games[:40])
+    trueskill_table(db, "duel")
+    with store.connect(db) as con:  # the same 40 matches and 20 that finished later
+        con.execute("DELETE FROM seats; DELETE FROM matches")
+    write_outcomes(db, "duel", games)
+    grown = trueskill_table(db, "duel").set_index("agent")
+    ratings._REPLAYED.clear()
+    assert np.allclose(grown[["mu", "sigma"]], trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]])
+    with store.connect(db) as con:  # the last match now finished before all the others
+        con.execute("UPDATE matches SET finished_at = finished_at - INTERVAL 1 DAY WHERE match_id = 'duel-59'")
+    reordered = trueskill_table(db, "duel").set_index("agent")
+    ratings._REPLAYED.clear()
+    assert np.allclose(reordered[["mu", "sigma"]], trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]])
+    assert not np.allclose(reordered[["mu", "sigma"]], grown[["mu", "sigma"]])

@@ -18,100 +18,164 @@ An agent is `seats.label` (the model string unless the run spec names it).
 
 from __future__ import annotations
 
-from itertools import groupby
-from operator import itemgetter
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import trueskill
-from scipy.optimize import minimize
 
 from engine import store
+from engine.metrics.trueskill_update import rate
+from engine.queries import ALL, Filters
 
 MU = 25.0
 SIGMA = MU / 3
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
+ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
+FINISHED = "coalesce(m.finished_at, m.started_at)"
 
 
-def _seats_sql(game: str | None) -> tuple[str, list]:
-    """The ranked seats of finished matches (of `game`, or all), one row per seat with its agent."""
-    sql = """
-        SELECT m.match_id, m.game, coalesce(m.finished_at, m.started_at) AS finished_at, s.seat, s.rank, s.won,
+def _seats_sql(game: str | None, filters: Filters, after: tuple | None = None) -> tuple[str, list]:
+    """The ranked seats of the selected finished matches (of `game` too, when given), one row per seat with
+    its agent; `after` = (finished_at, match_id) keeps only the matches that finished after that one."""
+    where, params = filters.where("m")
+    if game is not None:
+        where += " AND m.game = ?"
+        params.append(game)
+    if after is not None:
+        where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
+        params += [after[0], after[0], after[1]]
+    return f"""
+        SELECT m.match_id, m.game, {FINISHED} AS finished_at, s.seat, s.rank, s.won,
                coalesce(s.role, '') AS role, coalesce(s.label, s.agent) AS agent
         FROM matches m JOIN seats s USING (match_id)
-        WHERE m.status = 'ok' AND s.rank IS NOT NULL"""
-    if game is None:
-        return sql, []
-    return sql + " AND m.game = ?", [game]
+        WHERE {where} AND s.rank IS NOT NULL""", params
 
 
-def _played(db: str | Path, game: str | None) -> pd.DataFrame:
+def _played(db: str | Path, game: str | None, filters: Filters) -> pd.DataFrame:
     """Per agent, the matches it played and the matches in which one of its seats won."""
-    seats, params = _seats_sql(game)
+    seats, params = _seats_sql(game, filters)
     return store.query(db, f"""
         WITH s AS ({seats})
         SELECT agent, count(DISTINCT match_id) AS matches, count(DISTINCT match_id) FILTER (WHERE won) AS wins
         FROM s GROUP BY agent""", params)
 
 
-def _team_members(db: str | Path, game: str | None) -> pd.DataFrame:
-    """One row per match, team (rank and role) and agent with its number of seats, in the order matches finished."""
-    seats, params = _seats_sql(game)
-    return store.query(db, f"""
-        WITH s AS ({seats})
-        SELECT match_id, any_value(finished_at) AS finished_at, rank, role, agent, count(*) AS seats,
-               sum(count(*)) OVER (PARTITION BY match_id, rank, role) AS team_size
-        FROM s GROUP BY match_id, rank, role, agent ORDER BY finished_at, match_id, rank, role, agent""", params)
+def _teams(db: str | Path, game: str | None, filters: Filters, after: tuple | None) -> list[tuple]:
+    """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
+    lists with one entry per team member (an agent with its share of its team's seats)."""
+    seats, params = _seats_sql(game, filters, after)
+    return store.rows(db, f"""
+        WITH s AS ({seats}),
+        members AS (
+          SELECT match_id, any_value(finished_at) AS finished_at, rank, role, agent,
+                 count(*) / sum(count(*)) OVER (PARTITION BY match_id, rank, role) AS weight
+          FROM s GROUP BY match_id, rank, role, agent)
+        SELECT match_id, any_value(finished_at) AS finished_at, list(rank ORDER BY rank, role, agent),
+               list(role ORDER BY rank, role, agent), list(agent ORDER BY rank, role, agent),
+               list(weight ORDER BY rank, role, agent)
+        FROM members GROUP BY match_id ORDER BY finished_at, match_id""", params)
 
 
-def _replay(members: pd.DataFrame, env: trueskill.TrueSkill) -> dict[str, trueskill.Rating]:
-    """TrueSkill over the matches in order; an agent in several teams of one match moves by the sum of its
-    copies' updates and keeps the smallest new sigma."""
-    ratings = {agent: env.create_rating() for agent in members["agent"].unique()}
-    rows = zip(members["match_id"].tolist(), members["rank"].tolist(), members["role"].tolist(),
-               members["agent"].tolist(), (members["seats"] / members["team_size"]).tolist(), strict=True)
-    for _, match in groupby(rows, key=itemgetter(0)):
+def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, tuple[float, float]]) -> None:
+    """TrueSkill over `matches` in order, updating `ratings` (agent -> (mu, sigma)) in place; an agent in
+    several teams of one match moves by the sum of its copies' updates and keeps the smallest new sigma."""
+    for _, _, ranks, roles, agents, weights in matches:
+        for agent in agents:
+            ratings.setdefault(agent, (MU, SIGMA))  # every agent that played is listed, rated or not yet
         teams: dict[tuple[int, str], list[tuple[str, float]]] = {}
-        for _, rank, role, agent, weight in match:
+        for rank, role, agent, weight in zip(ranks, roles, agents, weights, strict=True):
             teams.setdefault((rank, role), []).append((agent, weight))
-        if len(teams) < 2 or len({a for team in teams.values() for a, _ in team}) < 2:
+        if len(teams) < 2 or len(set(agents)) < 2:
             continue  # one team, or an agent against itself: nothing learned
-        keys = sorted(teams)
-        new = env.rate([tuple(ratings[a] for a, _ in teams[k]) for k in keys], ranks=[rank for rank, _ in keys],
-                       weights=[tuple(w for _, w in teams[k]) for k in keys])
-        moved: dict[str, list[trueskill.Rating]] = {}
+        keys = list(teams)
+        new = rate(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys],
+                   [rank for rank, _ in keys])
+        moved: dict[str, list[tuple[float, float]]] = {}
         for k, group in zip(keys, new, strict=True):
             for (agent, _), rating in zip(teams[k], group, strict=True):
                 moved.setdefault(agent, []).append(rating)
         for agent, copies in moved.items():
-            old = ratings[agent]
-            mu = old.mu + sum(c.mu - old.mu for c in copies)
-            ratings[agent] = env.create_rating(mu, min(c.sigma for c in copies))
+            mu, _ = ratings[agent]
+            ratings[agent] = (mu + sum(m - mu for m, _ in copies), min(s for _, s in copies))
+
+
+@dataclass
+class _Replayed:
+    """Ratings after the matches up to `last` = (finished_at, match_id): `count` matches whose ids and finish
+    times hash to `checksum`, so a later call can tell whether the database only grew after `last`."""
+
+    ratings: dict[str, tuple[float, float]]
+    last: tuple | None
+    count: int
+    checksum: int
+
+
+_REPLAYED: OrderedDict[tuple, _Replayed] = OrderedDict()
+_REPLAYED_LOCK = threading.Lock()
+REPLAY_MEMO_SIZE = 64
+
+
+def _covered(db: str | Path, game: str | None, filters: Filters, last: tuple | None) -> tuple[int, int]:
+    """How many selected matches finished up to `last`, and the sum of the hashes of their ids and finish times."""
+    seats, params = _seats_sql(game, filters)
+    where, extra = ("", []) if last is None else \
+        ("WHERE finished_at < ? OR (finished_at = ? AND match_id <= ?)", [last[0], last[0], last[1]])
+    row = store.rows(db, f"""
+        WITH s AS ({seats}), picked AS (SELECT DISTINCT match_id, finished_at FROM s)
+        SELECT count(*), coalesce(sum(hash(match_id, finished_at)), 0)::HUGEINT::VARCHAR FROM picked {where}""",
+                     params + extra)[0]
+    return int(row[0]), int(row[1])
+
+
+def replayed_ratings(db: str | Path, game: str | None = None, filters: Filters = ALL) -> dict[str, tuple[float, float]]:
+    """Agent -> (mu, sigma) after replaying the selected matches in the order they finished. The replay is
+    kept per database, game and filters: when the database has only gained matches that finished later,
+    only those are replayed (a dashboard refresh after a run costs the new matches, not all of them)."""
+    key = (str(Path(db).resolve()), game, filters)
+    with _REPLAYED_LOCK:
+        memo = _REPLAYED.get(key)
+    if memo is not None and _covered(db, game, filters, memo.last) != (memo.count, memo.checksum):
+        memo = None  # matches were removed, or some finished before the last one replayed: start over
+    ratings = dict(memo.ratings) if memo else {}
+    matches = _teams(db, game, filters, memo.last if memo else None)
+    if memo and not matches:
+        return ratings
+    _replay(matches, ENV, ratings)
+    last = (matches[-1][1], matches[-1][0]) if matches else None
+    count, checksum = _covered(db, game, filters, last) if last is not None else (0, 0)
+    with _REPLAYED_LOCK:
+        _REPLAYED[key] = _Replayed(ratings, last, count, checksum)
+        _REPLAYED.move_to_end(key)
+        while len(_REPLAYED) > REPLAY_MEMO_SIZE:
+            _REPLAYED.popitem(last=False)
     return ratings
 
 
-def trueskill_table(db: str | Path, game: str | None = None) -> pd.DataFrame:
-    """TrueSkill of every agent over the matches of `game` (all games when None), best conservative first."""
+def trueskill_table(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
+    """TrueSkill of every agent over the selected matches (of `game` when given), best conservative first."""
     columns = ["agent", "mu", "sigma", "conservative", "matches", "wins"]
-    members = _team_members(db, game)
-    if members.empty:
+    ratings = replayed_ratings(db, game, filters)
+    if not ratings:
         return pd.DataFrame({c: [] for c in columns})
-    env = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
-    ratings = _replay(members, env)
-    table = pd.DataFrame([{"agent": a, "mu": r.mu, "sigma": r.sigma} for a, r in ratings.items()])
+    table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()])
     table["conservative"] = table["mu"] - 3 * table["sigma"]
-    table = table.merge(_played(db, game), on="agent", how="left")
+    table = table.merge(_played(db, game, filters), on="agent", how="left")
     table[["matches", "wins"]] = table[["matches", "wins"]].fillna(0).astype(int)
     return table.sort_values(["conservative", "agent"], ascending=[False, True], ignore_index=True)[columns]
 
 
-def pairwise_outcomes(db: str | Path, game: str | None = None) -> pd.DataFrame:
-    """One row per match and pair of different agents in different teams: `a`, `b`, the share of the
-    match's comparisons it stands for (`weight`, a match weighs 1) and `score` (1 a wins, 0.5 tie)."""
-    seats, params = _seats_sql(game)
+def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
+    """The pairwise outcomes of the selected matches grouped by kind: matches with the same comparisons are one
+    `kind` played `matches` times. One row per kind and pair of different agents in different teams: `a`,
+    `b`, the share of the match's comparisons it stands for (`weight`, a match weighs 1) and `score`
+    (1 a wins, 0.5 tie)."""
+    seats, params = _seats_sql(game, filters)
     return store.query(db, f"""
         WITH s AS ({seats}),
         pairs AS (
@@ -119,50 +183,82 @@ def pairwise_outcomes(db: str | Path, game: str | None = None) -> pd.DataFrame:
                  CASE WHEN x.rank = y.rank THEN 0.5
                       WHEN (x.rank < y.rank) = (x.agent < y.agent) THEN 1.0 ELSE 0.0 END AS score
           FROM s x JOIN s y ON x.match_id = y.match_id AND x.seat < y.seat AND x.agent <> y.agent
-                           AND NOT (x.rank = y.rank AND x.role = y.role))
-        SELECT match_id, a, b, count(*) / sum(count(*)) OVER (PARTITION BY match_id) AS weight,
-               avg(score) AS score
-        FROM pairs GROUP BY match_id, a, b ORDER BY match_id, a, b""", params)
+                           AND NOT (x.rank = y.rank AND x.role = y.role)),
+        per_match AS (
+          SELECT match_id, a, b, count(*) / sum(count(*)) OVER (PARTITION BY match_id) AS weight, avg(score) AS score
+          FROM pairs GROUP BY match_id, a, b),
+        kinds AS (
+          SELECT list({{'a': a, 'b': b, 'weight': weight, 'score': score}} ORDER BY a, b) AS content
+          FROM per_match GROUP BY match_id),
+        counted AS (
+          SELECT content, count(*) AS matches, row_number() OVER (ORDER BY content) - 1 AS kind
+          FROM kinds GROUP BY content)
+        SELECT kind, matches, unnest(content, recursive := true) FROM counted ORDER BY kind""", params)
 
 
-def _fit(a: np.ndarray, b: np.ndarray, wins: np.ndarray, losses: np.ndarray, n: int, start: np.ndarray) -> np.ndarray:
-    """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood of the pairs."""
+def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, n: int) -> np.ndarray:
+    """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood, one fit per row of
+    `wins` and `losses` (fits x pairs), all at once: Newton steps on the ridge-penalised log-likelihood,
+    which is strictly concave, halving a step that does not improve it."""
+    fits = wins.shape[0]
+    sign = np.zeros((len(pair_a), n))
+    sign[np.arange(len(pair_a)), pair_a], sign[np.arange(len(pair_a)), pair_b] = 1.0, -1.0
+    outer = np.einsum("pi,pj->pij", sign, sign)
+    ridge = RIDGE * np.eye(n)
 
-    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        d = theta[a] - theta[b]
-        nll = wins * np.logaddexp(0, -d) + losses * np.logaddexp(0, d)
-        grad_d = -wins / (1 + np.exp(d)) + losses / (1 + np.exp(-d))
-        grad = np.bincount(a, grad_d, n) - np.bincount(b, grad_d, n) + RIDGE * theta
-        return float(nll.sum() + 0.5 * RIDGE * theta @ theta), grad
+    def loss(theta: np.ndarray) -> np.ndarray:
+        d = theta @ sign.T
+        return (wins * np.logaddexp(0, -d) + losses * np.logaddexp(0, d)).sum(1) + 0.5 * RIDGE * (theta ** 2).sum(1)
 
-    theta = minimize(loss, start, jac=True, method="L-BFGS-B").x
-    return theta - theta.mean()
+    theta = np.zeros((fits, n))
+    current = loss(theta)
+    for _ in range(100):
+        d = theta @ sign.T
+        p = 1 / (1 + np.exp(-d))
+        grad = (-wins * (1 - p) + losses * p) @ sign + RIDGE * theta
+        hessian = np.einsum("fp,pij->fij", (wins + losses) * p * (1 - p), outer) + ridge
+        step = np.linalg.solve(hessian, grad[..., None])[..., 0]
+        scale = np.ones(fits)
+        for _ in range(30):
+            trial = loss(theta - scale[:, None] * step)
+            worse = trial > current + 1e-12
+            if not worse.any():
+                break
+            scale[worse] /= 2
+        theta, current = theta - scale[:, None] * step, np.minimum(trial, current)
+        if np.abs(scale[:, None] * step).max() < 1e-10:
+            break
+    return theta - theta.mean(1, keepdims=True)
 
 
-def bradley_terry_table(db: str | Path, game: str | None = None, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
-    """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals (matches resampled); rank =
-    1 + the number of agents whose lower bound is above this agent's upper bound."""
+def bradley_terry_table(db: str | Path, game: str | None = None, filters: Filters = ALL, n_boot: int = 200,
+                        seed: int = 0) -> pd.DataFrame:
+    """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals (matches resampled: the number of
+    matches of each kind drawn from a multinomial, which is the same as drawing matches one by one);
+    rank = 1 + the number of agents whose lower bound is above this agent's upper bound."""
     columns = ["agent", "rating", "lo", "hi", "rank", "matches"]
-    pairs = pairwise_outcomes(db, game)
+    pairs = pairwise_outcomes(db, game, filters)
     if pairs.empty:
         return pd.DataFrame({c: [] for c in columns})
     agents = np.array(sorted(set(pairs["a"]) | set(pairs["b"])))
     index = {name: i for i, name in enumerate(agents)}
-    a = pairs["a"].map(index).to_numpy()
-    b = pairs["b"].map(index).to_numpy()
-    weight = pairs["weight"].to_numpy()
-    score = pairs["score"].to_numpy()
-    match_codes, match_ids = pd.factorize(pairs["match_id"])
-    n = len(agents)
-    theta = _fit(a, b, weight * score, weight * (1 - score), n, np.zeros(n))
+    cells = pairs.groupby(["a", "b"]).ngroup().to_numpy()  # the distinct (a, b) pairs
+    firsts = pairs.groupby(["a", "b"]).head(1)
+    pair_a, pair_b = firsts["a"].map(index).to_numpy(), firsts["b"].map(index).to_numpy()
+    kinds = pairs.groupby("kind")["matches"].first().to_numpy()
+    to_cells = np.zeros((len(pairs), cells.max() + 1))
+    to_cells[np.arange(len(pairs)), cells] = 1.0
+    won = (pairs["weight"] * pairs["score"]).to_numpy()[:, None] * to_cells  # rows -> cells
+    lost = (pairs["weight"] * (1 - pairs["score"])).to_numpy()[:, None] * to_cells
+    kind_of_row = pairs["kind"].to_numpy()
     rng = np.random.default_rng(seed)
-    draws = rng.multinomial(len(match_ids), np.full(len(match_ids), 1 / len(match_ids)), size=n_boot)
-    boot = np.array([_fit(a, b, w * weight * score, w * weight * (1 - score), n, theta)
-                     for w in draws[:, match_codes]]) if n_boot else theta[None, :]
+    draws = np.vstack([kinds, rng.multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)])[:, kind_of_row]
+    thetas = _fit(pair_a, pair_b, draws @ won, draws @ lost, len(agents))
+    theta, boot = thetas[0], thetas[1:] if n_boot else thetas[:1]
     lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
     table = pd.DataFrame({"agent": agents, "rating": ELO_BASE + ELO_SCALE * theta,
                           "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
     table["rank"] = [1 + int((table["lo"] > h).sum()) for h in table["hi"]]
-    table = table.merge(_played(db, game), on="agent", how="left")
+    table = table.merge(_played(db, game, filters), on="agent", how="left")
     table["matches"] = table["matches"].fillna(0).astype(int)
     return table.sort_values(["rating", "agent"], ascending=[False, True], ignore_index=True)[columns]
