@@ -254,17 +254,3 @@ def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFram
             tables[(factor, game)] = stats.compare_levels(
                 pd.DataFrame({"level": levels, "seed": mine["seed"], "score": mine["score"]}), default)
     return tables
-
-
-# ---------------------------------------------------------------- metric modules written elsewhere
-def optional_metric(module: str, name: str):
-    """`engine.metrics.<module>.<name>`, or None while that module or function does not exist yet."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(f"engine.metrics.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"engine.metrics.{module}":
-            return None
-        raise
-    return getattr(mod, name, None)

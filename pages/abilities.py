@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
+from engine.metrics.magic import ability_profile
 from engine.sharing import Report, cached, show_table, slow_scorer_wanted, url_multiselect
 
 MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "magic_public_good")
@@ -14,15 +15,14 @@ DB = store.default_db()
 report = Report("Abilities (MAgIC)")
 
 st.title("Abilities (MAgIC)")
-profile_of = queries.optional_metric("magic", "ability_profile")
-if profile_of is None or store.count_matches(DB) == 0:
+if store.count_matches(DB) == 0:
     st.info("No data yet: play MAgIC's games (e.g. `python -m engine run runs/magic_social.yaml` and "
             "`runs/magic_game_theory.yaml`).")
     st.stop()
 
 if not slow_scorer_wanted("the ability profile", queries.filter_options(DB), MAGIC_GAMES, "profile"):
     st.stop()
-profile = cached(profile_of, DB)
+profile = cached(ability_profile, DB)
 if profile.empty:
     st.info("No data yet: no Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public "
             "good matches in this database.")

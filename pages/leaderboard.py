@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics import wis
+from engine.metrics import llmarena, wis
 from engine.metrics.ratings import bradley_terry_table, trueskill_table
 from engine.sharing import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
 
@@ -86,17 +86,14 @@ if slow_scorer_wanted("the WiS ranking", options, ("undercover",), "wis"):
         st.caption("Ranking = 100 + the sum of scores - games played (every WiS game of the database).")
         show_table(report, "Who is Spy ranking", ranking, "wis_ranking")
 
-llmarena = queries.optional_metric("llmarena", "leaderboard")
 st.header("LLMArena")
-if llmarena is None:
-    st.caption("LLMArena table: no data yet (engine/metrics/llmarena.py is not there).")
-else:
-    arena_games = queries.optional_metric("llmarena", "GAMES")
-    if slow_scorer_wanted("LLMArena's table", options, arena_games, "llmarena_table"):
-        board = cached(llmarena, DB)
-        if board.empty:
-            st.caption("No LLMArena games yet.")
-        else:
-            show_table(report, "LLMArena", board, "llmarena")
+if slow_scorer_wanted("LLMArena's table", options, llmarena.GAMES, "llmarena_table"):
+    board = cached(llmarena.leaderboard, DB)
+    if board.empty:
+        st.caption("No LLMArena games yet.")
+    else:
+        st.caption("Per game: TrueSkill mu (Bid, Hanabi: average reward) as a share of the best agent's · 100; "
+                   "every LLMArena match of the database.")
+        show_table(report, "LLMArena", board, "llmarena")
 
 report.download("leaderboards")

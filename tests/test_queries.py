@@ -86,11 +86,6 @@ def test_robustness_rows_use_the_match_score_when_the_agent_holds_every_seat(db)
     assert list(table["mean"]) == pytest.approx(list(rows.sort_values("repeat")["score"]))
 
 
-def test_a_missing_metric_module_reads_as_none():
-    assert queries.optional_metric("no_such_module", "leaderboard") is None
-    assert queries.optional_metric("gamabench", "leaderboard") is gamabench.leaderboard
-
-
 def test_the_dashboard_bench_fills_a_schema_true_database_and_runs_every_page_query(tmp_path):
     import importlib.util
     from pathlib import Path
