@@ -17,6 +17,7 @@ import yaml
 from engine import store
 from engine.runner import run_spec
 from engine.spec import SpecError, parse_spec
+from engine.testing import StubReply
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,17 +106,23 @@ def test_same_seed_replays_the_same_bot_match(tmp_path):
     assert store.query(a, sql).equals(store.query(b, sql))
 
 
-def test_kill_minus_nine_then_rerun_leaves_each_match_exactly_once(tmp_path):
-    spec = {"name": "long", "seed": 0, "repeats": 150, "concurrency": 2,
-            "games": [{"game": "guessing_game", "params": {"rounds": 20}, "lineups": [{"all": "bot:random"}]}]}
+def test_kill_minus_nine_then_rerun_leaves_each_match_exactly_once(tmp_path, stub):
+    """Each match waits on a slow stub model, so the run is long enough for the kill to land mid-way
+    whatever the machine's speed; the kill may also cut a match between two model calls."""
+    stub.responder = lambda req: StubReply("defect", delay=0.02)
+    repeats = 40
+    seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 8}
+    spec = {"name": "long", "seed": 0, "repeats": repeats, "concurrency": 2,
+            "games": [{"game": "prisoners_dilemma", "lineups": [{"challenger": seat, "others": "bot:tit_for_tat"}]}]}
     spec_path, db = tmp_path / "long.yaml", tmp_path / "kill.duckdb"
     spec_path.write_text(yaml.safe_dump(spec))
+    total = len(parse_spec(spec).matches)  # the challenger takes each of the 3 seats in turn
     cmd = [sys.executable, "-m", "engine", "run", str(spec_path), "--db", str(db), "--quiet"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     done = 0
     while time.monotonic() < deadline and done < 10:
-        time.sleep(0.3)
+        time.sleep(0.2)
         if db.exists():
             try:
                 done = store.count_matches(db)
@@ -124,13 +131,13 @@ def test_kill_minus_nine_then_rerun_leaves_each_match_exactly_once(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     partial = store.count_matches(db)
-    assert 10 <= partial < 150, "the kill must land in the middle of the run"
+    assert 10 <= partial < total, "the kill must land in the middle of the run"
     result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert f"{partial} already done" in result.stdout
     final = counts(db)
-    assert final["matches"] == final["ids"] == 150 and final["dup_turns"] == 0
-    assert store.query(db, "SELECT count(*) AS n FROM seats")["n"][0] == 150 * 10
+    assert final["matches"] == final["ids"] == total == 3 * repeats and final["dup_turns"] == 0
+    assert store.query(db, "SELECT count(*) AS n FROM seats")["n"][0] == total * 3
 
 
 def test_cli_lists_games_and_refuses_a_bad_spec(tmp_path):

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from engine import store
-from engine.metrics.magic_social import llmarena_undercover_figures, social_abilities
+from engine.metrics.magic_social import llmarena_undercover_figures, social_abilities, social_seats
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
@@ -102,3 +102,41 @@ def test_llmarena_figures_on_a_bot_run(db_path):
     assert table.undercover_win_rate[0] == pytest.approx(won)
     assert table.description_rate[0] == 1.0  # spelling clues never name a word and never repeat
     assert table.guess_rate[0] == 0.0  # it guesses its own word for everyone: always wrong
+
+
+def _lineup(db, match_id, labels, strategies=None):
+    """A finished undercover match whose seats carry `labels` (and `strategies`), no metrics."""
+    now = store.now()
+    match = {"match_id": match_id, "run_id": "hand", "game": "undercover", "preset": None, "params": "{}", "seed": 0,
+             "repeat": 0, "status": "ok", "error": None, "started_at": now, "finished_at": now,
+             "outcome": json.dumps({"special_seat": 0, "words": ["w"] * len(labels)})}
+    seats = [{"match_id": match_id, "seat": s, "player": f"Player {s + 1}", "agent": "bot:x", "role": "civilian",
+              "prompt_version": None, "strategy": (strategies or [None] * len(labels))[s], "temperature": None,
+              "score": 0.0, "won": False, "rank": 1, "label": label} for s, label in enumerate(labels)]
+    store.write_match(db, match, seats, [], [])
+
+
+def test_the_challenger_is_the_one_seat_unlike_the_others_else_every_seat(db_path):
+    store.init_db(db_path)
+    lineups = {"lone": (["D", "X", "D"], None), "mixed": (["X", "Y", "X", "Y"], None), "pair": (["X", "D"], None),
+               "self": (["X", "X", "X"], None), "three": (["X", "Y", "Z"], None),
+               "strategy": (["X", "X", "X"], [None, "pgm", None])}
+    for match_id, (labels, strategies) in lineups.items():
+        _lineup(db_path, match_id, labels, strategies)
+    seats = social_seats(db_path, "m.game = 'undercover'")
+    got = {m: list(part["challenger"]) for m, part in seats.groupby("match_id")}
+    assert got == {"lone": [False, True, False], "mixed": [True] * 4, "pair": [True, True], "self": [True] * 3,
+                   "three": [True] * 3, "strategy": [False, True, False]}
+    assert list(seats.loc[seats.match_id == "strategy", "strategy"]) == ["-", "pgm", "-"]
+
+
+def test_a_pgm_belief_text_outside_the_probe_is_read(db_path):
+    store.init_db(db_path)
+    # X (Player 2) plays a non-chameleon without belief probes; its clue carries the pgm belief text:
+    # it suspects Player 1, the chameleon (right); nobody else stated a belief -> 1 / 1
+    text = ("As Player 2, I think: Player 1 is more suspicious. "
+            "I think now Player 3 thinks: Player 2 is more suspicious.")
+    _write(db_path, "P", "chameleon", None, 0, 1, "non-chameleon", True, {"credits": 2, "max_credits": 2}, {},
+           [(1, "clue", {"action": "a clue", "extra": {"belief": text}}), (2, "clue", {"action": "another"})])
+    table = social_abilities(db_path)
+    assert list(table.agent) == ["X"] and table.reasoning[0] == 1.0

@@ -22,7 +22,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.metrics.magic_social import NO_STRATEGY, social_abilities, social_seats
+from engine.metrics.magic_social import (
+    NO_STRATEGY,
+    SOCIAL_GAMES,
+    column,
+    group_sums,
+    only_on,
+    ratios,
+    reading,
+    seats_on,
+    social_abilities_of,
+    won_flags,
+)
 
 ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
 SOCIAL_ABILITY_COLUMNS = {"judgement": "Judgement", "reasoning": "Reasoning", "deception": "Deception",
@@ -30,6 +41,7 @@ SOCIAL_ABILITY_COLUMNS = {"judgement": "Judgement", "reasoning": "Reasoning", "d
 ROLE_WIN_RATES = ["chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr", "cost_sharing_wr",
                   "prisoner_wr", "public_good_wr"]
 THEORY_GAMES = ("cost_sharing", "prisoners_dilemma", "magic_public_good")
+THEORY_SELECTION = "m.game IN (" + ", ".join(f"'{g}'" for g in THEORY_GAMES) + ")"
 PROFILE_COLUMNS = ["agent", "strategy", *ABILITIES, "win_rate", "roles", "area", *ROLE_WIN_RATES]
 
 
@@ -41,46 +53,48 @@ def radar_area(values: list[float]) -> float:
     return wedge * sum(a * b for a, b in zip(values, values[1:] + values[:1], strict=True))
 
 
-def _ratio(num: float, den: float) -> float:
-    return float(num) / float(den) if den else float("nan")
-
-
-def _sum(rows: pd.DataFrame, name: str) -> float:
-    return float(rows[name].fillna(0).sum()) if name in rows else 0.0
-
-
 def theory_abilities(db: str | Path) -> pd.DataFrame:
     """Per challenger: Cooperation, Coordination, Rationality and the three game-theory win rates."""
+    with reading(db) as con:
+        return _theory_abilities_of(seats_on(con, THEORY_SELECTION))
+
+
+def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
     columns = ["agent", "strategy", "Cooperation", "Coordination", "Rationality", "cost_sharing_wr",
                "prisoner_wr", "public_good_wr"]
-    games = ", ".join(f"'{g}'" for g in THEORY_GAMES)
-    seats = social_seats(db, f"m.game IN ({games})")
     if seats.empty:
         return pd.DataFrame(columns=columns)
     seats = seats[seats["challenger"]]
-    rows = []
-    for (agent, strategy), mine in seats.groupby(["agent", "strategy"], sort=True):
-        sharing = mine[mine["game"] == "cost_sharing"]
-        prisoner = mine[mine["game"] == "prisoners_dilemma"]
-        public = mine[mine["game"] == "magic_public_good"]
-        rational = mine[mine["game"].isin(["prisoners_dilemma", "magic_public_good"])]
-        rows.append({
-            "agent": agent, "strategy": strategy,
-            "Cooperation": _ratio(_sum(sharing, "agreement"), len(sharing)),
-            "Coordination": _ratio(_sum(sharing, "proposal_agreed"), _sum(sharing, "agreement")),
-            "Rationality": _ratio(_sum(rational, "rational_moves"), _sum(rational, "rational_chances")),
-            "cost_sharing_wr": _ratio(_sum(sharing, "agreement"), len(sharing)),
-            "prisoner_wr": _ratio(prisoner["won"].fillna(False).astype(bool).sum(), len(prisoner)),
-            "public_good_wr": _ratio(public["won"].fillna(False).astype(bool).sum(), len(public)),
-        })
-    return pd.DataFrame(rows, columns=columns)
+    game = seats["game"]
+    sharing, prisoner, public = game == "cost_sharing", game == "prisoners_dilemma", game == "magic_public_good"
+    rational = prisoner | public
+    sums = group_sums(seats, {
+        "sharing": sharing.astype(float), "prisoner": prisoner.astype(float), "public": public.astype(float),
+        "agreement": only_on(sharing, column(seats, "agreement")),
+        "proposal_agreed": only_on(sharing, column(seats, "proposal_agreed")),
+        "rational_moves": only_on(rational, column(seats, "rational_moves")),
+        "rational_chances": only_on(rational, column(seats, "rational_chances")),
+        "prisoner_won": only_on(prisoner, won_flags(seats)), "public_won": only_on(public, won_flags(seats))})
+    table = pd.DataFrame({
+        "Cooperation": ratios(sums["agreement"], sums["sharing"]),
+        "Coordination": ratios(sums["proposal_agreed"], sums["agreement"]),
+        "Rationality": ratios(sums["rational_moves"], sums["rational_chances"]),
+        "cost_sharing_wr": ratios(sums["agreement"], sums["sharing"]),
+        "prisoner_wr": ratios(sums["prisoner_won"], sums["prisoner"]),
+        "public_good_wr": ratios(sums["public_won"], sums["public"])})
+    return table.reset_index().reindex(columns=columns)
 
 
 def ability_profile(db: str | Path) -> pd.DataFrame:
     """One row per challenger (agent label and strategy): the seven abilities, the win rate, the
     number of role win rates it averages, the radar area, and the seven role win rates."""
-    social = social_abilities(db).rename(columns=SOCIAL_ABILITY_COLUMNS)
-    theory = theory_abilities(db)
+    with reading(db) as con:  # one connection and one seats query for both halves
+        seats = seats_on(con, f"({SOCIAL_GAMES}) OR ({THEORY_SELECTION})")
+        if seats.empty:
+            return pd.DataFrame(columns=PROFILE_COLUMNS)
+        in_theory = seats["game"].isin(THEORY_GAMES)
+        social = social_abilities_of(con, seats[~in_theory]).rename(columns=SOCIAL_ABILITY_COLUMNS)
+        theory = _theory_abilities_of(seats[in_theory])
     if social.empty and theory.empty:
         return pd.DataFrame(columns=PROFILE_COLUMNS)
     frames = [f for f in (social, theory) if not f.empty]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.metrics.magic_social import social_seats
+from engine.metrics.magic_social import column, only_on, ratios, social_seats, won_flags
 
 START_POINTS = 100
 FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score", "vote_accuracy", "foul_rate",
@@ -24,43 +24,48 @@ def wis_seats(db: str | Path) -> pd.DataFrame:
     return social_seats(db, "m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis'")
 
 
-def _figures(rows: pd.DataFrame) -> dict[str, float]:
-    def total(name: str) -> float:
-        return float(rows[name].fillna(0).sum()) if name in rows else 0.0
+def _figures_by_role(seats: pd.DataFrame) -> pd.DataFrame:
+    """The figures of each agent, strategy and role (spy, civilian, all) from its seats, in one groupby:
+    every seat counts once under its own role (spy or civilian) and once under "all"."""
+    if seats.empty:
+        return pd.DataFrame(columns=FIGURE_COLUMNS)
+    civilian = seats["role"] == "civilian"  # the spy cannot vote for itself: accuracy is a civilian figure
+    figures = pd.DataFrame({
+        "agent": seats["agent"], "strategy": seats["strategy"], "won": won_flags(seats), "score": seats["score"],
+        "votes_cast": only_on(civilian, column(seats, "votes_cast")),
+        "votes_correct": only_on(civilian, column(seats, "votes_correct")),
+        "fouls": column(seats, "fouls"), "speeches": column(seats, "speeches"),
+        "survival_rounds": seats["survival_rounds"] if "survival_rounds" in seats else float("nan")})
+    by_role = figures[seats["role"].isin(["spy", "civilian"])].assign(role=seats["role"])
+    parts = pd.concat([by_role, figures.assign(role="all")])
+    parts["role"] = pd.Categorical(parts["role"], categories=["spy", "civilian", "all"], ordered=True)
+    table = parts.groupby(["agent", "strategy", "role"], sort=True, observed=True).agg(
+        games=("won", "size"), win_rate=("won", "mean"), mean_score=("score", _series_mean),
+        votes_cast=("votes_cast", "sum"), votes_correct=("votes_correct", "sum"), fouls=("fouls", "sum"),
+        speeches=("speeches", "sum"), survival_rounds=("survival_rounds", _series_mean)).reset_index()
+    table["role"] = table["role"].astype(str)
+    table["vote_accuracy"] = ratios(table["votes_correct"], table["votes_cast"])
+    table["foul_rate"] = ratios(table["fouls"], table["speeches"])
+    return table[FIGURE_COLUMNS]
 
-    voters = rows[rows["role"] == "civilian"]  # the spy cannot vote for itself: accuracy is a civilian figure
-    cast, speeches = float(voters["votes_cast"].fillna(0).sum()) if "votes_cast" in rows else 0.0, total("speeches")
-    correct = float(voters["votes_correct"].fillna(0).sum()) if "votes_correct" in rows else 0.0
-    return {
-        "games": len(rows),
-        "win_rate": float(rows["won"].fillna(False).astype(bool).mean()),
-        "mean_score": float(rows["score"].mean()),
-        "vote_accuracy": correct / cast if cast else float("nan"),
-        "foul_rate": total("fouls") / speeches if speeches else float("nan"),
-        "survival_rounds": float(rows["survival_rounds"].mean()) if "survival_rounds" in rows else float("nan"),
-    }
+
+def _series_mean(values: pd.Series) -> float:
+    """Series.mean per group (a call per agent and role, not per seat): the grouped mean sums in another
+    order and can differ in the last bit from the figures published before."""
+    return float(values.mean())
 
 
 def figures_by_role(db: str | Path) -> pd.DataFrame:
     """One row per agent, strategy and role (spy, civilian, all)."""
-    seats = wis_seats(db)
-    if seats.empty:
-        return pd.DataFrame(columns=FIGURE_COLUMNS)
-    rows = []
-    for (agent, strategy), mine in seats.groupby(["agent", "strategy"], sort=True):
-        for role, part in [("spy", mine[mine["role"] == "spy"]), ("civilian", mine[mine["role"] == "civilian"]),
-                           ("all", mine)]:
-            if len(part):
-                rows.append({"agent": agent, "strategy": strategy, "role": role} | _figures(part))
-    return pd.DataFrame(rows, columns=FIGURE_COLUMNS)
+    return _figures_by_role(wis_seats(db))
 
 
 def leaderboard(db: str | Path) -> pd.DataFrame:
     """The WiS leaderboard: ranking points first, then the figures of each role side by side."""
     seats = wis_seats(db)
-    figures = figures_by_role(db)
     if seats.empty:
         return pd.DataFrame(columns=["agent", "strategy", "ranking", "games"])
+    figures = _figures_by_role(seats)
     points = seats.groupby(["agent", "strategy"]).agg(total=("score", "sum"), games=("score", "size")).reset_index()
     points["ranking"] = START_POINTS + points["total"] - points["games"]
     wide = figures.pivot_table(index=["agent", "strategy"], columns="role",
