@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from pathlib import Path
 
 from engine import store
@@ -32,7 +33,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
           f"{summary.played} played, {summary.errors} errors, {summary.tokens} tokens, ${summary.cost_usd:.4f}")
     for line in summary.error_messages[:10]:
         print(f"  error {line}", file=sys.stderr)
+    _refresh_ratings(db)
     return 1 if summary.errors else 0
+
+
+def _refresh_ratings(db: Path) -> None:
+    """Replay the new matches into the saved ratings now, so the dashboard's first view does not wait for them."""
+    from engine.metrics.ratings import refresh_saved
+
+    start = time.perf_counter()
+    refreshed = refresh_saved(db)
+    print(f"ratings brought up to date ({len(refreshed)} selections) in {time.perf_counter() - start:.1f} s")
 
 
 def _cmd_games(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -178,13 +179,44 @@ def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict
 
 
 # ---------------------------------------------------------------- reading
+_READING: ContextVar[dict[str, duckdb.DuckDBPyConnection] | None] = ContextVar("reading", default=None)
+
+
+@contextmanager
+def reading(db: str | Path) -> Iterator[None]:
+    """Share one read-only connection among the `query` and `rows` calls made inside the block (in this
+    thread or task): opening a large database costs 10-20 ms, more than most of a page's queries.
+    Keep the block short, since a reader holds off the writer for as long as it stays open."""
+    key = str(Path(db).resolve())
+    open_now = _READING.get() or {}
+    if key in open_now or not Path(db).exists():
+        yield
+        return
+    with connect(db, read_only=True) as con:
+        token = _READING.set({**open_now, key: con})
+        try:
+            yield
+        finally:
+            _READING.reset(token)
+
+
+@contextmanager
+def _reader(db: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    shared = (_READING.get() or {}).get(str(Path(db).resolve()))
+    if shared is not None:
+        yield shared
+        return
+    with connect(db, read_only=True) as con:
+        yield con
+
+
 def query(db: str | Path, sql: str, params: list | None = None):
     """Run a read-only query and return a DataFrame; an absent database reads as empty."""
     import pandas as pd
 
     if not Path(db).exists():
         return pd.DataFrame()
-    with connect(db, read_only=True) as con:
+    with _reader(db) as con:
         return con.execute(sql, params or []).df()
 
 
@@ -192,7 +224,7 @@ def rows(db: str | Path, sql: str, params: list | None = None) -> list[tuple]:
     """Run a read-only query and return its rows as tuples (for loops that would pay for a DataFrame)."""
     if not Path(db).exists():
         return []
-    with connect(db, read_only=True) as con:
+    with _reader(db) as con:
         return con.execute(sql, params or []).fetchall()
 
 

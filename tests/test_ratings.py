@@ -4,6 +4,7 @@ team games update both sides sensibly."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -174,9 +175,16 @@ def test_our_trueskill_update_equals_the_trueskill_package():
     assert worst < 1e-9
 
 
+def forget_replays(db) -> None:
+    """As a new process on a database whose saved replays were never written."""
+    from engine.metrics import ratings
+
+    ratings._REPLAYED.clear()
+    ratings.saved_replays_path(db).unlink(missing_ok=True)
+
+
 def test_replay_after_new_matches_equals_a_full_replay(tmp_path):
     """The kept replay only plays matches that finished later; an older match arriving restarts it."""
-    from engine.metrics import ratings
 
     db = tmp_path / "grow.duckdb"
     rng = np.random.default_rng(3)
@@ -188,11 +196,50 @@ def test_replay_after_new_matches_equals_a_full_replay(tmp_path):
         con.execute("DELETE FROM seats; DELETE FROM matches")
     write_outcomes(db, "duel", games)
     grown = trueskill_table(db, "duel").set_index("agent")
-    ratings._REPLAYED.clear()
+    forget_replays(db)
     assert np.allclose(grown[["mu", "sigma"]], trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]])
     with store.connect(db) as con:  # the last match now finished before all the others
         con.execute("UPDATE matches SET finished_at = finished_at - INTERVAL 1 DAY WHERE match_id = 'duel-59'")
     reordered = trueskill_table(db, "duel").set_index("agent")
-    ratings._REPLAYED.clear()
+    forget_replays(db)
     assert np.allclose(reordered[["mu", "sigma"]], trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]])
     assert not np.allclose(reordered[["mu", "sigma"]], grown[["mu", "sigma"]])
+
+
+def test_a_new_process_replays_only_what_finished_after_the_saved_replay(tmp_path, monkeypatch):
+    """The unfiltered replays are saved next to the database: a new process (memo empty) plays only the
+    matches that finished since; a damaged or stale file costs a full replay, never a wrong rating."""
+    from engine.metrics import ratings
+
+    db = tmp_path / "saved.duckdb"
+    rng = np.random.default_rng(5)
+    games = [[("a", 1 + int(w), 0), ("b", 2 - int(w), 0)] for w in rng.random(50) < 0.6]
+    write_outcomes(db, "duel", games[:30])
+    trueskill_table(db, "duel")
+    assert "duel" in ratings.saved_replays_path(db).read_text()
+    with store.connect(db) as con:  # the same 30 matches and 20 that finished later
+        con.execute("DELETE FROM seats; DELETE FROM matches")
+    write_outcomes(db, "duel", games)
+    replayed = []
+    real_replay = ratings._replay
+
+    def counted_replay(matches, *args):
+        replayed.append(len(matches))
+        real_replay(matches, *args)
+
+    monkeypatch.setattr(ratings, "_replay", counted_replay)
+    ratings._REPLAYED.clear()
+    resumed = trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]]
+    assert replayed == [20]
+    forget_replays(db)
+    full = trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]]
+    assert replayed == [20, 50] and np.allclose(resumed, full)
+    for damaged in ("{not json", '{"duel": {"ratings": {"a": [99, 1], "b": [1, 1]}, "last": null, "count": 7, '
+                                 '"checksum": "1"}}'):
+        ratings._REPLAYED.clear()
+        ratings.saved_replays_path(db).write_text(damaged)
+        assert np.allclose(trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]], full)
+    assert replayed == [20, 50, 50, 50]
+    filtered = ratings.Filters(run_ids=("synthetic",))
+    trueskill_table(db, "duel", filtered)
+    assert set(json.loads(ratings.saved_replays_path(db).read_text())) == {"duel"}  # filtered views stay in memory

@@ -25,7 +25,7 @@ GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "underco
 REWARD_GAMES = ("bid", "hanabi")
 
 
-def _games_played(db: Path) -> set[str]:
+def _games_played(db: str | Path) -> set[str]:
     marks = ", ".join("?" for _ in GAMES)
     df = store.query(db, f"SELECT DISTINCT game FROM matches WHERE status = 'ok' AND game IN ({marks})", list(GAMES))
     return set(df["game"]) if not df.empty else set()
@@ -46,18 +46,19 @@ def _normalized(values: pd.Series) -> pd.Series:
 
 
 def leaderboard(db: str | Path) -> pd.DataFrame:
-    db = Path(db)
-    played = [g for g in GAMES if g in _games_played(db)]
+    with store.reading(db):
+        present = _games_played(db)
+        played = [g for g in GAMES if g in present]
+        columns: dict[str, pd.Series] = {}
+        for game in played:
+            if game in REWARD_GAMES:
+                reward = average_rewards(db, game)
+                columns[f"{game}_reward"] = reward
+                columns[game] = _normalized(reward)
+            else:
+                columns[game] = _normalized(trueskill_table(db, game).set_index("agent")["mu"])
     if not played:
         return pd.DataFrame()
-    columns: dict[str, pd.Series] = {}
-    for game in played:
-        if game in REWARD_GAMES:
-            reward = average_rewards(db, game)
-            columns[f"{game}_reward"] = reward
-            columns[game] = _normalized(reward)
-        else:
-            columns[game] = _normalized(trueskill_table(db, game).set_index("agent")["mu"])
     table = pd.DataFrame(columns)
     table["average"] = table[played].mean(axis=1)
     table["games"] = table[played].notna().sum(axis=1)

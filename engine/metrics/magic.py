@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from engine import store
 from engine.metrics.magic_social import (
     NO_STRATEGY,
     SOCIAL_GAMES,
@@ -29,9 +30,8 @@ from engine.metrics.magic_social import (
     group_sums,
     only_on,
     ratios,
-    reading,
-    seats_on,
     social_abilities_of,
+    social_seats,
     won_flags,
 )
 
@@ -55,8 +55,7 @@ def radar_area(values: list[float]) -> float:
 
 def theory_abilities(db: str | Path) -> pd.DataFrame:
     """Per challenger: Cooperation, Coordination, Rationality and the three game-theory win rates."""
-    with reading(db) as con:
-        return _theory_abilities_of(seats_on(con, THEORY_SELECTION))
+    return _theory_abilities_of(social_seats(db, THEORY_SELECTION))
 
 
 def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
@@ -88,12 +87,12 @@ def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
 def ability_profile(db: str | Path) -> pd.DataFrame:
     """One row per challenger (agent label and strategy): the seven abilities, the win rate, the
     number of role win rates it averages, the radar area, and the seven role win rates."""
-    with reading(db) as con:  # one connection and one seats query for both halves
-        seats = seats_on(con, f"({SOCIAL_GAMES}) OR ({THEORY_SELECTION})")
+    with store.reading(db):  # one connection and one seats query for both halves
+        seats = social_seats(db, f"({SOCIAL_GAMES}) OR ({THEORY_SELECTION})")
         if seats.empty:
             return pd.DataFrame(columns=PROFILE_COLUMNS)
         in_theory = seats["game"].isin(THEORY_GAMES)
-        social = social_abilities_of(con, seats[~in_theory]).rename(columns=SOCIAL_ABILITY_COLUMNS)
+        social = social_abilities_of(db, seats[~in_theory]).rename(columns=SOCIAL_ABILITY_COLUMNS)
         theory = _theory_abilities_of(seats[in_theory])
     if social.empty and theory.empty:
         return pd.DataFrame(columns=PROFILE_COLUMNS)

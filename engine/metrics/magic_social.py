@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pandas as pd
 
 from engine import store
@@ -29,35 +26,17 @@ NO_STRATEGY = "-"  # bots have none
 SOCIAL_GAMES = "m.game = 'chameleon' OR (m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'magic')"
 
 
-@contextmanager
-def reading(db: str | Path) -> Iterator[duckdb.DuckDBPyConnection | None]:
-    """One read-only connection for all the queries of a table (opening a large database costs tens of
-    milliseconds); None when the database does not exist yet, which reads as empty."""
-    if not Path(db).exists():
-        yield None
-        return
-    with store.connect(db, read_only=True) as con:
-        yield con
-
-
 def social_seats(db: str | Path, where: str) -> pd.DataFrame:
     """One row per seat of the finished social matches selected by `where` (over m = matches), with
     `agent` (the label), `strategy`, the outcome's `special_seat`, `n_players` (its number of words) and
-    `guess_correct`, every metric as a column, and `challenger`."""
-    with reading(db) as con:
-        return seats_on(con, where)
-
-
-def seats_on(con: duckdb.DuckDBPyConnection | None, where: str) -> pd.DataFrame:
-    """social_seats over an open connection: the challenger and the metrics' long -> wide are worked
-    out in DuckDB, not per match in Python."""
-    if con is None:
-        return pd.DataFrame()
+    `guess_correct`, every metric as a column, and `challenger`. The challenger and the metrics'
+    long -> wide are worked out in DuckDB, not per match in Python."""
     selected = f"SELECT match_id FROM matches m WHERE m.status = 'ok' AND ({where})"
-    names = [n for (n,) in con.execute(f"""
-        SELECT DISTINCT name FROM metrics WHERE seat IS NOT NULL AND name IS NOT NULL
-          AND match_id IN ({selected})""").fetchall()]
-    return con.execute(_seats_sql(where, sorted(names))).df()
+    with store.reading(db):
+        names = [n for (n,) in store.rows(db, f"""
+            SELECT DISTINCT name FROM metrics WHERE seat IS NOT NULL AND name IS NOT NULL
+              AND match_id IN ({selected})""")]
+        return store.query(db, _seats_sql(where, sorted(names)))
 
 
 def _seats_sql(where: str, metric_names: list[str]) -> str:
@@ -130,20 +109,20 @@ def only_on(mask: pd.Series, values: pd.Series) -> pd.Series:
 
 
 # ---------------------------------------------------------------- Reasoning from the belief probes
-def _beliefs(con: duckdb.DuckDBPyConnection, match_ids: list[str]) -> dict[tuple[str, int, int], dict[str, Any] | None]:
+def _beliefs(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int], dict[str, Any] | None]:
     """(match, seat, round) -> the seat's belief that round: the pgm strategy's own belief text when
     its decisions carry one (turns.action.extra.belief), else the answer to the belief probe.
     A probe that ended in a fallback is a failed belief (None). Only the turns that carry a belief
     are read (a cheap text test first spares parsing every action's JSON)."""
     if not match_ids:
         return {}
-    turns = con.execute("""
+    turns = store.query(db, """
         SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, n.n
         FROM turns t JOIN (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT unnest(?))
                            GROUP BY match_id) n USING (match_id)
         WHERE t.seat IS NOT NULL AND (t.phase = 'belief' OR (contains(t.action, 'belief')
                                                              AND json_extract(t.action, '$.extra.belief') IS NOT NULL))
-        ORDER BY t.match_id, t.turn""", [match_ids]).df()
+        ORDER BY t.match_id, t.turn""", [match_ids])
     probe: dict[tuple[str, int, int], dict[str, Any] | None] = {}
     texts: dict[tuple[str, int, int], str] = {}
     sizes: dict[str, int] = {}
@@ -203,17 +182,17 @@ SOCIAL_ROLES = {"chameleon_wr": "chameleon", "non_chameleon_wr": "non-chameleon"
 def social_abilities(db: str | Path) -> pd.DataFrame:
     """Per agent and strategy: the four role win rates, Judgement, Reasoning, Deception and
     Self-awareness of MAgIC's Chameleon and Undercover (`rules: magic`)."""
-    with reading(db) as con:
-        return social_abilities_of(con, seats_on(con, SOCIAL_GAMES))
+    with store.reading(db):
+        return social_abilities_of(db, social_seats(db, SOCIAL_GAMES))
 
 
-def social_abilities_of(con: duckdb.DuckDBPyConnection | None, seats: pd.DataFrame) -> pd.DataFrame:
-    """social_abilities from the seats of the social matches (`seats_on` SOCIAL_GAMES, or the social
-    part of a wider selection) and the connection their beliefs are read from."""
+def social_abilities_of(db: str | Path, seats: pd.DataFrame) -> pd.DataFrame:
+    """social_abilities from the seats of the social matches (`social_seats` of SOCIAL_GAMES, or the
+    social part of a wider selection); their beliefs are read from `db`."""
     if seats.empty:
         return pd.DataFrame(columns=ABILITY_COLUMNS)
     seats = seats[seats["challenger"]]
-    beliefs = _beliefs(con, sorted(seats["match_id"].unique()))
+    beliefs = _beliefs(db, sorted(seats["match_id"].unique()))
     reasoning = reasoning_counts(seats, beliefs)
     role, game = seats["role"], seats["game"]
     voter = role.isin(["non-chameleon", "civilian"])

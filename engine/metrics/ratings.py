@@ -18,9 +18,12 @@ An agent is `seats.label` (the model string unless the run spec names it).
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -40,13 +43,10 @@ ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
 FINISHED = "coalesce(m.finished_at, m.started_at)"
 
 
-def _seats_sql(game: str | None, filters: Filters, after: tuple | None = None) -> tuple[str, list]:
-    """The ranked seats of the selected finished matches (of `game` too, when given), one row per seat with
-    its agent; `after` = (finished_at, match_id) keeps only the matches that finished after that one."""
-    where, params = filters.where("m")
-    if game is not None:
-        where += " AND m.game = ?"
-        params.append(game)
+def _seats_sql(selection: Filters, after: tuple | None = None) -> tuple[str, list]:
+    """The ranked seats of the selected finished matches, one row per seat with its agent;
+    `after` = (finished_at, match_id) keeps only the matches that finished after that one."""
+    where, params = selection.where("m")
     if after is not None:
         where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
         params += [after[0], after[0], after[1]]
@@ -57,19 +57,19 @@ def _seats_sql(game: str | None, filters: Filters, after: tuple | None = None) -
         WHERE {where} AND s.rank IS NOT NULL""", params
 
 
-def _played(db: str | Path, game: str | None, filters: Filters) -> pd.DataFrame:
+def _played(db: str | Path, selection: Filters) -> pd.DataFrame:
     """Per agent, the matches it played and the matches in which one of its seats won."""
-    seats, params = _seats_sql(game, filters)
+    seats, params = _seats_sql(selection)
     return store.query(db, f"""
         WITH s AS ({seats})
         SELECT agent, count(DISTINCT match_id) AS matches, count(DISTINCT match_id) FILTER (WHERE won) AS wins
         FROM s GROUP BY agent""", params)
 
 
-def _teams(db: str | Path, game: str | None, filters: Filters, after: tuple | None) -> list[tuple]:
+def _teams(db: str | Path, selection: Filters, after: tuple | None) -> list[tuple]:
     """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
     lists with one entry per team member (an agent with its share of its team's seats)."""
-    seats, params = _seats_sql(game, filters, after)
+    seats, params = _seats_sql(selection, after)
     return store.rows(db, f"""
         WITH s AS ({seats}),
         members AS (
@@ -115,15 +115,69 @@ class _Replayed:
     count: int
     checksum: int
 
+    def to_json(self) -> dict:
+        last = None if self.last is None else [self.last[0].isoformat(), self.last[1]]
+        return {"ratings": self.ratings, "last": last, "count": self.count, "checksum": str(self.checksum)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> _Replayed:
+        last = None if data["last"] is None else (datetime.fromisoformat(data["last"][0]), data["last"][1])
+        return cls({a: (float(mu), float(sigma)) for a, (mu, sigma) in data["ratings"].items()}, last,
+                   int(data["count"]), int(data["checksum"]))
+
 
 _REPLAYED: OrderedDict[tuple, _Replayed] = OrderedDict()
 _REPLAYED_LOCK = threading.Lock()
 REPLAY_MEMO_SIZE = 64
 
 
-def _covered(db: str | Path, game: str | None, filters: Filters, last: tuple | None) -> tuple[int, int]:
+def saved_replays_path(db: str | Path) -> Path:
+    """Where the replays of the unfiltered selections (every game, each game) outlive the process: next to the
+    database, so the first dashboard view after a restart replays only what finished since (the engine's `run`
+    command brings it up to date after every run)."""
+    return Path(f"{db}.ratings.json")
+
+
+def _saved_name(filters: Filters) -> str | None:
+    """The name of a selection worth saving: every finished match, or those of one game; None for the rest."""
+    if replace(filters, games=()) != ALL or len(filters.games) > 1:
+        return None
+    return filters.games[0] if filters.games else "*"
+
+
+def _load_saved(db: str | Path, filters: Filters) -> _Replayed | None:
+    name = _saved_name(filters)
+    try:
+        saved = json.loads(saved_replays_path(db).read_text()) if name else {}
+        return _Replayed.from_json(saved[name]) if name in saved else None
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None  # absent, unreadable or from another version: replay from the start
+
+
+def _save(db: str | Path, filters: Filters, replayed: _Replayed) -> None:
+    """Add this replay to the saved ones; written to a temporary file and renamed, so a reader never sees half
+    of it. A read-only directory only costs the next process a full replay."""
+    name = _saved_name(filters)
+    if name is None:
+        return
+    path = saved_replays_path(db)
+    with _REPLAYED_LOCK:
+        try:
+            saved = json.loads(path.read_text()) if path.exists() else {}
+        except (OSError, ValueError):
+            saved = {}
+        saved[name] = replayed.to_json()
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+        try:
+            temporary.write_text(json.dumps(saved))
+            os.replace(temporary, path)
+        except OSError:
+            temporary.unlink(missing_ok=True)
+
+
+def _covered(db: str | Path, filters: Filters, last: tuple | None) -> tuple[int, int]:
     """How many selected matches finished up to `last`, and the sum of the hashes of their ids and finish times."""
-    seats, params = _seats_sql(game, filters)
+    seats, params = _seats_sql(filters)
     where, extra = ("", []) if last is None else \
         ("WHERE finished_at < ? OR (finished_at = ? AND match_id <= ?)", [last[0], last[0], last[1]])
     row = store.rows(db, f"""
@@ -133,49 +187,89 @@ def _covered(db: str | Path, game: str | None, filters: Filters, last: tuple | N
     return int(row[0]), int(row[1])
 
 
+def _selection(game: str | None, filters: Filters) -> Filters | None:
+    """`filters` narrowed to `game`, one key for one selection however it is asked for; None when empty."""
+    if game is None:
+        return filters
+    if filters.games and game not in filters.games:
+        return None
+    return replace(filters, games=(game,))
+
+
 def replayed_ratings(db: str | Path, game: str | None = None, filters: Filters = ALL) -> dict[str, tuple[float, float]]:
     """Agent -> (mu, sigma) after replaying the selected matches in the order they finished. The replay is
-    kept per database, game and filters: when the database has only gained matches that finished later,
-    only those are replayed (a dashboard refresh after a run costs the new matches, not all of them)."""
-    key = (str(Path(db).resolve()), game, filters)
+    kept per database and selection (and saved next to the database for the unfiltered ones): when the
+    database has only gained matches that finished later, only those are replayed (a dashboard refresh after
+    a run costs the new matches, not all of them)."""
+    selection = _selection(game, filters)
+    if selection is None:
+        return {}
+    key = (str(Path(db).resolve()), selection)
     with _REPLAYED_LOCK:
         memo = _REPLAYED.get(key)
-    if memo is not None and _covered(db, game, filters, memo.last) != (memo.count, memo.checksum):
-        memo = None  # matches were removed, or some finished before the last one replayed: start over
-    ratings = dict(memo.ratings) if memo else {}
-    matches = _teams(db, game, filters, memo.last if memo else None)
-    if memo and not matches:
-        return ratings
-    _replay(matches, ENV, ratings)
-    last = (matches[-1][1], matches[-1][0]) if matches else None
-    count, checksum = _covered(db, game, filters, last) if last is not None else (0, 0)
+    with store.reading(db):
+        memo = memo or _load_saved(db, selection)
+        if memo is not None and _covered(db, selection, memo.last) != (memo.count, memo.checksum):
+            memo = None  # matches were removed, or some finished before the last one replayed: start over
+        ratings = dict(memo.ratings) if memo else {}
+        matches = _teams(db, selection, memo.last if memo else None)
+        if memo and not matches:
+            _remember(key, memo)
+            return ratings
+        _replay(matches, ENV, ratings)
+        last = (matches[-1][1], matches[-1][0]) if matches else None
+        count, checksum = _covered(db, selection, last) if last is not None else (0, 0)
+    replayed = _Replayed(ratings, last, count, checksum)
+    _remember(key, replayed)
+    if matches:
+        _save(db, selection, replayed)
+    return ratings
+
+
+def _remember(key: tuple, replayed: _Replayed) -> None:
     with _REPLAYED_LOCK:
-        _REPLAYED[key] = _Replayed(ratings, last, count, checksum)
+        _REPLAYED[key] = replayed
         _REPLAYED.move_to_end(key)
         while len(_REPLAYED) > REPLAY_MEMO_SIZE:
             _REPLAYED.popitem(last=False)
-    return ratings
+
+
+def refresh_saved(db: str | Path) -> list[str]:
+    """Bring the saved replays up to date (every game, and each game with finished matches): the engine's `run`
+    command calls this, so the dashboard finds them current. Returns the selections refreshed."""
+    games = [g for (g,) in store.rows(db, "SELECT DISTINCT game FROM matches WHERE status = 'ok' ORDER BY game")]
+    for game in [None, *games]:
+        replayed_ratings(db, game)
+    return ["every game", *games]
 
 
 def trueskill_table(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
     """TrueSkill of every agent over the selected matches (of `game` when given), best conservative first."""
     columns = ["agent", "mu", "sigma", "conservative", "matches", "wins"]
-    ratings = replayed_ratings(db, game, filters)
+    selection = _selection(game, filters)
+    if selection is None:
+        return pd.DataFrame({c: [] for c in columns})
+    with store.reading(db):
+        ratings = replayed_ratings(db, filters=selection)
+        played = _played(db, selection)
     if not ratings:
         return pd.DataFrame({c: [] for c in columns})
     table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()])
     table["conservative"] = table["mu"] - 3 * table["sigma"]
-    table = table.merge(_played(db, game, filters), on="agent", how="left")
+    table = table.merge(played, on="agent", how="left")
     table[["matches", "wins"]] = table[["matches", "wins"]].fillna(0).astype(int)
     return table.sort_values(["conservative", "agent"], ascending=[False, True], ignore_index=True)[columns]
 
 
 def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
-    """The pairwise outcomes of the selected matches grouped by kind: matches with the same comparisons are one
-    `kind` played `matches` times. One row per kind and pair of different agents in different teams: `a`,
-    `b`, the share of the match's comparisons it stands for (`weight`, a match weighs 1) and `score`
-    (1 a wins, 0.5 tie)."""
-    seats, params = _seats_sql(game, filters)
+    """The pairwise outcomes of the selected matches grouped by kind: matches with the same comparisons (the same
+    sum of their hashes) are one `kind` played `matches` times. One row per kind and pair of different agents in
+    different teams: `a`, `b`, the share of the match's comparisons it stands for (`weight`, a match weighs 1)
+    and `score` (1 a wins, 0.5 tie)."""
+    selection = _selection(game, filters)
+    if selection is None:
+        return pd.DataFrame(columns=["kind", "matches", "a", "b", "weight", "score"])
+    seats, params = _seats_sql(selection)
     return store.query(db, f"""
         WITH s AS ({seats}),
         pairs AS (
@@ -187,13 +281,13 @@ def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Filters 
         per_match AS (
           SELECT match_id, a, b, count(*) / sum(count(*)) OVER (PARTITION BY match_id) AS weight, avg(score) AS score
           FROM pairs GROUP BY match_id, a, b),
+        signed AS (  -- a match's comparisons as one number: the sum of their hashes
+          SELECT match_id, sum(hash(a, b, weight, score)::HUGEINT) AS signature FROM per_match GROUP BY match_id),
         kinds AS (
-          SELECT list({{'a': a, 'b': b, 'weight': weight, 'score': score}} ORDER BY a, b) AS content
-          FROM per_match GROUP BY match_id),
-        counted AS (
-          SELECT content, count(*) AS matches, row_number() OVER (ORDER BY content) - 1 AS kind
-          FROM kinds GROUP BY content)
-        SELECT kind, matches, unnest(content, recursive := true) FROM counted ORDER BY kind""", params)
+          SELECT row_number() OVER (ORDER BY min(match_id)) - 1 AS kind, count(*) AS matches, min(match_id) AS example
+          FROM signed GROUP BY signature)
+        SELECT k.kind, k.matches, p.a, p.b, p.weight, p.score
+        FROM kinds k JOIN per_match p ON p.match_id = k.example ORDER BY kind, a, b""", params)
 
 
 def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, n: int) -> np.ndarray:
@@ -237,7 +331,12 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Filter
     matches of each kind drawn from a multinomial, which is the same as drawing matches one by one);
     rank = 1 + the number of agents whose lower bound is above this agent's upper bound."""
     columns = ["agent", "rating", "lo", "hi", "rank", "matches"]
-    pairs = pairwise_outcomes(db, game, filters)
+    selection = _selection(game, filters)
+    if selection is None:
+        return pd.DataFrame({c: [] for c in columns})
+    with store.reading(db):
+        pairs = pairwise_outcomes(db, filters=selection)
+        played = _played(db, selection)
     if pairs.empty:
         return pd.DataFrame({c: [] for c in columns})
     agents = np.array(sorted(set(pairs["a"]) | set(pairs["b"])))
@@ -259,6 +358,6 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Filter
     table = pd.DataFrame({"agent": agents, "rating": ELO_BASE + ELO_SCALE * theta,
                           "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
     table["rank"] = [1 + int((table["lo"] > h).sum()) for h in table["hi"]]
-    table = table.merge(_played(db, game, filters), on="agent", how="left")
+    table = table.merge(played, on="agent", how="left")
     table["matches"] = table["matches"].fillna(0).astype(int)
     return table.sort_values(["rating", "agent"], ascending=[False, True], ignore_index=True)[columns]
