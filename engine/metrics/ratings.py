@@ -341,9 +341,10 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Filter
         return pd.DataFrame({c: [] for c in columns})
     agents = np.array(sorted(set(pairs["a"]) | set(pairs["b"])))
     index = {name: i for i, name in enumerate(agents)}
-    cells = pairs.groupby(["a", "b"]).ngroup().to_numpy()  # the distinct (a, b) pairs
-    firsts = pairs.groupby(["a", "b"]).head(1)
-    pair_a, pair_b = firsts["a"].map(index).to_numpy(), firsts["b"].map(index).to_numpy()
+    by_pair = pairs.groupby(["a", "b"], sort=True)
+    cells = by_pair.ngroup().to_numpy()  # the distinct (a, b) pairs, numbered in sorted order
+    keys = list(by_pair.groups)  # in the same sorted order
+    pair_a, pair_b = np.array([index[a] for a, _ in keys]), np.array([index[b] for _, b in keys])
     kinds = pairs.groupby("kind")["matches"].first().to_numpy()
     to_cells = np.zeros((len(pairs), cells.max() + 1))
     to_cells[np.arange(len(pairs)), cells] = 1.0
