@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"error in {args.spec}: {exc}", file=sys.stderr)
         return 2
     db = Path(args.db)
+    # Ctrl-C and the dashboard's Cancel interrupt the run, even when it was started in the background by a
+    # shell, which hands its background jobs SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.if_empty and store.count_matches(db) > 0:
         print(f"{db} already holds matches; not playing {args.spec}")
         return 0

@@ -254,3 +254,39 @@ def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFram
             tables[(factor, game)] = stats.compare_levels(
                 pd.DataFrame({"level": levels, "seed": mine["seed"], "score": mine["score"]}), default)
     return tables
+
+
+def models_played(db: str | Path) -> list[str]:
+    """The model strings (not bots) that have played here: the launch form offers them first."""
+    rows = _query(db, "SELECT DISTINCT agent FROM seats WHERE agent NOT LIKE 'bot:%' ORDER BY agent")
+    return [] if rows.empty else rows["agent"].tolist()
+
+
+# ---------------------------------------------------------------- the overview page
+def runs_table(db: str | Path) -> pd.DataFrame:
+    """Every run, newest first, with its progress."""
+    return _query(db, """
+        SELECT run_id, name, source, status, n_done, n_matches, created_at, finished_at
+        FROM runs ORDER BY created_at DESC""")
+
+
+def wins_by_game(db: str | Path, run_id: str | None = None) -> pd.DataFrame:
+    """Per game and agent label: seats played, wins, win rate and mean score over the finished matches."""
+    return _query(db, """
+        SELECT m.game, s.label AS agent, count(*) AS seats_played, count(*) FILTER (WHERE s.won) AS wins,
+               round(avg(CASE WHEN s.won THEN 1.0 ELSE 0.0 END), 3) AS win_rate, round(avg(s.score), 2) AS mean_score
+        FROM seats s JOIN matches m USING (match_id)
+        WHERE m.status = 'ok' AND (? IS NULL OR m.run_id = ?)
+        GROUP BY m.game, s.label ORDER BY m.game, win_rate DESC, mean_score DESC""", [run_id, run_id])
+
+
+def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) -> pd.DataFrame:
+    """The newest `limit` matches (any status) with their lineups."""
+    return _query(db, """
+        WITH recent AS (
+            SELECT * FROM matches m WHERE ? IS NULL OR m.run_id = ?
+            ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
+        SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error,
+               string_agg(s.label, ', ' ORDER BY s.seat) AS lineup, m.finished_at
+        FROM recent m JOIN seats s USING (match_id)
+        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [run_id, run_id, limit])

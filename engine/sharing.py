@@ -157,13 +157,13 @@ def cached(fn, db: str | Path, **kwargs) -> pd.DataFrame:
     return _cached_call(fn.__module__, fn.__name__, str(db), _db_version(db), tuple(sorted(kwargs.items())))
 
 
-SLOW_SCORER_LIMIT = 10_000  # matches a pandas scorer replays before it waits to be asked
+SLOW_SCORER_LIMIT = 1_500  # matches TrueSkill replays from scratch in ~300 ms (bench/dashboard.py measures the rate)
 
 
 def slow_scorer_wanted(what: str, options: pd.DataFrame, games: tuple[str, ...] | None, key: str) -> bool:
-    """Scorers that replay whole games in pandas (ratings, MAgIC, WiS, LLMArena's table) take seconds at
-    50,000 matches: they run by themselves up to SLOW_SCORER_LIMIT matches of their `games` (None: every
-    game; counted from `queries.filter_options` rows), above it on request (then once per database version)."""
+    """A scorer that must replay a selection from scratch (TrueSkill over a filtered selection, whose replay is not
+    saved) takes seconds at 50,000 matches: it runs by itself up to SLOW_SCORER_LIMIT matches of its `games`
+    (None: every game; counted from `queries.filter_options` rows), above it on request."""
     rows = options if games is None else options[options["game"].isin(games)]
     matches = int(rows["matches"].sum())
     return matches <= SLOW_SCORER_LIMIT or st.checkbox(f"Compute {what} over {matches:,} matches (slow)", key=key)

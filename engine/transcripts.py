@@ -35,6 +35,12 @@ def agents(db: str | Path, game: str | None = None) -> list[str]:
     return [] if rows.empty else rows["agent"].tolist()
 
 
+def literal_pattern(text: str) -> str:
+    """`text` as an RE2 pattern that matches it literally: every ASCII punctuation mark escaped. A case-blind
+    regular expression reads a million turns 2-3x faster than lower() on both sides (bench/dashboard.py)."""
+    return "".join(f"\\{c}" if c.isascii() and not c.isalnum() and not c.isspace() else c for c in text)
+
+
 def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) -> pd.DataFrame:
     """The newest matching matches: id, game, preset, seed, status, lineup (winners marked), parse failures."""
     if search.outcome not in OUTCOMES:
@@ -64,18 +70,20 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) 
                      "AND (t.retries > 0 OR t.fallback OR NOT t.legal))")
     if search.text.strip():
         where.append("EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND "
-                     "(contains(lower(t.response), lower(?)) OR contains(lower(CAST(t.prompt AS VARCHAR)), lower(?))))")
-        params += [search.text.strip()] * 2
+                     "(regexp_matches(t.response, ?, 'i') OR regexp_matches(CAST(t.prompt AS VARCHAR), ?, 'i')))")
+        params += [literal_pattern(search.text.strip())] * 2
     return store.query(db, f"""
+        WITH picked AS (  -- the newest `limit` matches first, then their lineups and failures only
+            SELECT * FROM matches m WHERE {' AND '.join(where)}
+            ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
         SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
                string_agg(coalesce(s.label, s.agent) || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
                           ORDER BY s.seat) AS lineup,
                (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id
                 AND (t.retries > 0 OR t.fallback OR NOT t.legal)) AS parse_failures,
                m.finished_at
-        FROM matches m JOIN seats s USING (match_id)
-        WHERE {' AND '.join(where)}
-        GROUP BY ALL ORDER BY m.finished_at DESC, m.match_id LIMIT ?""", [*params, limit])
+        FROM picked m JOIN seats s USING (match_id)
+        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [*params, limit])
 
 
 def match_seats(db: str | Path, match_id: str) -> pd.DataFrame:

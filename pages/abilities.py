@@ -5,11 +5,10 @@ engine/metrics/magic.py's ability_profile (NaN where a game was not played)."""
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import queries, store
+from engine import store
 from engine.metrics.magic import ability_profile
-from engine.sharing import Report, cached, show_table, slow_scorer_wanted, url_multiselect
+from engine.sharing import Report, cached, show_table, url_multiselect
 
-MAGIC_GAMES = ("chameleon", "undercover", "cost_sharing", "prisoners_dilemma", "magic_public_good")
 ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
 DB = store.default_db()
 report = Report("Abilities (MAgIC)")
@@ -20,8 +19,6 @@ if store.count_matches(DB) == 0:
             "`runs/magic_game_theory.yaml`).")
     st.stop()
 
-if not slow_scorer_wanted("the ability profile", queries.filter_options(DB), MAGIC_GAMES, "profile"):
-    st.stop()
 profile = cached(ability_profile, DB)
 if profile.empty:
     st.info("No data yet: no Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public "

@@ -9,7 +9,7 @@ import streamlit as st
 from engine import queries, store
 from engine.metrics import llmarena_analyses as arena
 from engine.metrics import wis
-from engine.sharing import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
+from engine.sharing import Report, cached, filter_bar, show_table, url_selectbox
 
 ANY = "any agent"
 DB = store.default_db()
@@ -52,7 +52,7 @@ def gamabench_curves() -> None:
 
 def llmarena_figures() -> None:
     if game in ("tictactoe", "connect_four"):
-        ablation = only_mine(arena.hint_ablation(DB, (game,)))
+        ablation = only_mine(arena.hint_ablation(DB, (game,), filters=filters))
         if not ablation.empty:
             fig = px.bar(ablation, x="agent", y="illegal_move_rate", color="hint", barmode="group",
                          title="Illegal-move rate with and without the legal-move hint")
@@ -60,17 +60,18 @@ def llmarena_figures() -> None:
             report.figure("Hint ablation", fig)
         show_table(report, "Hint ablation", ablation, f"hint_ablation_{game}")
     if game == "connect_four":
-        show_table(report, "ConnectFour rewards", only_mine(arena.connect_four_rewards(DB)), "connect_four_rewards")
+        rewards = only_mine(arena.connect_four_rewards(DB, filters))
+        show_table(report, "ConnectFour rewards", rewards, "connect_four_rewards")
     if game == "texas_holdem":
-        actions = only_mine(arena.poker_actions_by_win_prob(DB))
+        actions = only_mine(arena.poker_actions_by_win_prob(DB, filters=filters))
         if not actions.empty:
             fig = px.bar(actions, x="win_prob_bin", y="share", color="action", facet_col="agent",
                          title="Hold'em actions by win probability")
             st.plotly_chart(fig)
             report.figure("Hold'em actions by win probability", fig)
-        show_table(report, "Hold'em actions", only_mine(arena.poker_action_win_prob(DB)), "holdem_actions")
+        show_table(report, "Hold'em actions", only_mine(arena.poker_action_win_prob(DB, filters)), "holdem_actions")
     if game == "hanabi":
-        shares = only_mine(arena.hanabi_action_shares(DB))
+        shares = only_mine(arena.hanabi_action_shares(DB, filters))
         if not shares.empty:
             fig = px.bar(shares, x="agent", y=["play_share", "reveal_share", "discard_share"],
                          title="Hanabi action shares")
@@ -83,14 +84,14 @@ st.header(game)
 if game in queries.GAMABENCH_GAMES:
     gamabench_curves()
 elif game in ("tictactoe", "connect_four", "texas_holdem", "hanabi"):
-    st.caption("LLMArena's analyses (every match of the database).")
+    st.caption("LLMArena's analyses of the selected matches.")
     llmarena_figures()
-elif game == "undercover" and slow_scorer_wanted("the WiS role table", options, ("undercover",), "wis_roles"):
-    roles = only_mine(cached(wis.figures_by_role, DB))
+elif game == "undercover":
+    roles = only_mine(cached(wis.figures_by_role, DB, filters=filters))
     if roles.empty:
         st.caption("No Who-is-Spy (rules `wis`) games yet.")
     else:
-        st.caption("Who is Spy: figures per role (every WiS game of the database).")
+        st.caption("Who is Spy: figures per role over the selected WiS games.")
         show_table(report, "Who is Spy: figures by role", roles, "wis_roles")
 
 st.subheader("Win rates")

@@ -9,7 +9,7 @@ import streamlit as st
 import yaml
 from streamlit.delta_generator import DeltaGenerator
 
-from engine import launch, store
+from engine import launch, queries, store
 from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
@@ -34,8 +34,7 @@ def slot(key: str) -> None:
 
 @st.cache_data(ttl=30, show_spinner=False)
 def models_seen(db: str) -> list[str]:
-    rows = store.query(db, "SELECT DISTINCT agent FROM seats WHERE agent NOT LIKE 'bot:%' ORDER BY agent")
-    return [] if rows.empty else rows["agent"].tolist()
+    return queries.models_played(db)
 
 
 def param_widget(game: str, name: str, value, key: str):

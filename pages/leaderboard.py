@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine import queries, store
 from engine.metrics import llmarena, wis
-from engine.metrics.ratings import bradley_terry_table, trueskill_table
+from engine.metrics.ratings import bradley_terry_table, saved_replay, trueskill_table
 from engine.sharing import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
 
 DB = store.default_db()
@@ -36,9 +36,10 @@ def win_rate_chart(table, title: str) -> go.Figure:
 def ratings(game: str | None):
     """TrueSkill and Bradley-Terry tables over the selected matches (of `game` when given)."""
     suffix = game or "overall"
-    if not slow_scorer_wanted("ratings", options, None if game is None else (game,), f"ratings_{suffix}"):
-        return
     scope = filters if game is None else replace(filters, games=(game,))
+    if not saved_replay(scope) and not slow_scorer_wanted("TrueSkill", options, scope.games or None,
+                                                          f"ratings_{suffix}"):
+        return
     st.markdown("TrueSkill (conservative = μ - 3σ; the selected matches replayed in the order they finished)")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
     st.markdown("Bradley-Terry (bootstrap 95% interval; ranks separate only non-overlapping intervals)")
@@ -78,22 +79,22 @@ else:
     show_table(report, "γ-Bench scores", gama, "gamabench")
 
 st.header("Who is Spy ranking")
-if slow_scorer_wanted("the WiS ranking", options, ("undercover",), "wis"):
-    ranking = cached(wis.leaderboard, DB)
-    if ranking.empty:
-        st.caption("No Who-is-Spy (`undercover`, rules `wis`) games yet.")
-    else:
-        st.caption("Ranking = 100 + the sum of scores - games played (every WiS game of the database).")
-        show_table(report, "Who is Spy ranking", ranking, "wis_ranking")
+ranking = cached(wis.leaderboard, DB, filters=filters)
+if ranking.empty:
+    st.caption("No Who-is-Spy (`undercover`, rules `wis`) games yet.")
+else:
+    st.caption("Ranking = 100 + the sum of scores - games played (over the selected WiS games).")
+    show_table(report, "Who is Spy ranking", ranking, "wis_ranking")
 
 st.header("LLMArena")
-if slow_scorer_wanted("LLMArena's table", options, llmarena.GAMES, "llmarena_table"):
-    board = cached(llmarena.leaderboard, DB)
+if saved_replay(replace(filters, games=())) or slow_scorer_wanted("LLMArena's table", options, llmarena.GAMES,
+                                                                  "llmarena_table"):
+    board = cached(llmarena.leaderboard, DB, filters=filters)
     if board.empty:
-        st.caption("No LLMArena games yet.")
+        st.caption("No LLMArena games in this selection.")
     else:
-        st.caption("Per game: TrueSkill mu (Bid, Hanabi: average reward) as a share of the best agent's · 100; "
-                   "every LLMArena match of the database.")
+        st.caption("Per game: TrueSkill mu (Bid, Hanabi: average reward) as a share of the best agent's · 100, "
+                   "over the selected matches.")
         show_table(report, "LLMArena", board, "llmarena")
 
 report.download("leaderboards")

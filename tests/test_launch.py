@@ -93,7 +93,7 @@ def run_row(db, run_id):
 def test_a_launched_run_is_its_own_process_cancelled_then_resumed(stub, db_path, monkeypatch):
     secret = "sk-test-1234567890abcdefSECRET"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
-    stub.responder = lambda req: StubReply('{"chosen_number": 20}', delay=0.2, prompt_tokens=40, completion_tokens=3)
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}', delay=0.5, prompt_tokens=40, completion_tokens=3)
     seat = {"agent": "openai/stub-model", "api_base": stub.url, "temperature": 0.0, "max_tokens": 16}
     raw = {"name": "launched", "seed": 1, "repeats": 6, "concurrency": 1, "games": [
         {"game": "guessing_game", "params": {"players": 2, "rounds": 2}, "lineups": [[seat, "bot:random"]]}]}

@@ -10,6 +10,7 @@ import pytest
 
 from engine import store
 from engine.metrics import llmarena_analyses as analyses
+from engine.queries import Filters
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
@@ -106,3 +107,28 @@ def test_bot_matches_stored_by_the_runner_feed_every_analysis(db_path):
     shares = analyses.hanabi_action_shares(db_path)
     assert shares.loc[0, ["play_share", "reveal_share", "discard_share"]].sum() == pytest.approx(1.0)
     assert shares.loc[0, "mean_score"] > 0
+
+
+def test_every_analysis_reads_only_the_selected_runs(db_path):
+    def play(name, repeats, preset):
+        spec = parse_spec({"name": name, "seed": 2, "repeats": repeats, "games": [
+            {"game": "connect_four", "preset": preset, "lineups": [["bot:minimax", "bot:random"]]},
+            {"game": "texas_holdem", "lineups": [["bot:hand_strength", "bot:random"]]},
+            {"game": "hanabi", "lineups": [{"all": "bot:hint_follower"}]}]})
+        assert asyncio.run(run_spec(spec, db_path, progress=False)).errors == 0
+        return Filters(run_ids=(spec.run_id,))
+
+    first, second = play("first", 2, "default"), play("second", 1, "no_hint")
+    assert analyses.hint_ablation(db_path, ("connect_four",), filters=first)["hint"].tolist() == [True, True]
+    assert analyses.hint_ablation(db_path, ("connect_four",), filters=second)["hint"].tolist() == [False, False]
+    assert analyses.hint_ablation(db_path, ("connect_four",))["matches"].sum() == 2 * (2 + 1)
+    nobody = Filters(run_ids=("no-such-run",))
+    for per_game in (analyses.connect_four_rewards, analyses.hanabi_action_shares):
+        assert per_game(db_path)["games"].max() == 3 and per_game(db_path, filters=second)["games"].max() == 1
+        assert per_game(db_path, filters=nobody).empty
+    assert analyses.poker_action_win_prob(db_path, filters=nobody).empty
+    decisions = store.query(db_path, "SELECT count(*) AS n FROM turns t JOIN matches m USING (match_id) WHERE "
+                                     "m.game = 'texas_holdem' AND t.seat IS NOT NULL AND m.run_id = ?",
+                            [second.run_ids[0]])["n"][0]
+    assert analyses.poker_action_win_prob(db_path, filters=second)["decisions"].sum() == decisions
+    assert analyses.poker_actions_by_win_prob(db_path, filters=second)["decisions"].sum() == decisions

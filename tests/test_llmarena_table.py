@@ -40,3 +40,17 @@ def test_absent_games_are_left_out_and_cli_prints_the_table(arena_db, tmp_path, 
     printed = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
     assert "connect_four" not in printed.columns and "undercover" not in printed.columns
     assert printed.loc[printed["agent"] == "strong", "average"].item() == pytest.approx(100)
+
+
+def test_the_table_follows_the_filters(arena_db):
+    """The run, preset and date filters select the matches of every column (TrueSkill and rewards alike)."""
+    from datetime import timedelta
+
+    from engine.queries import Filters
+    from tests.test_ratings import START
+
+    assert leaderboard(arena_db, Filters(run_ids=("synthetic",))).equals(leaderboard(arena_db))
+    assert leaderboard(arena_db, Filters(run_ids=("another",))).empty
+    assert leaderboard(arena_db, Filters(date_to=(START - timedelta(days=1)).date())).empty
+    tictactoe_only = leaderboard(arena_db, Filters(games=("tictactoe",))).set_index("agent")
+    assert list(tictactoe_only.columns) == ["tictactoe", "average", "games"] and (tictactoe_only["games"] == 1).all()

@@ -53,9 +53,7 @@ def test_leaderboards_show_win_rates_gamabench_and_wis(db, monkeypatch):
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert len(at.get("plotly_chart")) >= 2
     assert len(at.get("download_button")) == 2 * len(at.dataframe) + 1  # CSV and Parquet a table, the report
-    trueskill = frames_with(at, "conservative")
-    if trueskill:  # engine/metrics/ratings.py present: the overall TrueSkill table lists every agent
-        assert set(overall.index) <= set(trueskill[0]["agent"])
+    assert set(overall.index) <= set(frames_with(at, "conservative")[0]["agent"])  # TrueSkill lists every agent
 
 
 def test_the_url_selects_the_game_and_filters(db, monkeypatch):
@@ -73,16 +71,38 @@ def test_an_empty_database_says_how_to_fill_it(tmp_path, monkeypatch):
     assert not at.exception and "No matches yet" in at.info[0].value
 
 
-def test_slow_scorers_wait_to_be_asked_on_big_databases(db, monkeypatch):
-    from engine import sharing
+def test_only_a_filtered_trueskill_replay_waits_to_be_asked_on_big_databases(db, monkeypatch):
+    """Every game's and each game's replay is saved and kept current, so those show at once however big the
+    database; a selection by run replays from scratch, which waits for a click above the limit."""
+    from engine import queries, sharing
 
     monkeypatch.setattr(sharing, "SLOW_SCORER_LIMIT", 0)
     at = page(db, monkeypatch)
-    assert not at.exception and not frames_with(at, "ranking")
-    ask = next(box for box in at.checkbox if box.key == "wis")
-    assert "WiS ranking over 2 matches" in ask.label
+    assert not at.exception and not at.checkbox
+    assert frames_with(at, "conservative") and frames_with(at, "ranking") and frames_with(at, "average")
+    options = queries.filter_options(db)
+    run_id = options.loc[options["run_name"] == "leaderboard", "run_id"].iloc[0]
+    at = page(db, monkeypatch, runs=run_id)
+    assert not at.exception and not frames_with(at, "conservative")
+    ask = next(box for box in at.checkbox if box.key == "ratings_overall")
+    assert "Compute TrueSkill over" in ask.label
     at = ask.check().run()
+    assert not at.exception and {"bot:equilibrium", "bot:random"} <= set(frames_with(at, "conservative")[0]["agent"])
+
+
+def test_wis_and_llmarena_tables_follow_the_run_filter(db, monkeypatch):
+    from engine import queries
+
+    options = queries.filter_options(db)
+    imported = options.loc[options["run_name"] != "leaderboard", "run_id"].iloc[0]
+    played = options.loc[options["run_name"] == "leaderboard", "run_id"].iloc[0]
+    at = page(db, monkeypatch, runs=played)
     assert not at.exception and {"bot:injector"} <= set(frames_with(at, "ranking")[0]["agent"])
+    assert "bot:equilibrium" in set(frames_with(at, "tictactoe")[0]["agent"])  # LLMArena's table
+    at = page(db, monkeypatch, runs=imported)
+    assert not at.exception and not frames_with(at, "ranking") and not frames_with(at, "tictactoe")
+    captions = [c.value for c in at.caption]
+    assert any("No Who-is-Spy" in c for c in captions) and any("No LLMArena games" in c for c in captions)
 
 
 @pytest.mark.parametrize("path", ["pages/leaderboard.py", "pages/abilities.py", "pages/games.py",

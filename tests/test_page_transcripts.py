@@ -67,6 +67,34 @@ def test_search_by_game_agent_outcome_failures_and_text(db, monkeypatch):
     assert page(db, monkeypatch, q="never said by anyone").info[0].value == "No match fits this search."
 
 
+def test_text_search_is_literal_and_case_blind():
+    """Any typed text, regular-expression characters included, is found exactly where a case-blind
+    substring test finds it."""
+    import random
+    import string
+
+    import duckdb
+
+    from engine.transcripts import literal_pattern
+
+    rng = random.Random(0)
+    alphabet = string.ascii_letters[:6] + "ABé É" + string.punctuation + "\n\t"
+    con = duckdb.connect()
+    checked = 0
+    for _ in range(3000):
+        hay = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        start = rng.randint(0, len(hay))
+        needle = hay[start:start + rng.randint(1, 4)] if rng.random() < 0.5 else \
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3)))
+        needle = "".join(c.swapcase() if rng.random() < 0.5 else c for c in needle)
+        if not needle:
+            continue
+        got = con.execute("SELECT regexp_matches(?, ?, 'i')", [hay, literal_pattern(needle)]).fetchone()[0]
+        assert got == (needle.lower() in hay.lower()), (hay, needle)
+        checked += 1
+    assert checked > 2500
+
+
 def test_the_selection_lives_in_the_url(db, monkeypatch):
     at = page(db, monkeypatch)
     at.selectbox(key="game").set_value("texas_holdem").run()

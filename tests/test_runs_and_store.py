@@ -140,6 +140,35 @@ def test_kill_minus_nine_then_rerun_leaves_each_match_exactly_once(tmp_path, stu
     assert store.query(db, "SELECT count(*) AS n FROM seats")["n"][0] == total * 3
 
 
+def test_ctrl_c_stops_a_run_started_with_sigint_ignored(tmp_path, stub):
+    """A shell starts background jobs with SIGINT ignored; the run command takes it back, so Ctrl-C and the
+    dashboard's Cancel still stop it (as cancelled, finished matches kept)."""
+    stub.responder = lambda req: StubReply("defect", delay=0.05)
+    seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 8}
+    spec = {"name": "ignored", "seed": 0, "repeats": 30, "concurrency": 1,
+            "games": [{"game": "prisoners_dilemma", "lineups": [{"challenger": seat, "others": "bot:tit_for_tat"}]}]}
+    spec_path, db = tmp_path / "ignored.yaml", tmp_path / "ignored.duckdb"
+    spec_path.write_text(yaml.safe_dump(spec))
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "run", str(spec_path), "--db", str(db), "--quiet"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (db.exists() and _count_or_zero(db) >= 1):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert store.query(db, "SELECT status FROM runs")["status"].tolist() == ["cancelled"]
+    assert 1 <= store.count_matches(db) < 90
+
+
+def _count_or_zero(db) -> int:
+    try:
+        return store.count_matches(db)
+    except Exception:  # noqa: BLE001 - the writer holds the file; try again
+        return 0
+
+
 def test_cli_lists_games_and_refuses_a_bad_spec(tmp_path):
     out = subprocess.run([sys.executable, "-m", "engine", "games"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0

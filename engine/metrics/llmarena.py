@@ -20,23 +20,26 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.ratings import trueskill_table
+from engine.queries import ALL, Filters
 
 GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
 REWARD_GAMES = ("bid", "hanabi")
 
 
-def _games_played(db: str | Path) -> set[str]:
-    marks = ", ".join("?" for _ in GAMES)
-    df = store.query(db, f"SELECT DISTINCT game FROM matches WHERE status = 'ok' AND game IN ({marks})", list(GAMES))
+def _games_played(db: str | Path, filters: Filters) -> set[str]:
+    where, params = filters.where("m")
+    df = store.query(db, f"SELECT DISTINCT game FROM matches m WHERE {where} AND game IN (SELECT unnest(?))",
+                     [*params, list(GAMES)])
     return set(df["game"]) if not df.empty else set()
 
 
-def average_rewards(db: str | Path, game: str) -> pd.Series:
-    """Per agent, its mean seat score over the finished matches of `game`."""
-    df = store.query(db, """
+def average_rewards(db: str | Path, game: str, filters: Filters = ALL) -> pd.Series:
+    """Per agent, its mean seat score over the selected finished matches of `game`."""
+    where, params = filters.where("m")
+    df = store.query(db, f"""
         SELECT coalesce(s.label, s.agent) AS agent, avg(s.score) AS reward
         FROM matches m JOIN seats s USING (match_id)
-        WHERE m.status = 'ok' AND m.game = ? AND s.score IS NOT NULL GROUP BY ALL""", [game])
+        WHERE {where} AND m.game = ? AND s.score IS NOT NULL GROUP BY ALL""", [*params, game])
     return df.set_index("agent")["reward"] if not df.empty else pd.Series(dtype=float)
 
 
@@ -45,18 +48,19 @@ def _normalized(values: pd.Series) -> pd.Series:
     return values / best * 100 if best > 0 else values * float("nan")
 
 
-def leaderboard(db: str | Path) -> pd.DataFrame:
+def leaderboard(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+    """LLMArena's table over the selected matches (every match of the seven games by default)."""
     with store.reading(db):
-        present = _games_played(db)
+        present = _games_played(db, filters)
         played = [g for g in GAMES if g in present]
         columns: dict[str, pd.Series] = {}
         for game in played:
             if game in REWARD_GAMES:
-                reward = average_rewards(db, game)
+                reward = average_rewards(db, game, filters)
                 columns[f"{game}_reward"] = reward
                 columns[game] = _normalized(reward)
             else:
-                columns[game] = _normalized(trueskill_table(db, game).set_index("agent")["mu"])
+                columns[game] = _normalized(trueskill_table(db, game, filters).set_index("agent")["mu"])
     if not played:
         return pd.DataFrame()
     table = pd.DataFrame(columns)

@@ -4,7 +4,8 @@ decision's retries and fallback in the turn log, ConnectFour's per-move reward i
 (`last_move.reward`), the Monte-Carlo win probability of every Hold'em decision as the metric
 `win_prob:<action>`, and Hanabi's per-seat counts of plays, reveals and discards as metrics.
 
-An agent is `seats.label` (the model string unless the run spec names it)."""
+An agent is `seats.label` (the model string unless the run spec names it). Each analysis reads the matches
+selected by `filters` (run, preset, date; every finished match by default)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.queries import ALL, Filters
 
 WIN_PROB_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -21,17 +23,18 @@ def _empty(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: [] for c in columns})
 
 
-def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connect_four")) -> pd.DataFrame:
+def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connect_four"),
+                  filters: Filters = ALL) -> pd.DataFrame:
     """Win rate and illegal-move rate with and without the legal-move hint (the paper's Table 2), per game,
     agent and hint. A move is illegal when the agent's first answer was rejected (a re-ask or a fallback)."""
     columns = ["game", "agent", "hint", "matches", "win_rate", "moves", "illegal_moves", "illegal_move_rate"]
     if not games:
         return _empty(columns)
-    marks = ", ".join("?" for _ in games)
+    where, params = filters.where("m")
     df = store.query(db, f"""
         WITH finished AS (
           SELECT match_id, game, coalesce(json_extract(params, '$.hint')::BOOLEAN, TRUE) AS hint
-          FROM matches WHERE status = 'ok' AND game IN ({marks})),
+          FROM matches m WHERE {where} AND game IN (SELECT unnest(?))),
         moves AS (
           SELECT match_id, seat, count(*) AS moves, count(*) FILTER (WHERE retries > 0 OR fallback) AS illegal
           FROM turns WHERE seat IS NOT NULL GROUP BY match_id, seat)
@@ -40,23 +43,24 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connec
                sum(coalesce(mv.illegal, 0)) AS illegal_moves
         FROM finished f JOIN seats s USING (match_id)
         LEFT JOIN moves mv ON mv.match_id = s.match_id AND mv.seat = s.seat
-        GROUP BY ALL ORDER BY f.game, agent, f.hint DESC""", list(games))
+        GROUP BY ALL ORDER BY f.game, agent, f.hint DESC""", [*params, list(games)])
     if df.empty:
         return _empty(columns)
     df["illegal_move_rate"] = df["illegal_moves"] / df["moves"].where(df["moves"] > 0)
     return df[columns]
 
 
-def connect_four_rewards(db: str | Path) -> pd.DataFrame:
+def connect_four_rewards(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
     """Per agent, ConnectFour's reward R = V(s') - V(s) of its moves (Figure 2): mean per move and mean
     total per game."""
     columns = ["agent", "games", "moves", "mean_reward_per_move", "mean_reward_per_game"]
-    df = store.query(db, """
+    where, params = filters.where("m")
+    df = store.query(db, f"""
         SELECT t.match_id, coalesce(s.label, s.agent) AS agent,
                json_extract(t.state, '$.last_move.reward')::DOUBLE AS reward
         FROM turns t JOIN matches m USING (match_id)
         JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
-        WHERE m.game = 'connect_four' AND m.status = 'ok' AND t.seat IS NOT NULL""")
+        WHERE m.game = 'connect_four' AND {where} AND t.seat IS NOT NULL""", params)
     if df.empty:
         return _empty(columns)
     per_game = df.groupby(["agent", "match_id"])["reward"].sum().groupby("agent")
@@ -66,20 +70,21 @@ def connect_four_rewards(db: str | Path) -> pd.DataFrame:
     return out.reset_index()[columns]
 
 
-def _poker_decisions(db: str | Path) -> pd.DataFrame:
-    return store.query(db, """
+def _poker_decisions(db: str | Path, filters: Filters) -> pd.DataFrame:
+    where, params = filters.where("m")
+    return store.query(db, f"""
         SELECT coalesce(s.label, s.agent) AS agent, substr(x.name, length('win_prob:') + 1) AS action,
                x.value AS win_prob
         FROM metrics x JOIN matches m USING (match_id)
         JOIN seats s ON s.match_id = x.match_id AND s.seat = x.seat
-        WHERE m.game = 'texas_holdem' AND m.status = 'ok' AND x.name LIKE 'win_prob:%'""")
+        WHERE m.game = 'texas_holdem' AND {where} AND x.name LIKE 'win_prob:%'""", params)
 
 
-def poker_action_win_prob(db: str | Path) -> pd.DataFrame:
+def poker_action_win_prob(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
     """Per agent and Hold'em action, how often it was taken and the mean Monte-Carlo win probability of
     the hand when it was (Figure 4: a sound player folds weak hands and raises strong ones)."""
     columns = ["agent", "action", "decisions", "share", "mean_win_prob"]
-    df = _poker_decisions(db)
+    df = _poker_decisions(db, filters)
     if df.empty:
         return _empty(columns)
     out = df.groupby(["agent", "action"]).agg(decisions=("win_prob", "size"), mean_win_prob=("win_prob", "mean"))
@@ -87,10 +92,11 @@ def poker_action_win_prob(db: str | Path) -> pd.DataFrame:
     return out.reset_index()[columns]
 
 
-def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB_BINS) -> pd.DataFrame:
+def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB_BINS,
+                              filters: Filters = ALL) -> pd.DataFrame:
     """Per agent and win-probability bin, the share of each action: how the choice follows hand strength."""
     columns = ["agent", "win_prob_bin", "action", "decisions", "share"]
-    df = _poker_decisions(db)
+    df = _poker_decisions(db, filters)
     if df.empty:
         return _empty(columns)
     df["win_prob_bin"] = pd.cut(df["win_prob"], list(bins), include_lowest=True).astype(str)
@@ -99,19 +105,20 @@ def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB
     return out[columns]
 
 
-def hanabi_action_shares(db: str | Path) -> pd.DataFrame:
+def hanabi_action_shares(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
     """Per agent, the shares of play, reveal and discard among its Hanabi actions (Figure 5), with the
     team's mean score (the paper's Hanabi reward)."""
     columns = ["agent", "games", "mean_score", "actions", "play_share", "reveal_share", "discard_share"]
-    df = store.query(db, """
+    where, params = filters.where("m")
+    df = store.query(db, f"""
         SELECT coalesce(s.label, s.agent) AS agent, s.match_id, s.score,
                sum(x.value) FILTER (WHERE x.name = 'hanabi_play') AS plays,
                sum(x.value) FILTER (WHERE x.name = 'hanabi_reveal') AS reveals,
                sum(x.value) FILTER (WHERE x.name = 'hanabi_discard') AS discards
         FROM seats s JOIN matches m USING (match_id)
         LEFT JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat
-        WHERE m.game = 'hanabi' AND m.status = 'ok'
-        GROUP BY ALL""")
+        WHERE m.game = 'hanabi' AND {where}
+        GROUP BY ALL""", params)
     if df.empty:
         return _empty(columns)
     out = df.groupby("agent").agg(games=("match_id", "nunique"), mean_score=("score", "mean"),

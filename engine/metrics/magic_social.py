@@ -26,8 +26,9 @@ NO_STRATEGY = "-"  # bots have none
 SOCIAL_GAMES = "m.game = 'chameleon' OR (m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'magic')"
 
 
-def social_seats(db: str | Path, where: str) -> pd.DataFrame:
-    """One row per seat of the finished social matches selected by `where` (over m = matches), with
+def social_seats(db: str | Path, where: str, params: list | None = None) -> pd.DataFrame:
+    """One row per seat of the finished social matches selected by `where` (over m = matches, with its
+    `params`), with
     `agent` (the label), `strategy`, the outcome's `special_seat`, `n_players` (its number of words) and
     `guess_correct`, every metric as a column, and `challenger`. The challenger and the metrics'
     long -> wide are worked out in DuckDB, not per match in Python."""
@@ -35,8 +36,8 @@ def social_seats(db: str | Path, where: str) -> pd.DataFrame:
     with store.reading(db):
         names = [n for (n,) in store.rows(db, f"""
             SELECT DISTINCT name FROM metrics WHERE seat IS NOT NULL AND name IS NOT NULL
-              AND match_id IN ({selected})""")]
-        return store.query(db, _seats_sql(where, sorted(names)))
+              AND match_id IN ({selected})""", params)]
+        return store.query(db, _seats_sql(where, sorted(names)), params)
 
 
 def _seats_sql(where: str, metric_names: list[str]) -> str:

@@ -138,6 +138,12 @@ def saved_replays_path(db: str | Path) -> Path:
     return Path(f"{db}.ratings.json")
 
 
+def saved_replay(selection: Filters) -> bool:
+    """Whether the replay of this selection is saved (and kept current by the run command): a first view of
+    it costs only the matches since, where any other selection replays all its matches once per process."""
+    return _saved_name(selection) is not None
+
+
 def _saved_name(filters: Filters) -> str | None:
     """The name of a selection worth saving: every finished match, or those of one game; None for the rest."""
     if replace(filters, games=()) != ALL or len(filters.games) > 1:

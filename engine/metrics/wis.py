@@ -14,14 +14,18 @@ from pathlib import Path
 import pandas as pd
 
 from engine.metrics.magic_social import column, only_on, ratios, social_seats, won_flags
+from engine.queries import ALL, Filters
 
 START_POINTS = 100
 FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score", "vote_accuracy", "foul_rate",
                   "survival_rounds"]
 
 
-def wis_seats(db: str | Path) -> pd.DataFrame:
-    return social_seats(db, "m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis'")
+def wis_seats(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+    """The seats of the selected `rules: wis` Undercover games."""
+    where, params = filters.where("m")
+    return social_seats(db, f"m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis' AND {where}",
+                        params)
 
 
 def _figures_by_role(seats: pd.DataFrame) -> pd.DataFrame:
@@ -55,14 +59,15 @@ def _series_mean(values: pd.Series) -> float:
     return float(values.mean())
 
 
-def figures_by_role(db: str | Path) -> pd.DataFrame:
-    """One row per agent, strategy and role (spy, civilian, all)."""
-    return _figures_by_role(wis_seats(db))
+def figures_by_role(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+    """One row per agent, strategy and role (spy, civilian, all), over the selected games."""
+    return _figures_by_role(wis_seats(db, filters))
 
 
-def leaderboard(db: str | Path) -> pd.DataFrame:
-    """The WiS leaderboard: ranking points first, then the figures of each role side by side."""
-    seats = wis_seats(db)
+def leaderboard(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+    """The WiS leaderboard over the selected games: ranking points first, then the figures of each role side by
+    side."""
+    seats = wis_seats(db, filters)
     if seats.empty:
         return pd.DataFrame(columns=["agent", "strategy", "ranking", "games"])
     figures = _figures_by_role(seats)
