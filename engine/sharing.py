@@ -7,7 +7,7 @@ Signatures (every widget keeps its value in `st.query_params[key]`, read once pe
     url_selectbox(label, options, key, default=None) -> option
     url_date_range(label, lo, hi, key) -> (date, date)
     url_text(label, key, default="") -> str
-    url_toggle(label, key, default=False) -> bool
+    url_toggle(label, key, default=False, help=None) -> bool
     url_int(label, lo, hi, key, default=None) -> int          (a slider)
     filter_bar(options, games=True) -> queries.Filters
     cached(fn, db, **kwargs) -> DataFrame;  slow_scorer_wanted(what, options, games, key) -> bool
@@ -74,11 +74,11 @@ def url_text(label: str, key: str, default: str = "") -> str:
     return value
 
 
-def url_toggle(label: str, key: str, default: bool = False) -> bool:
+def url_toggle(label: str, key: str, default: bool = False, help: str | None = None) -> bool:  # noqa: A002
     """A checkbox kept in the URL as `key=1` / `key=0` (absent: the default)."""
     if key not in st.session_state:
         st.session_state[key] = {"1": True, "0": False}.get(st.query_params.get(key, ""), default)
-    value = st.checkbox(label, key=key)
+    value = st.checkbox(label, key=key, help=help)
     _remember(key, None if value == default else str(int(value)))
     return value
 

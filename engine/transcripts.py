@@ -20,7 +20,8 @@ class MatchSearch:
     agents: tuple[str, ...] = ()  # labels (or agent strings); empty: any
     outcome: str = "any"  # one of OUTCOMES; "the agent" is any of `agents`, or any seat when none is picked
     parse_failures: bool = False  # only matches where some answer was re-asked, illegal or replaced
-    text: str = ""  # case-insensitive, in what the players were sent or answered and the moderator said
+    text: str = ""  # case-insensitive, in what the players answered and the moderator said
+    in_prompts: bool = False  # the text may also be in what the players were sent (rules, history: reads far more)
 
 
 def games(db: str | Path) -> list[str]:
@@ -69,9 +70,11 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) 
         where.append("EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id "
                      "AND (t.retries > 0 OR t.fallback OR NOT t.legal))")
     if search.text.strip():
-        where.append("EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND "
-                     "(regexp_matches(t.response, ?, 'i') OR regexp_matches(CAST(t.prompt AS VARCHAR), ?, 'i')))")
-        params += [literal_pattern(search.text.strip())] * 2
+        pattern = literal_pattern(search.text.strip())
+        said = "regexp_matches(t.response, ?, 'i')"
+        sent = " OR regexp_matches(CAST(t.prompt AS VARCHAR), ?, 'i')" if search.in_prompts else ""
+        where.append(f"EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND ({said}{sent}))")
+        params += [pattern] * (2 if search.in_prompts else 1)
     return store.query(db, f"""
         WITH picked AS (  -- the newest `limit` matches first, then their lineups and failures only
             SELECT * FROM matches m WHERE {' AND '.join(where)}

@@ -138,9 +138,15 @@ with cols[2]:
     outcome = url_selectbox("Outcome", list(transcripts.OUTCOMES), "outcome")
 with cols[3]:
     failures = url_toggle("Only parse failures", "failures")
-text = url_text("Search the messages", "q")
+text_column, prompts_column = st.columns([4, 1])
+with text_column:
+    text = url_text("Search the messages", "q")
+with prompts_column:
+    in_prompts = url_toggle("Also in prompts", "prompts",
+                            help="Also search what each player was sent: the rules and the history, repeated in "
+                                 "every prompt, so many times more text to read than the answers and the moderator.")
 
-search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text)
+search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts)
 found = transcripts.find_matches(DB, search)
 st.subheader(f"Matches ({len(found)}{'+' if len(found) == transcripts.MAX_RESULTS else ''})")
 if found.empty:

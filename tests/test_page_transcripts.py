@@ -65,6 +65,10 @@ def test_search_by_game_agent_outcome_failures_and_text(db, monkeypatch):
     by_text = found(page(db, monkeypatch, q="ALERT(\"owned"))  # case-insensitive, in the raw answers
     assert set(by_text["game"]) == {"guessing_game"}
     assert page(db, monkeypatch, q="never said by anyone").info[0].value == "No match fits this search."
+    rules = "SECRETLY PICKS a whole number"  # only in the prompts the LLM seat was sent
+    assert page(db, monkeypatch, q=rules).info[0].value == "No match fits this search."
+    in_prompts = page(db, monkeypatch, q=rules, prompts="1")
+    assert set(found(in_prompts)["game"]) == {"guessing_game"} and in_prompts.checkbox(key="prompts").value
 
 
 def test_text_search_is_literal_and_case_blind():
