@@ -40,7 +40,8 @@ def ratings(game: str | None):
     if not saved_replay(scope) and not slow_scorer_wanted("TrueSkill", options, scope.games or None,
                                                           f"ratings_{suffix}"):
         return
-    st.markdown("TrueSkill (conservative = μ - 3σ; the selected matches replayed in the order they finished)")
+    st.markdown("TrueSkill (μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed "
+                "in the order they finished)")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
     st.markdown("Bradley-Terry (bootstrap 95% interval; ranks separate only non-overlapping intervals)")
     show_table(report, f"Bradley-Terry ({suffix})", cached(bradley_terry_table, DB, filters=scope),

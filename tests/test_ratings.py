@@ -52,7 +52,8 @@ def bot_db(tmp_path_factory):
 @pytest.mark.parametrize(("game", "strong"), [("tictactoe", "bot:equilibrium"), ("connect_four", "bot:minimax")])
 def test_strong_bot_rates_above_random(bot_db, game, strong):
     ts = trueskill_table(bot_db, game).set_index("agent")
-    assert list(ts.columns) == ["mu", "sigma", "conservative", "matches", "wins"]
+    assert list(ts.columns) == ["mu", "sigma", "mu_lo", "mu_hi", "conservative", "matches", "wins"]
+    assert np.allclose(ts["mu_hi"] - ts["mu"], 1.96 * ts["sigma"], rtol=1e-3) and (ts["mu_lo"] < ts["mu"]).all()
     assert ts.loc[strong, "mu"] > MU > ts.loc["bot:random", "mu"]
     assert ts.loc[strong, "conservative"] > ts.loc["bot:random", "conservative"]
     assert ts.loc[strong, "sigma"] < MU / 3

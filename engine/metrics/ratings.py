@@ -38,6 +38,7 @@ MU = 25.0
 SIGMA = MU / 3
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
+Z95 = 1.959963984540054  # the skill's 95% credible interval is mu ± Z95·sigma
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
 FINISHED = "coalesce(m.finished_at, m.started_at)"
@@ -250,8 +251,9 @@ def refresh_saved(db: str | Path) -> list[str]:
 
 
 def trueskill_table(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
-    """TrueSkill of every agent over the selected matches (of `game` when given), best conservative first."""
-    columns = ["agent", "mu", "sigma", "conservative", "matches", "wins"]
+    """TrueSkill of every agent over the selected matches (of `game` when given), with the 95% interval of its skill
+    (`mu_lo`, `mu_hi`), best conservative (mu - 3 sigma) first."""
+    columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "matches", "wins"]
     selection = _selection(game, filters)
     if selection is None:
         return pd.DataFrame({c: [] for c in columns})
@@ -261,6 +263,7 @@ def trueskill_table(db: str | Path, game: str | None = None, filters: Filters = 
     if not ratings:
         return pd.DataFrame({c: [] for c in columns})
     table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()])
+    table["mu_lo"], table["mu_hi"] = table["mu"] - Z95 * table["sigma"], table["mu"] + Z95 * table["sigma"]
     table["conservative"] = table["mu"] - 3 * table["sigma"]
     table = table.merge(played, on="agent", how="left")
     table[["matches", "wins"]] = table[["matches", "wins"]].fillna(0).astype(int)
