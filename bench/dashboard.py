@@ -172,7 +172,7 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
 def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
     """What the pages run only when asked: TrueSkill over a selection filtered by run (replayed from scratch;
     the page asks above sharing.SLOW_SCORER_LIMIT matches), and a text search that reads every prompt too
-    (the transcripts page's "Also in prompts")."""
+    (the transcripts page's "Search the prompts too")."""
     return [("TrueSkill one run (replayed from scratch)",
              lambda: ratings.trueskill_table(db, filters=queries.Filters(run_ids=("run-1",)))),
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(

@@ -138,11 +138,11 @@ with cols[2]:
     outcome = url_selectbox("Outcome", list(transcripts.OUTCOMES), "outcome")
 with cols[3]:
     failures = url_toggle("Only parse failures", "failures")
-text_column, prompts_column = st.columns([4, 1])
+text_column, prompts_column = st.columns([3, 1], vertical_alignment="bottom")
 with text_column:
     text = url_text("Search the messages", "q")
 with prompts_column:
-    in_prompts = url_toggle("Also in prompts", "prompts",
+    in_prompts = url_toggle("Search the prompts too", "prompts",
                             help="Also search what each player was sent: the rules and the history, repeated in "
                                  "every prompt, so many times more text to read than the answers and the moderator.")
 
