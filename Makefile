@@ -20,8 +20,7 @@ local-model: venv
 ## make run: play runs/quick.yaml into an empty database, then serve the dashboard on 127.0.0.1:8501
 run: venv
 	$(PY) -m engine run runs/quick.yaml --db $(DB) --if-empty
-	ARENA_DB=$(abspath $(DB)) $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501 \
-		--server.headless true --browser.gatherUsageStats false
+	$(PY) -m engine serve --db $(DB)
 
 ## make browser: Debian's Chromium for tests/test_browser.py (Playwright drives it; it downloads no browser)
 CHROMIUM := /usr/bin/chromium

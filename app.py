@@ -1,4 +1,4 @@
-"""Streamlit entry point: `streamlit run app.py`. Navigation over the pages in pages/."""
+"""Streamlit entry point, served by `python -m engine serve` (`make run`): navigation over the pages in pages/."""
 
 import streamlit as st
 

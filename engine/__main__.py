@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 import time
@@ -116,6 +117,21 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 1 if any(r.errors for r in results) else 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the dashboard: Streamlit running app.py, reading `--db`."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli as streamlit_cli
+
+    # app.py lists its pages with st.navigation. Streamlit only learns that by running app.py: until someone opens
+    # the home page it would take pages/ for an old-style page folder, and a shared link such as /leaderboard
+    # would run that page alone, without the app's navigation and layout.
+    PagesManager.uses_pages_directory = False
+    os.environ["ARENA_DB"] = str(Path(args.db).resolve())
+    sys.argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", args.address,
+                "--server.port", str(args.port), "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    return streamlit_cli.main()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Play and score LLM game matches.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -148,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
     tour.add_argument("--db", default=str(store.default_db()))
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_cmd_tournament)
+
+    serve = sub.add_parser("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")
+    serve.add_argument("--db", default=str(store.default_db()))
+    serve.add_argument("--address", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8501)
+    serve.set_defaults(func=_cmd_serve)
 
     args = parser.parse_args(argv)
     if getattr(args, "concurrency", None) is not None and args.concurrency < 1:

@@ -7,7 +7,6 @@ networking off and only talks to 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import subprocess
 import sys
@@ -51,9 +50,8 @@ def app(tmp_path_factory):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen(  # starts while the matches play: pages read the database only when opened
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1", "--server.port",
-         str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=store.ROOT, env=os.environ | {"ARENA_DB": str(db)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],
+        cwd=store.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
     with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
         seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
@@ -100,6 +98,20 @@ def open_page(browser, url: str):
     return page
 
 
+def test_a_shared_link_opens_the_same_view_and_model_markup_stays_text(app, browser):
+    """The first visit to a fresh server is this link (this test runs first): it gets the app's navigation,
+    not Streamlit's page-folder fallback."""
+    page = open_page(browser, f"{app}/transcripts?game=guessing_game&q=window.owned")
+    links = page.get_by_test_id("stSidebarNavLink").all_inner_texts()
+    assert [link.split()[-1] for link in links] == list(PAGES.values())
+    assert page.get_by_role("combobox", name="Game").input_value() == "guessing_game"
+    assert page.get_by_role("textbox", name="Search the messages").input_value() == "window.owned"
+    page.get_by_text(SCRIPT).first.wait_for(state="visible")  # the answer is on the page, as text
+    assert page.evaluate("window.owned === undefined") and not page.dialogs  # and none of it ran
+    assert page.evaluate("[...document.querySelectorAll('script')].every(s => !s.textContent.includes('owned'))")
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
 def test_every_page_draws_its_tables_and_charts_without_an_exception(app, browser, tmp_path):
     page = open_page(browser, app)
     for path, title in PAGES.items():
@@ -111,13 +123,3 @@ def test_every_page_draws_its_tables_and_charts_without_an_exception(app, browse
         assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
         page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
     assert len(list(tmp_path.glob("*.png"))) == len(PAGES)
-
-
-def test_a_shared_link_opens_the_same_view_and_model_markup_stays_text(app, browser):
-    page = open_page(browser, f"{app}/transcripts?game=guessing_game&q=window.owned")
-    assert page.get_by_role("combobox", name="Game").input_value() == "guessing_game"
-    assert page.get_by_role("textbox", name="Search the messages").input_value() == "window.owned"
-    page.get_by_text(SCRIPT).first.wait_for(state="visible")  # the answer is on the page, as text
-    assert page.evaluate("window.owned === undefined") and not page.dialogs  # and none of it ran
-    assert page.evaluate("[...document.querySelectorAll('script')].every(s => !s.textContent.includes('owned'))")
-    assert page.locator('[data-testid="stException"]').count() == 0
