@@ -106,6 +106,19 @@ def test_bradley_terry_intervals_cover_the_truth(tmp_path):
     assert covered >= 0.85 * checked, f"{covered} of {checked} intervals cover the truth"
 
 
+def test_a_rarely_seen_agent_is_judged_on_the_resamples_it_is_in(tmp_path):
+    """c played once (and beat a): about a third of the bootstrap resamples hold no match of c. Those say
+    nothing of c, so its interval comes from the others, where it always beat a: wholly above a's rating."""
+    rng = np.random.default_rng(1)
+    duels = [[("a", 1, 0.0), ("b", 2, 0.0)] if rng.random() < 0.7 else [("b", 1, 0.0), ("a", 2, 0.0)]
+             for _ in range(200)]
+    db = tmp_path / "rare.duckdb"
+    write_outcomes(db, "duel", duels + [[("c", 1, 0.0), ("a", 2, 0.0)]])
+    bt = bradley_terry_table(db, "duel").set_index("agent")
+    assert bt.loc["c", "lo"] > bt.loc["a", "rating"] > bt.loc["b", "hi"]
+    assert bt["lo"].notna().all() and (bt["lo"] <= bt["rating"]).all() and (bt["rating"] <= bt["hi"]).all()
+
+
 def test_four_versus_one_updates_both_teams_fairly(tmp_path):
     db = tmp_path / "team.duckdb"
     civilians = ["c1", "c2", "c3", "c4"]

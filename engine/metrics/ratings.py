@@ -364,7 +364,14 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Filter
     draws = np.vstack([kinds, rng.multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)])[:, kind_of_row]
     thetas = _fit(pair_a, pair_b, draws @ won, draws @ lost, len(agents))
     theta, boot = thetas[0], thetas[1:] if n_boot else thetas[:1]
-    lo, hi = np.percentile(boot, [2.5, 97.5], axis=0)
+    # The scale has no origin of its own, so each resample is shifted onto the full fit, agents weighted by
+    # the matches they have in it; an agent with no match in a resample has no strength there (not the
+    # ridge's 0) and is left out of its percentiles.
+    plays = np.zeros((len(pairs), len(agents)))
+    plays[np.arange(len(pairs)), pairs["a"].map(index)] = plays[np.arange(len(pairs)), pairs["b"].map(index)] = 1.0
+    weights = (draws @ plays)[1:] if n_boot else (draws @ plays)[:1]
+    boot = boot - ((boot - theta) * weights).sum(1, keepdims=True) / weights.sum(1, keepdims=True)
+    lo, hi = np.nanpercentile(np.where(weights > 0, boot, np.nan), [2.5, 97.5], axis=0)
     table = pd.DataFrame({"agent": agents, "rating": ELO_BASE + ELO_SCALE * theta,
                           "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
     table["rank"] = [1 + int((table["lo"] > h).sum()) for h in table["hi"]]
