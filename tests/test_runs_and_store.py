@@ -169,6 +169,16 @@ def _count_or_zero(db) -> int:
         return 0
 
 
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """`python -m engine games | head -1`: the closed pipe ends the command quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "games"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, bufsize=0)
+    assert proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) in (0, 141) and "Traceback" not in err, err
+
+
 def test_cli_lists_games_and_refuses_a_bad_spec(tmp_path):
     out = subprocess.run([sys.executable, "-m", "engine", "games"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0
