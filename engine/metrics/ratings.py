@@ -22,15 +22,18 @@ import json
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sized
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import trueskill
 
 from engine import store
+from engine.metrics.stats import Z95
 from engine.metrics.trueskill_update import rate
 from engine.queries import ALL, Filters
 
@@ -38,7 +41,6 @@ MU = 25.0
 SIGMA = MU / 3
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
-Z95 = 1.959963984540054  # the skill's 95% credible interval is mu ± Z95·sigma
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
 FINISHED = "coalesce(m.finished_at, m.started_at)"
@@ -250,18 +252,26 @@ def refresh_saved(db: str | Path) -> list[str]:
     return ["every game", *games]
 
 
+def _read_with_played(db: str | Path, game: str | None, filters: Filters, read: Callable[..., Sized]
+                      ) -> tuple[Any, pd.DataFrame] | None:
+    """What `read(db, filters=...)` returns for the selection (of `game` when given) and each agent's matches and
+    wins in it, read on one connection; None when the selection holds nothing to rate."""
+    selection = _selection(game, filters)
+    if selection is None:
+        return None
+    with store.reading(db):
+        data = read(db, filters=selection)
+        return (data, _played(db, selection)) if len(data) else None
+
+
 def trueskill_table(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
     """TrueSkill of every agent over the selected matches (of `game` when given), with the 95% interval of its skill
     (`mu_lo`, `mu_hi`), best conservative (mu - 3 sigma) first."""
     columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "matches", "wins"]
-    selection = _selection(game, filters)
-    if selection is None:
+    rated = _read_with_played(db, game, filters, replayed_ratings)
+    if rated is None:
         return pd.DataFrame({c: [] for c in columns})
-    with store.reading(db):
-        ratings = replayed_ratings(db, filters=selection)
-        played = _played(db, selection)
-    if not ratings:
-        return pd.DataFrame({c: [] for c in columns})
+    ratings, played = rated
     table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()])
     table["mu_lo"], table["mu_hi"] = table["mu"] - Z95 * table["sigma"], table["mu"] + Z95 * table["sigma"]
     table["conservative"] = table["mu"] - 3 * table["sigma"]
@@ -340,14 +350,10 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Filter
     matches of each kind drawn from a multinomial, which is the same as drawing matches one by one);
     rank = 1 + the number of agents whose lower bound is above this agent's upper bound."""
     columns = ["agent", "rating", "lo", "hi", "rank", "matches"]
-    selection = _selection(game, filters)
-    if selection is None:
+    rated = _read_with_played(db, game, filters, pairwise_outcomes)
+    if rated is None:
         return pd.DataFrame({c: [] for c in columns})
-    with store.reading(db):
-        pairs = pairwise_outcomes(db, filters=selection)
-        played = _played(db, selection)
-    if pairs.empty:
-        return pd.DataFrame({c: [] for c in columns})
+    pairs, played = rated
     agents = np.array(sorted(set(pairs["a"]) | set(pairs["b"])))
     index = {name: i for i, name in enumerate(agents)}
     by_pair = pairs.groupby(["a", "b"], sort=True)
