@@ -243,7 +243,8 @@ def upsert_run(db: str | Path, run_id: str, name: str, spec: dict, source: str, 
         exists = con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone()
         if exists:
             con.execute("UPDATE runs SET status = 'running', finished_at = NULL, n_matches = ?, pid = ?, host = ?, "
-                        "heartbeat_at = ? WHERE run_id = ?", [n_matches, os.getpid(), socket.gethostname(), now(), run_id])
+                        "heartbeat_at = ? WHERE run_id = ?",
+                        [n_matches, os.getpid(), socket.gethostname(), now(), run_id])
         else:
             con.execute("INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS name, ? AS spec, ? AS source, "
                         "'running' AS status, ? AS created_at, ? AS n_matches, 0 AS n_done, ? AS pid, ? AS host, "

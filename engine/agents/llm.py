@@ -231,9 +231,9 @@ class LLMAgent:
         start = time.perf_counter()
         key = cache_key(self.spec.agent, self.spec.api_base, messages, params, (ctx.match_seed, ctx.seat, ctx.turn))
         hit = await self.cache.aget(key)
-        if hit is not None:  # checked again: an entry cached before the checks existed must not break a write
-            return Reply(redact(hit.text), token_count(hit.tokens_in), token_count(hit.tokens_out), 0.0,
-                         (time.perf_counter() - start) * 1000, True)
+        if hit is not None:  # redacted again: an entry cached before answers were redacted
+            return Reply(redact(hit.text), hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000,
+                         True)
         reply = await self.call(messages, params)
         await self.cache.aput(key, self.spec.agent,
                               CachedReply(reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd))
