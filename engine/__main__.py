@@ -36,6 +36,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 130
     print(f"run {summary.run_id}: {summary.n_matches} matches, {summary.skipped} already done, "
           f"{summary.played} played, {summary.errors} errors, {summary.tokens} tokens, ${summary.cost_usd:.4f}")
+    print(f"longest wait for the database: {store.LONGEST_WAIT['write']:.2f} s")
     for line in summary.error_messages[:10]:
         print(f"  error {line}", file=sys.stderr)
     _refresh_ratings(db)
@@ -174,7 +175,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
         parser.error("--concurrency must be at least 1")
-    return args.func(args)
+    try:
+        if args.func not in (_cmd_games, _cmd_serve):  # the dashboard shows a bad database on its pages
+            store.check_db(args.db)
+        return args.func(args)
+    except store.DatabaseError as exc:  # one line that says what to do, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
