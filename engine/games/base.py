@@ -153,6 +153,9 @@ class Game(ABC):
     paper: ClassVar[str]
     params: ClassVar[dict[str, Param]]
     presets: ClassVar[dict[str, dict[str, Any]]] = {"default": {}}
+    # Named rule sets: the parameter values that make a match one paper's version of the game. Unlike a
+    # preset (a starting point a spec may override), a variant is read back from the match's params.
+    variants: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)
