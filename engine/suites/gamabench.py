@@ -13,7 +13,10 @@ SUITE = Suite(
     variants=tuple(Variant.of(g) for g in GAMES),
     board=Scorer("engine.queries:gamabench_scores"),
     caption="Rows with source `published` are GAMA-Bench's own records, imported with "
-            "`python -m engine import gamabench DIR`; `overall` needs all eight games.",
+            "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
+            "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
+            "as costly; a record that stops early scores the rounds it has; Battle Royale `shot_player` "
+            "'null' is a wrong shot). `overall` needs all eight games.",
     empty="No γ-Bench games in this selection yet.",
     figures=(
         Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.queries:round_curves"),
