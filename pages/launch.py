@@ -181,7 +181,7 @@ def runs_panel() -> None:
                     right.info("cancelling")
                 else:
                     right.error("needs the admin token")
-            resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped")
+            resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
             if resumable and not row.playing and right.button("Resume", key=f"resume_{row.run_id}"):
                 if launch.admin_ok(token):
                     launch.resume_run(DB, row.run_id, concurrency)
