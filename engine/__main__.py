@@ -118,18 +118,39 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 1 if any(r.errors for r in results) else 0
 
 
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
+    """Streamlit's command line for the dashboard. Its WebSocket (which every page and Launch go through)
+    accepts only the listed Host names, so a page elsewhere cannot reach it by DNS rebinding."""
+    hosts = list(dict.fromkeys(["localhost", "127.0.0.1", *([address] if address not in ("0.0.0.0", "::") else []),
+                                *allowed_hosts]))
+    argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", address, "--server.port", str(port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.enableXsrfProtection", "true", "--server.enableCORS", "true"]
+    for host in hosts:
+        argv += ["--server.allowedHosts", host]
+    return argv
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     """Serve the dashboard: Streamlit running app.py, reading `--db`."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli as streamlit_cli
+
+    from engine import launch
 
     # app.py lists its pages with st.navigation. Streamlit only learns that by running app.py: until someone opens
     # the home page it would take pages/ for an old-style page folder, and a shared link such as /leaderboard
     # would run that page alone, without the app's navigation and layout.
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(Path(args.db).resolve())
-    sys.argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", args.address,
-                "--server.port", str(args.port), "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    if args.address not in LOOPBACK:
+        os.environ[launch.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
+        if not launch.admin_required():
+            print(f"serving on {args.address}: Launch is refused until ARENA_ADMIN_TOKEN is set", file=sys.stderr)
+    sys.argv = serve_argv(args.address, args.port, args.allowed_host)
     return streamlit_cli.main()
 
 
@@ -174,8 +195,13 @@ def main(argv: list[str] | None = None) -> int:
 
     serve = sub.add_parser("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")
     serve.add_argument("--db", default=str(store.default_db()))
-    serve.add_argument("--address", default="127.0.0.1")
+    serve.add_argument("--address", default="127.0.0.1",
+                       help="interface to listen on (default 127.0.0.1: this machine only; beyond it, Launch needs "
+                            "ARENA_ADMIN_TOKEN)")
     serve.add_argument("--port", type=int, default=8501)
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a host name browsers use to reach the dashboard, besides localhost (repeatable; "
+                            "'*.example.com' for subdomains)")
     serve.set_defaults(func=_cmd_serve)
 
     args = parser.parse_args(argv)

@@ -37,6 +37,7 @@ from engine.secrets import redact
 from engine.spec import RunSpec, SpecError, parse_spec
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+PUBLIC_ENV = "ARENA_SERVED_BEYOND_LOCALHOST"  # set by `python -m engine serve` on a non-loopback address
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SUGGESTED_MODELS = ("openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-3-5-haiku-20241022",
                     "gemini/gemini-1.5-flash", "ollama/llama3", "local/smollm2")
@@ -285,13 +286,28 @@ def format_usd(value: float | None) -> str:
 
 # ---------------------------------------------------------------- who may launch
 def admin_required() -> bool:
-    return bool(os.environ.get(ADMIN_TOKEN_ENV))
+    return bool(os.environ.get(ADMIN_TOKEN_ENV)) or serving_beyond_localhost()
+
+
+def serving_beyond_localhost() -> bool:
+    """`python -m engine serve --address` other than loopback says so: anyone on the network sees the pages."""
+    return os.environ.get(PUBLIC_ENV) == "1"
+
+
+def admin_refusal() -> str:
+    if not os.environ.get(ADMIN_TOKEN_ENV):
+        return ("Launching is off: the dashboard is served beyond localhost without an admin token. Set "
+                "ARENA_ADMIN_TOKEN and restart `python -m engine serve`.")
+    return "Starting a run needs the admin token (ARENA_ADMIN_TOKEN)."
 
 
 def admin_ok(given: str | None) -> bool:
-    """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does."""
+    """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does. Served beyond
+    localhost without a token, nobody may launch."""
     wanted = os.environ.get(ADMIN_TOKEN_ENV)
-    return not wanted or hmac.compare_digest((given or "").encode(), wanted.encode())
+    if not wanted:
+        return not serving_beyond_localhost()
+    return hmac.compare_digest((given or "").encode(), wanted.encode())
 
 
 # ---------------------------------------------------------------- the run as its own process
