@@ -101,7 +101,8 @@ def lock_holder(exc: Exception) -> str:
     if not m:
         return "another process"
     try:
-        command = Path(f"/proc/{m.group(2)}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        raw = Path(f"/proc/{m.group(2)}/cmdline").read_bytes().decode(errors="replace")
+        command = " ".join(raw.replace("\0", " ").split())
     except OSError:
         command = m.group(1)
     return f"PID {m.group(2)} ({command[:120]})"
