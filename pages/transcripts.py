@@ -190,7 +190,13 @@ with saw:
     show_prompt(loads(turn["prompt"]))
 with answered:
     st.markdown("**What it answered (raw)**" if turn["phase"] != "moderator" else "**What the moderator said**")
-    st.code(as_text(turn["response"]) if turn["response"] is not None else "", language="text", wrap_lines=True)
+    response = as_text(turn["response"]) if turn["response"] is not None else ""
+    cut = pd.notna(turn["response_chars"]) and turn["response_chars"] > transcripts.DISPLAY_CHARS
+    if cut and st.toggle(f"Show all {int(turn['response_chars']):,} characters", key=f"all_{match_id}_{turn['turn']}"):
+        response = as_text(transcripts.full_response(DB, match_id, int(turn["turn"])))
+    elif cut:
+        st.caption(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters.")
+    st.code(response, language="text", wrap_lines=True)
     if turn["phase"] != "moderator":
         st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)
