@@ -9,7 +9,13 @@ import json
 import pytest
 
 from engine import store
-from engine.metrics.magic_social import llmarena_undercover_figures, social_abilities, social_seats
+from engine.metrics.magic_social import (
+    belief_answers,
+    llmarena_undercover_figures,
+    reasoning_counts,
+    social_abilities,
+    social_seats,
+)
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
@@ -151,3 +157,11 @@ def test_a_pgm_belief_text_outside_the_probe_is_read(db_path):
            [(1, "clue", {"action": "a clue", "extra": {"belief": text}}), (2, "clue", {"action": "another"})])
     table = social_abilities(db_path)
     assert list(table.agent) == ["X"] and table.reasoning[0] == 0.5
+
+
+def test_reasoning_reads_the_three_belief_probes_of_a_chameleon_game(db_path):
+    spec = parse_spec({"name": "probes", "games": [{"game": "chameleon", "lineups": [{"all": "bot:letters"}]}]})
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    seats = social_seats(db_path, "m.game = 'chameleon'")
+    counts = reasoning_counts(seats, belief_answers(db_path, sorted(seats["match_id"].unique())))
+    assert sorted(asked for _, asked in counts.values()) == [6, 6, 6]  # gold + inter, after each of 3 clues

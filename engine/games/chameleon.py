@@ -1,6 +1,8 @@
 """Chameleon (MAgIC, seed 000 §3.1, App. A): everyone knows the topic, all but the chameleon know
 the secret word; one clue round, one vote; a caught chameleon may guess the word.
 
+With `probes` on, as the authors' chameleon_competition.py asks them: every seat answers a role
+probe before each clue and a belief probe after it (three of each in a 3-player game).
 Outcome flags and credits (chameleon / others) as ../shared/SPEC.md pins them:
 0 caught and guessed wrong 0/2, 1 caught and guessed right 1/1, 2 wrong accusation 2/0, 3 tie 1/1.
 Settings are engine/data/magic/chameleon/<n>.json (topic, secret word, the chameleon's seat, one
@@ -32,6 +34,7 @@ class Chameleon(SocialDeduction):
     paper = "MAgIC"
     special_role = "chameleon"
     common_role = "non-chameleon"
+    probe_every_clue = True
     params = {"players": Param(3, "number of players", lo=3, hi=8)} | SOCIAL_PARAMS
 
     def deal(self) -> None:

@@ -245,6 +245,7 @@ class SocialDeduction(Game):
     special_role: ClassVar[str]
     common_role: ClassVar[str]
     clue_rounds: int = 1
+    probe_every_clue: bool = False  # MAgIC's Chameleon: a role probe before and a belief probe after each clue
     fouls: bool = False
     abstain: bool = False
     word_guesses: bool = False
@@ -348,7 +349,15 @@ class SocialDeduction(Game):
         self.pending = self.speaking_order()
         self.announce(f"Round {r}: give your clues in this order: "
                       + ", ".join(self.player_name(s) for s in self.pending) + ".")
+        if self.probing_each_clue():
+            self.stage = "role"
+            return
         self.play_scripted()
+
+    def probing_each_clue(self) -> bool:
+        """Whether probes come around every clue (the authors' chameleon_competition.py: a consistency
+        probe before each clue, a belief probe after it) rather than once after the clue round."""
+        return self.probe_every_clue and self.p["probes"]
 
     def play_scripted(self) -> None:
         """Scripted clues are spoken by the game itself, without asking the seat."""
@@ -359,6 +368,9 @@ class SocialDeduction(Game):
                 return
             self.pending.pop(0)
             self.speak(seat, lines[self.round - 1])
+            if self.probing_each_clue():
+                self.stage = "belief"
+                return
         if self.stage == "clue" and not self.pending:
             self.end_of_speeches()
 
@@ -495,16 +507,25 @@ class SocialDeduction(Game):
         if self.stage == "clue":
             seat = self.pending.pop(0)
             self.speak(seat, actions[seat])
-            self.play_scripted()
+            if self.probing_each_clue():
+                self.stage = "belief"
+            else:
+                self.play_scripted()
         elif self.stage == "role":
             for s, answer in sorted(actions.items()):
                 self.role_answers.append({"round": self.round, "seat": s, "answer": answer,
                                           "correct": (answer == "yes") == (s == self.special)})
             self.stage = "belief"
+            if self.probing_each_clue():
+                self.stage = "clue"
+                self.play_scripted()
         elif self.stage == "belief":
             for s, belief in sorted(actions.items()):
                 self.beliefs.append({"round": self.round, "seat": s, "belief": belief})
-            self.after_probes()
+            if self.probing_each_clue() and self.pending:
+                self.stage = "role"
+            else:
+                self.after_probes()
         elif self.stage == "words":
             for s, guesses in sorted(actions.items()):
                 self.guesses.append({"round": self.round, "seat": s, "words": dict(guesses)})

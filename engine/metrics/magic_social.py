@@ -132,7 +132,7 @@ def only_on(mask: pd.Series, values: pd.Series) -> pd.Series:
 
 
 # ---------------------------------------------------------------- Reasoning from the belief probes
-def _beliefs(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
+def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
     """(match, seat, round, probe) -> the seat's belief at that probe (`probe` counts the belief probes
     of the round: Chameleon asks one after every clue): the pgm strategy's own belief text when its
     decisions carry one (turns.action.extra.belief; outside the probes, the round's first such text is
@@ -222,7 +222,7 @@ def social_abilities_of(db: str | Path, seats: pd.DataFrame) -> pd.DataFrame:
     if seats.empty:
         return pd.DataFrame(columns=ABILITY_COLUMNS)
     seats = seats[seats["challenger"]]
-    beliefs = _beliefs(db, sorted(seats["match_id"].unique()))
+    beliefs = belief_answers(db, sorted(seats["match_id"].unique()))
     reasoning = reasoning_counts(seats, beliefs)
     role, game = seats["role"], seats["game"]
     voter = role.isin(["non-chameleon", "civilian"])
