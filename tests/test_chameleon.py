@@ -93,23 +93,32 @@ def test_fixed_clues_script_every_seat_but_the_challenger():
     probed.reset(0)  # with probes, a scripted clue is probed around too
     probed.step({s: "no" for s in range(3)})
     assert [c.text for c in probed.clues] == [setting["clue"]["Player 1"]] and probed.stage == "belief"
+    for tested, scripted in (("common", {2}), ("special", {0, 1})):  # setting 5's chameleon is Player 3
+        by_role = Chameleon(Chameleon.resolve_params({"setting": 5, "fixed_clues": True, "tested_role": tested}))
+        by_role.reset(0)
+        assert set(by_role.script) == scripted
     moved = Chameleon(Chameleon.resolve_params({"setting": 5, "fixed_clues": True, "challenger_seat": 2,
                                                 "role_seat": 0, "probes": False}))
     moved.reset(0)  # the chameleon moved to seat 0 takes the chameleon's scripted clue with it
     assert [c.text for c in moved.clues] == [setting["clue"]["Player 3"], setting["clue"]["Player 1"]]
 
 
-def test_challenger_plays_each_role_of_each_setting_across_a_spec():
+def test_challenger_takes_the_chameleon_seat_then_both_other_seats_of_each_setting():
     spec = parse_spec({"name": "t", "repeats": 20, "games": [
         {"game": "chameleon", "lineups": [{"challenger": "bot:letters", "others": "bot:random"}]}]})
-    roles = {}
+    lineups = {}
     for plan in spec.matches:
         game = Chameleon(plan.params)
         game.reset(plan.seed)
-        hero = next(s for s, a in enumerate(plan.seats) if a.agent == "bot:letters")
-        roles.setdefault(game.setting_index(20), []).append(game.role_of(hero))
-    assert len(roles) == 20
-    assert all(sorted(r) == ["chameleon", "non-chameleon", "non-chameleon"] for r in roles.values())
+        roles = tuple(sorted(game.role_of(s) for s, a in enumerate(plan.seats) if a.agent == "bot:letters"))
+        lineups.setdefault(game.setting_index(20), []).append((plan.params["tested_role"], roles))
+    assert len(lineups) == 20 and len(spec.matches) == 40
+    # as run_competition_chameleon.py: the model under test is the chameleon, or every non-chameleon
+    assert all(sorted(v) == [("common", ("non-chameleon", "non-chameleon")), ("special", ("chameleon",))]
+               for v in lineups.values())
+    rotated = parse_spec({"name": "t", "games": [{"game": "chameleon", "lineups": [
+        {"challenger": "bot:letters", "others": "bot:random", "rotate": True}]}]})
+    assert [[a.agent for a in plan.seats].count("bot:letters") for plan in rotated.matches] == [1, 1, 1]
 
 
 def test_outcome_is_json_and_bad_setting_is_an_error():

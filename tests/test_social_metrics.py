@@ -165,3 +165,18 @@ def test_reasoning_reads_the_three_belief_probes_of_a_chameleon_game(db_path):
     seats = social_seats(db_path, "m.game = 'chameleon'")
     counts = reasoning_counts(seats, belief_answers(db_path, sorted(seats["match_id"].unique())))
     assert sorted(asked for _, asked in counts.values()) == [6, 6, 6]  # gold + inter, after each of 3 clues
+
+
+def test_the_challenger_holding_both_common_seats_is_scored_there_not_the_defender(db_path):
+    lineup = {"challenger": {"agent": "bot:letters", "label": "hero"},
+              "others": {"agent": "bot:random", "label": "def"}}
+    spec = parse_spec({"name": "both", "seed": 3, "games": [{"game": "undercover", "preset": "magic",
+                                                             "lineups": [lineup]}]})
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    seats = social_seats(db_path, "m.game = 'undercover'")
+    tested = seats[seats["challenger"]]
+    assert set(tested["agent"]) == {"hero"} and len(tested) == 3  # 1 seat as the undercover + 2 as civilians
+    assert sorted(tested.groupby("match_id").size()) == [1, 2]  # two matches: special, then both common seats
+    assert sorted(tested["role"]) == ["civilian", "civilian", "undercover"]
+    table = social_abilities(db_path)
+    assert list(table.agent) == ["hero"]

@@ -37,13 +37,19 @@ class Chameleon(SocialDeduction):
     probe_every_clue = True
     params = {"players": Param(3, "number of players", lo=3, hi=8)} | SOCIAL_PARAMS
 
+    @classmethod
+    def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
+        settings = magic_settings("chameleon")
+        setting = settings[cls.setting_for(params, seed, len(settings))]
+        return int(setting["game_setting"]["chameleon_name"].split()[-1]) - 1
+
     def deal(self) -> None:
         settings = magic_settings("chameleon")
         self.setting = settings[self.setting_index(len(settings))]
         game = self.setting["game_setting"]
         self.topic, self.code = game["topic"], game["code"]
         self.topic_words = list(game.get("topic_words") or [self.code])
-        named = int(game["chameleon_name"].split()[-1]) - 1
+        named = self.named_seat(self.p, self.seed)
         self.special = self.pick_special(named)
         self.words = [None if s == self.special else self.code for s in range(len(self.alive))]
         self.script = self.scripted(self.setting["clue"], named)

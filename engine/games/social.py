@@ -46,6 +46,9 @@ SOCIAL_PARAMS: dict[str, Param] = {
     "probes": Param(True, "ask every seat a role and a belief probe after each clue round", kind=bool),
     "fixed_clues": Param(False, "seats other than challenger_seat give the setting's scripted clues", kind=bool),
     "challenger_seat": Param(-1, "the seat under test whose clues are never scripted (-1: none)", lo=-1),
+    "tested_role": Param("", "seats under test (set by a {challenger, others} lineup): 'special' = the special "
+                         "seat, 'common' = every other seat, '' = as challenger_seat / the lineup says",
+                         kind=str, choices=("", "special", "common")),
     "max_chars": Param(400, "a clue or speech is cut to this many characters", lo=20, hi=4000),
 }
 
@@ -309,10 +312,28 @@ class SocialDeduction(Game):
         return f"The game begins with {names}. {self.player_name(self.first)} speaks first."
 
     def setting_index(self, count: int) -> int:
-        chosen = self.p["setting"]
+        return self.setting_for(self.p, self.seed, count)
+
+    @staticmethod
+    def setting_for(params: dict[str, Any], seed: int, count: int) -> int:
+        chosen = params["setting"]
         if chosen >= count:
             raise ValueError(f"parameter 'setting' must be below {count} (the number of settings)")
-        return self.seed % count if chosen == -1 else chosen
+        return seed % count if chosen == -1 else chosen
+
+    @classmethod
+    def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
+        """The special seat the match's word setting names (None: the deal draws one)."""
+        return None
+
+    @classmethod
+    def special_seat_for(cls, params: dict[str, Any], seed: int) -> int | None:
+        """The seat that will hold the special role in the match of `params` and `seed`, known before it
+        is played (None when the deal draws it): `pick_special`'s rule on `named_seat`."""
+        if params["role_seat"] >= 0:
+            return params["role_seat"]
+        named = cls.named_seat(params, seed)
+        return named if named is not None and named < params["players"] else None
 
     def pick_special(self, named_seat: int | None) -> int:
         n = len(self.alive)
@@ -332,8 +353,15 @@ class SocialDeduction(Game):
         if len(per_player) != len(self.alive):
             raise ValueError(f"fixed_clues needs {len(per_player)} players (the setting's), not {len(self.alive)}")
         common = iter(c for i, c in enumerate(per_player) if i != named_seat)
-        return {s: (per_player[named_seat] if s == self.special else next(common)) for s in range(len(self.alive))
-                if s != self.p["challenger_seat"]}
+        dealt = {s: (per_player[named_seat] if s == self.special else next(common)) for s in range(len(self.alive))}
+        return {s: clues for s, clues in dealt.items() if not self.under_test(s)}
+
+    def under_test(self, seat: int) -> bool:
+        """Whether `seat` is the challenger's (never scripted): by `tested_role`, else `challenger_seat`."""
+        tested = self.p["tested_role"]
+        if tested:
+            return (seat == self.special) == (tested == "special")
+        return seat == self.p["challenger_seat"]
 
     # ---- the flow
     def alive_seats(self) -> list[int]:
