@@ -74,10 +74,6 @@ else:
     show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
 
 st.subheader("Profile")
-st.caption("As the authors' metrics_release.py computes them: Deception counts every outcome but 0 as a win as "
-           "chameleon/undercover, plus 0.25 x (flag 1 seen) / (distinct flags 0, 1 seen as a non-chameleon); "
-           "Self-awareness pools both games unweighted; Reasoning has one gold and one inter item per probe (inter "
-           "right only if both other beliefs match); a fallback vote is wrong in Judgement; the area is on the "
-           "0-100 scale. Table 2: cost_sharing_cost, prisoner_score, public_good_payback.")
+st.caption(SUITE.caption)
 show_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile")
 report.download("abilities")
