@@ -50,6 +50,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors. An upgrade
 # adds what an older database lacks (tables, columns), in place; a newer database is left alone.
+# To add a column: append it to its table above and bump SCHEMA_VERSION; init_db adds it to older files.
 SCHEMA_VERSION = 2
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
