@@ -89,9 +89,8 @@ def main() -> None:
     print(f"writers' longest wait for the file: {max(waits, default=float('nan')):.2f} s (each: {waits})")
     for out in outputs:
         for line in out.splitlines():
-            if line.startswith("waiting"):
+            if line.startswith(("waiting", "run ", "error")):
                 print("  writer said:", line)
-                break
 
 
 if __name__ == "__main__":
