@@ -54,3 +54,26 @@ def test_a_reader_gives_up_with_one_line_naming_the_holder(db_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monkeypatch):
+    import asyncio
+
+    from engine.metrics import ratings
+    from engine.runner import run_spec
+    from engine.spec import parse_spec
+
+    asyncio.run(run_spec(parse_spec({"name": "r", "repeats": 3, "games": [
+        {"game": "tictactoe", "lineups": [["bot:random", "bot:equilibrium"]]}]}), db_path, progress=False))
+    outcomes = []
+    real_replay = ratings._replay
+
+    def replay_while_another_process_writes(*args):
+        writer = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(db_path)!r}).close()"],
+                                capture_output=True, text=True)
+        outcomes.append(writer.returncode)
+        return real_replay(*args)
+
+    monkeypatch.setattr(ratings, "_replay", replay_while_another_process_writes)
+    assert ratings.replayed_ratings(db_path)
+    assert outcomes == [0]  # the writer got the file: the page's replay was not holding it

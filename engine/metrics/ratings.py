@@ -225,12 +225,13 @@ def replayed_ratings(db: str | Path, game: str | None = None,
             memo = None  # matches were removed, or some finished before the last one replayed: start over
         ratings = dict(memo.ratings) if memo else {}
         matches = _teams(db, selection, memo.last if memo else None)
-        if memo and not matches:
-            _remember(key, memo)
-            return ratings
-        _replay(matches, ENV, ratings)
-        last = (matches[-1][1], matches[-1][0]) if matches else None
-        count, checksum = _covered(db, selection, last) if last is not None else (0, 0)
+    if memo and not matches:
+        _remember(key, memo)
+        return ratings
+    # replayed with the file closed: a replay can take minutes, and an open reader holds off every writer
+    _replay(matches, ENV, ratings)
+    last = (matches[-1][1], matches[-1][0]) if matches else None
+    count, checksum = _covered(db, selection, last) if last is not None else (0, 0)
     replayed = _Replayed(ratings, last, count, checksum)
     _remember(key, replayed)
     if matches:
