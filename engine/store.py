@@ -126,6 +126,14 @@ def _unusable(db: Path, exc: Exception) -> DatabaseError:
     return DatabaseError(f"cannot open {db}: {text}")
 
 
+UNREADABLE_TRIES = 5  # a file that reads short this many times in a row (a second apart) is truly damaged
+
+
+def _may_be_mid_write(db: Path, exc: Exception) -> bool:
+    """A short read of a non-empty file can be another process growing it, not damage."""
+    return "Could not read enough bytes" in str(exc) and db.is_file() and db.stat().st_size > 0
+
+
 def _check_writable(db: Path) -> None:
     if db.is_dir():
         raise DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
@@ -149,12 +157,17 @@ def connect(db: str | Path, read_only: bool = False,
     start = time.monotonic()
     next_report = start + WAIT_REPORT_EVERY
     delay = 0.01
+    unreadable_tries = 0
     while True:
         try:
             con = duckdb.connect(str(db), read_only=read_only)
             break
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
+                if _may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:
+                    unreadable_tries += 1  # another process may be checkpointing it: look again before judging
+                    time.sleep(0.2)
+                    continue
                 raise _unusable(db, exc) from None
             waited = time.monotonic() - start
             if timeout is not None and waited > timeout:

@@ -77,3 +77,19 @@ def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monk
     monkeypatch.setattr(ratings, "_replay", replay_while_another_process_writes)
     assert ratings.replayed_ratings(db_path)
     assert outcomes == [0]  # the writer got the file: the page's replay was not holding it
+
+
+def test_a_short_read_while_another_process_grows_the_file_is_tried_again(db_path, monkeypatch):
+    store.init_db(db_path)
+    real_connect, failures = store.duckdb.connect, []
+
+    def growing(path, read_only=False):
+        if len(failures) < 2:
+            failures.append(path)
+            raise store.duckdb.IOException(f'IO Error: Could not read enough bytes from file "{path}"')
+        return real_connect(path, read_only=read_only)
+
+    monkeypatch.setattr(store.duckdb, "connect", growing)
+    with store.connect(db_path, read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+    assert len(failures) == 2
