@@ -4,6 +4,7 @@
     seed: 0                     # repeat r plays with seed + r (or give `seeds: [..]`)
     repeats: 2
     concurrency: 8              # matches played at once
+    executor: local             # or ray: the matches played on a Ray cluster (see README)
     model_concurrency: 16       # calls in flight per model
     model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
     defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
@@ -39,10 +40,11 @@ from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
 
 TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
-            "model_limits", "defaults", "agents", "games"}
+            "model_limits", "defaults", "agents", "games", "executor"}
 GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
 SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
-NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description"}
+NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description", "executor"}
+EXECUTORS = ("local", "ray")
 
 
 class SpecError(ValueError):
@@ -71,6 +73,7 @@ class RunSpec:
     model_concurrency: int
     matches: list[MatchPlan] = field(default_factory=list)
     model_limits: dict[str, int] = field(default_factory=dict)
+    executor: str = "local"
 
 
 def load_spec(path: str | Path) -> RunSpec:
@@ -123,10 +126,18 @@ def parse_spec(raw: Any) -> RunSpec:
     spec = RunSpec(name=name.strip(), run_id=run_id, raw=raw,
                    concurrency=_int(raw, "concurrency", 8, 1, ""),
                    model_concurrency=_int(raw, "model_concurrency", 16, 1, ""),
-                   model_limits=_model_limits(raw.get("model_limits")))
+                   model_limits=_model_limits(raw.get("model_limits")), executor=_executor(raw.get("executor")))
     for gi, entry in enumerate(games):
         spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases))
     return spec
+
+
+def _executor(raw: Any) -> str:
+    if raw is None:
+        return "local"
+    if raw not in EXECUTORS:
+        raise SpecError(f"executor: must be one of {', '.join(EXECUTORS)}, got {raw!r}")
+    return raw
 
 
 def _model_limits(raw: Any) -> dict[str, int]:
