@@ -158,11 +158,13 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
 
 
 async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimits,
-                    agent_factory: Callable[..., Agent] = make_agent) -> AsyncIterator[MatchRecord]:
-    """The local executor: `concurrency` matches at a time in this process, each yielded as it finishes."""
+                    agent_factory: Callable[..., Agent] = make_agent,
+                    worker: str | None = None) -> AsyncIterator[MatchRecord]:
+    """The local executor (and a Ray worker's): `concurrency` matches at a time in this process, each
+    yielded as it finishes."""
     finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue()
     queue = iter(plans)
-    worker = this_worker()
+    worker = worker or this_worker()
 
     async def player() -> None:
         try:

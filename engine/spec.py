@@ -10,6 +10,7 @@
     defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
     agents:                     # optional aliases
       gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
+      llama: {agent: hosted_vllm/llama, api_base: [http://gpu1:8000/v1, http://gpu2:8000/v1]}  # one model, several endpoints
     games:
       - game: guessing_game
         presets: [default]      # or `preset: default`
@@ -222,10 +223,20 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
     if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
         raise SpecError(f"{where}: temperature must be a number from 0 to 2, got {temperature!r}")
     merged["temperature"] = float(temperature)
+    merged["api_base"] = _api_base(merged.get("api_base"), where)
     max_tokens = merged.get("max_tokens", 256)
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise SpecError(f"{where}: max_tokens must be a positive integer, got {max_tokens!r}")
     return AgentSpec(**merged)
+
+
+def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
+    """One endpoint, or several serving the same model (a list: calls are balanced over them)."""
+    if raw is None or isinstance(raw, str) and raw.strip():
+        return raw
+    if isinstance(raw, list) and raw and all(isinstance(b, str) and b.strip() for b in raw):
+        return tuple(raw) if len(raw) > 1 else raw[0]
+    raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs, got {raw!r}")
 
 
 def _check_agent(game: str, agent: AgentSpec, where: str) -> None:

@@ -96,8 +96,20 @@ def open_cache(path: str | Path) -> ResponseCache:
         return _open[resolved]
 
 
+_shared: tuple[Any] | None = None
+
+
+def share(cache: Any) -> None:
+    """Make `cache` (or None: no cache) this process's cache, whatever `$ARENA_CACHE` says here: a Ray
+    worker answers from its driver's cache (`engine.ray_executor.RemoteCache`)."""
+    global _shared
+    _shared = (cache,)
+
+
 def cache_from_env() -> ResponseCache | None:
     """The cache `$ARENA_CACHE` names (default `.cache/responses.sqlite`), or None when it says off."""
+    if _shared is not None:
+        return _shared[0]
     setting = os.environ.get("ARENA_CACHE")
     if setting is None:
         return open_cache(DEFAULT_PATH)
