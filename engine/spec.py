@@ -10,7 +10,7 @@
     defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
     agents:                     # optional aliases
       gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
-      llama: {agent: hosted_vllm/llama, api_base: [http://gpu1:8000/v1, http://gpu2:8000/v1]}  # one model, several endpoints
+      llama: {agent: hosted_vllm/llama, api_base: [http://gpu1:8000/v1, http://gpu2:8000/v1]}  # several endpoints
     games:
       - game: guessing_game
         presets: [default]      # or `preset: default`
