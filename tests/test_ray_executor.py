@@ -47,10 +47,11 @@ def slow_model():
         yield server
 
 
-def guessing(url: str, name: str, repeats: int, concurrency: int = 4) -> dict:
+def guessing(url: str, name: str, repeats: int, concurrency: int = 4, rounds: int = 2) -> dict:
     seat = {"agent": "openai/stub-model", "api_base": url, "max_tokens": 8}
     return {"name": name, "seed": 0, "repeats": repeats, "concurrency": concurrency, "executor": "ray",
-            "games": [{"game": "guessing_game", "params": {"players": 2, "rounds": 4}, "lineups": [{"all": seat}]}]}
+            "games": [{"game": "guessing_game", "params": {"players": 2, "rounds": rounds},
+                       "lineups": [{"all": seat}]}]}
 
 
 def engine_run(spec: dict, tmp_path: Path, address: str) -> tuple[list[str], Path]:
@@ -77,7 +78,7 @@ def test_chunks_keep_the_concurrency_and_give_every_slot_work():
 
 
 def test_a_run_spread_over_two_nodes_loses_one_and_keeps_every_match_once(cluster, slow_model, tmp_path):
-    spec = guessing(slow_model.url, "spread", repeats=48)
+    spec = guessing(slow_model.url, "spread", repeats=24)
     total = len(parse_spec(spec).matches)
     cmd, db = engine_run(spec, tmp_path, cluster.address)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -134,7 +135,7 @@ def test_resume_and_the_response_cache_work_on_the_cluster(cluster, tmp_path, mo
 
 
 def test_cancel_keeps_the_finished_matches_and_a_rerun_finishes_the_run(cluster, slow_model, tmp_path):
-    spec = guessing(slow_model.url, "cancel", repeats=40, concurrency=2)
+    spec = guessing(slow_model.url, "cancel", repeats=16, concurrency=2)
     cmd, db = engine_run(spec, tmp_path, cluster.address)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 180
@@ -147,8 +148,8 @@ def test_cancel_keeps_the_finished_matches_and_a_rerun_finishes_the_run(cluster,
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "interrupted" in err
     kept = store.query(db, "SELECT count(*) AS n FROM matches")["n"][0]
-    assert store.query(db, "SELECT status FROM runs")["status"][0] == "cancelled" and 2 <= kept < 40
+    assert store.query(db, "SELECT status FROM runs")["status"][0] == "cancelled" and 2 <= kept < 16
     again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and f"{kept} already done" in again.stdout, again.stderr
     final = store.query(db, "SELECT count(DISTINCT match_id) AS ids, count(*) AS n FROM matches").iloc[0]
-    assert final.tolist() == [40, 40]
+    assert final.tolist() == [16, 16]
