@@ -9,7 +9,7 @@ Signatures (every widget keeps its value in `st.query_params[key]`, read once pe
     url_text(label, key, default="") -> str
     url_toggle(label, key, default=False, help=None) -> bool
     url_int(label, lo, hi, key, default=None) -> int          (a slider)
-    filter_bar(options, games=True) -> queries.Filters
+    filter_bar(options, games=True) -> Selection
     cached(fn, db, **kwargs) -> DataFrame;  slow_scorer_wanted(what, options, games, key) -> bool
     to_parquet(df) -> bytes;  download_table(df, name);  show_table(report, title, df, name)
     Report(title): .text(markdown) .table(title, df) .figure(title, fig) .html() -> str .download(name)
@@ -28,7 +28,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.queries import Filters
+from engine.selection import Selection
+from engine.suites import Scorer
 
 
 # ---------------------------------------------------------------- selection in the URL
@@ -115,10 +116,10 @@ def url_date_range(label: str, lo: date, hi: date, key: str) -> tuple[date, date
     return start, end
 
 
-def filter_bar(options: pd.DataFrame, games: bool = True) -> Filters:
+def filter_bar(options: pd.DataFrame, games: bool = True) -> Selection:
     """Run, game, preset and date filters over `queries.filter_options` rows, kept in the URL."""
     if options.empty:
-        return Filters()
+        return Selection()
     names = dict(zip(options["run_id"], options["run_name"].fillna(""), strict=False))
     cols = st.columns(4 if games else 3)
     with cols[0]:
@@ -132,7 +133,7 @@ def filter_bar(options: pd.DataFrame, games: bool = True) -> Filters:
     with cols[-1]:
         lo, hi = pd.Timestamp(options["first_day"].min()).date(), pd.Timestamp(options["last_day"].max()).date()
         start, end = url_date_range("Finished between", lo, hi, "dates")
-    return Filters(tuple(runs), tuple(picked_games), tuple(presets), None if start == lo else start,
+    return Selection(tuple(runs), tuple(picked_games), tuple(presets), None if start == lo else start,
                    None if end == hi else end)
 
 
@@ -153,7 +154,10 @@ def _cached_call(module: str, name: str, db: str, version: tuple, kwargs: tuple)
 
 def cached(fn, db: str | Path, **kwargs) -> pd.DataFrame:
     """`fn(db, **kwargs)` for scorers that read whole games in pandas (MAgIC's profile, WiS' tables,
-    ratings): computed once per version of the database and reused across reruns and sessions."""
+    ratings): computed once per version of the database and reused across reruns and sessions. `fn` may be
+    a function or a suite's `Scorer`."""
+    if isinstance(fn, Scorer):
+        fn = fn.resolve()
     return _cached_call(fn.__module__, fn.__name__, str(db), _db_version(db), tuple(sorted(kwargs.items())))
 
 
