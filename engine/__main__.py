@@ -31,7 +31,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 0
     try:
         summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
-                                       executor=args.executor, address=args.address))
+                                       executor=args.executor or ("ray" if args.address else None),
+                                       address=args.address))
     except KeyboardInterrupt:
         print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
         return 130
@@ -151,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--executor", choices=["local", "ray"], default=None,
                      help="where the matches are played: this process (local) or a Ray cluster (overrides the spec)")
     run.add_argument("--address", default=None,
-                     help="the Ray cluster to use (default: $RAY_ADDRESS, else a local cluster for this run)")
+                     help="the Ray cluster to play on (implies --executor ray; default: $RAY_ADDRESS, "
+                          "else a local cluster for this run)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
 

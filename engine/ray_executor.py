@@ -79,27 +79,30 @@ def _cache_actor(ray: Any) -> RemoteCache | None:
     return RemoteCache(actor.remote(str(local.path)))
 
 
+def worker_name() -> str:
+    """`matches.worker` for a match played by this Ray worker process: its node and process id."""
+    import ray
+
+    return f"ray:{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
+
+
 def play_chunk(plans: list[MatchPlan], concurrency: int, per_model: int, model_limits: dict[str, int],
                agent_factory: Callable[..., Agent], cache: RemoteCache | None) -> Iterator[store.MatchRecord]:
     """A Ray generator task: play `plans` on this worker, `concurrency` at a time, yielding each finished match."""
-    import ray
-
     from engine.runner import play_here
 
     response_cache.share(cache)
-    worker = f"ray:{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
-    loop = asyncio.new_event_loop()
-    played = play_here(plans, concurrency, ModelLimits(per_model, model_limits), agent_factory, worker)
-    try:
-        while True:
-            try:
-                record = loop.run_until_complete(anext(played))
-            except StopAsyncIteration:
-                return
-            yield record
-    finally:
-        loop.run_until_complete(played.aclose())
-        loop.close()
+    played = play_here(plans, concurrency, ModelLimits(per_model, model_limits), agent_factory, worker_name())
+    with asyncio.Runner() as runner:  # its close cancels what the chunk left behind (litellm's logging task)
+        try:
+            while True:
+                try:
+                    record = runner.run(anext(played))
+                except StopAsyncIteration:
+                    return
+                yield record
+        finally:
+            runner.run(played.aclose())
 
 
 def plan_chunks(n_plans: int, concurrency: int, slots: int) -> tuple[int, int, int]:

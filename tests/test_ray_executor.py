@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine import store
-from engine.ray_executor import RAY_TEMP, plan_chunks
+from engine import ray_executor, store
+from engine.agents import local_model, make_agent
+from engine.ray_executor import RAY_TEMP, plan_chunks, play_chunk
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
@@ -75,6 +76,34 @@ def test_chunks_keep_the_concurrency_and_give_every_slot_work():
     assert plan_chunks(40, 4, 2) == (2, 2, 8)
     assert plan_chunks(3, 64, 8) == (3, 1, 1)         # fewer matches than slots: one each
     assert plan_chunks(100, 1, 8) == (1, 1, 4)        # concurrency 1 stays 1
+
+
+def test_a_worker_loads_the_embedded_model_once_for_all_its_chunks(monkeypatch, tmp_path):
+    """A Ray worker process runs chunk after chunk (play_chunk, as Ray calls it): the model it loaded for the
+    first serves the next; only the weights are faked here (the real file loads in tests/test_llm_local.py)."""
+    loads = []
+
+    class FakeLlama:
+        def __init__(self, model_path, **kwargs):
+            loads.append(model_path)
+
+        def create_chat_completion(self, messages, **kwargs):
+            return {"choices": [{"message": {"content": '{"chosen_number": 20}'}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 50, "completion_tokens": 6, "total_tokens": 56}}
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", type(sys)("llama_cpp"))
+    monkeypatch.setattr(sys.modules["llama_cpp"], "Llama", FakeLlama, raising=False)
+    monkeypatch.setattr(local_model, "_loaded", {})
+    monkeypatch.setattr(local_model, "model_file", lambda name: tmp_path / "model.gguf")
+    monkeypatch.setattr(ray_executor, "worker_name", lambda: "ray:node:1")
+    seat = {"agent": "local/smollm2", "max_tokens": 8}
+    plans = parse_spec({"name": "local", "repeats": 4, "games": [{
+        "game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [{"all": seat}]}]}).matches
+    chunks = [list(play_chunk(plans[:2], 2, 4, {}, make_agent, None)),
+              list(play_chunk(plans[2:], 2, 4, {}, make_agent, None))]
+    assert [r.match["status"] for chunk in chunks for r in chunk] == ["ok"] * 4
+    assert {r.match["worker"] for chunk in chunks for r in chunk} == {"ray:node:1"}
+    assert loads == [str(tmp_path / "model.gguf")], "one load for both chunks"
 
 
 def test_a_run_spread_over_two_nodes_loses_one_and_keeps_every_match_once(cluster, slow_model, tmp_path):
