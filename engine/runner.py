@@ -115,7 +115,10 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
             contexts = {s: TurnContext(plan.match_id, plan.seed, s, first_turn + i,
                                        random.Random(f"{plan.seed}:{s}:{first_turn + i}"))
                         for i, s in enumerate(seats)}
-            decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
+            if len(seats) == 1:  # a turn-based game: no task to create and gather per move
+                decisions = [await agents[seats[0]].act(observations[seats[0]], contexts[seats[0]])]
+            else:
+                decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
             game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
             state = store.to_json(game.public_state())
             for s, d in zip(seats, decisions, strict=True):
