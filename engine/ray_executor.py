@@ -91,9 +91,9 @@ def play_chunk(plans: list[MatchPlan], concurrency: int, per_model: int, model_l
     """A Ray generator task: play `plans` on this worker, `concurrency` at a time, yielding each finished match."""
     from engine.runner import play_here
 
-    response_cache.share(cache)
     played = play_here(plans, concurrency, ModelLimits(per_model, model_limits), agent_factory, worker_name())
-    with asyncio.Runner() as runner:  # its close cancels what the chunk left behind (litellm's logging task)
+    # the Runner's close cancels what the chunk left behind (litellm's logging task)
+    with response_cache.shared(cache), asyncio.Runner() as runner:
         try:
             while True:
                 try:

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from engine import ray_executor, store
+from engine.agents import cache as response_cache
 from engine.agents import local_model, make_agent
 from engine.ray_executor import RAY_TEMP, plan_chunks, play_chunk
 from engine.runner import run_spec
@@ -104,6 +105,8 @@ def test_a_worker_loads_the_embedded_model_once_for_all_its_chunks(monkeypatch, 
     assert [r.match["status"] for chunk in chunks for r in chunk] == ["ok"] * 4
     assert {r.match["worker"] for chunk in chunks for r in chunk} == {"ray:node:1"}
     assert loads == [str(tmp_path / "model.gguf")], "one load for both chunks"
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache.sqlite"))
+    assert response_cache.cache_from_env() is not None, "the cache given to the chunks was theirs only"
 
 
 def test_a_run_spread_over_two_nodes_loses_one_and_keeps_every_match_once(cluster, slow_model, tmp_path):

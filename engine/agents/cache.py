@@ -18,6 +18,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -99,11 +101,16 @@ def open_cache(path: str | Path) -> ResponseCache:
 _shared: tuple[Any] | None = None
 
 
-def share(cache: Any) -> None:
-    """Make `cache` (or None: no cache) this process's cache, whatever `$ARENA_CACHE` says here: a Ray
-    worker answers from its driver's cache (`engine.ray_executor.RemoteCache`)."""
+@contextmanager
+def shared(cache: Any) -> Iterator[None]:
+    """Inside the block, `cache` (or None: no cache) is this process's cache whatever `$ARENA_CACHE` says here:
+    a Ray worker answers from its driver's cache (`engine.ray_executor.RemoteCache`)."""
     global _shared
-    _shared = (cache,)
+    before, _shared = _shared, (cache,)
+    try:
+        yield
+    finally:
+        _shared = before
 
 
 def cache_from_env() -> ResponseCache | None:
