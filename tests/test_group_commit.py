@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 from contextlib import contextmanager
 
 import pytest
@@ -124,3 +125,16 @@ def test_a_resumed_run_replaces_only_its_errored_matches(db_path, monkeypatch):
     assert len(deletes) == 4 and all("stale_ids" in s for s in deletes)
     run = store.query(db_path, "SELECT n_done FROM runs")["n_done"][0]
     assert run == 5 and store.count_matches(db_path) == 5
+
+
+def test_an_older_database_gains_the_worker_column_and_new_matches_name_their_player(tmp_path):
+    import gzip
+    import socket
+    from pathlib import Path
+
+    db = tmp_path / "v1.duckdb"
+    db.write_bytes(gzip.decompress((Path(__file__).parent / "data" / "schema" / "v1.duckdb.gz").read_bytes()))
+    old = store.count_matches(db)
+    asyncio.run(run_spec(parse_spec(BOTS | {"repeats": 3}), db, progress=False))
+    workers = dict(store.rows(db, "SELECT coalesce(worker, 'none'), count(*) FROM matches GROUP BY ALL"))
+    assert workers == {"none": old, f"{socket.gethostname()}:{os.getpid()}": 3}
