@@ -54,13 +54,14 @@ class Measured:
     turns: int
 
 
-async def play(model: str, url: str, matches: int, players: int, rounds: int, concurrency: int, db: Path) -> float:
+async def play(model: str, url: str, matches: int, players: int, rounds: int, concurrency: int, db: Path,
+               executor: str = "local") -> float:
     seat = {"agent": model, "api_base": url, "temperature": 1.0, "max_tokens": 16}
     raw = {"name": db.stem, "seed": 0, "repeats": matches, "concurrency": matches, "model_concurrency": concurrency,
            "games": [{"game": "guessing_game", "params": {"players": players, "rounds": rounds},
                       "lineups": [{"all": seat}]}]}
     start = time.perf_counter()
-    summary = await run_spec(parse_spec(raw), db, progress=False)
+    summary = await run_spec(parse_spec(raw), db, progress=False, executor=executor)
     if summary.errors:
         raise SystemExit(f"{summary.errors} matches failed: {summary.error_messages[:3]}")
     return time.perf_counter() - start
@@ -75,9 +76,9 @@ async def warm_up(model: str, url: str, provider: Connection) -> None:
 
 
 async def measure_run(args: argparse.Namespace, url: str, provider: Connection, db: Path, matches: int,
-                      rounds: int, concurrency: int) -> Measured:
+                      rounds: int, concurrency: int, executor: str = "local") -> Measured:
     """Play `matches` at once, `rounds` rounds each, at most `concurrency` calls in flight; count the calls made."""
-    wall = await play(args.model, url, matches, args.players, rounds, concurrency, db)
+    wall = await play(args.model, url, matches, args.players, rounds, concurrency, db, executor)
     provider.send("count")
     turns = store.query(db, "SELECT count(*) AS n FROM turns WHERE seat IS NOT NULL")["n"][0]
     return Measured(wall, provider.recv(), int(turns))

@@ -106,11 +106,14 @@ def play_chunk(plans: list[MatchPlan], concurrency: int, per_model: int, model_l
 
 
 def plan_chunks(n_plans: int, concurrency: int, slots: int) -> tuple[int, int, int]:
-    """(tasks at once, matches at once per task, matches per chunk): `concurrency` matches in flight over
-    the cluster's task slots, and enough chunks that every slot has work until the end."""
+    """(tasks at once, matches at once per task, matches per chunk): `concurrency` matches in flight over the
+    cluster's task slots; chunks small enough that every slot has work until the end, never so small that
+    the run plays fewer matches at once than asked."""
     tasks = max(1, min(slots, concurrency, n_plans))
     per_task = math.ceil(concurrency / tasks)
-    chunk = max(1, min(per_task * MAX_CHUNK_ROUNDS, math.ceil(n_plans / (tasks * CHUNKS_PER_TASK_SLOT))))
+    keeps_concurrency = min(per_task, math.ceil(n_plans / tasks))
+    balanced = min(per_task * MAX_CHUNK_ROUNDS, math.ceil(n_plans / (tasks * CHUNKS_PER_TASK_SLOT)))
+    chunk = max(1, keeps_concurrency, balanced)
     return tasks, min(per_task, chunk), chunk
 
 

@@ -77,6 +77,7 @@ def test_chunks_keep_the_concurrency_and_give_every_slot_work():
     assert plan_chunks(40, 4, 2) == (2, 2, 8)
     assert plan_chunks(3, 64, 8) == (3, 1, 1)         # fewer matches than slots: one each
     assert plan_chunks(100, 1, 8) == (1, 1, 4)        # concurrency 1 stays 1
+    assert plan_chunks(64, 64, 2) == (2, 32, 32)      # as many matches at once as asked, even in few chunks
 
 
 def test_a_worker_loads_the_embedded_model_once_for_all_its_chunks(monkeypatch, tmp_path):
