@@ -27,8 +27,10 @@ FAULTS = {
 
 
 def quick_agent(spec, limits=None, **_):
-    """The production agent with test-sized waits."""
-    return LLMAgent(spec, limits, timeout=TIMEOUT, transport_retries=10, backoff_base=0.005, backoff_cap=0.05)
+    """The production agent with test-sized waits: the stub's silence is cut at TIMEOUT (the first-byte timeout);
+    the whole-call deadline stays loose, so a good answer slowed by a busy machine is not thrown away."""
+    return LLMAgent(spec, limits, timeout=10 * TIMEOUT, first_byte_timeout=TIMEOUT, transport_retries=10,
+                    backoff_base=0.005, backoff_cap=0.05)
 
 
 def spec_for(url: str, players: int = 3, rounds: int = 3, repeats: int = 4) -> dict:
