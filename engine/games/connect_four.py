@@ -76,6 +76,10 @@ class ConnectFour(GridGame):
     def move_notes(self, mark: str, before: Board) -> dict[str, Any]:
         return {"reward": board_value(tuple(self.board), mark) - board_value(before, mark)}
 
+    def step_rewards(self) -> dict[int, float]:
+        """The mover's reward V(s') - V(s) (SPEC.md), as LLMArena's Figure 2 reads it."""
+        return {self.last_move["seat"]: float(self.last_move["reward"])} if self.last_move else {}
+
 
 def _negamax(board: Board, mark: str, depth: int, alpha: float, beta: float) -> float:
     """Search value for the side to move: the board value at the horizon, +-WIN (sooner is better) at a win."""

@@ -55,6 +55,10 @@ class SealedBidAuction(SimultaneousGame):
         super().step(actions)
         self.valuations = draw_valuations(self.p, self.round)
 
+    def force(self, facts: dict[str, Any]) -> None:
+        """An imported record's valuations for the next round."""
+        self.valuations = [int(v) for v in facts["valuations"]]
+
     def space(self, seat: int) -> IntRange:
         return IntRange(0, self.valuations[seat], key="bid")
 

@@ -230,6 +230,11 @@ class TexasHoldem(Game):
     def done(self) -> bool:
         return self.finished
 
+    def step_rewards(self) -> dict[int, float]:
+        """The chips the mover won or lost (RLCard's payoff, which LLMArena reads): 0 until its action ends the hand."""
+        seat = self.last_action["seat"]
+        return {seat: float(self.chips_won()[seat]) if self.finished else 0.0}
+
     def chips_won(self) -> dict[int, int]:
         return {s: self.stacks[s] - self.p["stack"] for s in (0, 1)}
 
