@@ -68,7 +68,7 @@ def replay(game_name: str, params: dict[str, Any], seed: int, decisions: list[Lo
             turn = step[0].turn if step else "the end of the log"
             raise ReplayError(f"{game_name}: at turn {turn} the rules have seats {list(seats)} acting, the log "
                               f"{[d.seat for d in step]}")
-        game.step({d.seat: game.decode_action(d.seat, d.action) for d in step})
+        game.step({d.seat: d.action for d in step})
         earned = game.step_rewards()
         for d in step:
             rewards[d.turn] = earned.get(d.seat)
