@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Observation, ParseError
+from engine.games.extensions import policy
 from engine.games.grid import Board, GridGame, last_int, lines, other, winner_on
 
 ROWS, COLS, CONNECT = 6, 7, 4

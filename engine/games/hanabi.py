@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Choice, Game, Observation, Param, SeatResult
+from engine.games.extensions import policy
 from engine.games.legal_actions import hint_line, parse_named_action
 
 COLOURS = ("red", "yellow")

@@ -14,9 +14,9 @@ from typing import Any
 
 from treys import Card, Evaluator
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Choice, Game, Observation, Param, SeatResult, rank_by
+from engine.games.extensions import policy
 from engine.games.legal_actions import hint_line, parse_named_action
 
 DECK = tuple(r + s for r in "23456789TJQKA" for s in "shdc")
