@@ -2,9 +2,10 @@
 
 A strategy string is `name` or `name:arg` (`persona:mathematician`). Overlays are declared with
 `engine.games.extensions.overlay(name)`: the generic ones here, a game family's own (the social games'
-attack/defense) next to its rules; every game module is loaded before a strategy is looked up. `vanilla` leaves the prompt alone; `cot` asks for reasoning before the answer (the
-parsers read the answer last, so reasoning first is safe); `persona:<name>` puts a character in
-the system prompt (a named one or free text).
+attack/defense) next to its rules; every game module is loaded before a strategy is looked up.
+`vanilla` leaves the prompt alone; `cot` asks for reasoning before the answer (the parsers read the
+answer last, so reasoning first is safe); `persona:<name>` puts a character in the system prompt (a
+named one or free text).
 
 A strategy may also ask a question before the decision (a `Probe`): `pgm`, MAgIC's PGM-aware
 agent, first asks the two-hop belief (what I think of each other player; what I think each of
