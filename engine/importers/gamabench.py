@@ -36,7 +36,7 @@ from engine.games.base import ActionSpace, Choice, IntRange, ParseError
 from engine.games.gamabench_common import SCORE_METRIC, GamaGame
 from engine.match_rows import TurnLog, match_metrics, metric_rows, seat_rows
 from engine.metrics.gamabench_records import RecordError, record_score
-from engine.replay import logged_decisions
+from engine.replay import ReplayError, logged_decisions
 from engine.replay import replay as replay_log
 from engine.rescore import Rescored
 
@@ -266,9 +266,13 @@ def rescore(match: dict[str, Any], n_seats: int, turns: list[dict[str, Any]]) ->
     the rest from its turns replayed (with the draws the record forced) when our rules could replay it."""
     outcome = json.loads(match["outcome"])
     score = record_score(match["game"], outcome["gama_record"])
-    if not outcome.get("replayed"):
+    try:
+        if not outcome.get("replayed"):
+            raise ReplayError(outcome.get("not_replayed_because") or "imported as recorded")
+        replayed = replay_log(match["game"], json.loads(match["params"]), int(match["seed"]),
+                              logged_decisions(turns))
+    except ReplayError:  # the authors' score needs no replay: it stands alone
         return Rescored(record_metrics(match["match_id"], score, None, n_seats, turns))
-    replayed = replay_log(match["game"], json.loads(match["params"]), int(match["seed"]), logged_decisions(turns))
     return Rescored(record_metrics(match["match_id"], score, replayed.game, n_seats, turns), replayed.rewards,
                     replayed.game.result())
 
