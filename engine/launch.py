@@ -9,12 +9,14 @@ the environment the child inherits), the child's pid and its log.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from engine.secrets import redact
 from engine.spec import RunSpec, SpecError, parse_spec
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+PUBLIC_ENV = "ARENA_SERVED_BEYOND_LOCALHOST"  # set by `python -m engine serve` on a non-loopback address
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SUGGESTED_MODELS = ("openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-3-5-haiku-20241022",
                     "gemini/gemini-1.5-flash", "ollama/llama3", "local/smollm2")
@@ -283,13 +286,28 @@ def format_usd(value: float | None) -> str:
 
 # ---------------------------------------------------------------- who may launch
 def admin_required() -> bool:
-    return bool(os.environ.get(ADMIN_TOKEN_ENV))
+    return bool(os.environ.get(ADMIN_TOKEN_ENV)) or serving_beyond_localhost()
+
+
+def serving_beyond_localhost() -> bool:
+    """`python -m engine serve --address` other than loopback says so: anyone on the network sees the pages."""
+    return os.environ.get(PUBLIC_ENV) == "1"
+
+
+def admin_refusal() -> str:
+    if not os.environ.get(ADMIN_TOKEN_ENV):
+        return ("Launching is off: the dashboard is served beyond localhost without an admin token. Set "
+                "ARENA_ADMIN_TOKEN and restart `python -m engine serve`.")
+    return "Starting a run needs the admin token (ARENA_ADMIN_TOKEN)."
 
 
 def admin_ok(given: str | None) -> bool:
-    """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does."""
+    """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does. Served beyond
+    localhost without a token, nobody may launch."""
     wanted = os.environ.get(ADMIN_TOKEN_ENV)
-    return not wanted or hmac.compare_digest((given or "").encode(), wanted.encode())
+    if not wanted:
+        return not serving_beyond_localhost()
+    return hmac.compare_digest((given or "").encode(), wanted.encode())
 
 
 # ---------------------------------------------------------------- the run as its own process
@@ -302,9 +320,14 @@ def launches_dir(db: str | Path) -> Path:
 
 
 def _folder(db: str | Path, run_id: str) -> Path:
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", run_id):
+    """The run's folder of launches: its id, or for an id with other characters (a name with a space)
+    a safe spelling of it plus a hash that keeps two such ids apart."""
+    if not run_id or "\0" in run_id:
         raise ValueError(f"not a run id: {run_id!r}")
-    return launches_dir(db) / run_id
+    if re.fullmatch(r"[A-Za-z0-9_.-]+", run_id) and run_id not in (".", ".."):
+        return launches_dir(db) / run_id
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", run_id)[:80].strip(".")
+    return launches_dir(db) / f"{safe}-{hashlib.sha1(run_id.encode()).hexdigest()[:8]}"
 
 
 def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = None) -> str:
@@ -345,12 +368,27 @@ def is_alive(db: str | Path, run_id: str) -> bool:
             return True
         del _children[pid]
         return False
+    return _runs_engine(pid, str(_folder(db, run_id) / "spec.yaml").encode())
+
+
+def _runs_engine(pid: int, argument: bytes | None = None) -> bool:
+    """Whether `pid` is a live (not zombie) `python -m engine` process, with `argument` on its command line."""
     try:
         status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except (OSError, IndexError):
         return False
-    return status != "Z" and b"engine" in cmdline and str(_folder(db, run_id) / "spec.yaml").encode() in cmdline
+    return status != "Z" and b"engine" in cmdline and (argument is None or argument in cmdline)
+
+
+def died(pid: Any, host: Any) -> bool:
+    """Whether the process a run recorded as its own is gone (kill -9, a crash, a reboot). Only a process of
+    this machine can be checked; a run playing elsewhere is taken at its word."""
+    try:
+        pid = int(pid)
+    except (TypeError, ValueError):  # NULL: a run recorded before runs kept their pid
+        return False
+    return host == socket.gethostname() and not _runs_engine(pid)
 
 
 def cancel_run(db: str | Path, run_id: str) -> bool:
@@ -391,7 +429,8 @@ def progress(db: str | Path, newest: int = 20) -> Any:
                    count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced_calls
             FROM turns t JOIN matches m USING (match_id)
             WHERE t.seat IS NOT NULL AND m.run_id IN (SELECT run_id FROM r) GROUP BY m.run_id)
-        SELECT r.run_id, r.name, r.source, r.status, r.n_done, r.n_matches, coalesce(m.errors, 0) AS errors,
+        SELECT r.run_id, r.name, r.source, r.status, r.pid, r.host, r.n_done, r.n_matches,
+               coalesce(m.errors, 0) AS errors,
                coalesce(t.tokens, 0) AS tokens, CASE WHEN t.unpriced_calls > 0 THEN NULL ELSE coalesce(t.usd, 0) END
                AS usd, r.created_at, r.finished_at
         FROM runs r LEFT JOIN m USING (run_id) LEFT JOIN t USING (run_id)
@@ -402,4 +441,7 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     launched = table["run_id"].map(lambda run_id: _pid(db, run_id) is not None)
     stopped = (table["status"] == "running") & launched & ~table["playing"]
     table.loc[stopped, "status"] = "stopped"
-    return table
+    gone = [status == "running" and died(pid, host) for status, pid, host in
+            zip(table["status"], table["pid"], table["host"], strict=True)]
+    table.loc[gone, "status"] = "interrupted"
+    return table.drop(columns=["pid", "host"])

@@ -33,7 +33,7 @@ class TurnLog:
             "action": store.to_json({"action": d.action} | ({"extra": d.extra} if d.extra else {})),
             "legal": d.legal, "fallback": d.fallback, "retries": d.retries, "error": d.error,
             "state": state, "reward": reward, "tokens_in": d.tokens_in, "tokens_out": d.tokens_out,
-            "cost_usd": d.cost_usd, "latency_ms": d.latency_ms, "cached": d.cached,
+            "cost_usd": d.cost_usd, "latency_ms": d.latency_ms, "cached": d.cached, "call_errors": d.call_errors,
         })
 
     def messages(self, game: Game, state: str | None) -> None:
@@ -49,7 +49,7 @@ class TurnLog:
             "action": store.to_json({"to": to} if to is not None else None),
             "legal": None, "fallback": None, "retries": None, "error": None, "state": state,
             "reward": None, "tokens_in": None, "tokens_out": None, "cost_usd": None,
-            "latency_ms": None, "cached": None,
+            "latency_ms": None, "cached": None, "call_errors": None,
         })
 
 

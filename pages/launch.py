@@ -14,6 +14,7 @@ from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from pages.shared import url_multiselect
+from pages.shared.markdown import code, plain
 
 DB = store.default_db()
 GAMES = all_games()
@@ -132,7 +133,7 @@ for key, message in built.errors.items():
 if built.spec is not None:
     st.subheader("Cost estimate")
     estimate = launch.estimate_cost(built.spec)
-    st.write(f"{len(built.spec.matches)} matches, run id `{built.spec.run_id}`.")
+    st.markdown(f"{len(built.spec.matches)} matches, run id {code(built.spec.run_id)}.")
     if estimate:
         table = pd.DataFrame([vars(e) for e in estimate])
         table["usd"] = table["usd"].map(launch.format_usd)
@@ -149,13 +150,13 @@ if built.spec is not None:
 
 if st.button("Start run", type="primary", key="start"):
     if not launch.admin_ok(token):
-        st.error("Starting a run needs the admin token (ARENA_ADMIN_TOKEN).")
+        st.error(launch.admin_refusal())
     elif built.spec is None:
         st.error(f"Not started: fix the {len(built.errors)} field(s) marked above.")
     else:
         try:
             run_id = launch.start_run(built.raw, DB, concurrency)
-            st.success(f"Started run `{run_id}`.")
+            st.success(f"Started run {code(run_id)}.")
         except (RuntimeError, ValueError) as exc:
             st.error(str(exc))
 
@@ -171,7 +172,7 @@ def runs_panel() -> None:
     for row in table.head(10).itertuples():
         with st.container(border=True):
             left, right = st.columns([4, 1])
-            left.markdown(f"**{row.name}** `{row.run_id}` - {row.status}")
+            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {row.status}")
             left.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0,
                           text=f"{row.n_done} of {row.n_matches} matches done, {row.errors} errors, "
                                f"{int(row.tokens):,} tokens, {launch.format_usd(row.usd)}")
@@ -181,7 +182,7 @@ def runs_panel() -> None:
                     right.info("cancelling")
                 else:
                     right.error("needs the admin token")
-            resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped")
+            resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
             if resumable and not row.playing and right.button("Resume", key=f"resume_{row.run_id}"):
                 if launch.admin_ok(token):
                     launch.resume_run(DB, row.run_id, concurrency)

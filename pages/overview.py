@@ -4,6 +4,7 @@ Reads the database read-only through engine/queries.py (timed at scale by bench/
 import streamlit as st
 
 from engine import queries, store
+from pages.shared.markdown import plain
 
 DB = store.default_db()
 
@@ -23,7 +24,7 @@ run_id = None if choice == "all runs" else choice
 
 st.subheader("Wins and mean score per agent, by game")
 for game, rows in queries.wins_by_game(DB, run_id).groupby("game", sort=True):
-    st.markdown(f"**{game}**")
+    st.markdown(f"**{plain(game)}**")
     st.dataframe(rows.drop(columns="game"), hide_index=True, width="stretch")
 
 st.subheader("Matches")

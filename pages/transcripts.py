@@ -22,6 +22,7 @@ from pages.shared import (
     url_text,
     url_toggle,
 )
+from pages.shared.markdown import plain
 
 DB = store.default_db()
 ANY = "(any game)"
@@ -69,7 +70,7 @@ def draw_poker(state: dict) -> None:
         seats["chips won"] = state["chips_won"]
     seats.index = [f"seat {i}" for i in range(len(seats))]
     st.table(seats)
-    st.caption(f"street: {state.get('street')}")
+    st.caption(f"street: {plain(state.get('street'))}")
 
 
 def draw_social(state: dict) -> None:
@@ -115,7 +116,7 @@ def draw_state(state: dict, game: str) -> None:
 def show_prompt(prompt: Any) -> None:
     if isinstance(prompt, list) and all(isinstance(m, dict) and "content" in m for m in prompt):
         for message in prompt:
-            st.caption(str(message.get("role", "")))
+            st.caption(plain(message.get("role", "")))
             st.code(as_text(message["content"]), language="text", wrap_lines=True)
     elif prompt is None:
         st.caption("nothing: a moderator message")
@@ -157,7 +158,7 @@ show_table(report, "Matches", found, "matches")
 # ---------------------------------------------------------------- one match, turn by turn
 match_id = url_selectbox("Match", found["match_id"].tolist(), "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
-st.subheader(f"Match {match_id}")
+st.subheader(f"Match {plain(match_id)}")
 st.dataframe(pd.DataFrame([info.drop(["error"])]).astype(str), hide_index=True, width="stretch")
 if info["error"]:
     st.code(str(info["error"]), language="text")
@@ -189,7 +190,13 @@ with saw:
     show_prompt(loads(turn["prompt"]))
 with answered:
     st.markdown("**What it answered (raw)**" if turn["phase"] != "moderator" else "**What the moderator said**")
-    st.code(as_text(turn["response"]) if turn["response"] is not None else "", language="text", wrap_lines=True)
+    response = as_text(turn["response"]) if turn["response"] is not None else ""
+    cut = pd.notna(turn["response_chars"]) and turn["response_chars"] > transcripts.DISPLAY_CHARS
+    if cut and st.toggle(f"Show all {int(turn['response_chars']):,} characters", key=f"all_{match_id}_{turn['turn']}"):
+        response = as_text(transcripts.full_response(DB, match_id, int(turn["turn"])))
+    elif cut:
+        st.caption(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters.")
+    st.code(response, language="text", wrap_lines=True)
     if turn["phase"] != "moderator":
         st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)

@@ -199,11 +199,7 @@ def as_recorded(data: dict[str, Any], match_id: str, reason: str) -> list[dict[s
     rows += [(k + 1, json.dumps(r, sort_keys=True), store.to_json({"round": k + 1, "last": r}))
              for k, r in enumerate(data["round_records"])]
     for round_, text, state in rows:
-        log.rows.append({"match_id": match_id, "turn": len(log.rows), "round": round_, "phase": "moderator",
-                         "seat": None, "prompt": None, "response": text, "action": None, "legal": None,
-                         "fallback": None, "retries": None, "error": None, "state": state, "reward": None,
-                         "tokens_in": None, "tokens_out": None, "cost_usd": None, "latency_ms": None,
-                         "cached": None})
+        log.moderator(round_, text, state)
     return log.rows
 
 
