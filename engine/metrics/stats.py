@@ -6,7 +6,7 @@ robustness comparisons of GAMA-Bench's RQ1 (seed 002 §4.1) made testable.
 - `compare_levels`: scores of one factor's levels (prompt versions, temperatures, strategies,
   repeats) against the default level: mean, spread, a t-test (paired on the seeds both levels
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
-  comparisons (statsmodels) and Cohen's d.
+  comparisons and Cohen's d.
 - `robustness_verdict`: SPEC.md gives no numeric criterion, so a game is robust to a factor when no
   level differs from the default with a Holm-significant p (alpha 0.05). The paper's own figure, the
   standard deviation of the scores across levels (Table 5: 2.4-3.4 "consistent", 7.6-11.0 singled
@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 ALPHA = 0.05
@@ -38,12 +37,18 @@ def wilson_interval(wins, n, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarr
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (statsmodels' `multipletests`); NaN stays NaN and is not counted."""
+    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1); NaN stays NaN and is not counted.
+    Ours, not statsmodels' `multipletests`: that one runs a full garbage collection on every call (0.2-0.7 s
+    in a dashboard process, once per robustness table: bench/stats.py); tests/test_stats.py pins this one to
+    it on random inputs."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
-    valid = ~np.isnan(p)
-    if valid.any():
-        out[valid] = multipletests(p[valid], method="holm")[1]
+    valid = np.flatnonzero(~np.isnan(p))
+    m = valid.size
+    running = 0.0
+    for rank, idx in enumerate(valid[np.argsort(p[valid], kind="stable")]):
+        running = max(running, min(1.0, (m - rank) * p[idx]))
+        out[idx] = running
     return out
 
 
@@ -57,7 +62,7 @@ def cohens_d(reference: Sequence[float], other: Sequence[float]) -> float:
 
 
 def _t_p_value(diff: float, se: float, df: float) -> float:
-    """Two-sided p of t = diff / se, by formula: scipy's `ttest_ind`/`ttest_rel` cost 10-30x more a call
+    """Two-sided p of t = diff / se, by formula: scipy's `ttest_ind`/`ttest_rel` cost 5-40x more a call
     (bench/stats.py), and the robustness page runs hundreds; tests/test_stats.py pins these to scipy's on
     random samples."""
     if se == 0:
