@@ -78,8 +78,10 @@ class ConnectFour(GridGame):
         return {"reward": board_value(tuple(self.board), mark) - board_value(before, mark)}
 
     def step_rewards(self) -> dict[int, float]:
-        """The mover's reward V(s') - V(s) (SPEC.md), as LLMArena's Figure 2 reads it."""
-        return {self.last_move["seat"]: float(self.last_move["reward"])} if self.last_move else {}
+        """The mover's reward V(s') - V(s) (SPEC.md), as LLMArena's Figure 2 reads it (none for an illegal move,
+        which ends the game unplayed)."""
+        move = self.last_move or {}
+        return {move["seat"]: float(move["reward"])} if "reward" in move else {}
 
 
 def _negamax(board: Board, mark: str, depth: int, alpha: float, beta: float) -> float:

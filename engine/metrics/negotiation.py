@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.metrics.magic_social import social_seats
+from engine.metrics.magic_social import column, social_seats
 from engine.selection import ALL, Selection
 
 BARGAIN_COLUMNS = ["agent", "strategy", "games", "reward", "reward_share", "agreement_rate", "win_rate"]
@@ -44,7 +44,8 @@ def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str]
 
 
 def _bargain_figures(mine: pd.DataFrame) -> dict[str, float]:
-    share = (mine["reward"] / mine["max_reward"].where(mine["max_reward"] > 0)).mean()
+    pool = column(mine, "max_reward")
+    share = (column(mine, "reward") / pool.where(pool > 0)).mean()
     return {"reward_share": float(share), "agreement_rate": _mean(mine, "agreement")}
 
 
