@@ -127,6 +127,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # would run that page alone, without the app's navigation and layout.
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(Path(args.db).resolve())
+    os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
     sys.argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", args.address,
                 "--server.port", str(args.port), "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     return streamlit_cli.main()

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine import store, transcripts
+from engine import boards, store, transcripts
 from engine.sharing import (
     Report,
     download_table,
@@ -25,7 +25,6 @@ from engine.sharing import (
 
 DB = store.default_db()
 ANY = "(any game)"
-MARKS = {"tictactoe": {"X": "❌", "O": "⭕"}, "connect_four": {"X": "🔴", "O": "🟡"}}
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
 st.title("Transcripts")
@@ -42,15 +41,15 @@ def as_text(value: Any) -> str:
 
 
 def draw_grid(state: dict, game: str) -> None:
-    marks = MARKS.get(game, {})
-    rows, cols = int(state["rows"]), int(state["cols"])
-    cells = [marks.get(c, c) if c else "·" for c in state["board"]]
-    board = pd.DataFrame([cells[r * cols:(r + 1) * cols] for r in range(rows)],
-                         columns=[str(c + 1) for c in range(cols)], index=[str(r + 1) for r in range(rows)])
-    st.table(board)
-    facts = {"moves": " ".join(map(str, state.get("moves", []))), "to move": state.get("to_move"),
-             "winner": state.get("winner")}
-    st.dataframe(pd.DataFrame([facts]), hide_index=True)
+    """The board as an SVG of lines and circles (no emoji font needed), the moves and the result beside it."""
+    board = boards.GridBoard.from_state(state, game)
+    picture, facts = st.columns([1, 2])
+    picture.image(boards.board_svg(board), caption=f"{'discs' if board.discs else 'marks'}: X red, O "
+                  f"{'yellow' if board.discs else 'blue'}; dashed: the last move")
+    with facts:
+        st.code(boards.board_text(board), language="text")
+        st.table(pd.DataFrame([{"moves": " ".join(map(str, state.get("moves", []))), "to move": state.get("to_move"),
+                                "winner": state.get("winner") or ""}]))
 
 
 def card(text: str) -> str:
