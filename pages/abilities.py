@@ -5,9 +5,10 @@ engine/metrics/magic.py's ability_profile (NaN where a game was not played)."""
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import store
-from engine.metrics.magic import ability_profile
-from engine.sharing import Report, cached, show_table, url_multiselect
+from engine import queries, store
+from engine.metrics.magic import THEORY_GAMES, ability_profile
+from engine.queries import Filters
+from engine.sharing import Report, cached, runs_of, show_table, url_multiselect
 
 ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
 DB = store.default_db()
@@ -28,6 +29,8 @@ if profile.empty:
 profile["challenger"] = profile["agent"] + " · " + profile["strategy"].astype(str)
 names = profile["challenger"].tolist()
 chosen = url_multiselect("Challengers", names, "agents", default=names[:4]) or names[:4]
+report.scope(DB, {"challengers": ", ".join(chosen)},
+             runs_of(Filters(games=("chameleon", "undercover", *THEORY_GAMES)), queries.filter_options(DB)))
 shown = profile[profile["challenger"].isin(chosen)]
 
 

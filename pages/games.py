@@ -21,7 +21,7 @@ if store.count_matches(DB) == 0:
     st.stop()
 
 options = queries.filter_options(DB)
-filters = filter_bar(options, games=False)
+filters = filter_bar(options, games=False, report=report, db=DB)
 games = sorted(options["game"].unique())
 left, right = st.columns(2)
 with left:

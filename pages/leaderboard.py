@@ -21,7 +21,7 @@ if store.count_matches(DB) == 0:
     st.stop()
 
 options = queries.filter_options(DB)
-filters = filter_bar(options)
+filters = filter_bar(options, report=report, db=DB)
 
 
 def win_rate_chart(table, title: str) -> go.Figure:

@@ -22,7 +22,7 @@ if store.count_matches(DB) == 0:
     st.info("No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`.")
     st.stop()
 
-filters = filter_bar(queries.filter_options(DB))
+filters = filter_bar(queries.filter_options(DB), report=report, db=DB)
 agent = url_selectbox("Model", queries.agents(DB, filters)["agent"].tolist(), "agent")
 scores = queries.robustness_scores(DB, agent, filters) if agent else None
 if scores is None or scores.empty:

@@ -156,6 +156,9 @@ show_table(report, "Matches", found, "matches")
 # ---------------------------------------------------------------- one match, turn by turn
 match_id = url_selectbox("Match", found["match_id"].tolist(), "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
+searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "" if outcome == "any" else outcome,
+            "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
+report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {match_id}")
 st.dataframe(pd.DataFrame([info.drop(["error"])]).astype(str), hide_index=True, width="stretch")
 if info["error"]:
