@@ -14,6 +14,7 @@ from engine import store
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from engine.agents import make_agent
     from engine.runner import run_spec
     from engine.spec import SpecError, load_spec
 
@@ -29,11 +30,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.if_empty and store.count_matches(db) > 0:
         print(f"{db} already holds matches; not playing {args.spec}")
         return 0
+    tally = None
+    factory = make_agent
+    if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
+        from engine.launch.live import TurnTally
+
+        tally = TurnTally(Path(args.progress_file))
+        factory = tally.counting(make_agent)
     try:
-        summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet))
+        summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
+                                       agent_factory=factory))
     except KeyboardInterrupt:
+        if tally:
+            tally.write("cancelled")
         print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
         return 130
+    if tally:
+        tally.write("finished")
     print(f"run {summary.run_id}: {summary.n_matches} matches, {summary.skipped} already done, "
           f"{summary.played} played, {summary.errors} errors, {summary.tokens} tokens, ${summary.cost_usd:.4f}")
     for line in summary.error_messages[:10]:
@@ -143,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
     run.add_argument("--if-empty", action="store_true", help="play only if the database holds no match yet")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
     run.set_defaults(func=_cmd_run)
 
     games = sub.add_parser("games", help="list every game, its presets, parameters and bots")
