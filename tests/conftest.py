@@ -25,3 +25,18 @@ def stub():
     """A stub provider on 127.0.0.1; set `stub.responder` to script its replies."""
     with StubServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def first_run_db(tmp_path_factory):
+    """The database `make run` makes on a fresh clone: runs/quick.yaml played once (local/smollm2 included)."""
+    import asyncio
+
+    from engine import store
+    from engine.runner import run_spec
+    from engine.spec import load_spec
+
+    path = tmp_path_factory.mktemp("first_run") / "results.duckdb"
+    summary = asyncio.run(run_spec(load_spec(store.ROOT / "runs" / "quick.yaml"), path, progress=False))
+    assert summary.errors == 0, summary.error_messages[:3]
+    return path
