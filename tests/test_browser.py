@@ -7,6 +7,7 @@ networking off and only talks to 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -50,8 +51,9 @@ def app(tmp_path_factory):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     server = subprocess.Popen(  # starts while the matches play: pages read the database only when opened
-        [sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],
-        cwd=store.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],  # from elsewhere than
+        cwd=db.parent, env=os.environ | {"PYTHONPATH": str(store.ROOT)},  # the project: its config still applies
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
     with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
         seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
@@ -123,3 +125,15 @@ def test_every_page_draws_its_tables_and_charts_without_an_exception(app, browse
         assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
         page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
     assert len(list(tmp_path.glob("*.png"))) == len(PAGES)
+
+
+def test_no_deploy_button_and_boards_are_drawn_shapes(app, browser, tmp_path):
+    """.streamlit/config.toml holds even when the server was started outside the project (toolbar minimal);
+    a TicTacToe board is an SVG of lines and circles, whatever fonts the machine has."""
+    page = open_page(browser, f"{app}/transcripts?game=tictactoe&turn=4")
+    assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
+    board = page.locator('img[src^="data:image/svg+xml"]').first
+    board.wait_for(state="visible")
+    assert board.bounding_box()["width"] >= 100
+    board.scroll_into_view_if_needed()
+    board.screenshot(path=str(tmp_path / "board.png"))
