@@ -76,7 +76,10 @@ if gama.empty:
     st.caption("No γ-Bench games in this selection yet.")
 else:
     st.caption("Rows with source `published` are GAMA-Bench's own records, imported with "
-               "`python -m engine import gamabench DIR`; `overall` needs all eight games.")
+               "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
+               "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
+               "as costly; a record that stops early scores the rounds it has; Battle Royale `shot_player` "
+               "'null' is a wrong shot). `overall` needs all eight games.")
     show_table(report, "γ-Bench scores", gama, "gamabench")
 
 st.header("Who is Spy ranking")

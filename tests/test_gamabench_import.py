@@ -93,18 +93,81 @@ def test_scores_command_prints_the_published_figures_as_csv(imported):
     assert {k: f"{float(cells[k]):.1f}" for k in PUBLISHED} == PUBLISHED
 
 
-def test_scores_come_from_the_actions_not_from_stored_numbers(imported, tmp_path):
+def test_imported_scores_come_from_the_stored_round_records_not_the_answers(imported, tmp_path):
     db = tmp_path / "copy.duckdb"
     shutil.copy(imported, db)
+    source = "guessing_game/guessing_game_v1_1.json"
     with store.connect(db) as con:
         con.execute("DELETE FROM metrics")
         con.execute("UPDATE seats SET score = NULL")
-        # every guess of run 1 becomes 0: its match scores 100, the 5-run mean moves accordingly
+        # the answers change: the authors' compute_score does not read them, so nothing moves
         con.execute("""UPDATE turns SET action = '{"action": 0}' WHERE seat IS NOT NULL AND match_id IN
-            (SELECT match_id FROM matches WHERE outcome->>'source_file' = 'guessing_game/guessing_game_v1_1.json')""")
+            (SELECT match_id FROM matches WHERE outcome->>'source_file' = ?)""", [source])
+    assert leaderboard(db).iloc[0]["guessing_game"] == pytest.approx(63.438, abs=1e-3)
+    with store.connect(db) as con:
+        # the stored round means change: every round's mean 0 scores (MAX - 0)/D = 100
+        match_id, outcome = con.execute("SELECT match_id, outcome FROM matches WHERE outcome->>'source_file' = ?",
+                                        [source]).fetchone()
+        outcome = json.loads(outcome)
+        for r in outcome["gama_record"]["round_records"]:
+            r["mean"] = 0
+        con.execute("UPDATE matches SET outcome = ? WHERE match_id = ?", [json.dumps(outcome), match_id])
     row = leaderboard(db).iloc[0]
     assert row["bar_game"] == pytest.approx(68.6666, abs=1e-3)
     assert row["guessing_game"] == pytest.approx((100 + 62.28 + 63.87 + 58.33 + 67.31) / 5, abs=0.01)
+
+
+def _diner(rounds: list[list[str]], **meta) -> dict:
+    """A Diner's Dilemma record as GAMA-Bench writes it: `cheap_player` counts the answers equal to 'cheap'."""
+    n = len(rounds[0])
+    return {"meta": {"name_exp": "x", "player_num": n, "cheap_cost": 10, "cheap_utility": 15, "exp_cost": 20,
+                     "exp_utility": 20, "round_id": len(rounds), "version": "v1"} | meta,
+            "round_records": [{"responses": r, "cheap_player": r.count("cheap")} for r in rounds],
+            "player_data": [{"records": [r[i] for r in rounds]} for i in range(n)]}
+
+
+def _battle(shots: list[tuple[str, str, bool]], alive: list[list]) -> dict:
+    """A Battle Royale record of 3 players (hit rates 35, 40, 45): (shooter, shot_player, out) per shot."""
+    rounds = [{"responses": [target], "player_shooting": shooter, "initial_players": alive, "shot_player": target,
+               "action": "miss" if target == "null" else "shoot", "out": out} for shooter, target, out in shots]
+    records = {s: [t for sh, t, _ in shots if sh == s] for s in ("0", "1", "2")}
+    return {"meta": {"name_exp": "x", "player_num": 3, "base_hit_rate": 35, "interval": 5,
+                     "round_id": len(shots) + 1, "version": "v1"},
+            "round_records": rounds, "player_data": [{"records": records[s]} for s in ("0", "1", "2")]}
+
+
+def test_hostile_records_score_as_the_authors_code_scores_them(tmp_path):
+    folder = tmp_path / "raw"
+    folder.mkdir()
+    # answers outside the option list count as not cheap, as `cheap_player` recorded them: (2/4 + 1/4) costly
+    diner = _diner([["cheap", "chea", "costly", "cheap"], ["costly_or_cheap", "cheap", "cheap", "cheap"]])
+    (folder / "mymodel_diner_dilemma_v1_1.json").write_text(json.dumps(diner))
+    # stops before one survivor is left; the second shot is a deliberate miss ("null"): 1 right of 2
+    alive = [["player_0", 35], ["player_1", 40], ["player_2", 45]]
+    battle = _battle([("0", "2", False), ("1", "null", False)], alive)
+    (folder / "mymodel_battle_royale_v1_1.json").write_text(json.dumps(battle))
+    # their code cannot score these two: no rounds; a round without the field it reads
+    (folder / "mymodel_diner_dilemma_v1_2.json").write_text(json.dumps(_diner([["cheap"]]) | {"round_records": []}))
+    broken = _diner([["cheap", "costly"]])
+    del broken["round_records"][0]["cheap_player"]
+    (folder / "mymodel_diner_dilemma_v1_3.json").write_text(json.dumps(broken))
+    db = tmp_path / "r.duckdb"
+    summary = import_dir(folder, db)
+    assert "imported 2 " in summary and "2 unreadable" in summary
+    assert "diner_dilemma_v1_2.json: the record has no rounds to score" in summary
+    assert "diner_dilemma_v1_3.json: round 1 has no 'cheap_player'" in summary
+    scores = store.query(db, "SELECT game, value FROM metrics JOIN matches USING (match_id) WHERE seat IS NULL "
+                             "AND name = 'gamabench_score'")
+    assert dict(zip(scores["game"], scores["value"], strict=True)) == {"diner_dilemma": 37.5, "battle_royale": 50.0}
+    row = leaderboard(db).iloc[0]
+    assert row["model"] == "mymodel"
+    assert (row["diner_dilemma"], row["battle_royale"]) == (37.5, 50.0)
+    # our rules replay neither ("chea" is no dish; the battle is not over): their rounds are kept as recorded
+    kept = store.query(db, "SELECT game, outcome->>'$.not_replayed_because' AS why FROM matches ORDER BY game")
+    assert "ends before the game does" in kept["why"][0] and "'chea'" in kept["why"][1]
+    turns = store.query(db, "SELECT count(*) AS n FROM turns JOIN matches USING (match_id) "
+                            "WHERE game = 'diner_dilemma' AND phase = 'moderator'")
+    assert turns["n"][0] == 1 + 2
 
 
 def test_our_matches_score_through_the_same_code_and_mixed_seats_report_per_model(tmp_path, imported):

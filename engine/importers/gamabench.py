@@ -6,12 +6,17 @@ prefix: gpt-3.5-turbo-0125, the paper's model); the suffix says the condition: `
 `_role1`.._role3 the personas (cooperative, selfish, mathematician); other suffixes (the
 generalizability settings `_r0`, `_vr1`...) keep the default condition and their own parameters.
 
-Each player's actions are read from `player_data[i].records` (the round `responses` lists are
-shuffled in some games) and replayed through our own game, so imported matches have the same
-turns, states, moderator messages, per-round figures and scores as matches we play. What the
-records fix beyond the actions (auction valuations, who shoots when and whether a shot landed)
-is forced from the file. The files' conversations are not kept (they hold each player's whole
-final conversation, not what it was sent at each turn).
+The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
+round record stores, as their `compute_score` does; the record's `meta` and `round_records` are
+kept in the match outcome (`gama_record`) so the leaderboard recomputes it from the database.
+A record their code cannot score is reported with its reason and not imported; every other
+record is imported. The turns: each player's actions, read from `player_data[i].records` (the
+round `responses` lists are shuffled in some games), are replayed through our own game, so the
+match has the same turns, states and per-round figures as matches we play (auction valuations,
+who shoots when and whether a shot landed are forced from the file). A record our rules cannot
+replay (it stops before the game ends, an answer outside the option list...) keeps its rounds as
+recorded instead: one moderator turn per round record, its fields as the public state.
+The files' conversations are not kept (they hold each player's whole final conversation).
 Match ids hash the file name and content: importing again adds nothing.
 """
 
@@ -27,8 +32,10 @@ from typing import Any
 from engine import store
 from engine.agents.base import Decision
 from engine.games import get_game
+from engine.games.base import ActionSpace, Choice, IntRange, ParseError
 from engine.games.battle_royale import BattleRoyale
-from engine.games.gamabench_common import GamaGame
+from engine.games.gamabench_common import SCORE_METRIC, GamaGame
+from engine.metrics.gamabench_records import RecordError, record_score
 from engine.runner import _TurnLog
 
 SOURCE = "import:gamabench"
@@ -38,10 +45,6 @@ GAMA_NAMES = ("guessing_game", "bar_game_implicit", "bar_game_explicit", "bar_ga
               "public_goods", "diner_dilemma", "sealed_bid_auction", "battle_royale", "pirate_game")
 FILE_NAME = re.compile(r"^(?:(?P<model>.+?)_)?(?P<game>" + "|".join(GAMA_NAMES) + r")_(?P<version>v\d+)"
                        r"(?:_(?P<suffix>[A-Za-z0-9]+))?\.json$")
-
-
-class RecordError(ValueError):
-    """A file that is not a GAMA-Bench record we can read; the message says why."""
 
 
 def _num(value: Any) -> float:
@@ -143,6 +146,18 @@ def _steps(game: str, data: dict[str, Any]) -> Iterator[tuple[dict[int, Any], di
                 yield {s: _vote(records[s][k]) for s in voters}, {}
 
 
+def _legal(space: ActionSpace, action: Any) -> bool:
+    """Whether our rules accept a recorded action (the authors' code kept some ours refuses)."""
+    if isinstance(space, Choice):
+        return action in space.options
+    if isinstance(space, IntRange):
+        return isinstance(action, int) and space.lo <= action <= space.hi
+    try:
+        return space.parse(json.dumps({getattr(space, "key", "action"): action})) == action
+    except ParseError:
+        return False
+
+
 class _Replayed(BattleRoyale):
     """Battle Royale whose dice say what the record says."""
 
@@ -170,6 +185,10 @@ def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_i
             raise RecordError(f"step {len(game.records) + 1}: the record has {sorted(actions)} acting, "
                                f"the rules {sorted(game.to_act())}")
         phases = {s: game.observe(s) for s in actions}
+        for s, action in actions.items():
+            if not _legal(phases[s].space, action):
+                raise RecordError(f"step {len(game.records) + 1}: player {s + 1}'s answer {action!r} is not "
+                                  f"{phases[s].space.describe()}")
         game.step(actions)
         state = store.to_json(game.public_state())
         for s, action in actions.items():
@@ -181,28 +200,69 @@ def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_i
     return game, log.rows
 
 
+def as_recorded(data: dict[str, Any], match_id: str, reason: str) -> list[dict[str, Any]]:
+    """Turns of a record our rules cannot replay: why, then one moderator turn per round record."""
+    log = _TurnLog(match_id)
+    rows = [(0, f"Imported as recorded: our rules could not replay this record ({reason}).", None)]
+    rows += [(k + 1, json.dumps(r, sort_keys=True), store.to_json({"round": k + 1, "last": r}))
+             for k, r in enumerate(data["round_records"])]
+    for round_, text, state in rows:
+        log.rows.append({"match_id": match_id, "turn": len(log.rows), "round": round_, "phase": "moderator",
+                         "seat": None, "prompt": None, "response": text, "action": None, "legal": None,
+                         "fallback": None, "retries": None, "error": None, "state": state, "reward": None,
+                         "tokens_in": None, "tokens_out": None, "cost_usd": None, "latency_ms": None,
+                         "cached": None})
+    return log.rows
+
+
+def kept_record(data: dict[str, Any]) -> dict[str, Any]:
+    """What the score is computed from: `meta` and `round_records` (no conversations)."""
+    return {"meta": data["meta"], "round_records": data["round_records"]}
+
+
 # ---------------------------------------------------------------- writing
 def _match_rows(path: Path, root: Path, run_id: str) -> tuple[dict, list, list, list]:
     raw = path.read_bytes()
-    data = json.loads(raw)
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise RecordError(f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise RecordError("not a GAMA-Bench record (a JSON object with meta and round_records)")
     cond = parse_name(path.name)
     game_name, preset, params = game_setup(cond["gama_game"], data["meta"], data)
+    score = record_score(game_name, data)  # their code's score; RecordError when it cannot score
     cls = get_game(game_name)
     params = cls.resolve_params(params)
     match_id = "gamabench-" + hashlib.sha1(path.name.encode() + b"\0" + raw).hexdigest()[:16]
-    game, turns = replay(game_name, params, data, match_id)
-    results = game.result()
-    seats = [{"match_id": match_id, "seat": s, "player": game.player_name(s), "agent": cond["model"],
+    seat_results: dict[int, Any] = {}
+    replayed: str | None = None
+    try:
+        game, turns = replay(game_name, params, data, match_id)
+        seat_results = game.result()
+        metrics = [(s, k, float(v)) for s, k, v in game.metrics() if not (s is None and k == SCORE_METRIC)]
+        outcome = game.outcome()
+    except (RecordError, ParseError, KeyError, IndexError, TypeError, ValueError) as exc:
+        replayed = str(exc) or type(exc).__name__
+        turns, metrics, outcome = as_recorded(data, match_id, replayed), [], {}
+    players = len(data.get("player_data") or []) or int(_num(data["meta"]["player_num"]))
+    seats = [{"match_id": match_id, "seat": s, "player": f"Player {s + 1}", "agent": cond["model"],
               "role": None, "prompt_version": cond["prompt_version"], "strategy": cond["strategy"],
-              "temperature": cond["temperature"], "score": r.score, "won": r.won, "rank": r.rank,
-              "label": cond["model"]} for s, r in results.items()]
-    metrics = [{"match_id": match_id, "seat": s, "name": k, "value": float(v)} for s, k, v in game.metrics()]
+              "temperature": cond["temperature"],
+              "score": seat_results[s].score if s in seat_results else None,
+              "won": seat_results[s].won if s in seat_results else None,
+              "rank": seat_results[s].rank if s in seat_results else None,
+              "label": cond["model"]} for s in range(players)]
+    metrics = [{"match_id": match_id, "seat": None, "name": SCORE_METRIC, "value": score}] + [
+        {"match_id": match_id, "seat": s, "name": k, "value": v} for s, k, v in metrics]
     now = store.now()
     match = {"match_id": match_id, "run_id": run_id, "game": game_name, "preset": preset,
              "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
              "started_at": now, "finished_at": now,
-             "outcome": store.to_json(game.outcome() | {"source_file": str(path.relative_to(root)),
-                                                        "variant": cond["variant"]})}
+             "outcome": store.to_json(outcome | {"score": score, "source_file": str(path.relative_to(root)),
+                                                 "variant": cond["variant"], "replayed": replayed is None,
+                                                 "not_replayed_because": replayed,
+                                                 "gama_record": kept_record(data)})}
     return match, seats, turns, metrics
 
 

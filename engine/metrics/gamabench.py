@@ -1,8 +1,11 @@
 """γ-Bench scores (GAMA-Bench, seed 002; formulas in SPEC.md), computed from the turns table.
 
-Every γ-Bench match, ours or imported (`python -m engine import gamabench DIR`), is scored the same
-way: its decision turns become moves (`moves_from_turns`) and the game's own `score` classmethod
-turns them into 0-100. Nothing stored is trusted, so a change of formula re-scores everything.
+A match we played is scored from its turns: its decision turns become moves (`moves_from_turns`)
+and the game's own `score` classmethod turns them into 0-100. An imported GAMA-Bench record
+(`python -m engine import gamabench DIR`) is scored as the authors' `compute_score` scores it, from
+the figures its round records store (`gamabench_records.record_score` over the `gama_record` kept
+in the match outcome; its quirks are listed there), not by replaying the answers. Both are
+recomputed on every read, so a change of formula re-scores everything.
 
 - `leaderboard(db)`: one row per model and condition (prompt_version, temperature, strategy) and
   `setting` ('vanilla' when the game ran with the paper's default parameters, else 'custom'); one
@@ -34,6 +37,7 @@ import pandas as pd
 from engine import store
 from engine.games import get_game
 from engine.games.gamabench_common import moves_from_turns
+from engine.metrics.gamabench_records import record_score
 
 GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_dilemma", "sealed_bid_auction",
          "battle_royale", "pirate_game")
@@ -49,7 +53,8 @@ def _matches(db: Path, games: tuple[str, ...], run_ids: list[str] | None) -> pd.
     where = f"status = 'ok' AND game IN ({_in_list(games)})"
     if run_ids is not None:
         where += f" AND run_id IN ({_in_list(run_ids) or 'NULL'})"
-    return store.query(db, f"SELECT match_id, run_id, game, params FROM matches WHERE {where}")
+    return store.query(db, f"""SELECT match_id, run_id, game, params,
+        json_extract(outcome, '$.gama_record') AS gama_record FROM matches WHERE {where}""")
 
 
 def _decisions(db: Path, games: tuple[str, ...]) -> pd.DataFrame:
@@ -85,7 +90,9 @@ def match_scores(db: str | Path, games: tuple[str, ...] = GAMES) -> pd.DataFrame
         setting = setting_of(match.game, params)
         groups = seats_by_match[match.match_id].groupby(CONDITION, dropna=False, sort=False)
         for key, group in groups:
-            if len(groups) == 1:
+            if isinstance(match.gama_record, str) and len(groups) == 1:
+                value = record_score(match.game, json.loads(match.gama_record))
+            elif len(groups) == 1:
                 value = cls.score(params, moves)
             else:
                 per_seat = [cls.score(params, moves, int(s)) for s in group["seat"]]
