@@ -163,8 +163,8 @@ def log_tail(db: str | Path, run_id: str, lines: int = 20) -> str:
     return redact("\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]))
 
 
-LIVE_COLUMNS = ("turns", "llm_turns", "tokens_in", "tokens_out", "cost_usd", "unpriced_calls", "reasks", "fallbacks",
-                "matches_started", "updated_at")
+LIVE_COLUMNS = ("status", "turns", "llm_turns", "tokens_in", "tokens_out", "cost_usd", "unpriced_calls", "reasks",
+                "fallbacks", "matches_started", "updated_at")
 
 
 def progress(db: str | Path, newest: int = 20) -> Any:
