@@ -1,9 +1,9 @@
 """Is the dashboard fast at scale? Fills a database with 50,000 matches and 1,000,000 turns (DuckDB
 `range()` inserts in a child process: seconds; each turn with a prompt of ~550 and an answer of ~60
 characters, so a text search reads real text), then times every query each page runs, through the same
-functions the pages call (engine/queries.py, the ratings, LLMArena's table and analyses, WiS' and MAgIC's
-scorers), and the peak memory of this process after them. Budget: every call of every query (the first, in
-this fresh process, included) at most 300 ms; peak RSS under 600 MB.
+functions the pages call (engine/queries.py, the ratings, and every leaderboard and figure the suites of
+engine/suites/ register), and the peak memory of this process after them. Budget: every call of every query
+(the first, in this fresh process, included) at most 300 ms; peak RSS under 600 MB.
 
 TrueSkill is a replay of the matches in the order they finished. The child that fills the database ends as
 `python -m engine run` does, by bringing the saved replays (every game, each game) up to date; its time is
@@ -25,14 +25,16 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import queries, store, transcripts  # noqa: E402
-from engine.metrics import llmarena, magic, ratings, wis  # noqa: E402
-from engine.metrics import llmarena_analyses as arena  # noqa: E402
-from engine.sharing import SLOW_SCORER_LIMIT  # noqa: E402
+from engine.metrics import ratings  # noqa: E402
+from engine.selection import Selection  # noqa: E402
+from engine.suites import all_suites, get_suite  # noqa: E402
+from pages.shared import SLOW_SCORER_LIMIT  # noqa: E402
 
 BUDGET_MS = 300.0
 BUDGET_RSS_MB = 600.0
@@ -101,8 +103,8 @@ def refresh_ratings(db: Path) -> None:
 
 def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
     """The queries each page runs on its default view (and on one model / one game chosen)."""
-    any_model, game_filter = "model-0", queries.Filters(games=("guessing_game",))
-    run_filter = queries.Filters(run_ids=("run-1",))
+    any_model, game_filter = "model-0", Selection(games=("guessing_game",))
+    run_filter = Selection(run_ids=("run-1",))
     scores = queries.robustness_scores(db, any_model)
     search = transcripts.MatchSearch
     newest = transcripts.find_matches(db, search())["match_id"].iloc[0]
@@ -123,30 +125,21 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
             ("win_rates overall", lambda: queries.win_rates(db, by_game=False)),
             ("win_rates by game", lambda: queries.win_rates(db)),
             ("win_rates one run", lambda: queries.win_rates(db, run_filter)),
-            ("gamabench_scores", lambda: queries.gamabench_scores(db)),
             ("TrueSkill every game", lambda: ratings.trueskill_table(db)),
             ("Bradley-Terry every game", lambda: ratings.bradley_terry_table(db)),
             ("TrueSkill one game", lambda: ratings.trueskill_table(db, filters=game_filter)),
             ("Bradley-Terry one game", lambda: ratings.bradley_terry_table(db, filters=game_filter)),
             ("Bradley-Terry one run", lambda: ratings.bradley_terry_table(db, filters=run_filter)),
-            ("WiS ranking", lambda: wis.leaderboard(db)),
-            ("LLMArena table", lambda: llmarena.leaderboard(db)),
+            *((f"{suite.name} leaderboard", lambda suite=suite: suite.leaderboard(db))
+              for suite in all_suites().values()),
         ],
         "games": [
             ("agents", lambda: queries.agents(db)),
-            ("round_curves guessing_game", lambda: queries.round_curves(db, "guessing_game")),
-            ("round_curves guessing_game, one model", lambda: queries.round_curves(db, "guessing_game",
-                                                                                   agent=any_model)),
             ("win_rates one game", lambda: queries.win_rates(db, game_filter)),
-            ("hint_ablation", lambda: arena.hint_ablation(db, ("tictactoe",))),
-            ("connect_four_rewards", lambda: arena.connect_four_rewards(db)),
-            ("poker_actions_by_win_prob", lambda: arena.poker_actions_by_win_prob(db)),
-            ("poker_action_win_prob", lambda: arena.poker_action_win_prob(db)),
-            ("hanabi_action_shares", lambda: arena.hanabi_action_shares(db)),
-            ("WiS figures by role", lambda: wis.figures_by_role(db)),
+            *figures(db, any_model),
         ],
         "abilities": [
-            ("MAgIC ability profile", lambda: magic.ability_profile(db)),
+            ("MAgIC ability profile", lambda: get_suite("magic").leaderboard(db)),
         ],
         "robustness": [
             ("robustness_scores", lambda: queries.robustness_scores(db, any_model)),
@@ -169,12 +162,27 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
     }
 
 
+def figures(db: Path, model: str) -> list[tuple[str, Callable[[], object]]]:
+    """Every figure the suites register, as the games page computes it: for each of its games, over every
+    match and over the matches of one model."""
+    calls = []
+    for suite in all_suites().values():
+        for figure in suite.figures:
+            for game in figure.games:
+                every = Selection().of_game(game)
+                mine = replace(every, agents=(model,))
+                name = figure.name.format(game=game)
+                calls.append((name, lambda f=figure, s=every: f.compute(db, s)))
+                calls.append((f"{name}, one model", lambda f=figure, s=mine: f.compute(db, s)))
+    return calls
+
+
 def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
     """What the pages run only when asked: TrueSkill over a selection filtered by run (replayed from scratch;
     the page asks above sharing.SLOW_SCORER_LIMIT matches), and a text search that reads every prompt too
     (the transcripts page's "Search the prompts too")."""
     return [("TrueSkill one run (replayed from scratch)",
-             lambda: ratings.trueskill_table(db, filters=queries.Filters(run_ids=("run-1",)))),
+             lambda: ratings.trueskill_table(db, filters=Selection(run_ids=("run-1",)))),
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(
                 db, transcripts.MatchSearch(text="no such words anywhere", in_prompts=True)))]
 

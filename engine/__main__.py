@@ -1,4 +1,4 @@
-"""Command line: `python -m engine {run,games} ...` (see README)."""
+"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,serve} ...` (see README)."""
 
 from __future__ import annotations
 
@@ -81,10 +81,10 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
-    from engine.metrics import leaderboard
+    from engine.suites import get_suite
 
     try:
-        table = leaderboard(args.suite, args.db)
+        table = get_suite(args.suite).leaderboard(Path(args.db))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -146,6 +146,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return streamlit_cli.main()
 
 
+def _suite_names() -> list[str]:
+    from engine.suites import all_suites
+
+    return list(all_suites())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Play and score LLM game matches.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -163,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     games.set_defaults(func=_cmd_games)
 
     scores = sub.add_parser("scores", help="a suite's leaderboard as its paper defines it")
-    scores.add_argument("--suite", required=True, choices=["gamabench", "magic", "llmarena", "wis"])
+    scores.add_argument("--suite", required=True, choices=list(_suite_names()))
     scores.add_argument("--db", default=str(store.default_db()))
     scores.add_argument("--format", choices=["table", "csv", "json"], default="table")
     scores.set_defaults(func=_cmd_scores)

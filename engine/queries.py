@@ -1,15 +1,13 @@
 """Every SQL query the dashboard pages run, as named functions the pages and bench/dashboard.py share.
 
 Each returns a small aggregated DataFrame (one row per agent, game, condition, step...), computed by
-DuckDB over a short-lived read-only connection: no page loads a whole table into pandas. `Filters`
-narrows any of them to runs, games, presets and a date range of the matches.
+DuckDB over a short-lived read-only connection: no page loads a whole table into pandas. A
+`Selection` (engine/selection.py) narrows any of them to runs, games, presets, dates and agents.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -17,40 +15,13 @@ import pandas as pd
 
 from engine import store
 from engine.metrics import stats
+from engine.selection import ALL, Selection
+from engine.suites.gamabench import GAMES as GAMABENCH_GAMES
 
-GAMABENCH_GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_dilemma",
-                   "sealed_bid_auction", "battle_royale", "pirate_game")
 FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla", "repeat": 0}  # the paper's defaults
 MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
 
 
-@dataclass(frozen=True)
-class Filters:
-    """A selection of matches; empty lists and None mean no restriction."""
-
-    run_ids: tuple[str, ...] = ()
-    games: tuple[str, ...] = ()
-    presets: tuple[str, ...] = ()
-    date_from: date | None = None
-    date_to: date | None = None
-
-    def where(self, alias: str = "m") -> tuple[str, list]:
-        """A SQL condition over `matches AS alias` (finished matches only) and its parameters."""
-        parts, params = [f"{alias}.status = 'ok'"], []
-        for column, values in (("run_id", self.run_ids), ("game", self.games), ("preset", self.presets)):
-            if values:
-                parts.append(f"{alias}.{column} IN (SELECT unnest(?))")
-                params.append(list(values))
-        if self.date_from:
-            parts.append(f"{alias}.finished_at >= ?")
-            params.append(self.date_from)
-        if self.date_to:
-            parts.append(f"{alias}.finished_at < ?")
-            params.append(self.date_to + timedelta(days=1))
-        return " AND ".join(parts), params
-
-
-ALL = Filters()
 
 
 def _query(db: str | Path, sql: str, params: list | None = None) -> pd.DataFrame:
@@ -67,7 +38,7 @@ def filter_options(db: str | Path) -> pd.DataFrame:
         WHERE m.status = 'ok' GROUP BY ALL ORDER BY m.run_id, m.game, m.preset""")
 
 
-def agents(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def agents(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """Agents (label) with their seats played, most played first."""
     where, params = filters.where()
     return _query(db, f"""
@@ -77,7 +48,7 @@ def agents(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- leaderboards
-def win_rates(db: str | Path, filters: Filters = ALL, by_game: bool = True) -> pd.DataFrame:
+def win_rates(db: str | Path, filters: Selection = ALL, by_game: bool = True) -> pd.DataFrame:
     """Per (game and) agent: matches played, wins, win rate with its Wilson 95% interval, cost per match
     (the agent's seats' LLM cost, USD) and tokens per match."""
     where, params = filters.where()
@@ -108,7 +79,7 @@ def win_rates(db: str | Path, filters: Filters = ALL, by_game: bool = True) -> p
         columns].reset_index(drop=True)
 
 
-def gamabench_scores(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def gamabench_scores(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """γ-Bench's 0-100 table: one row per model, condition and source (`ours` or `published` for imported
     GAMA-Bench records), one column per game, `overall` = mean of the eight. The scores are the
     `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
@@ -171,19 +142,17 @@ def _is_vanilla(game: str, params: str) -> bool:
 
 
 # ---------------------------------------------------------------- per-game figures
-def round_curves(db: str | Path, game: str, filters: Filters = ALL, agent: str | None = None) -> pd.DataFrame:
+def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
     """The figures a γ-Bench game records each step (the `last` record of the public state: mean and
-    target, share going, total bid, pot...), averaged per step over the selected matches (the newest
-    MAX_CURVE_MATCHES of them) in which `agent` holds a seat. Columns: step, matches, then one per numeric field."""
+    target, share going, total bid, pot...), averaged per step over the selected matches of the one game
+    the selection names (the newest MAX_CURVE_MATCHES of them). Columns: step, matches, then one per
+    numeric field."""
+    if len(filters.games) != 1:
+        raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
     where, params = filters.where()
-    params = [*params, game]
-    mine = ""
-    if agent:
-        mine = "AND m.match_id IN (SELECT match_id FROM seats WHERE coalesce(label, agent) = ?)"
-        params.append(agent)
     df = _query(db, f"""
         WITH picked AS (
-          SELECT m.match_id FROM matches m WHERE {where} AND m.game = ? {mine}
+          SELECT m.match_id FROM matches m WHERE {where}
           ORDER BY m.finished_at DESC LIMIT {MAX_CURVE_MATCHES}),
         steps AS (
           SELECT t.match_id, min(t.turn) AS first_turn, json_extract(t.state, '$.last') AS record
@@ -208,7 +177,7 @@ def round_curves(db: str | Path, game: str, filters: Filters = ALL, agent: str |
 
 
 # ---------------------------------------------------------------- robustness
-def robustness_scores(db: str | Path, agent: str, filters: Filters = ALL) -> pd.DataFrame:
+def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> pd.DataFrame:
     """One row per match and condition of `agent`'s seats: game, run, seed, repeat, prompt_version,
     temperature, strategy and its score (γ-Bench games: the 0-100 score, the match's when the agent
     holds every seat; other games: the mean seat score)."""

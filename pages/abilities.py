@@ -1,16 +1,17 @@
 """Abilities (MAgIC, seed 000 Figure 1): the radar of the seven abilities for several challengers at
 once, the radar's area against the win rate, and vanilla against PGM side by side. Figures come from
-engine/metrics/magic.py's ability_profile (NaN where a game was not played)."""
+the MAgIC suite's leaderboard (engine/metrics/magic.py's ability_profile) (NaN where a game was not played)."""
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics.magic import THEORY_GAMES, ability_profile
-from engine.queries import Filters
-from engine.sharing import Report, cached, runs_of, show_table, url_multiselect
+from engine.metrics.magic import ABILITIES
+from engine.selection import Selection
+from engine.suites import get_suite
+from pages.shared import Report, cached, runs_of, show_table, url_multiselect
 
-ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
+SUITE = get_suite("magic")
 DB = store.default_db()
 report = Report("Abilities (MAgIC)")
 
@@ -20,17 +21,15 @@ if store.count_matches(DB) == 0:
             "`runs/magic_game_theory.yaml`).")
     st.stop()
 
-profile = cached(ability_profile, DB)
+profile = cached(SUITE.board, DB)
 if profile.empty:
-    st.info("No data yet: no Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public "
-            "good matches in this database.")
+    st.info(f"No data yet: {SUITE.empty}")
     st.stop()
 
 profile["challenger"] = profile["agent"] + " · " + profile["strategy"].astype(str)
 names = profile["challenger"].tolist()
 chosen = url_multiselect("Challengers", names, "agents", default=names[:4]) or names[:4]
-report.scope(DB, {"challengers": ", ".join(chosen)},
-             runs_of(Filters(games=("chameleon", "undercover", *THEORY_GAMES)), queries.filter_options(DB)))
+report.scope(DB, {"challengers": ", ".join(chosen)}, runs_of(Selection(games=SUITE.games), queries.filter_options(DB)))
 shown = profile[profile["challenger"].isin(chosen)]
 
 

@@ -1,15 +1,16 @@
-"""Games: the per-game figures the papers plot, for the model and runs chosen. γ-Bench games: the
-per-round curves of what each round recorded (seed 002 §3); LLMArena: the hint ablation, ConnectFour
-rewards, Hold'em actions against hand strength and Hanabi's action shares (seed 001); Who is Spy: the
-per-role table (seed 003)."""
+"""Games: the per-game figures the papers plot, for the model and runs chosen: every figure that a suite
+playing the game registers (engine/suites/), e.g. γ-Bench's per-round curves (seed 002 §3); LLMArena's hint
+ablation, ConnectFour rewards, Hold'em actions against hand strength and Hanabi's action shares (seed 001);
+Who is Spy's per-role table (seed 003)."""
+
+from dataclasses import replace
 
 import plotly.express as px
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics import llmarena_analyses as arena
-from engine.metrics import wis
-from engine.sharing import Report, cached, filter_bar, show_table, url_selectbox
+from engine.suites import suites_of
+from pages.shared import Report, cached, filter_bar, show_table, url_selectbox
 
 ANY = "any agent"
 DB = store.default_db()
@@ -32,70 +33,40 @@ mine = None if agent == ANY else agent
 
 
 def only_mine(table):
-    return table if mine is None or table.empty else table[table["agent"] == mine]
+    return table if mine is None or table.empty or "agent" not in table else table[table["agent"] == mine]
 
 
-def gamabench_curves() -> None:
-    curves = queries.round_curves(DB, game, filters, mine)
-    if curves.empty:
-        st.caption("No rounds recorded for this selection.")
-        return
-    fields = [c for c in curves.columns if c not in ("step", "matches")]
-    st.caption(f"Mean per round over {int(curves['matches'].max())} match(es)"
-               f"{'' if mine is None else f' with {mine} at the table'}.")
-    fig = px.line(curves, x="step", y=fields, markers=True, title=f"{game}: per-round figures")
-    fig.update_layout(xaxis_title="round", yaxis_title="value", height=420)
+def draw(figure, table) -> None:
+    """A figure's chart, as its suite declares it (plotly express)."""
+    chart = figure.chart
+    plot = px.line if chart.kind == "line" else px.bar
+    extra = {k: v for k, v in (("color", chart.color), ("facet_col", chart.facet_col), ("barmode", chart.barmode))
+             if v is not None}
+    title = f"{game}: {figure.title}" if chart.kind == "line" else figure.title
+    fig = plot(table, x=chart.x, y=chart.columns(table), title=title, **extra,
+               **({"markers": True} if chart.kind == "line" else {}))
+    fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_title, height=420)
     st.plotly_chart(fig)
-    report.figure(f"{game}: per-round figures", fig)
-    show_table(report, f"{game}: per-round figures", curves, f"rounds_{game}")
-
-
-def llmarena_figures() -> None:
-    if game in ("tictactoe", "connect_four"):
-        ablation = only_mine(arena.hint_ablation(DB, (game,), filters=filters))
-        if not ablation.empty:
-            fig = px.bar(ablation, x="agent", y="illegal_move_rate", color="hint", barmode="group",
-                         title="Illegal-move rate with and without the legal-move hint")
-            st.plotly_chart(fig)
-            report.figure("Hint ablation", fig)
-        show_table(report, "Hint ablation", ablation, f"hint_ablation_{game}")
-    if game == "connect_four":
-        rewards = only_mine(arena.connect_four_rewards(DB, filters))
-        show_table(report, "ConnectFour rewards", rewards, "connect_four_rewards")
-    if game == "texas_holdem":
-        actions = only_mine(arena.poker_actions_by_win_prob(DB, filters=filters))
-        if not actions.empty:
-            fig = px.bar(actions, x="win_prob_bin", y="share", color="action", facet_col="agent",
-                         title="Hold'em actions by win probability")
-            st.plotly_chart(fig)
-            report.figure("Hold'em actions by win probability", fig)
-        show_table(report, "Hold'em actions", only_mine(arena.poker_action_win_prob(DB, filters)), "holdem_actions")
-    if game == "hanabi":
-        shares = only_mine(arena.hanabi_action_shares(DB, filters))
-        if not shares.empty:
-            fig = px.bar(shares, x="agent", y=["play_share", "reveal_share", "discard_share"],
-                         title="Hanabi action shares")
-            st.plotly_chart(fig)
-            report.figure("Hanabi action shares", fig)
-        show_table(report, "Hanabi action shares", shares, "hanabi_shares")
+    report.figure(title, fig)
 
 
 st.header(game)
-if game in queries.GAMABENCH_GAMES:
-    gamabench_curves()
-elif game in ("tictactoe", "connect_four", "texas_holdem", "hanabi"):
-    st.caption("LLMArena's analyses of the selected matches.")
-    llmarena_figures()
-elif game == "undercover":
-    roles = only_mine(cached(wis.figures_by_role, DB, filters=filters))
-    if roles.empty:
-        st.caption("No Who-is-Spy (rules `wis`) games yet.")
-    else:
-        st.caption("Who is Spy: figures per role over the selected WiS games.")
-        show_table(report, "Who is Spy: figures by role", roles, "wis_roles")
+selection = replace(filters.of_game(game), agents=() if mine is None else (mine,))
+for suite in suites_of(game):
+    for figure in suite.figures_of(game):
+        table = only_mine(cached(figure.table, DB, filters=selection))
+        if table.empty:
+            st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
+            continue
+        if {"step", "matches"} <= set(table.columns):  # a per-round curve: say how many matches it averages
+            st.caption(f"Mean per round over {int(table['matches'].max())} match(es)"
+                       f"{'' if mine is None else f' with {mine} at the table'}.")
+        if figure.chart is not None:
+            draw(figure, table)
+        if figure.show_table:
+            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game))
 
 st.subheader("Win rates")
-rates = only_mine(queries.win_rates(DB, queries.Filters(filters.run_ids, (game,), filters.presets,
-                                                       filters.date_from, filters.date_to)))
+rates = only_mine(queries.win_rates(DB, filters.of_game(game)))
 show_table(report, f"{game}: win rates", rates, f"win_rates_{game}")
 report.download(f"games_{game}")

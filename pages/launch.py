@@ -14,7 +14,7 @@ from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
-from engine.sharing import url_multiselect
+from pages.shared import url_multiselect
 
 DB = store.default_db()
 GAMES = all_games()

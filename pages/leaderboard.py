@@ -1,6 +1,6 @@
 """Leaderboards: per game and overall, win rates with Wilson 95% intervals, matches and cost per match,
 TrueSkill and Bradley-Terry ratings; γ-Bench's 0-100 table (imported GAMA-Bench rows marked
-`published`); the Who-is-Spy ranking and LLMArena's table. Filters by run, game, preset and date."""
+`published`); the Who-is-Spy ranking and LLMArena's table. Selection by run, game, preset and date."""
 
 from dataclasses import replace
 
@@ -8,9 +8,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics import llmarena, wis
 from engine.metrics.ratings import bradley_terry_table, saved_replay, trueskill_table
-from engine.sharing import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
+from engine.suites import all_suites
+from pages.shared import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
 
 DB = store.default_db()
 report = Report("Leaderboards")
@@ -70,35 +70,18 @@ if not per_game.empty:
     show_table(report, f"Win rates: {game}", rows, f"win_rates_{game}")
     ratings(game)
 
-st.header("γ-Bench (0-100)")
-gama = queries.gamabench_scores(DB, filters)
-if gama.empty:
-    st.caption("No γ-Bench games in this selection yet.")
-else:
-    st.caption("Rows with source `published` are GAMA-Bench's own records, imported with "
-               "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
-               "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
-               "as costly; a record that stops early scores the rounds it has; Battle Royale `shot_player` "
-               "'null' is a wrong shot). `overall` needs all eight games.")
-    show_table(report, "γ-Bench scores", gama, "gamabench")
-
-st.header("Who is Spy ranking")
-ranking = cached(wis.leaderboard, DB, filters=filters)
-if ranking.empty:
-    st.caption("No Who-is-Spy (`undercover`, rules `wis`) games yet.")
-else:
-    st.caption("Ranking = 100 + the sum of scores - games played (over the selected WiS games).")
-    show_table(report, "Who is Spy ranking", ranking, "wis_ranking")
-
-st.header("LLMArena")
-if saved_replay(replace(filters, games=())) or slow_scorer_wanted("LLMArena's table", options, llmarena.GAMES,
-                                                                  "llmarena_table"):
-    board = cached(llmarena.leaderboard, DB, filters=filters)
+for suite in all_suites().values():
+    if suite.name == "other" and not suite.games:
+        continue
+    st.header(suite.title)
+    if suite.slow and not saved_replay(replace(filters, games=())) and not slow_scorer_wanted(
+            f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
+        continue
+    board = cached(suite.board, DB, filters=filters)
     if board.empty:
-        st.caption("No LLMArena games in this selection.")
+        st.caption(suite.empty)
     else:
-        st.caption("Per game: TrueSkill mu (Bid, Hanabi: average reward) as a share of the best agent's · 100, "
-                   "over the selected matches.")
-        show_table(report, "LLMArena", board, "llmarena")
+        st.caption(suite.caption)
+        show_table(report, suite.title, board, suite.name)
 
 report.download("leaderboards")

@@ -10,7 +10,7 @@ import streamlit as st
 
 from engine import queries, store
 from engine.metrics import stats
-from engine.sharing import Report, filter_bar, show_table, url_selectbox
+from pages.shared import Report, filter_bar, show_table, url_selectbox
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "repeat": "repeats"}

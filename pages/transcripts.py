@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import boards, store, transcripts
-from engine.sharing import (
+from pages.shared import (
     Report,
     download_table,
     show_table,

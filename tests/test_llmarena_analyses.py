@@ -10,8 +10,8 @@ import pytest
 
 from engine import store
 from engine.metrics import llmarena_analyses as analyses
-from engine.queries import Filters
 from engine.runner import run_spec
+from engine.selection import Selection
 from engine.spec import parse_spec
 
 
@@ -116,13 +116,13 @@ def test_every_analysis_reads_only_the_selected_runs(db_path):
             {"game": "texas_holdem", "lineups": [["bot:hand_strength", "bot:random"]]},
             {"game": "hanabi", "lineups": [{"all": "bot:hint_follower"}]}]})
         assert asyncio.run(run_spec(spec, db_path, progress=False)).errors == 0
-        return Filters(run_ids=(spec.run_id,))
+        return Selection(run_ids=(spec.run_id,))
 
     first, second = play("first", 2, "default"), play("second", 1, "no_hint")
     assert analyses.hint_ablation(db_path, ("connect_four",), filters=first)["hint"].tolist() == [True, True]
     assert analyses.hint_ablation(db_path, ("connect_four",), filters=second)["hint"].tolist() == [False, False]
     assert analyses.hint_ablation(db_path, ("connect_four",))["matches"].sum() == 2 * (2 + 1)
-    nobody = Filters(run_ids=("no-such-run",))
+    nobody = Selection(run_ids=("no-such-run",))
     for per_game in (analyses.connect_four_rewards, analyses.hanabi_action_shares):
         assert per_game(db_path)["games"].max() == 3 and per_game(db_path, filters=second)["games"].max() == 1
         assert per_game(db_path, filters=nobody).empty

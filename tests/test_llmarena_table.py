@@ -46,11 +46,11 @@ def test_the_table_follows_the_filters(arena_db):
     """The run, preset and date filters select the matches of every column (TrueSkill and rewards alike)."""
     from datetime import timedelta
 
-    from engine.queries import Filters
+    from engine.selection import Selection
     from tests.test_ratings import START
 
-    assert leaderboard(arena_db, Filters(run_ids=("synthetic",))).equals(leaderboard(arena_db))
-    assert leaderboard(arena_db, Filters(run_ids=("another",))).empty
-    assert leaderboard(arena_db, Filters(date_to=(START - timedelta(days=1)).date())).empty
-    tictactoe_only = leaderboard(arena_db, Filters(games=("tictactoe",))).set_index("agent")
+    assert leaderboard(arena_db, Selection(run_ids=("synthetic",))).equals(leaderboard(arena_db))
+    assert leaderboard(arena_db, Selection(run_ids=("another",))).empty
+    assert leaderboard(arena_db, Selection(date_to=(START - timedelta(days=1)).date())).empty
+    tictactoe_only = leaderboard(arena_db, Selection(games=("tictactoe",))).set_index("agent")
     assert list(tictactoe_only.columns) == ["tictactoe", "average", "games"] and (tictactoe_only["games"] == 1).all()

@@ -74,7 +74,8 @@ def test_an_empty_database_says_how_to_fill_it(tmp_path, monkeypatch):
 def test_only_a_filtered_trueskill_replay_waits_to_be_asked_on_big_databases(db, monkeypatch):
     """Every game's and each game's replay is saved and kept current, so those show at once however big the
     database; a selection by run replays from scratch, which waits for a click above the limit."""
-    from engine import queries, sharing
+    from engine import queries
+    from pages import shared as sharing
 
     monkeypatch.setattr(sharing, "SLOW_SCORER_LIMIT", 0)
     at = page(db, monkeypatch)

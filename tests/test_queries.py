@@ -12,6 +12,7 @@ from engine import queries, store
 from engine.importers.gamabench import import_dir
 from engine.metrics import gamabench
 from engine.runner import run_spec
+from engine.selection import Selection
 from engine.spec import parse_spec
 from tests.test_gamabench_import import RAW
 
@@ -57,20 +58,23 @@ def test_gamabench_table_equals_the_scorer_and_marks_published_rows(db):
 def test_filters_narrow_by_run_game_preset_and_date(db):
     runs = queries.filter_options(db)
     ours = runs[runs["source"] == "engine"]["run_id"].iloc[0]
-    only_ours = queries.win_rates(db, queries.Filters(run_ids=(ours,)))
+    only_ours = queries.win_rates(db, Selection(run_ids=(ours,)))
     assert "gpt-3.5-turbo-0125" not in set(only_ours["agent"])
-    assert set(queries.win_rates(db, queries.Filters(games=("tictactoe",)))["game"]) == {"tictactoe"}
-    assert queries.win_rates(db, queries.Filters(presets=("no_such",))).empty
+    assert set(queries.win_rates(db, Selection(games=("tictactoe",)))["game"]) == {"tictactoe"}
+    assert queries.win_rates(db, Selection(presets=("no_such",))).empty
     tomorrow = date.today() + timedelta(days=2)
-    assert queries.win_rates(db, queries.Filters(date_from=tomorrow)).empty
+    assert queries.win_rates(db, Selection(date_from=tomorrow)).empty
 
 
 def test_round_curves_average_each_rounds_record(db):
-    curves = queries.round_curves(db, "guessing_game", queries.Filters(presets=("default",)), agent="bot:equilibrium")
+    mine = Selection(games=("guessing_game",), presets=("default",), agents=("bot:equilibrium",))
+    curves = queries.round_curves(db, mine)
     assert list(curves["step"]) == list(range(1, 21)) and (curves["matches"] == 30).all()  # 10 seats x 3 repeats
     # each record's target is 2/3 of its mean
     assert list(curves["target"]) == pytest.approx(list(curves["mean"] * 2 / 3))
-    assert queries.round_curves(db, "guessing_game", agent="nobody").empty
+    assert queries.round_curves(db, Selection(games=("guessing_game",), agents=("nobody",))).empty
+    with pytest.raises(ValueError, match="one game"):
+        queries.round_curves(db, Selection())
 
 
 def test_robustness_rows_use_the_match_score_when_the_agent_holds_every_seat(db):
@@ -100,5 +104,5 @@ def test_the_dashboard_bench_fills_a_schema_true_database_and_runs_every_page_qu
     assert (counts.m, counts.t) == (320, 3200)
     results = {name: fn() for calls in bench.page_queries(path).values() for name, fn in calls}
     assert len(results["win_rates overall"]) == bench.MODELS
-    assert set(results["gamabench_scores"]["source"]) == {"ours", "published"}
-    assert {"step", "matches", "mean", "target"} <= set(results["round_curves guessing_game"].columns)
+    assert set(results["gamabench leaderboard"]["source"]) == {"ours", "published"}
+    assert {"step", "matches", "mean", "target"} <= set(results["rounds_guessing_game"].columns)

@@ -264,6 +264,6 @@ def test_a_new_process_replays_only_what_finished_after_the_saved_replay(tmp_pat
         ratings.saved_replays_path(db).write_text(damaged)
         assert np.allclose(trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]], full)
     assert replayed == [20, 50, 50, 50]
-    filtered = ratings.Filters(run_ids=("synthetic",))
+    filtered = ratings.Selection(run_ids=("synthetic",))
     trueskill_table(db, "duel", filtered)
     assert set(json.loads(ratings.saved_replays_path(db).read_text())) == {"duel"}  # filtered views stay in memory

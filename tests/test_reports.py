@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import queries, sharing
+from engine import queries
 from engine.runner import run_spec
+from engine.selection import Selection
 from engine.spec import parse_spec
+from pages import shared as sharing
 
 SPECS = [{"name": "first", "seed": 1, "repeats": 2, "games": [
              {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
@@ -68,6 +70,6 @@ def test_every_pages_report_starts_with_its_scope(db, monkeypatch, page):
 
 def test_runs_of_follows_every_filter(db):
     options = queries.filter_options(db)
-    assert len(sharing.runs_of(queries.Filters(), options)) == 2
-    assert sharing.runs_of(queries.Filters(presets=("nope",)), options) == []
-    assert sharing.selection_of(queries.Filters()) == {}
+    assert len(sharing.runs_of(Selection(), options)) == 2
+    assert sharing.runs_of(Selection(presets=("nope",)), options) == []
+    assert sharing.selection_of(Selection()) == {}

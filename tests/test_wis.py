@@ -13,8 +13,8 @@ from engine.agents.strategies import apply as apply_strategy
 from engine.games import get_game
 from engine.games.social import ATTACK_TEXT, DEFENSE_TEXT, REASONING_TEXT
 from engine.metrics.wis import figures_by_role, leaderboard
-from engine.queries import Filters
 from engine.runner import play_match, run_spec
+from engine.selection import Selection
 from engine.spec import MatchPlan, parse_spec
 from engine.testing import StubReply
 
@@ -110,6 +110,6 @@ def test_leaderboard_ranking_and_figures_match_the_tables(db_path):
     civ = roles[(roles.agent == "a") & (roles.role == "civilian")]
     assert int(spy.games.iloc[0] + civ.games.iloc[0]) == int(board.loc["a", "games"])
     # the page's filters select the games
-    assert leaderboard(db_path, Filters(run_ids=(spec.run_id,))).equals(leaderboard(db_path))
-    assert leaderboard(db_path, Filters(run_ids=("another",))).empty
-    assert figures_by_role(db_path, Filters(presets=("magic",))).empty
+    assert leaderboard(db_path, Selection(run_ids=(spec.run_id,))).equals(leaderboard(db_path))
+    assert leaderboard(db_path, Selection(run_ids=("another",))).empty
+    assert figures_by_role(db_path, Selection(presets=("magic",))).empty

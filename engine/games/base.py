@@ -153,6 +153,9 @@ class Game(ABC):
     paper: ClassVar[str]
     params: ClassVar[dict[str, Param]]
     presets: ClassVar[dict[str, dict[str, Any]]] = {"default": {}}
+    # Named rule sets: the parameter values that make a match one paper's version of the game. Unlike a
+    # preset (a starting point a spec may override), a variant is read back from the match's params.
+    variants: ClassVar[dict[str, dict[str, Any]]] = {}
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)
@@ -215,6 +218,20 @@ class Game(ABC):
 
     def outcome(self) -> dict[str, Any]:
         return {}
+
+    def step_rewards(self) -> dict[int, float]:
+        """The reward each seat that acted earned by the last step, for games that define one per step
+        (ConnectFour's V(s') - V(s), Hold'em's chips); stored in `turns.reward`."""
+        return {}
+
+    # ---- replaying a stored match (engine/replay.py)
+    def decode_action(self, seat: int, value: Any) -> Any:
+        """An action as the turn log stores it (JSON: tuples read back as lists) -> the action `step` takes."""
+        return value
+
+    def force(self, facts: dict[str, Any]) -> None:
+        """Make chance say what a recorded match says (an imported record's draws) before the next step."""
+        raise ValueError(f"game '{self.name}' cannot replay forced facts {sorted(facts)}")
 
     # ---- helpers for subclasses
     def player_name(self, seat: int) -> str:

@@ -67,6 +67,7 @@ class Undercover(SocialDeduction):
                        choices=("magic", "llmarena")),
         "word_guesses": Param(False, "before each vote ask every player the others' words (LLMArena)", kind=bool),
     } | SOCIAL_PARAMS
+    variants = {rules: {"rules": rules} for rules in ("magic", "llmarena", "wis")}
     presets = {
         "default": {},
         "magic": {},

@@ -20,20 +20,20 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.ratings import trueskill_table
-from engine.queries import ALL, Filters
+from engine.selection import ALL, Selection
 
 GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
 REWARD_GAMES = ("bid", "hanabi")
 
 
-def _games_played(db: str | Path, filters: Filters) -> set[str]:
+def _games_played(db: str | Path, filters: Selection) -> set[str]:
     where, params = filters.where("m")
     df = store.query(db, f"SELECT DISTINCT game FROM matches m WHERE {where} AND game IN (SELECT unnest(?))",
                      [*params, list(GAMES)])
     return set(df["game"]) if not df.empty else set()
 
 
-def average_rewards(db: str | Path, game: str, filters: Filters = ALL) -> pd.Series:
+def average_rewards(db: str | Path, game: str, filters: Selection = ALL) -> pd.Series:
     """Per agent, its mean seat score over the selected finished matches of `game`."""
     where, params = filters.where("m")
     df = store.query(db, f"""
@@ -48,7 +48,7 @@ def _normalized(values: pd.Series) -> pd.Series:
     return values / best * 100 if best > 0 else values * float("nan")
 
 
-def leaderboard(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """LLMArena's table over the selected matches (every match of the seven games by default)."""
     with store.reading(db):
         present = _games_played(db, filters)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.queries import ALL, Filters
+from engine.selection import ALL, Selection
 
 WIN_PROB_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -24,7 +24,7 @@ def _empty(columns: list[str]) -> pd.DataFrame:
 
 
 def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connect_four"),
-                  filters: Filters = ALL) -> pd.DataFrame:
+                  filters: Selection = ALL) -> pd.DataFrame:
     """Win rate and illegal-move rate with and without the legal-move hint (the paper's Table 2), per game,
     agent and hint. A move is illegal when the agent's first answer was rejected (a re-ask or a fallback)."""
     columns = ["game", "agent", "hint", "matches", "win_rate", "moves", "illegal_moves", "illegal_move_rate"]
@@ -50,7 +50,7 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connec
     return df[columns]
 
 
-def connect_four_rewards(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def connect_four_rewards(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """Per agent, ConnectFour's reward R = V(s') - V(s) of its moves (Figure 2): mean per move and mean
     total per game."""
     columns = ["agent", "games", "moves", "mean_reward_per_move", "mean_reward_per_game"]
@@ -70,7 +70,7 @@ def connect_four_rewards(db: str | Path, filters: Filters = ALL) -> pd.DataFrame
     return out.reset_index()[columns]
 
 
-def _poker_decisions(db: str | Path, filters: Filters) -> pd.DataFrame:
+def _poker_decisions(db: str | Path, filters: Selection) -> pd.DataFrame:
     where, params = filters.where("m")
     return store.query(db, f"""
         SELECT coalesce(s.label, s.agent) AS agent, substr(x.name, length('win_prob:') + 1) AS action,
@@ -80,7 +80,7 @@ def _poker_decisions(db: str | Path, filters: Filters) -> pd.DataFrame:
         WHERE m.game = 'texas_holdem' AND {where} AND x.name LIKE 'win_prob:%'""", params)
 
 
-def poker_action_win_prob(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def poker_action_win_prob(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """Per agent and Hold'em action, how often it was taken and the mean Monte-Carlo win probability of
     the hand when it was (Figure 4: a sound player folds weak hands and raises strong ones)."""
     columns = ["agent", "action", "decisions", "share", "mean_win_prob"]
@@ -93,7 +93,7 @@ def poker_action_win_prob(db: str | Path, filters: Filters = ALL) -> pd.DataFram
 
 
 def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB_BINS,
-                              filters: Filters = ALL) -> pd.DataFrame:
+                              filters: Selection = ALL) -> pd.DataFrame:
     """Per agent and win-probability bin, the share of each action: how the choice follows hand strength."""
     columns = ["agent", "win_prob_bin", "action", "decisions", "share"]
     df = _poker_decisions(db, filters)
@@ -105,7 +105,7 @@ def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB
     return out[columns]
 
 
-def hanabi_action_shares(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def hanabi_action_shares(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """Per agent, the shares of play, reveal and discard among its Hanabi actions (Figure 5), with the
     team's mean score (the paper's Hanabi reward)."""
     columns = ["agent", "games", "mean_score", "actions", "play_share", "reveal_share", "discard_share"]

@@ -34,6 +34,7 @@ from engine.metrics.magic_social import (
     social_seats,
     won_flags,
 )
+from engine.selection import ALL, Selection
 
 ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
 SOCIAL_ABILITY_COLUMNS = {"judgement": "Judgement", "reasoning": "Reasoning", "deception": "Deception",
@@ -84,11 +85,12 @@ def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index().reindex(columns=columns)
 
 
-def ability_profile(db: str | Path) -> pd.DataFrame:
-    """One row per challenger (agent label and strategy): the seven abilities, the win rate, the
-    number of role win rates it averages, the radar area, and the seven role win rates."""
+def ability_profile(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+    """One row per challenger (agent label and strategy) over the selected matches: the seven abilities, the
+    win rate, the number of role win rates it averages, the radar area, and the seven role win rates."""
+    where, params = filters.where("m")
     with store.reading(db):  # one connection and one seats query for both halves
-        seats = social_seats(db, f"({SOCIAL_GAMES}) OR ({THEORY_SELECTION})")
+        seats = social_seats(db, f"(({SOCIAL_GAMES}) OR ({THEORY_SELECTION})) AND {where}", params)
         if seats.empty:
             return pd.DataFrame(columns=PROFILE_COLUMNS)
         in_theory = seats["game"].isin(THEORY_GAMES)

@@ -35,7 +35,7 @@ import trueskill
 from engine import store
 from engine.metrics.stats import Z95
 from engine.metrics.trueskill_update import rate
-from engine.queries import ALL, Filters
+from engine.selection import ALL, Selection
 
 MU = 25.0
 SIGMA = MU / 3
@@ -46,7 +46,7 @@ ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
 FINISHED = "coalesce(m.finished_at, m.started_at)"
 
 
-def _seats_sql(selection: Filters, after: tuple | None = None) -> tuple[str, list]:
+def _seats_sql(selection: Selection, after: tuple | None = None) -> tuple[str, list]:
     """The ranked seats of the selected finished matches, one row per seat with its agent;
     `after` = (finished_at, match_id) keeps only the matches that finished after that one."""
     where, params = selection.where("m")
@@ -60,7 +60,7 @@ def _seats_sql(selection: Filters, after: tuple | None = None) -> tuple[str, lis
         WHERE {where} AND s.rank IS NOT NULL""", params
 
 
-def _played(db: str | Path, selection: Filters) -> pd.DataFrame:
+def _played(db: str | Path, selection: Selection) -> pd.DataFrame:
     """Per agent, the matches it played and the matches in which one of its seats won."""
     seats, params = _seats_sql(selection)
     return store.query(db, f"""
@@ -69,7 +69,7 @@ def _played(db: str | Path, selection: Filters) -> pd.DataFrame:
         FROM s GROUP BY agent""", params)
 
 
-def _teams(db: str | Path, selection: Filters, after: tuple | None) -> list[tuple]:
+def _teams(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple]:
     """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
     lists with one entry per team member (an agent with its share of its team's seats)."""
     seats, params = _seats_sql(selection, after)
@@ -141,20 +141,20 @@ def saved_replays_path(db: str | Path) -> Path:
     return Path(f"{db}.ratings.json")
 
 
-def saved_replay(selection: Filters) -> bool:
+def saved_replay(selection: Selection) -> bool:
     """Whether the replay of this selection is saved (and kept current by the run command): a first view of
     it costs only the matches since, where any other selection replays all its matches once per process."""
     return _saved_name(selection) is not None
 
 
-def _saved_name(filters: Filters) -> str | None:
+def _saved_name(filters: Selection) -> str | None:
     """The name of a selection worth saving: every finished match, or those of one game; None for the rest."""
     if replace(filters, games=()) != ALL or len(filters.games) > 1:
         return None
     return filters.games[0] if filters.games else "*"
 
 
-def _load_saved(db: str | Path, filters: Filters) -> _Replayed | None:
+def _load_saved(db: str | Path, filters: Selection) -> _Replayed | None:
     name = _saved_name(filters)
     try:
         saved = json.loads(saved_replays_path(db).read_text()) if name else {}
@@ -163,7 +163,7 @@ def _load_saved(db: str | Path, filters: Filters) -> _Replayed | None:
         return None  # absent, unreadable or from another version: replay from the start
 
 
-def _save(db: str | Path, filters: Filters, replayed: _Replayed) -> None:
+def _save(db: str | Path, filters: Selection, replayed: _Replayed) -> None:
     """Add this replay to the saved ones; written to a temporary file and renamed, so a reader never sees half
     of it. A read-only directory only costs the next process a full replay."""
     name = _saved_name(filters)
@@ -184,7 +184,7 @@ def _save(db: str | Path, filters: Filters, replayed: _Replayed) -> None:
             temporary.unlink(missing_ok=True)
 
 
-def _covered(db: str | Path, filters: Filters, last: tuple | None) -> tuple[int, int]:
+def _covered(db: str | Path, filters: Selection, last: tuple | None) -> tuple[int, int]:
     """How many selected matches finished up to `last`, and the sum of the hashes of their ids and finish times."""
     seats, params = _seats_sql(filters)
     where, extra = ("", []) if last is None else \
@@ -196,7 +196,7 @@ def _covered(db: str | Path, filters: Filters, last: tuple | None) -> tuple[int,
     return int(row[0]), int(row[1])
 
 
-def _selection(game: str | None, filters: Filters) -> Filters | None:
+def _selection(game: str | None, filters: Selection) -> Selection | None:
     """`filters` narrowed to `game`, one key for one selection however it is asked for; None when empty."""
     if game is None:
         return filters
@@ -205,7 +205,8 @@ def _selection(game: str | None, filters: Filters) -> Filters | None:
     return replace(filters, games=(game,))
 
 
-def replayed_ratings(db: str | Path, game: str | None = None, filters: Filters = ALL) -> dict[str, tuple[float, float]]:
+def replayed_ratings(db: str | Path, game: str | None = None,
+                     filters: Selection = ALL) -> dict[str, tuple[float, float]]:
     """Agent -> (mu, sigma) after replaying the selected matches in the order they finished. The replay is
     kept per database and selection (and saved next to the database for the unfiltered ones): when the
     database has only gained matches that finished later, only those are replayed (a dashboard refresh after
@@ -252,7 +253,7 @@ def refresh_saved(db: str | Path) -> list[str]:
     return ["every game", *games]
 
 
-def _read_with_played(db: str | Path, game: str | None, filters: Filters, read: Callable[..., Sized]
+def _read_with_played(db: str | Path, game: str | None, filters: Selection, read: Callable[..., Sized]
                       ) -> tuple[Any, pd.DataFrame] | None:
     """What `read(db, filters=...)` returns for the selection (of `game` when given) and each agent's matches and
     wins in it, read on one connection; None when the selection holds nothing to rate."""
@@ -264,7 +265,7 @@ def _read_with_played(db: str | Path, game: str | None, filters: Filters, read: 
         return (data, _played(db, selection)) if len(data) else None
 
 
-def trueskill_table(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
+def trueskill_table(db: str | Path, game: str | None = None, filters: Selection = ALL) -> pd.DataFrame:
     """TrueSkill of every agent over the selected matches (of `game` when given), with the 95% interval of its skill
     (`mu_lo`, `mu_hi`), best conservative (mu - 3 sigma) first."""
     columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "matches", "wins"]
@@ -280,7 +281,7 @@ def trueskill_table(db: str | Path, game: str | None = None, filters: Filters = 
     return table.sort_values(["conservative", "agent"], ascending=[False, True], ignore_index=True)[columns]
 
 
-def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Filters = ALL) -> pd.DataFrame:
+def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Selection = ALL) -> pd.DataFrame:
     """The pairwise outcomes of the selected matches grouped by kind: matches with the same comparisons (the same
     sum of their hashes) are one `kind` played `matches` times. One row per kind and pair of different agents in
     different teams: `a`, `b`, the share of the match's comparisons it stands for (`weight`, a match weighs 1)
@@ -344,7 +345,7 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
     return theta - theta.mean(1, keepdims=True)
 
 
-def bradley_terry_table(db: str | Path, game: str | None = None, filters: Filters = ALL, n_boot: int = 200,
+def bradley_terry_table(db: str | Path, game: str | None = None, filters: Selection = ALL, n_boot: int = 200,
                         seed: int = 0) -> pd.DataFrame:
     """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals (matches resampled: the number of
     matches of each kind drawn from a multinomial, which is the same as drawing matches one by one);

@@ -14,14 +14,14 @@ from pathlib import Path
 import pandas as pd
 
 from engine.metrics.magic_social import column, only_on, ratios, social_seats, won_flags
-from engine.queries import ALL, Filters
+from engine.selection import ALL, Selection
 
 START_POINTS = 100
 FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score", "vote_accuracy", "foul_rate",
                   "survival_rounds"]
 
 
-def wis_seats(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def wis_seats(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """The seats of the selected `rules: wis` Undercover games."""
     where, params = filters.where("m")
     return social_seats(db, f"m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis' AND {where}",
@@ -59,12 +59,12 @@ def _series_mean(values: pd.Series) -> float:
     return float(values.mean())
 
 
-def figures_by_role(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def figures_by_role(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """One row per agent, strategy and role (spy, civilian, all), over the selected games."""
     return _figures_by_role(wis_seats(db, filters))
 
 
-def leaderboard(db: str | Path, filters: Filters = ALL) -> pd.DataFrame:
+def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """The WiS leaderboard over the selected games: ranking points first, then the figures of each role side by
     side."""
     seats = wis_seats(db, filters)

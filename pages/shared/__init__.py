@@ -9,7 +9,7 @@ Signatures (every widget keeps its value in `st.query_params[key]`, read once pe
     url_text(label, key, default="") -> str
     url_toggle(label, key, default=False, help=None) -> bool
     url_int(label, lo, hi, key, default=None) -> int          (a slider)
-    filter_bar(options, games=True, report=None) -> queries.Filters  (and the report's header)
+    filter_bar(options, games=True, report=None, db=None) -> Selection  (and the report's header)
     cached(fn, db, **kwargs) -> DataFrame;  slow_scorer_wanted(what, options, games, key) -> bool
     to_parquet(df) -> bytes;  download_table(df, name);  show_table(report, title, df, name)
     selection_of(filters) -> dict;  runs_of(filters, options) -> list[str]
@@ -30,7 +30,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.queries import Filters
+from engine.selection import Selection
+from engine.suites import Scorer
 
 
 # ---------------------------------------------------------------- selection in the URL
@@ -118,7 +119,7 @@ def url_date_range(label: str, lo: date, hi: date, key: str) -> tuple[date, date
 
 
 def filter_bar(options: pd.DataFrame, games: bool = True, report: Report | None = None,
-               db: str | Path | None = None) -> Filters:
+               db: str | Path | None = None) -> Selection:
     """Run, game, preset and date filters over `queries.filter_options` rows, kept in the URL; `report`'s
     header then states `db`, the filters and the runs they keep."""
     filters = _filter_widgets(options, games)
@@ -127,9 +128,9 @@ def filter_bar(options: pd.DataFrame, games: bool = True, report: Report | None 
     return filters
 
 
-def _filter_widgets(options: pd.DataFrame, games: bool) -> Filters:
+def _filter_widgets(options: pd.DataFrame, games: bool) -> Selection:
     if options.empty:
-        return Filters()
+        return Selection()
     names = dict(zip(options["run_id"], options["run_name"].fillna(""), strict=False))
     cols = st.columns(4 if games else 3)
     with cols[0]:
@@ -143,7 +144,7 @@ def _filter_widgets(options: pd.DataFrame, games: bool) -> Filters:
     with cols[-1]:
         lo, hi = pd.Timestamp(options["first_day"].min()).date(), pd.Timestamp(options["last_day"].max()).date()
         start, end = url_date_range("Finished between", lo, hi, "dates")
-    return Filters(tuple(runs), tuple(picked_games), tuple(presets), None if start == lo else start,
+    return Selection(tuple(runs), tuple(picked_games), tuple(presets), None if start == lo else start,
                    None if end == hi else end)
 
 
@@ -164,7 +165,10 @@ def _cached_call(module: str, name: str, db: str, version: tuple, kwargs: tuple)
 
 def cached(fn, db: str | Path, **kwargs) -> pd.DataFrame:
     """`fn(db, **kwargs)` for scorers that read whole games in pandas (MAgIC's profile, WiS' tables,
-    ratings): computed once per version of the database and reused across reruns and sessions."""
+    ratings): computed once per version of the database and reused across reruns and sessions. `fn` may be
+    a function or a suite's `Scorer`."""
+    if isinstance(fn, Scorer):
+        fn = fn.resolve()
     return _cached_call(fn.__module__, fn.__name__, str(db), _db_version(db), tuple(sorted(kwargs.items())))
 
 
@@ -195,7 +199,7 @@ def download_table(df: pd.DataFrame, name: str) -> None:
                           key=f"parquet_{name}")
 
 
-def selection_of(filters: Filters) -> dict[str, str]:
+def selection_of(filters: Selection) -> dict[str, str]:
     """The filters in words, for a report's header (only those that narrow the view)."""
     dates = (f"{filters.date_from or 'the first'} to {filters.date_to or 'the last'}"
              if filters.date_from or filters.date_to else "")
@@ -204,7 +208,7 @@ def selection_of(filters: Filters) -> dict[str, str]:
     return {k: v for k, v in named.items() if v}
 
 
-def runs_of(filters: Filters, options: pd.DataFrame) -> list[str]:
+def runs_of(filters: Selection, options: pd.DataFrame) -> list[str]:
     """The runs whose finished matches the filters keep, as `name (run_id): N matches`, from
     `queries.filter_options` rows (one per run, game and preset)."""
     if options.empty:

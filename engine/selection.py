@@ -1,0 +1,107 @@
+"""Which matches a query, a scorer or a leaderboard reads: runs, games (or a game's rule variants),
+presets, a date range and agents. It sits beneath the queries and the scorers, so both narrow the
+same way and neither imports the other.
+
+A `Variant` is a game under one of its registered rule sets (`Game.variants`, e.g. Undercover's
+`wis`): a suite names the variants it scores, and a selection can be narrowed to them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A game, and the parameter values that make one of its rule sets (none: every match of the game)."""
+
+    game: str
+    fixed: tuple[tuple[str, Any], ...] = ()
+    name: str = ""  # the rule set's name in `Game.variants`, empty for the whole game
+
+    @classmethod
+    def of(cls, game: str, variant: str | None = None) -> Variant:
+        """The whole game, or its rule set registered as `variant` (an unknown name is an error)."""
+        from engine.games import get_game
+
+        rule_sets = get_game(game).variants  # an unknown game is an error here, at declaration
+        if variant is None:
+            return cls(game)
+        if variant not in rule_sets:
+            raise ValueError(f"game '{game}' has no variant '{variant}' (has: {', '.join(rule_sets) or 'none'})")
+        return cls(game, tuple(sorted(rule_sets[variant].items())), variant)
+
+    @property
+    def label(self) -> str:
+        return f"{self.game} ({self.name})" if self.name else self.game
+
+    def holds(self, game: str, params: dict[str, Any]) -> bool:
+        """Whether a match of `game` with `params` was played under this variant."""
+        return game == self.game and all(params.get(k) == v for k, v in self.fixed)
+
+    def sql(self, alias: str = "m") -> str:
+        """A SQL condition over `matches AS alias` (the values are the code's own constants, quoted here)."""
+        parts = [f"{alias}.game = {_literal(self.game)}"]
+        for key, value in self.fixed:
+            text = value if isinstance(value, str) else json.dumps(value)
+            parts.append(f"json_extract_string({alias}.params, {_literal('$.' + key)}) = {_literal(text)}")
+        return "(" + " AND ".join(parts) + ")"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def variants_sql(variants: tuple[Variant, ...], alias: str = "m") -> str:
+    """The matches of any of `variants` (false for none)."""
+    return "(" + " OR ".join(v.sql(alias) for v in variants) + ")" if variants else "false"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A selection of finished matches; empty tuples and None mean no restriction (but `variants=()`, the
+    variants of a suite that plays nothing, selects nothing)."""
+
+    run_ids: tuple[str, ...] = ()
+    games: tuple[str, ...] = ()
+    presets: tuple[str, ...] = ()
+    date_from: date | None = None
+    date_to: date | None = None
+    agents: tuple[str, ...] = ()  # matches in which one of these agents (label) holds a seat
+    variants: tuple[Variant, ...] | None = None  # matches of one of these games' rule sets (None: any)
+
+    def where(self, alias: str = "m") -> tuple[str, list]:
+        """A SQL condition over `matches AS alias` (finished matches only) and its parameters."""
+        parts, params = [f"{alias}.status = 'ok'"], []
+        for column, values in (("run_id", self.run_ids), ("game", self.games), ("preset", self.presets)):
+            if values:
+                parts.append(f"{alias}.{column} IN (SELECT unnest(?))")
+                params.append(list(values))
+        if self.date_from:
+            parts.append(f"{alias}.finished_at >= ?")
+            params.append(self.date_from)
+        if self.date_to:
+            parts.append(f"{alias}.finished_at < ?")
+            params.append(self.date_to + timedelta(days=1))
+        if self.agents:
+            parts.append(f"{alias}.match_id IN (SELECT match_id FROM seats WHERE coalesce(label, agent) "
+                         "IN (SELECT unnest(?)))")
+            params.append(list(self.agents))
+        if self.variants is not None:
+            parts.append(variants_sql(self.variants, alias))
+        return " AND ".join(parts), params
+
+    def of_game(self, game: str) -> Selection:
+        """This selection narrowed to one game (nothing when it leaves that game out)."""
+        games = (game,) if not self.games or game in self.games else ("",)
+        return replace(self, games=games)
+
+    def within(self, variants: tuple[Variant, ...]) -> Selection:
+        """This selection narrowed to the matches of `variants` (a suite's games and rule sets)."""
+        return replace(self, variants=variants)
+
+
+ALL = Selection()

@@ -1,0 +1,34 @@
+"""LLMArena (seed 001): seven two-player and team games, a normalized TrueSkill table, and the analyses of
+its §4 (hint ablation, ConnectFour rewards, Hold'em actions against win probability, Hanabi's actions)."""
+
+from __future__ import annotations
+
+from engine.selection import Variant
+from engine.suites.base import Chart, Figure, Scorer, Suite
+
+GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
+REWARD_GAMES = ("bid", "hanabi")
+ANALYSES = "engine.metrics.llmarena_analyses"
+
+SUITE = Suite(
+    name="llmarena", title="LLMArena", paper="LLMArena",
+    variants=tuple(Variant.of(g, "llmarena" if g == "undercover" else None) for g in GAMES),
+    board=Scorer("engine.metrics.llmarena:leaderboard"),
+    caption="Per game: TrueSkill mu (Bid, Hanabi: average reward) as a share of the best agent's · 100, "
+            "over the selected matches.",
+    empty="No LLMArena games in this selection.",
+    slow=True,
+    figures=(
+        Figure("hint_ablation_{game}", "Illegal-move rate with and without the legal-move hint",
+               ("tictactoe", "connect_four"), Scorer(f"{ANALYSES}:hint_ablation"),
+               Chart("bar", "agent", "illegal_move_rate", color="hint", barmode="group")),
+        Figure("connect_four_rewards", "ConnectFour rewards", ("connect_four",),
+               Scorer(f"{ANALYSES}:connect_four_rewards")),
+        Figure("holdem_actions_by_win_prob", "Hold'em actions by win probability", ("texas_holdem",),
+               Scorer(f"{ANALYSES}:poker_actions_by_win_prob"),
+               Chart("bar", "win_prob_bin", "share", color="action", facet_col="agent"), show_table=False),
+        Figure("holdem_actions", "Hold'em actions", ("texas_holdem",), Scorer(f"{ANALYSES}:poker_action_win_prob")),
+        Figure("hanabi_shares", "Hanabi action shares", ("hanabi",), Scorer(f"{ANALYSES}:hanabi_action_shares"),
+               Chart("bar", "agent", ("play_share", "reveal_share", "discard_share"))),
+    ),
+)

@@ -1,0 +1,90 @@
+"""The suite registry (engine/suites/) and the selection beneath it: every suite's games, rule variants,
+leaderboard and figures resolve; Undercover's three rule sets are registered variants that select their own
+matches; a selection narrows by agent and variant; the CLI's `scores` reads every suite through the registry."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engine import store
+from engine.__main__ import main
+from engine.games import all_games
+from engine.runner import run_spec
+from engine.selection import ALL, Selection, Variant
+from engine.spec import parse_spec
+from engine.suites import all_suites, get_suite, other, suites_of
+
+LINEUP_6 = ["bot:random"] * 6
+SPEC = {"name": "suites", "seed": 5, "games": [
+    {"game": "undercover", "preset": "wis", "lineups": [LINEUP_6]},
+    {"game": "undercover", "preset": "magic", "lineups": [["bot:random", "bot:random", "bot:random"]]},
+    {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
+]}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("suites") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(SPEC), path, progress=False))
+    return path
+
+
+def test_the_four_papers_and_the_rest_are_registered_and_their_functions_resolve():
+    suites = all_suites()
+    assert list(suites) == ["gamabench", "magic", "llmarena", "wis", "other"]
+    for suite in suites.values():
+        assert callable(suite.board.resolve())
+        for figure in suite.figures:
+            assert callable(figure.table.resolve()) and set(figure.games) <= set(suite.games)
+    with pytest.raises(ValueError, match="unknown suite 'nope'"):
+        get_suite("nope")
+
+
+def test_undercovers_rule_sets_are_variants_each_paper_names_its_own():
+    assert set(all_games()["undercover"].variants) == {"magic", "llmarena", "wis"}
+    rules = {name: [v.fixed for v in all_suites()[name].variants if v.game == "undercover"]
+             for name in ("magic", "llmarena", "wis")}
+    assert rules == {name: [(("rules", name),)] for name in rules}
+    assert [s.name for s in suites_of("undercover")] == ["magic", "llmarena", "wis"]
+    with pytest.raises(ValueError, match="no variant 'poker'"):
+        Variant.of("undercover", "poker")
+    with pytest.raises(ValueError, match="unknown game"):
+        Variant.of("no_such_game")
+
+
+def test_every_game_belongs_to_a_suite_and_the_other_suite_takes_the_unclaimed():
+    claimed = {g for s in all_suites().values() if s.name != "other" for g in s.games}
+    assert set(all_games()) == claimed | set(get_suite("other").games)
+    rest = other.suite(claimed - {"tictactoe"})
+    assert rest.games == ("tictactoe",)
+
+
+def test_a_variant_selects_its_own_matches(db):
+    def games(selection: Selection) -> list[tuple]:
+        where, params = selection.where("m")
+        return store.rows(db, f"SELECT game, json_extract_string(params, '$.rules') FROM matches m WHERE {where} "
+                              "ORDER BY 1, 2", params)
+
+    assert games(ALL.within(get_suite("wis").variants)) == [("undercover", "wis")]
+    assert games(ALL.within(get_suite("magic").variants)) == [("undercover", "magic")]
+    assert games(ALL.within(get_suite("llmarena").variants)) == [("tictactoe", None)]
+    assert games(Selection(agents=("bot:equilibrium",))) == [("tictactoe", None)]
+    assert games(ALL.of_game("undercover")) == [("undercover", "magic"), ("undercover", "wis")]
+    assert games(Selection(games=("tictactoe",)).of_game("undercover")) == []
+
+
+def test_a_suite_board_narrowed_to_its_variants(db):
+    rates = get_suite("other").leaderboard(db)
+    assert rates.empty  # every game here belongs to a paper
+    wis = get_suite("wis").leaderboard(db)
+    assert list(wis["games"]) == [6]  # the six seats of the WiS game, not the three of the MAgIC one
+
+
+def test_scores_command_reads_every_suite(db, capsys):
+    for name in all_suites():
+        assert main(["scores", "--suite", name, "--db", str(db), "--format", "json"]) == 0
+    capsys.readouterr()
+    assert main(["scores", "--suite", "wis", "--db", str(db), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.startswith("agent,strategy,ranking,games")
