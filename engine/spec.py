@@ -16,7 +16,10 @@
         lineups:
           - {all: bot:random}                          # every seat the same
           - [gpt, bot:equilibrium, ...]                # one entry per seat
-          - {challenger: gpt, others: bot:random}      # the challenger in every seat in turn
+          - {challenger: gpt, others: bot:random}      # the challenger in every seat in turn; in a game
+                                                       # with a special role (Chameleon, Undercover) it takes
+                                                       # the special seat, then fills every other seat
+                                                       # (MAgIC's runs); `rotate: true` keeps one seat each
 
 The run id hashes the spec's content (not its concurrency): re-running the same spec resumes it.
 Every error names where in the spec it is.
@@ -168,30 +171,62 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
         except ValueError as exc:
             raise SpecError(f"{where}params: {exc}") from None
         expanded = [lineup for li, raw_lineup in enumerate(lineups)
-                    for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases)]
-        for li, seats in enumerate(expanded):
-            for seat, agent in enumerate(seats):
-                _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")
+                    for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases, cls)]
+        for li, lineup in enumerate(expanded):
             for r, seed in enumerate(game_seeds):
-                key = [run_id, gi, preset, resolved, li, [asdict(s) for s in seats], r, seed]
-                plans.append(MatchPlan(match_id=_stable_hash(key, 16), run_id=run_id, game=cls.name,
-                                       preset=preset, params=resolved, seed=seed, repeat=r, lineup=li,
-                                       seats=seats))
+                for match_params, seats in _placed(cls, resolved, lineup, seed, n):
+                    for seat, agent in enumerate(seats):
+                        _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")
+                    key = [run_id, gi, preset, match_params, li, [asdict(s) for s in seats], r, seed]
+                    plans.append(MatchPlan(match_id=_stable_hash(key, 16), run_id=run_id, game=cls.name,
+                                           preset=preset, params=match_params, seed=seed, repeat=r, lineup=li,
+                                           seats=seats))
     return plans
 
 
-def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict) -> list[list[AgentSpec]]:
+@dataclass(frozen=True)
+class _ByRole:
+    """`{challenger: A, others: B}` in a game with a special role: seated per match by `_placed`."""
+
+    hero: AgentSpec
+    other: AgentSpec
+
+
+def _placed(cls: Any, params: dict[str, Any], lineup: list[AgentSpec] | _ByRole, seed: int,
+            n: int) -> list[tuple[dict[str, Any], list[AgentSpec]]]:
+    """The (params, seats) of the matches one lineup makes for one seed. A `_ByRole` lineup, as the
+    MAgIC authors' run_competition_*.py seat their challenger: once in the special seat (the
+    defender everywhere else), once in every other seat (the defender in the special one); the
+    match's `tested_role` tells the scorers which. When the special seat is drawn at random (no
+    setting names it) the challenger takes each seat in turn instead."""
+    if not isinstance(lineup, _ByRole):
+        return [(params, lineup)]
+    hero, other = lineup.hero, lineup.other
+    special = cls.special_seat_for(params, seed)
+    if special is None:
+        return [(params, [hero if s == c else other for s in range(n)]) for c in range(n)]
+    return [(params | {"tested_role": "special"}, [hero if s == special else other for s in range(n)]),
+            (params | {"tested_role": "common"}, [other if s == special else hero for s in range(n)])]
+
+
+def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict,
+                   cls: Any = None) -> list[list[AgentSpec] | _ByRole]:
     if isinstance(raw, list):
         if len(raw) != n:
             raise SpecError(f"{where}: this game has {n} seats but the lineup lists {len(raw)}")
         return [[_seat(s, f"{where}[{i}]", defaults, aliases) for i, s in enumerate(raw)]]
     if isinstance(raw, dict) and set(raw) == {"all"}:
         return [[_seat(raw["all"], f"{where}.all", defaults, aliases)] * n]
-    if isinstance(raw, dict) and set(raw) == {"challenger", "others"}:
+    if isinstance(raw, dict) and set(raw) - {"rotate"} == {"challenger", "others"}:
         hero = _seat(raw["challenger"], f"{where}.challenger", defaults, aliases)
         other = _seat(raw["others"], f"{where}.others", defaults, aliases)
+        if not isinstance(raw.get("rotate", False), bool):
+            raise SpecError(f"{where}.rotate: must be true or false, got {raw['rotate']!r}")
+        if hasattr(cls, "special_seat_for") and not raw.get("rotate", False):
+            return [_ByRole(hero, other)]
         return [[hero if s == c else other for s in range(n)] for c in range(n)]
-    raise SpecError(f"{where}: a lineup is a list of {n} seats, {{all: AGENT}} or {{challenger: A, others: B}}")
+    raise SpecError(f"{where}: a lineup is a list of {n} seats, {{all: AGENT}} or "
+                    f"{{challenger: A, others: B[, rotate: true]}}")
 
 
 def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:

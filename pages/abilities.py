@@ -76,5 +76,6 @@ else:
     show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
 
 st.subheader("Profile")
+st.caption(SUITE.caption)
 show_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile")
 report.download("abilities")

@@ -58,48 +58,67 @@ def test_wrong_accusation_is_flag_2_and_a_tie_flag_3():
     assert tie.outcome()["flag"] == 3 and credits(tie) == [1, 1, 1]
 
 
-def test_votes_and_probes_are_counted():
+def test_probes_come_around_every_clue_and_are_counted():
     game = Chameleon(Chameleon.resolve_params({"setting": 3, "role_seat": 1}))
     game.reset(0)
-    while game.stage == "clue":
-        game.step({game.to_act()[0]: "a clue"})
-    game.step({0: "no", 1: "yes", 2: "yes"})
-    game.step({s: {"suspect": "Player 2", "thinks": {}} for s in range(3)})
+    for speaker in range(3):  # as chameleon_competition.py: a role probe before each clue, a belief probe after
+        assert game.stage == "role" and game.to_act() == [0, 1, 2]
+        game.step({0: "no", 1: "yes", 2: "yes" if speaker == 0 else "no"})
+        assert game.stage == "clue" and game.to_act() == [speaker]
+        game.step({speaker: f"clue {speaker}"})
+        assert game.stage == "belief" and game.to_act() == [0, 1, 2]
+        game.step({s: {"suspect": "Player 2", "thinks": {}} for s in range(3)})
+    assert game.stage == "vote" and len(game.beliefs) == 9 and len(game.role_answers) == 9
     game.step({0: 1, 1: 0, 2: 1})
     game.step({1: "Violin"})
     m = {(s, n): v for s, n, v in game.metrics()}
     assert m[(0, "votes_correct")] == 1 and m[(1, "votes_correct")] == 0 and m[(2, "votes_cast")] == 1
-    assert [m[(s, "role_probes_correct")] for s in range(3)] == [1, 1, 0]
+    assert [m[(s, "role_probes")] for s in range(3)] == [3, 3, 3]
+    assert [m[(s, "role_probes_correct")] for s in range(3)] == [3, 3, 2]
     assert game.outcome()["flag"] == 1  # setting 3's word is Violin
 
 
 def test_fixed_clues_script_every_seat_but_the_challenger():
     setting = magic_settings("chameleon")[5]
-    game = Chameleon(Chameleon.resolve_params({"setting": 5, "fixed_clues": True, "challenger_seat": 1}))
+    game = Chameleon(Chameleon.resolve_params({"setting": 5, "fixed_clues": True, "challenger_seat": 1,
+                                               "probes": False}))
     game.reset(0)
     assert game.to_act() == [1]  # seat 0 already spoke its scripted clue
     game.step({1: "my own clue"})
     spoken = [c.text for c in game.clues]
     assert setting["game_setting"]["chameleon_name"] == "Player 3" and game.special == 2
     assert spoken == [setting["clue"]["Player 1"], "my own clue", setting["clue"]["Player 3"]]
-    assert game.stage == "role"
+    assert game.stage == "vote"
+    probed = Chameleon(Chameleon.resolve_params({"setting": 5, "fixed_clues": True, "challenger_seat": 1}))
+    probed.reset(0)  # with probes, a scripted clue is probed around too
+    probed.step({s: "no" for s in range(3)})
+    assert [c.text for c in probed.clues] == [setting["clue"]["Player 1"]] and probed.stage == "belief"
+    for tested, scripted in (("common", {2}), ("special", {0, 1})):  # setting 5's chameleon is Player 3
+        by_role = Chameleon(Chameleon.resolve_params({"setting": 5, "fixed_clues": True, "tested_role": tested}))
+        by_role.reset(0)
+        assert set(by_role.script) == scripted
     moved = Chameleon(Chameleon.resolve_params({"setting": 5, "fixed_clues": True, "challenger_seat": 2,
-                                                "role_seat": 0}))
+                                                "role_seat": 0, "probes": False}))
     moved.reset(0)  # the chameleon moved to seat 0 takes the chameleon's scripted clue with it
     assert [c.text for c in moved.clues] == [setting["clue"]["Player 3"], setting["clue"]["Player 1"]]
 
 
-def test_challenger_plays_each_role_of_each_setting_across_a_spec():
+def test_challenger_takes_the_chameleon_seat_then_both_other_seats_of_each_setting():
     spec = parse_spec({"name": "t", "repeats": 20, "games": [
         {"game": "chameleon", "lineups": [{"challenger": "bot:letters", "others": "bot:random"}]}]})
-    roles = {}
+    lineups = {}
     for plan in spec.matches:
         game = Chameleon(plan.params)
         game.reset(plan.seed)
-        hero = next(s for s, a in enumerate(plan.seats) if a.agent == "bot:letters")
-        roles.setdefault(game.setting_index(20), []).append(game.role_of(hero))
-    assert len(roles) == 20
-    assert all(sorted(r) == ["chameleon", "non-chameleon", "non-chameleon"] for r in roles.values())
+        roles = tuple(sorted(game.role_of(s) for s, a in enumerate(plan.seats) if a.agent == "bot:letters"))
+        lineups.setdefault(game.setting_index(20), []).append((plan.params["tested_role"], roles))
+    assert len(lineups) == 20 and len(spec.matches) == 40
+    # as run_competition_chameleon.py: the model under test is the chameleon, or every non-chameleon
+    assert all(sorted(v) == [("common", ("non-chameleon", "non-chameleon")), ("special", ("chameleon",))]
+               for v in lineups.values())
+    rotated = parse_spec({"name": "t", "games": [{"game": "chameleon", "lineups": [
+        {"challenger": "bot:letters", "others": "bot:random", "rotate": True}]}]})
+    assert [[a.agent for a in plan.seats].count("bot:letters") for plan in rotated.matches] == [1, 1, 1]
 
 
 def test_outcome_is_json_and_bad_setting_is_an_error():
@@ -138,6 +157,6 @@ def test_llm_seats_play_every_phase_through_the_stub(stub):
     record = asyncio.run(play_match(plan))
     assert record.match["status"] == "ok", record.match["error"]
     phases = [t["phase"] for t in record.turns if t["seat"] is not None]
-    assert phases == ["clue"] * 3 + ["role"] * 3 + ["belief"] * 3 + ["vote"] * 3 + ["guess"]
+    assert phases == (["role"] * 3 + ["clue"] + ["belief"] * 3) * 3 + ["vote"] * 3 + ["guess"]
     assert not any(t["fallback"] for t in record.turns if t["seat"] is not None)
     assert json.loads(record.match["outcome"])["flag"] == 1  # caught, guessed Grape right

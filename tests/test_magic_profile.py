@@ -5,10 +5,12 @@ seven abilities, win rate and radar area once the social games are in; the `scor
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 
 import pytest
 
+from engine import store
 from engine.__main__ import main
 from engine.metrics.magic import ABILITIES, PROFILE_COLUMNS, ability_profile, radar_area
 from engine.metrics.magic_social import social_abilities
@@ -48,8 +50,8 @@ def run(db, games, name):
     asyncio.run(run_spec(parse_spec({"name": name, "seed": 0, "games": games}), db, progress=False))
 
 
-def test_radar_area_of_the_regular_heptagon_and_nan_when_an_axis_is_missing():
-    assert radar_area([1.0] * 7) == pytest.approx(7 / 2 * math.sin(2 * math.pi / 7))
+def test_radar_area_of_the_regular_heptagon_on_the_0_100_scale_and_nan_when_an_axis_is_missing():
+    assert radar_area([1.0] * 7) == pytest.approx(100 * 100 * 7 / 2 * math.sin(2 * math.pi / 7))
     assert radar_area([1, 0, 1, 0, 1, 0, 0]) == 0
     assert radar_area([0.5, 1, 1, 1, 1, 1, 1]) == pytest.approx(radar_area([1.0] * 7) * 6 / 7)
     assert math.isnan(radar_area([1, 1, float("nan"), 1, 1, 1, 1]))
@@ -91,3 +93,23 @@ def test_full_profile_joins_the_social_abilities_and_the_cli_prints_it(db_path, 
     assert main(["scores", "--suite", "magic", "--db", str(db_path), "--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert "Cooperation" in out and "Self-awareness" in out and HERO in out
+
+
+def test_table_2_figures_are_the_challengers_mean_cost_score_and_payback(db_path):
+    run(db_path, THEORY_GAMES, "table2")
+    row = ability_profile(db_path).set_index("agent").loc[HERO]
+    hero_games = store.query(db_path, """SELECT m.game, s.seat, m.outcome FROM seats s JOIN matches m USING (match_id)
+                                         WHERE s.label = 'hero'""")
+    costs, scores, paybacks = [], [], []
+    for game, seat, outcome in hero_games.itertuples(index=False):
+        outcome = json.loads(outcome)
+        if game == "cost_sharing" and outcome["agreed"]:
+            costs.append(outcome["split"][seat])  # the share of the agreed split the challenger pays
+        elif game == "prisoners_dilemma":
+            scores.append(outcome["totals"][seat])
+        elif game == "magic_public_good":
+            paybacks.append(sum(map(sum, outcome["contributions"])) * outcome["multiplier"] / 3)
+    assert len(costs) == 3 and len(scores) == 3 and len(paybacks) == 3
+    assert row["cost_sharing_cost"] == pytest.approx(sum(costs) / 3)
+    assert row["prisoner_score"] == pytest.approx(sum(scores) / 3)
+    assert row["public_good_payback"] == pytest.approx(sum(paybacks) / 3) and row["public_good_payback"] > 0

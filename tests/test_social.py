@@ -34,14 +34,18 @@ def test_words_are_private_and_clues_public():
 
 
 def test_probe_answers_are_never_announced():
-    game = new(Chameleon, seed=1, setting=0)
+    game = new(Undercover, seed=1, preset="magic")
     speak_all(game)
     assert game.stage == "role"
     before = len(game.log)
     game.step({s: "yes" for s in game.to_act()})
     game.step({s: {"suspect": "Player 1", "thinks": {}} for s in game.to_act()})
-    assert game.stage == "vote" and len(game.log) == before + 1  # only the call to vote
+    assert game.stage == "clue" and len(game.log) == before + 1  # only the call to round 2's clues
     assert [a["seat"] for a in game.role_answers] == [0, 1, 2]
+    chameleon = new(Chameleon, seed=1, setting=0)
+    before = len(chameleon.log)
+    chameleon.step({s: "yes" for s in chameleon.to_act()})
+    assert chameleon.stage == "clue" and len(chameleon.log) == before
 
 
 def test_speaking_order_starts_at_the_first_speaker_and_skips_the_eliminated():

@@ -9,7 +9,13 @@ import json
 import pytest
 
 from engine import store
-from engine.metrics.magic_social import llmarena_undercover_figures, social_abilities, social_seats
+from engine.metrics.magic_social import (
+    belief_answers,
+    llmarena_undercover_figures,
+    reasoning_counts,
+    social_abilities,
+    social_seats,
+)
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
@@ -45,47 +51,57 @@ def belief(suspect, **thinks):
 @pytest.fixture
 def hand_db(db_path):
     store.init_db(db_path)
-    # A: X is the chameleon and wins (2/2); its belief is right on all three counts
+    # A: X is the chameleon and wins (flag 2, 2/2); its belief is right on both items (gold and inter)
     _write(db_path, "A", "chameleon", None, 0, 0, "chameleon", True,
-           {"credits": 2, "max_credits": 2, "role_probes": 1, "role_probes_correct": 1}, {},
+           {"credits": 2, "max_credits": 2, "role_probes": 1, "role_probes_correct": 1}, {"flag": 2},
            [(0, "belief", belief("Player 1", Player_2="Player 3", Player_3="Player 1")),
             (1, "belief", belief("Player 3", Player_1="Player 2", Player_3="Player 1")),
             (2, "belief", belief("Player 1", Player_1="Player 2", Player_2="Player 1"))])
     # B: X is a non-chameleon, votes right, the chameleon guesses wrong (flag 0: X gets 2/2); no beliefs
     _write(db_path, "B", "chameleon", None, 0, 1, "non-chameleon", True,
            {"credits": 2, "max_credits": 2, "votes_cast": 1, "votes_correct": 1, "role_probes": 1,
-            "role_probes_correct": 1}, {"guess_correct": False})
-    # C: X is a civilian, votes wrong, the undercover survives (0/3); its pgm belief text is read first:
-    # suspect Player 1 (wrong: Player 2 is), Player 1 thinks Player 2 (right), Player 2 thinks Player 3 (right)
+            "role_probes_correct": 1}, {"guess_correct": False, "flag": 0})
+    # C: X is a civilian, votes wrong, the undercover survives (flag 1, 0/3); its pgm belief text is read
+    # first: suspect Player 1 (wrong: Player 2 is); Player 1 thinks Player 2 and Player 2 thinks Player 3,
+    # both as they said: the inter item is right
     pgm = ("As Player 3, I think: Player 1 is more suspicious. I think now Player 1 thinks: Player 2 is more "
            "suspicious. I think now Player 2 thinks: Player 3 is more suspicious.")
     _write(db_path, "C", "undercover", "magic", 1, 2, "civilian", False,
            {"credits": 0, "max_credits": 3, "votes_cast": 1, "votes_correct": 0, "role_probes": 2,
-            "role_probes_correct": 1}, {},
+            "role_probes_correct": 1}, {"flag": 1},
            [(0, "belief", belief("Player 2", Player_2="Player 1", Player_3="Player 1")),
             (1, "belief", belief("Player 3", Player_1="Player 1", Player_3="Player 1")),
             (2, "belief", belief("Player 2", Player_1="Player 3", Player_2="Player 1") | {"extra": {"belief": pgm}})])
-    # D: X is the undercover and is caught (0/3); its belief probe fell back: one failed belief plus one
-    # comparison with Player 2's stated belief (Player 3 stated none)
+    # D: X is the undercover and is caught (flag 0, 0/3); its belief probe fell back: both items wrong
     _write(db_path, "D", "undercover", "magic", 0, 0, "undercover", False,
-           {"credits": 0, "max_credits": 3, "role_probes": 2, "role_probes_correct": 0}, {},
+           {"credits": 0, "max_credits": 3, "role_probes": 2, "role_probes_correct": 0}, {"flag": 0},
            [(0, "belief", belief("Player 1", Player_2="Player 3", Player_3="Player 2"), True),
             (1, "belief", belief("Player 3", Player_1="Player 2", Player_3="Player 1"))])
+    # F: X is the chameleon, caught, and guesses the word (flag 1: 1/2, not `won`, yet a Deception win)
+    _write(db_path, "F", "chameleon", None, 2, 2, "chameleon", False,
+           {"credits": 1, "max_credits": 2, "role_probes": 1, "role_probes_correct": 1}, {"flag": 1})
+    # G: X is a non-chameleon whose vote could not be read: the random fallback hit the chameleon, still
+    # a wrong vote; the chameleon guessed right (flag 1)
+    _write(db_path, "G", "chameleon", None, 0, 1, "non-chameleon", False,
+           {"credits": 1, "max_credits": 2, "votes_cast": 1, "votes_correct": 1, "role_probes": 1,
+            "role_probes_correct": 0}, {"guess_correct": True, "flag": 1},
+           [(1, "vote", {"action": 0}, True)])
     # a WiS match must not count
     _write(db_path, "E", "undercover", "wis", 0, 0, "undercover", True, {"credits": 3, "max_credits": 3}, {})
     return db_path
 
 
-def test_social_abilities_follow_the_spec_formulas(hand_db):
+def test_social_abilities_follow_metrics_release(hand_db):
     table = social_abilities(hand_db)
     assert list(table.agent) == ["X"] and list(table.strategy) == ["-"]
     row = table.iloc[0]
-    assert row.chameleon_wr == 1.0 and row.non_chameleon_wr == 1.0
+    assert row.chameleon_wr == pytest.approx(3 / 4) and row.non_chameleon_wr == pytest.approx(3 / 4)
     assert row.undercover_wr == 0.0 and row.civilian_wr == 0.0
-    assert row.judgement == pytest.approx(1 / 2)
-    assert row.deception == pytest.approx(1 / 2 + 0.25 * 1)
-    assert row.self_awareness == pytest.approx((0.6 * 2 + 1) / (0.6 * 2 + 4))
-    assert row.reasoning == pytest.approx((3 + 2 + 0) / (3 + 3 + 2))
+    assert row.judgement == pytest.approx(1 / 3)  # B right; C wrong; G's fallback vote counts as wrong
+    # flags A 2, F 1 count as wins, D 0 not: 2/3; as a non-chameleon flags {0, 1} were seen: 1/2
+    assert row.deception == pytest.approx(2 / 3 + 0.25 * 1 / 2)
+    assert row.self_awareness == pytest.approx(4 / 8)  # pooled, unweighted
+    assert row.reasoning == pytest.approx((2 + 1 + 0) / (2 + 2 + 2))  # A gold+inter, C inter, D none
 
 
 def test_empty_database_gives_empty_tables(db_path):
@@ -133,10 +149,34 @@ def test_the_challenger_is_the_one_seat_unlike_the_others_else_every_seat(db_pat
 def test_a_pgm_belief_text_outside_the_probe_is_read(db_path):
     store.init_db(db_path)
     # X (Player 2) plays a non-chameleon without belief probes; its clue carries the pgm belief text:
-    # it suspects Player 1, the chameleon (right); nobody else stated a belief -> 1 / 1
+    # it suspects Player 1, the chameleon (right); nobody else stated a belief, so the inter item
+    # cannot match -> 1 / 2
     text = ("As Player 2, I think: Player 1 is more suspicious. "
             "I think now Player 3 thinks: Player 2 is more suspicious.")
     _write(db_path, "P", "chameleon", None, 0, 1, "non-chameleon", True, {"credits": 2, "max_credits": 2}, {},
            [(1, "clue", {"action": "a clue", "extra": {"belief": text}}), (2, "clue", {"action": "another"})])
     table = social_abilities(db_path)
-    assert list(table.agent) == ["X"] and table.reasoning[0] == 1.0
+    assert list(table.agent) == ["X"] and table.reasoning[0] == 0.5
+
+
+def test_reasoning_reads_the_three_belief_probes_of_a_chameleon_game(db_path):
+    spec = parse_spec({"name": "probes", "games": [{"game": "chameleon", "lineups": [{"all": "bot:letters"}]}]})
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    seats = social_seats(db_path, "m.game = 'chameleon'")
+    counts = reasoning_counts(seats, belief_answers(db_path, sorted(seats["match_id"].unique())))
+    assert sorted(asked for _, asked in counts.values()) == [6, 6, 6]  # gold + inter, after each of 3 clues
+
+
+def test_the_challenger_holding_both_common_seats_is_scored_there_not_the_defender(db_path):
+    lineup = {"challenger": {"agent": "bot:letters", "label": "hero"},
+              "others": {"agent": "bot:random", "label": "def"}}
+    spec = parse_spec({"name": "both", "seed": 3, "games": [{"game": "undercover", "preset": "magic",
+                                                             "lineups": [lineup]}]})
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    seats = social_seats(db_path, "m.game = 'undercover'")
+    tested = seats[seats["challenger"]]
+    assert set(tested["agent"]) == {"hero"} and len(tested) == 3  # 1 seat as the undercover + 2 as civilians
+    assert sorted(tested.groupby("match_id").size()) == [1, 2]  # two matches: special, then both common seats
+    assert sorted(tested["role"]) == ["civilian", "civilian", "undercover"]
+    table = social_abilities(db_path)
+    assert list(table.agent) == ["hero"]

@@ -1,6 +1,8 @@
 """Chameleon (MAgIC, seed 000 §3.1, App. A): everyone knows the topic, all but the chameleon know
 the secret word; one clue round, one vote; a caught chameleon may guess the word.
 
+With `probes` on, as the authors' chameleon_competition.py asks them: every seat answers a role
+probe before each clue and a belief probe after it (three of each in a 3-player game).
 Outcome flags and credits (chameleon / others) as ../shared/SPEC.md pins them:
 0 caught and guessed wrong 0/2, 1 caught and guessed right 1/1, 2 wrong accusation 2/0, 3 tie 1/1.
 Settings are engine/data/magic/chameleon/<n>.json (topic, secret word, the chameleon's seat, one
@@ -32,7 +34,14 @@ class Chameleon(SocialDeduction):
     paper = "MAgIC"
     special_role = "chameleon"
     common_role = "non-chameleon"
+    probe_every_clue = True
     params = {"players": Param(3, "number of players", lo=3, hi=8)} | SOCIAL_PARAMS
+
+    @classmethod
+    def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
+        settings = magic_settings("chameleon")
+        setting = settings[cls.setting_for(params, seed, len(settings))]
+        return int(setting["game_setting"]["chameleon_name"].split()[-1]) - 1
 
     def deal(self) -> None:
         settings = magic_settings("chameleon")
@@ -40,7 +49,7 @@ class Chameleon(SocialDeduction):
         game = self.setting["game_setting"]
         self.topic, self.code = game["topic"], game["code"]
         self.topic_words = list(game.get("topic_words") or [self.code])
-        named = int(game["chameleon_name"].split()[-1]) - 1
+        named = self.named_seat(self.p, self.seed)
         self.special = self.pick_special(named)
         self.words = [None if s == self.special else self.code for s in range(len(self.alive))]
         self.script = self.scripted(self.setting["clue"], named)

@@ -172,6 +172,8 @@ class CostSharing(Game):
         for s in range(N_SEATS):
             rows.append((s, "agreement", success))
             rows.append((s, "proposal_agreed", float(s in proposers)))
+            if self.agreed is not None:  # MAgIC Table 2 "Cost": the share this airline pays
+                rows.append((s, "cost_share", float(self.agreed[s])))
         return rows
 
     def outcome(self) -> dict[str, Any]:

@@ -98,6 +98,7 @@ class MagicPublicGood(Game):
             # MAgIC Rationality: investing the least of the round (ties included) is the rational move
             rows.append((s, "rational_moves", least))
             rows.append((s, "rational_chances", len(self.contributions)))
+            rows.append((s, "payback", self.share()))  # MAgIC Table 2 "Payback": its share of the multiplied pool
         return rows
 
     def outcome(self) -> dict[str, Any]:

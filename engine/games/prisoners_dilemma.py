@@ -92,6 +92,7 @@ class PrisonersDilemma(Game):
             # MAgIC Rationality: defecting is the rational move of every round
             rows.append((s, "rational_moves", sum(c[s] == "defect" for c in self.history_choices)))
             rows.append((s, "rational_chances", len(self.history_choices)))
+            rows.append((s, "final_score", self.totals[s]))  # MAgIC Table 2 "Score"
         return rows
 
     def outcome(self) -> dict[str, Any]:

@@ -46,6 +46,9 @@ SOCIAL_PARAMS: dict[str, Param] = {
     "probes": Param(True, "ask every seat a role and a belief probe after each clue round", kind=bool),
     "fixed_clues": Param(False, "seats other than challenger_seat give the setting's scripted clues", kind=bool),
     "challenger_seat": Param(-1, "the seat under test whose clues are never scripted (-1: none)", lo=-1),
+    "tested_role": Param("", "seats under test (set by a {challenger, others} lineup): 'special' = the special "
+                         "seat, 'common' = every other seat, '' = as challenger_seat / the lineup says",
+                         kind=str, choices=("", "special", "common")),
     "max_chars": Param(400, "a clue or speech is cut to this many characters", lo=20, hi=4000),
 }
 
@@ -245,6 +248,7 @@ class SocialDeduction(Game):
     special_role: ClassVar[str]
     common_role: ClassVar[str]
     clue_rounds: int = 1
+    probe_every_clue: bool = False  # MAgIC's Chameleon: a role probe before and a belief probe after each clue
     fouls: bool = False
     abstain: bool = False
     word_guesses: bool = False
@@ -308,10 +312,28 @@ class SocialDeduction(Game):
         return f"The game begins with {names}. {self.player_name(self.first)} speaks first."
 
     def setting_index(self, count: int) -> int:
-        chosen = self.p["setting"]
+        return self.setting_for(self.p, self.seed, count)
+
+    @staticmethod
+    def setting_for(params: dict[str, Any], seed: int, count: int) -> int:
+        chosen = params["setting"]
         if chosen >= count:
             raise ValueError(f"parameter 'setting' must be below {count} (the number of settings)")
-        return self.seed % count if chosen == -1 else chosen
+        return seed % count if chosen == -1 else chosen
+
+    @classmethod
+    def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
+        """The special seat the match's word setting names (None: the deal draws one)."""
+        return None
+
+    @classmethod
+    def special_seat_for(cls, params: dict[str, Any], seed: int) -> int | None:
+        """The seat that will hold the special role in the match of `params` and `seed`, known before it
+        is played (None when the deal draws it): `pick_special`'s rule on `named_seat`."""
+        if params["role_seat"] >= 0:
+            return params["role_seat"]
+        named = cls.named_seat(params, seed)
+        return named if named is not None and named < params["players"] else None
 
     def pick_special(self, named_seat: int | None) -> int:
         n = len(self.alive)
@@ -331,8 +353,15 @@ class SocialDeduction(Game):
         if len(per_player) != len(self.alive):
             raise ValueError(f"fixed_clues needs {len(per_player)} players (the setting's), not {len(self.alive)}")
         common = iter(c for i, c in enumerate(per_player) if i != named_seat)
-        return {s: (per_player[named_seat] if s == self.special else next(common)) for s in range(len(self.alive))
-                if s != self.p["challenger_seat"]}
+        dealt = {s: (per_player[named_seat] if s == self.special else next(common)) for s in range(len(self.alive))}
+        return {s: clues for s, clues in dealt.items() if not self.under_test(s)}
+
+    def under_test(self, seat: int) -> bool:
+        """Whether `seat` is the challenger's (never scripted): by `tested_role`, else `challenger_seat`."""
+        tested = self.p["tested_role"]
+        if tested:
+            return (seat == self.special) == (tested == "special")
+        return seat == self.p["challenger_seat"]
 
     # ---- the flow
     def alive_seats(self) -> list[int]:
@@ -348,7 +377,15 @@ class SocialDeduction(Game):
         self.pending = self.speaking_order()
         self.announce(f"Round {r}: give your clues in this order: "
                       + ", ".join(self.player_name(s) for s in self.pending) + ".")
+        if self.probing_each_clue():
+            self.stage = "role"
+            return
         self.play_scripted()
+
+    def probing_each_clue(self) -> bool:
+        """Whether probes come around every clue (the authors' chameleon_competition.py: a consistency
+        probe before each clue, a belief probe after it) rather than once after the clue round."""
+        return self.probe_every_clue and self.p["probes"]
 
     def play_scripted(self) -> None:
         """Scripted clues are spoken by the game itself, without asking the seat."""
@@ -359,6 +396,9 @@ class SocialDeduction(Game):
                 return
             self.pending.pop(0)
             self.speak(seat, lines[self.round - 1])
+            if self.probing_each_clue():
+                self.stage = "belief"
+                return
         if self.stage == "clue" and not self.pending:
             self.end_of_speeches()
 
@@ -495,16 +535,25 @@ class SocialDeduction(Game):
         if self.stage == "clue":
             seat = self.pending.pop(0)
             self.speak(seat, actions[seat])
-            self.play_scripted()
+            if self.probing_each_clue():
+                self.stage = "belief"
+            else:
+                self.play_scripted()
         elif self.stage == "role":
             for s, answer in sorted(actions.items()):
                 self.role_answers.append({"round": self.round, "seat": s, "answer": answer,
                                           "correct": (answer == "yes") == (s == self.special)})
             self.stage = "belief"
+            if self.probing_each_clue():
+                self.stage = "clue"
+                self.play_scripted()
         elif self.stage == "belief":
             for s, belief in sorted(actions.items()):
                 self.beliefs.append({"round": self.round, "seat": s, "belief": belief})
-            self.after_probes()
+            if self.probing_each_clue() and self.pending:
+                self.stage = "role"
+            else:
+                self.after_probes()
         elif self.stage == "words":
             for s, guesses in sorted(actions.items()):
                 self.guesses.append({"round": self.round, "seat": s, "words": dict(guesses)})

@@ -77,6 +77,14 @@ class Undercover(SocialDeduction):
                 "first_speaker": -1},
     }
 
+    @classmethod
+    def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
+        if params["words"] != "magic":
+            return None
+        settings = magic_settings("undercover")
+        setting = settings[cls.setting_for(params, seed, len(settings))]
+        return int(setting["game_setting"]["undercover_name"].split()[-1]) - 1
+
     def deal(self) -> None:
         rules = self.p["rules"]
         self.clue_rounds = self.p["rounds"]
@@ -88,7 +96,7 @@ class Undercover(SocialDeduction):
             setting = settings[self.setting_index(len(settings))]
             game = setting["game_setting"]
             odd, common = game["undercover_code"], game["non_undercover_code"]
-            named = int(game["undercover_name"].split()[-1]) - 1
+            named = self.named_seat(self.p, self.seed)
             self.special = self.pick_special(named)
             self.script = self.scripted(setting["clues"], named)
         else:

@@ -10,9 +10,13 @@ seven abilities, the overall win rate and the radar polygon's area, from ONE fun
 - Win rate = the mean of the seven role win rates (chameleon, non-chameleon, undercover, civilian,
   cost sharing = success rate, prisoner, public good = share of games won); `roles` says how many of
   the seven it averages when some games were not played.
+- Table 2's figures: `cost_sharing_cost` = the challenger's mean share (%) of the agreed split in the
+  successful cost-sharing games (the authors' `collabration` Cost), `prisoner_score` = its mean final
+  score in the Prisoner's Dilemma, `public_good_payback` = its mean payback from the multiplied pool.
+- `area`: the radar polygon of the seven abilities on the paper's 0-100 scale (Figure 1).
 A figure whose games are missing is NaN, never 0, and so is the area unless all seven abilities exist.
-The challenger of a match is the one seat whose agent and strategy differ from the others' (the
-competition setting); in self-play every seat counts.
+Which seats are the challenger's: `magic_social` (the match's `tested_role`, else the one seat whose
+agent and strategy differ from the others'; in self-play every seat counts).
 """
 
 from __future__ import annotations
@@ -43,15 +47,19 @@ ROLE_WIN_RATES = ["chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian
                   "prisoner_wr", "public_good_wr"]
 THEORY_GAMES = ("cost_sharing", "prisoners_dilemma", "magic_public_good")
 THEORY_SELECTION = "m.game IN (" + ", ".join(f"'{g}'" for g in THEORY_GAMES) + ")"
-PROFILE_COLUMNS = ["agent", "strategy", *ABILITIES, "win_rate", "roles", "area", *ROLE_WIN_RATES]
+TABLE_2 = ["cost_sharing_cost", "prisoner_score", "public_good_payback"]
+PROFILE_COLUMNS = ["agent", "strategy", *ABILITIES, "win_rate", "roles", "area", *ROLE_WIN_RATES, *TABLE_2]
+RADAR_SCALE = 100.0  # Figure 1 draws the abilities from 0 to 100
 
 
 def radar_area(values: list[float]) -> float:
-    """Area of the polygon of `values` on equally spaced axes; NaN if any value is missing."""
+    """Area of the polygon of `values` (abilities as fractions) drawn on equally spaced axes of the
+    paper's 0-100 scale; NaN if any value is missing."""
     if not values or any(v != v for v in values):
         return float("nan")
     wedge = math.sin(2 * math.pi / len(values)) / 2
-    return wedge * sum(a * b for a, b in zip(values, values[1:] + values[:1], strict=True))
+    scaled = [v * RADAR_SCALE for v in values]
+    return wedge * sum(a * b for a, b in zip(scaled, scaled[1:] + scaled[:1], strict=True))
 
 
 def theory_abilities(db: str | Path) -> pd.DataFrame:
@@ -61,7 +69,7 @@ def theory_abilities(db: str | Path) -> pd.DataFrame:
 
 def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
     columns = ["agent", "strategy", "Cooperation", "Coordination", "Rationality", "cost_sharing_wr",
-               "prisoner_wr", "public_good_wr"]
+               "prisoner_wr", "public_good_wr", *TABLE_2]
     if seats.empty:
         return pd.DataFrame(columns=columns)
     seats = seats[seats["challenger"]]
@@ -74,14 +82,20 @@ def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
         "proposal_agreed": only_on(sharing, column(seats, "proposal_agreed")),
         "rational_moves": only_on(rational, column(seats, "rational_moves")),
         "rational_chances": only_on(rational, column(seats, "rational_chances")),
-        "prisoner_won": only_on(prisoner, won_flags(seats)), "public_won": only_on(public, won_flags(seats))})
+        "prisoner_won": only_on(prisoner, won_flags(seats)), "public_won": only_on(public, won_flags(seats)),
+        "cost_share": only_on(sharing, column(seats, "cost_share")),
+        "final_score": only_on(prisoner, column(seats, "final_score")),
+        "payback": only_on(public, column(seats, "payback"))})
     table = pd.DataFrame({
         "Cooperation": ratios(sums["agreement"], sums["sharing"]),
         "Coordination": ratios(sums["proposal_agreed"], sums["agreement"]),
         "Rationality": ratios(sums["rational_moves"], sums["rational_chances"]),
         "cost_sharing_wr": ratios(sums["agreement"], sums["sharing"]),
         "prisoner_wr": ratios(sums["prisoner_won"], sums["prisoner"]),
-        "public_good_wr": ratios(sums["public_won"], sums["public"])})
+        "public_good_wr": ratios(sums["public_won"], sums["public"]),
+        "cost_sharing_cost": ratios(sums["cost_share"], sums["agreement"]),
+        "prisoner_score": ratios(sums["final_score"], sums["prisoner"]),
+        "public_good_payback": ratios(sums["payback"], sums["public"])})
     return table.reset_index().reindex(columns=columns)
 
 
@@ -100,7 +114,7 @@ def ability_profile(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
         return pd.DataFrame(columns=PROFILE_COLUMNS)
     frames = [f for f in (social, theory) if not f.empty]
     profile = frames[0] if len(frames) == 1 else frames[0].merge(frames[1], on=["agent", "strategy"], how="outer")
-    profile = profile.reindex(columns=PROFILE_COLUMNS).astype({c: float for c in ABILITIES + ROLE_WIN_RATES})
+    profile = profile.reindex(columns=PROFILE_COLUMNS).astype({c: float for c in ABILITIES + ROLE_WIN_RATES + TABLE_2})
     profile["strategy"] = profile["strategy"].fillna(NO_STRATEGY)
     roles = profile[ROLE_WIN_RATES]
     profile["win_rate"] = roles.mean(axis=1, skipna=True)

@@ -1,9 +1,21 @@
 """MAgIC's cognition half (Chameleon and Undercover with `rules: magic`) and LLMArena's Undercover study.
 
-Formulas are ../shared/SPEC.md's, pooled over all of an agent's games as the authors' code does.
-An agent is `seats.label` with its strategy; in a match where exactly one seat differs from the
-others (the competition setting: a challenger against defenders of one model) only that seat is
-scored; otherwise (self-play, mixed tables) every seat is.
+Formulas are the authors' `metrics_release.py` (cathyxl/MAgIC; ../shared/SPEC.md), pooled over all
+of an agent's games as that file does. Quirks kept from it:
+- Deception (`decept`): every outcome flag except 0 counts as a win as chameleon or undercover (a tie,
+  a caught chameleon that guessed the word), plus 0.25 x its guess term computed as that function
+  does: over the flags of the agent's games as a NON-chameleon, the number of DISTINCT flags among
+  {0, 1} (not games) is the denominator and whether flag 1 occurs the numerator (1/2 when both occur).
+  Where their code divides by zero (no such flag) the term is 0 here.
+- Self-awareness (`consist_pgm`): the role-probe answers pooled unweighted over both games.
+- Reasoning (`compute_pgm_metric`): per probe and per seat under test, one "gold" item (its suspect is
+  the special player) and ONE "inter" item, right only if its guess of whom each other player
+  suspects matches every other player's own stated suspect (a missing belief never matches).
+- Judgement (`judge`): an unparseable vote (here: a vote that ended in the random fallback) is a wrong vote.
+The seats under test: the match parameter `tested_role` says which ('special': the special seat;
+'common': every other seat, as the authors' runs seat the challenger); without it, in a match where
+exactly one seat differs from the others only that seat is scored, else (self-play, mixed tables)
+every seat is. An agent is `seats.label` with its strategy.
 """
 
 from __future__ import annotations
@@ -18,7 +30,6 @@ import pandas as pd
 from engine import store
 from engine.games.social import read_belief_text
 
-SELF_AWARENESS_CHAMELEON_WEIGHT = 0.6
 DECEPTION_GUESS_WEIGHT = 0.25
 ABILITY_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
                    "judgement", "reasoning", "deception", "self_awareness"]
@@ -53,7 +64,9 @@ def _seats_sql(where: str, metric_names: list[str]) -> str:
                    json_extract_string(m.params, '$.rules') AS rules,
                    CAST(json_extract(m.outcome, '$.special_seat') AS INTEGER) AS special_seat,
                    json_array_length(m.outcome, '$.words') AS n_players,
-                   CAST(json_extract(m.outcome, '$.guess_correct') AS BOOLEAN) AS guess_correct
+                   CAST(json_extract(m.outcome, '$.guess_correct') AS BOOLEAN) AS guess_correct,
+                   CAST(json_extract(m.outcome, '$.flag') AS INTEGER) AS flag,
+                   json_extract_string(m.params, '$.tested_role') AS tested_role
             FROM seats s JOIN matches m USING (match_id)
             WHERE m.status = 'ok' AND ({where})),
         identities AS (
@@ -65,12 +78,21 @@ def _seats_sql(where: str, metric_names: list[str]) -> str:
             FROM identities GROUP BY match_id),
         wide AS (
             SELECT match_id, seat{wide} FROM metrics
-            WHERE seat IS NOT NULL AND match_id IN (SELECT match_id FROM sel) GROUP BY match_id, seat)
-        SELECT sel.*{metric_columns},
-               CASE WHEN h.n_identities = 2 AND h.fewest = 1 AND h.n_seats > 2
+            WHERE seat IS NOT NULL AND match_id IN (SELECT match_id FROM sel) GROUP BY match_id, seat),
+        fallback_votes AS (
+            SELECT t.match_id, t.seat, count(*) AS fallback_votes_correct
+            FROM turns t JOIN sel ON sel.match_id = t.match_id AND sel.seat = t.seat
+            WHERE t.phase = 'vote' AND t.fallback
+              AND TRY_CAST(json_extract(t.action, '$.action') AS INTEGER) = sel.special_seat
+            GROUP BY ALL)
+        SELECT sel.*{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct,
+               CASE WHEN sel.tested_role = 'special' THEN sel.seat = sel.special_seat
+                    WHEN sel.tested_role = 'common' THEN sel.seat <> sel.special_seat
+                    WHEN h.n_identities = 2 AND h.fewest = 1 AND h.n_seats > 2
                     THEN sel.agent || '|' || sel.strategy = h.lone ELSE true END AS challenger
         FROM sel JOIN shapes h USING (match_id)
         LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
+        LEFT JOIN fallback_votes f ON f.match_id = sel.match_id AND f.seat = sel.seat
         ORDER BY sel.match_id, sel.seat"""
 
 
@@ -110,11 +132,13 @@ def only_on(mask: pd.Series, values: pd.Series) -> pd.Series:
 
 
 # ---------------------------------------------------------------- Reasoning from the belief probes
-def _beliefs(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int], dict[str, Any] | None]:
-    """(match, seat, round) -> the seat's belief that round: the pgm strategy's own belief text when
-    its decisions carry one (turns.action.extra.belief), else the answer to the belief probe.
-    A probe that ended in a fallback is a failed belief (None). Only the turns that carry a belief
-    are read (a cheap text test first spares parsing every action's JSON)."""
+def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
+    """(match, seat, round, probe) -> the seat's belief at that probe (`probe` counts the belief probes
+    of the round: Chameleon asks one after every clue): the pgm strategy's own belief text when its
+    decisions carry one (turns.action.extra.belief; outside the probes, the round's first such text is
+    probe 0), else the answer to the belief probe. A probe that ended in a fallback is a failed belief
+    (None). Only the turns that carry a belief are read (a cheap text test first spares parsing every
+    action's JSON)."""
     if not match_ids:
         return {}
     turns = store.query(db, """
@@ -124,19 +148,26 @@ def _beliefs(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int],
         WHERE t.seat IS NOT NULL AND (t.phase = 'belief' OR (contains(t.action, 'belief')
                                                              AND json_extract(t.action, '$.extra.belief') IS NOT NULL))
         ORDER BY t.match_id, t.turn""", [match_ids])
-    probe: dict[tuple[str, int, int], dict[str, Any] | None] = {}
-    texts: dict[tuple[str, int, int], str] = {}
+    probe: dict[tuple[str, int, int, int], dict[str, Any] | None] = {}
+    texts: dict[tuple[str, int, int, int], str] = {}
     sizes: dict[str, int] = {}
+    probes_seen: dict[tuple[str, int, int], int] = defaultdict(int)
     for row in turns.itertuples(index=False):
-        key = (row.match_id, int(row.seat), int(row.round))
+        base = (row.match_id, int(row.seat), int(row.round))
         sizes[row.match_id] = int(row.n)
         action = json.loads(row.action) if isinstance(row.action, str) else (row.action or {})
         text = (action.get("extra") or {}).get("belief")
-        if isinstance(text, str) and text.strip() and (key not in texts or row.phase == "belief"):
-            texts[key] = text
         if row.phase == "belief":
+            key = (*base, probes_seen[base])
+            probes_seen[base] += 1
             answer = action.get("action")
             probe[key] = None if row.fallback or not isinstance(answer, dict) else answer
+        else:
+            key = (*base, 0)
+            if key in texts:
+                continue
+        if isinstance(text, str) and text.strip():
+            texts[key] = text
     out = dict(probe)
     for key, text in texts.items():
         names = tuple(f"Player {i + 1}" for i in range(sizes[key[0]]))
@@ -145,33 +176,31 @@ def _beliefs(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int],
 
 
 def reasoning_counts(seats: pd.DataFrame, beliefs: dict) -> dict[int, tuple[int, int]]:
-    """Row index -> (correct, asked) beliefs: the seat's suspect vs the truth, and its guess of whom
-    each other player suspects vs that player's own stated suspect; (0, 0) for a seat without beliefs."""
+    """Row index -> (correct, asked) items, two per probe as `compute_pgm_metric` scores them: "gold",
+    the seat's suspect is the special player; "inter", its guess of whom each other player suspects
+    matches every other player's own stated suspect at that probe (a missing belief never matches).
+    (0, 0) for a seat without beliefs."""
     out: dict[int, tuple[int, int]] = dict.fromkeys(seats.index, (0, 0))
-    rounds_of = defaultdict(set)
-    for (match, seat, rnd) in beliefs:
-        rounds_of[(match, seat)].add(rnd)
-    believers = seats[seats["match_id"].isin({match for match, _ in rounds_of})]
+    probes_of = defaultdict(list)
+    for (match, seat, rnd, k) in beliefs:
+        probes_of[(match, seat)].append((rnd, k))
+    believers = seats[seats["match_id"].isin({match for match, _ in probes_of})]
     rows = zip(believers.index, believers["match_id"], believers["seat"], believers["special_seat"],
                believers["n_players"], strict=True)
     for idx, match, seat, special_seat, n_players in rows:
-        if (match, seat) not in rounds_of:
+        if (match, seat) not in probes_of:
             continue
         special = f"Player {int(special_seat) + 1}"
-        others = [f"Player {s + 1}" for s in range(int(n_players)) if s != seat]
-        correct = asked = 0
-        for rnd in sorted(rounds_of[(match, seat)]):
-            mine = beliefs[(match, seat, rnd)] or {}
-            asked += 1
+        others = [s for s in range(int(n_players)) if s != seat]
+        correct = 0
+        for rnd, k in sorted(probes_of[(match, seat)]):
+            mine = beliefs[(match, seat, rnd, k)] or {}
             correct += mine.get("suspect") == special
             thinks = mine.get("thinks") or {}
-            for other in others:
-                theirs = beliefs.get((match, int(other.split()[-1]) - 1, rnd))
-                if not theirs or not theirs.get("suspect"):
-                    continue  # that player stated no belief: nothing to compare with
-                asked += 1
-                correct += thinks.get(other) == theirs["suspect"]
-        out[idx] = (correct, asked)
+            theirs = [(beliefs.get((match, s, rnd, k)) or {}).get("suspect") for s in others]
+            correct += all(t is not None and thinks.get(f"Player {s + 1}") == t
+                           for s, t in zip(others, theirs, strict=True))
+        out[idx] = (correct, 2 * len(probes_of[(match, seat)]))
     return out
 
 
@@ -193,44 +222,44 @@ def social_abilities_of(db: str | Path, seats: pd.DataFrame) -> pd.DataFrame:
     if seats.empty:
         return pd.DataFrame(columns=ABILITY_COLUMNS)
     seats = seats[seats["challenger"]]
-    beliefs = _beliefs(db, sorted(seats["match_id"].unique()))
+    beliefs = belief_answers(db, sorted(seats["match_id"].unique()))
     reasoning = reasoning_counts(seats, beliefs)
     role, game = seats["role"], seats["game"]
     voter = role.isin(["non-chameleon", "civilian"])
     special = role.isin(["chameleon", "undercover"])
-    guessed = (role == "non-chameleon") & seats["guess_correct"].notna()
+    as_non_chameleon = (role == "non-chameleon") & (game == "chameleon")
     counts = pd.DataFrame(list(reasoning.values()), index=list(reasoning.keys()), columns=["correct", "asked"],
                           dtype=float)
     figures = {"beliefs_correct": counts["correct"], "beliefs_asked": counts["asked"],
-               "votes_correct": only_on(voter, column(seats, "votes_correct")),
+               "votes_correct": only_on(voter, column(seats, "votes_correct") - seats["fallback_votes_correct"]),
                "votes_cast": only_on(voter, column(seats, "votes_cast")),
-               "special_games": special.astype(float), "special_won": only_on(special, won_flags(seats)),
-               "guesses": guessed.astype(float),
-               "guesses_wrong": (guessed & ~seats["guess_correct"].fillna(True).astype(bool)).astype(float)}
+               "special_games": special.astype(float),
+               "special_flag_not_0": (special & seats["flag"].notna() & (seats["flag"] != 0)).astype(float),
+               "flag_0_seen": (as_non_chameleon & (seats["flag"] == 0)).astype(float),
+               "flag_1_seen": (as_non_chameleon & (seats["flag"] == 1)).astype(float)}
     for name, role_name in SOCIAL_ROLES.items():
         figures[f"{name}_credits"] = only_on(role == role_name, column(seats, "credits"))
         figures[f"{name}_max"] = only_on(role == role_name, column(seats, "max_credits"))
-    for game_name in ("chameleon", "undercover"):
-        for probe in ("role_probes", "role_probes_correct"):
-            figures[f"{game_name}_{probe}"] = only_on(game == game_name, column(seats, probe))
+    for probe in ("role_probes", "role_probes_correct"):
+        figures[probe] = column(seats, probe)
     sums = group_sums(seats, figures)
     table = pd.DataFrame({name: ratios(sums[f"{name}_credits"], sums[f"{name}_max"]) for name in SOCIAL_ROLES})
     table["judgement"] = ratios(sums["votes_correct"], sums["votes_cast"])
     table["reasoning"] = ratios(sums["beliefs_correct"], sums["beliefs_asked"])
     table["deception"] = _deception(sums)
-    w = SELF_AWARENESS_CHAMELEON_WEIGHT
-    table["self_awareness"] = ratios(w * sums["chameleon_role_probes_correct"] + sums["undercover_role_probes_correct"],
-                                     w * sums["chameleon_role_probes"] + sums["undercover_role_probes"])
+    table["self_awareness"] = ratios(sums["role_probes_correct"], sums["role_probes"])
     return table.reset_index().reindex(columns=ABILITY_COLUMNS)
 
 
 def _deception(sums: pd.DataFrame) -> pd.Series:
-    """Wins as chameleon or undercover per such game, plus 0.25 x the share of wrong word guesses by
-    the opposing chameleons in the games this agent played as a non-chameleon; NaN with neither."""
-    blend = ratios(sums["special_won"], sums["special_games"]).fillna(0.0)
-    misled = ratios(sums["guesses_wrong"], sums["guesses"]).fillna(0.0)
-    value = blend + DECEPTION_GUESS_WEIGHT * misled
-    return value.where((sums["special_games"] > 0) | (sums["guesses"] > 0))
+    """`metrics_release.py` `decept`: games as chameleon or undercover whose flag is not 0, per such
+    game, plus 0.25 x (flag 1 seen) / (distinct flags of {0, 1} seen) over the agent's games as a
+    non-chameleon (0 when neither was seen, where their code divides by zero); NaN without a game as
+    chameleon or undercover (their code divides by zero there too)."""
+    wins = ratios(sums["special_flag_not_0"], sums["special_games"])
+    seen_0, seen_1 = (sums["flag_0_seen"] > 0).astype(float), (sums["flag_1_seen"] > 0).astype(float)
+    guess = ratios(seen_1, seen_0 + seen_1).fillna(0.0)
+    return wins + DECEPTION_GUESS_WEIGHT * guess
 
 
 # ---------------------------------------------------------------- LLMArena's Undercover study

@@ -13,7 +13,12 @@ SUITE = Suite(
     name="magic", title="MAgIC abilities", paper="MAgIC",
     variants=SOCIAL + THEORY,
     board=Scorer("engine.metrics.magic:ability_profile"),
-    caption="Per challenger: the seven abilities, the win rate over the role win rates, the radar's area.",
+    caption="Per challenger: the seven abilities, the win rate over the role win rates, the radar's area (on the "
+            "paper's 0-100 scale), Table 2's cost_sharing_cost, prisoner_score and public_good_payback. As the "
+            "authors' metrics_release.py computes them: Deception counts every outcome but 0 as a win as "
+            "chameleon/undercover, plus 0.25 x (flag 1 seen) / (distinct flags 0, 1 seen as a non-chameleon); "
+            "Self-awareness pools both games unweighted; Reasoning has one gold and one inter item per probe "
+            "(inter right only if both other beliefs match); a fallback vote is a wrong vote in Judgement.",
     empty="No Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public good matches "
           "in this selection.",
 )
