@@ -7,6 +7,7 @@ answer holding markup or a script reaches the page escaped."""
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -15,6 +16,7 @@ from engine import boards, store, transcripts
 from pages.shared import (
     Report,
     download_table,
+    readable,
     show_table,
     url_int,
     url_multiselect,
@@ -151,20 +153,27 @@ st.subheader(f"Matches ({len(found)}{'+' if len(found) == transcripts.MAX_RESULT
 if found.empty:
     st.info("No match fits this search.")
     st.stop()
-show_table(report, "Matches", found, "matches")
+links = readable(found).assign(open=[f"transcripts?{urlencode({'match': m})}" for m in found["match_id"]])
+show_table(report, "Matches", found, "matches", shown=links,
+           column_config={"open": st.column_config.LinkColumn("open", display_text="open", width="small")})
 
 # ---------------------------------------------------------------- one match, turn by turn
-match_id = url_selectbox("Match", found["match_id"].tolist(), "match")
+ids = found["match_id"].tolist()
+linked = st.query_params.get("match")
+if linked and linked not in ids and not transcripts.match_info(DB, linked).empty:
+    ids = [linked, *ids]  # a link to one match opens it whatever the search lists
+match_id = url_selectbox("Match", ids, "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
 searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "" if outcome == "any" else outcome,
             "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {match_id}")
-st.dataframe(pd.DataFrame([info.drop(["error"])]).astype(str), hide_index=True, width="stretch")
+st.dataframe(readable(pd.DataFrame([info.drop(["error"])])), hide_index=True, width="stretch")
 if info["error"]:
-    st.code(str(info["error"]), language="text")
+    st.badge("match error", icon=":material/error:", color="red")
+    st.code(str(info["error"]), language="text", wrap_lines=True)
 seats = transcripts.match_seats(DB, match_id)
-st.dataframe(seats, hide_index=True, width="stretch")
+st.dataframe(readable(seats), hide_index=True, width="stretch")
 report.table(f"Seats of match {match_id}", seats)
 
 turns = transcripts.match_turns(DB, match_id)
@@ -180,10 +189,16 @@ def step(delta: int) -> None:
 back, _, forward = st.columns([1, 6, 1])
 back.button("◀ Previous", on_click=step, args=(-1,), key="previous", width="stretch")
 forward.button("Next ▶", on_click=step, args=(1,), key="next", width="stretch")
-index = url_int("Turn", 0, len(turns) - 1, "turn")
+hits = transcripts.hit_turns(turns, text, in_prompts)
+index = url_int("Turn", 0, len(turns) - 1, "turn", default=hits[0] if hits else 0)
 turn = turns.iloc[index]
 who = "moderator" if pd.isna(turn["seat"]) else f"seat {int(turn['seat'])}: {turn['player']} ({turn['agent']})"
 st.text(f"Turn {int(turn['turn'])}, round {turn['round']}, phase {turn['phase']} - {who}")
+if hits:
+    st.caption(f"'{text.strip()}' is in {len(hits)} turn(s) of this match: {', '.join(map(str, hits[:20]))}"
+               f"{' ...' if len(hits) > 20 else ''}; the link opened the first.")
+for label, color, icon in transcripts.badges(turn):
+    st.badge(label, color=color, icon=icon)
 
 saw, answered = st.columns(2)
 with saw:
@@ -191,13 +206,17 @@ with saw:
     show_prompt(loads(turn["prompt"]))
 with answered:
     st.markdown("**What it answered (raw)**" if turn["phase"] != "moderator" else "**What the moderator said**")
-    st.code(as_text(turn["response"]) if turn["response"] is not None else "", language="text", wrap_lines=True)
+    answer = as_text(turn["response"]) if turn["response"] is not None else ""
+    if index in hits and transcripts.contains(answer, text):
+        st.html(transcripts.highlighted(answer, text))  # escaped text, the hit in <mark>
+    else:
+        st.code(answer, language="text", wrap_lines=True)
     if turn["phase"] != "moderator":
         st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)
         facts = {k: turn[k] for k in ("legal", "fallback", "retries", "tokens_in", "tokens_out", "cost_usd",
                                       "latency_ms", "cached")}
-        st.dataframe(pd.DataFrame([facts]).astype(str), hide_index=True, width="stretch")
+        st.dataframe(readable(pd.DataFrame([facts])), hide_index=True, width="stretch")
         if turn["error"]:
             st.code(str(turn["error"]), language="text", wrap_lines=True)
 
@@ -210,9 +229,10 @@ if isinstance(state, dict):
 else:
     st.caption("no public state recorded")
 
-log = turns[["turn", "round", "phase", "seat", "player", "agent", "response", "legal", "fallback", "retries"]]
-report.table(f"Turns of match {match_id}", log)
+log = turns[["turn", "round", "phase", "seat", "player", "agent", "response", "legal", "fallback", "retries"]].assign(
+    flags=[", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()])
+report.table(f"Turns of match {match_id}", readable(log))
 with st.expander("Every turn of this match"):
-    st.dataframe(log, hide_index=True, width="stretch")
+    st.dataframe(readable(log), hide_index=True, width="stretch")
     download_table(log, f"turns_{match_id}")
 report.download(f"transcript_{match_id}")

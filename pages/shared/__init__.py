@@ -27,6 +27,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -274,8 +275,38 @@ class Report:
                            "text/html", key=f"report_{name}")
 
 
-def show_table(report: Report, title: str, df: pd.DataFrame, name: str) -> None:
-    """A table on the page, in the report, and as CSV/Parquet downloads."""
-    st.dataframe(df, hide_index=True, width="stretch")
+def _cell(value: Any, decimals: int) -> str:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return "" if not np.isfinite(value) else f"{value:,.{decimals}f}"
+    if isinstance(value, pd.Timestamp):
+        return f"{value:%Y-%m-%d %H:%M:%S}"
+    return str(value)
+
+
+def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:
+    """The table as text for the page: numbers with `default` decimals (or the column's own), whole numbers as
+    such, yes/no, and a blank for every missing value (Streamlit would print "None")."""
+    decimals = decimals or {}
+    shown = pd.DataFrame(index=df.index)
+    for column in df.columns:
+        values = df[column]
+        whole = pd.api.types.is_float_dtype(values) and values.dropna().map(float.is_integer).all()
+        places = decimals.get(column, 0 if whole else default)
+        shown[column] = [_cell(v, places) for v in values.astype(object)]
+    return shown
+
+
+def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
+               column_config: dict | None = None) -> None:
+    """A table on the page (as `readable` text unless `shown` is given), in the report, and as CSV/Parquet
+    downloads of the numbers themselves."""
+    display = readable(df) if shown is None else shown
+    st.dataframe(display, hide_index=True, width="stretch", column_config=column_config)
     download_table(df, name)
-    report.table(title, df)
+    report.table(title, display)
