@@ -49,8 +49,9 @@ def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
 
 
 def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False) -> pd.DataFrame:
-    """Per agent (and game): contested matches, seats, seats won and the win rate with its Wilson interval,
-    decisions and the share that were valid, fallback wins, and cost per match (NaN when a call had no price)."""
+    """Per agent (and game): contested matches, seats, seats won and the win rate with its Wilson interval, the
+    mean seat score, decisions and the share that were valid, fallback wins, and cost per match (NaN when a
+    call had no price)."""
     where, params = contested(selection)
     game = "m.game, " if by_game else ""
     table = store.query(db, f"""
@@ -62,8 +63,8 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
                  count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
           FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
         SELECT {game}coalesce(s.label, s.agent) AS agent, count(DISTINCT s.match_id) AS matches, count(*) AS seats,
-               count(*) FILTER (WHERE s.won) AS wins, sum(coalesce(x.decisions, 0)) AS decisions,
-               sum(coalesce(x.valid, 0)) AS valid,
+               count(*) FILTER (WHERE s.won) AS wins, avg(s.score) AS mean_score,
+               sum(coalesce(x.decisions, 0)) AS decisions, sum(coalesce(x.valid, 0)) AS valid,
                count(*) FILTER (WHERE s.won AND x.fallbacks > 0) AS fallback_wins,
                sum(coalesce(x.cost, 0)) AS cost, sum(coalesce(x.unpriced, 0)) AS unpriced
         FROM picked m JOIN seats s USING (match_id)
@@ -78,6 +79,11 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
         table["decisions"] > 0, 1), np.nan)
     table["cost_per_match"] = np.where(table["unpriced"] > 0, np.nan, table["cost"] / table["matches"])
     return table
+
+
+def per_game(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+    """`agent_figures` per game: the table of a suite that defines none of its own (the games outside the papers)."""
+    return agent_figures(db, filters, by_game=True)
 
 
 def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:

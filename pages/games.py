@@ -8,7 +8,7 @@ from dataclasses import replace
 import plotly.express as px
 import streamlit as st
 
-from engine import queries, store
+from engine import headline, queries, store
 from engine.suites import suites_of
 from pages.shared import Report, cached, filter_bar, show_table, url_selectbox
 
@@ -67,6 +67,7 @@ for suite in suites_of(game):
             show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game))
 
 st.subheader("Win rates")
-rates = only_mine(queries.win_rates(DB, filters.of_game(game)))
+st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
+rates = only_mine(headline.agent_figures(DB, filters.of_game(game)))
 show_table(report, f"{game}: win rates", rates, f"win_rates_{game}")
 report.download(f"games_{game}")

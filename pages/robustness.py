@@ -46,23 +46,26 @@ for factor, label in FACTOR_NAMES.items():
                         "verdict": verdict})
         fig.add_trace(go.Scatter(x=table["level"].astype(str), y=table["mean"], name=game, mode="lines+markers",
                                  error_y={"type": "data", "array": table["std"].fillna(0)}))
-        st.markdown(f"**{game}**: {verdict}")
+        st.markdown(f"**{game}**: {verdict}" + (f" (fewer than {stats.MIN_SAMPLE} scores at the default or at every "
+                                                "other level)" if verdict == "not enough data" else ""))
         show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}")
     fig.update_layout(title=f"Mean score (± sd) across {label}", xaxis_title=factor, yaxis_title="score",
-                      height=400)
+                      height=400, xaxis={"type": "category"})  # levels as they are (a repeat is a whole number)
     st.plotly_chart(fig)
     report.figure(f"Mean score across {label}", fig)
 
 if summary:
     st.header("Verdicts")
-    st.caption(f"Robust: no level differs from the default with a Holm-adjusted p < {stats.ALPHA:g}. "
+    st.caption(f"Robust: no level differs from the default with a Holm-adjusted p < {stats.ALPHA:g}. A verdict needs "
+               f"at least {stats.MIN_SAMPLE} scores at the default and at a level (the paper's five runs); below "
+               "that: not enough data. "
                "`std_of_means` is the paper's spread across levels (it calls 2.4-3.4 points consistent and "
                "singles out 7.6-11.0).")
     verdicts = pd.DataFrame(summary)
     per_game = verdicts.groupby("game", as_index=False).agg(
         factors=("factor", "nunique"), significant=("significant", "sum"),
         verdict=("verdict", lambda v: "not robust" if (v == "not robust").any()
-                 else "robust" if (v == "robust").any() else "too few data"))
+                 else "robust" if (v == "robust").any() else "not enough data"))
     show_table(report, "Verdict per game", per_game, "robustness_per_game")
     show_table(report, "Verdicts per factor", verdicts, "robustness_verdicts")
 report.download("robustness")
