@@ -15,7 +15,16 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.metrics.ratings import bradley_terry_table, saved_replay, trueskill_table
 from engine.suites import all_suites
-from pages.shared import Report, cached, filter_bar, readable, show_table, slow_scorer_wanted, url_selectbox
+from pages.shared import (
+    Report,
+    cached,
+    download_table,
+    filter_bar,
+    readable,
+    show_table,
+    slow_scorer_wanted,
+    url_selectbox,
+)
 
 DB = store.default_db()
 report = Report("Leaderboards")
@@ -93,8 +102,6 @@ def grid(db, suite, selection):
     """Games x agents (HELM's scenarios x models): each cell the agent's win rate in that game over contested
     matches and the number of its seats, linking to those matches in Transcripts."""
     cells = headline.agent_figures(db, selection.within(suite.variants), by_game=True)
-    if cells.empty:
-        return None, None, None
     cells["link"] = [
         f"transcripts?{urlencode({'game': g, 'agents': a, 'cell': f'{w:.2f} ({n})'})}"
         for g, a, w, n in zip(cells["game"], cells["agent"], cells["win_rate"], cells["seats"], strict=True)]
@@ -122,27 +129,29 @@ for suite in all_suites().values():
         continue
     st.header(suite.title)
     table = cached(headline.headline, DB, suite=suite.name, selection=filters)
-    if table.empty:
-        st.caption(suite.empty)
-        continue
-    show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}", shown=headline_view(table))
-    view, numbers, config = grid(DB, suite, filters)
-    if view is not None:
+    if not table.empty:
+        show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}", shown=headline_view(table))
+        view, numbers, config = grid(DB, suite, filters)
         st.markdown("**Games x agents**: win rate (seats held); a cell opens its matches in Transcripts.")
         st.dataframe(view, hide_index=True, width="stretch", column_config=config)
+        download_table(numbers, f"grid_{suite.name}")
         report.table(f"{suite.title}: games x agents (win rate)", readable(numbers))
     if suite.slow and not saved_replay(replace(filters, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue
     board = cached(suite.board, DB, filters=filters)
     if not board.empty:
-        st.markdown(f"**{suite.paper}'s own table**")
+        st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         st.caption(suite.caption)
         show_table(report, suite.title, board, suite.name, shown=paper_view(board, suite))
+    elif table.empty:
+        st.caption(suite.empty)
+    else:
+        st.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
 
 st.header("Per game")
-played = sorted(options["game"].unique()) if filters.games == () else sorted(filters.games)
-game = url_selectbox("Game", played, "game") if played else None
+played = sorted(headline.agent_figures(DB, filters, by_game=True).get("game", pd.Series(dtype=str)).unique())
+game = url_selectbox("Game", played, "game") if played else None  # games with contested matches
 rows = headline.agent_figures(DB, filters.of_game(game)) if game else pd.DataFrame()
 if rows.empty:
     st.caption(f"No contested {game} match in this selection (self-play only, or none).")

@@ -79,7 +79,7 @@ def test_admin_token_gates_only_when_set(monkeypatch):
     assert form.admin_ok("open-sesame")
 
 
-def wait_for(condition, timeout: float = 30.0):
+def wait_for(condition, timeout: float = 120.0):  # a deadline for a loaded machine, not a timing
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
