@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+from engine import store
+
 st.set_page_config(page_title="Game Arena for LLMs", layout="wide")
 
 PAGES = [
@@ -14,4 +16,9 @@ PAGES = [
     st.Page("pages/transcripts.py", title="Transcripts", icon=":material/forum:"),
 ]
 
-st.navigation(PAGES).run()
+page = st.navigation(PAGES)
+try:
+    store.check_db(store.default_db())  # a bad file: one line saying what to do, on every page
+    page.run()
+except store.DatabaseError as exc:
+    st.error(str(exc))

@@ -53,7 +53,8 @@ def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
         con.execute("SET enable_progress_bar = false")
         con.execute(f"""
             INSERT INTO runs SELECT 'run-' || r, 'bench ' || r, '{{}}', CASE WHEN r = 0 THEN 'import:gamabench'
-                   ELSE 'engine' END, 'done', TIMESTAMP '2025-01-01' + INTERVAL (r) DAY, NULL, 0, 0 FROM range(10) t(r);
+                   ELSE 'engine' END, 'done', TIMESTAMP '2025-01-01' + INTERVAL (r) DAY, NULL, 0, 0, NULL, NULL, NULL
+            FROM range(10) t(r);
             INSERT INTO matches SELECT 'm' || lpad(i::VARCHAR, 7, '0'), 'run-' || (i % 10),
                    {games}[1 + i % {len(GAMES)}],
                    CASE WHEN i % 7 = 0 THEN 'no_hint' ELSE 'default' END,
@@ -80,7 +81,7 @@ def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
                    printf('{{"round": %d, "last": {{"round": %d, "mean": %.2f, "target": %.2f}}, '
                           '"last_move": {{"reward": %.2f}}}}', 1 + k // 5, 1 + k // 5, (hash(i, k) % 100)::DOUBLE,
                           (hash(i, k) % 100) * 2 / 3.0, ((hash(k, i) % 200)::INTEGER - 100) / 100.0),
-                   NULL, 50, 8, 0.0001, 400.0, FALSE
+                   NULL, 50, 8, 0.0001, 400.0, FALSE, 0
             FROM range({n_matches}) t(i), range({turns_per_match}) u(k);
             INSERT INTO metrics SELECT 'm' || lpad(i::VARCHAR, 7, '0'), s, 'gamabench_score', (hash(i, s) % 1000) / 10.0
             FROM range({n_matches}) t(i), (SELECT unnest([NULL, 0, 1, 2, 3]) AS s)

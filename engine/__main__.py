@@ -49,6 +49,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         tally.write("finished")
     print(f"run {summary.run_id}: {summary.n_matches} matches, {summary.skipped} already done, "
           f"{summary.played} played, {summary.errors} errors, {summary.tokens} tokens, ${summary.cost_usd:.4f}")
+    print(f"longest wait for the database: {store.LONGEST_WAIT['write']:.2f} s")
     for line in summary.error_messages[:10]:
         print(f"  error {line}", file=sys.stderr)
     _refresh_ratings(db)
@@ -130,10 +131,28 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 1 if any(r.errors for r in results) else 0
 
 
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
+    """Streamlit's command line for the dashboard. Its WebSocket (which every page and Launch go through)
+    accepts only the listed Host names, so a page elsewhere cannot reach it by DNS rebinding."""
+    hosts = list(dict.fromkeys(["localhost", "127.0.0.1", *([address] if address not in ("0.0.0.0", "::") else []),
+                                *allowed_hosts]))
+    argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", address, "--server.port", str(port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.enableXsrfProtection", "true", "--server.enableCORS", "true"]
+    for host in hosts:
+        argv += ["--server.allowedHosts", host]
+    return argv
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     """Serve the dashboard: Streamlit running app.py, reading `--db`."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli as streamlit_cli
+
+    from engine.launch import form
 
     # app.py lists its pages with st.navigation. Streamlit only learns that by running app.py: until someone opens
     # the home page it would take pages/ for an old-style page folder, and a shared link such as /leaderboard
@@ -141,8 +160,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(Path(args.db).resolve())
     os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
-    sys.argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", args.address,
-                "--server.port", str(args.port), "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    if args.address not in LOOPBACK:
+        os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
+        if not form.admin_required():
+            print(f"serving on {args.address}: Launch is refused until ARENA_ADMIN_TOKEN is set", file=sys.stderr)
+    sys.argv = serve_argv(args.address, args.port, args.allowed_host)
     return streamlit_cli.main()
 
 
@@ -188,14 +210,25 @@ def main(argv: list[str] | None = None) -> int:
 
     serve = sub.add_parser("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")
     serve.add_argument("--db", default=str(store.default_db()))
-    serve.add_argument("--address", default="127.0.0.1")
+    serve.add_argument("--address", default="127.0.0.1",
+                       help="interface to listen on (default 127.0.0.1: this machine only; beyond it, Launch needs "
+                            "ARENA_ADMIN_TOKEN)")
     serve.add_argument("--port", type=int, default=8501)
+    serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                       help="a host name browsers use to reach the dashboard, besides localhost (repeatable; "
+                            "'*.example.com' for subdomains)")
     serve.set_defaults(func=_cmd_serve)
 
     args = parser.parse_args(argv)
     if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
         parser.error("--concurrency must be at least 1")
-    return args.func(args)
+    try:
+        if args.func not in (_cmd_games, _cmd_serve):  # the dashboard shows a bad database on its pages
+            store.check_db(args.db)
+        return args.func(args)
+    except store.DatabaseError as exc:  # one line that says what to do, not a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ class _TurnLog:
             "legal": d.legal, "fallback": d.fallback, "retries": d.retries, "error": d.error,
             "state": state, "reward": None, "tokens_in": d.tokens_in, "tokens_out": d.tokens_out,
             "cost_usd": d.cost_usd, "latency_ms": d.latency_ms, "cached": d.cached,
+            "call_errors": d.call_errors,
         })
 
     def messages(self, game: Game, state: str | None) -> None:
@@ -77,7 +78,7 @@ class _TurnLog:
                 "action": store.to_json({"to": sorted(m.to)} if m.to is not None else None),
                 "legal": None, "fallback": None, "retries": None, "error": None, "state": state,
                 "reward": None, "tokens_in": None, "tokens_out": None, "cost_usd": None,
-                "latency_ms": None, "cached": None,
+                "latency_ms": None, "cached": None, "call_errors": None,
             })
         self.seen_messages = len(game.log)
 

@@ -23,12 +23,18 @@
 
 The run id hashes the spec's content (not its concurrency): re-running the same spec resumes it.
 Every error names where in the spec it is.
+
+Upper bounds, so a typo cannot eat the machine before anything is played: `repeats` (and the length
+of `seeds`) at most 10,000; seeds from 0 to 2^53 - 1; at most 100,000 matches in one run; every
+numeric game parameter finite and within +-10^9 (games set tighter bounds of their own, listed by
+`python -m engine games`); names, labels and agent strings without control characters.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +52,10 @@ TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "m
 GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
 SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
 NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description"}
+MAX_REPEATS = 10_000
+MAX_SEED = 2**53 - 1  # exact as a JSON number everywhere (a browser's too), well inside the database's BIGINT
+MAX_MATCHES = 100_000
+MAX_CONCURRENCY = 10_000
 
 
 class SpecError(ValueError):
@@ -77,12 +87,19 @@ class RunSpec:
 
 
 def load_spec(path: str | Path) -> RunSpec:
+    path = Path(path)
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SpecError(f"no run spec at {path}") from None
+    except IsADirectoryError:
+        raise SpecError(f"{path} is a directory: give the path of a run spec file (YAML)") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path} is not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+    except OSError as exc:
+        raise SpecError(f"cannot read {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:
-        raise SpecError(f"{path} is not valid YAML: {exc}") from None
+        raise SpecError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
     return parse_spec(raw)
 
 
@@ -90,13 +107,29 @@ def _stable_hash(value: Any, n: int = 12) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:n]
 
 
-def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi: int | None = None) -> int:
-    """`raw[key]` (or `default`) as an integer from lo (to hi), or SpecError naming where it is."""
+def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi: int = MAX_CONCURRENCY) -> int:
+    """`raw[key]` (or `default`) as an integer from lo to hi, or SpecError naming where it is (the launch form
+    checks its fields with it too)."""
     value = raw.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < lo or (hi is not None and value > hi):
-        bounds = f">= {lo}" if hi is None else f"from {lo} to {hi}"
-        raise SpecError(f"{where}{key}: must be an integer {bounds}, got {value!r}")
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise SpecError(f"{where}{key}: must be an integer from {lo} to {hi}, got {_short(value)}")
     return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _name(value: Any, where: str) -> str:
+    """A name shown on pages and terminals: text without control characters (newlines, escapes, NUL...)."""
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(f"{where}: must be non-empty text, got {_short(value)}")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in value):
+        raise SpecError(f"{where}: {_short(value)} has control characters; use printable text")
+    if len(value) > 200:
+        raise SpecError(f"{where}: at most 200 characters, got {len(value)}")
+    return value.strip()
 
 
 def parse_spec(raw: Any) -> RunSpec:
@@ -105,16 +138,18 @@ def parse_spec(raw: Any) -> RunSpec:
     unknown = set(raw) - TOP_KEYS
     if unknown:
         raise SpecError(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(TOP_KEYS)}")
-    name = raw.get("name")
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(raw.get("name"), str) or not raw["name"].strip():
         raise SpecError("name: a run spec needs a non-empty name")
-    repeats = int_setting(raw, "repeats", 1, 1, "")
+    name = _name(raw["name"], "name")
+    repeats = int_setting(raw, "repeats", 1, 1, "", MAX_REPEATS)
     seeds = raw.get("seeds")
     if seeds is None:
-        base = int_setting(raw, "seed", 0, 0, "")
+        base = int_setting(raw, "seed", 0, 0, "", MAX_SEED - repeats + 1)
         seeds = [base + r for r in range(repeats)]
-    elif not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
-        raise SpecError(f"seeds: must be a non-empty list of integers, got {seeds!r}")
+    elif not (isinstance(seeds, list) and 0 < len(seeds) <= MAX_REPEATS and all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_SEED for s in seeds)):
+        raise SpecError(f"seeds: must be a list of 1 to {MAX_REPEATS} integers from 0 to {MAX_SEED}, "
+                        f"got {_short(seeds)}")
     defaults = raw.get("defaults") or {}
     aliases = raw.get("agents") or {}
     if not isinstance(defaults, dict) or not isinstance(aliases, dict):
@@ -124,13 +159,14 @@ def parse_spec(raw: Any) -> RunSpec:
         raise SpecError("games: a run spec needs a non-empty list of games")
 
     identity = {k: v for k, v in raw.items() if k not in NOT_IDENTITY}
-    run_id = f"{name.strip()}-{_stable_hash(identity, 8)}"
-    spec = RunSpec(name=name.strip(), run_id=run_id, raw=raw,
+    run_id = f"{name}-{_stable_hash(identity, 8)}"
+    spec = RunSpec(name=name, run_id=run_id, raw=raw,
                    concurrency=int_setting(raw, "concurrency", 8, 1, ""),
                    model_concurrency=int_setting(raw, "model_concurrency", 16, 1, ""),
                    model_limits=_model_limits(raw.get("model_limits")))
     for gi, entry in enumerate(games):
-        spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases))
+        spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases,
+                                       MAX_MATCHES - len(spec.matches)))
     return spec
 
 
@@ -143,7 +179,8 @@ def _model_limits(raw: Any) -> dict[str, int]:
 
 
 def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], raw: dict,
-               defaults: dict, aliases: dict) -> list[MatchPlan]:
+               defaults: dict, aliases: dict, room: int) -> list[MatchPlan]:
+    """The game's matches; `room` is how many more the run may hold (checked before any is built)."""
     if not isinstance(entry, dict):
         raise SpecError(f"{where[:-1]}: must be a mapping with 'game' and 'lineups'")
     unknown = set(entry) - GAME_KEYS
@@ -159,7 +196,9 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
         raise SpecError(f"{where}params: must be a mapping of parameter names to values")
     game_seeds = seeds
     if "repeats" in entry:
-        game_seeds = [seeds[0] + r for r in range(int_setting(entry, "repeats", 1, 1, where))]
+        game_seeds = [seeds[0] + r for r in range(int_setting(entry, "repeats", 1, 1, where, MAX_REPEATS))]
+        if game_seeds[-1] > MAX_SEED:
+            raise SpecError(f"{where}repeats: seeds would pass {MAX_SEED}")
     lineups = entry.get("lineups")
     if not isinstance(lineups, list) or not lineups:
         raise SpecError(f"{where}lineups: needs a non-empty list of lineups")
@@ -172,6 +211,8 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
             raise SpecError(f"{where}params: {exc}") from None
         expanded = [lineup for li, raw_lineup in enumerate(lineups)
                     for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases, cls)]
+        if len(plans) + len(expanded) * len(game_seeds) > room:  # checked before a single plan is built...
+            raise _too_many(where)
         for li, lineup in enumerate(expanded):
             for r, seed in enumerate(game_seeds):
                 for match_params, seats in _placed(cls, resolved, lineup, seed, n):
@@ -181,7 +222,13 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
                     plans.append(MatchPlan(match_id=_stable_hash(key, 16), run_id=run_id, game=cls.name,
                                            preset=preset, params=match_params, seed=seed, repeat=r, lineup=li,
                                            seats=seats))
+                if len(plans) > room:  # ...and as they are (a challenger lineup makes several per seed)
+                    raise _too_many(where)
     return plans
+
+
+def _too_many(where: str) -> SpecError:
+    return SpecError(f"{where}: the run would have more than {MAX_MATCHES} matches; split it into several runs")
 
 
 @dataclass(frozen=True)
@@ -234,6 +281,9 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
         raw = {"agent": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
         raise SpecError(f"{where}: a seat is an agent string or a mapping with 'agent'")
+    _name(raw["agent"], f"{where}.agent")
+    if raw.get("label") is not None:
+        _name(raw["label"], f"{where}.label")
     if raw["agent"] in aliases:
         alias = aliases[raw["agent"]]
         alias = {"agent": alias} if isinstance(alias, str) else dict(alias)

@@ -11,6 +11,8 @@ import json
 import os
 import random
 import re
+import socket
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,49 +26,52 @@ import pyarrow as pa
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs(
-  run_id VARCHAR, name VARCHAR, spec JSON, source VARCHAR, status VARCHAR,
-  created_at TIMESTAMP, finished_at TIMESTAMP, n_matches INTEGER, n_done INTEGER);
-CREATE TABLE IF NOT EXISTS matches(
-  match_id VARCHAR, run_id VARCHAR, game VARCHAR, preset VARCHAR, params JSON, seed BIGINT,
-  repeat INTEGER, status VARCHAR, error VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP,
-  outcome JSON);
-CREATE TABLE IF NOT EXISTS seats(
-  match_id VARCHAR, seat INTEGER, player VARCHAR, agent VARCHAR, role VARCHAR,
-  prompt_version VARCHAR, strategy VARCHAR, temperature DOUBLE, score DOUBLE, won BOOLEAN,
-  rank INTEGER, label VARCHAR);
-CREATE TABLE IF NOT EXISTS turns(
-  match_id VARCHAR, turn INTEGER, round INTEGER, phase VARCHAR, seat INTEGER, prompt JSON,
-  response VARCHAR, action JSON, legal BOOLEAN, fallback BOOLEAN, retries INTEGER, error VARCHAR,
-  state JSON, reward DOUBLE, tokens_in INTEGER, tokens_out INTEGER, cost_usd DOUBLE,
-  latency_ms DOUBLE, cached BOOLEAN);
-CREATE TABLE IF NOT EXISTS metrics(match_id VARCHAR, seat INTEGER, name VARCHAR, value DOUBLE);
-"""
+# The tables, written once: the DDL and the Arrow schemas the writer appends with both come from here.
+TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "runs": (
+        ("run_id", "VARCHAR"), ("name", "VARCHAR"), ("spec", "JSON"), ("source", "VARCHAR"), ("status", "VARCHAR"),
+        ("created_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("n_matches", "INTEGER"), ("n_done", "INTEGER"),
+        ("pid", "INTEGER"), ("host", "VARCHAR"), ("heartbeat_at", "TIMESTAMP")),
+    "matches": (
+        ("match_id", "VARCHAR"), ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("preset", "VARCHAR"),
+        ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("status", "VARCHAR"), ("error", "VARCHAR"),
+        ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("outcome", "JSON")),
+    "seats": (
+        ("match_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"), ("agent", "VARCHAR"), ("role", "VARCHAR"),
+        ("prompt_version", "VARCHAR"), ("strategy", "VARCHAR"), ("temperature", "DOUBLE"), ("score", "DOUBLE"),
+        ("won", "BOOLEAN"), ("rank", "INTEGER"), ("label", "VARCHAR")),
+    "turns": (
+        ("match_id", "VARCHAR"), ("turn", "INTEGER"), ("round", "INTEGER"), ("phase", "VARCHAR"), ("seat", "INTEGER"),
+        ("prompt", "JSON"), ("response", "VARCHAR"), ("action", "JSON"), ("legal", "BOOLEAN"), ("fallback", "BOOLEAN"),
+        ("retries", "INTEGER"), ("error", "VARCHAR"), ("state", "JSON"), ("reward", "DOUBLE"), ("tokens_in", "INTEGER"),
+        ("tokens_out", "INTEGER"), ("cost_usd", "DOUBLE"), ("latency_ms", "DOUBLE"), ("cached", "BOOLEAN"),
+        ("call_errors", "INTEGER")),
+    "metrics": (("match_id", "VARCHAR"), ("seat", "INTEGER"), ("name", "VARCHAR"), ("value", "DOUBLE")),
+}
+# Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors. An upgrade
+# adds what an older database lacks (tables, columns), in place; a newer database is left alone.
+SCHEMA_VERSION = 2
+_ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
+                "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 
-# Arrow schemas of the appended tables: explicit, so an all-NULL column still has its type.
-MATCH_SCHEMA = pa.schema([
-    ("match_id", pa.string()), ("run_id", pa.string()), ("game", pa.string()), ("preset", pa.string()),
-    ("params", pa.string()), ("seed", pa.int64()), ("repeat", pa.int32()), ("status", pa.string()),
-    ("error", pa.string()), ("started_at", pa.timestamp("us")), ("finished_at", pa.timestamp("us")),
-    ("outcome", pa.string()),
-])
-SEAT_SCHEMA = pa.schema([
-    ("match_id", pa.string()), ("seat", pa.int32()), ("player", pa.string()), ("agent", pa.string()),
-    ("role", pa.string()), ("prompt_version", pa.string()), ("strategy", pa.string()),
-    ("temperature", pa.float64()), ("score", pa.float64()), ("won", pa.bool_()), ("rank", pa.int32()),
-    ("label", pa.string()),
-])
-TURN_SCHEMA = pa.schema([
-    ("match_id", pa.string()), ("turn", pa.int32()), ("round", pa.int32()), ("phase", pa.string()),
-    ("seat", pa.int32()), ("prompt", pa.string()), ("response", pa.string()), ("action", pa.string()),
-    ("legal", pa.bool_()), ("fallback", pa.bool_()), ("retries", pa.int32()), ("error", pa.string()),
-    ("state", pa.string()), ("reward", pa.float64()), ("tokens_in", pa.int32()), ("tokens_out", pa.int32()),
-    ("cost_usd", pa.float64()), ("latency_ms", pa.float64()), ("cached", pa.bool_()),
-])
-METRIC_SCHEMA = pa.schema([
-    ("match_id", pa.string()), ("seat", pa.int32()), ("name", pa.string()), ("value", pa.float64()),
-])
+
+def arrow_schema(table: str) -> pa.Schema:
+    """Explicit Arrow types for appending to `table`, so an all-NULL column still has its type."""
+    return pa.schema([(name, _ARROW_TYPES[sql]) for name, sql in TABLES[table]])
+
+
+def create_table_sql(table: str) -> str:
+    return f"CREATE TABLE IF NOT EXISTS {table}({', '.join(f'{n} {t}' for n, t in TABLES[table])})"
+
+
+MATCH_SCHEMA = arrow_schema("matches")
+SEAT_SCHEMA = arrow_schema("seats")
+TURN_SCHEMA = arrow_schema("turns")
+METRIC_SCHEMA = arrow_schema("metrics")
+
+
+class DatabaseError(Exception):
+    """A database file the arena cannot use. The message is one line: what is wrong and what to do."""
 
 
 def default_db() -> Path:
@@ -81,35 +86,154 @@ def to_json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, default=str, ensure_ascii=False)
 
 
+_LOCK_HOLDER = re.compile(r"lock is held in (.*?) \(PID (\d+)\)")
+WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
+
+
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
     return "lock" in text or "being used by another process" in text or "conflicting" in text
 
 
+def lock_holder(exc: Exception) -> str:
+    """Who holds the file, from DuckDB's lock error: 'PID 123 (python -m engine run ...)'."""
+    m = _LOCK_HOLDER.search(str(exc))
+    if not m:
+        return "another process"
+    try:
+        raw = Path(f"/proc/{m.group(2)}/cmdline").read_bytes().decode(errors="replace")
+        command = " ".join(raw.replace("\0", " ").split())
+    except OSError:
+        command = m.group(1)
+    return f"PID {m.group(2)} ({command[:120]})"
+
+
+def _unusable(db: Path, exc: Exception) -> DatabaseError:
+    """DuckDB's reason why it cannot open `db`, as one line saying what to do."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if db.is_dir():
+        return DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
+    if "not a valid DuckDB database" in text or "Could not read" in text or "Corrupt" in text or "checksum" in text:
+        return DatabaseError(f"{db} is not a readable DuckDB database (corrupt, truncated or another kind of "
+                             f"file): move it aside, or pass --db (or set ARENA_DB) to another path")
+    if "No such file or directory" in text or "Permission denied" in text or "Read-only file system" in text:
+        return DatabaseError(f"cannot open {db} ({text.removeprefix('IO Error: ')}): pass --db (or set ARENA_DB) to "
+                             f"a path in a writable folder")
+    return DatabaseError(f"cannot open {db}: {text}")
+
+
+def _check_writable(db: Path) -> None:
+    if db.is_dir():
+        raise DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
+    if db.exists() and not db.stat().st_mode & 0o222:
+        raise DatabaseError(f"{db} is read-only: make it writable (chmod u+w {db}), or pass --db (or set ARENA_DB) "
+                            f"to another path")
+
+
 @contextmanager
-def connect(db: str | Path, read_only: bool = False, timeout: float = 60.0) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived connection, retried with jittered backoff while another process holds the file."""
-    deadline = time.monotonic() + timeout
-    delay = 0.02
+def connect(db: str | Path, read_only: bool = False,
+            timeout: float | None = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection, retried with jittered backoff while another process holds the file.
+
+    A writer (`read_only=False`) waits as long as it takes (`timeout=None`): a finished match must not be
+    lost to a reader that holds the file; every `WAIT_REPORT_EVERY` s it says on stderr who holds it.
+    A reader gives up after `timeout` s. A file DuckDB cannot open raises DatabaseError (one line)."""
+    db = Path(db)
+    if not read_only:
+        _check_writable(db)
+        timeout = None
+    start = time.monotonic()
+    next_report = start + WAIT_REPORT_EVERY
+    delay = 0.01
     while True:
         try:
             con = duckdb.connect(str(db), read_only=read_only)
             break
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
-            if not _is_lock_error(exc) or time.monotonic() > deadline:
-                raise
+            if not _is_lock_error(exc):
+                raise _unusable(db, exc) from None
+            waited = time.monotonic() - start
+            if timeout is not None and waited > timeout:
+                raise DatabaseError(f"{db} stayed busy for {waited:.0f} s (held by {lock_holder(exc)}): "
+                                    f"try again when it is done") from None
+            if time.monotonic() >= next_report:
+                print(f"waiting {waited:.0f} s for {db}: held by {lock_holder(exc)}", file=sys.stderr, flush=True)
+                next_report += WAIT_REPORT_EVERY
             time.sleep(delay * random.uniform(0.5, 1.5))
-            delay = min(delay * 2, 1.0)
+            delay = min(delay * 2, 0.25)
+        except duckdb.Error as exc:
+            raise _unusable(db, exc) from None
+    _note_wait(read_only, time.monotonic() - start)
     try:
         yield con
     finally:
         con.close()
 
 
+LONGEST_WAIT = {"read": 0.0, "write": 0.0}  # seconds this process waited for the file, for the run's summary
+
+
+def _note_wait(read_only: bool, waited: float) -> None:
+    kind = "read" if read_only else "write"
+    LONGEST_WAIT[kind] = max(LONGEST_WAIT[kind], waited)
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The database's schema version: 0 if it holds no arena table yet, None if it is not an arena database."""
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if "schema_version" in tables:
+        return con.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0
+    if {"runs", "matches"} <= tables:
+        return 1
+    return None if tables else 0
+
+
+def _check_version(db: Path, version: int | None) -> None:
+    if version is None:
+        raise DatabaseError(f"{db} is a DuckDB database of something else (no arena tables): pass --db (or set "
+                            f"ARENA_DB) to another path")
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(f"{db} was made by a newer version of the arena (schema {version}, this code knows "
+                            f"{SCHEMA_VERSION}): update the code (git pull), or pass --db to another path")
+
+
 def init_db(db: str | Path) -> None:
-    Path(db).parent.mkdir(parents=True, exist_ok=True)
+    """Create the tables, or bring a database made by an older version up to this one, in place."""
+    db = Path(db)
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create the folder of {db} ({exc.strerror}): pass --db (or set ARENA_DB) "
+                            f"to a path in a writable folder") from None
     with connect(db) as con:
-        con.execute(SCHEMA)
+        version = schema_version(con)
+        _check_version(db, version)
+        if version == SCHEMA_VERSION:
+            return
+        con.execute("BEGIN")
+        for table in TABLES:
+            con.execute(create_table_sql(table))
+            have = {r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]).fetchall()}
+            for name, sql in TABLES[table]:
+                if name not in have:
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql}")
+        con.execute("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, upgraded_at TIMESTAMP)")
+        con.execute("INSERT INTO schema_version VALUES (?, ?)", [SCHEMA_VERSION, now()])
+        con.execute("COMMIT")
+
+
+def check_db(db: str | Path) -> None:
+    """Raise DatabaseError (one line) if `db` exists but the arena cannot read it; an older schema is
+    upgraded in place (the dashboard calls this before drawing a page). An absent file is fine: empty."""
+    db = Path(db)
+    if not db.exists():
+        return
+    with connect(db, read_only=True) as con:
+        version = schema_version(con)
+    _check_version(db, version)
+    if 0 < version < SCHEMA_VERSION:
+        init_db(db)
 
 
 # ---------------------------------------------------------------- writing
@@ -119,11 +243,14 @@ def upsert_run(db: str | Path, run_id: str, name: str, spec: dict, source: str, 
         con.execute("BEGIN")
         exists = con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone()
         if exists:
-            con.execute("UPDATE runs SET status = 'running', finished_at = NULL, n_matches = ? WHERE run_id = ?",
-                        [n_matches, run_id])
+            con.execute("UPDATE runs SET status = 'running', finished_at = NULL, n_matches = ?, pid = ?, host = ?, "
+                        "heartbeat_at = ? WHERE run_id = ?",
+                        [n_matches, os.getpid(), socket.gethostname(), now(), run_id])
         else:
-            con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, 'running', ?, NULL, ?, 0)",
-                        [run_id, name, to_json(spec), source, now(), n_matches])
+            con.execute("INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS name, ? AS spec, ? AS source, "
+                        "'running' AS status, ? AS created_at, ? AS n_matches, 0 AS n_done, ? AS pid, ? AS host, "
+                        "? AS heartbeat_at", [run_id, name, to_json(spec), source, now(), n_matches, os.getpid(),
+                                              socket.gethostname(), now()])
         con.execute("COMMIT")
 
 
@@ -170,8 +297,8 @@ def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict
                 con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
                 con.unregister(f"new_{name}")
             con.execute(
-                "UPDATE runs SET n_done = (SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok') "
-                "WHERE run_id = ?", [match["run_id"], match["run_id"]])
+                "UPDATE runs SET n_done = (SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok'), "
+                "heartbeat_at = ? WHERE run_id = ?", [match["run_id"], now(), match["run_id"]])
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")

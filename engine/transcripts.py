@@ -97,6 +97,15 @@ def match_seats(db: str | Path, match_id: str) -> pd.DataFrame:
                score, won, rank FROM seats WHERE match_id = ? ORDER BY seat""", [match_id])
 
 
+DISPLAY_CHARS = 4_000
+
+
+def full_response(db: str | Path, match_id: str, turn: int) -> str:
+    """The whole answer of one turn (the page asks for it when its reader clicks "Show all")."""
+    found = store.rows(db, "SELECT response FROM turns WHERE match_id = ? AND turn = ?", [match_id, turn])
+    return (found[0][0] or "") if found else ""
+
+
 def match_info(db: str | Path, match_id: str) -> pd.DataFrame:
     return store.query(db, """
         SELECT match_id, run_id, game, preset, params, seed, "repeat", status, error, outcome
@@ -104,11 +113,14 @@ def match_info(db: str | Path, match_id: str) -> pd.DataFrame:
 
 
 def match_turns(db: str | Path, match_id: str) -> pd.DataFrame:
-    """Every turn in order, with the acting seat's player name and agent (NULL for the moderator)."""
-    return store.query(db, """
+    """Every turn in order, with the acting seat's player name and agent (NULL for the moderator). Answers
+    are cut at DISPLAY_CHARS (`response_chars` is the whole length; `full_response` reads one whole), so a
+    huge answer neither fills the dashboard's memory nor goes to the browser."""
+    return store.query(db, f"""
         SELECT t.turn, t.round, t.phase, t.seat, s.player, coalesce(s.label, s.agent) AS agent, t.prompt,
-               t.response, t.action, t.legal, t.fallback, t.retries, t.error, t.state, t.tokens_in, t.tokens_out,
-               t.cost_usd, t.latency_ms, t.cached
+               left(t.response, {DISPLAY_CHARS}) AS response, length(t.response) AS response_chars, t.action,
+               t.legal, t.fallback, t.retries, t.error, t.state, t.tokens_in, t.tokens_out, t.cost_usd, t.latency_ms,
+               t.cached
         FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
         WHERE t.match_id = ? ORDER BY t.turn""", [match_id])
 

@@ -15,6 +15,7 @@ from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
 from pages.shared import url_multiselect
+from pages.shared.markdown import code, plain
 
 DB = store.default_db()
 GAMES = all_games()
@@ -145,7 +146,7 @@ for key, message in built.errors.items():
 if built.spec is not None:
     st.subheader("Cost estimate")
     estimate = cost.estimate_cost(built.spec)
-    st.write(f"{len(built.spec.matches)} matches, run id `{built.spec.run_id}`.")
+    st.markdown(f"{len(built.spec.matches)} matches, run id {code(built.spec.run_id)}.")
     if estimate:
         table = pd.DataFrame([vars(e) for e in estimate])
         table["usd"] = table["usd"].map(cost.format_usd)
@@ -180,12 +181,12 @@ def start(raw: dict, spec) -> None:
     except (RuntimeError, ValueError) as exc:
         st.error(str(exc))
         return
-    notices[run_id] = f"Started run `{run_id}`" + (f" ({len(checks)} model(s) answered)." if checks else ".")
+    notices[run_id] = f"Started run {code(run_id)}" + (f" ({len(checks)} model(s) answered)." if checks else ".")
 
 
 if st.button("Start run", type="primary", key="start"):
     if not form.admin_ok(token):
-        st.error("Starting a run needs the admin token (ARENA_ADMIN_TOKEN).")
+        st.error(form.admin_refusal())
     elif built.spec is None:
         st.error(f"Not started: fix the {len(built.errors)} field(s) marked above.")
     else:
@@ -207,7 +208,7 @@ def progress_text(row) -> str:
 def act_on(row, verb: str, do) -> None:
     if form.admin_ok(token):
         do()
-        notices[row.run_id] = f"{verb} run `{row.run_id}`."
+        notices[row.run_id] = f"{verb} run {code(row.run_id)}."
     else:
         st.error("needs the admin token")
 
@@ -227,14 +228,14 @@ def runs_panel() -> None:
     for row in table.head(10).itertuples():
         with st.container(border=True):
             left, right = st.columns([4, 1])
-            left.markdown(f"**{row.name}** `{row.run_id}` - {'playing' if row.playing else row.status}")
+            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {'playing' if row.playing else row.status}")
             if row.run_id in notices:
                 left.success(notices[row.run_id])
             left.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0, text=progress_text(row))
             with right:
                 if row.playing and st.button("Cancel", key=f"cancel_{row.run_id}"):
                     act_on(row, "Cancelled", lambda r=row: processes.cancel_run(DB, r.run_id))
-                resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped")
+                resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
                 if resumable and not row.playing and st.button("Resume", key=f"resume_{row.run_id}"):
                     act_on(row, "Resumed", lambda r=row: processes.resume_run(DB, r.run_id, concurrency))
             log = processes.log_tail(DB, row.run_id)

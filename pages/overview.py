@@ -9,6 +9,7 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.selection import Selection
 from pages.shared import readable
+from pages.shared.markdown import plain
 
 DB = store.default_db()
 
@@ -31,7 +32,7 @@ st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Games played only in 
 figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:
     for game, rows in figures.sort_values(["game", "win_rate"], ascending=[True, False]).groupby("game", sort=True):
-        st.markdown(f"**{game}**")
+        st.markdown(f"**{plain(game)}**")
         st.dataframe(readable(rows[["agent", "matches", "seats", "wins", "win_rate", "win_lo", "win_hi",
                                     "mean_score"]]), hide_index=True, width="stretch")
 

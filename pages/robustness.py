@@ -11,6 +11,7 @@ import streamlit as st
 from engine import queries, store
 from engine.metrics import stats
 from pages.shared import Report, filter_bar, show_table, url_selectbox
+from pages.shared.markdown import plain
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "repeat": "repeats"}
@@ -35,7 +36,7 @@ for factor, label in FACTOR_NAMES.items():
     st.header(label.capitalize())
     varied = [game for f, game in tables if f == factor]
     if not varied:
-        st.caption(f"{agent} has not played any game at more than one of its {label}.")
+        st.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
         continue
     fig = go.Figure()
     for game in varied:
@@ -46,8 +47,8 @@ for factor, label in FACTOR_NAMES.items():
                         "verdict": verdict})
         fig.add_trace(go.Scatter(x=table["level"].astype(str), y=table["mean"], name=game, mode="lines+markers",
                                  error_y={"type": "data", "array": table["std"].fillna(0)}))
-        st.markdown(f"**{game}**: {verdict}" + (f" (fewer than {stats.MIN_SAMPLE} scores at the default or at every "
-                                                "other level)" if verdict == "not enough data" else ""))
+        short = f" (fewer than {stats.MIN_SAMPLE} scores at the default or at every other level)"
+        st.markdown(f"**{plain(game)}**: {verdict}" + (short if verdict == "not enough data" else ""))
         show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}")
     fig.update_layout(title=f"Mean score (± sd) across {label}", xaxis_title=factor, yaxis_title="score",
                       height=400, xaxis={"type": "category"})  # levels as they are (a repeat is a whole number)

@@ -24,6 +24,7 @@ from pages.shared import (
     url_text,
     url_toggle,
 )
+from pages.shared.markdown import plain
 
 DB = store.default_db()
 ANY = "(any game)"
@@ -70,7 +71,7 @@ def draw_poker(state: dict) -> None:
         seats["chips won"] = state["chips_won"]
     seats.index = [f"seat {i}" for i in range(len(seats))]
     st.table(seats)
-    st.caption(f"street: {state.get('street')}")
+    st.caption(f"street: {plain(state.get('street'))}")
 
 
 def draw_social(state: dict) -> None:
@@ -116,7 +117,7 @@ def draw_state(state: dict, game: str) -> None:
 def show_prompt(prompt: Any) -> None:
     if isinstance(prompt, list) and all(isinstance(m, dict) and "content" in m for m in prompt):
         for message in prompt:
-            st.caption(str(message.get("role", "")))
+            st.caption(plain(message.get("role", "")))
             st.code(as_text(message["content"]), language="text", wrap_lines=True)
     elif prompt is None:
         st.caption("nothing: a moderator message")
@@ -167,7 +168,7 @@ info = transcripts.match_info(DB, match_id).iloc[0]
 searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "" if outcome == "any" else outcome,
             "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
-st.subheader(f"Match {match_id}")
+st.subheader(f"Match {plain(match_id)}")
 st.dataframe(readable(pd.DataFrame([info.drop(["error"])])), hide_index=True, width="stretch")
 if info["error"]:
     st.badge("match error", icon=":material/error:", color="red")
@@ -206,11 +207,16 @@ with saw:
     show_prompt(loads(turn["prompt"]))
 with answered:
     st.markdown("**What it answered (raw)**" if turn["phase"] != "moderator" else "**What the moderator said**")
-    answer = as_text(turn["response"]) if turn["response"] is not None else ""
-    if index in hits and transcripts.contains(answer, text):
-        st.html(transcripts.highlighted(answer, text))  # escaped text, the hit in <mark>
+    response = as_text(turn["response"]) if turn["response"] is not None else ""
+    cut = pd.notna(turn["response_chars"]) and turn["response_chars"] > transcripts.DISPLAY_CHARS
+    if cut and st.toggle(f"Show all {int(turn['response_chars']):,} characters", key=f"all_{match_id}_{turn['turn']}"):
+        response = as_text(transcripts.full_response(DB, match_id, int(turn["turn"])))
+    elif cut:
+        st.caption(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters.")
+    if index in hits and transcripts.contains(response, text):
+        st.html(transcripts.highlighted(response, text))  # escaped text, the hit in <mark>
     else:
-        st.code(answer, language="text", wrap_lines=True)
+        st.code(response, language="text", wrap_lines=True)
     if turn["phase"] != "moderator":
         st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)

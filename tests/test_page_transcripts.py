@@ -156,3 +156,22 @@ def test_poker_and_social_states_are_drawn(db, monkeypatch):
     assert not at.exception
     headers = [m.value for m in at.markdown]
     assert "Clues" in headers and "Votes" in headers
+
+
+def test_a_huge_answer_is_cut_for_display_and_shown_whole_on_request(tmp_path, monkeypatch):
+    from engine import transcripts
+
+    db = tmp_path / "huge.duckdb"
+    asyncio.run(run_spec(parse_spec({"name": "huge", "games": [
+        {"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]}), db, progress=False))
+    huge = "spam " * 200_000  # 1 MB, as stored before answers had a size limit
+    with store.connect(db) as con:
+        con.execute("UPDATE turns SET response = ? WHERE turn = 1", [huge])
+    match_id = store.rows(db, "SELECT match_id FROM matches")[0][0]
+    at = page(db, monkeypatch, match=match_id, turn="1")
+    assert not at.exception
+    assert max(len(c.value) for c in at.code) <= transcripts.DISPLAY_CHARS
+    assert any("first 4,000 of 1,000,000 characters" in c.value for c in at.caption)
+    assert all(len(str(v)) <= transcripts.DISPLAY_CHARS for df in at.dataframe for v in df.value.get("response", []))
+    at.toggle(key=f"all_{match_id}_1").set_value(True).run()
+    assert not at.exception and any(c.value == huge for c in at.code)

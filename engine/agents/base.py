@@ -48,11 +48,12 @@ class Decision:
     fallback: bool = False
     retries: int = 0
     error: str | None = None
-    tokens_in: int = 0
-    tokens_out: int = 0
+    tokens_in: int | None = 0  # None: unknown (the provider gave no believable count)
+    tokens_out: int | None = 0
     cost_usd: float | None = 0.0
     latency_ms: float = 0.0
     cached: bool = False
+    call_errors: int = 0  # failed calls (timeouts, refused answers, 5xx...) retried on the way to this answer
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.agents.usage import call_cost, token_count
 from engine.secrets import ROOT
 
 DEFAULT_PATH = ROOT / ".cache" / "responses.sqlite"
@@ -37,9 +38,13 @@ CREATE TABLE IF NOT EXISTS responses(
 @dataclass(frozen=True)
 class CachedReply:
     text: str
-    tokens_in: int
-    tokens_out: int
+    tokens_in: int | None  # None: unknown (kept as -1 in the file, whose columns are NOT NULL)
+    tokens_out: int | None
     cost_usd: float | None  # what the answer cost when it was first bought
+
+
+def _known(count: int | None) -> int:
+    return -1 if count is None else count
 
 
 def cache_key(model: str, api_base: str | None, messages: list[dict[str, Any]], params: dict[str, Any],
@@ -64,13 +69,18 @@ class ResponseCache:
         with self._lock:
             row = self._db.execute(
                 "SELECT text, tokens_in, tokens_out, cost_usd FROM responses WHERE key = ?", (key,)).fetchone()
-        return CachedReply(*row) if row else None
+        if row is None:
+            return None
+        text, tokens_in, tokens_out, cost_usd = row
+        # checked again on the way out: an entry cached before the checks existed must not break a write
+        return CachedReply(text, token_count(tokens_in), token_count(tokens_out), call_cost(cost_usd))
 
     def put(self, key: str, model: str, reply: CachedReply) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, model, reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd, time.time()))
+                (key, model, reply.text, _known(reply.tokens_in), _known(reply.tokens_out), reply.cost_usd,
+                 time.time()))
 
     async def aget(self, key: str) -> CachedReply | None:
         return await asyncio.to_thread(self.get, key)

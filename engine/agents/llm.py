@@ -7,6 +7,13 @@ embedded `local/smollm2`). Answers are looked up in our response cache first. Tr
 (429, 5xx, timeouts, dropped connections) are retried with exponential backoff and jitter, waiting
 at least as long as a Retry-After header asks; when they persist the agent raises AgentError and
 the match ends as `error` (and is played again on resume).
+
+A hostile or broken endpoint cannot hang or break a match: every call has a whole-call deadline
+(litellm's `timeout` only bounds each read, so a reply trickled a byte at a time would never end),
+besides the connect and first-byte timeouts; an answer longer than `max_answer_chars` is refused;
+both are retried like any transport failure and counted on the turn (`call_errors`). Token counts
+and prices are checked (engine.agents.usage), and secrets are redacted from the answer before it
+reaches the cache or the database.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from engine.agents.limits import ModelLimits
 from engine.agents.prompting import render
 from engine.agents.strategies import append_to_last_user, find_probe
 from engine.agents.strategies import apply as apply_strategy
+from engine.agents.usage import call_cost, token_count
 from engine.games.base import Observation, ParseError
 from engine.secrets import load_dotenv, redact
 
@@ -37,6 +45,18 @@ RETRYABLE_NAMES = {"Timeout", "APIConnectionError", "ServiceUnavailableError", "
                    "BadGatewayError", "RateLimitError", "APITimeoutError"}
 REASK = "Your answer could not be used: {error}. Answer again, ending with your answer in the format asked ({format})."
 LOCAL_PREFIX = "local/"
+
+
+class CallRefused(Exception):
+    """A call that ran past its deadline or answered more than we accept: retried, then the match errors."""
+
+
+class WholeCallTimeout(CallRefused, TimeoutError):
+    pass
+
+
+class AnswerTooLarge(CallRefused):
+    pass
 
 
 @lru_cache(maxsize=1)
@@ -63,39 +83,48 @@ def load_litellm():
 @dataclass
 class Reply:
     text: str
-    tokens_in: int
-    tokens_out: int
+    tokens_in: int | None  # None: the provider gave no believable count
+    tokens_out: int | None
     cost_usd: float | None
     latency_ms: float
     cached: bool = False
+    failed_calls: int = 0  # transport failures retried before this answer came
 
 
 @dataclass
 class Usage:
-    """What the calls behind one decision used, summed; the decision is `cached` if every call was."""
+    """What the calls behind one decision used, summed (unknown if any part is unknown); the decision
+    is `cached` if every call was."""
 
-    tokens_in: int = 0
-    tokens_out: int = 0
+    tokens_in: int | None = 0
+    tokens_out: int | None = 0
     cost_usd: float | None = 0.0
     latency_ms: float = 0.0
     calls: int = 0
     cached_calls: int = 0
+    failed_calls: int = 0
 
     def add(self, reply: Reply) -> None:
-        self.tokens_in += reply.tokens_in
-        self.tokens_out += reply.tokens_out
-        self.cost_usd = None if self.cost_usd is None or reply.cost_usd is None else self.cost_usd + reply.cost_usd
+        self.tokens_in = _sum(self.tokens_in, reply.tokens_in)
+        self.tokens_out = _sum(self.tokens_out, reply.tokens_out)
+        self.cost_usd = _sum(self.cost_usd, reply.cost_usd)
         self.latency_ms += reply.latency_ms
         self.calls += 1
         self.cached_calls += int(reply.cached)
+        self.failed_calls += reply.failed_calls
 
     def fields(self) -> dict[str, Any]:
         return {"tokens_in": self.tokens_in, "tokens_out": self.tokens_out, "cost_usd": self.cost_usd,
-                "latency_ms": self.latency_ms, "cached": self.calls > 0 and self.cached_calls == self.calls}
+                "latency_ms": self.latency_ms, "cached": self.calls > 0 and self.cached_calls == self.calls,
+                "call_errors": self.failed_calls}
+
+
+def _sum(total, part):
+    return None if total is None or part is None else total + part
 
 
 def is_retryable(exc: BaseException) -> bool:
-    if isinstance(exc, (asyncio.TimeoutError, TimeoutError, ConnectionError)):
+    if isinstance(exc, (TimeoutError, ConnectionError, CallRefused)):
         return True
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
@@ -136,12 +165,16 @@ class LLMAgent:
     def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None, max_reasks: int = 2,
                  transport_retries: int = 5, timeout: float = 120.0, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, max_wait: float = 120.0, cache: ResponseCache | None = None,
-                 use_cache: bool = True):
+                 use_cache: bool = True, connect_timeout: float = 10.0, first_byte_timeout: float = 60.0,
+                 max_answer_chars: int = 100_000):
         self.spec = spec
         self.limits = limits or ModelLimits()
         self.max_reasks = max_reasks
         self.transport_retries = transport_retries
-        self.timeout = timeout
+        self.timeout = timeout  # the whole call, from connecting to the last byte
+        self.connect_timeout = min(connect_timeout, timeout)
+        self.first_byte_timeout = min(first_byte_timeout, timeout)  # also bounds every silence after it
+        self.max_answer_chars = max_answer_chars
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.max_wait = max_wait
@@ -198,8 +231,9 @@ class LLMAgent:
         start = time.perf_counter()
         key = cache_key(self.spec.agent, self.spec.api_base, messages, params, (ctx.match_seed, ctx.seat, ctx.turn))
         hit = await self.cache.aget(key)
-        if hit is not None:
-            return Reply(hit.text, hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000, True)
+        if hit is not None:  # redacted again: an entry cached before answers were redacted
+            return Reply(redact(hit.text), hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000,
+                         True)
         reply = await self.call(messages, params)
         await self.cache.aput(key, self.spec.agent,
                               CachedReply(reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd))
@@ -212,18 +246,26 @@ class LLMAgent:
 
     async def call(self, messages: list[dict[str, str]], params: dict[str, Any]) -> Reply:
         """One answer from the provider, retrying transient failures."""
+        import httpx
+
         litellm = load_litellm()
+        timeout = httpx.Timeout(self.timeout, connect=self.connect_timeout, read=self.first_byte_timeout)
         kwargs: dict[str, Any] = {"model": self.spec.agent, "messages": messages, **params,
-                                  "timeout": self.timeout, "num_retries": 0}
+                                  "timeout": timeout, "num_retries": 0}
         if self.spec.api_base:
             kwargs["api_base"] = self.spec.api_base
         for attempt in range(self.transport_retries + 1):
             try:
                 async with self.limits.slot(self.spec.agent):
                     start = time.perf_counter()
-                    response = await litellm.acompletion(**kwargs)
+                    response = await self._within_deadline(litellm.acompletion(**kwargs))
                     latency = (time.perf_counter() - start) * 1000
-                return _reply(litellm, response, latency)
+                reply = _reply(litellm, response, latency)
+                if len(reply.text) > self.max_answer_chars:
+                    raise AnswerTooLarge(f"an answer of {len(reply.text)} characters (at most "
+                                         f"{self.max_answer_chars} are kept)")
+                reply.failed_calls = attempt
+                return reply
             except Exception as exc:  # noqa: BLE001 - classified just below
                 if not is_retryable(exc) or attempt == self.transport_retries:
                     reason = redact(f"{type(exc).__name__}: {exc}")[:500]
@@ -231,24 +273,31 @@ class LLMAgent:
                 await asyncio.sleep(self.backoff(attempt, retry_after(exc)))
         raise AssertionError("unreachable")
 
+    async def _within_deadline(self, call: Any) -> Any:
+        try:
+            return await asyncio.wait_for(call, self.timeout)
+        except TimeoutError:
+            raise WholeCallTimeout(f"no complete answer within {self.timeout:g} s") from None
+
 
 def _reply(litellm, response: Any, latency_ms: float) -> Reply:
+    """The answer (secrets redacted) and what the provider says it used (checked)."""
     choice = response.choices[0] if getattr(response, "choices", None) else None
     text = (getattr(getattr(choice, "message", None), "content", None) or "") if choice else ""
     usage = getattr(response, "usage", None)
-    return Reply(
-        text=str(text), tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
-        tokens_out=int(getattr(usage, "completion_tokens", 0) or 0), cost_usd=_cost(litellm, response),
-        latency_ms=latency_ms,
-    )
+    tokens_in = token_count(getattr(usage, "prompt_tokens", 0) or 0)
+    tokens_out = token_count(getattr(usage, "completion_tokens", 0) or 0)
+    priced = tokens_in is not None and tokens_out is not None  # a price computed from a bad count is bad too
+    return Reply(text=redact(str(text)), tokens_in=tokens_in, tokens_out=tokens_out,
+                 cost_usd=_cost(litellm, response) if priced else None, latency_ms=latency_ms)
 
 
 def _cost(litellm, response: Any) -> float | None:
     """Dollars from litellm's price map; None (NULL in the turn log) for a model without a price."""
     hidden = getattr(response, "_hidden_params", None) or {}
     if "response_cost" in hidden:  # litellm priced the call already (None: it has no price for the model)
-        return None if hidden["response_cost"] is None else float(hidden["response_cost"])
+        return call_cost(hidden["response_cost"])
     try:
-        return float(litellm.completion_cost(completion_response=response))
+        return call_cost(litellm.completion_cost(completion_response=response))
     except Exception:  # noqa: BLE001 - a model without a price has cost NULL, not a crash
         return None

@@ -117,6 +117,9 @@ class SeatResult:
 
 
 # ---------------------------------------------------------------- parameters
+MAX_PARAM = 1e9  # no game needs more; a bigger number is a typo that would build huge boards or ranges
+
+
 @dataclass(frozen=True)
 class Param:
     """A game parameter with its default; `validate` explains a bad value in words."""
@@ -135,6 +138,8 @@ class Param:
             self.kind is int and isinstance(value, bool)
         ):
             raise ValueError(f"parameter '{name}' must be {self.kind.__name__}, got {value!r}")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= MAX_PARAM:
+            raise ValueError(f"parameter '{name}' must be a finite number within +-{MAX_PARAM:.0e}, got {value!r}")
         if self.choices is not None and value not in self.choices:
             raise ValueError(f"parameter '{name}' must be one of {list(self.choices)}, got {value!r}")
         if self.lo is not None and value < self.lo:

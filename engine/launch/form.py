@@ -14,9 +14,10 @@ from engine.agents.bots import bot_names
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import all_games, get_game
-from engine.spec import RunSpec, SpecError, check_seat, int_setting, parse_spec
+from engine.spec import MAX_SEED, RunSpec, SpecError, check_seat, int_setting, parse_spec
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+PUBLIC_ENV = "ARENA_SERVED_BEYOND_LOCALHOST"  # set by `python -m engine serve` on a non-loopback address
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 SUGGESTED_MODELS = ("openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-3-5-haiku-20241022",
                     "gemini/gemini-1.5-flash", "ollama/llama3", "local/smollm2")
@@ -125,7 +126,7 @@ def build_spec(form: LaunchForm) -> BuiltSpec:
     if not NAME_PATTERN.fullmatch(form.name or ""):
         errors["name"] = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
     counts = {"repeats": form.repeats, "seed": form.seed, "concurrency": form.concurrency}
-    for key, lo, hi in (("repeats", 1, MAX_REPEATS), ("seed", 0, 2**53), ("concurrency", 1, MAX_CONCURRENCY)):
+    for key, lo, hi in (("repeats", 1, MAX_REPEATS), ("seed", 0, MAX_SEED), ("concurrency", 1, MAX_CONCURRENCY)):
         _spec_error(errors, key, int_setting, counts, key, 1, lo, "", hi)
     _spec_error(errors, "strategy", check_strategy, form.strategy)
     for key in ("temperature", "max_tokens"):  # a run-wide default is checked as any seat's setting is
@@ -193,10 +194,25 @@ def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) ->
 
 # ---------------------------------------------------------------- who may launch
 def admin_required() -> bool:
-    return bool(os.environ.get(ADMIN_TOKEN_ENV))
+    return bool(os.environ.get(ADMIN_TOKEN_ENV)) or serving_beyond_localhost()
+
+
+def serving_beyond_localhost() -> bool:
+    """`python -m engine serve --address` other than loopback says so: anyone on the network sees the pages."""
+    return os.environ.get(PUBLIC_ENV) == "1"
+
+
+def admin_refusal() -> str:
+    if not os.environ.get(ADMIN_TOKEN_ENV):
+        return ("Launching is off: the dashboard is served beyond localhost without an admin token. Set "
+                "ARENA_ADMIN_TOKEN and restart `python -m engine serve`.")
+    return "Starting a run needs the admin token (ARENA_ADMIN_TOKEN)."
 
 
 def admin_ok(given: str | None) -> bool:
-    """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does."""
+    """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does. Served beyond
+    localhost without a token, nobody may launch."""
     wanted = os.environ.get(ADMIN_TOKEN_ENV)
-    return not wanted or hmac.compare_digest((given or "").encode(), wanted.encode())
+    if not wanted:
+        return not serving_beyond_localhost()
+    return hmac.compare_digest((given or "").encode(), wanted.encode())

@@ -10,10 +10,12 @@ the runs it started (they resume from the page or the CLI)."""
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -37,9 +39,14 @@ def launches_dir(db: str | Path) -> Path:
 
 
 def _folder(db: str | Path, run_id: str) -> Path:
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", run_id):
+    """The run's folder of launches: its id, or for an id with other characters (a name with a space)
+    a safe spelling of it plus a hash that keeps two such ids apart."""
+    if not run_id or "\0" in run_id:
         raise ValueError(f"not a run id: {run_id!r}")
-    return launches_dir(db) / run_id
+    if re.fullmatch(r"[A-Za-z0-9_.-]+", run_id) and run_id not in (".", ".."):
+        return launches_dir(db) / run_id
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", run_id)[:80].strip(".")
+    return launches_dir(db) / f"{safe}-{hashlib.sha1(run_id.encode()).hexdigest()[:8]}"
 
 
 def progress_file(db: str | Path, run_id: str) -> Path:
@@ -92,12 +99,27 @@ def is_alive(db: str | Path, run_id: str) -> bool:
         return False
     if pid in _children:
         return True
+    return _runs_engine(pid, str(_folder(db, run_id) / "spec.yaml").encode())
+
+
+def _runs_engine(pid: int, argument: bytes | None = None) -> bool:
+    """Whether `pid` is a live (not zombie) `python -m engine` process, with `argument` on its command line."""
     try:
         status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except (OSError, IndexError):
         return False
-    return status != "Z" and b"engine" in cmdline and str(_folder(db, run_id) / "spec.yaml").encode() in cmdline
+    return status != "Z" and b"engine" in cmdline and (argument is None or argument in cmdline)
+
+
+def died(pid: Any, host: Any) -> bool:
+    """Whether the process a run recorded as its own is gone (kill -9, a crash, a reboot). Only a process of
+    this machine can be checked; a run playing elsewhere is taken at its word."""
+    try:
+        pid = int(pid)
+    except (TypeError, ValueError):  # NULL: a run recorded before runs kept their pid
+        return False
+    return host == socket.gethostname() and not _runs_engine(pid)
 
 
 def group_alive(pgid: int) -> bool:
@@ -169,9 +191,9 @@ LIVE_COLUMNS = ("status", "turns", "llm_turns", "tokens_in", "tokens_out", "cost
 
 def progress(db: str | Path, newest: int = 20) -> Any:
     """One row per run (the `newest` ones, newest first): status (`stopped`: launched from here, its process
-    gone), matches done of all, errors, tokens and dollars of its finished matches (usd NaN when some call
-    had no price), whether it plays, and `live_*`: the turn-level figures its process last wrote (NaN when
-    it was not launched from here)."""
+    gone; `interrupted`: the process it recorded died), matches done of all, errors, tokens and dollars of
+    its finished matches (usd NaN when some call had no price), whether it plays, and `live_*`: the
+    turn-level figures its process last wrote (NaN when it was not launched from here)."""
     table = store.query(db, """
         WITH r AS (SELECT * FROM runs ORDER BY created_at DESC LIMIT ?),
         m AS (
@@ -183,9 +205,10 @@ def progress(db: str | Path, newest: int = 20) -> Any:
                    count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced_calls
             FROM turns t JOIN matches m USING (match_id)
             WHERE t.seat IS NOT NULL AND m.run_id IN (SELECT run_id FROM r) GROUP BY m.run_id)
-        SELECT r.run_id, r.name, r.source, r.status, r.n_done, r.n_matches, coalesce(m.errors, 0) AS errors,
-               coalesce(t.tokens, 0) AS tokens, CASE WHEN t.unpriced_calls > 0 THEN NULL ELSE coalesce(t.usd, 0) END
-               AS usd, r.created_at, r.finished_at
+        SELECT r.run_id, r.name, r.source, r.status, r.pid, r.host, r.n_done, r.n_matches,
+               coalesce(m.errors, 0) AS errors, coalesce(t.tokens, 0) AS tokens,
+               CASE WHEN t.unpriced_calls > 0 THEN NULL ELSE coalesce(t.usd, 0) END AS usd, r.created_at,
+               r.finished_at
         FROM runs r LEFT JOIN m USING (run_id) LEFT JOIN t USING (run_id)
         ORDER BY r.created_at DESC""", [newest])
     if table.empty:
@@ -194,6 +217,10 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     launched = table["run_id"].map(lambda run_id: _pid(db, run_id) is not None)
     stopped = (table["status"] == "running") & launched & ~table["playing"]
     table.loc[stopped, "status"] = "stopped"
+    gone = [status == "running" and died(pid, host) for status, pid, host in
+            zip(table["status"], table["pid"], table["host"], strict=True)]
+    table.loc[gone, "status"] = "interrupted"
+    table = table.drop(columns=["pid", "host"])
     live = [read_progress(progress_file(db, run_id)) or {} for run_id in table["run_id"]]
     for column in LIVE_COLUMNS:
         table[f"live_{column}"] = [figures.get(column) for figures in live]

@@ -1,0 +1,169 @@
+"""Bad databases, bad paths, bad spec files: one line saying what to do, exit code 2, no traceback,
+nothing changed, and on the dashboard the same line instead of an exception box."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import store
+from engine.__main__ import main
+from engine.spec import MAX_MATCHES, MAX_REPEATS, MAX_SEED, SpecError, load_spec, parse_spec
+
+RECORDS = Path(__file__).parent / "data" / "gamabench" / "raw_results"
+SPEC = "name: tiny\ngames:\n  - game: tictactoe\n    lineups: [[bot:random, bot:random]]\n"
+
+
+@pytest.fixture
+def spec_file(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(SPEC)
+    return path
+
+
+def _valid_db(path):
+    store.init_db(path)
+
+
+def _newer_db(path):
+    store.init_db(path)
+    with duckdb.connect(str(path)) as con:
+        con.execute("INSERT INTO schema_version VALUES (?, now())", [store.SCHEMA_VERSION + 1])
+
+
+def _foreign_db(path):
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE invoices(id INTEGER)")
+
+
+def _truncated_db(path):
+    _valid_db(path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 3])
+
+
+def _read_only_db(path):
+    _valid_db(path)
+    path.chmod(0o444)
+
+
+BAD_DATABASES = {
+    "corrupt": (lambda p: p.write_bytes(os.urandom(50_000)), "not a readable DuckDB database"),
+    "truncated": (_truncated_db, "not a readable DuckDB database"),
+    "empty": (lambda p: p.write_bytes(b""), "not a readable DuckDB database"),
+    "read-only": (_read_only_db, "is read-only: make it writable"),
+    "a directory": (lambda p: p.mkdir(), "is a directory, not a database file"),
+    "a newer schema": (_newer_db, "made by a newer version of the arena"),
+    "another program's": (_foreign_db, "of something else"),
+}
+
+
+def _fingerprint(path):
+    if path.is_dir():
+        return sorted(os.listdir(path))
+    return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mode
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_DATABASES))
+@pytest.mark.parametrize("command", ["run", "scores", "import"])
+def test_a_bad_database_is_one_line_exit_2_and_left_as_it_was(tmp_path, spec_file, capsys, kind, command):
+    db = tmp_path / "results.duckdb"
+    make, says = BAD_DATABASES[kind]
+    make(db)
+    before = _fingerprint(db)
+    argv = {"run": ["run", str(spec_file), "--quiet"], "scores": ["scores", "--suite", "gamabench"],
+            "import": ["import", "gamabench", str(RECORDS)]}[command]
+    if kind == "read-only" and command == "scores":  # reading a read-only file is fine
+        assert main([*argv, "--db", str(db)]) == 0 and _fingerprint(db) == before
+        return
+    assert main([*argv, "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and says in err and "Traceback" not in err
+    assert err.startswith(f"error: {db}") or err.startswith("error: cannot")
+    assert _fingerprint(db) == before
+    assert not (tmp_path / "results.duckdb.wal").exists()
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "a directory", "a newer schema"])
+def test_the_dashboard_shows_the_same_line_instead_of_an_exception_box(tmp_path, monkeypatch, kind):
+    db = tmp_path / "results.duckdb"
+    make, says = BAD_DATABASES[kind]
+    make(db)
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    assert not at.exception
+    assert len(at.error) == 1 and says in at.error[0].value and str(db) in at.error[0].value
+
+
+def _spec_error(capsys, path) -> str:
+    assert main(["run", str(path), "--quiet", "--db", str(path.parent / "never.duckdb")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "Traceback" not in err
+    assert not (path.parent / "never.duckdb").exists()
+    return err
+
+
+def test_a_spec_path_that_is_a_directory_or_not_utf8_is_one_line(tmp_path, capsys):
+    assert "is a directory" in _spec_error(capsys, tmp_path)
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(SPEC.replace("tiny", "caf\xe9").encode("latin-1"))
+    assert "not UTF-8" in _spec_error(capsys, latin)
+
+
+def _raw(**top) -> dict:
+    return {"name": "bounded", "games": [{"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]} | top
+
+
+@pytest.mark.parametrize("top, says", [
+    ({"repeats": 100_000_000}, f"from 1 to {MAX_REPEATS}"),
+    ({"seed": 2**63}, f"from 0 to {MAX_SEED}"),
+    ({"seed": MAX_SEED, "repeats": 2}, "from 0 to"),
+    ({"seeds": [1, 2**63]}, f"integers from 0 to {MAX_SEED}"),
+    ({"seeds": list(range(MAX_REPEATS + 1))}, f"1 to {MAX_REPEATS} integers"),
+    ({"concurrency": 10**12}, "concurrency: must be an integer from 1"),
+    ({"name": "two\nlines"}, "control characters"),
+    ({"name": "bell\x07"}, "control characters"),
+])
+def test_unbounded_or_unprintable_specs_are_refused_before_anything_is_built(top, says):
+    with pytest.raises(SpecError, match=says.replace("(", r"\(")):
+        parse_spec(_raw(**top))
+
+
+def test_a_run_of_more_matches_than_the_bound_is_refused():
+    lineups = [["bot:random", "bot:random"]] * 11
+    raw = _raw(repeats=MAX_REPEATS) | {"games": [{"game": "tictactoe", "lineups": lineups}]}
+    with pytest.raises(SpecError, match=f"more than {MAX_MATCHES} matches"):
+        parse_spec(raw)
+
+
+def test_labels_and_agents_with_control_characters_are_refused():
+    with pytest.raises(SpecError, match="control characters"):
+        parse_spec(_raw() | {"games": [{"game": "tictactoe", "lineups": [
+            [{"agent": "bot:random", "label": "evil\x1b[31m"}, "bot:random"]]}]})
+
+
+@pytest.mark.parametrize("name, value", [("ratio", 1e300), ("ratio", float("inf")), ("ratio", float("nan")),
+                                         ("max", 10**12)])
+def test_game_parameters_are_bounded(name, value):
+    with pytest.raises(SpecError, match="finite number within"):
+        parse_spec(_raw() | {"games": [{"game": "guessing_game", "params": {name: value},
+                                        "lineups": [{"all": "bot:random"}]}]})
+
+
+def test_the_largest_seed_is_written_and_read_back(db_path):
+    import asyncio
+
+    from engine.runner import run_spec
+
+    summary = asyncio.run(run_spec(parse_spec(_raw(seed=MAX_SEED)), db_path, progress=False))
+    assert summary.errors == 0
+    assert store.rows(db_path, "SELECT seed FROM matches") == [(MAX_SEED,)]
+
+
+def test_load_spec_still_reads_a_good_file(spec_file):
+    assert load_spec(spec_file).name == "tiny"
