@@ -50,6 +50,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors. An upgrade
 # adds what an older database lacks (tables, columns), in place; a newer database is left alone.
+# To add a column: append it to its table above and bump SCHEMA_VERSION; init_db adds it to older files.
 SCHEMA_VERSION = 2
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
@@ -88,6 +89,9 @@ def to_json(value: Any) -> str | None:
 
 _LOCK_HOLDER = re.compile(r"lock is held in (.*?) \(PID (\d+)\)")
 WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
+# Longest sleep between two tries. A reader (a page) tries often, a writer backs off further: when the file
+# comes free the page usually gets it first and is done in milliseconds; the writer has no one waiting on it.
+READER_POLL, WRITER_POLL = 0.02, 0.25
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -160,7 +164,7 @@ def connect(db: str | Path, read_only: bool = False,
                 print(f"waiting {waited:.0f} s for {db}: held by {lock_holder(exc)}", file=sys.stderr, flush=True)
                 next_report += WAIT_REPORT_EVERY
             time.sleep(delay * random.uniform(0.5, 1.5))
-            delay = min(delay * 2, 0.25)
+            delay = min(delay * 2, READER_POLL if read_only else WRITER_POLL)
         except duckdb.Error as exc:
             raise _unusable(db, exc) from None
     _note_wait(read_only, time.monotonic() - start)

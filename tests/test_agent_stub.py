@@ -100,3 +100,23 @@ def test_server_errors_are_retried_until_the_provider_recovers(stub, db_path):
     summary = asyncio.run(run_spec(spec, db_path, progress=False, agent_factory=fast_agent))
     assert summary.errors == 0
     assert len(decisions(db_path)) == 4 and len(stub.requests) == 8
+
+
+def test_tictactoe_three_tries_then_a_random_legal_move_and_a_taken_cell_loses(stub, db_path):
+    def responder(req):
+        if "You play X" in "".join(m["content"] for m in req["messages"]):
+            return StubReply("I will not say.")  # never parseable: 3 tries, then a random legal move
+        return StubReply("O: (1,1)")  # always the corner: taken by X's random move or by O's own first one
+
+    stub.responder = responder
+    spec = llm_spec(stub.url, game="tictactoe", params={})
+    spec["repeats"] = 1
+    asyncio.run(run_spec(parse_spec(spec), db_path, progress=False))
+    turns = decisions(db_path)
+    x, o = turns[turns["seat"] == 0], turns[turns["seat"] == 1]
+    assert len(x) >= 1 and x["fallback"].all() and (x["retries"] == 2).all()
+    # O's taken corner is played, not re-asked, and ends the game as O's loss
+    assert (o["retries"] == 0).all() and not o["fallback"].any()
+    assert json.loads(o["state"].iloc[-1])["last_move"]["illegal"] is True
+    assert json.loads(store.query(db_path, "SELECT outcome FROM matches")["outcome"][0])["illegal_move_by"] == 1
+    assert list(store.query(db_path, "SELECT won FROM seats ORDER BY seat")["won"]) == [True, False]

@@ -68,7 +68,7 @@ def test_no_deal_within_the_rounds_pays_nothing_and_nobody_wins():
     while not game.done():
         s = game.to_act()[0]
         game.step({s: find_policy("bargain", "greedy")(game.observe(s), random.Random(0), None)})
-    assert game.messages == 4 and game.rewards() == [0, 0]
+    assert game.messages == 8 and game.rewards() == [0, 0]  # 4 rounds of two messages
     assert not any(r.won for r in game.result().values())
     assert {(s, k): v for s, k, v in game.metrics()}[(None, "agreement")] == 0
 
@@ -126,3 +126,13 @@ def test_llmarena_specs_parse_into_bot_tournaments():
     bargain, bid = load_spec("runs/llmarena_bargain.yaml"), load_spec("runs/llmarena_bid.yaml")
     assert {m.game for m in bargain.matches} == {"bargain"} and len(bargain.matches) == 8 * 25
     assert {m.game for m in bid.matches} == {"bid"} and len(bid.matches) == 3 * 100
+
+
+def test_bargain_runs_ten_rounds_of_two_messages_and_bs_last_message_is_not_read():
+    game = new("bargain", instance=3)
+    for _ in range(19):  # A and B trade plans for nine and a half rounds
+        s = game.to_act()[0]
+        game.step({s: {"plan": list(game.counts), "message": ""}})
+    assert not game.done() and game.to_act() == [1] and game.round == 10
+    game.step({1: {"deal": True}})  # as LLMArena's env: round 10 closes before B's last message is read
+    assert game.done() and game.messages == 20 and game.deal_by is None and game.rewards() == [0, 0]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from engine.games.chameleon import Chameleon
-from engine.games.social import magic_settings
+from engine.games.chameleon import Chameleon, topic_words
+from engine.games.social import DATA_DIR, magic_settings
 from engine.spec import parse_spec
 
 
@@ -29,13 +30,22 @@ def credits(game):
     return [r.score for _, r in sorted(game.result().items())]
 
 
-def test_settings_are_twenty_and_well_formed():
+RELEASED = Path(__file__).parent / "data" / "magic" / "topics_release"  # cathyxl/MAgIC's released settings
+
+
+def test_settings_are_twenty_and_well_formed_and_setting_0_is_the_authors_byte_for_byte():
     settings = magic_settings("chameleon")
     assert len(settings) == 20
     for s in settings:
         g = s["game_setting"]
-        assert g["code"] in g["topic_words"] and len(s["clue"]) == 3
+        assert g["code"] in (g.get("topic_words") or topic_words(g["topic"])) and len(s["clue"]) == 3
         assert not any(g["code"].lower() in clue.lower() for clue in s["clue"].values())
+    for game in ("chameleon", "undercover"):
+        assert (DATA_DIR / "magic" / game / "0.json").read_bytes() == (
+            RELEASED / game / "settings" / "0.json").read_bytes()
+    game = Chameleon(Chameleon.resolve_params({"setting": 0}))
+    game.reset(0)  # the released setting: Player 3 is the chameleon, the word Grape, the authors' fruit list
+    assert game.special == 2 and game.code == "Grape" and "Watermelon" in game.topic_words
 
 
 def test_caught_and_wrong_guess_is_flag_0():

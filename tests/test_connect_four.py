@@ -43,7 +43,7 @@ def test_a_diagonal_wins():
 
 
 def test_full_and_off_board_columns_are_illegal_moves_with_reasons():
-    game = new()
+    game = new(illegal="reask")
     play(game, [5] * 6)
     with pytest.raises(ParseError, match="column 5 is full"):
         game.parse(0, "X: 5")
@@ -106,3 +106,11 @@ def test_minimax_beats_random_and_blocks_an_open_three():
     game = new()
     play(game, [1, 7, 2, 7, 3])  # X threatens 4 on the bottom row
     assert bot(game.observe(1), random.Random(0), None) == 3
+
+
+def test_a_full_column_played_ends_the_game_as_a_loss_for_its_player():
+    game = new()
+    play(game, [5] * 6)
+    play(game, [5])  # X drops into the full column 5
+    assert game.done() and game.winner() == "O" and game.outcome()["illegal_move_by"] == 0
+    assert [game.result()[s].won for s in (0, 1)] == [False, True]

@@ -71,7 +71,9 @@ def test_tictactoe_win_draw_and_illegal_moves():
     game.step({0: game.parse(0, "X: (1,1)")})
     assert game.to_act() == [1]
     with pytest.raises(ParseError, match="already taken"):
-        game.parse(1, "O: (1,1)")
+        reask = new("tictactoe", illegal="reask")
+        reask.step({0: 0})
+        reask.parse(1, "O: (1,1)")
     with pytest.raises(ParseError, match="off the board"):
         game.parse(1, "O: (4,1)")
     for seat, move in [(1, "(2,2)"), (0, "(1,2)"), (1, "(3,3)"), (0, "(1,3)")]:
@@ -79,6 +81,17 @@ def test_tictactoe_win_draw_and_illegal_moves():
     assert game.done() and game.public_state()["winner"] == "X"
     result = game.result()
     assert result[0].won and result[0].score == 1.0 and result[1].score == 0.0 and result[0].role == "X"
+
+
+def test_a_parsed_move_on_a_taken_cell_loses_the_game_as_llmarenas_wrapper_plays_it():
+    game = new("tictactoe")
+    game.step({0: game.parse(0, "X: (2,2)")})
+    move = game.parse(1, "O: (2,2)")  # parsed, but the cell is taken: no re-ask, the move is played
+    game.step({1: move})
+    assert game.done() and game.winner() == "X" and game.outcome()["illegal_move_by"] == 1
+    result = game.result()
+    assert result[0].won and result[0].rank == 1 and not result[1].won and result[1].score == 0.0
+    assert game.public_state()["last_move"]["illegal"] is True
 
 
 def test_tictactoe_hint_toggles_the_legal_positions_in_the_prompt_view():

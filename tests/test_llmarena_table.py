@@ -54,3 +54,24 @@ def test_the_table_follows_the_filters(arena_db):
     assert leaderboard(arena_db, Selection(date_to=(START - timedelta(days=1)).date())).empty
     tictactoe_only = leaderboard(arena_db, Selection(games=("tictactoe",))).set_index("agent")
     assert list(tictactoe_only.columns) == ["tictactoe", "average", "games"] and (tictactoe_only["games"] == 1).all()
+
+
+def _undercover(wins: int, losses: int, hero: str) -> list[list[tuple]]:
+    """Undercover matches of `hero` as the undercover against four civilians of `civ`: `wins` won, `losses` lost."""
+    won = [(hero, 1, 1.0, "undercover")] + [("civ", 2, 0.0, "civilian")] * 4
+    lost = [(hero, 2, 0.0, "undercover")] + [("civ", 1, 1.0, "civilian")] * 4
+    return [won] * wins + [lost] * losses
+
+
+def test_undercover_column_is_the_undercovers_win_rate_over_llmarena_rules_only(tmp_path):
+    db = tmp_path / "under.duckdb"
+    write_outcomes(db, "undercover", _undercover(3, 1, "a") + _undercover(1, 3, "b"), {"rules": "llmarena"})
+    alone = leaderboard(db).set_index("agent")
+    # §3.1: the win rate as the undercover (3/4 and 1/4), normalized to the best; civ never played it
+    assert alone.loc["a", "undercover_win_rate"] == 0.75 and alone.loc["b", "undercover_win_rate"] == 0.25
+    assert alone.loc["a", "undercover"] == pytest.approx(100) and alone.loc["b", "undercover"] == pytest.approx(100 / 3)
+    assert "civ" not in alone.index
+    # MAgIC's and Who-is-Spy's Undercover games in the same database change nothing
+    write_outcomes(db, "undercover", _undercover(4, 0, "b") + _undercover(4, 0, "civ"), {"rules": "magic"}, tag="m")
+    write_outcomes(db, "undercover", _undercover(0, 4, "a"), {"rules": "wis", "players": 6}, tag="w")
+    pd.testing.assert_frame_equal(leaderboard(db).set_index("agent"), alone)

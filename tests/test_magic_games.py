@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
 from engine.agents.bots import find_policy
 from engine.games import get_game
 from engine.games.base import ParseError
-from engine.games.cost_sharing import SplitSpace, usage_split
-from engine.games.magic_common import DATA_DIR, load_group
+from engine.games.cost_sharing import SplitSpace, airport, usage_split
+from engine.games.magic_common import DATA_DIR, group_count, load_group
 from engine.spec import load_spec
 
 THEORY = ("cost_sharing", "prisoners_dilemma", "magic_public_good")
@@ -33,23 +34,33 @@ def play(game, policies):
     return game
 
 
-@pytest.mark.parametrize("name", THEORY)
-def test_twenty_one_settings_seven_groups_times_three_test_seats(name):
+RELEASED = Path(__file__).parent / "data" / "magic" / "topics_release"  # cathyxl/MAgIC's released settings
+AUTHORS_NAME = {"cost_sharing": "airportfee", "prisoners_dilemma": "prisoner", "magic_public_good": "public_good"}
+
+
+@pytest.mark.parametrize(("name", "groups"), [("cost_sharing", 7), ("prisoners_dilemma", 7), ("magic_public_good", 8)])
+def test_settings_are_groups_of_three_test_seats_and_file_0_is_the_authors_byte_for_byte(name, groups):
     files = sorted((DATA_DIR / name).glob("*.json"), key=lambda p: int(p.stem))
-    assert [int(p.stem) for p in files] == list(range(21))
-    for n, path in enumerate(files):
-        assert json.loads(path.read_text())["test_player_name"] == f"Player {n % 3 + 1}"
-    groups = [json.dumps(load_group(name, g), sort_keys=True) for g in range(1, 8)]
-    assert len(set(groups)) == 7  # seven different parameter sets
+    assert [int(p.stem) for p in files] == list(range(3 * groups)) and group_count(name) == groups
+    for g in range(groups):
+        seats = {json.loads(files[3 * g + k].read_text())["test_player_name"] for k in range(3)}
+        assert seats == {"Player 1", "Player 2", "Player 3"}
+    assert len({json.dumps(load_group(name, g), sort_keys=True) for g in range(1, groups + 1)}) == groups
+    released = RELEASED / AUTHORS_NAME[name] / "settings" / "0.json"
+    assert (DATA_DIR / name / "0.json").read_bytes() == released.read_bytes()
 
 
-def test_group_one_is_the_authors_released_setting_and_multipliers_are_the_papers():
+def test_group_one_is_the_authors_released_setting_and_multipliers_include_it():
     assert load_group("prisoners_dilemma", 1)["topic_values"] == {"cooperate": 2, "defect": 1, "one_defect": 4,
                                                                   "two_defect": 2}
-    assert [load_group("magic_public_good", g)["multiplier"] for g in range(1, 8)] == [1, 1.2, 1.5, 1.8, 2, 2.5, 3]
+    assert [load_group("magic_public_good", g)["multiplier"] for g in range(1, 9)] == [
+        3.5, 1, 1.2, 1.5, 1.8, 2, 2.5, 3]  # the released 3.5, then the paper's seven (Figure 10)
     sharing = load_group("cost_sharing", 1)
     assert sharing["topic"].startswith("Fixed Airport Fee: $1,000,000")
     assert sharing["proposal"]["Player 1"] == [40, 30, 30]
+    fee, airlines = airport(sharing)  # read from the topic text, as the authors' file states them
+    assert fee == 1_000_000 and [(a["name"], a["flights"], a["passengers"]) for a in airlines] == [
+        ("Airline A", 90, 7000), ("Airline B", 50, 7500), ("Airline C", 50, 7500)]
 
 
 def test_a_group_whose_files_disagree_is_refused(tmp_path, monkeypatch):
@@ -117,14 +128,14 @@ def test_cost_sharing_fails_after_five_rounds_without_consensus():
 
 def test_cost_sharing_bots_fair_agree_in_round_one_and_follow_first_coordinates_on_player_one():
     game = play(new("cost_sharing", group=4), ["fair", "fair", "fair"])
-    assert game.agreed == usage_split(load_group("cost_sharing", 4)["airlines"]) and len(game.votes) == 1
+    assert game.agreed == usage_split(airport(load_group("cost_sharing", 4))[1]) and len(game.votes) == 1
     assert sum(game.agreed) == 100
     game = play(new("cost_sharing"), ["selfish", "follow_first", "follow_first"])
     assert game.agreed == [10, 45, 45] and game.proposers() == [0]
 
 
 def test_magic_public_good_pays_the_multiplied_pool_at_the_end():
-    game = new("magic_public_good", group=5)  # multiplier 2
+    game = new("magic_public_good", group=6)  # multiplier 2
     for _ in range(5):
         game.step({0: 0, 1: 10, 2: 20})
     assert game.pool() == 150 and game.share() == 100
@@ -146,10 +157,11 @@ def test_magic_public_good_caps_contributions_at_the_points_left_and_defaults_to
                              pytest.approx(65.1667, abs=1e-3)]
 
 
-def test_magic_game_theory_spec_plays_twenty_one_competitions_per_game_challenger_in_each_seat():
+def test_magic_game_theory_spec_plays_every_setting_group_with_the_challenger_in_each_seat():
     spec = load_spec("runs/magic_game_theory.yaml")
     for name in THEORY:
         plans = [m for m in spec.matches if m.game == name]
-        assert len(plans) == 21
+        groups = group_count(name)
+        assert len(plans) == 3 * groups
         assert {(m.preset, next(s for s, a in enumerate(m.seats) if a.label == "challenger-bot"))
-                for m in plans} == {(f"magic_{g}", s) for g in range(1, 8) for s in range(3)}
+                for m in plans} == {(f"magic_{g}", s) for g in range(1, groups + 1) for s in range(3)}

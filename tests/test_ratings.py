@@ -19,13 +19,15 @@ from engine.spec import parse_spec
 START = datetime(2026, 1, 1)
 
 
-def write_outcomes(db, game: str, matches: list[list[tuple]]) -> None:
-    """Bulk-insert finished matches, each a list of seats (agent, rank, score[, role]), one minute apart."""
+def write_outcomes(db, game: str, matches: list[list[tuple]], params: dict | None = None, tag: str = "") -> None:
+    """Bulk-insert finished matches, each a list of seats (agent, rank, score[, role]), one minute apart
+    (`params`: the matches' parameters; `tag` keeps ids apart when one game is written twice)."""
     store.init_db(db)
     rows, seats = [], []
     for i, match in enumerate(matches):
-        match_id = f"{game}-{i}"
+        match_id = f"{game}{tag}-{i}"
         rows.append({"match_id": match_id, "run_id": "synthetic", "game": game, "status": "ok",
+                     "params": json.dumps(params) if params is not None else None,
                      "started_at": START + timedelta(minutes=i), "finished_at": START + timedelta(minutes=i)})
         seats += [{"match_id": match_id, "seat": s, "agent": seat[0], "label": seat[0], "rank": seat[1],
                    "won": seat[1] == 1, "score": seat[2], "role": seat[3] if len(seat) > 3 else None}
@@ -119,25 +121,28 @@ def test_a_rarely_seen_agent_is_judged_on_the_resamples_it_is_in(tmp_path):
     assert bt["lo"].notna().all() and (bt["lo"] <= bt["rating"]).all() and (bt["rating"] <= bt["hi"]).all()
 
 
-def test_four_versus_one_updates_both_teams_fairly(tmp_path):
+def test_team_members_weigh_one_as_trueskill_rate_defaults(tmp_path):
+    from engine.metrics.ratings import ENV
+
     db = tmp_path / "team.duckdb"
     civilians = ["c1", "c2", "c3", "c4"]
     write_outcomes(db, "undercover", [[("spy", 1, 1.0)] + [(c, 2, 0.0) for c in civilians]])
     ts = trueskill_table(db, "undercover").set_index("agent")
-    gain = ts.loc["spy", "mu"] - MU
-    losses = MU - ts.loc[civilians, "mu"]
-    assert gain > 0 and (losses > 0).all()
-    assert np.allclose(losses, losses.iloc[0])  # the four civilians share the loss equally
-    assert (losses < gain).all()  # each civilian carries a quarter of the team's weight
-    # weights 1/team_size: the spy gains about what it would beating one equal player, not four at once
+    # LLMArena rates teams with trueskill.rate's defaults: every member weighs 1
+    (spy,), team = ENV.rate([(ENV.create_rating(),), tuple(ENV.create_rating() for _ in civilians)], ranks=[1, 2])
+    assert ts.loc["spy", "mu"] == pytest.approx(spy.mu) and ts.loc["spy", "sigma"] == pytest.approx(spy.sigma)
+    assert np.allclose(ts.loc[civilians, "mu"], [r.mu for r in team])
+    # beating four players of full weight moves the spy more than beating one
     duel = tmp_path / "duel.duckdb"
     write_outcomes(duel, "undercover", [[("spy", 1, 1.0), ("c1", 2, 0.0)]])
     one = trueskill_table(duel, "undercover").set_index("agent").loc["spy", "mu"] - MU
-    assert 0.8 * one < gain < 1.5 * one
-    # one agent in all four civilian seats is a single player of full weight: a plain duel
+    assert ts.loc["spy", "mu"] - MU > 1.2 * one
+    # one agent in all four civilian seats: four members of weight 1, its update the sum of theirs
     same = tmp_path / "same.duckdb"
     write_outcomes(same, "undercover", [[("spy", 1, 1.0)] + [("civ", 2, 0.0)] * 4])
-    assert trueskill_table(same, "undercover").set_index("agent").loc["spy", "mu"] == pytest.approx(MU + one)
+    alone = trueskill_table(same, "undercover").set_index("agent")
+    assert alone.loc["spy", "mu"] == pytest.approx(spy.mu)
+    assert alone.loc["civ", "mu"] == pytest.approx(MU + sum(r.mu - MU for r in team))
     bt = bradley_terry_table(db, "undercover", n_boot=20).set_index("agent")
     assert (bt.loc["spy", "rating"] > bt.loc[civilians, "rating"]).all()
 

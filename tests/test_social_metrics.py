@@ -110,7 +110,7 @@ def test_empty_database_gives_empty_tables(db_path):
 
 def test_llmarena_figures_on_a_bot_run(db_path):
     spec = parse_spec({"name": "lla", "repeats": 8, "games": [{"game": "undercover", "preset": "llmarena",
-                       "lineups": [[{"agent": "bot:letters", "label": "tested"}] + ["bot:letters"] * 4]}]})
+                       "lineups": [["bot:letters"] * 4 + [{"agent": "bot:letters", "label": "tested"}]]}]})
     asyncio.run(run_spec(spec, db_path, progress=False))
     table = llmarena_undercover_figures(db_path)
     assert list(table.agent) == ["tested"] and table.games[0] == 8

@@ -52,20 +52,33 @@ def test_magic_roles_are_not_told():
 
 def test_llmarena_undercover_survives_two_rounds_and_word_guesses_are_scored():
     game = new("llmarena", seed=3)
-    assert game.special == 0 and len(game.alive) == 5
+    # as the authors' env: the undercover is the last player, speaks last, and holds the pair's first word
+    assert game.special == 4 and len(game.alive) == 5 and game.pending == [0, 1, 2, 3, 4]
+    assert (game.odd_word, game.common_word) == llmarena_word_pairs()[3]
     speak_all(game)
     assert game.stage == "words"
     odd, common = game.odd_word, game.common_word
-    game.step({s: {f"Player {o + 1}": (common if o else odd) for o in range(5) if o != s} for s in range(5)})
+    game.step({s: {f"Player {o + 1}": (odd if o == 4 else common) for o in range(5) if o != s} for s in range(5)})
     game.step({0: 1, 1: 2, 2: 1, 3: 1, 4: 1})  # a civilian goes out
     assert game.eliminated == {1: (1, "voted out")} and game.round == 2
     speak_all(game)
     game.step({s: {f"Player {o + 1}": "nothing" for o in range(5) if o != s} for s in game.alive_seats()})
-    game.step({0: 2, 2: 3, 3: 2, 4: 3})  # tie
-    assert game.done() and game.result()[0].won and game.outcome()["winner"] == "undercover"
+    game.step({0: 2, 2: 3, 3: 0, 4: 0})  # Player 1 out: the undercover survives both rounds
+    assert game.done() and game.result()[4].won and game.outcome()["winner"] == "undercover"
     m = {(s, n): v for s, n, v in game.metrics()}
     assert m[(2, "word_guess_any")] == 1 and m[(2, "word_guess_all")] == 1 and m[(2, "word_guess_probes")] == 2
-    assert m[(0, "clues_given")] == 2
+    assert m[(4, "clues_given")] == 2
+
+
+def test_llmarena_tied_vote_eliminates_one_of_the_most_voted_at_random():
+    out = set()
+    for seed in range(12):
+        game = new("llmarena", seed=seed, word_guesses=False)
+        speak_all(game)
+        game.step({0: 1, 1: 0, 2: 1, 3: 0, 4: 2})  # Players 2 and 1 tie on two votes
+        assert len(game.eliminated) == 1
+        out |= set(game.eliminated)
+    assert out == {0, 1}  # either of the tied, drawn by the match's seed
 
 
 def test_description_judge():

@@ -1,8 +1,11 @@
 """Bargain (LLMArena, seed 001 §2, App. A.5; Deal or No Deal, Lewis et al. 2017): two players split a
 pool of hats, balls and apples; each values the items privately. They speak in turn, Player A first,
-for at most `rounds` messages: a message is a plan (the items the speaker takes, the rest going to the
-other) with an optional remark, or "Deal", accepting the other's last plan. A deal pays each player
-the value of its items; no deal within the rounds pays 0 to both. After a deal, the higher value wins.
+for at most `rounds` rounds of two messages (A's, then B's; 10 as LLMArena's env): a message is a plan
+(the items the speaker takes, the rest going to the other) with an optional remark, or "Deal",
+accepting the other's last plan. A deal pays each player the value of its items; no deal within the
+rounds pays 0 to both. After a deal, the higher value wins. Quirk kept from the authors' env
+(bargain.py `step`): the last round closes when B's message arrives, before it is read, so B's final
+message can neither deal nor propose.
 Instances (`counts values_A values_B`) are the authors', engine/data/llmarena/bargain_instances.txt: 1000
 lines (SPEC.md counts 999: the last has no newline).
 """
@@ -113,7 +116,7 @@ class Bargain(Game):
     paper = "LLMArena"
     params = {
         "instance": Param(-1, "line of the instances file (0-999); -1 = drawn by the seed", lo=-1),
-        "rounds": Param(10, "messages before the negotiation fails (players alternate, A first)", lo=1, hi=50),
+        "rounds": Param(10, "rounds of two messages (A, then B) before the negotiation fails", lo=1, hi=50),
     }
 
     @classmethod
@@ -161,14 +164,20 @@ class Bargain(Game):
                 "offer": they_take, "offer_to_me": i_get,
                 "offer_text": (f"the other player takes {describe_take(they_take)} and you get {describe_take(i_get)}, "
                                f"worth {value_of(i_get, self.values[seat])} to you") if offer else "no plan yet",
-                "messages_left": self.p["rounds"] - self.messages}
+                "messages_left": self.max_messages() - self.messages}
         return self.make_observation(seat, "bargain", view, BargainSpace(tuple(self.counts), offer is not None))
+
+    def max_messages(self) -> int:
+        return 2 * self.p["rounds"]
 
     def step(self, actions: dict[int, Any]) -> None:
         seat = self.speaker()
         action = actions[seat]
         self.messages += 1
-        if action.get("deal") and self.offers:
+        if self.messages >= self.max_messages():
+            self.announce(f"Round {self.p['rounds']} is over before {self.player_name(seat)}'s message is read: "
+                          "no deal, both players get 0.")
+        elif action.get("deal") and self.offers:
             self.deal_by = seat
             self.announce(f"{self.player_name(seat)}: Deal.")
         else:
@@ -178,12 +187,10 @@ class Bargain(Game):
             remark = f'"{action["message"]}" ' if action.get("message") else ""
             self.announce(f"{self.player_name(seat)}: {remark}Plan: {self.player_name(seat)} takes "
                           f"{describe_take(take)}; {self.player_name(1 - seat)} gets {describe_take(rest)}.")
-            if self.messages >= self.p["rounds"]:
-                self.announce(f"No deal after {self.messages} messages: both players get 0.")
-        self.round = self.messages + 1
+        self.round = self.messages // 2 + 1
 
     def done(self) -> bool:
-        return self.deal_by is not None or self.messages >= self.p["rounds"]
+        return self.deal_by is not None or self.messages >= self.max_messages()
 
     def allocation(self) -> list[list[int]] | None:
         """Items per seat after a deal, else None."""

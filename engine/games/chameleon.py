@@ -6,16 +6,20 @@ probe before each clue and a belief probe after it (three of each in a 3-player 
 Outcome flags and credits (chameleon / others) as ../shared/SPEC.md pins them:
 0 caught and guessed wrong 0/2, 1 caught and guessed right 1/1, 2 wrong accusation 2/0, 3 tie 1/1.
 Settings are engine/data/magic/chameleon/<n>.json (topic, secret word, the chameleon's seat, one
-scripted clue per player for the fixed-clue option).
+scripted clue per player for the fixed-clue option); 0.json is the authors' released setting byte for
+byte. A setting without `topic_words` takes its topic's word list from the authors' environment
+(DEFAULT_TOPIC_CODES of chameleon_competition.py, engine/data/magic/chameleon_topics.json).
 """
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from engine.games import register
 from engine.games.base import Param, SeatResult, rank_by
-from engine.games.social import SOCIAL_PARAMS, SocialDeduction, magic_settings, same_word
+from engine.games.social import DATA_DIR, SOCIAL_PARAMS, SocialDeduction, magic_settings, same_word
 
 CREDITS = {0: (0, 2), 1: (1, 1), 2: (2, 0), 3: (1, 1)}  # flag -> (chameleon, each non-chameleon)
 MAX_CREDITS = 2
@@ -25,6 +29,16 @@ VERDICTS = {
     2: "The accusation is wrong: {chameleon} was the chameleon and wins.",
     3: "The vote is tied: a draw, 1 credit each. {chameleon} was the chameleon.",
 }
+
+
+@lru_cache(maxsize=1)
+def _topics() -> dict[str, list[str]]:
+    return json.loads((DATA_DIR / "magic" / "chameleon_topics.json").read_text(encoding="utf-8"))
+
+
+def topic_words(topic: str) -> list[str]:
+    """The words of a topic in the authors' environment (empty for a topic it does not list)."""
+    return list(_topics().get(topic, []))
 
 
 @register
@@ -48,7 +62,7 @@ class Chameleon(SocialDeduction):
         self.setting = settings[self.setting_index(len(settings))]
         game = self.setting["game_setting"]
         self.topic, self.code = game["topic"], game["code"]
-        self.topic_words = list(game.get("topic_words") or [self.code])
+        self.topic_words = list(game.get("topic_words") or topic_words(self.topic))
         named = self.named_seat(self.p, self.seed)
         self.special = self.pick_special(named)
         self.words = [None if s == self.special else self.code for s in range(len(self.alive))]

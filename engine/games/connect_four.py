@@ -1,6 +1,7 @@
 """ConnectFour (LLMArena, seed 001 §2.2, App. A.2): a 6x7 grid, X first; a marker drops to the
 lowest empty cell of the chosen column (1-7, left to right); four in a row, column or diagonal
-wins. A full or off-board column is an illegal move. Each move's reward V(s') - V(s) (SPEC.md) is
+wins. An off-board column is unparseable; a full one is an illegal move that loses
+(engine.games.grid). Each move's reward V(s') - V(s) (SPEC.md) is
 stored with the public state, so the paper's strategic-planning analysis is a query."""
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ by their usage. Each round every airline proposes a split (percentages for Playe
 votes for one of that round's proposals; the game succeeds when all votes name the same split, and
 fails after `rounds` rounds without one. Win = success (for every seat). Settings: 7 groups of airline
 descriptions in engine/data/magic/cost_sharing (group 1 is the authors' released setting), each with
-the airlines' opening proposals, announced before round 1.
+the airlines' opening proposals, announced before round 1. The settings are in the authors' format:
+the fee and the airlines are described in the `topic` text and read from it (`airport`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,28 @@ class SplitSpace(ActionSpace):
         return shares
 
 
+_FEE = re.compile(r"Fixed Airport Fee:\s*\$([\d,]+)")
+_AIRLINE = re.compile(r"(Airline \w+):\s*\nNumber of Flights:\s*([\d,]+)/month"
+                      r"\s*\nNumber of Passengers:\s*([\d,]+)/month"
+                      r"\s*\nAverage Flight Duration:\s*([\d.]+) hours?\s*\nFlight Size:\s*([^\n]+)")
+
+
+def _whole(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def airport(setting: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    """The fee and the airlines of a setting, read from its `topic` text as the authors' settings state
+    them ("Fixed Airport Fee: $1,000,000", "Airline A: Number of Flights: ...")."""
+    topic = setting["topic"]
+    fee = _FEE.search(topic)
+    airlines = [{"name": m[1], "flights": _whole(m[2]), "passengers": _whole(m[3]), "hours": float(m[4]),
+                 "size": m[5].strip()} for m in _AIRLINE.finditer(topic)]
+    if fee is None or len(airlines) != N_SEATS:
+        raise ValueError(f"cost sharing setting: cannot read the fee and {N_SEATS} airlines from its topic")
+    return _whole(fee.group(1)), airlines
+
+
 def usage_split(airlines: list[dict[str, Any]]) -> list[float]:
     """Whole percentages proportional to passengers (largest remainders), the 'fair' split of the bots."""
     total = sum(a["passengers"] for a in airlines)
@@ -81,10 +104,10 @@ class CostSharing(Game):
     title = "Cost Sharing (airport fee)"
     paper = "MAgIC"
     params = {
-        "group": group_param(1, optional=False),
+        "group": group_param("cost_sharing", 1, optional=False),
         "rounds": Param(5, "rounds of proposals and votes before the negotiation fails", lo=1, hi=20),
     }
-    presets = {"default": {}} | group_presets()
+    presets = {"default": {}} | group_presets("cost_sharing")
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -92,7 +115,8 @@ class CostSharing(Game):
 
     def setup(self) -> None:
         self.setting = load_group(self.name, self.p["group"])
-        self.airlines = [a["name"] for a in self.setting["airlines"]]
+        self.fee, self.airline_data = airport(self.setting)
+        self.airlines = [a["name"] for a in self.airline_data]
         self.opening = [self.setting["proposal"][self.player_name(s)] for s in range(N_SEATS)]
         self.stage = "propose"
         self.round = 1
@@ -109,7 +133,7 @@ class CostSharing(Game):
     def observe(self, seat: int) -> Observation:
         current = self.proposals[-1] if self.stage == "vote" else []
         view = {
-            "topic": self.setting["topic"].strip(), "fee": self.setting["fee"], "airlines": self.setting["airlines"],
+            "topic": self.setting["topic"].strip(), "fee": self.fee, "airlines": self.airline_data,
             "my_airline": self.airlines[seat], "opening": self.opening,
             "past_proposals": self.proposals, "past_votes": self.votes, "proposals": current,
             "proposals_text": self.listed(current),

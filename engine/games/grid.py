@@ -1,8 +1,10 @@
 """Two-player mark-placing games on a grid (LLMArena's TicTacToe and ConnectFour): X moves first,
-k marks in a row, column or diagonal win, a full grid is a draw. The board is drawn as text, the
-`hint` parameter puts the legal moves in the prompt, and a move the parser rejects (a taken cell,
-a full column) is an illegal move the runner counts. Subclasses say how a move is written and
-where it lands."""
+k marks in a row, column or diagonal win, a full grid is a draw. The board is drawn as text and the
+`hint` parameter puts the legal moves in the prompt. An answer naming no move on the board is
+unparseable (asked again, then a random legal move: the agent's 3 tries). A parsed move on a taken
+cell or a full column is illegal: by default (`illegal: lose`) it ends the game as a loss for its
+player, as LLMArena's code plays it (PettingZoo's TerminateIllegalWrapper); `illegal: reask` treats
+it as unparseable instead. Subclasses say how a move is written and where it lands."""
 
 from __future__ import annotations
 
@@ -58,7 +60,9 @@ class GridGame(Game):
     connect: ClassVar[int]
     hint_template: ClassVar[str]  # with {moves}
     answer_key: ClassVar[str]  # the JSON key a structured answer may use
-    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool)}
+    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool),
+              "illegal": Param("lose", "a parsed move on a taken cell / full column: 'lose' ends the game as a loss "
+                               "for its player (LLMArena), 'reask' asks again", kind=str, choices=("lose", "reask"))}
     presets = {"default": {}, "no_hint": {"hint": False}}
 
     @classmethod
@@ -92,9 +96,12 @@ class GridGame(Game):
         self.to_move = 0
         self.moves: list[int] = []
         self.last_move: dict[str, Any] | None = None
+        self.forfeit: int | None = None  # the seat whose illegal move ended the game
         self.round = 1
 
     def winner(self) -> str | None:
+        if self.forfeit is not None:
+            return MARKS[1 - self.forfeit]
         return winner_on(tuple(self.board), self.rows, self.cols, self.connect)
 
     def to_act(self) -> list[int]:
@@ -114,7 +121,7 @@ class GridGame(Game):
             raise ParseError("the answer was empty")
         value = json_field(text, self.answer_key)
         move = self.read_move(str(value) if value is not None else text)
-        if move not in self.legal_moves():
+        if move not in self.legal_moves() and self.p["illegal"] == "reask":
             raise ParseError(self.why_illegal(move))
         return move
 
@@ -122,7 +129,13 @@ class GridGame(Game):
         seat = self.to_move
         move = int(actions[seat])
         if move not in self.legal_moves():
-            raise ValueError(f"illegal move {self.move_label(move)} reached step")
+            if self.p["illegal"] != "lose":
+                raise ValueError(f"illegal move {self.move_label(move)} reached step")
+            self.forfeit = seat
+            self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(move), "illegal": True}
+            self.announce(f"{self.player_name(seat)} ({MARKS[seat]}) played {self.move_label(move)}: "
+                          f"{self.why_illegal(move)}. An illegal move loses the game.")
+            return
         before = tuple(self.board)
         self.board[self.landing_cell(move)] = MARKS[seat]
         self.moves.append(move)
@@ -136,6 +149,9 @@ class GridGame(Game):
     def done(self) -> bool:
         return self.winner() is not None or not self.legal_moves()
 
+    def outcome(self) -> dict[str, Any]:
+        return {"winner": self.winner(), "moves": len(self.moves), "illegal_move_by": self.forfeit}
+
     def public_state(self) -> dict[str, Any]:
         return {"board": list(self.board), "rows": self.rows, "cols": self.cols,
                 "moves": [self.move_label(m) for m in self.moves], "to_move": MARKS[self.to_move],
@@ -147,9 +163,6 @@ class GridGame(Game):
             return {s: SeatResult(0.5, False, 1, MARKS[s]) for s in (0, 1)}
         return {s: SeatResult(float(MARKS[s] == w), MARKS[s] == w, 1 if MARKS[s] == w else 2, MARKS[s])
                 for s in (0, 1)}
-
-    def outcome(self) -> dict[str, Any]:
-        return {"winner": self.winner(), "moves": len(self.moves)}
 
 
 _PAIR = re.compile(r"(?<!\d)(-?\d{1,3})\s*,\s*(-?\d{1,3})(?!\d)")  # bounded: linear on huge answers

@@ -1,11 +1,14 @@
 """What MAgIC's three game-theory scenarios share (seed 000 §3.2, App. A): the settings on disk.
 
-Each scenario has 21 settings, `engine/data/magic/<game>/<n>.json` in the authors' format: 7 groups of
+Each scenario's settings are `engine/data/magic/<game>/<n>.json` in the authors' format: groups of
 parameters (airline descriptions, payoff tables, multipliers) x 3 seats of the player under test
-(`test_player_name`), file n = group (n // 3) + 1 at seat n % 3. A match plays one group (parameter
-`group`, presets `magic_1`..`magic_7`); the run spec's `{challenger: A, others: B}` lineup seats the
-challenger in each seat in turn, so 7 presets x 3 lineups replay the 21 competitions. The three files
-of a group must agree on everything but the seat: that is checked on load.
+(`test_player_name`); files 3(g-1) .. 3(g-1)+2 are group g, one per test seat in any order. File 0 is
+the authors' released setting byte for byte (cathyxl/MAgIC `topics_release/<game>/settings/0.json`), so
+group 1 holds its parameters. Cost sharing and the Prisoner's Dilemma have 7 groups (21 settings);
+the Public Good has 8: the released multiplier 3.5, then the paper's seven (1, 1.2, ... 3). A match
+plays one group (parameter `group`, presets `magic_1`..); the run spec's `{challenger: A, others: B}`
+lineup seats the challenger in each seat in turn, so the presets x 3 lineups replay the competitions.
+The three files of a group must agree on everything but the seat: that is checked on load.
 """
 
 from __future__ import annotations
@@ -18,24 +21,29 @@ from typing import Any
 from engine.games.base import Param
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "magic"
-GROUPS = 7
 SEATS = 3
+TEST_SEATS = {f"Player {s + 1}" for s in range(SEATS)}
 
 
-def setting_file(game: str, group: int, seat: int) -> Path:
-    return DATA_DIR / game / f"{SEATS * (group - 1) + seat}.json"
+@lru_cache(maxsize=16)
+def group_count(game: str) -> int:
+    """How many setting groups `game` has on disk."""
+    return len(list((DATA_DIR / game).glob("*.json"))) // SEATS
 
 
 @lru_cache(maxsize=64)
 def _load_group(game: str, group: int) -> str:
-    if not 1 <= group <= GROUPS:
-        raise ValueError(f"MAgIC group must be 1..{GROUPS}, got {group}")
-    settings = []
-    for seat in range(SEATS):
-        data = json.loads(setting_file(game, group, seat).read_text(encoding="utf-8"))
-        if data.pop("test_player_name", None) != f"Player {seat + 1}":
-            raise ValueError(f"{setting_file(game, group, seat)}: test_player_name must be 'Player {seat + 1}'")
+    count = group_count(game)
+    if not 1 <= group <= count:
+        raise ValueError(f"MAgIC group must be 1..{count}, got {group}")
+    settings, seats = [], set()
+    for n in range(SEATS * (group - 1), SEATS * group):
+        path = DATA_DIR / game / f"{n}.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        seats.add(data.pop("test_player_name", None))
         settings.append(data)
+    if seats != TEST_SEATS:
+        raise ValueError(f"{game} group {group}: the test_player_name of its three files must be Player 1, 2 and 3")
     if any(s != settings[0] for s in settings[1:]):
         raise ValueError(f"the three settings of {game} group {group} differ beyond the test seat")
     return json.dumps(settings[0])
@@ -46,11 +54,12 @@ def load_group(game: str, group: int) -> dict[str, Any]:
     return json.loads(_load_group(game, group))
 
 
-def group_param(default: int, optional: bool) -> Param:
+def group_param(game: str, default: int, optional: bool) -> Param:
     """The MAgIC group; with `optional`, 0 means: play the game's own parameters instead."""
+    count = group_count(game)
     note = "; 0 = the parameters given below" if optional else ""
-    return Param(default, f"MAgIC setting group 1..{GROUPS}{note}", lo=0 if optional else 1, hi=GROUPS)
+    return Param(default, f"MAgIC setting group 1..{count}{note}", lo=0 if optional else 1, hi=count)
 
 
-def group_presets() -> dict[str, dict[str, Any]]:
-    return {f"magic_{g}": {"group": g} for g in range(1, GROUPS + 1)}
+def group_presets(game: str) -> dict[str, dict[str, Any]]:
+    return {f"magic_{g}": {"group": g} for g in range(1, group_count(game) + 1)}

@@ -24,13 +24,13 @@ class MagicPublicGood(Game):
     title = "Public Good (pool paid out at the end)"
     paper = "MAgIC"
     params = {
-        "group": group_param(0, optional=True),
+        "group": group_param("magic_public_good", 0, optional=True),
         "multiplier": Param(3.5, "the pool is multiplied by this at the end, then shared equally", kind=float,
                             lo=0.0, hi=100.0),
         "rounds": Param(5, "rounds of contributions", lo=1, hi=50),
         "endowment": Param(100, "points each player starts with", lo=1, hi=100_000),
     }
-    presets = {"default": {}} | group_presets()
+    presets = {"default": {}} | group_presets("magic_public_good")
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:

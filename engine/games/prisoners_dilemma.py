@@ -37,10 +37,10 @@ class PrisonersDilemma(Game):
         "defect": Param(1.0, "payoff to each when all defect", kind=float),
         "one_defect": Param(4.0, "payoff to a lone defector (cooperators get 0)", kind=float),
         "two_defect": Param(2.0, "payoff to each of two defectors (the cooperator gets 0)", kind=float),
-        "group": group_param(0, optional=True),
+        "group": group_param("prisoners_dilemma", 0, optional=True),
     }
     # Group 1 is the authors' released setting (2, 1, 4, 2); groups 2-7 are ours, defection stays dominant.
-    presets = {"default": {}} | group_presets()
+    presets = {"default": {}} | group_presets("prisoners_dilemma")
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:

@@ -251,6 +251,7 @@ class SocialDeduction(Game):
     probe_every_clue: bool = False  # MAgIC's Chameleon: a role probe before and a belief probe after each clue
     fouls: bool = False
     abstain: bool = False
+    random_tie_break: bool = False  # LLMArena: a tied vote singles out one of the most-voted at random
     word_guesses: bool = False
 
     @classmethod
@@ -574,6 +575,8 @@ class SocialDeduction(Game):
         counts = Counter(t for t in cast.values() if t is not None)
         top = counts.most_common()
         accused = top[0][0] if top and (len(top) == 1 or top[0][1] > top[1][1]) else None
+        if accused is None and top and self.random_tie_break:
+            accused = self.rng.choice(sorted(t for t, n in top if n == top[0][1]))
         result = (f"The most-voted player is {self.player_name(accused)}." if accused is not None
                   else "The vote is tied: no one is singled out.")
         self.announce(f"Votes: {said}. {result}")

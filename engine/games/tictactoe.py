@@ -1,6 +1,6 @@
 """TicTacToe (LLMArena, seed 001 App. A.1): X moves first; positions are (row, column), 1-based.
-An occupied or off-board position is an illegal move: the parser rejects it, the agent is asked
-again, and the turn log counts it. `hint` toggles the list of legal positions in the prompt."""
+An off-board position is unparseable (asked again); an occupied one is an illegal move that loses the
+game (LLMArena's rule, see engine.games.grid). `hint` toggles the list of legal positions in the prompt."""
 
 from __future__ import annotations
 

@@ -4,9 +4,11 @@
   (undercover / each civilian): 0 caught 0/3, 1 survives 3/0, 2 tie 2/1 (../shared/SPEC.md).
   Settings: engine/data/magic/undercover/<n>.json (two words, the undercover's seat, two scripted
   clues per player for the fixed-clue option).
-- `llmarena` (LLMArena, seed 001 §2.4): 5 players, the undercover under test at `role_seat`; a vote
-  after each clue round eliminates the most-voted; up to 2 rounds; the undercover wins by surviving.
-  Before each vote every player may be asked the others' words (`word_guesses`).
+- `llmarena` (LLMArena, seed 001 §2.4, as the authors' undercover env plays it): 5 players, the
+  undercover in the last seat (it speaks last: Player 1 speaks first) with the FIRST word of its pair;
+  a vote after each clue round eliminates the most-voted, a tie one of the most-voted at random; up to
+  2 rounds; the undercover wins by surviving. Before each vote every player may be asked the others'
+  words (`word_guesses`).
 - `wis` (Who is Spy, seed 003 §3, App. A): 6 players, a random first speaker, fouls (empty, own
   word, repeat) eliminate at once, speeches cut at 400 characters, votes with abstention, a tie
   eliminates no one; ends when the spy is out, fewer than 3 remain, or after 3 rounds; WiS scores.
@@ -72,13 +74,15 @@ class Undercover(SocialDeduction):
         "default": {},
         "magic": {},
         "llmarena": {"rules": "llmarena", "players": 5, "rounds": 2, "words": "llmarena", "probes": False,
-                     "role_seat": 0, "first_speaker": -1, "word_guesses": True},
+                     "first_speaker": 0, "word_guesses": True},
         "wis": {"rules": "wis", "players": 6, "rounds": 3, "words": "llmarena", "probes": False,
                 "first_speaker": -1},
     }
 
     @classmethod
     def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
+        if params["rules"] == "llmarena":
+            return params["players"] - 1  # the authors' env: the undercover is the last player
         if params["words"] != "magic":
             return None
         settings = magic_settings("undercover")
@@ -89,6 +93,7 @@ class Undercover(SocialDeduction):
         rules = self.p["rules"]
         self.clue_rounds = self.p["rounds"]
         self.fouls = self.abstain = rules == "wis"
+        self.random_tie_break = rules == "llmarena"
         self.word_guesses = self.p["word_guesses"]
         self.special_role = "spy" if rules == "wis" else "undercover"
         if self.p["words"] == "magic":
@@ -104,8 +109,11 @@ class Undercover(SocialDeduction):
                 raise ValueError("fixed_clues needs scripted clues: use words 'magic'")
             pairs = llmarena_word_pairs()
             first, second = pairs[self.setting_index(len(pairs))]
-            odd, common = (first, second) if self.rng.random() < 0.5 else (second, first)
-            self.special = self.pick_special(None)
+            if rules == "llmarena":  # the authors' env gives the undercover the pair's first word
+                odd, common = first, second
+            else:
+                odd, common = (first, second) if self.rng.random() < 0.5 else (second, first)
+            self.special = self.pick_special(self.named_seat(self.p, self.seed))
         self.odd_word, self.common_word = odd, common
         self.words = [odd if s == self.special else common for s in range(len(self.alive))]
         self.flag: int | None = None
@@ -120,11 +128,11 @@ class Undercover(SocialDeduction):
                     f"If the most-voted player is the {role}, the civilians win; if not, the {role} wins; "
                     "a tied vote is a draw.")
         notes = (f"There are {n} players and at most {rounds} rounds. After each clue round everyone votes and "
-                 "the most-voted player is eliminated (a tie eliminates no one). ")
+                 "the most-voted player is eliminated")
         if self.p["rules"] == "llmarena":
-            return notes + (f"The civilians win as soon as the {role} is eliminated; the {role} wins by "
-                            f"surviving all {rounds} rounds.")
-        return notes + (
+            return notes + (f" (on a tie, one of the most-voted at random). The civilians win as soon as the {role} "
+                            f"is eliminated; the {role} wins by surviving all {rounds} rounds.")
+        return notes + (" (a tie eliminates no one). "
             "A speech is a foul, and the speaker is eliminated at once, if it is empty, states the speaker's own "
             f"word, or repeats any earlier speech. Speeches are cut at {self.p['max_chars']} characters. You may "
             "vote for a listed player or abstain; anything else counts as an abstention. The game ends when the "

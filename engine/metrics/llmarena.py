@@ -1,11 +1,15 @@
 """LLMArena's main table (seed 001 Table 1, SPEC.md): per game a normalized score, and their average.
 
 - `leaderboard(db)`: one row per agent; for the rated games (TicTacToe, ConnectFour, Texas Hold'em,
-  Bargain, Undercover) the TrueSkill mu replayed over the game's matches (`ratings.trueskill_table`) as a
-  share of the best agent's mu · 100; for Bid and Hanabi the agent's average reward (raw in `bid_reward`,
-  `hanabi_reward`; a Hanabi seat's reward is its team's score) as a share of the best average · 100;
-  `average` = the mean of the agent's normalized scores over the games it played, `games` = how many.
-  Games absent from the database are left out.
+  Bargain) the TrueSkill mu replayed over the game's matches (`ratings.trueskill_table`: team members
+  weigh 1, `trueskill.rate`'s default) as a share of the best agent's mu · 100; for Undercover the
+  agent's win rate as the undercover (§3.1: the model under test against four fixed civilians; raw in
+  `undercover_win_rate`) as a share of the best · 100, only for agents that played the undercover;
+  for Bid and Hanabi the agent's average reward (raw in `bid_reward`, `hanabi_reward`; a Hanabi seat's
+  reward is its team's score) as a share of the best average · 100; `average` = the mean of the
+  agent's normalized scores over the games it played, `games` = how many. Games absent from the
+  database are left out. Only LLMArena's own rules count (Undercover with `rules: llmarena`): MAgIC
+  and Who-is-Spy games in the same database change nothing.
 
 The analyses of §4 (hint ablation, ConnectFour rewards, poker actions vs win probability, Hanabi action
 shares) are in `engine.metrics.llmarena_analyses`; Bargain and Bid figures in `engine.metrics.negotiation`;
@@ -20,10 +24,11 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.ratings import trueskill_table
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, Variant
 
 GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
 REWARD_GAMES = ("bid", "hanabi")
+OWN_RULES = tuple(Variant.of(g, "llmarena" if g == "undercover" else None) for g in GAMES)
 
 
 def _games_played(db: str | Path, filters: Selection) -> set[str]:
@@ -43,29 +48,48 @@ def average_rewards(db: str | Path, game: str, filters: Selection = ALL) -> pd.S
     return df.set_index("agent")["reward"] if not df.empty else pd.Series(dtype=float)
 
 
+def undercover_win_rates(db: str | Path, filters: Selection = ALL) -> pd.Series:
+    """Per agent that played the undercover in the selected Undercover matches: its win rate in that role."""
+    where, params = filters.where("m")
+    df = store.query(db, f"""
+        SELECT coalesce(s.label, s.agent) AS agent, avg(CASE WHEN s.won THEN 1.0 ELSE 0.0 END) AS win_rate
+        FROM matches m JOIN seats s USING (match_id)
+        WHERE {where} AND m.game = 'undercover' AND s.role = 'undercover' GROUP BY ALL""", params)
+    return df.set_index("agent")["win_rate"] if not df.empty else pd.Series(dtype=float)
+
+
 def _normalized(values: pd.Series) -> pd.Series:
     best = values.max()
     return values / best * 100 if best > 0 else values * float("nan")
 
 
 def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    """LLMArena's table over the selected matches (every match of the seven games by default)."""
+    """LLMArena's table over the selected matches of its own rules (every such match by default)."""
+    own = filters.within(OWN_RULES)
     with store.reading(db):
-        present = _games_played(db, filters)
+        present = _games_played(db, own)
         played = [g for g in GAMES if g in present]
         columns: dict[str, pd.Series] = {}
         for game in played:
             if game in REWARD_GAMES:
-                reward = average_rewards(db, game, filters)
+                reward = average_rewards(db, game, own)
                 columns[f"{game}_reward"] = reward
                 columns[game] = _normalized(reward)
+            elif game == "undercover":
+                rates = undercover_win_rates(db, own)
+                columns["undercover_win_rate"] = rates
+                columns[game] = _normalized(rates)
             else:
+                # these games have one rule set: the unnarrowed selection rates the same matches and can
+                # reuse the replay saved next to the database
                 columns[game] = _normalized(trueskill_table(db, game, filters).set_index("agent")["mu"])
     if not played:
         return pd.DataFrame()
     table = pd.DataFrame(columns)
     table["average"] = table[played].mean(axis=1)
     table["games"] = table[played].notna().sum(axis=1)
-    ordered = played + ["average", "games"] + [f"{g}_reward" for g in played if g in REWARD_GAMES]
+    raw = [f"{g}_reward" for g in played if g in REWARD_GAMES] + (["undercover_win_rate"] if "undercover" in played
+                                                                   else [])
+    ordered = played + ["average", "games"] + raw
     table = table[ordered].rename_axis("agent").reset_index()
     return table.sort_values(["average", "agent"], ascending=[False, True], ignore_index=True)

@@ -26,7 +26,8 @@ def _empty(columns: list[str]) -> pd.DataFrame:
 def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connect_four"),
                   filters: Selection = ALL) -> pd.DataFrame:
     """Win rate and illegal-move rate with and without the legal-move hint (the paper's Table 2), per game,
-    agent and hint. A move is illegal when the agent's first answer was rejected (a re-ask or a fallback)."""
+    agent and hint. A move is illegal when the agent's first answer was rejected (a re-ask or a fallback) or
+    when it was played on a taken cell / full column (it ended the game: `illegal: lose`)."""
     columns = ["game", "agent", "hint", "matches", "win_rate", "moves", "illegal_moves", "illegal_move_rate"]
     if not games:
         return _empty(columns)
@@ -36,7 +37,9 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connec
           SELECT match_id, game, coalesce(json_extract(params, '$.hint')::BOOLEAN, TRUE) AS hint
           FROM matches m WHERE {where} AND game IN (SELECT unnest(?))),
         moves AS (
-          SELECT match_id, seat, count(*) AS moves, count(*) FILTER (WHERE retries > 0 OR fallback) AS illegal
+          SELECT match_id, seat, count(*) AS moves,
+                 count(*) FILTER (WHERE retries > 0 OR fallback
+                                  OR coalesce(json_extract(state, '$.last_move.illegal')::BOOLEAN, false)) AS illegal
           FROM turns WHERE seat IS NOT NULL GROUP BY match_id, seat)
         SELECT f.game, coalesce(s.label, s.agent) AS agent, f.hint, count(*) AS matches,
                avg(s.won::INTEGER) AS win_rate, sum(coalesce(mv.moves, 0)) AS moves,

@@ -6,8 +6,9 @@ teams); a match that is one team (cooperative Hanabi, a shared outcome in a game
 agent against itself teaches nothing about skill and is left out.
 
 - `trueskill_table`: TrueSkill (mu 25, sigma 25/3) replayed over the matches in the order they
-  finished; every seat of a team plays with weight 1/team_size, so the team's performance is its
-  members' mean and a 4-vs-1 game is fair to both sides.
+  finished; every seat of a team weighs 1 (`trueskill.rate`'s default, as LLMArena's code rates
+  teams), so a team's performance is its members' sum; an agent in several seats of a team moves by
+  the sum of its seats' updates.
 - `bradley_terry_table`: an order-free Bradley-Terry fit (Elo scale: 1000 + 400·log10 odds) on the
   pairwise outcomes between teams of each match (the better rank wins, equal ranks tie), with bootstrap
   confidence intervals over matches as FastChat does; `rank` separates only agents whose intervals do not
@@ -71,14 +72,11 @@ def _played(db: str | Path, selection: Selection) -> pd.DataFrame:
 
 def _teams(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple]:
     """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
-    lists with one entry per team member (an agent with its share of its team's seats)."""
+    lists with one entry per team member (a seat, weight 1: `trueskill.rate`'s default)."""
     seats, params = _seats_sql(selection, after)
     return store.rows(db, f"""
         WITH s AS ({seats}),
-        members AS (
-          SELECT match_id, any_value(finished_at) AS finished_at, rank, role, agent,
-                 count(*) / sum(count(*)) OVER (PARTITION BY match_id, rank, role) AS weight
-          FROM s GROUP BY match_id, rank, role, agent)
+        members AS (SELECT match_id, finished_at, rank, role, agent, 1.0::DOUBLE AS weight FROM s)
         SELECT match_id, any_value(finished_at) AS finished_at, list(rank ORDER BY rank, role, agent),
                list(role ORDER BY rank, role, agent), list(agent ORDER BY rank, role, agent),
                list(weight ORDER BY rank, role, agent)
@@ -120,15 +118,19 @@ class _Replayed:
 
     def to_json(self) -> dict:
         last = None if self.last is None else [self.last[0].isoformat(), self.last[1]]
-        return {"ratings": self.ratings, "last": last, "count": self.count, "checksum": str(self.checksum)}
+        return {"ratings": self.ratings, "last": last, "count": self.count, "checksum": str(self.checksum),
+                "formula": FORMULA}
 
     @classmethod
     def from_json(cls, data: dict) -> _Replayed:
+        if data.get("formula") != FORMULA:
+            raise ValueError("a replay saved under another formula")
         last = None if data["last"] is None else (datetime.fromisoformat(data["last"][0]), data["last"][1])
         return cls({a: (float(mu), float(sigma)) for a, (mu, sigma) in data["ratings"].items()}, last,
                    int(data["count"]), int(data["checksum"]))
 
 
+FORMULA = "team members weigh 1"  # saved replays of another formula are replayed again
 _REPLAYED: OrderedDict[tuple, _Replayed] = OrderedDict()
 _REPLAYED_LOCK = threading.Lock()
 REPLAY_MEMO_SIZE = 64

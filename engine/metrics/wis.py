@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine.metrics.magic_social import column, only_on, ratios, social_seats, won_flags
+from engine import store
+from engine.metrics.magic_social import NO_STRATEGY
 from engine.selection import ALL, Selection
 
 START_POINTS = 100
@@ -21,61 +22,71 @@ FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score"
                   "survival_rounds"]
 
 
-def wis_seats(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    """The seats of the selected `rules: wis` Undercover games."""
-    where, params = filters.where("m")
-    return social_seats(db, f"m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis' AND {where}",
-                        params)
+_METRICS = ("votes_cast", "votes_correct", "fouls", "speeches", "survival_rounds")
+_ROLE_ORDER = "CASE role WHEN 'spy' THEN 0 WHEN 'civilian' THEN 1 ELSE 2 END"
 
 
-def _figures_by_role(seats: pd.DataFrame) -> pd.DataFrame:
-    """The figures of each agent, strategy and role (spy, civilian, all) from its seats, in one groupby:
-    every seat counts once under its own role (spy or civilian) and once under "all"."""
-    if seats.empty:
-        return pd.DataFrame(columns=FIGURE_COLUMNS)
-    civilian = seats["role"] == "civilian"  # the spy cannot vote for itself: accuracy is a civilian figure
-    figures = pd.DataFrame({
-        "agent": seats["agent"], "strategy": seats["strategy"], "won": won_flags(seats), "score": seats["score"],
-        "votes_cast": only_on(civilian, column(seats, "votes_cast")),
-        "votes_correct": only_on(civilian, column(seats, "votes_correct")),
-        "fouls": column(seats, "fouls"), "speeches": column(seats, "speeches"),
-        "survival_rounds": seats["survival_rounds"] if "survival_rounds" in seats else float("nan")})
-    by_role = figures[seats["role"].isin(["spy", "civilian"])].assign(role=seats["role"])
-    parts = pd.concat([by_role, figures.assign(role="all")])
-    parts["role"] = pd.Categorical(parts["role"], categories=["spy", "civilian", "all"], ordered=True)
-    table = parts.groupby(["agent", "strategy", "role"], sort=True, observed=True).agg(
-        games=("won", "size"), win_rate=("won", "mean"), mean_score=("score", _series_mean),
-        votes_cast=("votes_cast", "sum"), votes_correct=("votes_correct", "sum"), fouls=("fouls", "sum"),
-        speeches=("speeches", "sum"), survival_rounds=("survival_rounds", _series_mean)).reset_index()
-    table["role"] = table["role"].astype(str)
-    table["vote_accuracy"] = ratios(table["votes_correct"], table["votes_cast"])
-    table["foul_rate"] = ratios(table["fouls"], table["speeches"])
-    return table[FIGURE_COLUMNS]
-
-
-def _series_mean(values: pd.Series) -> float:
-    """Series.mean per group (a call per agent and role, not per seat): the grouped mean sums in another
-    order and can differ in the last bit from the figures published before."""
-    return float(values.mean())
+def _seats_sql(where: str) -> str:
+    """One row per seat of the selected `rules: wis` Undercover games with its WiS metrics, for DuckDB to
+    aggregate: the scorers return one row per agent and role, never the seats (79k games are 1 GB as a frame).
+    A missing count is 0; vote accuracy is a civilian figure (the spy cannot vote for itself)."""
+    pivot = ", ".join(f"sum(value) FILTER (WHERE name = '{n}') AS {n}" for n in _METRICS)
+    return f"""
+        WITH sel AS (
+            SELECT s.match_id, s.seat, coalesce(s.label, s.agent) AS agent,
+                   coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, s.role, s.score,
+                   CAST(coalesce(s.won, false) AS DOUBLE) AS won
+            FROM seats s JOIN matches m USING (match_id)
+            WHERE m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis' AND ({where})),
+        per_seat AS (
+            SELECT match_id, seat, {pivot} FROM metrics
+            WHERE seat IS NOT NULL AND name IN {_METRICS} AND match_id IN (SELECT match_id FROM sel)
+            GROUP BY match_id, seat)
+        SELECT sel.agent, sel.strategy, sel.role, sel.score, sel.won,
+               CASE WHEN sel.role = 'civilian' THEN coalesce(p.votes_cast, 0) ELSE 0 END AS votes_cast,
+               CASE WHEN sel.role = 'civilian' THEN coalesce(p.votes_correct, 0) ELSE 0 END AS votes_correct,
+               coalesce(p.fouls, 0) AS fouls, coalesce(p.speeches, 0) AS speeches, p.survival_rounds
+        FROM sel LEFT JOIN per_seat p USING (match_id, seat)"""
 
 
 def figures_by_role(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    """One row per agent, strategy and role (spy, civilian, all), over the selected games."""
-    return _figures_by_role(wis_seats(db, filters))
+    """One row per agent, strategy and role (spy, civilian, all), over the selected games: every seat
+    counts once under its own role and once under "all"."""
+    where, params = filters.where("m")
+    table = store.query(db, f"""
+        WITH seat AS ({_seats_sql(where)}),
+        parts AS (
+            SELECT * FROM seat WHERE role IN ('spy', 'civilian')
+            UNION ALL SELECT * REPLACE ('all' AS role) FROM seat)
+        SELECT agent, strategy, role, count(*) AS games, avg(won) AS win_rate, avg(score) AS mean_score,
+               sum(votes_correct) / nullif(sum(votes_cast), 0) AS vote_accuracy,
+               sum(fouls) / nullif(sum(speeches), 0) AS foul_rate, avg(survival_rounds) AS survival_rounds
+        FROM parts GROUP BY agent, strategy, role
+        ORDER BY agent, strategy, {_ROLE_ORDER}""", params)
+    if table.empty:
+        return pd.DataFrame(columns=FIGURE_COLUMNS)
+    return table[FIGURE_COLUMNS].astype({"games": "int64"})
+
+
+def _points(db: str | Path, filters: Selection) -> pd.DataFrame:
+    where, params = filters.where("m")
+    return store.query(db, f"""
+        SELECT agent, strategy, coalesce(sum(score), 0) AS total, count(*) AS games
+        FROM ({_seats_sql(where)}) GROUP BY agent, strategy""", params)
 
 
 def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """The WiS leaderboard over the selected games: ranking points first, then the figures of each role side by
     side."""
-    seats = wis_seats(db, filters)
-    if seats.empty:
-        return pd.DataFrame(columns=["agent", "strategy", "ranking", "games"])
-    figures = _figures_by_role(seats)
-    points = seats.groupby(["agent", "strategy"]).agg(total=("score", "sum"), games=("score", "size")).reset_index()
+    with store.reading(db):
+        points = _points(db, filters)
+        if points.empty:
+            return pd.DataFrame(columns=["agent", "strategy", "ranking", "games"])
+        figures = figures_by_role(db, filters)
     points["ranking"] = START_POINTS + points["total"] - points["games"]
     wide = figures.pivot_table(index=["agent", "strategy"], columns="role",
                                values=["win_rate", "mean_score", "vote_accuracy", "foul_rate", "survival_rounds"],
-                               aggfunc="first")
+                               aggfunc="first", dropna=False)
     wide.columns = [f"{role}_{name}" if role != "all" else name for name, role in wide.columns]
     board = points[["agent", "strategy", "ranking", "games"]].merge(wide.reset_index(), on=["agent", "strategy"])
     order = ["agent", "strategy", "ranking", "games", "win_rate", "spy_win_rate", "civilian_win_rate", "mean_score",

@@ -14,8 +14,10 @@ SUITE = Suite(
     name="llmarena", title="LLMArena", paper="LLMArena",
     variants=tuple(Variant.of(g, "llmarena" if g == "undercover" else None) for g in GAMES),
     board=Scorer("engine.metrics.llmarena:leaderboard"),
-    caption="Per game: TrueSkill mu (Bid, Hanabi: average reward) as a share of the best agent's · 100, "
-            "over the selected matches.",
+    caption="Per game: TrueSkill mu (team members weigh 1, trueskill.rate's default) as a share of the best "
+            "agent's · 100; Bid, Hanabi: average reward; Undercover: the win rate as the undercover against four "
+            "fixed civilians (§3.1), only for agents that played it; all normalized to the best · 100, over the "
+            "selected games of LLMArena's own rules.",
     empty="No LLMArena games in this selection.",
     slow=True,
     figures=(
