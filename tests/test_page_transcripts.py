@@ -61,7 +61,8 @@ def test_search_by_game_agent_outcome_failures_and_text(db, monkeypatch):
                               WHERE m.game = 'tictactoe' AND s.agent = 'bot:equilibrium' AND s.won""")["n"][0]
     assert len(won) == wins and all("bot:equilibrium (won)" in lineup for lineup in won["lineup"])
     failures = found(page(db, monkeypatch, failures="1"))
-    assert set(failures["game"]) == {"guessing_game"} and len(failures) == 2 and (failures["parse_failures"].astype(int) > 0).all()
+    assert set(failures["game"]) == {"guessing_game"} and len(failures) == 2
+    assert (failures["parse_failures"].astype(int) > 0).all()
     by_text = found(page(db, monkeypatch, q="ALERT(\"owned"))  # case-insensitive, in the raw answers
     assert set(by_text["game"]) == {"guessing_game"}
     assert page(db, monkeypatch, q="never said by anyone").info[0].value == "No match fits this search."
