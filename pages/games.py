@@ -5,6 +5,7 @@ Who is Spy's per-role table (seed 003)."""
 
 from dataclasses import replace
 
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 
@@ -46,6 +47,9 @@ def draw(figure, table) -> None:
     fig = plot(table, x=chart.x, y=chart.columns(table), title=title, **extra,
                **({"markers": True} if chart.kind == "line" else {}))
     fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_title, height=420)
+    counts = table[chart.x]
+    if pd.api.types.is_integer_dtype(counts):  # rounds, steps: whole-number ticks, never 2.5
+        fig.update_xaxes(tickformat="d", dtick=1 if counts.max() - counts.min() <= 20 else None)
     st.plotly_chart(fig)
     report.figure(title, fig)
 

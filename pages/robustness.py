@@ -24,7 +24,8 @@ if store.count_matches(DB) == 0:
     st.stop()
 
 filters = filter_bar(queries.filter_options(DB), report=report, db=DB)
-agent = url_selectbox("Model", queries.agents(DB, filters)["agent"].tolist(), "agent")
+played = queries.agents(DB, filters)["agent"].tolist()
+agent = url_selectbox("Model", sorted(played, key=lambda a: a.startswith("bot:")), "agent")  # models first
 scores = queries.robustness_scores(DB, agent, filters) if agent else None
 if scores is None or scores.empty:
     st.info("No scored matches of this model in the selection.")

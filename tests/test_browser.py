@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -43,26 +45,20 @@ SPEC = {"name": "browser", "seed": 5, "repeats": 2, "games": [
 ]}
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory):
-    """The dashboard served on a free port over a fresh database; yields its base URL."""
-    db = tmp_path_factory.mktemp("browser") / "results.duckdb"
+@contextmanager
+def serving(db):
+    """`python -m engine serve` over `db` on a free port, started outside the project (its config must still
+    apply); yields the base URL once Streamlit answers."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen(  # starts while the matches play: pages read the database only when opened
-        [sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],  # from elsewhere than
-        cwd=db.parent, env=os.environ | {"PYTHONPATH": str(store.ROOT)},  # the project: its config still applies
+    server = subprocess.Popen(
+        [sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],
+        cwd=db.parent, env=os.environ | {"PYTHONPATH": str(store.ROOT)},
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
-    with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
-        seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
-        asyncio.run(run_spec(parse_spec({"name": "llm", "games": [
-            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}),
-            db, progress=False))
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
                 urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read()
@@ -75,6 +71,27 @@ def app(tmp_path_factory):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    """The dashboard over a fresh database of bots plus an LLM match (through the stub) answering markup."""
+    db = tmp_path_factory.mktemp("browser") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
+    with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
+        seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
+        asyncio.run(run_spec(parse_spec({"name": "llm", "games": [
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}),
+            db, progress=False))
+    with serving(db) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def first_visit(first_run_db):
+    """The dashboard over the database `make run` makes (runs/quick.yaml)."""
+    with serving(first_run_db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +154,46 @@ def test_no_deploy_button_and_boards_are_drawn_shapes(app, browser, tmp_path):
     assert board.bounding_box()["width"] >= 100
     board.scroll_into_view_if_needed()
     board.screenshot(path=str(tmp_path / "board.png"))
+
+
+SHOTS = os.environ.get("ARENA_SCREENSHOTS")  # a folder to keep the click-through's screenshots in (else tmp)
+
+
+def shoot(page, folder, name: str) -> None:
+    """The whole page: Streamlit scrolls inside its own container, so the viewport is made as tall as it."""
+    height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(max(height + 100, 1000), 12_000)})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(folder / f"{name}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_a_researchers_click_through_the_first_run(first_visit, browser, tmp_path):
+    """Items of issue 15 in a real browser, over the first-run database: headline tables with their
+    definitions, a grid cell's transcripts, a search hit highlighted, robustness verdicts, the abilities."""
+    folder = Path(SHOTS) if SHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    page = open_page(browser, f"{first_visit}/leaderboard")
+    page.get_by_text("What each number means").click()
+    page.get_by_text("left out of win rates").first.wait_for(state="visible")
+    assert page.get_by_text("Games x agents").count() >= 3  # a grid per suite
+    assert page.locator('[data-testid="stException"]').count() == 0
+    shoot(page, folder, "1_leaderboards")
+    page = open_page(browser, f"{first_visit}/transcripts?game=tictactoe&agents=bot%3Aequilibrium")  # a grid cell
+    assert page.get_by_role("combobox", name="Game").input_value() == "tictactoe"
+    shoot(page, folder, "2_grid_cell_transcripts")
+    page = open_page(browser, f"{first_visit}/transcripts?game=guessing_game&q=chosen_number")
+    hit = page.locator("mark").first
+    hit.wait_for(state="visible")
+    assert hit.inner_text().lower() == "chosen_number"
+    shoot(page, folder, "3_search_hit")
+    page = open_page(browser, f"{first_visit}/robustness")
+    page.get_by_text("local/smollm2").first.wait_for(state="visible")
+    assert page.get_by_text("not enough data").count() >= 1  # the repeats: one score a level
+    shoot(page, folder, "5_robustness")
+    page = open_page(browser, f"{first_visit}/abilities")
+    shoot(page, folder, "5_abilities")
+    page = open_page(browser, f"{first_visit}/transcripts?game=connect_four&turn=12")
+    page.locator('img[src^="data:image/svg+xml"]').first.wait_for(state="visible")
+    shoot(page, folder, "4_board")
+    assert len(list(folder.glob("*.png"))) >= 6

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 
+import pytest
+from streamlit.testing.v1 import AppTest
+
 from engine import queries, store
 from engine.games import all_games
 from engine.metrics import stats
@@ -35,3 +38,34 @@ def test_the_real_model_plays_and_its_robustness_gets_a_verdict(first_run_db):
     verdicts = {factor: stats.robustness_verdict(table) for (factor, _), table in tables.items()}
     assert verdicts["temperature"] in ("robust", "not robust")
     assert verdicts["prompt_version"] in ("robust", "not robust")
+
+
+def blanks(frame) -> list:
+    """Cells a reader would see as None, nan or <NA>: Streamlit prints a missing value as "None"."""
+    return [(column, value) for column in frame.columns for value in frame[column].tolist()
+            if value is None or (isinstance(value, float) and value != value)
+            or str(value).strip() in ("None", "nan", "NaN", "<NA>", "NaT")]
+
+
+@pytest.mark.parametrize("path", ["overview", "leaderboard", "abilities", "games", "robustness", "transcripts",
+                                  "launch"])
+def test_no_table_of_the_first_run_shows_none_or_nan(first_run_db, monkeypatch, path):
+    monkeypatch.setenv("ARENA_DB", str(first_run_db))
+    at = AppTest.from_file(f"../pages/{path}.py", default_timeout=120).run()
+    assert not at.exception, at.exception[0].value if at.exception else ""
+    frames = [df.value for df in at.dataframe] + [t.value for t in at.table]
+    assert frames, f"{path} shows no table"
+    for frame in frames:
+        assert not blanks(frame), (path, list(frame.columns), blanks(frame)[:5])
+
+
+def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_run_db, monkeypatch):
+    monkeypatch.setenv("ARENA_DB", str(first_run_db))
+    abilities = AppTest.from_file("../pages/abilities.py", default_timeout=120).run()
+    opening = abilities.multiselect(key="agents").value
+    profile = ability_profile(first_run_db).set_index("agent")
+    assert len(opening) >= 2 and all(profile.loc[c.split(" · ")[0], "roles"] == 7 for c in opening[:2])
+    robustness = AppTest.from_file("../pages/robustness.py", default_timeout=120).run()
+    assert robustness.selectbox(key="agent").value == "local/smollm2"  # the model, not a bot, comes first
+    verdicts = " ".join(m.value for m in robustness.markdown)
+    assert "**guessing\\_game**: robust" in verdicts or "**guessing\\_game**: not robust" in verdicts
