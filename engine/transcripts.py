@@ -148,7 +148,7 @@ def highlighted(text: str, query: str) -> str:
 
 def badges(turn: pd.Series) -> list[tuple[str, str, str]]:
     """(label, colour, icon) for what went wrong in a decision: re-asks, an illegal answer replaced by a random
-    fallback move, an error."""
+    fallback move, an error of its own (a failed call)."""
     def known(name: str):
         value = turn.get(name)
         return None if value is None or pd.isna(value) else value
@@ -160,6 +160,6 @@ def badges(turn: pd.Series) -> list[tuple[str, str, str]]:
         found.append(("random fallback move", "red", ":material/casino:"))
     elif known("legal") is not None and not known("legal"):
         found.append(("illegal answer", "red", ":material/block:"))
-    if known("error"):
+    if known("error") and not found:  # else the error is the reason of the re-ask or the fallback, shown below
         found.append(("error", "violet", ":material/error:"))
     return found

@@ -176,3 +176,25 @@ def test_a_huge_answer_is_cut_for_display_and_shown_whole_on_request(tmp_path, m
     assert all(len(str(v)) <= transcripts.DISPLAY_CHARS for df in at.dataframe for v in df.value.get("response", []))
     at.toggle(key=f"all_{match_id}_1").set_value(True).run()
     assert not at.exception and any(c.value == huge for c in at.code)
+
+
+def test_a_reasked_turn_wears_its_badge_and_a_search_opens_on_its_hit_highlighted(db, monkeypatch):
+    match_id = llm_match(db)
+    turns = store.query(db, "SELECT turn, retries FROM turns WHERE match_id = ? AND seat = 0", [match_id])
+    reasked = int(turns.loc[turns["retries"] > 0, "turn"].iloc[0])
+    at = page(db, monkeypatch, match=match_id, turn=str(reasked))
+    badges = [m.value for m in at.markdown if "badge[" in m.value]
+    assert any("re-asked x1" in b for b in badges), badges
+    flags = next(df.value for df in at.dataframe if "flags" in df.value.columns)
+    assert set(flags["flags"]) == {"re-asked x1", ""}  # its parse error is the re-ask's reason, not a badge of its own
+    at = page(db, monkeypatch, match=match_id, q="bold</b")  # no turn in the link: the first hit opens
+    position = at.slider(key="turn").value
+    hit = [h.proto.body for h in at.get("html")]
+    assert position == reasked and len(hit) == 1
+    assert "<mark>bold&lt;/b</mark>" in hit[0] and "<script" not in hit[0]  # highlighted, and still text
+
+
+def test_a_link_to_a_match_outside_the_newest_results_opens_it(db, monkeypatch):
+    oldest = store.query(db, "SELECT match_id FROM matches ORDER BY finished_at LIMIT 1")["match_id"][0]
+    at = page(db, monkeypatch, match=oldest, game="guessing_game")  # a search that does not list it
+    assert not at.exception and at.selectbox(key="match").value == oldest
