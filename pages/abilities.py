@@ -27,10 +27,12 @@ if profile.empty:
     st.info(f"No data yet: {SUITE.empty}")
     st.stop()
 
-profile["challenger"] = profile["agent"] + " · " + profile["strategy"].astype(str)
+profile["challenger"] = [a if s in ("-", "", None) else f"{a} · {s}" for a, s in
+                         zip(profile["agent"], profile["strategy"], strict=True)]  # bots have no strategy
 names = profile["challenger"].tolist()
 fullest = profile.sort_values(["roles", "area", "win_rate"], ascending=False, na_position="last", kind="stable")
-opening = fullest["challenger"].tolist()[:4]  # the challengers with the most abilities measured first
+complete = fullest[fullest["roles"] == fullest["roles"].max()]
+opening = (complete if len(complete) >= 2 else fullest)["challenger"].tolist()[:4]  # the most abilities measured
 chosen = url_multiselect("Challengers", names, "agents", default=opening) or opening
 report.scope(DB, {"challengers": ", ".join(chosen)}, runs_of(Selection(games=SUITE.games), queries.filter_options(DB)))
 shown = profile[profile["challenger"].isin(chosen)]
@@ -60,7 +62,8 @@ bars = go.Figure([
 ])
 bars.update_layout(title="Radar area against win rate", barmode="group", height=420,
                    yaxis={"title": "radar area", "range": [0, MAX_AREA]},  # the area of seven abilities at 1
-                   yaxis2={"title": "win rate", "overlaying": "y", "side": "right", "range": [0, 1]},
+                   yaxis2={"title": "win rate", "overlaying": "y", "side": "right", "range": [0, 1], "dtick": 0.2,
+                           "showgrid": False},
                    legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0})
 st.plotly_chart(bars)
 report.figure("Radar area against win rate", bars)

@@ -43,6 +43,24 @@ def as_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
+def rounded(value: Any) -> Any:
+    """Numbers of a drawn state to 2 decimals (19.333333333333332 reads as 19.33), inside lists and maps too."""
+    if isinstance(value, float):
+        return round(value, 2)
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    return value
+
+
+def cell(value: Any) -> str:
+    """A state table's cell: text as it is, anything else as compact JSON with its numbers rounded; None blank."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return value if isinstance(value, str) else json.dumps(rounded(value), ensure_ascii=False, default=str)
+
+
 def draw_grid(state: dict, game: str) -> None:
     """The board as an SVG of lines and circles (no emoji font needed), the moves and the result beside it."""
     board = boards.GridBoard.from_state(state, game)
@@ -78,29 +96,29 @@ def draw_social(state: dict) -> None:
     st.write("Alive seats:", ", ".join(map(str, state.get("alive", []))))
     if state.get("clues"):
         st.markdown("Clues")
-        st.dataframe(pd.DataFrame(state["clues"]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(state["clues"]).map(cell), hide_index=True, width="stretch")
     if state.get("votes"):
         st.markdown("Votes")
-        st.dataframe(pd.DataFrame(state["votes"]).map(as_text), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(state["votes"]).map(cell), hide_index=True, width="stretch")
     if state.get("eliminated"):
         st.markdown("Eliminated")
-        st.dataframe(pd.DataFrame([{"seat": s} | e for s, e in state["eliminated"].items()]), hide_index=True)
+        st.dataframe(pd.DataFrame([{"seat": s} | e for s, e in state["eliminated"].items()]).map(cell), hide_index=True)
 
 
 def draw_generic(state: dict) -> None:
     """Any other game: its scalar facts in one table, each list or mapping of records as its own table."""
     scalars = {k: v for k, v in state.items() if not isinstance(v, (dict, list))}
     if scalars:
-        st.dataframe(pd.DataFrame([scalars]).map(as_text), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame([scalars]).map(cell), hide_index=True, width="stretch")
     for key, value in state.items():
         if isinstance(value, dict) and value and all(not isinstance(v, (dict, list)) for v in value.values()):
             st.markdown(key.replace("_", " ").capitalize())
-            st.dataframe(pd.DataFrame([value]).map(as_text), hide_index=True)
+            st.dataframe(pd.DataFrame([value]).map(cell), hide_index=True)
         elif isinstance(value, (dict, list)) and value:
             st.markdown(key.replace("_", " ").capitalize())
             rows = value if isinstance(value, list) else [value]
             table = pd.DataFrame([r if isinstance(r, dict) else {"value": r} for r in rows])
-            st.dataframe(table.map(as_text), hide_index=True, width="stretch")
+            st.dataframe(table.map(cell), hide_index=True, width="stretch")
 
 
 def draw_state(state: dict, game: str) -> None:

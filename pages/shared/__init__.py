@@ -290,13 +290,15 @@ def _cell(value: Any, decimals: int) -> str:
 
 
 def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:
-    """The table as text for the page: numbers with `default` decimals (or the column's own), whole numbers as
-    such, yes/no, and a blank for every missing value (Streamlit would print "None")."""
+    """The table as text for the page: numbers with `default` decimals (or the column's own), counts (a float
+    column of whole numbers beyond 1) as whole numbers, yes/no, and a blank for every missing value
+    (Streamlit would print "None")."""
     decimals = decimals or {}
     shown = pd.DataFrame(index=df.index)
     for column in df.columns:
         values = df[column]
-        whole = pd.api.types.is_float_dtype(values) and values.dropna().map(float.is_integer).all()
+        known = values.dropna() if pd.api.types.is_float_dtype(values) else pd.Series([0.5])
+        whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
         places = decimals.get(column, 0 if whole else default)
         shown[column] = [_cell(v, places) for v in values.astype(object)]
     return shown
