@@ -31,6 +31,15 @@ if scores is None or scores.empty:
     st.info("No scored matches of this model in the selection.")
     st.stop()
 
+st.header("What it played")
+st.caption(f"Scores per game and condition (prompt version, temperature, strategy); a factor is tested where a game "
+           f"was played at two or more of its levels, a verdict needs {stats.MIN_SAMPLE} scores a level.")
+conditions = scores.assign(**{k: scores[k].astype(object).where(scores[k].notna(), "-")
+                              for k in ("prompt_version", "temperature", "strategy")}).groupby(
+    ["game", "prompt_version", "temperature", "strategy"], as_index=False)["score"].agg(["count", "mean", "std"])
+show_table(report, "Scores per game and condition", conditions.rename(columns={"count": "scores"}),
+           "robustness_conditions")
+
 tables = queries.robustness_tables(scores)
 summary = []
 for factor, label in FACTOR_NAMES.items():
