@@ -43,8 +43,8 @@ def test_temperature_matters_and_the_prompt_version_does_not(db, monkeypatch):
     tables = {h.value: None for h in at.header}
     assert {"Prompt versions", "Temperatures", "Verdicts"} <= set(tables)
     frames = [df.value for df in at.dataframe]
-    temps = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"0", "1"})  # shown as text
-    assert temps["level"].iloc[0] == "1" and temps["test"].iloc[0] == "default"  # the paper's default first
+    temps = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"0.00", "1.00"})  # shown as text
+    assert temps["level"].iloc[0] == "1.00" and temps["test"].iloc[0] == "default"  # the paper's default first
     cold = temps.iloc[1]
     assert cold["test"] == "paired t" and cold["pairs"] == "5" and cold["significant"] == "yes"
     assert float(cold["diff"]) > 30 and float(cold["cohens_d"]) > 2
