@@ -29,14 +29,15 @@ def stub():
 
 @pytest.fixture(scope="session")
 def first_run_db(tmp_path_factory):
-    """The database `make run` makes on a fresh clone: runs/quick.yaml played once (local/smollm2 included)."""
-    import asyncio
+    """The database `make run` makes on a fresh clone: runs/quick.yaml played once (local/smollm2 included), by
+    the same command, in its own process (a browser test's event loop may be running in this one)."""
+    import subprocess
+    import sys
 
     from engine import store
-    from engine.runner import run_spec
-    from engine.spec import load_spec
 
     path = tmp_path_factory.mktemp("first_run") / "results.duckdb"
-    summary = asyncio.run(run_spec(load_spec(store.ROOT / "runs" / "quick.yaml"), path, progress=False))
-    assert summary.errors == 0, summary.error_messages[:3]
+    played = subprocess.run([sys.executable, "-m", "engine", "run", "runs/quick.yaml", "--db", str(path), "--if-empty",
+                             "--quiet"], cwd=store.ROOT, capture_output=True, text=True, timeout=1200)
+    assert played.returncode == 0, played.stderr[-2000:]
     return path
