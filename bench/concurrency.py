@@ -54,36 +54,44 @@ class Measured:
     turns: int
 
 
-async def play(model: str, url: str, matches: int, players: int, rounds: int, concurrency: int, db: Path) -> float:
+async def play(model: str, url: str, matches: int, players: int, rounds: int, concurrency: int, db: Path,
+               executor: str = "local") -> float:
     seat = {"agent": model, "api_base": url, "temperature": 1.0, "max_tokens": 16}
     raw = {"name": db.stem, "seed": 0, "repeats": matches, "concurrency": matches, "model_concurrency": concurrency,
            "games": [{"game": "guessing_game", "params": {"players": players, "rounds": rounds},
                       "lineups": [{"all": seat}]}]}
     start = time.perf_counter()
-    summary = await run_spec(parse_spec(raw), db, progress=False)
+    summary = await run_spec(parse_spec(raw), db, progress=False, executor=executor)
     if summary.errors:
         raise SystemExit(f"{summary.errors} matches failed: {summary.error_messages[:3]}")
     return time.perf_counter() - start
 
 
-async def measure(args: argparse.Namespace, url: str, provider: Connection, tmp: Path) -> tuple[Measured, Measured]:
+async def warm_up(model: str, url: str, provider: Connection) -> None:
+    """One call first: the provider SDK's lazy imports are start-up cost, like litellm's own import."""
     litellm = load_litellm()
-    # one call first: the provider SDK's lazy imports are start-up cost, like litellm's own import
-    await litellm.acompletion(model=args.model, messages=[{"role": "user", "content": "hi"}], api_base=url)
+    await litellm.acompletion(model=model, messages=[{"role": "user", "content": "hi"}], api_base=url)
     provider.send("count")
     provider.recv()
-    results = []
+
+
+async def measure_run(args: argparse.Namespace, url: str, provider: Connection, db: Path, matches: int,
+                      rounds: int, concurrency: int, executor: str = "local") -> Measured:
+    """Play `matches` at once, `rounds` rounds each, at most `concurrency` calls in flight; count the calls made."""
+    wall = await play(args.model, url, matches, args.players, rounds, concurrency, db, executor)
+    provider.send("count")
+    turns = store.query(db, "SELECT count(*) AS n FROM turns WHERE seat IS NOT NULL")["n"][0]
+    return Measured(wall, provider.recv(), int(turns))
+
+
+async def measure(args: argparse.Namespace, url: str, provider: Connection, tmp: Path) -> tuple[Measured, Measured]:
+    await warm_up(args.model, url, provider)
     parallel = max(1, args.concurrency // args.players)  # together they keep every slot busy
-    for name, matches, rounds, concurrency in [
-        ("concurrent", parallel, -(-args.calls // (parallel * args.players)), args.concurrency),
-        ("sequential", 1, max(1, args.sample_calls // args.players), 1),
-    ]:
-        db = tmp / f"{name}.duckdb"
-        wall = await play(args.model, url, matches, args.players, rounds, concurrency, db)
-        provider.send("count")
-        turns = store.query(db, "SELECT count(*) AS n FROM turns WHERE seat IS NOT NULL")["n"][0]
-        results.append(Measured(wall, provider.recv(), int(turns)))
-    return results[0], results[1]
+    concurrent = await measure_run(args, url, provider, tmp / "concurrent.duckdb", parallel,
+                                   -(-args.calls // (parallel * args.players)), args.concurrency)
+    sequential = await measure_run(args, url, provider, tmp / "sequential.duckdb", 1,
+                                   max(1, args.sample_calls // args.players), 1)
+    return concurrent, sequential
 
 
 def main() -> int:

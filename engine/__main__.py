@@ -39,7 +39,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         factory = tally.counting(make_agent)
     try:
         summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
-                                       agent_factory=factory))
+                                       agent_factory=factory,
+                                       executor=args.executor or ("ray" if args.address else None),
+                                       address=args.address))
     except KeyboardInterrupt:
         if tally:
             tally.write("cancelled")
@@ -183,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--db", default=str(store.default_db()), help="DuckDB file (default: $ARENA_DB or results.duckdb)")
     run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
     run.add_argument("--if-empty", action="store_true", help="play only if the database holds no match yet")
+    run.add_argument("--executor", choices=["local", "ray"], default=None,
+                     help="where the matches are played: this process (local) or a Ray cluster (overrides the spec)")
+    run.add_argument("--address", default=None,
+                     help="the Ray cluster to play on (implies --executor ray; default: $RAY_ADDRESS, "
+                          "else a local cluster for this run)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
     run.set_defaults(func=_cmd_run)

@@ -1,5 +1,7 @@
-"""Playing a run: match plans -> concurrent matches (asyncio) -> one transaction per finished match.
+"""Playing a run: match plans -> matches played by an executor -> finished matches group-committed.
 
+The executor is this process (asyncio, `concurrency` matches at once) or a Ray cluster
+(`engine.ray_executor`); either way the matches come back here and this process is the only writer.
 Resuming is the same call: matches already `ok` in the database are skipped; errored and
 never-finished ones are played again (a match is only written when it ends, so a killed run
 leaves no partial match behind).
@@ -8,9 +10,11 @@ leaves no partial match behind).
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import socket
 import traceback
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,19 +25,11 @@ from engine.agents.base import AgentError
 from engine.agents.limits import ModelLimits
 from engine.games import get_game
 from engine.games.base import Game
+from engine.group_commit import GroupCommit
 from engine.spec import MatchPlan, RunSpec
+from engine.store import MatchRecord
 
 MAX_STEPS = 10_000  # a game that never ends is a bug; stop it as an error instead of hanging
-
-
-@dataclass
-class MatchRecord:
-    """Rows for every table, ready for `store.write_match`."""
-
-    match: dict[str, Any]
-    seats: list[dict[str, Any]]
-    turns: list[dict[str, Any]] = field(default_factory=list)
-    metrics: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -46,6 +42,19 @@ class RunSummary:
     tokens: int = 0
     cost_usd: float = 0.0
     error_messages: list[str] = field(default_factory=list)
+
+    def count(self, record: MatchRecord) -> None:
+        self.played += 1
+        self.tokens += sum((t["tokens_in"] or 0) + (t["tokens_out"] or 0) for t in record.turns)
+        self.cost_usd += sum(t["cost_usd"] or 0.0 for t in record.turns)
+        if record.match["status"] != "ok":
+            self.errors += 1
+            self.error_messages.append(f"{record.match['match_id']}: {record.match['error'].splitlines()[0]}")
+
+
+def this_worker() -> str:
+    """Who plays a match in this process (`matches.worker`): host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 class _TurnLog:
@@ -84,7 +93,7 @@ class _TurnLog:
 
 
 async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
-                     agent_factory: Callable[..., Agent] = make_agent) -> MatchRecord:
+                     agent_factory: Callable[..., Agent] = make_agent, worker: str | None = None) -> MatchRecord:
     """Play one match to the end. Never raises for a game or agent failure: the record says `error`."""
     started = store.now()
     limits = limits or ModelLimits()
@@ -107,7 +116,10 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
             contexts = {s: TurnContext(plan.match_id, plan.seed, s, first_turn + i,
                                        random.Random(f"{plan.seed}:{s}:{first_turn + i}"))
                         for i, s in enumerate(seats)}
-            decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
+            if len(seats) == 1:  # a turn-based game: no task to create and gather per move
+                decisions = [await agents[seats[0]].act(observations[seats[0]], contexts[seats[0]])]
+            else:
+                decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
             game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
             state = store.to_json(game.public_state())
             for s, d in zip(seats, decisions, strict=True):
@@ -144,44 +156,71 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
         "match_id": plan.match_id, "run_id": plan.run_id, "game": plan.game, "preset": plan.preset,
         "params": store.to_json(plan.params), "seed": plan.seed, "repeat": plan.repeat, "status": status,
         "error": error, "started_at": started, "finished_at": store.now(),
-        "outcome": store.to_json(game.outcome() if status == "ok" else None),
+        "outcome": store.to_json(game.outcome() if status == "ok" else None), "worker": worker or this_worker(),
     }
     return MatchRecord(match, seats, log.rows, metrics)
 
 
+async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimits,
+                    agent_factory: Callable[..., Agent] = make_agent,
+                    worker: str | None = None) -> AsyncIterator[MatchRecord]:
+    """The local executor (and a Ray worker's): `concurrency` matches at a time in this process, each
+    yielded as it finishes."""
+    finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue()
+    queue = iter(plans)
+    worker = worker or this_worker()
+
+    async def player() -> None:
+        try:
+            for plan in queue:
+                finished.put_nowait(await play_match(plan, limits, agent_factory, worker))
+        except Exception as exc:  # noqa: BLE001 - handed to the consumer, which re-raises it
+            finished.put_nowait(exc)
+
+    players = [asyncio.create_task(player()) for _ in range(min(concurrency, len(plans)))]
+    try:
+        for _ in plans:
+            item = await finished.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        for task in players:
+            task.cancel()
+
+
 async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None,
-                   progress: bool = True, agent_factory: Callable[..., Agent] = make_agent) -> RunSummary:
-    """Play every match of the spec not yet `ok` in `db`; write each as it finishes."""
+                   progress: bool = True, agent_factory: Callable[..., Agent] = make_agent,
+                   executor: str | None = None, address: str | None = None) -> RunSummary:
+    """Play every match of the spec not yet `ok` in `db` on the spec's executor (or `executor`: local or ray,
+    at `address`), writing the finished ones a batch per transaction."""
     store.init_db(db)
     store.upsert_run(db, spec.run_id, spec.name, spec.raw, "engine", len(spec.matches))
-    done = store.finished_match_ids(db, spec.run_id)
-    todo = [m for m in spec.matches if m.match_id not in done]
+    attempted = store.match_statuses(db, spec.run_id)
+    todo = [m for m in spec.matches if attempted.get(m.match_id) != "ok"]
     summary = RunSummary(spec.run_id, len(spec.matches), skipped=len(spec.matches) - len(todo))
     limits = ModelLimits(spec.model_concurrency, spec.model_limits)
-    gate = asyncio.Semaphore(concurrency or spec.concurrency)
-    write_lock = asyncio.Lock()
+    concurrency = concurrency or spec.concurrency
+    if (executor or spec.executor) == "ray":
+        from engine.ray_executor import play_on_ray
+
+        played = play_on_ray(todo, concurrency, limits, agent_factory, address)
+    else:
+        played = play_here(todo, concurrency, limits, agent_factory)
     bar = _progress_bar(len(spec.matches), summary.skipped, spec.name, progress)
-
-    async def one(plan: MatchPlan) -> None:
-        async with gate:
-            record = await play_match(plan, limits, agent_factory)
-        async with write_lock:
-            await asyncio.to_thread(store.write_match, db, record.match, record.seats, record.turns, record.metrics)
-        summary.played += 1
-        summary.tokens += sum((t["tokens_in"] or 0) + (t["tokens_out"] or 0) for t in record.turns)
-        summary.cost_usd += sum(t["cost_usd"] or 0.0 for t in record.turns)
-        if record.match["status"] != "ok":
-            summary.errors += 1
-            summary.error_messages.append(f"{plan.match_id}: {record.match['error'].splitlines()[0]}")
-        if bar is not None:
-            bar.update(1)
-            bar.set_postfix(errors=summary.errors, tokens=summary.tokens, usd=f"{summary.cost_usd:.4f}")
-
     status = "cancelled"
     try:
-        await asyncio.gather(*(one(p) for p in todo))
+        async with GroupCommit(db, replace=[i for i, s in attempted.items() if s != "ok"]) as writer:
+            async for record in played:
+                writer.add(record)
+                summary.count(record)
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(errors=summary.errors, tokens=summary.tokens, usd=f"{summary.cost_usd:.4f}",
+                                    refresh=False)
         status = "ok" if summary.errors == 0 else "error"
     finally:
+        await played.aclose()
         if bar is not None:
             bar.close()
         store.finish_run(db, spec.run_id, status)

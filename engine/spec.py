@@ -4,11 +4,13 @@
     seed: 0                     # repeat r plays with seed + r (or give `seeds: [..]`)
     repeats: 2
     concurrency: 8              # matches played at once
+    executor: local             # or ray: the matches played on a Ray cluster (see README)
     model_concurrency: 16       # calls in flight per model
     model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
     defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
     agents:                     # optional aliases
       gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
+      llama: {agent: hosted_vllm/llama, api_base: [http://gpu1:8000/v1, http://gpu2:8000/v1]}  # several endpoints
     games:
       - game: guessing_game
         presets: [default]      # or `preset: default`
@@ -48,10 +50,11 @@ from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
 
 TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
-            "model_limits", "defaults", "agents", "games"}
+            "model_limits", "defaults", "agents", "games", "executor"}
 GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
 SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
-NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description"}
+NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description", "executor"}
+EXECUTORS = ("local", "ray")
 MAX_REPEATS = 10_000
 MAX_SEED = 2**53 - 1  # exact as a JSON number everywhere (a browser's too), well inside the database's BIGINT
 MAX_MATCHES = 100_000
@@ -84,6 +87,7 @@ class RunSpec:
     model_concurrency: int
     matches: list[MatchPlan] = field(default_factory=list)
     model_limits: dict[str, int] = field(default_factory=dict)
+    executor: str = "local"
 
 
 def load_spec(path: str | Path) -> RunSpec:
@@ -163,11 +167,19 @@ def parse_spec(raw: Any) -> RunSpec:
     spec = RunSpec(name=name, run_id=run_id, raw=raw,
                    concurrency=int_setting(raw, "concurrency", 8, 1, ""),
                    model_concurrency=int_setting(raw, "model_concurrency", 16, 1, ""),
-                   model_limits=_model_limits(raw.get("model_limits")))
+                   model_limits=_model_limits(raw.get("model_limits")), executor=_executor(raw.get("executor")))
     for gi, entry in enumerate(games):
         spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases,
                                        MAX_MATCHES - len(spec.matches)))
     return spec
+
+
+def _executor(raw: Any) -> str:
+    if raw is None:
+        return "local"
+    if raw not in EXECUTORS:
+        raise SpecError(f"executor: must be one of {', '.join(EXECUTORS)}, got {raw!r}")
+    return raw
 
 
 def _model_limits(raw: Any) -> dict[str, int]:
@@ -298,10 +310,20 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
     if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
         raise SpecError(f"{where}: temperature must be a number from 0 to 2, got {temperature!r}")
     merged["temperature"] = float(temperature)
+    merged["api_base"] = _api_base(merged.get("api_base"), where)
     max_tokens = merged.get("max_tokens", 256)
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise SpecError(f"{where}: max_tokens must be a positive integer, got {max_tokens!r}")
     return AgentSpec(**merged)
+
+
+def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
+    """One endpoint, or several serving the same model (a list: calls are balanced over them)."""
+    if raw is None or isinstance(raw, str) and raw.strip():
+        return raw
+    if isinstance(raw, list) and raw and all(isinstance(b, str) and b.strip() for b in raw):
+        return tuple(raw) if len(raw) > 1 else raw[0]
+    raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs, got {raw!r}")
 
 
 def _check_agent(game: str, agent: AgentSpec, where: str) -> None:

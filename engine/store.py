@@ -1,8 +1,8 @@
 """The results database (DuckDB): schema, the match writer, and read helpers shared by the pages.
 
 DuckDB admits one writing process per file and a reader blocks a writer, so every connection
-here is short-lived and retried while the file is locked. A finished match is written in one
-transaction from Arrow tables: it is in the database whole or not at all.
+here is short-lived and retried while the file is locked. Finished matches are written a batch per
+transaction from Arrow tables: a match is in the database whole or not at all.
 """
 
 from __future__ import annotations
@@ -14,15 +14,18 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +38,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "matches": (
         ("match_id", "VARCHAR"), ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("preset", "VARCHAR"),
         ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("status", "VARCHAR"), ("error", "VARCHAR"),
-        ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("outcome", "JSON")),
+        ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("outcome", "JSON"), ("worker", "VARCHAR")),
     "seats": (
         ("match_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"), ("agent", "VARCHAR"), ("role", "VARCHAR"),
         ("prompt_version", "VARCHAR"), ("strategy", "VARCHAR"), ("temperature", "DOUBLE"), ("score", "DOUBLE"),
@@ -48,10 +51,11 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("call_errors", "INTEGER")),
     "metrics": (("match_id", "VARCHAR"), ("seat", "INTEGER"), ("name", "VARCHAR"), ("value", "DOUBLE")),
 }
-# Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors. An upgrade
-# adds what an older database lacks (tables, columns), in place; a newer database is left alone.
+# Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
+# matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`). An upgrade adds what an
+# older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; init_db adds it to older files.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 
@@ -263,10 +267,16 @@ def finish_run(db: str | Path, run_id: str, status: str) -> None:
         con.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?", [status, now(), run_id])
 
 
-def finished_match_ids(db: str | Path, run_id: str) -> set[str]:
+def match_statuses(db: str | Path, run_id: str) -> dict[str, str]:
+    """Every match of the run already in the database, and its status: `ok` ones are done, the others
+    (errors) are played again and replace their earlier attempt."""
     with connect(db) as con:
-        rows = con.execute("SELECT match_id FROM matches WHERE run_id = ? AND status = 'ok'", [run_id]).fetchall()
-    return {r[0] for r in rows}
+        rows = con.execute("SELECT match_id, status FROM matches WHERE run_id = ?", [run_id]).fetchall()
+    return dict(rows)
+
+
+def finished_match_ids(db: str | Path, run_id: str) -> set[str]:
+    return {match_id for match_id, status in match_statuses(db, run_id).items() if status == "ok"}
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -281,32 +291,78 @@ def storable(value: Any) -> Any:
 
 
 def _table(rows: list[dict], schema: pa.Schema) -> pa.Table:
-    return pa.Table.from_pylist([{k: storable(v) for k, v in row.items()} for row in rows], schema=schema)
+    """Rows as an Arrow table, made `storable`: only a batch holding a lone surrogate (which Arrow cannot
+    encode) pays for cleaning value by value; NUL bytes are replaced a whole column at a time."""
+    try:
+        table = pa.Table.from_pylist(rows, schema=schema)
+    except UnicodeEncodeError:
+        return pa.Table.from_pylist([{k: storable(v) for k, v in row.items()} for row in rows], schema=schema)
+    strings = [i for i, f in enumerate(schema) if pa.types.is_string(f.type)]
+    for i in strings:
+        column = table.column(i)
+        if pc.any(pc.match_substring(column, "\x00")).as_py():
+            table = table.set_column(i, schema.field(i), pc.replace_substring(column, "\x00", "\\x00"))
+    return table
 
 
-def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
-    """Replace any earlier attempt of this match and append the new one, in one transaction."""
+@dataclass
+class MatchRecord:
+    """One finished match: its rows for every table, as `write_matches` takes them."""
+
+    match: dict[str, Any]
+    seats: list[dict[str, Any]]
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+
+
+_TABLES = {"matches": MATCH_SCHEMA, "seats": SEAT_SCHEMA, "turns": TURN_SCHEMA, "metrics": METRIC_SCHEMA}
+
+
+def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> None:
+    """Append a batch of finished matches in one transaction: all of them or none.
+
+    Only the matches named in `replace` (earlier attempts that are in the database: errors being played
+    again, a re-import) are deleted first. A match never attempted is only appended, so a write costs
+    the same in a database of a million matches as in an empty one."""
+    if not records:
+        return
     tables = {
-        "matches": _table([match], MATCH_SCHEMA),
-        "seats": _table(seats, SEAT_SCHEMA),
-        "turns": _table(turns, TURN_SCHEMA),
-        "metrics": _table(metrics, METRIC_SCHEMA),
+        "matches": [r.match for r in records], "seats": [s for r in records for s in r.seats],
+        "turns": [t for r in records for t in r.turns], "metrics": [m for r in records for m in r.metrics],
     }
+    arrow = {name: _table(rows, _TABLES[name]) for name, rows in tables.items()}
+    stale = sorted({r.match["match_id"] for r in records} & set(replace))
+    done: Counter[str] = Counter()
+    for r in records:
+        done[r.match["run_id"]] += r.match["status"] == "ok"
     with connect(db) as con:
         con.execute("BEGIN")
         try:
-            for name, table in tables.items():
-                con.execute(f"DELETE FROM {name} WHERE match_id = ?", [match["match_id"]])
-                con.register(f"new_{name}", table)
-                con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
-                con.unregister(f"new_{name}")
-            con.execute(
-                "UPDATE runs SET n_done = (SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok'), "
-                "heartbeat_at = ? WHERE run_id = ?", [match["run_id"], now(), match["run_id"]])
+            if stale:
+                con.register("stale_ids", pa.table({"match_id": stale}))
+                done.subtract(dict(con.execute(
+                    "SELECT run_id, count(*) FROM matches WHERE status = 'ok' AND match_id IN "
+                    "(SELECT match_id FROM stale_ids) GROUP BY run_id").fetchall()))
+                for name in _TABLES:
+                    con.execute(f"DELETE FROM {name} WHERE match_id IN (SELECT match_id FROM stale_ids)")
+                con.unregister("stale_ids")
+            for name, table in arrow.items():
+                if table.num_rows:
+                    con.register(f"new_{name}", table)
+                    con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
+                    con.unregister(f"new_{name}")
+            for run_id, n in done.items():  # every run of the batch (n may be 0: errors only) beats its heart
+                con.execute("UPDATE runs SET n_done = n_done + ?, heartbeat_at = ? WHERE run_id = ?",
+                            [n, now(), run_id])
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
+
+
+def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
+    """Replace any earlier attempt of this match with this one, in one transaction."""
+    write_matches(db, [MatchRecord(match, seats, turns, metrics)], replace={match["match_id"]})
 
 
 # ---------------------------------------------------------------- reading

@@ -11,6 +11,7 @@ pointed at it with `api_base`.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -44,6 +45,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:  # keep test output clean
         pass
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.stub.lock:
+            self.server.stub.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.stub.lock:
+            self.server.stub.connections.discard(self.connection)
+        super().finish()
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         length = int(self.headers.get("Content-Length") or 0)
@@ -109,6 +120,7 @@ class StubServer:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
+        self.connections: set[socket.socket] = set()  # open client connections, cut by `stop`
         self.lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.stub = self
@@ -131,5 +143,17 @@ class StubServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Die as a crashed provider does: stop listening and cut every open (keep-alive) connection."""
+        if self._server.socket.fileno() < 0:
+            return
         self._server.shutdown()
         self._server.server_close()
+        with self.lock:
+            for conn in self.connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass

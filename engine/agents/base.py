@@ -18,7 +18,7 @@ class AgentSpec:
     strategy: str = "vanilla"
     temperature: float = 1.0
     max_tokens: int = 256
-    api_base: str | None = None
+    api_base: str | tuple[str, ...] | None = None  # several: one model served by several endpoints (balanced)
     label: str | None = None  # a display name when one model plays under several settings
 
     @property

@@ -18,6 +18,8 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,8 +108,25 @@ def open_cache(path: str | Path) -> ResponseCache:
         return _open[resolved]
 
 
+_shared: tuple[Any] | None = None
+
+
+@contextmanager
+def shared(cache: Any) -> Iterator[None]:
+    """Inside the block, `cache` (or None: no cache) is this process's cache whatever `$ARENA_CACHE` says here:
+    a Ray worker answers from its driver's cache (`engine.ray_executor.RemoteCache`)."""
+    global _shared
+    before, _shared = _shared, (cache,)
+    try:
+        yield
+    finally:
+        _shared = before
+
+
 def cache_from_env() -> ResponseCache | None:
     """The cache `$ARENA_CACHE` names (default `.cache/responses.sqlite`), or None when it says off."""
+    if _shared is not None:
+        return _shared[0]
     setting = os.environ.get("ARENA_CACHE")
     if setting is None:
         return open_cache(DEFAULT_PATH)

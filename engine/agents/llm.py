@@ -3,7 +3,9 @@ unusable answer and a random legal fallback after the last one.
 
 Every call goes through litellm, so any model string works (`openai/...`, `anthropic/...`,
 `ollama/...`, `hosted_vllm/...`, an OpenAI-compatible server through `api_base`, and the
-embedded `local/smollm2`). Answers are looked up in our response cache first. Transport failures
+embedded `local/smollm2`). A seat that lists several `api_base`s (one model served by several
+endpoints) calls through litellm's Router, which spreads the calls over them and fails over when one
+dies. Answers are looked up in our response cache first. Transport failures
 (429, 5xx, timeouts, dropped connections) are retried with exponential backoff and jitter, waiting
 at least as long as a Retry-After header asks; when they persist the agent raises AgentError and
 the match ends as `error` (and is played again on resume).
@@ -25,6 +27,7 @@ import gc
 import os
 import random
 import time
+import weakref
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,6 +48,7 @@ RETRYABLE_NAMES = {"Timeout", "APIConnectionError", "ServiceUnavailableError", "
                    "BadGatewayError", "RateLimitError", "APITimeoutError"}
 REASK = "Your answer could not be used: {error}. Answer again, ending with your answer in the format asked ({format})."
 LOCAL_PREFIX = "local/"
+COOLDOWN_S = 30.0  # an endpoint that failed a call is left out of the rotation this long, then tried again
 
 
 class CallRefused(Exception):
@@ -78,6 +82,25 @@ def load_litellm():
     gc.freeze()
     atexit.register(gc.unfreeze)  # let the interpreter's last collection free them (extension modules check)
     return litellm
+
+
+_routers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
+
+
+def endpoint_router(model: str, api_bases: tuple[str, ...]) -> Any:
+    """The litellm Router of one model served by several endpoints, shared by every agent of this event loop
+    (its HTTP clients belong to the loop): calls are shuffled over the endpoints; one that fails is cooled
+    down at once and the call is retried on another."""
+    litellm = load_litellm()
+    per_loop = _routers.setdefault(asyncio.get_running_loop(), {})
+    key = (model, api_bases)
+    if key not in per_loop:
+        per_loop[key] = litellm.Router(
+            model_list=[{"model_name": model, "litellm_params": {"model": model, "api_base": base}}
+                        for base in api_bases],
+            routing_strategy="simple-shuffle", num_retries=len(api_bases), allowed_fails=0,
+            cooldown_time=COOLDOWN_S, retry_after=0)
+    return per_loop[key]
 
 
 @dataclass
@@ -250,15 +273,20 @@ class LLMAgent:
 
         litellm = load_litellm()
         timeout = httpx.Timeout(self.timeout, connect=self.connect_timeout, read=self.first_byte_timeout)
-        kwargs: dict[str, Any] = {"model": self.spec.agent, "messages": messages, **params,
-                                  "timeout": timeout, "num_retries": 0}
-        if self.spec.api_base:
-            kwargs["api_base"] = self.spec.api_base
+        kwargs: dict[str, Any] = {"model": self.spec.agent, "messages": messages, **params, "timeout": timeout}
+        bases = self.spec.api_base
+        if isinstance(bases, tuple) and len(bases) > 1:
+            acompletion = endpoint_router(self.spec.agent, bases).acompletion
+        else:
+            acompletion = litellm.acompletion
+            kwargs["num_retries"] = 0
+            if bases:
+                kwargs["api_base"] = bases[0] if isinstance(bases, tuple) else bases
         for attempt in range(self.transport_retries + 1):
             try:
                 async with self.limits.slot(self.spec.agent):
                     start = time.perf_counter()
-                    response = await self._within_deadline(litellm.acompletion(**kwargs))
+                    response = await self._within_deadline(acompletion(**kwargs))
                     latency = (time.perf_counter() - start) * 1000
                 reply = _reply(litellm, response, latency)
                 if len(reply.text) > self.max_answer_chars:

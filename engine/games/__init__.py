@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import cache
 
 from engine.games.base import Game
 
@@ -18,7 +19,9 @@ def register(cls: type[Game]) -> type[Game]:
     return cls
 
 
+@cache
 def _load_all() -> None:
+    """Import every game module, once (listing the package's files costs milliseconds, once per match)."""
     for info in pkgutil.iter_modules(__path__):
         if info.name not in _NOT_GAMES:
             importlib.import_module(f"{__name__}.{info.name}")

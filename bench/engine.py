@@ -1,0 +1,127 @@
+"""The engine's own speed: bots-only throughput, whether a write's cost grows with the database, and the
+overhead against a slow model at high concurrency.
+
+1. `python -m engine run` plays 10,000 random-vs-random TicTacToe matches into a fresh database; the wall
+   time includes the interpreter's start-up and imports. Prints decisions/s and matches/s. Target: <= 40 s.
+2. The next 10,000 (another run) into the same database. Target: within 1.3x of the first.
+3. A stub provider (a process of its own) answers every call after 1 s; matches of Guess 2/3 of the Average
+   between LLM seats keep 256 calls in flight through the real path (spec, runner, LLM agent, litellm,
+   HTTP, DuckDB), played by this process and then by a local Ray cluster (a worker per core, the driver
+   writing). Prints wall / ideal, ideal = calls x latency / concurrency. Target: <= 1.10. A litellm call
+   costs ~5 ms of CPU here, so 256 calls a second need more than one core: hence the second figure.
+
+    .venv/bin/python bench/engine.py [--matches 10000] [--calls 4096] [--concurrency 256] [--latency 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # before bench/ (this script's folder), whose engine.py is this file
+os.environ["ARENA_CACHE"] = "off"  # every call must reach the provider
+os.environ.setdefault("OPENAI_API_KEY", "stub-key-for-the-benchmark")
+
+from concurrency import measure_run, serve_stub, warm_up  # noqa: E402
+
+from engine import store  # noqa: E402
+
+MAX_FIRST_S = 40.0
+MAX_GROWTH = 1.3
+MAX_OVERHEAD = 1.10
+
+
+def bots_run(db: Path, tmp: Path, seed: int, matches: int) -> tuple[float, int]:
+    """Wall seconds of one `python -m engine run` of `matches` bot matches, and the decisions it recorded."""
+    spec = {"name": f"bench-bots-{seed}", "seed": seed, "repeats": matches, "concurrency": 64,
+            "games": [{"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}
+    path = tmp / f"bots-{seed}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "engine", "run", str(path), "--db", str(db), "--quiet"], cwd=ROOT,
+                   check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    run_id = store.query(db, "SELECT run_id FROM runs WHERE name = ?", [spec["name"]])["run_id"][0]
+    decisions = store.query(db, """SELECT count(*) AS n FROM turns JOIN matches USING (match_id)
+                                   WHERE run_id = ? AND seat IS NOT NULL""", [run_id])["n"][0]
+    return wall, int(decisions)
+
+
+def overhead(args: argparse.Namespace, tmp: Path, executor: str) -> tuple[float, int, float]:
+    """(wall, calls, ideal) of LLM matches keeping `concurrency` calls to a 1 s stub in flight, played by this
+    process (`local`) or by a local Ray cluster's workers (`ray`, one per core; warmed up before the clock)."""
+    ours, theirs = multiprocessing.Pipe()
+    provider = multiprocessing.get_context("spawn").Process(target=serve_stub, args=(args.latency, theirs))
+    provider.start()
+    parallel = max(1, args.concurrency // args.players)  # together they keep every slot busy
+    rounds = -(-args.calls // (parallel * args.players))
+
+    async def measured():
+        url = ours.recv()
+        await warm_up(args.model, url, ours)
+        if executor == "ray":
+            from engine.ray_executor import connect
+
+            connect(None)
+            await measure_run(args, url, ours, tmp / "warm.duckdb", parallel, 1, args.concurrency, executor)
+        return await measure_run(args, url, ours, tmp / f"overhead-{executor}.duckdb", parallel, rounds,
+                                 args.concurrency, executor)
+
+    try:
+        run = asyncio.run(measured())
+    finally:
+        ours.send("stop")
+        provider.join(timeout=10)
+        if executor == "ray":
+            import ray
+
+            ray.shutdown()
+    return run.wall, run.calls, run.calls * args.latency / args.concurrency
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=10_000, help="bot matches per run")
+    parser.add_argument("--calls", type=int, default=4096, help="model calls of the overhead run")
+    parser.add_argument("--concurrency", type=int, default=256, help="model calls in flight")
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds the stub takes per call")
+    parser.add_argument("--players", type=int, default=4, help="LLM seats per match")
+    parser.add_argument("--model", default="openai/bench-model")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        db = tmp / "bots.duckdb"
+        first, decisions = bots_run(db, tmp, 0, args.matches)
+        second, _ = bots_run(db, tmp, 1, args.matches)
+        overheads = {executor: overhead(args, tmp, executor) for executor in ("local", "ray")}
+
+    growth = second / first
+    print(f"bots, first {args.matches:,} TicTacToe matches (fresh database, incl. start-up):  {first:.1f} s  "
+          f"(must be <= {MAX_FIRST_S:g})")
+    print(f"  {decisions / first:,.0f} decisions/s, {args.matches / first:,.0f} matches/s")
+    print(f"bots, next {args.matches:,} into the same database:  {second:.1f} s  "
+          f"({growth:.2f}x the first, must be <= {MAX_GROWTH})")
+    print(f"  {decisions / second:,.0f} decisions/s, {args.matches / second:,.0f} matches/s")
+    ratios = {}
+    for executor, (wall, calls, ideal) in overheads.items():
+        ratios[executor] = wall / ideal
+        print(f"overhead, {executor} executor: {calls} calls to a {args.latency:g} s model, {args.concurrency} in "
+              f"flight: {wall:.2f} s against an ideal {ideal:.2f} s, ratio {wall / ideal:.3f} "
+              f"(must be <= {MAX_OVERHEAD})")
+    ok = first <= MAX_FIRST_S and growth <= MAX_GROWTH and min(ratios.values()) <= MAX_OVERHEAD
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

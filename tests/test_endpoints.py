@@ -1,0 +1,47 @@
+"""One model served by several endpoints: a seat lists several `api_base`s, litellm's Router spreads the calls
+over them, and when one endpoint dies mid-run its calls fail over to the others: no match is lost."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from engine import store
+from engine.runner import run_spec
+from engine.spec import SpecError, parse_spec
+from engine.testing import StubReply, StubServer
+
+STOP_AFTER = 40  # calls the first endpoint answers before it dies
+
+
+def test_calls_are_balanced_over_the_endpoints_and_fail_over_when_one_dies(db_path):
+    reply = StubReply('{"chosen_number": 33}', delay=0.01)
+    with StubServer(lambda req: reply) as second, StubServer() as first:
+        def first_then_dead(req):
+            if len(first.requests) == STOP_AFTER:
+                threading.Thread(target=first.stop).start()  # a crash: listener gone, open connections cut
+            return reply
+        first.responder = first_then_dead
+        seat = {"agent": "openai/pooled", "api_base": [first.url, second.url], "max_tokens": 8}
+        raw = {"name": "pool", "seed": 0, "repeats": 12, "concurrency": 6,
+               "games": [{"game": "guessing_game", "params": {"players": 3, "rounds": 5}, "lineups": [{"all": seat}]}]}
+        summary = asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
+        served = len(first.requests), len(second.requests)
+    assert summary.errors == 0 and summary.played == 12
+    decisions = store.query(db_path, """
+        SELECT count(*) AS n, count(*) FILTER (WHERE fallback) AS fallbacks FROM turns WHERE seat IS NOT NULL""")
+    assert decisions["n"][0] == 12 * 3 * 5 and decisions["fallbacks"][0] == 0
+    assert served[0] >= STOP_AFTER, "the first endpoint took its share until it died"
+    # the second took its share from the start, and every call after the crash
+    assert served[1] >= 12 * 3 * 5 - served[0] and served[1] > 12 * 3 * 5 // 4
+    assert store.query(db_path, "SELECT count(*) AS n FROM matches WHERE status = 'ok'")["n"][0] == 12
+
+
+@pytest.mark.parametrize("bad", [[], [""], "  ", [3]])
+def test_a_bad_endpoint_list_is_refused(bad):
+    raw = {"name": "x", "games": [{"game": "guessing_game",
+                                   "lineups": [{"all": {"agent": "openai/m", "api_base": bad}}]}]}
+    with pytest.raises(SpecError, match="api_base must be a URL or a non-empty list"):
+        parse_spec(raw)

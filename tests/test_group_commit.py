@@ -1,0 +1,140 @@
+"""Group commit: finished matches are written a batch per transaction, at least every second and at the end; the
+connection is closed between flushes; a batch goes in whole or not at all; a match never attempted before is
+only appended (no DELETE across whole tables)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+from contextlib import contextmanager
+
+import pytest
+
+from engine import group_commit, store
+from engine.runner import play_match, run_spec
+from engine.spec import parse_spec
+
+BOTS = {"name": "bots", "seed": 0, "repeats": 120, "concurrency": 16,
+        "games": [{"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}
+
+
+def records(n: int, name: str = "r") -> list[store.MatchRecord]:
+    spec = parse_spec(BOTS | {"name": name, "repeats": n})
+
+    async def play():
+        return [await play_match(plan) for plan in spec.matches]
+
+    return asyncio.run(play())
+
+
+class Recorder:
+    """Wraps `store.connect`: keeps every statement, and fails the one that matches `fail_on`."""
+
+    def __init__(self, monkeypatch, fail_on: str | None = None):
+        self.sql: list[str] = []
+        self.fail_on = fail_on
+        real = store.connect
+
+        @contextmanager
+        def connect(db, read_only=False, timeout=60.0):
+            with real(db, read_only, timeout) as con:
+                yield Proxy(con, self)
+
+        monkeypatch.setattr(store, "connect", connect)
+
+
+class Proxy:
+    def __init__(self, con, recorder: Recorder):
+        self.con, self.recorder = con, recorder
+
+    def execute(self, sql, *args):
+        self.recorder.sql.append(sql)
+        if self.recorder.fail_on and sql.startswith(self.recorder.fail_on):
+            raise RuntimeError("disk full")
+        return self.con.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
+
+def test_a_run_writes_its_matches_in_a_few_batches(db_path, monkeypatch):
+    batches = []
+    real = store.write_matches
+    monkeypatch.setattr(group_commit.store, "write_matches",
+                        lambda db, batch, replace=(): (batches.append(len(batch)), real(db, batch, replace)))
+    summary = asyncio.run(run_spec(parse_spec(BOTS), db_path, progress=False))
+    assert summary.played == sum(batches) == 120
+    assert len(batches) < 20, f"one transaction per batch, not per match: {batches}"
+    run = store.query(db_path, "SELECT n_done, status FROM runs").iloc[0]
+    assert (run["n_done"], run["status"]) == (120, "ok")
+
+
+def test_batches_are_flushed_while_the_run_goes_on_and_readable_between_flushes(db_path):
+    store.init_db(db_path)
+    batch = records(6)
+    seen = []
+
+    async def run():
+        async with group_commit.GroupCommit(db_path, every=0.1) as writer:
+            for record in batch:
+                writer.add(record)
+                await asyncio.sleep(0.3)
+                seen.append(store.count_matches(db_path))  # a reader gets in: no connection is held open
+
+    asyncio.run(run())
+    assert seen == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_failed_batch_leaves_nothing_of_any_of_its_matches(db_path, monkeypatch):
+    store.init_db(db_path)
+    store.write_matches(db_path, records(2, "earlier"))
+    Recorder(monkeypatch, fail_on="INSERT INTO metrics")
+    with pytest.raises(RuntimeError, match="disk full"):
+        store.write_matches(db_path, records(5))
+    counts = store.query(db_path, """SELECT (SELECT count(*) FROM matches) AS m, (SELECT count(*) FROM seats) AS s,
+                                            (SELECT count(DISTINCT match_id) FROM turns) AS t""").iloc[0]
+    assert counts.tolist() == [2, 4, 2]
+
+
+def test_new_matches_are_appended_without_a_delete_and_earlier_attempts_are_replaced(db_path, monkeypatch):
+    store.init_db(db_path)
+    first = records(4)
+    failed = copy.deepcopy(first[0])
+    failed.match |= {"status": "error", "error": "provider down"}
+    store.write_matches(db_path, [failed] + first[1:2])
+    recorder = Recorder(monkeypatch)
+    store.write_matches(db_path, first[2:])
+    assert not [s for s in recorder.sql if "DELETE" in s], "a never-attempted match needs no DELETE"
+    store.write_matches(db_path, first[:1], replace={failed.match["match_id"]})
+    assert len([s for s in recorder.sql if s.startswith("DELETE")]) == 4  # the four tables, for that match only
+    matches = store.query(db_path, "SELECT match_id, status FROM matches ORDER BY match_id")
+    assert len(matches) == matches["match_id"].nunique() == 4 and (matches["status"] == "ok").all()
+
+
+def test_a_resumed_run_replaces_only_its_errored_matches(db_path, monkeypatch):
+    spec = parse_spec(BOTS | {"repeats": 5})
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    with store.connect(db_path) as con:
+        con.execute("UPDATE matches SET status = 'error' WHERE \"repeat\" = 0")
+        con.execute("UPDATE runs SET n_done = 4")
+    recorder = Recorder(monkeypatch)
+    summary = asyncio.run(run_spec(spec, db_path, progress=False))
+    assert (summary.skipped, summary.played) == (4, 1)
+    deletes = [s for s in recorder.sql if s.startswith("DELETE")]
+    assert len(deletes) == 4 and all("stale_ids" in s for s in deletes)
+    run = store.query(db_path, "SELECT n_done FROM runs")["n_done"][0]
+    assert run == 5 and store.count_matches(db_path) == 5
+
+
+def test_an_older_database_gains_the_worker_column_and_new_matches_name_their_player(tmp_path):
+    import gzip
+    import socket
+    from pathlib import Path
+
+    db = tmp_path / "v1.duckdb"
+    db.write_bytes(gzip.decompress((Path(__file__).parent / "data" / "schema" / "v1.duckdb.gz").read_bytes()))
+    old = store.count_matches(db)
+    asyncio.run(run_spec(parse_spec(BOTS | {"repeats": 3}), db, progress=False))
+    workers = dict(store.rows(db, "SELECT coalesce(worker, 'none'), count(*) FROM matches GROUP BY ALL"))
+    assert workers == {"none": old, f"{socket.gethostname()}:{os.getpid()}": 3}

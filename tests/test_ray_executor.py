@@ -1,0 +1,188 @@
+"""The Ray executor on a real two-node cluster on this machine (`ray.cluster_utils.Cluster`): the matches spread
+over both nodes, one node is removed mid-run and every match still lands exactly once; the driver alone writes;
+resume, the response cache and cancel work as with the local executor."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine import ray_executor, store
+from engine.agents import cache as response_cache
+from engine.agents import local_model, make_agent
+from engine.ray_executor import RAY_TEMP, plan_chunks, play_chunk
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from engine.testing import StubReply, StubServer
+
+ROOT = Path(__file__).resolve().parents[1]
+LATENCY = 0.05  # seconds per model call: a run lasts long enough to lose a node in the middle of it
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head node and a worker node, one CPU each (so the matches must use both to use the cluster)."""
+    from ray.cluster_utils import Cluster
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ["RAY_TMPDIR"] = str(RAY_TEMP)  # where the cluster's address file goes (not /tmp/ray)
+    (RAY_TEMP / "ray").mkdir(parents=True, exist_ok=True)
+    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "temp_dir": str(RAY_TEMP),
+                                                        "include_dashboard": False})
+    made.add_node(num_cpus=1)
+    made.wait_for_nodes()
+    yield made
+    made.shutdown()
+
+
+@pytest.fixture(scope="module")
+def slow_model():
+    with StubServer(lambda req: StubReply('{"chosen_number": 33}', delay=LATENCY)) as server:
+        yield server
+
+
+def guessing(url: str, name: str, repeats: int, concurrency: int = 4, rounds: int = 2) -> dict:
+    seat = {"agent": "openai/stub-model", "api_base": url, "max_tokens": 8}
+    return {"name": name, "seed": 0, "repeats": repeats, "concurrency": concurrency, "executor": "ray",
+            "games": [{"game": "guessing_game", "params": {"players": 2, "rounds": rounds},
+                       "lineups": [{"all": seat}]}]}
+
+
+def engine_run(spec: dict, tmp_path: Path, address: str) -> tuple[list[str], Path]:
+    path, db = tmp_path / f"{spec['name']}.yaml", tmp_path / f"{spec['name']}.duckdb"
+    path.write_text(yaml.safe_dump(spec))
+    return [sys.executable, "-m", "engine", "run", str(path), "--db", str(db), "--quiet", "--address", address], db
+
+
+def read_when_free(db: Path, sql: str):
+    """A read while the driver may be writing: the file is locked for the length of a flush."""
+    for _ in range(100):
+        try:
+            return store.query(db, sql) if db.exists() else None
+        except Exception:  # noqa: BLE001 - the writer holds the file; try again
+            time.sleep(0.05)
+    raise AssertionError("the database stayed locked")
+
+
+def test_chunks_keep_the_concurrency_and_give_every_slot_work():
+    assert plan_chunks(1000, 64, 8) == (8, 8, 32)     # 8 tasks x 8 matches at once; 4 rounds a chunk
+    assert plan_chunks(40, 4, 2) == (2, 2, 8)
+    assert plan_chunks(3, 64, 8) == (3, 1, 1)         # fewer matches than slots: one each
+    assert plan_chunks(100, 1, 8) == (1, 1, 4)        # concurrency 1 stays 1
+    assert plan_chunks(64, 64, 2) == (2, 32, 32)      # as many matches at once as asked, even in few chunks
+
+
+def test_a_worker_loads_the_embedded_model_once_for_all_its_chunks(monkeypatch, tmp_path):
+    """A Ray worker process runs chunk after chunk (play_chunk, as Ray calls it): the model it loaded for the
+    first serves the next; only the weights are faked here (the real file loads in tests/test_llm_local.py)."""
+    loads = []
+
+    class FakeLlama:
+        def __init__(self, model_path, **kwargs):
+            loads.append(model_path)
+
+        def create_chat_completion(self, messages, **kwargs):
+            return {"choices": [{"message": {"content": '{"chosen_number": 20}'}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 50, "completion_tokens": 6, "total_tokens": 56}}
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", type(sys)("llama_cpp"))
+    monkeypatch.setattr(sys.modules["llama_cpp"], "Llama", FakeLlama, raising=False)
+    monkeypatch.setattr(local_model, "_loaded", {})
+    monkeypatch.setattr(local_model, "model_file", lambda name: tmp_path / "model.gguf")
+    monkeypatch.setattr(ray_executor, "worker_name", lambda: "ray:node:1")
+    seat = {"agent": "local/smollm2", "max_tokens": 8}
+    plans = parse_spec({"name": "local", "repeats": 4, "games": [{
+        "game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [{"all": seat}]}]}).matches
+    chunks = [list(play_chunk(plans[:2], 2, 4, {}, make_agent, None)),
+              list(play_chunk(plans[2:], 2, 4, {}, make_agent, None))]
+    assert [r.match["status"] for chunk in chunks for r in chunk] == ["ok"] * 4
+    assert {r.match["worker"] for chunk in chunks for r in chunk} == {"ray:node:1"}
+    assert loads == [str(tmp_path / "model.gguf")], "one load for both chunks"
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache.sqlite"))
+    assert response_cache.cache_from_env() is not None, "the cache given to the chunks was theirs only"
+
+
+def test_a_run_spread_over_two_nodes_loses_one_and_keeps_every_match_once(cluster, slow_model, tmp_path):
+    spec = guessing(slow_model.url, "spread", repeats=24)
+    total = len(parse_spec(spec).matches)
+    cmd, db = engine_run(spec, tmp_path, cluster.address)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    worker_node = next(iter(cluster.worker_nodes))
+    on_worker = f"ray:{worker_node.node_id[:12]}:"
+    progress = []
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:  # wait until the worker node has delivered matches, then pull it out
+        time.sleep(0.2)
+        seen = read_when_free(db, "SELECT worker FROM matches")
+        if seen is not None:
+            progress.append(len(seen))
+            if seen["worker"].str.startswith(on_worker).any():
+                break
+    cluster.remove_node(worker_node)
+    removed_at = progress[-1]
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert removed_at < total, "the node must be lost in the middle of the run"
+    assert 0 < removed_at and len(set(progress)) > 1, "matches reached the database while the run went on"
+    matches = store.query(db, "SELECT match_id, status, worker FROM matches")
+    assert len(matches) == matches["match_id"].nunique() == total and (matches["status"] == "ok").all()
+    nodes = {w.split(":")[1] for w in matches["worker"]}
+    assert nodes == {cluster.head_node.node_id[:12], worker_node.node_id[:12]}
+    turns = store.query(db, "SELECT match_id, turn, count(*) AS n FROM turns GROUP BY ALL HAVING n > 1")
+    assert turns.empty, "a match played twice (its chunk re-run after the node loss) is written once"
+    run = store.query(db, "SELECT status, n_done FROM runs").iloc[0]
+    assert (run["status"], run["n_done"]) == ("ok", total)
+    assert f"{total} played, 0 errors" in out
+
+
+def test_resume_and_the_response_cache_work_on_the_cluster(cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache.sqlite"))
+    failing = {"on": True}
+
+    def answer(req):
+        return StubReply("", status=400) if failing["on"] and "Round 2 of" in str(req) else StubReply(
+            '{"chosen_number": 10}')
+
+    with StubServer(answer) as model:
+        spec = parse_spec(guessing(model.url, "resume", repeats=6))
+        first = asyncio.run(run_spec(spec, tmp_path / "a.duckdb", progress=False, address=cluster.address))
+        assert first.errors == first.played == 6  # every match failed in round 2
+        failing["on"] = False
+        second = asyncio.run(run_spec(spec, tmp_path / "a.duckdb", progress=False, address=cluster.address))
+        assert (second.skipped, second.played, second.errors) == (0, 6, 0)
+        asked = len(model.requests)
+        third = asyncio.run(run_spec(spec, tmp_path / "b.duckdb", progress=False, address=cluster.address))
+        assert third.errors == 0 and len(model.requests) == asked, "a re-run is answered from the driver's cache"
+    matches = store.query(tmp_path / "a.duckdb", "SELECT status FROM matches")
+    assert len(matches) == 6 and (matches["status"] == "ok").all(), "the errored attempts were replaced"
+    cached = store.query(tmp_path / "b.duckdb", "SELECT bool_and(cached) AS all_cached FROM turns WHERE seat >= 0")
+    assert cached["all_cached"][0]
+
+
+def test_cancel_keeps_the_finished_matches_and_a_rerun_finishes_the_run(cluster, slow_model, tmp_path):
+    spec = guessing(slow_model.url, "cancel", repeats=16, concurrency=2)
+    cmd, db = engine_run(spec, tmp_path, cluster.address)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        seen = read_when_free(db, "SELECT count(*) AS n FROM matches")
+        if seen is not None and seen["n"][0] >= 2:
+            break
+    proc.send_signal(signal.SIGINT)  # what Ctrl-C and the dashboard's Cancel send
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "interrupted" in err
+    kept = store.query(db, "SELECT count(*) AS n FROM matches")["n"][0]
+    assert store.query(db, "SELECT status FROM runs")["status"][0] == "cancelled" and 2 <= kept < 16
+    again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and f"{kept} already done" in again.stdout, again.stderr
+    final = store.query(db, "SELECT count(DISTINCT match_id) AS ids, count(*) AS n FROM matches").iloc[0]
+    assert final.tolist() == [16, 16]
