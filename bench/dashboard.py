@@ -34,11 +34,12 @@ from engine import headline, queries, store, transcripts  # noqa: E402
 from engine.metrics import ratings  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.suites import all_suites, get_suite  # noqa: E402
+from engine.suites.gamabench import GAMES as GAMABENCH  # noqa: E402
 from pages.shared import SLOW_SCORER_LIMIT  # noqa: E402
 
 BUDGET_MS = 300.0
 BUDGET_RSS_MB = 600.0
-GAMES = [*queries.GAMABENCH_GAMES, "tictactoe", "connect_four", "texas_holdem", "hanabi", "undercover",
+GAMES = [*GAMABENCH, "tictactoe", "connect_four", "texas_holdem", "hanabi", "undercover",
          "chameleon", "prisoners_dilemma", "cost_sharing"]
 MODELS = 8
 SEATS = 4
@@ -48,7 +49,7 @@ def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
     """Synthetic but schema-true rows: every game, 8 models, conditions varied as the studies vary them."""
     store.init_db(db)
     games = "[" + ", ".join(f"'{g}'" for g in GAMES) + "]"
-    gama = "[" + ", ".join(f"'{g}'" for g in queries.GAMABENCH_GAMES) + "]"
+    gama = "[" + ", ".join(f"'{g}'" for g in GAMABENCH) + "]"
     with store.connect(db) as con:
         con.execute("SET enable_progress_bar = false")
         con.execute(f"""

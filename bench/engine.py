@@ -102,17 +102,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         db = tmp / "bots.duckdb"
-        first, decisions = bots_run(db, tmp, 0, args.matches)
-        second, _ = bots_run(db, tmp, 1, args.matches)
+        first, first_decisions = bots_run(db, tmp, 0, args.matches)
+        second, second_decisions = bots_run(db, tmp, 1, args.matches)
         overheads = {executor: overhead(args, tmp, executor) for executor in ("local", "ray")}
 
     growth = second / first
     print(f"bots, first {args.matches:,} TicTacToe matches (fresh database, incl. start-up):  {first:.1f} s  "
           f"(must be <= {MAX_FIRST_S:g})")
-    print(f"  {decisions / first:,.0f} decisions/s, {args.matches / first:,.0f} matches/s")
+    print(f"  {first_decisions / first:,.0f} decisions/s, {args.matches / first:,.0f} matches/s")
     print(f"bots, next {args.matches:,} into the same database:  {second:.1f} s  "
           f"({growth:.2f}x the first, must be <= {MAX_GROWTH})")
-    print(f"  {decisions / second:,.0f} decisions/s, {args.matches / second:,.0f} matches/s")
+    print(f"  {second_decisions / second:,.0f} decisions/s, {args.matches / second:,.0f} matches/s")
     ratios = {}
     for executor, (wall, calls, ideal) in overheads.items():
         ratios[executor] = wall / ideal

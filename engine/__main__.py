@@ -102,6 +102,26 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rescore(args: argparse.Namespace) -> int:
+    from engine.rescore import rescore
+    from engine.selection import Selection
+    from engine.suites import get_suite
+
+    if not Path(args.db).exists():
+        print(f"error: no database at {args.db}", file=sys.stderr)
+        return 2
+    selection = Selection(run_ids=tuple(args.run or ()))
+    if args.suite:
+        selection = selection.within(get_suite(args.suite).variants)
+    summary = rescore(Path(args.db), selection)
+    print(summary)
+    for line in summary.failed[:10]:
+        print(f"  kept {line}", file=sys.stderr)
+    if summary.rescored:
+        _refresh_ratings(Path(args.db))
+    return 1 if summary.failed else 0
+
+
 def _cmd_import(args: argparse.Namespace) -> int:
     from engine.importers import import_records
 
@@ -202,6 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     scores.add_argument("--db", default=str(store.default_db()))
     scores.add_argument("--format", choices=["table", "csv", "json"], default="table")
     scores.set_defaults(func=_cmd_scores)
+
+    rescore = sub.add_parser("rescore", help="recompute the stored metrics from the turn log (no agent is asked)")
+    rescore.add_argument("--suite", choices=list(_suite_names()), help="only the matches of this suite's games")
+    rescore.add_argument("--run", action="append", help="only this run's matches (repeatable)")
+    rescore.add_argument("--db", default=str(store.default_db()))
+    rescore.set_defaults(func=_cmd_rescore)
 
     imp = sub.add_parser("import", help="ingest another benchmark's published records")
     imp.add_argument("source", help="which benchmark's format, e.g. gamabench")

@@ -7,7 +7,6 @@ DuckDB over a short-lived read-only connection: no page loads a whole table into
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,10 +15,8 @@ import pandas as pd
 from engine import store
 from engine.metrics import stats
 from engine.selection import ALL, Selection
-from engine.suites.gamabench import GAMES as GAMABENCH_GAMES
 
 FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla", "repeat": 0}  # the paper's defaults
-MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
 
 
 
@@ -48,103 +45,6 @@ def agents(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- leaderboards
-def gamabench_scores(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    """γ-Bench's 0-100 table: one row per model, condition and source (`ours` or `published` for imported
-    GAMA-Bench records), one column per game, `overall` = mean of the eight. The scores are the
-    `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
-    every seat of a match counts with the match score, else with the mean of its seats' scores; a cell
-    is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else 'custom'."""
-    where, params = filters.where()
-    df = _query(db, f"""
-        WITH picked AS (
-          SELECT m.match_id, m.game, m.params, r.source FROM matches m LEFT JOIN runs r USING (run_id)
-          WHERE {where} AND m.game IN (SELECT unnest(?))),
-        seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
-                       GROUP BY ALL),
-        score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
-                  AND match_id IN (SELECT match_id FROM picked)),
-        groups AS (
-          SELECT s.match_id, s.agent AS model, s.prompt_version, s.temperature, s.strategy, count(*) AS n,
-                 avg(sc.value) AS seat_score
-          FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
-          WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.params,
-               CASE WHEN p.source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source,
-               avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
-               count(*) AS matches
-        FROM groups g JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
-        LEFT JOIN score ms ON ms.match_id = g.match_id AND ms.seat IS NULL
-        GROUP BY ALL""", [*params, list(GAMABENCH_GAMES)])
-    columns = ["model", "prompt_version", "temperature", "strategy", "setting", "source", *GAMABENCH_GAMES,
-               "overall", "matches"]
-    if df.empty:
-        return pd.DataFrame(columns=columns)
-    df["setting"] = ["vanilla" if _is_vanilla(game, p) else "custom" for game, p in zip(df["game"], df["params"],
-                                                                                      strict=True)]
-    keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
-    frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
-    frame["weighted"] = frame["score"] * frame["matches"]
-    grouped = frame.groupby([*keys, "game"]).agg(weighted=("weighted", "sum"), matches=("matches", "sum"))
-    grouped["score"] = grouped["weighted"] / grouped["matches"]
-    table = grouped["score"].unstack("game").reindex(columns=list(GAMABENCH_GAMES))
-    table["overall"] = table[list(GAMABENCH_GAMES)].mean(axis=1, skipna=False)
-    table["matches"] = grouped["matches"].groupby(level=keys).sum()
-    table = table.reset_index()
-    table.columns.name = None
-    table["temperature"] = pd.to_numeric(table["temperature"].replace("-", None))  # bots have no condition
-    table[["prompt_version", "strategy"]] = table[["prompt_version", "strategy"]].replace("-", None)
-    table = table.sort_values(["setting", "overall", "model"], ascending=[False, False, True], na_position="last")
-    return table[columns].reset_index(drop=True)
-
-
-_VANILLA: dict[tuple[str, str], bool] = {}
-
-
-def _is_vanilla(game: str, params: str) -> bool:
-    """Whether the match ran with the paper's default parameters (cached: few distinct settings exist)."""
-    key = (game, params)
-    if key not in _VANILLA:
-        from engine.metrics.gamabench import setting_of
-
-        _VANILLA[key] = not setting_of(game, json.loads(params) if params else {})
-    return _VANILLA[key]
-
-
-# ---------------------------------------------------------------- per-game figures
-def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
-    """The figures a γ-Bench game records each step (the `last` record of the public state: mean and
-    target, share going, total bid, pot...), averaged per step over the selected matches of the one game
-    the selection names (the newest MAX_CURVE_MATCHES of them). Columns: step, matches, then one per
-    numeric field."""
-    if len(filters.games) != 1:
-        raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
-    where, params = filters.where()
-    df = _query(db, f"""
-        WITH picked AS (
-          SELECT m.match_id FROM matches m WHERE {where}
-          ORDER BY m.finished_at DESC LIMIT {MAX_CURVE_MATCHES}),
-        steps AS (
-          SELECT t.match_id, min(t.turn) AS first_turn, json_extract(t.state, '$.last') AS record
-          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM picked)
-          GROUP BY t.match_id, record)
-        SELECT match_id, row_number() OVER (PARTITION BY match_id ORDER BY first_turn) AS step,
-               record::VARCHAR AS record
-        FROM steps WHERE record IS NOT NULL ORDER BY match_id, step""", params)
-    if df.empty:
-        return pd.DataFrame(columns=["step", "matches"])
-    rows = []
-    for match_id, step, record in df.itertuples(index=False):
-        fields = json.loads(record) or {}
-        numbers = {k: float(v) for k, v in fields.items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "round"}
-        numbers |= {k: float(v) for k, v in fields.items() if isinstance(v, bool)}
-        rows.append({"match_id": match_id, "step": step} | numbers)
-    per_step = pd.DataFrame(rows)
-    curves = per_step.drop(columns="match_id").groupby("step").mean()
-    curves.insert(0, "matches", per_step.groupby("step")["match_id"].nunique())
-    return curves.reset_index()
-
-
 # ---------------------------------------------------------------- robustness
 def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> pd.DataFrame:
     """One row per match and condition of `agent`'s seats: game, run, seed, repeat, prompt_version,

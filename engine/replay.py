@@ -31,13 +31,16 @@ class LoggedDecision:
     state: str | None = None  # the public state recorded after the step
 
 
-def logged_decisions(rows: Iterable[tuple]) -> list[LoggedDecision]:
-    """(turn, seat, action JSON, state JSON) rows of one match's decision turns, in order."""
+def logged_decisions(turns: Iterable[dict[str, Any]]) -> list[LoggedDecision]:
+    """One match's turn rows (`turn`, `seat`, `action` and `state` JSON), in order -> its decisions."""
     out = []
-    for turn, seat, action, state in rows:
-        stored = json.loads(action) if action else {}
+    for t in turns:
+        if t["seat"] is None:
+            continue
+        stored = json.loads(t["action"]) if t["action"] else {}
         extra = stored.get("extra") or {}
-        out.append(LoggedDecision(int(turn), int(seat), stored.get("action"), extra.get("facts"), state))
+        out.append(LoggedDecision(int(t["turn"]), int(t["seat"]), stored.get("action"), extra.get("facts"),
+                                  t["state"]))
     return out
 
 
@@ -57,16 +60,15 @@ def replay(game_name: str, params: dict[str, Any], seed: int, decisions: list[Lo
     rewards: dict[int, float | None] = {}
     at = 0
     while not game.done():
+        if at < len(decisions) and decisions[at].facts:  # an imported record's draws, kept on the step's first turn
+            game.force(decisions[at].facts)
         seats = game.to_act()
         step = decisions[at:at + len(seats)]
         if [d.seat for d in step] != list(seats):
             turn = step[0].turn if step else "the end of the log"
             raise ReplayError(f"{game_name}: at turn {turn} the rules have seats {list(seats)} acting, the log "
                               f"{[d.seat for d in step]}")
-        for d in step:
-            if d.facts:
-                game.force(d.facts)
-        game.step({d.seat: game.decode_action(d.seat, d.action) for d in step})
+        game.step({d.seat: d.action for d in step})
         earned = game.step_rewards()
         for d in step:
             rewards[d.turn] = earned.get(d.seat)

@@ -17,15 +17,14 @@ import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine import store
-from engine.agents import Agent, Decision, TurnContext, make_agent
+from engine.agents import Agent, TurnContext, make_agent
 from engine.agents.base import AgentError
 from engine.agents.limits import ModelLimits
 from engine.games import get_game
-from engine.games.base import Game
 from engine.group_commit import GroupCommit
+from engine.match_rows import TurnLog, match_metrics, seat_rows
 from engine.spec import MatchPlan, RunSpec
 from engine.store import MatchRecord
 
@@ -57,41 +56,6 @@ def this_worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-class _TurnLog:
-    """Numbers turns and keeps the moderator's messages in order with the decisions."""
-
-    def __init__(self, match_id: str):
-        self.match_id = match_id
-        self.rows: list[dict[str, Any]] = []
-        self.seen_messages = 0
-
-    def next_turn(self) -> int:
-        return len(self.rows)
-
-    def decision(self, game: Game, obs_phase: str, round_: int, seat: int, d: Decision, state: str | None) -> None:
-        self.rows.append({
-            "match_id": self.match_id, "turn": len(self.rows), "round": round_, "phase": obs_phase,
-            "seat": seat, "prompt": store.to_json(d.prompt), "response": d.response,
-            "action": store.to_json({"action": d.action} | ({"extra": d.extra} if d.extra else {})),
-            "legal": d.legal, "fallback": d.fallback, "retries": d.retries, "error": d.error,
-            "state": state, "reward": None, "tokens_in": d.tokens_in, "tokens_out": d.tokens_out,
-            "cost_usd": d.cost_usd, "latency_ms": d.latency_ms, "cached": d.cached,
-            "call_errors": d.call_errors,
-        })
-
-    def messages(self, game: Game, state: str | None) -> None:
-        for m in game.log[self.seen_messages:]:
-            self.rows.append({
-                "match_id": self.match_id, "turn": len(self.rows), "round": m.round, "phase": "moderator",
-                "seat": None, "prompt": None, "response": m.text,
-                "action": store.to_json({"to": sorted(m.to)} if m.to is not None else None),
-                "legal": None, "fallback": None, "retries": None, "error": None, "state": state,
-                "reward": None, "tokens_in": None, "tokens_out": None, "cost_usd": None,
-                "latency_ms": None, "cached": None, "call_errors": None,
-            })
-        self.seen_messages = len(game.log)
-
-
 async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
                      agent_factory: Callable[..., Agent] = make_agent, worker: str | None = None) -> MatchRecord:
     """Play one match to the end. Never raises for a game or agent failure: the record says `error`."""
@@ -99,8 +63,7 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
     limits = limits or ModelLimits()
     agents = [agent_factory(spec, limits=limits) for spec in plan.seats]
     game = get_game(plan.game)(plan.params)
-    log = _TurnLog(plan.match_id)
-    tally = {s: {"decisions": 0, "invalid_answers": 0, "fallbacks": 0} for s in range(len(plan.seats))}
+    log = TurnLog(plan.match_id)
     status, error = "ok", None
     try:
         game.reset(plan.seed)
@@ -122,11 +85,9 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
                 decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
             game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
             state = store.to_json(game.public_state())
+            rewards = game.step_rewards()
             for s, d in zip(seats, decisions, strict=True):
-                log.decision(game, observations[s].phase, observations[s].round, s, d, state)
-                tally[s]["decisions"] += 1
-                tally[s]["invalid_answers"] += d.retries + int(d.fallback)
-                tally[s]["fallbacks"] += int(d.fallback)
+                log.decision(observations[s].phase, observations[s].round, s, d, state, rewards.get(s))
             log.messages(game, state)
         else:
             raise RuntimeError(f"{plan.game}: no end after {MAX_STEPS} steps")
@@ -135,23 +96,11 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
     except Exception as exc:  # noqa: BLE001 - a bug in one match must not stop the run
         status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
 
-    results = game.result() if status == "ok" else {}
-    seats = []
-    for s, spec in enumerate(plan.seats):
-        r = results.get(s)
-        seats.append({
-            "match_id": plan.match_id, "seat": s, "player": game.player_name(s), "agent": spec.agent,
-            "role": r.role if r else None,
-            "prompt_version": None if spec.is_bot else spec.prompt_version,
-            "strategy": None if spec.is_bot else spec.strategy,
-            "temperature": None if spec.is_bot else spec.temperature,
-            "score": r.score if r else None, "won": r.won if r else None, "rank": r.rank if r else None,
-            "label": spec.label or spec.agent,
-        })
-    metrics = []
-    if status == "ok":
-        game_metrics = game.metrics() + [(s, k, v) for s, t in tally.items() for k, v in t.items()]
-        metrics = [{"match_id": plan.match_id, "seat": s, "name": k, "value": float(v)} for s, k, v in game_metrics]
+    players = [{"agent": spec.agent, "label": spec.label} | ({} if spec.is_bot else {
+        "prompt_version": spec.prompt_version, "strategy": spec.strategy, "temperature": spec.temperature})
+        for spec in plan.seats]
+    seats = seat_rows(plan.match_id, game, players, game.result() if status == "ok" else {})
+    metrics = match_metrics(plan.match_id, game, len(plan.seats), log.rows) if status == "ok" else []
     match = {
         "match_id": plan.match_id, "run_id": plan.run_id, "game": plan.game, "preset": plan.preset,
         "params": store.to_json(plan.params), "seed": plan.seed, "repeat": plan.repeat, "status": status,

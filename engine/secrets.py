@@ -8,10 +8,11 @@ import os
 import re
 from pathlib import Path
 
+from dotenv import dotenv_values
+
 ROOT = Path(__file__).resolve().parent.parent
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
 _KEY_SHAPE = re.compile(r"\b(sk|rk|pk|key|hf|gsk|xai)[-_][A-Za-z0-9_\-]{8,}\b")
-_DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 
 
 def redact(text: str) -> str:
@@ -22,24 +23,6 @@ def redact(text: str) -> str:
     return _KEY_SHAPE.sub("***", text)
 
 
-def parse_dotenv(text: str) -> dict[str, str]:
-    """`NAME=value` lines (optionally `export NAME=...`, quoted values, `#` comments) -> a mapping."""
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        m = _DOTENV_LINE.match(line)
-        if not m:
-            continue
-        name, value = m.groups()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        else:
-            value = value.split(" #", 1)[0].strip()
-        found[name] = value
-    return found
-
-
 def load_dotenv(path: str | Path | None = None) -> list[str]:
     """Put the `.env` file's variables in the environment without overriding real ones.
     Returns the names it set (never the values)."""
@@ -47,8 +30,8 @@ def load_dotenv(path: str | Path | None = None) -> list[str]:
     if not path.is_file():
         return []
     added = []
-    for name, value in parse_dotenv(path.read_text(encoding="utf-8")).items():
-        if name not in os.environ:
+    for name, value in dotenv_values(path, encoding="utf-8").items():  # python-dotenv's reading of the file
+        if name not in os.environ and value is not None:
             os.environ[name] = value
             added.append(name)
     return added

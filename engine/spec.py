@@ -136,12 +136,18 @@ def _name(value: Any, where: str) -> str:
     return value.strip()
 
 
-def parse_spec(raw: Any) -> RunSpec:
+def check_mapping(raw: Any, allowed: set[str], what: str, where: str = "") -> dict:
+    """`raw` if it is a mapping whose keys are all `allowed`; else a SpecError saying so (`what` describes it)."""
     if not isinstance(raw, dict):
-        raise SpecError("a run spec must be a mapping with at least 'name' and 'games'")
-    unknown = set(raw) - TOP_KEYS
+        raise SpecError(f"{where}{what}")
+    unknown = set(raw) - allowed
     if unknown:
-        raise SpecError(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(TOP_KEYS)}")
+        raise SpecError(f"{where}unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    return raw
+
+
+def parse_spec(raw: Any) -> RunSpec:
+    check_mapping(raw, TOP_KEYS, "a run spec must be a mapping with at least 'name' and 'games'")
     if not isinstance(raw.get("name"), str) or not raw["name"].strip():
         raise SpecError("name: a run spec needs a non-empty name")
     name = _name(raw["name"], "name")
@@ -193,11 +199,7 @@ def _model_limits(raw: Any) -> dict[str, int]:
 def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], raw: dict,
                defaults: dict, aliases: dict, room: int) -> list[MatchPlan]:
     """The game's matches; `room` is how many more the run may hold (checked before any is built)."""
-    if not isinstance(entry, dict):
-        raise SpecError(f"{where[:-1]}: must be a mapping with 'game' and 'lineups'")
-    unknown = set(entry) - GAME_KEYS
-    if unknown:
-        raise SpecError(f"{where}: unknown key(s) {sorted(unknown)}; allowed: {sorted(GAME_KEYS)}")
+    check_mapping(entry, GAME_KEYS, "must be a mapping with 'game' and 'lineups'", f"{where[:-1]}: ")
     try:
         cls = get_game(entry.get("game", ""))
     except ValueError as exc:

@@ -37,7 +37,7 @@ import yaml
 from engine.games import get_game
 from engine.metrics.ratings import trueskill_table
 from engine.runner import run_spec
-from engine.spec import RunSpec, SpecError, parse_spec
+from engine.spec import RunSpec, SpecError, check_mapping, parse_spec
 
 KEYS = {"name", "description", "seed", "batch", "sigma_threshold", "max_matches", "min_matches", "concurrency",
         "defaults", "agents", "games"}
@@ -86,11 +86,7 @@ def _positive(raw: dict, key: str, default: Any, kind: type) -> Any:
 
 
 def parse_tournament(raw: Any) -> Tournament:
-    if not isinstance(raw, dict):
-        raise SpecError("a tournament is a mapping with 'name', 'agents' and 'games'")
-    unknown = set(raw) - KEYS
-    if unknown:
-        raise SpecError(f"unknown key(s) {sorted(unknown)}; allowed: {sorted(KEYS)}")
+    check_mapping(raw, KEYS, "a tournament is a mapping with 'name', 'agents' and 'games'")
     agents = raw.get("agents")
     if isinstance(agents, list):
         agents = {a: a for a in agents}

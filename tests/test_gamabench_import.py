@@ -12,9 +12,12 @@ import pytest
 
 from engine import store
 from engine.importers.gamabench import import_dir, parse_name
-from engine.metrics.gamabench import GAMES, leaderboard, round_figures
+from engine.metrics.gamabench import leaderboard, round_figures
+from engine.rescore import rescore
 from engine.runner import run_spec
+from engine.selection import Selection
 from engine.spec import parse_spec
+from engine.suites.gamabench import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "engine" / "data" / "gamabench" / "raw_results"  # shipped with the project: the README imports it
@@ -103,6 +106,7 @@ def test_imported_scores_come_from_the_stored_round_records_not_the_answers(impo
         # the answers change: the authors' compute_score does not read them, so nothing moves
         con.execute("""UPDATE turns SET action = '{"action": 0}' WHERE seat IS NOT NULL AND match_id IN
             (SELECT match_id FROM matches WHERE outcome->>'source_file' = ?)""", [source])
+    assert rescore(db).failed == []  # the changed answers no longer replay: that match keeps the authors' score
     assert leaderboard(db).iloc[0]["guessing_game"] == pytest.approx(63.438, abs=1e-3)
     with store.connect(db) as con:
         # the stored round means change: every round's mean 0 scores (MAX - 0)/D = 100
@@ -112,6 +116,8 @@ def test_imported_scores_come_from_the_stored_round_records_not_the_answers(impo
         for r in outcome["gama_record"]["round_records"]:
             r["mean"] = 0
         con.execute("UPDATE matches SET outcome = ? WHERE match_id = ?", [json.dumps(outcome), match_id])
+    assert leaderboard(db).iloc[0]["guessing_game"] == pytest.approx(63.438, abs=1e-3)  # stored until rescored
+    rescore(db)
     row = leaderboard(db).iloc[0]
     assert row["bar_game"] == pytest.approx(68.6666, abs=1e-3)
     assert row["guessing_game"] == pytest.approx((100 + 62.28 + 63.87 + 58.33 + 67.31) / 5, abs=0.01)
@@ -187,18 +193,18 @@ def test_our_matches_score_through_the_same_code_and_mixed_seats_report_per_mode
 
 
 def test_round_figures_give_the_plotted_series(imported):
-    guess = round_figures(imported, "guessing_game")
+    guess = round_figures(imported, Selection(games=("guessing_game",)))
     assert len(guess) == 5 * 20 and {"mean", "winning_number", "step"} <= set(guess.columns)
     data = json.loads((RAW / "guessing_game" / "guessing_game_v1_1.json").read_text())
     records = [p["records"] for p in data["player_data"]]
     expected = tuple(sum(int(r[t]) for r in records) / len(records) for t in range(20))
     series = {tuple(rows.sort_values("step")["mean"]) for _, rows in guess.groupby("match_id")}
     assert expected in series
-    shots = round_figures(imported, "battle_royale")
+    shots = round_figures(imported, Selection(games=("battle_royale",)))
     assert {"shooter", "target", "hit", "players_left"} <= set(shots.columns)
-    pirates = round_figures(imported, "pirate_game")
+    pirates = round_figures(imported, Selection(games=("pirate_game",)))
     assert {"proposer", "plan", "votes", "passed"} <= set(pirates.columns) and pirates["passed"].sum() == 5
-    assert round_figures(imported, "guessing_game", run_ids=["no-such-run"]).empty
+    assert round_figures(imported, Selection(games=("guessing_game",), run_ids=("no-such-run",))).empty
 
 
 def test_the_readmes_import_command_names_records_inside_the_project(tmp_path):

@@ -24,7 +24,8 @@ def write(db, match_id, game, params, seats, turns=(), metrics=()):
     seat_rows = [{"match_id": match_id, "seat": i, "player": f"P{i}", "agent": agent, "label": agent, "won": won,
                   "score": score, "rank": 1} for i, (agent, won, score) in enumerate(seats)]
     turn_rows = [{"match_id": match_id, "turn": i, "seat": seat, "phase": "move", "retries": retries,
-                  "fallback": fallback, "legal": not fallback, "state": json.dumps(state)}
+                  "fallback": fallback, "legal": not fallback, "state": json.dumps(state),
+                  "reward": (state.get("last_move") or {}).get("reward")}
                  for i, (seat, retries, fallback, state) in enumerate(turns)]
     metric_rows = [{"match_id": match_id, "seat": s, "name": n, "value": v} for s, n, v in metrics]
     store.write_match(db, match, seat_rows, turn_rows, metric_rows)

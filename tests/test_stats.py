@@ -1,5 +1,6 @@
 """The dashboard's statistics on known values: Wilson bounds, Holm by hand, Welch and paired t against
-scipy and by formula, Cohen's d, and the paper's robustness verdict on its own Table 5."""
+scipy and by formula (and pinned to scipy on random samples), Cohen's d, and the paper's robustness verdict
+on its own Table 5."""
 
 from __future__ import annotations
 
@@ -55,11 +56,36 @@ def test_cohens_d_uses_the_pooled_standard_deviation():
     assert stats.cohens_d([1, 1], [1, 1]) != stats.cohens_d([1, 1], [1, 1])  # NaN: no spread
 
 
-def test_bootstrap_interval_covers_the_mean_and_is_seeded():
-    values = np.random.default_rng(1).normal(50, 10, 200)
-    lo, hi = stats.bootstrap_ci(values, n_boot=500, seed=3)
-    assert lo < values.mean() < hi and hi - lo < 6
-    assert (lo, hi) == stats.bootstrap_ci(values, n_boot=500, seed=3)
+def test_our_t_tests_are_scipys_on_random_samples():
+    """welch_test and paired_test compute t by formula (scipy's wrappers are too slow for the robustness page,
+    bench/stats.py): pinned to scipy.stats.ttest_ind / ttest_rel over random samples of random sizes."""
+    rng = np.random.default_rng(13)
+    for _ in range(300):
+        n_a, n_b = rng.integers(2, 40, size=2)
+        a = rng.normal(rng.uniform(0, 100), rng.uniform(0.1, 30), n_a)
+        b = rng.normal(rng.uniform(0, 100), rng.uniform(0.1, 30), n_b)
+        assert stats.welch_test(a, b) == pytest.approx(sps.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-9,
+                                                       abs=1e-300)
+        pairs = min(n_a, n_b)
+        assert stats.paired_test(a[:pairs], b[:pairs]) == pytest.approx(
+            sps.ttest_rel(a[:pairs], b[:pairs]).pvalue, rel=1e-9, abs=1e-300)
+
+
+def test_wilson_is_statsmodels_and_our_holm_is_statsmodels_on_random_inputs():
+    """Wilson comes from statsmodels; Holm is ours (statsmodels' collects garbage on every call, bench/stats.py),
+    pinned to `multipletests` over random p-values, with NaN left out."""
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(5)
+    n = rng.integers(1, 500, 200)
+    wins = rng.integers(0, n + 1)
+    assert np.allclose(stats.wilson_interval(wins, n), proportion_confint(wins, n, method="wilson"))
+    for _ in range(200):
+        p = rng.uniform(0, rng.uniform(0.01, 1), rng.integers(1, 20))
+        assert np.allclose(stats.holm(p), multipletests(p, method="holm")[1], rtol=1e-12, atol=0)
+    p[0] = np.nan
+    assert np.isnan(stats.holm(p)[0]) and np.allclose(stats.holm(p)[1:], multipletests(p[1:], method="holm")[1])
 
 
 def test_compare_levels_pairs_on_shared_seeds_and_falls_back_to_welch():

@@ -1,27 +1,18 @@
-"""Scripted players. `bot:random` and `bot:fixed:<answer>` work in every game; games add their own
-policies (the equilibrium player, named fixed strategies) with `@policy(game, name)` next to their rules."""
+"""Scripted players. `bot:random` and `bot:fixed:<answer>` work in every game; games declare their own
+policies (the equilibrium player, named fixed strategies) with `engine.games.extensions.policy` next to
+their rules, and every game module is loaded before one is looked up."""
 
 from __future__ import annotations
 
 import json
 import random
 import time
-from collections.abc import Callable
 from typing import Any
 
 from engine.agents.base import AgentSpec, Decision, TurnContext
+from engine.games import all_games
 from engine.games.base import Observation, ParseError
-
-Policy = Callable[[Observation, random.Random, str | None], Any]
-_POLICIES: dict[tuple[str, str], Policy] = {}
-
-
-def policy(game: str, name: str) -> Callable[[Policy], Policy]:
-    def add(fn: Policy) -> Policy:
-        _POLICIES[(game, name)] = fn
-        return fn
-
-    return add
+from engine.games.extensions import POLICIES, Policy
 
 
 def _random(obs: Observation, rng: random.Random, arg: str | None) -> Any:
@@ -39,12 +30,14 @@ _GENERIC: dict[str, Policy] = {"random": _random, "fixed": _fixed}
 
 
 def bot_names(game: str) -> list[str]:
-    return sorted(set(_GENERIC) | {name for g, name in _POLICIES if g == game})
+    all_games()  # the games declare their policies as their modules load
+    return sorted(set(_GENERIC) | {name for g, name in POLICIES if g == game})
 
 
 def find_policy(game: str, name: str) -> Policy:
-    if (game, name) in _POLICIES:
-        return _POLICIES[(game, name)]
+    all_games()
+    if (game, name) in POLICIES:
+        return POLICIES[(game, name)]
     if name in _GENERIC:
         return _GENERIC[name]
     raise ValueError(f"game '{game}' has no bot '{name}' (has: {', '.join(bot_names(game))})")

@@ -1,29 +1,34 @@
 """Strategy overlays: how a prompt is changed around the game's own wording.
 
-A strategy string is `name` or `name:arg` (`persona:mathematician`). Overlays are registered with
-`@overlay(name)`; a game family may register its own (the social games' attack/defense) next to
-its rules. `vanilla` leaves the prompt alone; `cot` asks for reasoning before the answer (the
-parsers read the answer last, so reasoning first is safe); `persona:<name>` puts a character in
-the system prompt (a named one or free text).
+A strategy string is `name` or `name:arg` (`persona:mathematician`). Overlays are declared with
+`engine.games.extensions.overlay(name)`: the generic ones here, a game family's own (the social games'
+attack/defense) next to its rules; every game module is loaded before a strategy is looked up.
+`vanilla` leaves the prompt alone; `cot` asks for reasoning before the answer (the parsers read the
+answer last, so reasoning first is safe); `persona:<name>` puts a character in the system prompt (a
+named one or free text).
 
 A strategy may also ask a question before the decision (a `Probe`): `pgm`, MAgIC's PGM-aware
 agent, first asks the two-hop belief (what I think of each other player; what I think each of
 them thinks), then asks for the decision with that answer in the conversation. The agent stores
 the probe's answer on the turn (`Decision.extra[probe.key]`). A game may register a probe worded
-for its own rules with `add_probe(strategy, probe, game=...)`.
+for its own rules with `engine.games.extensions.add_probe(strategy, probe, game=...)`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
+from engine.games import all_games
 from engine.games.base import Observation
-
-Messages = list[dict[str, str]]
-Overlay = Callable[[Messages, Observation, str | None], Messages]
-OVERLAYS: dict[str, Overlay] = {}
-NEEDS_ARG: set[str] = set()
+from engine.games.extensions import (
+    NEEDS_ARG,
+    OVERLAYS,
+    PGM_DECIDE,
+    PROBES,
+    Messages,
+    Probe,
+    add_probe,
+    append_to_last_user,
+    overlay,
+)
 
 COT = "Think it through step by step first, then give your final answer on the last line in the format asked."
 
@@ -36,27 +41,6 @@ PERSONAS = {
                      "opponent would do before you commit to anything.",
 }
 FREE_PERSONA = "Play this game in character. Your character: {persona}."
-
-
-def overlay(name: str, needs_arg: bool = False) -> Callable[[Overlay], Overlay]:
-    """Register an overlay; `needs_arg` makes `name` alone (without `:arg`) an error in a spec."""
-
-    def add(fn: Overlay) -> Overlay:
-        OVERLAYS[name] = fn
-        if needs_arg:
-            NEEDS_ARG.add(name)
-        return fn
-
-    return add
-
-
-def append_to_last_user(messages: Messages, text: str) -> Messages:
-    out = [dict(m) for m in messages]
-    for m in reversed(out):
-        if m["role"] == "user":
-            m["content"] = m["content"] + "\n\n" + text
-            break
-    return out
 
 
 def prepend_to_system(messages: Messages, text: str) -> Messages:
@@ -88,25 +72,8 @@ def persona_text(name: str) -> str:
 
 
 # ---------------------------------------------------------------- probes asked before the decision
-@dataclass(frozen=True)
-class Probe:
-    """A question asked before the decision: its answer stays in the conversation for the decision
-    and is stored on the turn as `Decision.extra[key]`."""
-
-    key: str
-    question: Callable[[Observation, str | None], str]
-    decide: str  # the ask that follows the answer
-
-
-PROBES: dict[tuple[str, str | None], Probe] = {}
-
-
-def add_probe(strategy: str, probe: Probe, game: str | None = None) -> None:
-    """Ask `probe` before each decision under `strategy`; `game` words it for one game only."""
-    PROBES[(strategy, game)] = probe
-
-
 def find_probe(strategy: str, game: str) -> tuple[Probe, str | None] | None:
+    all_games()  # games word probes of their own
     name, arg = split(strategy)
     probe = PROBES.get((name, game)) or PROBES.get((name, None))
     return (probe, arg) if probe else None
@@ -123,8 +90,6 @@ PGM_BELIEF = (
     "As for the others' thoughts: I think <another player> thinks that {player} ..., and that <a third player> "
     "..., because ..."
 )
-PGM_DECIDE = ("Now make your decision, taking your analysis above into account. "
-              "Give your answer in the format asked before ({format}).")
 
 
 @overlay("pgm")
@@ -148,9 +113,7 @@ def _known() -> str:
 
 def check(strategy: str) -> None:
     """Raise ValueError naming the known strategies if `strategy` is not one."""
-    from engine.games import all_games
-
-    all_games()  # games may register overlays of their own
+    all_games()  # games may declare overlays of their own
     name, arg = split(strategy)
     if name not in OVERLAYS:
         raise ValueError(f"unknown strategy '{strategy}' (known: {_known()})")
@@ -160,6 +123,7 @@ def check(strategy: str) -> None:
 
 
 def apply(strategy: str, messages: Messages, obs: Observation) -> Messages:
+    all_games()
     name, arg = split(strategy)
     if name not in OVERLAYS:
         raise ValueError(f"unknown strategy '{strategy}' (known: {_known()})")

@@ -19,9 +19,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import ActionSpace, Game, Observation, Param, ParseError, SeatResult, rank_by
+from engine.games.extensions import policy
 from engine.games.parsing import json_field
 
 ITEMS = ("hats", "balls", "apples")

@@ -230,10 +230,6 @@ class Game(ABC):
         return {}
 
     # ---- replaying a stored match (engine/replay.py)
-    def decode_action(self, seat: int, value: Any) -> Any:
-        """An action as the turn log stores it (JSON: tuples read back as lists) -> the action `step` takes."""
-        return value
-
     def force(self, facts: dict[str, Any]) -> None:
         """Make chance say what a recorded match says (an imported record's draws) before the next step."""
         raise ValueError(f"game '{self.name}' cannot replay forced facts {sorted(facts)}")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Choice, Observation, Param
+from engine.games.extensions import policy
 from engine.games.gamabench_common import GamaGame, Move, players_param
 
 MISS = "miss"
@@ -46,6 +46,7 @@ class BattleRoyale(GamaGame):
         self.alive = list(range(self.n))  # shooting order: rising hit rate, i.e. seat order
         self.out_at: dict[int, int] = {}
         self.shooter = 0
+        self.forced_hit: bool | None = None
         self.round = 1
         order = ", ".join(f"{self.player_name(s)} ({self.rates[s]}%)" for s in range(self.n))
         self.announce(f"Shooting order, from the least to the most accurate: {order}.")
@@ -79,8 +80,15 @@ class BattleRoyale(GamaGame):
         self.round += 1
 
     def roll_hit(self, shooter: int) -> bool:
-        """Whether a shot lands: the shooter's hit rate against the match's seeded dice."""
+        """Whether a shot lands: the shooter's hit rate against the match's seeded dice (or what a record forced)."""
+        if self.forced_hit is not None:
+            hit, self.forced_hit = self.forced_hit, None
+            return hit
         return self.rng.random() * 100 < self.rates[shooter]
+
+    def force(self, facts: dict[str, Any]) -> None:
+        """An imported record's next shot: who shoots (`shooter`) and whether it lands (`hit`)."""
+        self.shooter, self.forced_hit = int(facts["shooter"]), bool(facts["hit"])
 
     @staticmethod
     def shot_record(turn: int, shooter: int, target: int | None, alive_before: list[list[int]],

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import ActionSpace, Game, Observation, Param, ParseError, SeatResult
+from engine.games.extensions import policy
 from engine.games.parsing import json_field
 
 N_SEATS = 2

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Observation, ParseError
+from engine.games.extensions import policy
 from engine.games.grid import Board, GridGame, last_int, lines, other, winner_on
 
 ROWS, COLS, CONNECT = 6, 7, 4
@@ -76,6 +76,12 @@ class ConnectFour(GridGame):
 
     def move_notes(self, mark: str, before: Board) -> dict[str, Any]:
         return {"reward": board_value(tuple(self.board), mark) - board_value(before, mark)}
+
+    def step_rewards(self) -> dict[int, float]:
+        """The mover's reward V(s') - V(s) (SPEC.md), as LLMArena's Figure 2 reads it (none for an illegal move,
+        which ends the game unplayed)."""
+        move = self.last_move or {}
+        return {move["seat"]: float(move["reward"])} if "reward" in move else {}
 
 
 def _negamax(board: Board, mark: str, depth: int, alpha: float, beta: float) -> float:

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import ActionSpace, Choice, Game, Observation, Param, ParseError, SeatResult
+from engine.games.extensions import policy
 from engine.games.magic_common import group_param, group_presets, load_group
 from engine.games.parsing import json_field
 

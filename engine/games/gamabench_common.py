@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import json
 from abc import abstractmethod
 from dataclasses import dataclass
 from statistics import mean
@@ -33,17 +32,6 @@ class Move:
     phase: str
     action: Any
     context: dict[str, Any]
-
-
-def moves_from_turns(rows: list[dict[str, Any]]) -> list[Move]:
-    """Moves of one match from its decision rows of the turns table (round, seat, phase, action, state)."""
-    moves = []
-    for row in rows:
-        action = json.loads(row["action"]) if isinstance(row["action"], str) else row["action"]
-        state = json.loads(row["state"]) if isinstance(row["state"], str) else row["state"]
-        moves.append(Move(int(row["round"]), int(row["seat"]), row["phase"], (action or {}).get("action"),
-                          (state or {}).get("last") or {}))
-    return moves
 
 
 def mean_or_none(values: list[float]) -> float | None:

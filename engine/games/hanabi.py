@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Choice, Game, Observation, Param, SeatResult
-from engine.games.legal_actions import hint_line, parse_named_action
+from engine.games.extensions import policy
+from engine.games.legal_actions import NamedActionTurns, hint_line
 
 COLOURS = ("red", "yellow")
 RANKS = (1, 2, 3, 4, 5)
@@ -64,7 +64,8 @@ def surely_playable(known: dict[str, Any], fireworks: dict[str, int]) -> bool:
 
 
 @register
-class Hanabi(Game):
+class Hanabi(NamedActionTurns, Game):
+    vocabulary = VOCABULARY
     name = "hanabi"
     title = "Hanabi (2 colours)"
     paper = "LLMArena"
@@ -145,14 +146,8 @@ class Hanabi(Game):
         }
         return self.make_observation(seat, "turn", view, Choice(tuple(legal), labels, key="action"))
 
-    def parse(self, seat: int, text: str) -> str:
-        return parse_named_action(text, VOCABULARY, self.legal_actions(seat), lambda a: self.why_illegal(seat, a))
-
     def step(self, actions: dict[int, Any]) -> None:
-        seat = self.to_move
-        action = actions[seat]
-        if action not in self.legal_actions(seat):
-            raise ValueError(f"illegal action {action!r} reached step")
+        seat, action = self.movers_action(actions)
         kind, _, what = action.partition(":")
         countdown = self.final_turns
         card: Card | None = None

@@ -6,9 +6,10 @@ move the runner counts: the agent is asked again, then falls back)."""
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.games.parsing import ParseError, json_field
 
@@ -45,3 +46,28 @@ def parse_named_action(text: str, vocabulary: dict[str, Any], legal: Sequence[An
     if action not in legal:
         raise ParseError(f"that action is not allowed now: {why_illegal(action)}")
     return action
+
+
+class NamedActionTurns:
+    """Mixin of a game played in turns (`to_move` acts) whose answers name one of `vocabulary`'s actions:
+    the parser, and the check `step` makes that what reached it is legal (Hold'em, Hanabi)."""
+
+    vocabulary: ClassVar[dict[str, Any]]
+    to_move: int
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[Any]: ...
+
+    @abstractmethod
+    def why_illegal(self, seat: int, action: Any) -> str: ...
+
+    def parse(self, seat: int, text: str) -> Any:
+        return parse_named_action(text, self.vocabulary, self.legal_actions(seat), lambda a: self.why_illegal(seat, a))
+
+    def movers_action(self, actions: dict[int, Any]) -> tuple[int, Any]:
+        """The seat to move and its action, which must be legal now."""
+        seat = self.to_move
+        action = actions[seat]
+        if action not in self.legal_actions(seat):
+            raise ValueError(f"illegal action {action!r} reached step")
+        return seat, action

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Game, IntRange, Observation, Param, SeatResult, rank_by
+from engine.games.extensions import policy
 from engine.games.magic_common import group_param, group_presets, load_group
 
 N_SEATS = 3

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import ActionSpace, Choice, Observation, Param, ParseError
+from engine.games.extensions import policy
 from engine.games.gamabench_common import GamaGame, Move, players_param
 from engine.games.parsing import json_field
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Choice, Game, Observation, Param, SeatResult, rank_by
+from engine.games.extensions import policy
 from engine.games.magic_common import group_param, group_presets, load_group
 
 ACTIONS = ("cooperate", "defect")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import IntRange, Observation, Param
+from engine.games.extensions import policy
 from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import IntRange, Observation, Param
+from engine.games.extensions import policy
 from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
 
 
@@ -54,6 +54,10 @@ class SealedBidAuction(SimultaneousGame):
     def step(self, actions: dict[int, Any]) -> None:
         super().step(actions)
         self.valuations = draw_valuations(self.p, self.round)
+
+    def force(self, facts: dict[str, Any]) -> None:
+        """An imported record's valuations for the next round."""
+        self.valuations = [int(v) for v in facts["valuations"]]
 
     def space(self, seat: int) -> IntRange:
         return IntRange(0, self.valuations[seat], key="bid")

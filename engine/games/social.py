@@ -23,9 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from engine.agents.bots import policy
-from engine.agents.strategies import PGM_DECIDE, Messages, Probe, add_probe, append_to_last_user, overlay
 from engine.games.base import ActionSpace, Choice, Game, Observation, Param, ParseError
+from engine.games.extensions import PGM_DECIDE, Messages, Probe, add_probe, append_to_last_user, overlay, policy
 from engine.games.parsing import json_field
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"

@@ -14,10 +14,10 @@ from typing import Any
 
 from treys import Card, Evaluator
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Choice, Game, Observation, Param, SeatResult, rank_by
-from engine.games.legal_actions import hint_line, parse_named_action
+from engine.games.extensions import policy
+from engine.games.legal_actions import NamedActionTurns, hint_line
 
 DECK = tuple(r + s for r in "23456789TJQKA" for s in "shdc")
 STREETS = ("preflop", "flop", "turn", "river")
@@ -60,7 +60,8 @@ def cards_text(cards: list[str]) -> str:
 
 
 @register
-class TexasHoldem(Game):
+class TexasHoldem(NamedActionTurns, Game):
+    vocabulary = VOCABULARY
     name = "texas_holdem"
     title = "Texas Hold'em (no limit, heads-up)"
     paper = "LLMArena"
@@ -154,14 +155,8 @@ class TexasHoldem(Game):
         }
         return self.make_observation(seat, "bet", view, Choice(tuple(legal), labels, key="action"))
 
-    def parse(self, seat: int, text: str) -> str:
-        return parse_named_action(text, VOCABULARY, self.legal_actions(seat), lambda a: self.why_illegal(seat, a))
-
     def step(self, actions: dict[int, Any]) -> None:
-        seat = self.to_move
-        action = actions[seat]
-        if action not in self.legal_actions(seat):
-            raise ValueError(f"illegal action {action!r} reached step")
+        seat, action = self.movers_action(actions)
         self.decisions.append((seat, action, win_probability(self.holes[seat], self.board(), self.mc_rng)))
         to_call = self.to_call(seat)
         if action == "fold":
@@ -229,6 +224,11 @@ class TexasHoldem(Game):
 
     def done(self) -> bool:
         return self.finished
+
+    def step_rewards(self) -> dict[int, float]:
+        """The chips the mover won or lost (RLCard's payoff, which LLMArena reads): 0 until its action ends the hand."""
+        seat = self.last_action["seat"]
+        return {seat: float(self.chips_won()[seat]) if self.finished else 0.0}
 
     def chips_won(self) -> dict[int, int]:
         return {s: self.stacks[s] - self.p["stack"] for s in (0, 1)}

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from engine.agents.bots import policy
 from engine.games import register
 from engine.games.base import Observation, ParseError
+from engine.games.extensions import policy
 from engine.games.grid import MARKS, Board, GridGame, grid_text, last_pair, other, winner_on
 
 __all__ = ["MARKS", "TicTacToe", "board_text", "label", "winner_of"]

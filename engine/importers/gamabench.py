@@ -33,10 +33,12 @@ from engine import store
 from engine.agents.base import Decision
 from engine.games import get_game
 from engine.games.base import ActionSpace, Choice, IntRange, ParseError
-from engine.games.battle_royale import BattleRoyale
 from engine.games.gamabench_common import SCORE_METRIC, GamaGame
+from engine.match_rows import TurnLog, match_metrics, metric_rows, seat_rows
 from engine.metrics.gamabench_records import RecordError, record_score
-from engine.runner import _TurnLog
+from engine.replay import ReplayError, logged_decisions
+from engine.replay import replay as replay_log
+from engine.rescore import Rescored
 
 SOURCE = "import:gamabench"
 PAPER_MODEL = "gpt-3.5-turbo-0125"
@@ -158,29 +160,17 @@ def _legal(space: ActionSpace, action: Any) -> bool:
         return False
 
 
-class _Replayed(BattleRoyale):
-    """Battle Royale whose dice say what the record says."""
-
-    forced_hit = False
-
-    def roll_hit(self, shooter: int) -> bool:
-        return self.forced_hit
-
-
 def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_id: str) -> tuple[GamaGame, list]:
     """Play the recorded actions through our game; the turn rows come out as the runner writes them."""
-    cls = _Replayed if game_name == "battle_royale" else get_game(game_name)
-    game = cls(params)
+    game = get_game(game_name)(params)
     game.reset(0)
-    log = _TurnLog(match_id)
+    log = TurnLog(match_id)
     log.messages(game, store.to_json(game.public_state()))
     for actions, facts in _steps(game_name, data):
         if game.done():
             raise RecordError(f"the record goes on after the game ended (step {len(game.records) + 1})")
-        if "valuations" in facts:
-            game.valuations = facts["valuations"]
-        if "shooter" in facts:
-            game.shooter, game.forced_hit = facts["shooter"], facts["hit"]
+        if facts:
+            game.force(facts)
         if sorted(actions) != sorted(game.to_act()):
             raise RecordError(f"step {len(game.records) + 1}: the record has {sorted(actions)} acting, "
                                f"the rules {sorted(game.to_act())}")
@@ -191,9 +181,11 @@ def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_i
                                   f"{phases[s].space.describe()}")
         game.step(actions)
         state = store.to_json(game.public_state())
-        for s, action in actions.items():
-            decision = Decision(action=action, response=json.dumps(action))
-            log.decision(game, phases[s].phase, phases[s].round, s, decision, state)
+        for i, (s, action) in enumerate(actions.items()):
+            # what the record forced is kept on the step's first decision, so engine.replay can force it again
+            decision = Decision(action=action, response=json.dumps(action), extra={"facts": facts} if facts and not i
+                                else {})
+            log.decision(phases[s].phase, phases[s].round, s, decision, state)
         log.messages(game, state)
     if not game.done():
         raise RecordError("the record ends before the game does")
@@ -202,16 +194,12 @@ def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_i
 
 def as_recorded(data: dict[str, Any], match_id: str, reason: str) -> list[dict[str, Any]]:
     """Turns of a record our rules cannot replay: why, then one moderator turn per round record."""
-    log = _TurnLog(match_id)
+    log = TurnLog(match_id)
     rows = [(0, f"Imported as recorded: our rules could not replay this record ({reason}).", None)]
     rows += [(k + 1, json.dumps(r, sort_keys=True), store.to_json({"round": k + 1, "last": r}))
              for k, r in enumerate(data["round_records"])]
     for round_, text, state in rows:
-        log.rows.append({"match_id": match_id, "turn": len(log.rows), "round": round_, "phase": "moderator",
-                         "seat": None, "prompt": None, "response": text, "action": None, "legal": None,
-                         "fallback": None, "retries": None, "error": None, "state": state, "reward": None,
-                         "tokens_in": None, "tokens_out": None, "cost_usd": None, "latency_ms": None,
-                         "cached": None})
+        log.moderator(round_, text, state)
     return log.rows
 
 
@@ -235,26 +223,20 @@ def _match_rows(path: Path, root: Path, run_id: str) -> tuple[dict, list, list, 
     cls = get_game(game_name)
     params = cls.resolve_params(params)
     match_id = "gamabench-" + hashlib.sha1(path.name.encode() + b"\0" + raw).hexdigest()[:16]
-    seat_results: dict[int, Any] = {}
     replayed: str | None = None
     try:
         game, turns = replay(game_name, params, data, match_id)
-        seat_results = game.result()
-        metrics = [(s, k, float(v)) for s, k, v in game.metrics() if not (s is None and k == SCORE_METRIC)]
+        results = game.result()
         outcome = game.outcome()
     except (RecordError, ParseError, KeyError, IndexError, TypeError, ValueError) as exc:
         replayed = str(exc) or type(exc).__name__
-        turns, metrics, outcome = as_recorded(data, match_id, replayed), [], {}
+        game, results = cls(params), {}
+        turns, outcome = as_recorded(data, match_id, replayed), {}
     players = len(data.get("player_data") or []) or int(_num(data["meta"]["player_num"]))
-    seats = [{"match_id": match_id, "seat": s, "player": f"Player {s + 1}", "agent": cond["model"],
-              "role": None, "prompt_version": cond["prompt_version"], "strategy": cond["strategy"],
-              "temperature": cond["temperature"],
-              "score": seat_results[s].score if s in seat_results else None,
-              "won": seat_results[s].won if s in seat_results else None,
-              "rank": seat_results[s].rank if s in seat_results else None,
-              "label": cond["model"]} for s in range(players)]
-    metrics = [{"match_id": match_id, "seat": None, "name": SCORE_METRIC, "value": score}] + [
-        {"match_id": match_id, "seat": s, "name": k, "value": v} for s, k, v in metrics]
+    seats = seat_rows(match_id, game, [{"agent": cond["model"], "prompt_version": cond["prompt_version"],
+                                        "strategy": cond["strategy"], "temperature": cond["temperature"]}] * players,
+                      results)
+    metrics = record_metrics(match_id, score, game if replayed is None else None, players, turns)
     now = store.now()
     match = {"match_id": match_id, "run_id": run_id, "game": game_name, "preset": preset,
              "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
@@ -264,6 +246,31 @@ def _match_rows(path: Path, root: Path, run_id: str) -> tuple[dict, list, list, 
                                                  "not_replayed_because": replayed,
                                                  "gama_record": kept_record(data)})}
     return match, seats, turns, metrics
+
+
+def record_metrics(match_id: str, score: float, game: GamaGame | None, n_seats: int,
+                   turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An imported record's `metrics` rows: the authors' score of the match, then, when our rules replayed it,
+    the game's own figures (its match score aside: theirs counts) and each seat's tally."""
+    figures = match_metrics(match_id, game, n_seats, turns) if game is not None else []
+    return metric_rows(match_id, [(None, SCORE_METRIC, score)]) + [
+        r for r in figures if not (r["seat"] is None and r["name"] == SCORE_METRIC)]
+
+
+def rescore(match: dict[str, Any], n_seats: int, turns: list[dict[str, Any]]) -> Rescored:
+    """`python -m engine rescore` of an imported match: the authors' score from the record kept in the outcome,
+    the rest from its turns replayed (with the draws the record forced) when our rules could replay it."""
+    outcome = json.loads(match["outcome"])
+    score = record_score(match["game"], outcome["gama_record"])
+    try:
+        if not outcome.get("replayed"):
+            raise ReplayError(outcome.get("not_replayed_because") or "imported as recorded")
+        replayed = replay_log(match["game"], json.loads(match["params"]), int(match["seed"]),
+                              logged_decisions(turns))
+    except ReplayError:  # the authors' score needs no replay: it stands alone
+        return Rescored(record_metrics(match["match_id"], score, None, n_seats, turns))
+    return Rescored(record_metrics(match["match_id"], score, replayed.game, n_seats, turns), replayed.rewards,
+                    replayed.game.result())
 
 
 def run_id_for(model: str) -> str:

@@ -1,68 +1,44 @@
-"""γ-Bench scores (GAMA-Bench, seed 002; formulas in SPEC.md), computed from the turns table.
+"""γ-Bench (GAMA-Bench, seed 002; formulas in SPEC.md): the 0-100 table and the per-round figures.
 
-A match we played is scored from its turns: its decision turns become moves (`moves_from_turns`)
-and the game's own `score` classmethod turns them into 0-100. An imported GAMA-Bench record
-(`python -m engine import gamabench DIR`) is scored as the authors' `compute_score` scores it, from
-the figures its round records store (`gamabench_records.record_score` over the `gama_record` kept
-in the match outcome; its quirks are listed there), not by replaying the answers. Both are
-recomputed on every read, so a change of formula re-scores everything.
+Each match's score is stored as the `gamabench_score` metric (the match's, seat NULL, and each seat's):
+a match we played by the game's own `score` classmethod over its moves (`Game.metrics`), an imported
+GAMA-Bench record as the authors' `compute_score` scores it, from the figures its round records store
+(`gamabench_records.record_score` over the `gama_record` kept in the match outcome; its quirks are
+listed there). `python -m engine rescore` recomputes both from what the database keeps, so a changed
+formula reaches the table without a replay of the agents.
 
-- `leaderboard(db)`: one row per model and condition (prompt_version, temperature, strategy) and
-  `setting` ('vanilla' when the game ran with the paper's default parameters, else 'custom'); one
-  column per game, named after it; `overall` = the mean of the eight (empty unless all eight were
-  played); each cell is the mean over repeated matches. A match whose seats all share the model
-  and condition counts with its match score; in a mixed match each model and condition counts
-  with the mean of its seats' scores.
-- `settings_scores(db)`: the same scores per game and non-default parameters (the paper's Table 9).
-- `round_figures(db, game, run_ids=None)`: the figures the paper plots, one row per step of every
-  match of `game` (a round of a simultaneous game, a shot in Battle Royale, a proposal or a vote in
-  the Pirate Game): `match_id`, `run_id`, `agents`, `step`, and the fields of the step's public
-  record, e.g. guessing_game `mean`, `target`, `winning_number`, `choices`; bar_game `share_go`,
-  `go_count`; divide_dollar `total`, `bids`; public_goods `contributions`, `pot`; diner_dilemma
-  `costly_count`, `bill`; sealed_bid_auction `bids`, `valuations`, `winning_bid`; battle_royale
-  `shooter`, `target`, `hit`, `players_left`; pirate_game `proposer`, `plan`, `votes`, `passed`.
-  These records are the `last` field of the `state` JSON of each decision turn, so SQL works too:
-  `SELECT match_id, round, state->'last' FROM turns WHERE seat IS NOT NULL`.
+- `leaderboard(db, filters)`: one row per model, condition (prompt_version, temperature, strategy),
+  `setting` ('vanilla' with the paper's default parameters, else 'custom') and `source` (`ours`, or
+  `published` for imported records); one column per game; `overall` = the mean of the eight (empty unless
+  all eight were played); each cell the mean over matches. A match whose seats all share the model and
+  condition counts with its match score; in a mixed match each model and condition counts with the mean of
+  its seats' scores.
+- `round_figures(db, filters)`: the figures the paper plots, one row per step of every selected match
+  (a round of a simultaneous game, a shot in Battle Royale, a proposal or a vote in the Pirate Game):
+  `match_id`, `run_id`, `step`, and the fields of the step's public record, e.g. guessing_game `mean`,
+  `target`, `winning_number`, `choices`; bar_game `share_go`, `go_count`; divide_dollar `total`, `bids`;
+  public_goods `contributions`, `pot`; diner_dilemma `costly_count`, `bill`; sealed_bid_auction `bids`,
+  `valuations`, `winning_bid`; battle_royale `shooter`, `target`, `hit`, `players_left`; pirate_game
+  `proposer`, `plan`, `votes`, `passed`. These records are the `last` field of the `state` JSON of each
+  decision turn, so SQL works too: `SELECT match_id, round, state->'last' FROM turns WHERE seat IS NOT NULL`.
+- `round_curves(db, filters)`: those figures' numbers averaged per step over the matches of one game.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from statistics import mean
 from typing import Any
 
 import pandas as pd
 
 from engine import store
 from engine.games import get_game
-from engine.games.gamabench_common import moves_from_turns
-from engine.metrics.gamabench_records import record_score
+from engine.selection import ALL, Selection
+from engine.suites.gamabench import GAMES
 
-GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_dilemma", "sealed_bid_auction",
-         "battle_royale", "pirate_game")
-CONDITION = ["model", "prompt_version", "temperature", "strategy"]
 NOT_A_SETTING = {"valuation_seed", "max_turns"}  # change no rule a player faces
-
-
-def _in_list(values: tuple[str, ...] | list[str]) -> str:
-    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
-
-
-def _matches(db: Path, games: tuple[str, ...], run_ids: list[str] | None) -> pd.DataFrame:
-    where = f"status = 'ok' AND game IN ({_in_list(games)})"
-    if run_ids is not None:
-        where += f" AND run_id IN ({_in_list(run_ids) or 'NULL'})"
-    return store.query(db, f"""SELECT match_id, run_id, game, params,
-        json_extract(outcome, '$.gama_record') AS gama_record FROM matches WHERE {where}""")
-
-
-def _decisions(db: Path, games: tuple[str, ...]) -> pd.DataFrame:
-    return store.query(db, f"""
-        SELECT t.match_id, t.turn, t.round, t.seat, t.phase, t.action, t.state
-        FROM turns t JOIN matches m USING (match_id)
-        WHERE m.status = 'ok' AND m.game IN ({_in_list(games)}) AND t.seat IS NOT NULL
-        ORDER BY t.match_id, t.turn""")
+MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
 
 
 def setting_of(game: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -71,107 +47,99 @@ def setting_of(game: str, params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k not in NOT_A_SETTING and defaults.get(k) != v}
 
 
-def match_scores(db: str | Path, games: tuple[str, ...] = GAMES) -> pd.DataFrame:
-    """One row per match and condition group of its seats: the condition, the game, its setting, the score."""
-    db = Path(db)
-    matches = _matches(db, games, None)
-    if matches.empty:
-        return pd.DataFrame()
-    seats = store.query(db, f"""
-        SELECT s.match_id, s.seat, s.agent AS model, s.prompt_version, s.temperature, s.strategy
-        FROM seats s JOIN matches m USING (match_id) WHERE m.status = 'ok' AND m.game IN ({_in_list(games)})""")
-    turns = {mid: rows.to_dict("records") for mid, rows in _decisions(db, games).groupby("match_id")}
-    seats_by_match = {mid: rows for mid, rows in seats.groupby("match_id")}
-    out = []
-    for match in matches.itertuples():
-        params = json.loads(match.params)
-        cls = get_game(match.game)
-        moves = moves_from_turns(turns.get(match.match_id, []))
-        setting = setting_of(match.game, params)
-        groups = seats_by_match[match.match_id].groupby(CONDITION, dropna=False, sort=False)
-        for key, group in groups:
-            if isinstance(match.gama_record, str) and len(groups) == 1:
-                value = record_score(match.game, json.loads(match.gama_record))
-            elif len(groups) == 1:
-                value = cls.score(params, moves)
-            else:
-                per_seat = [cls.score(params, moves, int(s)) for s in group["seat"]]
-                per_seat = [v for v in per_seat if v is not None]
-                value = mean(per_seat) if per_seat else None
-            if value is None:
-                continue
-            out.append(dict(zip(CONDITION, key, strict=True)) | {
-                "match_id": match.match_id, "run_id": match.run_id, "game": match.game,
-                "setting": "vanilla" if not setting else "custom",
-                "params": json.dumps(setting, sort_keys=True), "score": value})
-    return pd.DataFrame(out)
-
-
-def _condition_frame(scores: pd.DataFrame) -> pd.DataFrame:
-    """Condition columns with bots' empty settings made groupable."""
-    frame = scores.copy()
-    for col in ("prompt_version", "strategy"):
-        frame[col] = frame[col].astype(object).where(frame[col].notna(), "")
-    frame["temperature"] = frame["temperature"].astype(float).fillna(-1.0)
-    return frame
-
-
-def _restore_empty(table: pd.DataFrame) -> pd.DataFrame:
-    for col in ("prompt_version", "strategy"):
-        table[col] = table[col].replace("", None)
-    table["temperature"] = table["temperature"].where(table["temperature"] >= 0)
-    return table
-
-
-def leaderboard(db: str | Path) -> pd.DataFrame:
-    scores = match_scores(db)
-    columns = [*CONDITION, "setting", *GAMES, "overall"]
-    if scores.empty:
+def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+    """γ-Bench's 0-100 table: one row per model, condition and source (`ours` or `published` for imported
+    GAMA-Bench records), one column per game, `overall` = mean of the eight. The scores are the
+    `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
+    every seat of a match counts with the match score, else with the mean of its seats' scores; a cell
+    is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else 'custom'."""
+    where, params = filters.where()
+    df = store.query(db, f"""
+        WITH picked AS (
+          SELECT m.match_id, m.game, m.params, r.source FROM matches m LEFT JOIN runs r USING (run_id)
+          WHERE {where} AND m.game IN (SELECT unnest(?))),
+        seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
+                       GROUP BY ALL),
+        score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
+                  AND match_id IN (SELECT match_id FROM picked)),
+        groups AS (
+          SELECT s.match_id, s.agent AS model, s.prompt_version, s.temperature, s.strategy, count(*) AS n,
+                 avg(sc.value) AS seat_score
+          FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
+          WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
+        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.params,
+               CASE WHEN p.source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source,
+               avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
+               count(*) AS matches
+        FROM groups g JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
+        LEFT JOIN score ms ON ms.match_id = g.match_id AND ms.seat IS NULL
+        GROUP BY ALL""", [*params, list(GAMES)])
+    columns = ["model", "prompt_version", "temperature", "strategy", "setting", "source", *GAMES,
+               "overall", "matches"]
+    if df.empty:
         return pd.DataFrame(columns=columns)
-    frame = _condition_frame(scores)
-    keys = [*CONDITION, "setting"]
-    table = frame.pivot_table(index=keys, columns="game", values="score", aggfunc="mean").reset_index()
-    for game in GAMES:
-        if game not in table:
-            table[game] = float("nan")
+    df["setting"] = ["vanilla" if _is_vanilla(game, p) else "custom" for game, p in zip(df["game"], df["params"],
+                                                                                      strict=True)]
+    keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
+    frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
+    frame["weighted"] = frame["score"] * frame["matches"]
+    grouped = frame.groupby([*keys, "game"]).agg(weighted=("weighted", "sum"), matches=("matches", "sum"))
+    grouped["score"] = grouped["weighted"] / grouped["matches"]
+    table = grouped["score"].unstack("game").reindex(columns=list(GAMES))
     table["overall"] = table[list(GAMES)].mean(axis=1, skipna=False)
-    table = _restore_empty(table)[columns]
+    table["matches"] = grouped["matches"].groupby(level=keys).sum()
+    table = table.reset_index()
     table.columns.name = None
-    return table.sort_values(["setting", "overall", "model"], ascending=[False, False, True],
-                             na_position="last").reset_index(drop=True)
+    table["temperature"] = pd.to_numeric(table["temperature"].replace("-", None))  # bots have no condition
+    table[["prompt_version", "strategy"]] = table[["prompt_version", "strategy"]].replace("-", None)
+    table = table.sort_values(["setting", "overall", "model"], ascending=[False, False, True], na_position="last")
+    return table[columns].reset_index(drop=True)
 
 
-def settings_scores(db: str | Path) -> pd.DataFrame:
-    """Mean score per model, condition, game and parameter setting (`params`: the non-default ones)."""
-    scores = match_scores(db)
-    if scores.empty:
-        return pd.DataFrame(columns=[*CONDITION, "game", "params", "score", "matches"])
-    frame = _condition_frame(scores)
-    table = frame.groupby([*CONDITION, "game", "params"]).agg(score=("score", "mean"), matches=("score", "size"))
-    return _restore_empty(table.reset_index())
+_VANILLA: dict[tuple[str, str], bool] = {}
 
 
-def round_figures(db: str | Path, game: str, run_ids: list[str] | None = None) -> pd.DataFrame:
-    """Per-step figures of every ok match of `game` (see the module docstring), in play order."""
-    db = Path(db)
-    matches = _matches(db, (game,), run_ids)
-    if matches.empty:
-        return pd.DataFrame()
-    agents = store.query(db, f"""
-        SELECT match_id, string_agg(DISTINCT agent, ', ' ORDER BY agent) AS agents FROM seats
-        WHERE match_id IN (SELECT match_id FROM matches WHERE game IN ({_in_list((game,))})) GROUP BY match_id""")
-    agents_of = dict(zip(agents["match_id"], agents["agents"], strict=True))
-    run_of = dict(zip(matches["match_id"], matches["run_id"], strict=True))
-    rows = []
-    for match_id, turns in _decisions(db, (game,)).groupby("match_id", sort=False):
-        if match_id not in run_of:
-            continue
-        seen, step = None, 0
-        for state in turns["state"]:
-            if state == seen:
-                continue
-            seen, step = state, step + 1
-            record = (json.loads(state) or {}).get("last") or {}
-            rows.append({"match_id": match_id, "run_id": run_of[match_id], "agents": agents_of.get(match_id),
-                         "step": step} | record)
-    return pd.DataFrame(rows)
+def _is_vanilla(game: str, params: str) -> bool:
+    """Whether the match ran with the paper's default parameters (cached: few distinct settings exist)."""
+    key = (game, params)
+    if key not in _VANILLA:
+        _VANILLA[key] = not setting_of(game, json.loads(params) if params else {})
+    return _VANILLA[key]
+
+
+def round_figures(db: str | Path, filters: Selection = ALL, newest: int | None = None) -> pd.DataFrame:
+    """Per-step records of the selected matches (see the module docstring), in play order; `newest` keeps the
+    newest matches only."""
+    where, params = filters.where()
+    limit = f"ORDER BY m.finished_at DESC LIMIT {int(newest)}" if newest else ""
+    df = store.query(db, f"""
+        WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))
+                        {limit}),
+        steps AS (
+          SELECT t.match_id, min(t.turn) AS first_turn, json_extract(t.state, '$.last') AS record
+          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM picked)
+          GROUP BY t.match_id, record)
+        SELECT s.match_id, p.run_id, row_number() OVER (PARTITION BY s.match_id ORDER BY s.first_turn) AS step,
+               s.record::VARCHAR AS record
+        FROM steps s JOIN picked p USING (match_id) WHERE s.record IS NOT NULL ORDER BY s.match_id, step""",
+                         [*params, list(GAMES)])
+    rows = [{"match_id": match_id, "run_id": run_id, "step": step} | (json.loads(record) or {})
+            for match_id, run_id, step, record in df.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=None if rows else ["match_id", "run_id", "step"])
+
+
+def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
+    """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
+    per step over the selected matches of the one game the selection names (the newest MAX_CURVE_MATCHES).
+    Columns: step, matches, then one per numeric field (a yes/no field as its share)."""
+    if len(filters.games) != 1:
+        raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
+    figures = round_figures(db, filters, newest=MAX_CURVE_MATCHES)
+    if figures.empty:
+        return pd.DataFrame(columns=["step", "matches"])
+    values = {c: figures[c].map(lambda v: float(v) if isinstance(v, int | float) else float("nan"))
+              for c in figures.columns if c not in ("match_id", "run_id", "step", "round")}
+    numbers = {c: v for c, v in values.items() if v.notna().any()}
+    curves = pd.DataFrame({"step": figures["step"], **numbers}).groupby("step").mean()
+    curves.insert(0, "matches", figures.groupby("step")["match_id"].nunique())
+    return curves.reset_index()

@@ -1,8 +1,8 @@
 """LLMArena's analyses (seed 001 §3-4, SPEC.md) as queries over the stored matches of the sequential
 games. Everything they need was stored at play time: the `hint` parameter with the match, each
-decision's retries and fallback in the turn log, ConnectFour's per-move reward in the turn's state
-(`last_move.reward`), the Monte-Carlo win probability of every Hold'em decision as the metric
-`win_prob:<action>`, and Hanabi's per-seat counts of plays, reveals and discards as metrics.
+decision's retries and fallback in the turn log, ConnectFour's per-move reward in `turns.reward`, the
+Monte-Carlo win probability of every Hold'em decision as the metric `win_prob:<action>`, and Hanabi's
+per-seat counts of plays, reveals and discards as metrics.
 
 An agent is `seats.label` (the model string unless the run spec names it). Each analysis reads the matches
 selected by `filters` (run, preset, date; every finished match by default)."""
@@ -59,11 +59,10 @@ def connect_four_rewards(db: str | Path, filters: Selection = ALL) -> pd.DataFra
     columns = ["agent", "games", "moves", "mean_reward_per_move", "mean_reward_per_game"]
     where, params = filters.where("m")
     df = store.query(db, f"""
-        SELECT t.match_id, coalesce(s.label, s.agent) AS agent,
-               json_extract(t.state, '$.last_move.reward')::DOUBLE AS reward
+        SELECT t.match_id, coalesce(s.label, s.agent) AS agent, t.reward
         FROM turns t JOIN matches m USING (match_id)
         JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
-        WHERE m.game = 'connect_four' AND {where} AND t.seat IS NOT NULL""", params)
+        WHERE m.game = 'connect_four' AND {where} AND t.seat IS NOT NULL AND t.reward IS NOT NULL""", params)
     if df.empty:
         return _empty(columns)
     per_game = df.groupby(["agent", "match_id"])["reward"].sum().groupby("agent")

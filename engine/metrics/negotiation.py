@@ -9,11 +9,13 @@ over the metrics the two games store per seat. Every seat of a two-player match 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
-from engine.metrics.magic_social import social_seats
+from engine.metrics.magic_social import column, social_seats
+from engine.selection import ALL, Selection
 
 BARGAIN_COLUMNS = ["agent", "strategy", "games", "reward", "reward_share", "agreement_rate", "win_rate"]
 BID_COLUMNS = ["agent", "strategy", "games", "reward", "win_rate", "bid_deviation", "bid_deviation_median"]
@@ -27,28 +29,35 @@ def _win_rate(rows: pd.DataFrame) -> float:
     return float(rows["won"].fillna(False).astype(bool).mean())
 
 
-def bargain_table(db: str | Path) -> pd.DataFrame:
-    seats = social_seats(db, "m.game = 'bargain'")
+def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str],
+               figures: Callable[[pd.DataFrame], dict[str, float]]) -> pd.DataFrame:
+    """One row per agent and strategy over the selected matches of `game`: games, mean reward, win rate, and
+    the game's own `figures` of the agent's seats; best reward first."""
+    where, params = filters.where("m")
+    seats = social_seats(db, f"m.game = '{game}' AND {where}", params)
     if seats.empty:
-        return pd.DataFrame(columns=BARGAIN_COLUMNS)
-    rows = []
-    for (agent, strategy), mine in seats.groupby(["agent", "strategy"], sort=True):
-        share = (mine["reward"] / mine["max_reward"].where(mine["max_reward"] > 0)).mean()
-        rows.append({"agent": agent, "strategy": strategy, "games": len(mine), "reward": _mean(mine, "reward"),
-                     "reward_share": float(share), "agreement_rate": _mean(mine, "agreement"),
-                     "win_rate": _win_rate(mine)})
-    return pd.DataFrame(rows, columns=BARGAIN_COLUMNS).sort_values("reward", ascending=False).reset_index(drop=True)
+        return pd.DataFrame(columns=columns)
+    rows = [{"agent": agent, "strategy": strategy, "games": len(mine), "reward": _mean(mine, "reward"),
+             "win_rate": _win_rate(mine)} | figures(mine)
+            for (agent, strategy), mine in seats.groupby(["agent", "strategy"], sort=True)]
+    return pd.DataFrame(rows, columns=columns).sort_values("reward", ascending=False).reset_index(drop=True)
 
 
-def bid_table(db: str | Path) -> pd.DataFrame:
-    seats = social_seats(db, "m.game = 'bid'")
-    if seats.empty:
-        return pd.DataFrame(columns=BID_COLUMNS)
-    rows = []
-    for (agent, strategy), mine in seats.groupby(["agent", "strategy"], sort=True):
-        deviations = mine["bid_deviation"].dropna() if "bid_deviation" in mine else pd.Series(dtype=float)
-        rows.append({"agent": agent, "strategy": strategy, "games": len(mine), "reward": _mean(mine, "reward"),
-                     "win_rate": _win_rate(mine),
-                     "bid_deviation": float(deviations.mean()) if len(deviations) else float("nan"),
-                     "bid_deviation_median": float(deviations.median()) if len(deviations) else float("nan")})
-    return pd.DataFrame(rows, columns=BID_COLUMNS).sort_values("reward", ascending=False).reset_index(drop=True)
+def _bargain_figures(mine: pd.DataFrame) -> dict[str, float]:
+    pool = column(mine, "max_reward")
+    share = (column(mine, "reward") / pool.where(pool > 0)).mean()
+    return {"reward_share": float(share), "agreement_rate": _mean(mine, "agreement")}
+
+
+def _bid_figures(mine: pd.DataFrame) -> dict[str, float]:
+    deviations = mine["bid_deviation"].dropna() if "bid_deviation" in mine else pd.Series(dtype=float)
+    return {"bid_deviation": float(deviations.mean()) if len(deviations) else float("nan"),
+            "bid_deviation_median": float(deviations.median()) if len(deviations) else float("nan")}
+
+
+def bargain_table(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+    return _per_agent(db, "bargain", filters, BARGAIN_COLUMNS, _bargain_figures)
+
+
+def bid_table(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+    return _per_agent(db, "bid", filters, BID_COLUMNS, _bid_figures)

@@ -2,8 +2,7 @@
 robustness comparisons of GAMA-Bench's RQ1 (seed 002 §4.1) made testable.
 
 - `wilson_interval`: the Wilson score interval of a win rate (sound at 0 or n wins, unlike the
-  normal approximation).
-- `bootstrap_ci`: a percentile bootstrap interval of any statistic of a sample, seeded.
+  normal approximation), from statsmodels.
 - `compare_levels`: scores of one factor's levels (prompt versions, temperatures, strategies,
   repeats) against the default level: mean, spread, a t-test (paired on the seeds both levels
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
@@ -16,45 +15,32 @@ robustness comparisons of GAMA-Bench's RQ1 (seed 002 §4.1) made testable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
 
-Z95 = 1.959963984540054
 ALPHA = 0.05
+Z95 = float(sps.norm.ppf(1 - ALPHA / 2))
 COMPARISON_COLUMNS = ["level", "n", "mean", "std", "diff", "test", "pairs", "p", "p_holm", "cohens_d", "significant"]
 
 
-def wilson_interval(wins, n, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds of the Wilson score interval of wins/n (arrays or scalars; NaN where n = 0)."""
+def wilson_interval(wins, n, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of the Wilson score interval of wins/n (statsmodels' `proportion_confint`; arrays
+    or scalars; NaN where n = 0)."""
     wins, n = np.asarray(wins, dtype=float), np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = wins / n
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-        # the bounds hold p exactly at 0 and n wins (rounding would leave them a hair off)
-        return np.minimum(centre - half, p), np.maximum(centre + half, p)
-
-
-def bootstrap_ci(values: Sequence[float], statistic: Callable[[np.ndarray], float] = np.mean,
-                 n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of `statistic`; NaN for an empty sample."""
-    data = np.asarray(values, dtype=float)
-    data = data[~np.isnan(data)]
-    if data.size == 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    samples = data[rng.integers(0, data.size, size=(n_boot, data.size))]
-    stats = np.apply_along_axis(statistic, 1, samples)
-    tail = (1 - level) / 2 * 100
-    return float(np.percentile(stats, tail)), float(np.percentile(stats, 100 - tail))
+        low, high = proportion_confint(wins, n, alpha=alpha, method="wilson")
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1); NaN stays NaN and is not counted."""
+    """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1); NaN stays NaN and is not counted.
+    Ours, not statsmodels' `multipletests`: that one runs a full garbage collection on every call (0.2-0.7 s
+    in a dashboard process, once per robustness table: bench/stats.py); tests/test_stats.py pins this one to
+    it on random inputs."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     valid = np.flatnonzero(~np.isnan(p))
@@ -76,7 +62,9 @@ def cohens_d(reference: Sequence[float], other: Sequence[float]) -> float:
 
 
 def _t_p_value(diff: float, se: float, df: float) -> float:
-    """Two-sided p of t = diff / se (by formula: scipy's wrappers cost a millisecond a call)."""
+    """Two-sided p of t = diff / se, by formula: scipy's `ttest_ind`/`ttest_rel` cost 5-40x more a call
+    (bench/stats.py), and the robustness page runs hundreds; tests/test_stats.py pins these to scipy's on
+    random samples."""
     if se == 0:
         return float("nan") if diff == 0 else 0.0
     return float(2 * sps.t.sf(abs(diff / se), df))

@@ -11,7 +11,7 @@ GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_di
 SUITE = Suite(
     name="gamabench", title="γ-Bench (0-100)", paper="GAMA-Bench",
     variants=tuple(Variant.of(g) for g in GAMES),
-    board=Scorer("engine.queries:gamabench_scores"),
+    board=Scorer("engine.metrics.gamabench:leaderboard"),
     caption="Rows with source `published` are GAMA-Bench's own records, imported with "
             "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
             "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
@@ -19,7 +19,7 @@ SUITE = Suite(
             "'null' is a wrong shot). `overall` needs all eight games.",
     empty="No γ-Bench games in this selection yet.",
     figures=(
-        Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.queries:round_curves"),
+        Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.metrics.gamabench:round_curves"),
                Chart("line", "step", skip=("matches",), x_title="round", y_title="value")),
     ),
 )

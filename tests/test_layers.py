@@ -1,0 +1,84 @@
+"""The layers point one way. Read from the source (every import statement, at module level or inside a
+function): games do not import agents, metrics do not import the dashboard's queries, the selection sits
+beneath queries, scorers and suites, and no module of the engine library imports Streamlit or the pages (the
+`serve` command, which starts the Streamlit server, is the one place that may). And what a game declares for
+the players (its bots, overlays and probes) is found whichever module is imported first."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ROOT / "engine"
+
+
+def imports(path: Path) -> list[tuple[str, str | None]]:
+    """(imported module, enclosing function or None) for every import in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[str, str | None]] = []
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                found.extend((alias.name, function) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                assert child.level == 0, f"{path}: relative import"
+                found.extend((f"{child.module}.{alias.name}", function) for alias in child.names)
+            visit(child, child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else function)
+
+    visit(tree, None)
+    return found
+
+
+def modules(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.py"))
+
+
+def offenders(folder: Path, forbidden: tuple[str, ...]) -> list[str]:
+    return [f"{path.relative_to(ROOT)} imports {name}" for path in modules(folder) for name, _ in imports(path)
+            if any(name == f or name.startswith(f + ".") for f in forbidden)]
+
+
+def test_the_rules_are_read_from_every_module():
+    assert len(modules(ENGINE)) > 60
+    assert ("engine.suites.get_suite", "_cmd_scores") in imports(ENGINE / "__main__.py")
+
+
+def test_games_do_not_import_agents():
+    assert offenders(ENGINE / "games", ("engine.agents",)) == []
+
+
+def test_metrics_do_not_import_the_dashboards_queries_or_pages():
+    assert offenders(ENGINE / "metrics", ("engine.queries", "pages", "streamlit")) == []
+
+
+@pytest.mark.parametrize("module", ["selection.py", "suites"])
+def test_the_selection_and_the_suite_declarations_sit_beneath_queries_and_scorers(module):
+    path = ENGINE / module
+    below = ("engine.queries", "engine.metrics", "engine.agents", "engine.runner", "pages", "streamlit")
+    found = offenders(path, below) if path.is_dir() else [
+        name for name, _ in imports(path) if any(name.startswith(f) for f in below)]
+    assert found == []
+
+
+def test_no_engine_module_imports_streamlit_or_the_pages_but_the_serve_command():
+    found = [(path.relative_to(ROOT).as_posix(), name, function) for path in modules(ENGINE)
+             for name, function in imports(path) if name.split(".")[0] in ("streamlit", "pages")]
+    assert found and {(path, function) for path, _, function in found} == {("engine/__main__.py", "_cmd_serve")}
+
+
+@pytest.mark.parametrize("first, check", [
+    ("engine.agents.bots", "from engine.agents.bots import find_policy; find_policy('connect_four', 'minimax')"),
+    ("engine.agents.strategies", "from engine.agents.strategies import apply, check; check('attack')"),
+    ("engine.agents.strategies", "from engine.agents.strategies import find_probe; "
+                                 "assert find_probe('pgm', 'chameleon')[0].key == 'belief'"),
+])
+def test_what_a_game_declares_is_found_whatever_was_imported_first(first, check):
+    """In a fresh interpreter that imported only the agents' module: no game module is loaded yet."""
+    code = f"import {first}, sys; assert 'engine.games.social' not in sys.modules; {check}"
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True)
