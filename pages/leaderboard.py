@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import headline, queries, store
+from engine import headline, published, queries, store
 from engine.metrics.ratings import bradley_terry_table, saved_replay, trueskill_table
 from engine.suites import all_suites
 from pages.shared import (
@@ -143,6 +143,8 @@ for suite in all_suites().values():
     if not board.empty:
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         st.caption(suite.caption)
+        paper = cached(published.reference, DB, suite=suite.name)  # the paper's rows for the models we played
+        board = published.beside(board, paper)
         show_table(report, suite.title, board, suite.name, shown=paper_view(board, suite))
     elif table.empty:
         st.caption(suite.empty)
