@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import queries, store, transcripts  # noqa: E402
+from engine import headline, queries, store, transcripts  # noqa: E402
 from engine.metrics import ratings  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.suites import all_suites, get_suite  # noqa: E402
@@ -114,8 +114,9 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
         "overview": [
             ("count_matches", lambda: store.count_matches(db)),
             ("runs_table", lambda: queries.runs_table(db)),
-            ("wins_by_game", lambda: queries.wins_by_game(db)),
-            ("wins_by_game one run", lambda: queries.wins_by_game(db, "run-1")),
+            ("agent_figures by game", lambda: headline.agent_figures(db, by_game=True)),
+            ("agent_figures by game, one run", lambda: headline.agent_figures(db, Selection(run_ids=("run-1",)),
+                                                                              by_game=True)),
             ("recent_matches", lambda: queries.recent_matches(db)),
             ("recent_matches one run", lambda: queries.recent_matches(db, "run-1")),
         ],
@@ -124,9 +125,9 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
         ],
         "leaderboard": [
             ("filter_options", lambda: queries.filter_options(db)),
-            ("win_rates overall", lambda: queries.win_rates(db, by_game=False)),
-            ("win_rates by game", lambda: queries.win_rates(db)),
-            ("win_rates one run", lambda: queries.win_rates(db, run_filter)),
+            *((f"{suite.name} headline", lambda suite=suite: headline.headline(db, suite.name))
+              for suite in all_suites().values()),
+            ("agent_figures one run", lambda: headline.agent_figures(db, run_filter)),
             ("TrueSkill every game", lambda: ratings.trueskill_table(db)),
             ("Bradley-Terry every game", lambda: ratings.bradley_terry_table(db)),
             ("TrueSkill one game", lambda: ratings.trueskill_table(db, filters=game_filter)),
@@ -137,7 +138,7 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
         ],
         "games": [
             ("agents", lambda: queries.agents(db)),
-            ("win_rates one game", lambda: queries.win_rates(db, game_filter)),
+            ("agent_figures one game", lambda: headline.agent_figures(db, game_filter)),
             *figures(db, any_model),
         ],
         "abilities": [

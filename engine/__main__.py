@@ -14,6 +14,7 @@ from engine import store
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from engine.agents import make_agent
     from engine.runner import run_spec
     from engine.spec import SpecError, load_spec
 
@@ -29,13 +30,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.if_empty and store.count_matches(db) > 0:
         print(f"{db} already holds matches; not playing {args.spec}")
         return 0
+    tally = None
+    factory = make_agent
+    if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
+        from engine.launch.live import TurnTally
+
+        tally = TurnTally(Path(args.progress_file))
+        factory = tally.counting(make_agent)
     try:
         summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
+                                       agent_factory=factory,
                                        executor=args.executor or ("ray" if args.address else None),
                                        address=args.address))
     except KeyboardInterrupt:
+        if tally:
+            tally.write("cancelled")
         print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
         return 130
+    if tally:
+        tally.write("finished")
     print(f"run {summary.run_id}: {summary.n_matches} matches, {summary.skipped} already done, "
           f"{summary.played} played, {summary.errors} errors, {summary.tokens} tokens, ${summary.cost_usd:.4f}")
     print(f"longest wait for the database: {store.LONGEST_WAIT['write']:.2f} s")
@@ -161,16 +174,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli as streamlit_cli
 
-    from engine import launch
+    from engine.launch import form
 
     # app.py lists its pages with st.navigation. Streamlit only learns that by running app.py: until someone opens
     # the home page it would take pages/ for an old-style page folder, and a shared link such as /leaderboard
     # would run that page alone, without the app's navigation and layout.
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(Path(args.db).resolve())
+    os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
     if args.address not in LOOPBACK:
-        os.environ[launch.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
-        if not launch.admin_required():
+        os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
+        if not form.admin_required():
             print(f"serving on {args.address}: Launch is refused until ARENA_ADMIN_TOKEN is set", file=sys.stderr)
     sys.argv = serve_argv(args.address, args.port, args.allowed_host)
     return streamlit_cli.main()
@@ -197,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
                      help="the Ray cluster to play on (implies --executor ray; default: $RAY_ADDRESS, "
                           "else a local cluster for this run)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
     run.set_defaults(func=_cmd_run)
 
     games = sub.add_parser("games", help="list every game, its presets, parameters and bots")

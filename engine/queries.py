@@ -45,37 +45,6 @@ def agents(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- leaderboards
-def win_rates(db: str | Path, filters: Selection = ALL, by_game: bool = True) -> pd.DataFrame:
-    """Per (game and) agent: matches played, wins, win rate with its Wilson 95% interval, cost per match
-    (the agent's seats' LLM cost, USD) and tokens per match."""
-    where, params = filters.where()
-    game = "m.game, " if by_game else ""
-    df = _query(db, f"""
-        WITH picked AS (SELECT m.match_id, m.game FROM matches m WHERE {where}),
-        spend AS (
-          SELECT t.match_id, t.seat, sum(t.cost_usd) AS cost, sum(t.tokens_in + t.tokens_out) AS tokens
-          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM picked)
-          GROUP BY ALL)
-        SELECT {game}coalesce(s.label, s.agent) AS agent, count(DISTINCT s.match_id) AS matches,
-               count(DISTINCT s.match_id) FILTER (WHERE s.won) AS wins,
-               sum(x.cost) AS cost_usd, sum(x.tokens) AS tokens
-        FROM picked m JOIN seats s USING (match_id)
-        LEFT JOIN spend x ON x.match_id = s.match_id AND x.seat = s.seat
-        GROUP BY ALL""", params)
-    if df.empty:
-        return df
-    df["win_rate"] = df["wins"] / df["matches"]
-    low, high = stats.wilson_interval(df["wins"], df["matches"])
-    df["ci_low"], df["ci_high"] = low.clip(0, 1), high.clip(0, 1)
-    df["cost_per_match"] = df["cost_usd"] / df["matches"]
-    df["tokens_per_match"] = df["tokens"] / df["matches"]
-    keys = ["game"] if by_game else []
-    columns = [*keys, "agent", "matches", "wins", "win_rate", "ci_low", "ci_high", "cost_per_match",
-               "tokens_per_match"]
-    return df.sort_values([*keys, "win_rate", "matches"], ascending=[*[True] * len(keys), False, False])[
-        columns].reset_index(drop=True)
-
-
 # ---------------------------------------------------------------- robustness
 def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> pd.DataFrame:
     """One row per match and condition of `agent`'s seats: game, run, seed, repeat, prompt_version,
@@ -137,16 +106,6 @@ def runs_table(db: str | Path) -> pd.DataFrame:
     return _query(db, """
         SELECT run_id, name, source, status, n_done, n_matches, created_at, finished_at
         FROM runs ORDER BY created_at DESC""")
-
-
-def wins_by_game(db: str | Path, run_id: str | None = None) -> pd.DataFrame:
-    """Per game and agent label: seats played, wins, win rate and mean score over the finished matches."""
-    return _query(db, """
-        SELECT m.game, s.label AS agent, count(*) AS seats_played, count(*) FILTER (WHERE s.won) AS wins,
-               round(avg(CASE WHEN s.won THEN 1.0 ELSE 0.0 END), 3) AS win_rate, round(avg(s.score), 2) AS mean_score
-        FROM seats s JOIN matches m USING (match_id)
-        WHERE m.status = 'ok' AND (? IS NULL OR m.run_id = ?)
-        GROUP BY m.game, s.label ORDER BY m.game, win_rate DESC, mean_score DESC""", [run_id, run_id])
 
 
 def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) -> pd.DataFrame:

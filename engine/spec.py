@@ -111,7 +111,9 @@ def _stable_hash(value: Any, n: int = 12) -> str:
     return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:n]
 
 
-def _int(raw: dict, key: str, default: int, lo: int, where: str, hi: int = MAX_CONCURRENCY) -> int:
+def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi: int = MAX_CONCURRENCY) -> int:
+    """`raw[key]` (or `default`) as an integer from lo to hi, or SpecError naming where it is (the launch form
+    checks its fields with it too)."""
     value = raw.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise SpecError(f"{where}{key}: must be an integer from {lo} to {hi}, got {_short(value)}")
@@ -149,10 +151,10 @@ def parse_spec(raw: Any) -> RunSpec:
     if not isinstance(raw.get("name"), str) or not raw["name"].strip():
         raise SpecError("name: a run spec needs a non-empty name")
     name = _name(raw["name"], "name")
-    repeats = _int(raw, "repeats", 1, 1, "", MAX_REPEATS)
+    repeats = int_setting(raw, "repeats", 1, 1, "", MAX_REPEATS)
     seeds = raw.get("seeds")
     if seeds is None:
-        base = _int(raw, "seed", 0, 0, "", MAX_SEED - repeats + 1)
+        base = int_setting(raw, "seed", 0, 0, "", MAX_SEED - repeats + 1)
         seeds = [base + r for r in range(repeats)]
     elif not (isinstance(seeds, list) and 0 < len(seeds) <= MAX_REPEATS and all(
             isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_SEED for s in seeds)):
@@ -169,8 +171,8 @@ def parse_spec(raw: Any) -> RunSpec:
     identity = {k: v for k, v in raw.items() if k not in NOT_IDENTITY}
     run_id = f"{name}-{_stable_hash(identity, 8)}"
     spec = RunSpec(name=name, run_id=run_id, raw=raw,
-                   concurrency=_int(raw, "concurrency", 8, 1, ""),
-                   model_concurrency=_int(raw, "model_concurrency", 16, 1, ""),
+                   concurrency=int_setting(raw, "concurrency", 8, 1, ""),
+                   model_concurrency=int_setting(raw, "model_concurrency", 16, 1, ""),
                    model_limits=_model_limits(raw.get("model_limits")), executor=_executor(raw.get("executor")))
     for gi, entry in enumerate(games):
         spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases,
@@ -191,7 +193,7 @@ def _model_limits(raw: Any) -> dict[str, int]:
         return {}
     if not isinstance(raw, dict):
         raise SpecError(f"model_limits: must map model strings to call limits, got {raw!r}")
-    return {str(model): _int(raw, model, 1, 1, "model_limits.") for model in raw}
+    return {str(model): int_setting(raw, model, 1, 1, "model_limits.") for model in raw}
 
 
 def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], raw: dict,
@@ -208,7 +210,7 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
         raise SpecError(f"{where}params: must be a mapping of parameter names to values")
     game_seeds = seeds
     if "repeats" in entry:
-        game_seeds = [seeds[0] + r for r in range(_int(entry, "repeats", 1, 1, where, MAX_REPEATS))]
+        game_seeds = [seeds[0] + r for r in range(int_setting(entry, "repeats", 1, 1, where, MAX_REPEATS))]
         if game_seeds[-1] > MAX_SEED:
             raise SpecError(f"{where}repeats: seeds would pass {MAX_SEED}")
     lineups = entry.get("lineups")
@@ -333,6 +335,8 @@ def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
             find_policy(game, name)
         except ValueError as exc:
             raise SpecError(f"{where}: {exc}") from None
+        if name == "fixed" and agent.agent.count(":") < 2:
+            raise SpecError(f"{where}: bot:fixed needs an answer, e.g. bot:fixed:0")
         return
     if agent.prompt_version not in versions(game):
         raise SpecError(f"{where}: game '{game}' has no prompt version '{agent.prompt_version}' "
@@ -341,3 +345,11 @@ def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
         check_strategy(agent.strategy)
     except ValueError as exc:
         raise SpecError(f"{where}: {exc}") from None
+
+
+def check_seat(game: str, raw: Any, defaults: dict, where: str = "seat") -> AgentSpec:
+    """One seat of `game` as a spec reads it (its settings over `defaults`), or SpecError: the launch form
+    checks each seat, and the run-wide settings, with the spec's own rules."""
+    seat = _seat(raw, where, defaults, {})
+    _check_agent(get_game(game).name, seat, where)
+    return seat

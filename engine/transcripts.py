@@ -3,6 +3,8 @@ messages), then one match's seats and turns in order. Read-only, one short conne
 
 from __future__ import annotations
 
+import html
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,3 +123,43 @@ def match_turns(db: str | Path, match_id: str) -> pd.DataFrame:
                t.cached
         FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
         WHERE t.match_id = ? ORDER BY t.turn""", [match_id])
+
+
+def contains(text: str | None, query: str) -> bool:
+    return bool(query.strip()) and isinstance(text, str) and query.strip().casefold() in text.casefold()
+
+
+def hit_turns(turns: pd.DataFrame, query: str, in_prompts: bool = False) -> list[int]:
+    """The positions (in `turns`) of the turns whose answer or message holds `query` (case-blind), and when
+    `in_prompts`, whose prompt does: where a search result opens."""
+    if not query.strip():
+        return []
+    return [i for i, (response, prompt) in enumerate(zip(turns["response"], turns["prompt"], strict=True))
+            if contains(response, query) or (in_prompts and contains(prompt, query))]
+
+
+def highlighted(text: str, query: str) -> str:
+    """`text` as escaped HTML in a wrapping <pre>, every case-blind occurrence of `query` in a <mark>: model
+    text stays text (nothing in it becomes markup)."""
+    pieces = re.split(f"({re.escape(query.strip())})", text, flags=re.IGNORECASE)
+    body = "".join(f"<mark>{html.escape(p)}</mark>" if i % 2 else html.escape(p) for i, p in enumerate(pieces))
+    return f"<pre style='white-space: pre-wrap; font-size: 0.85em'>{body}</pre>"
+
+
+def badges(turn: pd.Series) -> list[tuple[str, str, str]]:
+    """(label, colour, icon) for what went wrong in a decision: re-asks, an illegal answer replaced by a random
+    fallback move, an error of its own (a failed call)."""
+    def known(name: str):
+        value = turn.get(name)
+        return None if value is None or pd.isna(value) else value
+
+    found = []
+    if (known("retries") or 0) > 0:
+        found.append((f"re-asked x{int(known('retries'))}", "orange", ":material/replay:"))
+    if known("fallback"):
+        found.append(("random fallback move", "red", ":material/casino:"))
+    elif known("legal") is not None and not known("legal"):
+        found.append(("illegal answer", "red", ":material/block:"))
+    if known("error") and not found:  # else the error is the reason of the re-ask or the fallback, shown below
+        found.append(("error", "violet", ":material/error:"))
+    return found

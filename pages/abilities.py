@@ -5,12 +5,14 @@ the MAgIC suite's leaderboard (engine/metrics/magic.py's ability_profile) (NaN w
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import store
-from engine.metrics.magic import ABILITIES
+from engine import queries, store
+from engine.metrics.magic import ABILITIES, radar_area
+from engine.selection import Selection
 from engine.suites import get_suite
-from pages.shared import Report, cached, show_table, url_multiselect
+from pages.shared import Report, cached, runs_of, show_table, url_multiselect
 
 SUITE = get_suite("magic")
+MAX_AREA = radar_area([1.0] * len(ABILITIES))
 DB = store.default_db()
 report = Report("Abilities (MAgIC)")
 
@@ -25,9 +27,14 @@ if profile.empty:
     st.info(f"No data yet: {SUITE.empty}")
     st.stop()
 
-profile["challenger"] = profile["agent"] + " · " + profile["strategy"].astype(str)
+profile["challenger"] = [a if s in ("-", "", None) else f"{a} · {s}" for a, s in
+                         zip(profile["agent"], profile["strategy"], strict=True)]  # bots have no strategy
 names = profile["challenger"].tolist()
-chosen = url_multiselect("Challengers", names, "agents", default=names[:4]) or names[:4]
+fullest = profile.sort_values(["roles", "area", "win_rate"], ascending=False, na_position="last", kind="stable")
+complete = fullest[fullest["roles"] == fullest["roles"].max()]
+opening = (complete if len(complete) >= 2 else fullest)["challenger"].tolist()[:4]  # the most abilities measured
+chosen = url_multiselect("Challengers", names, "agents", default=opening) or opening
+report.scope(DB, {"challengers": ", ".join(chosen)}, runs_of(Selection(games=SUITE.games), queries.filter_options(DB)))
 shown = profile[profile["challenger"].isin(chosen)]
 
 
@@ -37,7 +44,8 @@ def radar(rows, title: str) -> go.Figure:
         values = [row[rows.columns.get_loc(a)] for a in ABILITIES]
         fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]], name=row.challenger,
                                       fill="toself", opacity=0.6))
-    fig.update_layout(title=title, polar={"radialaxis": {"range": [0, 1]}}, height=460)
+    fig.update_layout(title=title, polar={"radialaxis": {"range": [0, 1]}}, height=520,
+                      legend={"orientation": "h", "yanchor": "top", "y": -0.12, "x": 0})  # below, off the radar
     return fig
 
 
@@ -52,8 +60,11 @@ bars = go.Figure([
     go.Bar(x=shown["challenger"], y=shown["area"], name="radar area", offsetgroup=0),
     go.Bar(x=shown["challenger"], y=shown["win_rate"], name="win rate", yaxis="y2", offsetgroup=1),
 ])
-bars.update_layout(title="Radar area against win rate", barmode="group", height=400, yaxis_title="area",
-                   yaxis2={"title": "win rate", "overlaying": "y", "side": "right", "range": [0, 1]})
+bars.update_layout(title="Radar area against win rate", barmode="group", height=420,
+                   yaxis={"title": "radar area", "range": [0, MAX_AREA]},  # the area of seven abilities at 1
+                   yaxis2={"title": "win rate", "overlaying": "y", "side": "right", "range": [0, 1], "dtick": 0.2,
+                           "showgrid": False},
+                   legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0})
 st.plotly_chart(bars)
 report.figure("Radar area against win rate", bars)
 

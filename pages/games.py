@@ -5,10 +5,11 @@ Who is Spy's per-role table (seed 003)."""
 
 from dataclasses import replace
 
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from engine import queries, store
+from engine import headline, queries, store
 from engine.suites import suites_of
 from pages.shared import Report, cached, filter_bar, show_table, url_selectbox
 
@@ -22,7 +23,7 @@ if store.count_matches(DB) == 0:
     st.stop()
 
 options = queries.filter_options(DB)
-filters = filter_bar(options, games=False)
+filters = filter_bar(options, games=False, report=report, db=DB)
 games = sorted(options["game"].unique())
 left, right = st.columns(2)
 with left:
@@ -46,6 +47,9 @@ def draw(figure, table) -> None:
     fig = plot(table, x=chart.x, y=chart.columns(table), title=title, **extra,
                **({"markers": True} if chart.kind == "line" else {}))
     fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_title, height=420)
+    counts = table[chart.x]
+    if pd.api.types.is_integer_dtype(counts):  # rounds, steps: whole-number ticks, never 2.5
+        fig.update_xaxes(tickformat="d", dtick=1 if counts.max() - counts.min() <= 20 else None)
     st.plotly_chart(fig)
     report.figure(title, fig)
 
@@ -67,6 +71,7 @@ for suite in suites_of(game):
             show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game))
 
 st.subheader("Win rates")
-rates = only_mine(queries.win_rates(DB, filters.of_game(game)))
+st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
+rates = only_mine(headline.agent_figures(DB, filters.of_game(game)))
 show_table(report, f"{game}: win rates", rates, f"win_rates_{game}")
 report.download(f"games_{game}")

@@ -9,22 +9,24 @@ import streamlit as st
 import yaml
 from streamlit.delta_generator import DeltaGenerator
 
-from engine import launch, queries, store
+from engine import queries, store
 from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
+from engine.launch import cost, form, preflight, processes
 from pages.shared import url_multiselect
 from pages.shared.markdown import code, plain
 
 DB = store.default_db()
 GAMES = all_games()
 TYPED = "another model (type it)"
+RUN_DEFAULT = "the run's"
 STRATEGIES = ["vanilla", "cot", "pgm", *(f"persona:{p}" for p in PERSONAS), "persona:<type it>"]
 
 st.title("Launch a run")
 st.caption(f"Database: `{DB}`. A run plays in its own process; this page only reads the database.")
 
-token = st.text_input("Admin token", type="password", key="admin_token") if launch.admin_required() else None
+token = st.text_input("Admin token", type="password", key="admin_token") if form.admin_required() else None
 slots: dict[str, DeltaGenerator] = {}
 
 
@@ -53,11 +55,11 @@ def param_widget(game: str, name: str, value, key: str):
     return st.text_input(label, value=str(value), key=key, help=param.help)
 
 
-def game_section(game: str) -> launch.GameChoice:
+def game_section(game: str) -> form.GameChoice:
     cls = GAMES[game]
     st.markdown(f"**{cls.title}** (`{game}`, {cls.paper})")
     presets = st.multiselect("Presets", list(cls.presets), default=[next(iter(cls.presets))], key=f"{game}.presets")
-    slot(launch.field_key(game, "presets"))
+    slot(form.field_key(game, "presets"))
     shown = cls.resolve_params({}, presets[0] if presets and presets[0] in cls.presets else "default")
     changed = {}
     with st.expander("Parameters (the first preset's values)"):
@@ -65,15 +67,15 @@ def game_section(game: str) -> launch.GameChoice:
         for i, (name, value) in enumerate(shown.items()):
             with columns[i % 3]:
                 picked = param_widget(game, name, value, key=f"{game}.param.{name}")
-                slot(launch.field_key(game, "param", name))
+                slot(form.field_key(game, "param", name))
             if picked != value:
                 changed[name] = picked
-    slot(launch.field_key(game, "params"))
+    slot(form.field_key(game, "params"))
     try:
-        n = launch.seat_count(game, presets[0], changed) if presets else 0
+        n = form.seat_count(game, presets[0], changed) if presets else 0
     except ValueError:
         n = 0
-    options = launch.agent_options(game, models_seen(str(DB)))
+    options = form.agent_options(game, models_seen(str(DB)))
     seats = []
     columns = st.columns(min(max(n, 1), 5))
     for i in range(n):
@@ -83,26 +85,30 @@ def game_section(game: str) -> launch.GameChoice:
             if picked == TYPED:
                 picked = st.text_input("litellm model string", key=f"{game}.typed.{i}",
                                        placeholder="provider/model, e.g. openai/gpt-4o-mini")
-            seats.append(picked)
-            slot(launch.field_key(game, "seat", i))
-    slot(launch.field_key(game, "seats"))
-    return launch.GameChoice(game, presets, changed, seats)
+            seats.append(seat_settings(game, i, picked))
+            slot(form.field_key(game, "seat", i))
+    slot(form.field_key(game, "seats"))
+    return form.GameChoice(game, presets, changed, seats)
+
+
+def seat_settings(game: str, i: int, agent: str) -> form.SeatChoice:
+    """A model's seat may have its own temperature and prompt version (empty: the run's)."""
+    if not agent or agent.startswith("bot:"):
+        return form.SeatChoice(agent)
+    temperature = st.number_input("temperature", value=None, step=0.1, key=f"{game}.temperature.{i}",
+                                  placeholder=f"run's ({run_temperature:g})")
+    version = st.selectbox("prompt version", [RUN_DEFAULT, *versions(game)], key=f"{game}.prompt_version.{i}")
+    return form.SeatChoice(agent, temperature, None if version == RUN_DEFAULT else version)
 
 
 # ---------------------------------------------------------------- the form
 st.subheader("New run")
 name = st.text_input("Run name", value=f"dashboard-{date.today():%Y%m%d}", key="name")
 slot("name")
-games = url_multiselect("Games", sorted(GAMES), "games", default=["tictactoe"])
-slot("games")
-choices = []
-for game in games:
-    with st.container(border=True):
-        choices.append(game_section(game))
-
+st.caption("Run-wide settings; a model's seat below may set its own temperature and prompt version.")
 cols = st.columns(4)
 with cols[0]:
-    all_versions = sorted({v for g in (games or GAMES) for v in versions(g)})
+    all_versions = sorted({v for g in GAMES for v in versions(g)})
     prompt_version = st.selectbox("Prompt version", all_versions, key="prompt_version")
     slot("prompt_version")
     strategy = st.selectbox("Strategy", STRATEGIES, key="strategy", help="persona:<free text> can be typed below")
@@ -110,7 +116,7 @@ with cols[0]:
         strategy = "persona:" + st.text_input("Persona", key="persona", placeholder="a careful accountant")
     slot("strategy")
 with cols[1]:
-    temperature = st.number_input("Temperature", value=1.0, step=0.1, key="temperature")
+    run_temperature = st.number_input("Temperature", value=1.0, step=0.1, key="temperature")
     slot("temperature")
     max_tokens = int(st.number_input("Max tokens per answer", value=256, step=32, key="max_tokens"))
     slot("max_tokens")
@@ -123,24 +129,31 @@ with cols[3]:
     concurrency = int(st.number_input("Concurrency (matches at once)", value=4, step=1, key="concurrency"))
     slot("concurrency")
 
-form = launch.LaunchForm(name=name.strip(), games=choices, prompt_version=prompt_version, strategy=strategy,
-                         temperature=temperature, max_tokens=max_tokens, repeats=repeats, seed=seed,
-                         concurrency=concurrency)
-built = launch.build_spec(form)
+games = url_multiselect("Games", sorted(GAMES), "games", default=["tictactoe"])
+slot("games")
+choices = []
+for game in games:
+    with st.container(border=True):
+        choices.append(game_section(game))
+
+launch_form = form.LaunchForm(name=name.strip(), games=choices, prompt_version=prompt_version, strategy=strategy,
+                              temperature=run_temperature, max_tokens=max_tokens, repeats=repeats, seed=seed,
+                              concurrency=concurrency)
+built = form.build_spec(launch_form)
 for key, message in built.errors.items():
     (slots.get(key) or st).error(message)
 
 if built.spec is not None:
     st.subheader("Cost estimate")
-    estimate = launch.estimate_cost(built.spec)
+    estimate = cost.estimate_cost(built.spec)
     st.markdown(f"{len(built.spec.matches)} matches, run id {code(built.spec.run_id)}.")
     if estimate:
         table = pd.DataFrame([vars(e) for e in estimate])
-        table["usd"] = table["usd"].map(launch.format_usd)
+        table["usd"] = table["usd"].map(cost.format_usd)
         st.dataframe(table, hide_index=True, width="stretch")
         known = [e.usd for e in estimate if e.usd is not None]
-        total = launch.format_usd(sum(known)) if len(known) == len(estimate) else (
-            f"unknown ({launch.format_usd(sum(known))} for the priced models)")
+        total = cost.format_usd(sum(known)) if len(known) == len(estimate) else (
+            f"unknown ({cost.format_usd(sum(known))} for the priced models)")
         st.markdown(f"Estimated total: **{total}** (prompt sizes from a rehearsal with random moves; "
                     "prices from litellm's map).")
     else:
@@ -148,52 +161,94 @@ if built.spec is not None:
     with st.expander("Run spec"):
         st.code(yaml.safe_dump(built.raw, sort_keys=False), language="yaml")
 
+notices: dict[str, str] = st.session_state.setdefault("notices", {})  # run id -> what this page last did to it
+
+
+def start(raw: dict, spec) -> None:
+    """Check every model first (its key, a one-token answer); start only when all pass."""
+    with st.spinner("Checking each model: its key, then a one-token request"):
+        checks = preflight.preflight(spec)
+    failing = [c for c in checks if not c.ok]
+    if checks:
+        st.dataframe(pd.DataFrame([{"model": c.model, "endpoint": c.api_base or "", "ready": "yes" if c.ok else "no",
+                                    "answered in": "" if c.latency_ms is None else f"{c.latency_ms:,.0f} ms",
+                                    "problem": c.problem} for c in checks]), hide_index=True, width="stretch")
+    if failing:
+        st.error("Not started: " + "; ".join(f"{c.model} - {c.problem}" for c in failing))
+        return
+    try:
+        run_id = processes.start_run(raw, DB, concurrency)
+    except (RuntimeError, ValueError) as exc:
+        st.error(str(exc))
+        return
+    notices[run_id] = f"Started run {code(run_id)}" + (f" ({len(checks)} model(s) answered)." if checks else ".")
+
+
 if st.button("Start run", type="primary", key="start"):
-    if not launch.admin_ok(token):
-        st.error(launch.admin_refusal())
+    if not form.admin_ok(token):
+        st.error(form.admin_refusal())
     elif built.spec is None:
         st.error(f"Not started: fix the {len(built.errors)} field(s) marked above.")
     else:
-        try:
-            run_id = launch.start_run(built.raw, DB, concurrency)
-            st.success(f"Started run {code(run_id)}.")
-        except (RuntimeError, ValueError) as exc:
-            st.error(str(exc))
+        start(built.raw, built.spec)
 
 
 # ---------------------------------------------------------------- runs and their progress
+def progress_text(row) -> str:
+    """Matches from the database; while the run plays, turns, tokens and dollars from its process (live)."""
+    text = f"{row.n_done} of {row.n_matches} matches done, {row.errors} errors"
+    if row.playing and row.live_turns is not None and row.live_turns == row.live_turns:
+        usd = cost.format_usd(row.live_cost_usd) + (f" + {int(row.live_unpriced_calls)} unpriced calls"
+                                                    if row.live_unpriced_calls else "")
+        return (f"{text}; playing now: {int(row.live_turns):,} turns, "
+                f"{int(row.live_tokens_in + row.live_tokens_out):,} tokens, {usd}, {int(row.live_fallbacks)} fallbacks")
+    return f"{text}, {int(row.tokens):,} tokens, {cost.format_usd(row.usd)}"
+
+
+def act_on(row, verb: str, do) -> None:
+    if form.admin_ok(token):
+        do()
+        notices[row.run_id] = f"{verb} run {code(row.run_id)}."
+    else:
+        st.error("needs the admin token")
+
+
 @st.fragment(run_every=2)
 def runs_panel() -> None:
     st.subheader("Runs")
-    table = launch.progress(DB)
+    for run_id in [r for r in notices if not processes.is_alive(DB, r)]:
+        del notices[run_id]  # a finished or cancelled run's message goes with its process
+    table = processes.progress(DB)
+    listed = set() if table.empty else set(table["run_id"])
+    for run_id in [r for r in notices if r not in listed]:  # started, not in the database yet
+        st.success(notices[run_id])
     if table.empty:
         st.info("No runs yet.")
         return
     for row in table.head(10).itertuples():
         with st.container(border=True):
             left, right = st.columns([4, 1])
-            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {row.status}")
-            left.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0,
-                          text=f"{row.n_done} of {row.n_matches} matches done, {row.errors} errors, "
-                               f"{int(row.tokens):,} tokens, {launch.format_usd(row.usd)}")
-            if row.playing and right.button("Cancel", key=f"cancel_{row.run_id}"):
-                if launch.admin_ok(token):
-                    launch.cancel_run(DB, row.run_id)
-                    right.info("cancelling")
-                else:
-                    right.error("needs the admin token")
-            resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
-            if resumable and not row.playing and right.button("Resume", key=f"resume_{row.run_id}"):
-                if launch.admin_ok(token):
-                    launch.resume_run(DB, row.run_id, concurrency)
-                    right.info("resumed")
-                else:
-                    right.error("needs the admin token")
-            log = launch.log_tail(DB, row.run_id)
+            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {'playing' if row.playing else row.status}")
+            if row.run_id in notices:
+                left.success(notices[row.run_id])
+            left.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0, text=progress_text(row))
+            with right:
+                if row.playing and st.button("Cancel", key=f"cancel_{row.run_id}"):
+                    act_on(row, "Cancelled", lambda r=row: processes.cancel_run(DB, r.run_id))
+                resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
+                if resumable and not row.playing and st.button("Resume", key=f"resume_{row.run_id}"):
+                    act_on(row, "Resumed", lambda r=row: processes.resume_run(DB, r.run_id, concurrency))
+            log = processes.log_tail(DB, row.run_id)
             if log:
-                with left.expander("Log"):
+                with left.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):
                     st.code(log, language="text")
-    st.dataframe(table, hide_index=True, width="stretch")
+    shown = table.assign(status=table["status"].where(~table["playing"], "playing"),
+                         matches=[f"{d} of {n}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
+                         usd=table["usd"].map(cost.format_usd),
+                         finished_at=table["finished_at"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d %H:%M}"),
+                         created_at=table["created_at"].map(lambda t: f"{t:%Y-%m-%d %H:%M}"))
+    st.dataframe(shown[["run_id", "name", "source", "status", "matches", "errors", "tokens", "usd", "created_at",
+                        "finished_at"]], hide_index=True, width="stretch")
 
 
 runs_panel()

@@ -7,14 +7,16 @@ answer holding markup or a script reaches the page escaped."""
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
-from engine import store, transcripts
+from engine import boards, store, transcripts
 from pages.shared import (
     Report,
     download_table,
+    readable,
     show_table,
     url_int,
     url_multiselect,
@@ -26,7 +28,6 @@ from pages.shared.markdown import plain
 
 DB = store.default_db()
 ANY = "(any game)"
-MARKS = {"tictactoe": {"X": "❌", "O": "⭕"}, "connect_four": {"X": "🔴", "O": "🟡"}}
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
 st.title("Transcripts")
@@ -42,16 +43,34 @@ def as_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
+def rounded(value: Any) -> Any:
+    """Numbers of a drawn state to 2 decimals (19.333333333333332 reads as 19.33), inside lists and maps too."""
+    if isinstance(value, float):
+        return round(value, 2)
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    return value
+
+
+def cell(value: Any) -> str:
+    """A state table's cell: text as it is, anything else as compact JSON with its numbers rounded; None blank."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return value if isinstance(value, str) else json.dumps(rounded(value), ensure_ascii=False, default=str)
+
+
 def draw_grid(state: dict, game: str) -> None:
-    marks = MARKS.get(game, {})
-    rows, cols = int(state["rows"]), int(state["cols"])
-    cells = [marks.get(c, c) if c else "·" for c in state["board"]]
-    board = pd.DataFrame([cells[r * cols:(r + 1) * cols] for r in range(rows)],
-                         columns=[str(c + 1) for c in range(cols)], index=[str(r + 1) for r in range(rows)])
-    st.table(board)
-    facts = {"moves": " ".join(map(str, state.get("moves", []))), "to move": state.get("to_move"),
-             "winner": state.get("winner")}
-    st.dataframe(pd.DataFrame([facts]), hide_index=True)
+    """The board as an SVG of lines and circles (no emoji font needed), the moves and the result beside it."""
+    board = boards.GridBoard.from_state(state, game)
+    picture, facts = st.columns([1, 2])
+    picture.image(boards.board_svg(board), caption=f"{'discs' if board.discs else 'marks'}: X red, O "
+                  f"{'yellow' if board.discs else 'blue'}; dashed: the last move")
+    with facts:
+        st.code(boards.board_text(board), language="text")
+        st.table(pd.DataFrame([{"moves": " ".join(map(str, state.get("moves", []))), "to move": state.get("to_move"),
+                                "winner": state.get("winner") or ""}]))
 
 
 def card(text: str) -> str:
@@ -77,29 +96,29 @@ def draw_social(state: dict) -> None:
     st.write("Alive seats:", ", ".join(map(str, state.get("alive", []))))
     if state.get("clues"):
         st.markdown("Clues")
-        st.dataframe(pd.DataFrame(state["clues"]), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(state["clues"]).map(cell), hide_index=True, width="stretch")
     if state.get("votes"):
         st.markdown("Votes")
-        st.dataframe(pd.DataFrame(state["votes"]).map(as_text), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(state["votes"]).map(cell), hide_index=True, width="stretch")
     if state.get("eliminated"):
         st.markdown("Eliminated")
-        st.dataframe(pd.DataFrame([{"seat": s} | e for s, e in state["eliminated"].items()]), hide_index=True)
+        st.dataframe(pd.DataFrame([{"seat": s} | e for s, e in state["eliminated"].items()]).map(cell), hide_index=True)
 
 
 def draw_generic(state: dict) -> None:
     """Any other game: its scalar facts in one table, each list or mapping of records as its own table."""
     scalars = {k: v for k, v in state.items() if not isinstance(v, (dict, list))}
     if scalars:
-        st.dataframe(pd.DataFrame([scalars]).map(as_text), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame([scalars]).map(cell), hide_index=True, width="stretch")
     for key, value in state.items():
         if isinstance(value, dict) and value and all(not isinstance(v, (dict, list)) for v in value.values()):
             st.markdown(key.replace("_", " ").capitalize())
-            st.dataframe(pd.DataFrame([value]).map(as_text), hide_index=True)
+            st.dataframe(pd.DataFrame([value]).map(cell), hide_index=True)
         elif isinstance(value, (dict, list)) and value:
             st.markdown(key.replace("_", " ").capitalize())
             rows = value if isinstance(value, list) else [value]
             table = pd.DataFrame([r if isinstance(r, dict) else {"value": r} for r in rows])
-            st.dataframe(table.map(as_text), hide_index=True, width="stretch")
+            st.dataframe(table.map(cell), hide_index=True, width="stretch")
 
 
 def draw_state(state: dict, game: str) -> None:
@@ -153,17 +172,27 @@ st.subheader(f"Matches ({len(found)}{'+' if len(found) == transcripts.MAX_RESULT
 if found.empty:
     st.info("No match fits this search.")
     st.stop()
-show_table(report, "Matches", found, "matches")
+links = readable(found).assign(open=[f"transcripts?{urlencode({'match': m})}" for m in found["match_id"]])
+show_table(report, "Matches", found, "matches", shown=links,
+           column_config={"open": st.column_config.LinkColumn("open", display_text="open", width="small")})
 
 # ---------------------------------------------------------------- one match, turn by turn
-match_id = url_selectbox("Match", found["match_id"].tolist(), "match")
+ids = found["match_id"].tolist()
+linked = st.query_params.get("match")
+if linked and linked not in ids and not transcripts.match_info(DB, linked).empty:
+    ids = [linked, *ids]  # a link to one match opens it whatever the search lists
+match_id = url_selectbox("Match", ids, "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
+searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "" if outcome == "any" else outcome,
+            "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
+report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {plain(match_id)}")
-st.dataframe(pd.DataFrame([info.drop(["error"])]).astype(str), hide_index=True, width="stretch")
+st.dataframe(readable(pd.DataFrame([info.drop(["error"])])), hide_index=True, width="stretch")
 if info["error"]:
-    st.code(str(info["error"]), language="text")
+    st.badge("match error", icon=":material/error:", color="red")
+    st.code(str(info["error"]), language="text", wrap_lines=True)
 seats = transcripts.match_seats(DB, match_id)
-st.dataframe(seats, hide_index=True, width="stretch")
+st.dataframe(readable(seats), hide_index=True, width="stretch")
 report.table(f"Seats of match {match_id}", seats)
 
 turns = transcripts.match_turns(DB, match_id)
@@ -179,10 +208,16 @@ def step(delta: int) -> None:
 back, _, forward = st.columns([1, 6, 1])
 back.button("◀ Previous", on_click=step, args=(-1,), key="previous", width="stretch")
 forward.button("Next ▶", on_click=step, args=(1,), key="next", width="stretch")
-index = url_int("Turn", 0, len(turns) - 1, "turn")
+hits = transcripts.hit_turns(turns, text, in_prompts)
+index = url_int("Turn", 0, len(turns) - 1, "turn", default=hits[0] if hits else 0)
 turn = turns.iloc[index]
 who = "moderator" if pd.isna(turn["seat"]) else f"seat {int(turn['seat'])}: {turn['player']} ({turn['agent']})"
 st.text(f"Turn {int(turn['turn'])}, round {turn['round']}, phase {turn['phase']} - {who}")
+if hits:
+    st.caption(f"'{text.strip()}' is in {len(hits)} turn(s) of this match: {', '.join(map(str, hits[:20]))}"
+               f"{' ...' if len(hits) > 20 else ''}; the link opened the first.")
+for label, color, icon in transcripts.badges(turn):
+    st.badge(label, color=color, icon=icon)
 
 saw, answered = st.columns(2)
 with saw:
@@ -196,13 +231,16 @@ with answered:
         response = as_text(transcripts.full_response(DB, match_id, int(turn["turn"])))
     elif cut:
         st.caption(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters.")
-    st.code(response, language="text", wrap_lines=True)
+    if index in hits and transcripts.contains(response, text):
+        st.html(transcripts.highlighted(response, text))  # escaped text, the hit in <mark>
+    else:
+        st.code(response, language="text", wrap_lines=True)
     if turn["phase"] != "moderator":
         st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)
         facts = {k: turn[k] for k in ("legal", "fallback", "retries", "tokens_in", "tokens_out", "cost_usd",
                                       "latency_ms", "cached")}
-        st.dataframe(pd.DataFrame([facts]).astype(str), hide_index=True, width="stretch")
+        st.dataframe(readable(pd.DataFrame([facts])), hide_index=True, width="stretch")
         if turn["error"]:
             st.code(str(turn["error"]), language="text", wrap_lines=True)
 
@@ -215,9 +253,10 @@ if isinstance(state, dict):
 else:
     st.caption("no public state recorded")
 
-log = turns[["turn", "round", "phase", "seat", "player", "agent", "response", "legal", "fallback", "retries"]]
-report.table(f"Turns of match {match_id}", log)
+log = turns[["turn", "round", "phase", "seat", "player", "agent", "response", "legal", "fallback", "retries"]].assign(
+    flags=[", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()])
+report.table(f"Turns of match {match_id}", readable(log))
 with st.expander("Every turn of this match"):
-    st.dataframe(log, hide_index=True, width="stretch")
+    st.dataframe(readable(log), hide_index=True, width="stretch")
     download_table(log, f"turns_{match_id}")
 report.download(f"transcript_{match_id}")

@@ -25,3 +25,19 @@ def stub():
     """A stub provider on 127.0.0.1; set `stub.responder` to script its replies."""
     with StubServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def first_run_db(tmp_path_factory):
+    """The database `make run` makes on a fresh clone: runs/quick.yaml played once (local/smollm2 included), by
+    the same command, in its own process (a browser test's event loop may be running in this one)."""
+    import subprocess
+    import sys
+
+    from engine import store
+
+    path = tmp_path_factory.mktemp("first_run") / "results.duckdb"
+    played = subprocess.run([sys.executable, "-m", "engine", "run", "runs/quick.yaml", "--db", str(path), "--if-empty",
+                             "--quiet"], cwd=store.ROOT, capture_output=True, text=True, timeout=1200)
+    assert played.returncode == 0, played.stderr[-2000:]
+    return path

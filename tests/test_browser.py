@@ -7,11 +7,13 @@ networking off and only talks to 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import sync_playwright
@@ -42,25 +44,20 @@ SPEC = {"name": "browser", "seed": 5, "repeats": 2, "games": [
 ]}
 
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory):
-    """The dashboard served on a free port over a fresh database; yields its base URL."""
-    db = tmp_path_factory.mktemp("browser") / "results.duckdb"
+@contextmanager
+def serving(db):
+    """`python -m engine serve` over `db` on a free port, started outside the project (its config must still
+    apply); yields the base URL once Streamlit answers."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen(  # starts while the matches play: pages read the database only when opened
+    server = subprocess.Popen(
         [sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],
-        cwd=store.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
-    with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
-        seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
-        asyncio.run(run_spec(parse_spec({"name": "llm", "games": [
-            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}),
-            db, progress=False))
+        cwd=db.parent, env=os.environ | {"PYTHONPATH": str(store.ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while True:
             try:
                 urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read()
@@ -73,6 +70,20 @@ def app(tmp_path_factory):
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    """The dashboard over a fresh database of bots plus an LLM match (through the stub) answering markup."""
+    db = tmp_path_factory.mktemp("browser") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
+    with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
+        seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
+        asyncio.run(run_spec(parse_spec({"name": "llm", "games": [
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}),
+            db, progress=False))
+    with serving(db) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -123,3 +134,15 @@ def test_every_page_draws_its_tables_and_charts_without_an_exception(app, browse
         assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
         page.screenshot(path=str(tmp_path / f"{path or 'overview'}.png"), full_page=True)
     assert len(list(tmp_path.glob("*.png"))) == len(PAGES)
+
+
+def test_no_deploy_button_and_boards_are_drawn_shapes(app, browser, tmp_path):
+    """.streamlit/config.toml holds even when the server was started outside the project (toolbar minimal);
+    a TicTacToe board is an SVG of lines and circles, whatever fonts the machine has."""
+    page = open_page(browser, f"{app}/transcripts?game=tictactoe&turn=4")
+    assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
+    board = page.locator('img[src^="data:image/svg+xml"]').first
+    board.wait_for(state="visible")
+    assert board.bounding_box()["width"] >= 100
+    board.scroll_into_view_if_needed()
+    board.screenshot(path=str(tmp_path / "board.png"))

@@ -12,7 +12,8 @@ import time
 import yaml
 from streamlit.testing.v1 import AppTest
 
-from engine import launch, store
+from engine import store
+from engine.launch import processes
 from engine.spec import parse_spec
 from engine.testing import StubReply
 
@@ -28,7 +29,7 @@ def wait_for(condition, timeout: float = 60.0):
 
 
 def status_of(db, run_id) -> str | None:
-    table = launch.progress(db)
+    table = processes.progress(db)
     found = table[table["run_id"] == run_id]
     return None if found.empty else found["status"].iloc[0]
 
@@ -57,11 +58,11 @@ def test_a_killed_terminal_run_is_interrupted_and_launch_resumes_it(stub, tmp_pa
     resume = at.button(key=f"resume_{run_id}")
     resume.click().run()
     assert not at.exception
-    wait_for(lambda: status_of(db, run_id) == "ok" and not launch.is_alive(db, run_id))
+    wait_for(lambda: status_of(db, run_id) == "ok" and not processes.is_alive(db, run_id))
     assert store.rows(db, "SELECT n_done FROM runs") == [(12,)]
 
 
 def test_a_run_recorded_by_a_live_process_elsewhere_is_taken_at_its_word():
-    assert not launch.died(os.getpid() + 10**7, "another-machine")
-    assert not launch.died(None, None)
-    assert launch.died(2**22 + 12345, __import__("socket").gethostname())  # beyond pid_max: no such process
+    assert not processes.died(os.getpid() + 10**7, "another-machine")
+    assert not processes.died(None, None)
+    assert processes.died(2**22 + 12345, __import__("socket").gethostname())  # beyond pid_max: no such process

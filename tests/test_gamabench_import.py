@@ -19,8 +19,8 @@ from engine.selection import Selection
 from engine.spec import parse_spec
 from engine.suites.gamabench import GAMES
 
-RAW = Path(__file__).parent / "data" / "gamabench" / "raw_results"
 ROOT = Path(__file__).resolve().parent.parent
+RAW = ROOT / "engine" / "data" / "gamabench" / "raw_results"  # shipped with the project: the README imports it
 PUBLISHED = {"guessing_game": "63.4", "bar_game": "68.7", "divide_dollar": "68.6", "public_goods": "38.9",
              "diner_dilemma": "2.8", "sealed_bid_auction": "13.0", "battle_royale": "28.6", "pirate_game": "71.6",
              "overall": "44.4"}
@@ -205,3 +205,15 @@ def test_round_figures_give_the_plotted_series(imported):
     pirates = round_figures(imported, Selection(games=("pirate_game",)))
     assert {"proposer", "plan", "votes", "passed"} <= set(pirates.columns) and pirates["passed"].sum() == 5
     assert round_figures(imported, Selection(games=("guessing_game",), run_ids=("no-such-run",))).empty
+
+
+def test_the_readmes_import_command_names_records_inside_the_project(tmp_path):
+    """The README's command, as written, run from the root of any clone: its folder is part of the project."""
+    line = next(x for x in (ROOT / "README.md").read_text().splitlines() if " engine import gamabench " in x)
+    folder = line.split(" engine import gamabench ", 1)[1].split()[0]
+    assert (ROOT / folder).resolve().is_relative_to(ROOT) and (ROOT / folder).is_dir()
+    db = tmp_path / "results.duckdb"
+    out = subprocess.run([sys.executable, "-m", "engine", "import", "gamabench", folder, "--db", str(db)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert store.count_matches(db) == 40

@@ -4,33 +4,37 @@ the admin token, and a run played as its own process that is watched, cancelled 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from engine import launch, store
+from engine import store
+from engine.launch import cost, form, processes
 from engine.spec import parse_spec
 from engine.testing import StubReply
 
 
-def form(**changes) -> launch.LaunchForm:
-    base = dict(name="t", games=[launch.GameChoice("tictactoe", ["default"], {}, ["bot:random", "bot:equilibrium"])])
-    return launch.LaunchForm(**(base | changes))
+def make_form(**changes) -> form.LaunchForm:
+    base = dict(name="t", games=[form.GameChoice("tictactoe", ["default"], {}, ["bot:random", "bot:equilibrium"])])
+    return form.LaunchForm(**(base | changes))
 
 
 def test_a_good_form_becomes_a_spec_that_plays():
-    built = launch.build_spec(form(repeats=3, concurrency=2, strategy="cot", temperature=0.5))
+    built = form.build_spec(make_form(repeats=3, concurrency=2, strategy="cot", temperature=0.5))
     assert built.errors == {}
     assert len(built.spec.matches) == 3 and built.spec.concurrency == 2
     assert built.raw["defaults"] == {"prompt_version": "v1", "strategy": "cot", "temperature": 0.5, "max_tokens": 256}
 
 
 def test_each_wrong_field_gets_its_own_message():
-    bad = form(name="no spaces allowed", temperature=2.5, repeats=0, concurrency=100, strategy="persona:",
-               games=[launch.GameChoice("tictactoe", ["default", "nope"], {"hint": "yes", "size": 3},
+    bad = make_form(name="no spaces allowed", temperature=2.5, repeats=0, concurrency=100, strategy="persona:",
+               games=[form.GameChoice("tictactoe", ["default", "nope"], {"hint": "yes", "size": 3},
                                         ["bot:nobody", "my model"]),
-                      launch.GameChoice("undercover", ["magic", "wis"], {}, ["bot:random"] * 3)])
-    errors = launch.build_spec(bad).errors
+                      form.GameChoice("undercover", ["magic", "wis"], {}, ["bot:random"] * 3)])
+    errors = form.build_spec(bad).errors
     assert errors.keys() == {"name", "temperature", "repeats", "concurrency", "strategy", "tictactoe.presets",
                              "tictactoe.param.hint", "tictactoe.param.size", "tictactoe.seat.0", "tictactoe.seat.1",
                              "undercover.presets"}
@@ -41,41 +45,41 @@ def test_each_wrong_field_gets_its_own_message():
 
 
 def test_models_are_checked_without_network_and_lineups_must_fit():
-    errors = launch.build_spec(form(prompt_version="v9", games=[launch.GameChoice(
+    errors = form.build_spec(make_form(prompt_version="v9", games=[form.GameChoice(
         "tictactoe", ["default"], {}, ["nosuchprovider/x", "gpt-4o-mini"])])).errors
     assert errors.keys() == {"tictactoe.seat.0", "prompt_version"}  # a bare known model name is fine
     assert "unknown provider 'nosuchprovider'" in errors["tictactoe.seat.0"]
-    errors = launch.build_spec(form(games=[launch.GameChoice("tictactoe", ["default"], {}, ["bot:random"])])).errors
+    errors = form.build_spec(make_form(games=[form.GameChoice("tictactoe", ["default"], {}, ["bot:random"])])).errors
     assert errors == {"tictactoe.seats": "this game has 2 seats, the lineup lists 1"}
 
 
 def test_cost_estimate_prices_known_models_and_says_unknown_otherwise():
-    spec = launch.build_spec(form(repeats=2, max_tokens=100, games=[launch.GameChoice(
+    spec = form.build_spec(make_form(repeats=2, max_tokens=100, games=[form.GameChoice(
         "tictactoe", ["default"], {}, ["openai/gpt-4o-mini", "openai/my-finetune"])])).spec
-    rows = {r.model: r for r in launch.estimate_cost(spec)}
+    rows = {r.model: r for r in cost.estimate_cost(spec)}
     assert rows.keys() == {"openai/gpt-4o-mini", "openai/my-finetune"}  # no bot
     priced, unknown = rows["openai/gpt-4o-mini"], rows["openai/my-finetune"]
     assert priced.matches == 2 and 2 * 3 <= priced.calls <= 2 * 5  # X moves 3 to 5 times a game
-    per_in, per_out = launch.price("openai/gpt-4o-mini")
+    per_in, per_out = cost.price("openai/gpt-4o-mini")
     assert per_in > 0 and priced.usd == pytest.approx(priced.tokens_in * per_in + priced.tokens_out * per_out)
-    assert priced.tokens_out == priced.calls * launch.SHORT_ANSWER_TOKENS and priced.tokens_in > 100 * priced.calls
-    assert unknown.usd is None and launch.format_usd(unknown.usd) == "unknown"
-    pgm = launch.build_spec(form(repeats=2, strategy="pgm", max_tokens=100, games=[launch.GameChoice(
+    assert priced.tokens_out == priced.calls * cost.SHORT_ANSWER_TOKENS and priced.tokens_in > 100 * priced.calls
+    assert unknown.usd is None and cost.format_usd(unknown.usd) == "unknown"
+    pgm = form.build_spec(make_form(repeats=2, strategy="pgm", max_tokens=100, games=[form.GameChoice(
         "tictactoe", ["default"], {}, ["openai/gpt-4o-mini", "bot:random"])])).spec
-    assert {r.model: r for r in launch.estimate_cost(pgm)}["openai/gpt-4o-mini"].calls == 2 * priced.calls
-    bots_only = launch.build_spec(form()).spec
-    assert launch.estimate_cost(bots_only) == []
+    assert {r.model: r for r in cost.estimate_cost(pgm)}["openai/gpt-4o-mini"].calls == 2 * priced.calls
+    bots_only = form.build_spec(make_form()).spec
+    assert cost.estimate_cost(bots_only) == []
 
 
 def test_admin_token_gates_only_when_set(monkeypatch):
-    monkeypatch.delenv(launch.ADMIN_TOKEN_ENV, raising=False)
-    assert not launch.admin_required() and launch.admin_ok(None)
-    monkeypatch.setenv(launch.ADMIN_TOKEN_ENV, "open-sesame")
-    assert launch.admin_required() and not launch.admin_ok(None) and not launch.admin_ok("wrong")
-    assert launch.admin_ok("open-sesame")
+    monkeypatch.delenv(form.ADMIN_TOKEN_ENV, raising=False)
+    assert not form.admin_required() and form.admin_ok(None)
+    monkeypatch.setenv(form.ADMIN_TOKEN_ENV, "open-sesame")
+    assert form.admin_required() and not form.admin_ok(None) and not form.admin_ok("wrong")
+    assert form.admin_ok("open-sesame")
 
 
-def wait_for(condition, timeout: float = 30.0):
+def wait_for(condition, timeout: float = 120.0):  # a deadline for a loaded machine, not a timing
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
@@ -86,7 +90,7 @@ def wait_for(condition, timeout: float = 30.0):
 
 
 def run_row(db, run_id):
-    table = launch.progress(db)
+    table = processes.progress(db)
     return table[table["run_id"] == run_id].iloc[0] if not table.empty and run_id in set(table["run_id"]) else None
 
 
@@ -97,29 +101,116 @@ def test_a_launched_run_is_its_own_process_cancelled_then_resumed(stub, db_path,
     seat = {"agent": "openai/stub-model", "api_base": stub.url, "temperature": 0.0, "max_tokens": 16}
     raw = {"name": "launched", "seed": 1, "repeats": 6, "concurrency": 1, "games": [
         {"game": "guessing_game", "params": {"players": 2, "rounds": 2}, "lineups": [[seat, "bot:random"]]}]}
-    run_id = launch.start_run(raw, db_path)
-    assert run_id == parse_spec(raw).run_id and launch.is_alive(db_path, run_id)
+    run_id = processes.start_run(raw, db_path)
+    assert run_id == parse_spec(raw).run_id and processes.is_alive(db_path, run_id)
     with pytest.raises(RuntimeError, match="already playing"):
-        launch.start_run(raw, db_path)
+        processes.start_run(raw, db_path)
     row = wait_for(lambda: r if (r := run_row(db_path, run_id)) is not None and r.n_done >= 2 else None)
     assert row.playing and row.status == "running"
-    assert launch.cancel_run(db_path, run_id)
-    wait_for(lambda: not launch.is_alive(db_path, run_id))
+    assert processes.cancel_run(db_path, run_id)
+    wait_for(lambda: not processes.is_alive(db_path, run_id))
     row = run_row(db_path, run_id)
     assert row.status == "cancelled" and 2 <= row.n_done < 6 and not row.playing
     kept = store.query(db_path, "SELECT match_id, finished_at FROM matches WHERE status = 'ok'")
 
     asked_before = len(stub.requests)
-    launch.resume_run(db_path, run_id)
-    wait_for(lambda: not launch.is_alive(db_path, run_id))
+    processes.resume_run(db_path, run_id)
+    wait_for(lambda: not processes.is_alive(db_path, run_id))
     row = run_row(db_path, run_id)
     assert row.status == "ok" and row.n_done == 6 and row.errors == 0
-    assert row.tokens == 6 * 2 * (40 + 3) and launch.format_usd(row.usd) == "unknown"  # the stub has no price
+    assert row.tokens == 6 * 2 * (40 + 3) and cost.format_usd(row.usd) == "unknown"  # the stub has no price
     again = store.query(db_path, "SELECT match_id, finished_at FROM matches").set_index("match_id")["finished_at"]
     assert all(again[m] == t for m, t in zip(kept["match_id"], kept["finished_at"], strict=True))  # not replayed
     assert len(stub.requests) - asked_before == (6 - len(kept)) * 2  # the resume asked only for unplayed matches
     # the key reached the provider and nowhere else: not the spec file, the log, nor the database
-    folder = launch.launches_dir(db_path) / run_id
+    folder = processes.launches_dir(db_path) / run_id
     assert secret not in (folder / "spec.yaml").read_text() + (folder / "log.txt").read_text()
     assert secret.encode() not in db_path.read_bytes()
     assert secret not in json.dumps(store.query(db_path, "SELECT spec FROM runs")["spec"].tolist())
+
+
+def test_a_models_seat_has_its_own_temperature_and_prompt_version_checked_by_the_spec():
+    seats = [form.SeatChoice("openai/gpt-4o-mini", 0.3, "v2"), form.SeatChoice("openai/gpt-4o-mini")]
+    built = form.build_spec(make_form(temperature=0.9, games=[form.GameChoice("tictactoe", ["default"], {}, seats)]))
+    assert built.errors == {}
+    first, second = built.spec.matches[0].seats
+    assert (first.temperature, first.prompt_version) == (0.3, "v2")
+    assert (second.temperature, second.prompt_version) == (0.9, "v1")  # the run's defaults
+    wrong = [form.SeatChoice("openai/gpt-4o-mini", 2.5), form.SeatChoice("openai/gpt-4o-mini", None, "v9")]
+    errors = form.build_spec(make_form(games=[form.GameChoice("tictactoe", ["default"], {}, wrong)])).errors
+    assert errors == {  # the spec's own words
+        "tictactoe.seat.0": "seat 1: temperature must be a number from 0 to 2, got 2.5",
+        "tictactoe.seat.1": "seat 2: game 'tictactoe' has no prompt version 'v9' (has: v1, v2, v3, v4, v5)"}
+
+
+def test_preflight_says_which_model_lacks_its_key_or_does_not_answer(stub, monkeypatch):
+    from engine.launch import preflight
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    stub.responder = lambda req: (StubReply("OK") if req["model"] == "good" else
+                                  StubReply('{"error": {"message": "model not found"}}', status=404))
+    seats = [{"agent": "openai/good", "api_base": stub.url}, {"agent": "openai/gone", "api_base": stub.url},
+             "anthropic/claude-3-5-haiku-20241022", "bot:random"]
+    spec = parse_spec({"name": "pre", "games": [
+        {"game": "guessing_game", "params": {"players": 4, "rounds": 1}, "lineups": [seats]}]})
+    checks = {c.model: c for c in preflight.preflight(spec, timeout=10)}
+    assert checks.keys() == {"openai/good", "openai/gone", "anthropic/claude-3-5-haiku-20241022"}  # no bot
+    assert checks["openai/good"].ok and checks["openai/good"].latency_ms > 0
+    assert not checks["openai/gone"].ok and "did not answer a one-token request" in checks["openai/gone"].problem
+    assert checks["anthropic/claude-3-5-haiku-20241022"].problem == (
+        "no key: set ANTHROPIC_API_KEY in the environment or in .env")
+    asked = [r for r in stub.requests if r["model"] in ("good", "gone")]
+    assert len(asked) == 2 and all(r["max_tokens"] == 1 for r in asked)  # one single-token request each
+    assert preflight.preflight(parse_spec({"name": "bots", "games": [
+        {"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]})) == []
+
+
+def test_a_launched_run_reports_turns_tokens_and_dollars_before_any_match_ends(stub, db_path):
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}', delay=0.4, prompt_tokens=40, completion_tokens=3)
+    seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 16}
+    raw = {"name": "live", "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 8}, "lineups": [[seat, "bot:random"]]}]}
+    run_id = processes.start_run(raw, db_path)
+    row = wait_for(lambda: r if (r := run_row(db_path, run_id)) is not None and (r.live_llm_turns or 0) >= 3 else None)
+    assert row.playing and row.n_done == 0  # the database knows no finished match yet, the page knows the turns
+    assert row.live_tokens_in == 40 * row.live_llm_turns and row.live_tokens_out == 3 * row.live_llm_turns
+    assert row.live_turns >= 2 * row.live_llm_turns - 1  # the bot's turns count too
+    assert "playing:" in processes.log_tail(db_path, run_id)  # the log says so while it plays
+    wait_for(lambda: not processes.is_alive(db_path, run_id))
+    row = run_row(db_path, run_id)
+    assert row.live_status == "finished" and row.live_llm_turns == 8 and row.n_done == 1
+
+
+def test_a_finished_run_is_reaped_and_leaves_no_zombie(db_path):
+    raw = {"name": "short", "games": [{"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]}
+    run_id = processes.start_run(raw, db_path)
+    pid = int((processes.launches_dir(db_path) / run_id / "pid").read_text())
+    wait_for(lambda: (r := run_row(db_path, run_id)) is not None and r.status == "ok")
+    wait_for(lambda: Path(f"/proc/{pid}/stat").exists() is False or " Z " in Path(f"/proc/{pid}/stat").read_text())
+    processes.progress(db_path)  # the page's next look collects it
+    assert not Path(f"/proc/{pid}").exists()
+
+
+def test_a_group_that_ignores_the_interrupt_is_killed_after_its_grace():
+    code = "import signal, subprocess, sys, time; signal.signal(signal.SIGINT, signal.SIG_IGN); " \
+           "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); time.sleep(60)"
+    child = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    time.sleep(1.0)  # it started its own child and ignores Ctrl-C
+    assert processes.group_alive(child.pid)
+    processes.stop_group(child.pid, lambda: child.poll() is None, grace=0.5)
+    child.wait(timeout=5)
+    assert not processes.group_alive(child.pid)  # the grandchild too
+
+
+def test_the_server_stops_the_runs_it_started_when_it_exits(stub, db_path):
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}', delay=0.5)
+    seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 16}
+    raw = {"name": "orphan", "repeats": 20, "concurrency": 1, "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 3}, "lineups": [[seat, "bot:random"]]}]}
+    server = (f"import sys, time; from engine.launch import processes; "
+              f"print(processes.start_run({raw!r}, {str(db_path)!r}), flush=True); time.sleep(3)")
+    out = subprocess.run([sys.executable, "-c", server], cwd=store.ROOT, capture_output=True, text=True, timeout=60)
+    run_id = out.stdout.split()[0]
+    pid = int((processes.launches_dir(db_path) / run_id / "pid").read_text())
+    assert not processes.group_alive(pid)  # gone with the server that started it
+    assert store.query(db_path, "SELECT status FROM runs")["status"].tolist() == ["cancelled"]

@@ -59,7 +59,7 @@ def test_radar_area_and_vanilla_against_pgm(db, monkeypatch):
 
 
 def test_the_url_chooses_the_challengers(db, monkeypatch):
-    at = page(db, monkeypatch, agents="bot:selfish · -")
+    at = page(db, monkeypatch, agents="bot:selfish")  # a bot is named alone (it has no strategy)
     assert not at.exception
     radar = at.get("plotly_chart")[0].proto.spec
     assert "bot:selfish" in radar and "bot:letters" not in radar
@@ -68,3 +68,16 @@ def test_the_url_chooses_the_challengers(db, monkeypatch):
 def test_no_magic_games_says_so(tmp_path, monkeypatch):
     at = page(tmp_path / "none.duckdb", monkeypatch)
     assert not at.exception and "No data yet" in at.info[0].value
+
+
+def test_the_page_opens_on_the_challengers_with_the_most_abilities(db, monkeypatch):
+    at = page(db, monkeypatch)
+    profile = [df.value for df in at.dataframe if "Judgement" in df.value.columns][-1]
+    most = profile["roles"].astype(int).max()
+    opening = at.multiselect(key="agents").value
+    by_name = {(a if s in ("-", "") else f"{a} · {s}"): int(r)
+               for a, s, r in zip(profile["agent"], profile["strategy"], profile["roles"], strict=True)}
+    measured = sorted(by_name.values(), reverse=True)
+    assert [by_name[c] for c in opening] == measured[:len(opening)] and by_name[opening[0]] == most
+    radar = at.get("plotly_chart")[0].proto.spec
+    assert '"orientation":"h"' in radar.replace(" ", "")  # the legend lies below the radar, not over it

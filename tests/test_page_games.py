@@ -38,18 +38,18 @@ def test_guessing_game_curves_for_the_chosen_agent(db, monkeypatch):
     at = page(db, monkeypatch, game="guessing_game", agent="bot:equilibrium")
     assert not at.exception
     curves = at.dataframe[0].value
-    assert list(curves["step"]) == [1, 2, 3, 4, 5] and (curves["matches"] == 2).all()  # only its 2 matches
+    assert list(curves["step"]) == ["1", "2", "3", "4", "5"] and (curves["matches"] == "2").all()  # its 2 matches
     assert {"mean", "target", "winning_number"} <= set(curves.columns)
     assert len(at.get("plotly_chart")) == 1
     every = page(db, monkeypatch, game="guessing_game").dataframe[0].value
-    assert (every["matches"] == 4).all()
+    assert (every["matches"] == "4").all()
 
 
 def test_tictactoe_shows_the_hint_ablation(db, monkeypatch):
     at = page(db, monkeypatch, game="tictactoe")
     assert not at.exception
     ablation = at.dataframe[0].value
-    assert set(ablation["hint"]) == {True, False} and set(ablation["agent"]) == {"bot:equilibrium", "bot:random"}
+    assert set(ablation["hint"]) == {"yes", "no"} and set(ablation["agent"]) == {"bot:equilibrium", "bot:random"}
     assert len(at.get("plotly_chart")) == 1
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import time
 
+import yaml
 from streamlit.testing.v1 import AppTest
 
-from engine import launch, store
+from engine import store
 from engine.games import get_game
+from engine.launch import cost, form, processes
 
 TYPED = "another model (type it)"
 
@@ -47,11 +49,11 @@ def test_wrong_fields_are_refused_one_by_one_and_nothing_starts(db_path, monkeyp
     errors = [e.value for e in at.error]
     assert any("letters, digits" in e for e in errors)
     assert any("'my model' has whitespace" in e for e in errors)
-    assert "must be an integer from 1 to 1000, got 0" in errors
+    assert "repeats: must be an integer from 1 to 1000, got 0" in errors  # the spec's own check and words
     assert len(errors) == 3
     at.button(key="start").click().run()
     assert at.error[-1].value == "Not started: fix the 3 field(s) marked above."
-    assert not launch.launches_dir(db_path).exists() and store.count_matches(db_path) == 0
+    assert not processes.launches_dir(db_path).exists() and store.count_matches(db_path) == 0
 
 
 def test_cost_estimate_prices_known_models_and_says_unknown(db_path, monkeypatch):
@@ -60,32 +62,66 @@ def test_cost_estimate_prices_known_models_and_says_unknown(db_path, monkeypatch
     type_model(at, "tictactoe", 1, "openai/my-finetune")
     assert not at.error
     estimate = at.dataframe[0].value.set_index("model")
-    expected = {e.model: e for e in launch.estimate_cost(launch.build_spec(launch.LaunchForm(
+    expected = {e.model: e for e in cost.estimate_cost(form.build_spec(form.LaunchForm(
         name=at.text_input(key="name").value,
-        games=[launch.GameChoice("tictactoe", ["default"], {}, ["openai/gpt-4o-mini", "openai/my-finetune"])],
+        games=[form.GameChoice("tictactoe", ["default"], {}, ["openai/gpt-4o-mini", "openai/my-finetune"])],
     )).spec)}
-    priced = launch.format_usd(expected["openai/gpt-4o-mini"].usd)
+    priced = cost.format_usd(expected["openai/gpt-4o-mini"].usd)
     assert estimate.loc["openai/gpt-4o-mini", "usd"] == priced != "unknown"
     assert estimate.loc["openai/my-finetune", "usd"] == "unknown"
     assert any(m.value.startswith("Estimated total: **unknown ($") for m in at.markdown)
 
 
 def test_starting_needs_the_admin_token_then_the_run_plays_in_its_own_process(db_path, monkeypatch):
-    monkeypatch.setenv(launch.ADMIN_TOKEN_ENV, "open-sesame")
+    monkeypatch.setenv(form.ADMIN_TOKEN_ENV, "open-sesame")
     at = page(db_path, monkeypatch)
     at.number_input(key="repeats").set_value(2).run()
     at.button(key="start").click().run()
     assert at.error[-1].value == "Starting a run needs the admin token (ARENA_ADMIN_TOKEN)."
-    assert not launch.launches_dir(db_path).exists()
+    assert not processes.launches_dir(db_path).exists()
     at.text_input(key="admin_token").set_value("open-sesame").run()
     at.button(key="start").click().run()
     assert at.success and at.success[0].value.startswith("Started run")
     run_id = at.success[0].value.split("`")[1]
-    deadline = time.monotonic() + 30
-    while launch.is_alive(db_path, run_id) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 120
+    while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert store.query(db_path, "SELECT status, n_done FROM runs").to_dict("records") == [{"status": "ok", "n_done": 2}]
     at = page(db_path, monkeypatch)  # watching needs no token
     assert not at.exception
     assert any("2 of 2 matches done, 0 errors" in str(p.proto.text) for p in at.get("progress"))
-    assert "open-sesame" not in (launch.launches_dir(db_path) / run_id / "spec.yaml").read_text()
+    assert "open-sesame" not in (processes.launches_dir(db_path) / run_id / "spec.yaml").read_text()
+
+
+def test_a_started_runs_message_is_cleared_once_it_finished(db_path, monkeypatch):
+    at = page(db_path, monkeypatch)
+    at.button(key="start").click().run()
+    assert [s.value for s in at.success][0].startswith("Started run")
+    run_id = at.success[0].value.split("`")[1]
+    deadline = time.monotonic() + 120
+    while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    at.run()  # the page's next refresh
+    assert not at.success and not at.exception
+    assert any("1 of 1 matches done" in str(p.proto.text) for p in at.get("progress"))
+
+
+def test_a_model_without_its_key_stops_the_start_and_is_named(db_path, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    at = page(db_path, monkeypatch)
+    type_model(at, "tictactoe", 0, "anthropic/claude-3-5-haiku-20241022")
+    at.button(key="start").click().run()
+    assert at.error[-1].value == ("Not started: anthropic/claude-3-5-haiku-20241022 - no key: set ANTHROPIC_API_KEY "
+                                  "in the environment or in .env")
+    assert not processes.launches_dir(db_path).exists()
+
+
+def test_a_models_seat_takes_its_own_temperature_and_prompt_version(db_path, monkeypatch):
+    at = page(db_path, monkeypatch)
+    type_model(at, "tictactoe", 1, "openai/gpt-4o-mini")
+    at.number_input(key="tictactoe.temperature.1").set_value(0.2).run()
+    at.selectbox(key="tictactoe.prompt_version.1").set_value("v3").run()
+    spec = yaml.safe_load(next(c.value for c in at.code if c.language == "yaml"))
+    assert spec["games"][0]["lineups"] == [["bot:random", {"agent": "openai/gpt-4o-mini", "temperature": 0.2,
+                                                           "prompt_version": "v3"}]]
+    assert not at.error

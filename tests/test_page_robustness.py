@@ -19,7 +19,7 @@ def spec(url: str) -> dict:
     def seat(temperature: float, version: str = "v1") -> dict:
         return {"all": {"agent": "openai/stub-model", "api_base": url, "temperature": temperature,
                         "prompt_version": version, "max_tokens": 16}}
-    return {"name": "robustness", "seed": 0, "repeats": 4, "games": [
+    return {"name": "robustness", "seed": 0, "repeats": 5, "games": [  # 5 a level: enough for a verdict
         {"game": "guessing_game", "params": {"players": 3, "rounds": 2},
          "lineups": [seat(1.0), seat(0.0), seat(1.0, "v2")]}]}
 
@@ -43,17 +43,33 @@ def test_temperature_matters_and_the_prompt_version_does_not(db, monkeypatch):
     tables = {h.value: None for h in at.header}
     assert {"Prompt versions", "Temperatures", "Verdicts"} <= set(tables)
     frames = [df.value for df in at.dataframe]
-    temps = next(f for f in frames if "level" in f.columns and set(f["level"]) == {0.0, 1.0})
-    assert temps["level"].iloc[0] == 1.0 and temps["test"].iloc[0] == "default"  # the paper's default first
+    temps = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"0.00", "1.00"})  # shown as text
+    assert temps["level"].iloc[0] == "1.00" and temps["test"].iloc[0] == "default"  # the paper's default first
     cold = temps.iloc[1]
-    assert cold["test"] == "paired t" and cold["pairs"] == 4 and cold["significant"]
-    assert cold["diff"] > 30 and cold["cohens_d"] > 2
+    assert cold["test"] == "paired t" and cold["pairs"] == "5" and cold["significant"] == "yes"
+    assert float(cold["diff"]) > 30 and float(cold["cohens_d"]) > 2
     versions = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"v1", "v2"})
-    assert not versions["significant"].iloc[1]
+    assert versions["significant"].iloc[1] == "no"
     verdicts = frames[-1].set_index("factor")
     assert verdicts.loc["temperature", "verdict"] == "not robust"
     assert verdicts.loc["prompt_version", "verdict"] == "robust"
     per_game = frames[-2].set_index("game")
     assert per_game.loc["guessing_game", "verdict"] == "not robust"
-    assert per_game.loc["guessing_game", "factors"] == verdicts.index.nunique(), per_game
+    assert per_game.loc["guessing_game", "factors"] == str(verdicts.index.nunique()), per_game
     assert len(at.get("plotly_chart")) >= 2
+
+
+def test_below_the_minimum_sample_the_verdict_is_not_enough_data(tmp_path, monkeypatch):
+    """Two scores a level, however far apart: no verdict, and the page says why."""
+    path = tmp_path / "results.duckdb"
+    with StubServer() as server:
+        server.responder = lambda req: StubReply(f'{{"chosen_number": {10 if req["temperature"] == 0 else 60}}}')
+        raw = spec(server.url) | {"repeats": 2}
+        asyncio.run(run_spec(parse_spec(raw), path, progress=False))
+    monkeypatch.setenv("ARENA_DB", str(path))
+    at = AppTest.from_file("../pages/robustness.py", default_timeout=60).run()
+    assert not at.exception
+    said = " ".join(m.value for m in at.markdown)
+    assert "**guessing\\_game**: not enough data (fewer than 5 scores" in said
+    verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
+    assert set(verdicts["verdict"]) == {"not enough data"}

@@ -61,7 +61,8 @@ def test_search_by_game_agent_outcome_failures_and_text(db, monkeypatch):
                               WHERE m.game = 'tictactoe' AND s.agent = 'bot:equilibrium' AND s.won""")["n"][0]
     assert len(won) == wins and all("bot:equilibrium (won)" in lineup for lineup in won["lineup"])
     failures = found(page(db, monkeypatch, failures="1"))
-    assert set(failures["game"]) == {"guessing_game"} and len(failures) == 2 and (failures["parse_failures"] > 0).all()
+    assert set(failures["game"]) == {"guessing_game"} and len(failures) == 2
+    assert (failures["parse_failures"].astype(int) > 0).all()
     by_text = found(page(db, monkeypatch, q="ALERT(\"owned"))  # case-insensitive, in the raw answers
     assert set(by_text["game"]) == {"guessing_game"}
     assert page(db, monkeypatch, q="never said by anyone").info[0].value == "No match fits this search."
@@ -136,8 +137,10 @@ def test_stepping_through_a_match_draws_the_board(db, monkeypatch):
         at.button(key="next").click().run()
     assert at.slider(key="turn").value == 3 and at.query_params["turn"] == "3"
     board = json.loads(turns["state"][3])["board"]
-    drawn = at.table[0].value.to_numpy().ravel().tolist()
-    assert drawn == [{"X": "❌", "O": "⭕", None: "·"}[c] for c in board]
+    text_rows = next(c.value for c in at.code if c.value.startswith("1 2 3")).splitlines()[1:]
+    assert " ".join(text_rows).split() == [c or "." for c in board]  # letters, never emoji
+    svg = at.get("image")[0].proto.imgs[0].url
+    assert svg.startswith("data:image/svg+xml")  # the drawn board: shapes, no font needed
     at.button(key="previous").click().run()
     assert at.slider(key="turn").value == 2
 
@@ -173,3 +176,25 @@ def test_a_huge_answer_is_cut_for_display_and_shown_whole_on_request(tmp_path, m
     assert all(len(str(v)) <= transcripts.DISPLAY_CHARS for df in at.dataframe for v in df.value.get("response", []))
     at.toggle(key=f"all_{match_id}_1").set_value(True).run()
     assert not at.exception and any(c.value == huge for c in at.code)
+
+
+def test_a_reasked_turn_wears_its_badge_and_a_search_opens_on_its_hit_highlighted(db, monkeypatch):
+    match_id = llm_match(db)
+    turns = store.query(db, "SELECT turn, retries FROM turns WHERE match_id = ? AND seat = 0", [match_id])
+    reasked = int(turns.loc[turns["retries"] > 0, "turn"].iloc[0])
+    at = page(db, monkeypatch, match=match_id, turn=str(reasked))
+    badges = [m.value for m in at.markdown if "badge[" in m.value]
+    assert any("re-asked x1" in b for b in badges), badges
+    flags = next(df.value for df in at.dataframe if "flags" in df.value.columns)
+    assert set(flags["flags"]) == {"re-asked x1", ""}  # its parse error is the re-ask's reason, not a badge of its own
+    at = page(db, monkeypatch, match=match_id, q="bold</b")  # no turn in the link: the first hit opens
+    position = at.slider(key="turn").value
+    hit = [h.proto.body for h in at.get("html")]
+    assert position == reasked and len(hit) == 1
+    assert "<mark>bold&lt;/b</mark>" in hit[0] and "<script" not in hit[0]  # highlighted, and still text
+
+
+def test_a_link_to_a_match_outside_the_newest_results_opens_it(db, monkeypatch):
+    oldest = store.query(db, "SELECT match_id FROM matches ORDER BY finished_at LIMIT 1")["match_id"][0]
+    at = page(db, monkeypatch, match=oldest, game="guessing_game")  # a search that does not list it
+    assert not at.exception and at.selectbox(key="match").value == oldest

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from engine import queries, store
+from engine import headline, queries, store
 from engine.importers.gamabench import import_dir
 from engine.metrics import gamabench
 from engine.runner import run_spec
@@ -31,16 +31,23 @@ def db(tmp_path_factory):
     return path
 
 
-def test_win_rates_count_matches_and_wins_with_wilson_bounds(db):
-    table = queries.win_rates(db).set_index(["game", "agent"])
-    seats = store.query(db, "SELECT m.game, s.agent, s.match_id, s.won FROM seats s JOIN matches m USING (match_id)")
-    for (game, agent), rows in seats.groupby(["game", "agent"]):
-        per_match = rows.groupby("match_id")["won"].any()
-        assert table.loc[(game, agent), "matches"] == len(per_match)
-        assert table.loc[(game, agent), "wins"] == per_match.sum()
-    assert (table["ci_low"] <= table["win_rate"]).all() and (table["win_rate"] <= table["ci_high"]).all()
-    overall = queries.win_rates(db, by_game=False).set_index("agent")
-    assert overall.loc["bot:equilibrium", "matches"] == 33  # 3 tictactoe + 30 guessing games
+def test_win_rates_are_seats_won_over_seats_held_with_self_play_left_out(db):
+    """One definition on every page (engine/headline.py): a seat is a trial, a match where every seat is the
+    same agent is no trial at all (bot:random's four-seat self-play, GAMA-Bench's all-gpt records)."""
+    table = headline.agent_figures(db, by_game=True).set_index(["game", "agent"])
+    seats = store.query(db, """SELECT m.game, coalesce(s.label, s.agent) AS agent, s.match_id, s.won
+                               FROM seats s JOIN matches m USING (match_id) WHERE m.status = 'ok'""")
+    contested = seats[seats["match_id"].map(seats.groupby("match_id")["agent"].nunique()) > 1]
+    assert len(contested) < len(seats)  # there is self-play to leave out
+    assert set(table.index) == set(contested.groupby(["game", "agent"]).groups)
+    for (game, agent), rows in contested.groupby(["game", "agent"]):
+        assert table.loc[(game, agent), "seats"] == len(rows)
+        assert table.loc[(game, agent), "wins"] == rows["won"].sum()
+        assert table.loc[(game, agent), "matches"] == rows["match_id"].nunique()
+    assert (table["win_lo"] <= table["win_rate"]).all() and (table["win_rate"] <= table["win_hi"]).all()
+    overall = headline.agent_figures(db).set_index("agent")
+    assert overall.loc["bot:equilibrium", "matches"] == 33  # 3 tictactoe + 30 guessing games (10 seats x 3)
+    assert overall.loc["bot:random", "seats"] == 3 + 30 * 9  # its self-play games not counted
 
 
 def test_gamabench_table_marks_published_rows_and_settings(db):
@@ -54,12 +61,11 @@ def test_gamabench_table_marks_published_rows_and_settings(db):
 def test_filters_narrow_by_run_game_preset_and_date(db):
     runs = queries.filter_options(db)
     ours = runs[runs["source"] == "engine"]["run_id"].iloc[0]
-    only_ours = queries.win_rates(db, Selection(run_ids=(ours,)))
-    assert "gpt-3.5-turbo-0125" not in set(only_ours["agent"])
-    assert set(queries.win_rates(db, Selection(games=("tictactoe",)))["game"]) == {"tictactoe"}
-    assert queries.win_rates(db, Selection(presets=("no_such",))).empty
+    assert not headline.agent_figures(db, Selection(run_ids=(ours,))).empty
+    assert set(headline.agent_figures(db, Selection(games=("tictactoe",)), by_game=True)["game"]) == {"tictactoe"}
+    assert headline.agent_figures(db, Selection(presets=("no_such",))).empty
     tomorrow = date.today() + timedelta(days=2)
-    assert queries.win_rates(db, Selection(date_from=tomorrow)).empty
+    assert headline.agent_figures(db, Selection(date_from=tomorrow)).empty
 
 
 def test_round_curves_average_each_rounds_record(db):
@@ -99,6 +105,6 @@ def test_the_dashboard_bench_fills_a_schema_true_database_and_runs_every_page_qu
     counts = store.query(path, "SELECT (SELECT count(*) FROM matches) m, (SELECT count(*) FROM turns) t").iloc[0]
     assert (counts.m, counts.t) == (320, 3200)
     results = {name: fn() for calls in bench.page_queries(path).values() for name, fn in calls}
-    assert len(results["win_rates overall"]) == bench.MODELS
+    assert len(results["agent_figures one run"]) <= bench.MODELS and len(results["gamabench headline"]) > 0
     assert set(results["gamabench leaderboard"]["source"]) == {"ours", "published"}
     assert {"step", "matches", "mean", "target"} <= set(results["rounds_guessing_game"].columns)

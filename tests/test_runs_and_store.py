@@ -191,14 +191,6 @@ def test_cli_lists_games_and_refuses_a_bad_spec(tmp_path):
     assert out.returncode == 2 and "2 seats but the lineup lists 1" in out.stderr
 
 
-def test_quick_spec_plays_the_three_games(tmp_path):
-    spec = yaml.safe_load((ROOT / "runs" / "quick.yaml").read_text())
-    games = {g["game"] for g in spec["games"]}
-    assert {"guessing_game", "tictactoe", "prisoners_dilemma"} <= games
-    summary = asyncio.run(run_spec(parse_spec(spec), tmp_path / "quick.duckdb", progress=False))
-    assert summary.errors == 0 and summary.played == len(parse_spec(spec).matches)
-
-
 def test_writer_waits_for_a_reader_in_another_process_then_writes(db_path):
     store.init_db(db_path)
     holder = subprocess.Popen(

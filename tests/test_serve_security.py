@@ -14,8 +14,9 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import launch, store
+from engine import store
 from engine.__main__ import serve_argv
+from engine.launch import form, processes
 
 
 def _free_port() -> int:
@@ -71,17 +72,17 @@ def test_serve_listens_on_loopback_by_default_and_lists_the_hosts_it_accepts():
 
 
 def test_launch_is_refused_when_served_beyond_localhost_without_a_token(db_path, monkeypatch):
-    monkeypatch.delenv(launch.ADMIN_TOKEN_ENV, raising=False)
-    assert launch.admin_ok(None)  # on this machine only: open
-    monkeypatch.setenv(launch.PUBLIC_ENV, "1")
-    assert not launch.admin_ok(None) and not launch.admin_ok("") and launch.admin_required()
+    monkeypatch.delenv(form.ADMIN_TOKEN_ENV, raising=False)
+    assert form.admin_ok(None)  # on this machine only: open
+    monkeypatch.setenv(form.PUBLIC_ENV, "1")
+    assert not form.admin_ok(None) and not form.admin_ok("") and form.admin_required()
     monkeypatch.setenv("ARENA_DB", str(db_path))
     at = AppTest.from_file("../pages/launch.py", default_timeout=60).run()
     at.button(key="start").click().run()
     assert not at.exception and "Launching is off" in at.error[-1].value
-    assert not launch.launches_dir(db_path).exists()
-    monkeypatch.setenv(launch.ADMIN_TOKEN_ENV, "open-sesame")
-    assert launch.admin_ok("open-sesame") and not launch.admin_ok("guess")
+    assert not processes.launches_dir(db_path).exists()
+    monkeypatch.setenv(form.ADMIN_TOKEN_ENV, "open-sesame")
+    assert form.admin_ok("open-sesame") and not form.admin_ok("guess")
 
 
 def test_plain_escapes_every_markdown_mark():

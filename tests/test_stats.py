@@ -120,5 +120,8 @@ def test_verdict_is_no_holm_significant_difference_from_the_default():
                      "v3": guess[::-1]})
     assert bool(shifted.set_index("level").loc["v2", "significant"])
     assert stats.robustness_verdict(shifted) == "not robust"
-    assert stats.robustness_verdict(table({"v1": guess})) == "too few data"
-    assert stats.robustness_verdict(table({"v1": guess[:1], "v2": guess[1:2]})) == "too few data"
+    assert stats.robustness_verdict(table({"v1": guess})) == "not enough data"
+    assert stats.robustness_verdict(table({"v1": guess[:1], "v2": guess[1:2]})) == "not enough data"
+    two_each = table({"v1": guess[:2], "v2": [g + 40 for g in guess[:2]]})  # a big shift, but n = 2 a level
+    assert stats.robustness_verdict(two_each) == "not enough data"
+    assert stats.robustness_verdict(two_each, min_sample=2) in ("robust", "not robust")  # a verdict only above it

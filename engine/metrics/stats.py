@@ -129,11 +129,16 @@ def compare_levels(scores: pd.DataFrame, default) -> pd.DataFrame:
     return table[COMPARISON_COLUMNS]
 
 
-def robustness_verdict(comparison: pd.DataFrame) -> str:
+MIN_SAMPLE = 5  # scores per level before a verdict: the paper's own five runs per level (GAMA-Bench §4.1)
+
+
+def robustness_verdict(comparison: pd.DataFrame, min_sample: int = MIN_SAMPLE) -> str:
     """'not robust' when any level of a `compare_levels` table differs Holm-significantly from the default,
-    'robust' when at least one level was tested and none does, else 'too few data' (one level, or levels
-    with fewer than 2 scores each)."""
-    tested = comparison[comparison["test"] != "default"]
+    'robust' when at least one level was tested and none does; only levels with `min_sample` scores or more
+    (the default's included) are judged, so two runs a level give 'not enough data', not a verdict."""
+    if comparison.empty or comparison.iloc[0]["test"] != "default" or comparison.iloc[0]["n"] < min_sample:
+        return "not enough data"
+    tested = comparison[(comparison["test"] != "default") & (comparison["n"] >= min_sample)]
     if tested.empty or tested["p_holm"].isna().all():
-        return "too few data"
+        return "not enough data"
     return "not robust" if tested["significant"].any() else "robust"

@@ -9,10 +9,12 @@ Signatures (every widget keeps its value in `st.query_params[key]`, read once pe
     url_text(label, key, default="") -> str
     url_toggle(label, key, default=False, help=None) -> bool
     url_int(label, lo, hi, key, default=None) -> int          (a slider)
-    filter_bar(options, games=True) -> Selection
+    filter_bar(options, games=True, report=None, db=None) -> Selection  (and the report's header)
     cached(fn, db, **kwargs) -> DataFrame;  slow_scorer_wanted(what, options, games, key) -> bool
     to_parquet(df) -> bytes;  download_table(df, name);  show_table(report, title, df, name)
-    Report(title): .text(markdown) .table(title, df) .figure(title, fig) .html() -> str .download(name)
+    selection_of(filters) -> dict;  runs_of(filters, options) -> list[str]
+    Report(title): .scope(db, selection, runs) .text(markdown) .table(title, df) .figure(title, fig)
+                   .html() -> str .download(name)
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import html
 import importlib
 import io
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -116,8 +119,17 @@ def url_date_range(label: str, lo: date, hi: date, key: str) -> tuple[date, date
     return start, end
 
 
-def filter_bar(options: pd.DataFrame, games: bool = True) -> Selection:
-    """Run, game, preset and date filters over `queries.filter_options` rows, kept in the URL."""
+def filter_bar(options: pd.DataFrame, games: bool = True, report: Report | None = None,
+               db: str | Path | None = None) -> Selection:
+    """Run, game, preset and date filters over `queries.filter_options` rows, kept in the URL; `report`'s
+    header then states `db`, the filters and the runs they keep."""
+    filters = _filter_widgets(options, games)
+    if report is not None:
+        report.scope(db or "", selection_of(filters), runs_of(filters, options))
+    return filters
+
+
+def _filter_widgets(options: pd.DataFrame, games: bool) -> Selection:
     if options.empty:
         return Selection()
     names = dict(zip(options["run_id"], options["run_name"].fillna(""), strict=False))
@@ -188,13 +200,57 @@ def download_table(df: pd.DataFrame, name: str) -> None:
                           key=f"parquet_{name}")
 
 
+def selection_of(filters: Selection) -> dict[str, str]:
+    """The filters in words, for a report's header (only those that narrow the view)."""
+    dates = (f"{filters.date_from or 'the first'} to {filters.date_to or 'the last'}"
+             if filters.date_from or filters.date_to else "")
+    named = {"runs": ", ".join(filters.run_ids), "games": ", ".join(filters.games),
+             "presets": ", ".join(filters.presets), "finished": dates}
+    return {k: v for k, v in named.items() if v}
+
+
+def runs_of(filters: Selection, options: pd.DataFrame) -> list[str]:
+    """The runs whose finished matches the filters keep, as `name (run_id): N matches`, from
+    `queries.filter_options` rows (one per run, game and preset)."""
+    if options.empty:
+        return []
+    rows = options
+    for column, values in (("run_id", filters.run_ids), ("game", filters.games), ("preset", filters.presets)):
+        if values:
+            rows = rows[rows[column].isin(values)]
+    if filters.date_from:
+        rows = rows[pd.to_datetime(rows["last_day"]).dt.date >= filters.date_from]
+    if filters.date_to:
+        rows = rows[pd.to_datetime(rows["first_day"]).dt.date <= filters.date_to]
+    kept = rows.groupby(["run_id", rows["run_name"].fillna("")], sort=True)["matches"].sum()
+    return [f"{name or run_id} ({run_id}): {int(n):,} matches" for (run_id, name), n in kept.items()]
+
+
 @dataclass
 class Report:
-    """The page as it was shown, collected section by section and offered as one HTML file."""
+    """The page as it was shown, collected section by section and offered as one HTML file whose header
+    says what it was made from: the database, the selection, the runs in it, and when."""
 
     title: str
     parts: list[str] = field(default_factory=list)
+    db: str = ""
+    selection: dict[str, str] = field(default_factory=dict)
+    runs: list[str] = field(default_factory=list)
     _plotly_inlined: bool = False
+
+    def scope(self, db: str | Path, selection: dict[str, str] | None = None, runs: list[str] | None = None) -> None:
+        """What the page shows: its database, the selection in words (empty: everything) and the runs it covers."""
+        self.db, self.selection, self.runs = str(db), dict(selection or {}), list(runs or [])
+
+    def header(self) -> str:
+        made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        selection = "; ".join(f"{k}: {v}" for k, v in self.selection.items()) or "everything in the database"
+        runs = "".join(f"<li>{html.escape(r)}</li>" for r in self.runs)
+        return ("<table class='scope'>"
+                f"<tr><th>Database</th><td>{html.escape(self.db or 'not stated')}</td></tr>"
+                f"<tr><th>Selection</th><td>{html.escape(selection)}</td></tr>"
+                f"<tr><th>Runs</th><td>{len(self.runs)}<ul>{runs}</ul></td></tr>"
+                f"<tr><th>Made</th><td>{made}</td></tr></table>")
 
     def text(self, markdown: str) -> None:
         self.parts.append(f"<p>{html.escape(markdown)}</p>")
@@ -212,15 +268,47 @@ class Report:
         return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
                 "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px}</style></head>"
-                f"<body><h1>{html.escape(self.title)}</h1>{body}</body></html>")
+                f"<body><h1>{html.escape(self.title)}</h1>{self.header()}{body}</body></html>")
 
     def download(self, name: str) -> None:
         st.download_button("Download this page as an HTML report", self.html().encode(), f"{name}.html",
                            "text/html", key=f"report_{name}")
 
 
-def show_table(report: Report, title: str, df: pd.DataFrame, name: str) -> None:
-    """A table on the page, in the report, and as CSV/Parquet downloads."""
-    st.dataframe(df, hide_index=True, width="stretch")
+def _cell(value: Any, decimals: int) -> str:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return "" if not np.isfinite(value) else f"{value:,.{decimals}f}"
+    if isinstance(value, pd.Timestamp):
+        return f"{value:%Y-%m-%d %H:%M:%S}"
+    return str(value)
+
+
+def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:
+    """The table as text for the page: numbers with `default` decimals (or the column's own), counts (a float
+    column of whole numbers beyond 1) as whole numbers, yes/no, and a blank for every missing value
+    (Streamlit would print "None")."""
+    decimals = decimals or {}
+    shown = pd.DataFrame(index=df.index)
+    for column in df.columns:
+        values = df[column]
+        known = values.dropna() if pd.api.types.is_float_dtype(values) else pd.Series([0.5])
+        whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
+        places = decimals.get(column, 0 if whole else default)
+        shown[column] = [_cell(v, places) for v in values.astype(object)]
+    return shown
+
+
+def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
+               column_config: dict | None = None) -> None:
+    """A table on the page (as `readable` text unless `shown` is given), in the report, and as CSV/Parquet
+    downloads of the numbers themselves."""
+    display = readable(df) if shown is None else shown
+    st.dataframe(display, hide_index=True, width="stretch", column_config=column_config)
     download_table(df, name)
-    report.table(title, df)
+    report.table(title, display)

@@ -1,0 +1,218 @@
+"""The launch form -> a run spec. Every field is checked on its own, so each wrong one gets its message under
+its widget; the checks are the run spec's own (`engine.spec`), plus what only the dashboard asks: a name
+usable as a folder, caps on repeats and concurrency, and model strings litellm can route."""
+
+from __future__ import annotations
+
+import hmac
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.agents.bots import bot_names
+from engine.agents.prompting import versions
+from engine.agents.strategies import check as check_strategy
+from engine.games import all_games, get_game
+from engine.spec import MAX_SEED, RunSpec, SpecError, check_seat, int_setting, parse_spec
+
+ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
+PUBLIC_ENV = "ARENA_SERVED_BEYOND_LOCALHOST"  # set by `python -m engine serve` on a non-loopback address
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+SUGGESTED_MODELS = ("openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-3-5-haiku-20241022",
+                    "gemini/gemini-1.5-flash", "ollama/llama3", "local/smollm2")
+MAX_REPEATS, MAX_CONCURRENCY = 1000, 64
+
+
+@dataclass
+class SeatChoice:
+    """One seat: a bot or a model string, and for a model its own temperature and prompt version
+    (None: the run-wide default)."""
+
+    agent: str
+    temperature: float | None = None
+    prompt_version: str | None = None
+
+    def raw(self) -> str | dict[str, Any]:
+        """The seat as a run spec writes it."""
+        own = {k: v for k, v in (("temperature", self.temperature), ("prompt_version", self.prompt_version))
+               if v is not None and not self.agent.strip().startswith("bot:")}
+        return {"agent": self.agent.strip(), **own} if own else self.agent.strip()
+
+
+@dataclass
+class GameChoice:
+    """One game of the form: its presets, the parameters the user changed, one seat each."""
+
+    game: str
+    presets: list[str]
+    params: dict[str, Any] = field(default_factory=dict)
+    seats: list[SeatChoice | str] = field(default_factory=list)
+
+    def seat_choices(self) -> list[SeatChoice]:
+        return [s if isinstance(s, SeatChoice) else SeatChoice(s) for s in self.seats]
+
+
+@dataclass
+class LaunchForm:
+    name: str
+    games: list[GameChoice]
+    prompt_version: str = "v1"
+    strategy: str = "vanilla"
+    temperature: float = 1.0
+    max_tokens: int = 256
+    repeats: int = 1
+    seed: int = 0
+    concurrency: int = 4
+
+    def defaults(self) -> dict[str, Any]:
+        return {"prompt_version": self.prompt_version, "strategy": self.strategy,
+                "temperature": self.temperature, "max_tokens": self.max_tokens}
+
+
+@dataclass
+class BuiltSpec:
+    """The spec the form describes, or the reason of each field that is wrong (field key -> message)."""
+
+    raw: dict[str, Any] | None
+    spec: RunSpec | None
+    errors: dict[str, str]
+
+
+def field_key(game: str, part: str, item: str | int | None = None) -> str:
+    """The key of a per-game field in `BuiltSpec.errors` (and of its widget on the page)."""
+    return f"{game}.{part}" if item is None else f"{game}.{part}.{item}"
+
+
+def agent_options(game: str, known_models: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """What a seat can be picked from: the game's bots, then models (those seen in the database first)."""
+    models = list(dict.fromkeys([*known_models, *SUGGESTED_MODELS]))
+    return [f"bot:{b}" for b in bot_names(game) if b != "fixed"] + models
+
+
+def seat_count(game: str, preset: str, params: dict[str, Any]) -> int:
+    cls = get_game(game)
+    return cls.n_seats(cls.resolve_params(params, preset))
+
+
+def check_model(model: str) -> str | None:
+    """Why `model` is not a litellm model string we can call, or None. No network: the provider prefix
+    must be one litellm knows (or `local`), a bare name one of its price map."""
+    from engine.agents.llm import load_litellm
+
+    litellm = load_litellm()
+    provider, _, rest = model.partition("/")
+    providers = {str(getattr(p, "value", p)) for p in litellm.provider_list} | {"local"}
+    if rest:
+        return None if provider in providers and rest.strip() else (
+            f"unknown provider '{provider}' in '{model}' (a litellm model string is provider/model, "
+            "e.g. openai/gpt-4o-mini)")
+    return None if model in litellm.model_cost else (
+        f"'{model}' is not a model litellm knows by bare name: write it as provider/model")
+
+
+def _spec_error(errors: dict[str, str], key: str, check, *args) -> Any:
+    """Run one of the spec's checks; its SpecError becomes the message of field `key`."""
+    try:
+        return check(*args)
+    except (SpecError, ValueError) as exc:
+        errors[key] = str(exc)
+        return None
+
+
+def build_spec(form: LaunchForm) -> BuiltSpec:
+    """Check every field on its own (so each wrong one gets its message), then the whole spec."""
+    errors: dict[str, str] = {}
+    if not NAME_PATTERN.fullmatch(form.name or ""):
+        errors["name"] = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+    counts = {"repeats": form.repeats, "seed": form.seed, "concurrency": form.concurrency}
+    for key, lo, hi in (("repeats", 1, MAX_REPEATS), ("seed", 0, MAX_SEED), ("concurrency", 1, MAX_CONCURRENCY)):
+        _spec_error(errors, key, int_setting, counts, key, 1, lo, "", hi)
+    _spec_error(errors, "strategy", check_strategy, form.strategy)
+    for key in ("temperature", "max_tokens"):  # a run-wide default is checked as any seat's setting is
+        _spec_error(errors, key, check_seat, "tictactoe", {"agent": "bot:random", key: getattr(form, key)}, {},
+                    "default")
+    if not form.games:
+        errors["games"] = "pick at least one game"
+    known = all_games()
+    for choice in form.games:
+        if choice.game not in known:
+            errors["games"] = f"unknown game '{choice.game}'"
+            continue
+        _check_game(choice, form, errors)
+    if errors:
+        return BuiltSpec(None, None, errors)
+    raw = {
+        "name": form.name, "seed": form.seed, "repeats": form.repeats, "concurrency": form.concurrency,
+        "defaults": form.defaults() | {"temperature": float(form.temperature)},
+        "games": [{"game": c.game, "presets": list(c.presets), "params": dict(c.params),
+                   "lineups": [[s.raw() for s in c.seat_choices()]]} for c in form.games],
+    }
+    try:
+        return BuiltSpec(raw, parse_spec(raw), {})
+    except SpecError as exc:
+        return BuiltSpec(raw, None, {"spec": str(exc)})
+
+
+def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) -> None:
+    cls = get_game(choice.game)
+    g = choice.game
+    valid_params = {}
+    for pname, value in choice.params.items():
+        if pname not in cls.params:
+            errors[field_key(g, "param", pname)] = f"'{g}' has no parameter '{pname}'"
+            continue
+        checked = _spec_error(errors, field_key(g, "param", pname), cls.params[pname].validate, pname, value)
+        if field_key(g, "param", pname) not in errors:
+            valid_params[pname] = checked
+    unknown = [p for p in choice.presets if p not in cls.presets]
+    if not choice.presets or unknown:
+        errors[field_key(g, "presets")] = (f"'{g}' has no preset {', '.join(unknown)} (has: {', '.join(cls.presets)})"
+                                           if unknown else "pick at least one preset")
+    seats = {n for preset in choice.presets if preset in cls.presets
+             if (n := _spec_error(errors, field_key(g, "params"), seat_count, g, preset, valid_params)) is not None}
+    if len(seats) > 1:
+        errors[field_key(g, "presets")] = (f"these presets seat different numbers of players ({sorted(seats)}): "
+                                           "launch them as separate runs")
+    elif seats and len(choice.seats) != next(iter(seats)):
+        errors[field_key(g, "seats")] = f"this game has {next(iter(seats))} seats, the lineup lists {len(choice.seats)}"
+    defaults = {k: v for k, v in form.defaults().items() if k not in errors}  # a wrong default is said once, above
+    models = [s for s in choice.seat_choices() if s.agent.strip() and not s.agent.strip().startswith("bot:")]
+    if any(s.prompt_version is None for s in models) and form.prompt_version not in versions(g):
+        errors["prompt_version"] = (f"'{g}' has no prompt version '{form.prompt_version}' "
+                                    f"(has: {', '.join(versions(g))})")
+        defaults.pop("prompt_version")
+    for i, seat in enumerate(choice.seat_choices()):
+        key = field_key(g, "seat", i)
+        if not seat.agent.strip():
+            errors[key] = "pick a bot or type a model string"
+            continue
+        checked = _spec_error(errors, key, check_seat, g, seat.raw(), defaults, f"seat {i + 1}")
+        if checked is not None and not checked.is_bot and (problem := check_model(checked.agent)):
+            errors[key] = problem
+
+
+# ---------------------------------------------------------------- who may launch
+def admin_required() -> bool:
+    return bool(os.environ.get(ADMIN_TOKEN_ENV)) or serving_beyond_localhost()
+
+
+def serving_beyond_localhost() -> bool:
+    """`python -m engine serve --address` other than loopback says so: anyone on the network sees the pages."""
+    return os.environ.get(PUBLIC_ENV) == "1"
+
+
+def admin_refusal() -> str:
+    if not os.environ.get(ADMIN_TOKEN_ENV):
+        return ("Launching is off: the dashboard is served beyond localhost without an admin token. Set "
+                "ARENA_ADMIN_TOKEN and restart `python -m engine serve`.")
+    return "Starting a run needs the admin token (ARENA_ADMIN_TOKEN)."
+
+
+def admin_ok(given: str | None) -> bool:
+    """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does. Served beyond
+    localhost without a token, nobody may launch."""
+    wanted = os.environ.get(ADMIN_TOKEN_ENV)
+    if not wanted:
+        return not serving_beyond_localhost()
+    return hmac.compare_digest((given or "").encode(), wanted.encode())

@@ -1,0 +1,100 @@
+"""Inside a launched run's process: progress at the level of turns. The database only learns of a match when
+it ends (a match is written whole), so while long LLM matches play, this process counts each decision's
+turn, tokens and dollars and rewrites a small JSON file beside the run's log (and a line in the log) at
+most once per `interval`; the Launch page reads both while the run plays."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine.agents import Agent, Decision, TurnContext
+from engine.games.base import Observation
+
+
+@dataclass
+class TurnTally:
+    """Decisions made so far by this process (a resumed run counts again from zero)."""
+
+    path: Path
+    interval: float = 1.0
+    turns: int = 0
+    llm_turns: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+    reasks: int = 0
+    fallbacks: int = 0
+    matches_started: int = 0
+    status: str = "playing"
+    _matches: set[str] = field(default_factory=set, repr=False)
+    _written: float = field(default=0.0, repr=False)
+
+    def record(self, agent: Agent, ctx: TurnContext, decision: Decision) -> None:
+        self.turns += 1
+        if ctx.match_id not in self._matches:
+            self._matches.add(ctx.match_id)
+            self.matches_started = len(self._matches)
+        if not agent.spec.is_bot:
+            self.llm_turns += 1
+            self.tokens_in += decision.tokens_in
+            self.tokens_out += decision.tokens_out
+            if decision.cost_usd is None:
+                self.unpriced_calls += 1
+            else:
+                self.cost_usd += decision.cost_usd
+        self.reasks += decision.retries
+        self.fallbacks += int(decision.fallback)
+        if time.monotonic() - self._written >= self.interval:
+            self.write()
+
+    def figures(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if not k.startswith("_") and k not in ("path", "interval")}
+
+    def line(self) -> str:
+        usd = f"${self.cost_usd:.4f}" + (f" + {self.unpriced_calls} unpriced calls" if self.unpriced_calls else "")
+        tokens = self.tokens_in + self.tokens_out
+        return (f"{datetime.now():%H:%M:%S} {self.status}: {self.turns:,} turns in {self.matches_started} matches, "
+                f"{tokens:,} tokens, {usd}, {self.reasks} re-asks, {self.fallbacks} fallbacks")
+
+    def write(self, status: str | None = None) -> None:
+        """Replace the progress file (atomically: a reader never sees half of it) and log one line."""
+        self.status = status or self.status
+        self._written = time.monotonic()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".tmp")
+        partial.write_text(json.dumps(self.figures() | {"updated_at": datetime.now().isoformat(timespec="seconds")}),
+                           encoding="utf-8")
+        os.replace(partial, self.path)
+        print(self.line(), flush=True)
+
+    def counting(self, make: Callable[..., Agent]) -> Callable[..., Agent]:
+        """An agent factory like `make` whose agents report each decision here."""
+        def factory(spec, **kwargs) -> Agent:
+            return _Counted(make(spec, **kwargs), self)
+        return factory
+
+
+class _Counted:
+    def __init__(self, inner: Agent, tally: TurnTally):
+        self.inner, self.tally, self.spec = inner, tally, inner.spec
+
+    async def act(self, obs: Observation, ctx: TurnContext) -> Decision:
+        decision = await self.inner.act(obs, ctx)
+        self.tally.record(self, ctx, decision)
+        return decision
+
+
+def read_progress(path: Path) -> dict[str, Any] | None:
+    """The last figures a run's process wrote, or None (never launched from here, or not started yet)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

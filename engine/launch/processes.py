@@ -1,0 +1,227 @@
+"""A launched run is its own process (`python -m engine run`) in its own session: the page starts it, watches
+it, cancels and resumes it; the Streamlit server never plays a match nor writes the database. A launch
+leaves a folder beside the database, `<db>.launches/<run_id>/`, holding the spec (no keys: they stay in the
+environment the child inherits), the child's pid, its log and its turn-level progress (`live`).
+
+No process is left behind: a finished child is reaped on the next look, a cancelled one that does not
+stop within its grace period is killed with its whole process group, and when the server exits it stops
+the runs it started (they resume from the page or the CLI)."""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from engine import store
+from engine.launch.live import read_progress
+from engine.secrets import redact
+from engine.spec import parse_spec
+
+CANCEL_GRACE = 15.0  # seconds a cancelled run gets to record its finished matches before it is killed
+_children: dict[int, subprocess.Popen] = {}  # started by this process; polled so none stays a zombie
+
+
+def launches_dir(db: str | Path) -> Path:
+    db = Path(db).resolve()
+    return db.with_name(db.name + ".launches")
+
+
+def _folder(db: str | Path, run_id: str) -> Path:
+    """The run's folder of launches: its id, or for an id with other characters (a name with a space)
+    a safe spelling of it plus a hash that keeps two such ids apart."""
+    if not run_id or "\0" in run_id:
+        raise ValueError(f"not a run id: {run_id!r}")
+    if re.fullmatch(r"[A-Za-z0-9_.-]+", run_id) and run_id not in (".", ".."):
+        return launches_dir(db) / run_id
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", run_id)[:80].strip(".")
+    return launches_dir(db) / f"{safe}-{hashlib.sha1(run_id.encode()).hexdigest()[:8]}"
+
+
+def progress_file(db: str | Path, run_id: str) -> Path:
+    return _folder(db, run_id) / "progress.json"
+
+
+def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = None) -> str:
+    """Start `python -m engine run` on the spec, in its own process and session; returns the run id.
+    Starting a run that is already playing is refused; starting a finished or stopped one resumes it."""
+    spec = parse_spec(raw)
+    if is_alive(db, spec.run_id):
+        raise RuntimeError(f"run {spec.run_id} is already playing")
+    folder = _folder(db, spec.run_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "spec.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+    progress_file(db, spec.run_id).unlink(missing_ok=True)
+    command = [sys.executable, "-m", "engine", "run", str(folder / "spec.yaml"), "--db", str(Path(db).resolve()),
+               "--quiet", "--progress-file", str(progress_file(db, spec.run_id))]
+    if concurrency:
+        command += ["--concurrency", str(concurrency)]
+    with open(folder / "log.txt", "ab") as log:
+        child = subprocess.Popen(command, cwd=store.ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, start_new_session=True)
+    if not _children:
+        atexit.register(stop_children)
+    _children[child.pid] = child
+    (folder / "pid").write_text(str(child.pid), encoding="utf-8")
+    return spec.run_id
+
+
+def _pid(db: str | Path, run_id: str) -> int | None:
+    try:
+        return int((_folder(db, run_id) / "pid").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def reap() -> None:
+    """Collect the exit status of every finished child, so none lingers as a zombie."""
+    for pid, child in list(_children.items()):
+        if child.poll() is not None:
+            del _children[pid]
+
+
+def is_alive(db: str | Path, run_id: str) -> bool:
+    """Whether this run's launched process still plays (a dead, reused or zombie pid is not)."""
+    reap()
+    pid = _pid(db, run_id)
+    if pid is None:
+        return False
+    if pid in _children:
+        return True
+    return _runs_engine(pid, str(_folder(db, run_id) / "spec.yaml").encode())
+
+
+def _runs_engine(pid: int, argument: bytes | None = None) -> bool:
+    """Whether `pid` is a live (not zombie) `python -m engine` process, with `argument` on its command line."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (OSError, IndexError):
+        return False
+    return status != "Z" and b"engine" in cmdline and (argument is None or argument in cmdline)
+
+
+def died(pid: Any, host: Any) -> bool:
+    """Whether the process a run recorded as its own is gone (kill -9, a crash, a reboot). Only a process of
+    this machine can be checked; a run playing elsewhere is taken at its word."""
+    try:
+        pid = int(pid)
+    except (TypeError, ValueError):  # NULL: a run recorded before runs kept their pid
+        return False
+    return host == socket.gethostname() and not _runs_engine(pid)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group (the run and whatever it started) is still there."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def stop_group(pgid: int, is_running, grace: float) -> None:
+    """Interrupt the group (as Ctrl-C would: finished matches stay, the run ends `cancelled`), wait up to
+    `grace` seconds for the run to finish, then kill whatever of the group is left."""
+    try:
+        os.killpg(pgid, signal.SIGINT)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace
+    while is_running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if group_alive(pgid):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    reap()
+    deadline = time.monotonic() + 5  # the killed are gone once their parents (or init) have collected them
+    while group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def cancel_run(db: str | Path, run_id: str, grace: float = CANCEL_GRACE) -> bool:
+    """Stop the run's process and its group; False when it was not playing."""
+    if not is_alive(db, run_id):
+        return False
+    stop_group(_pid(db, run_id), lambda: is_alive(db, run_id), grace)
+    return True
+
+
+def stop_children(grace: float = CANCEL_GRACE) -> None:
+    """Stop every run this process started that still plays (registered at exit)."""
+    for pid, child in list(_children.items()):
+        if child.poll() is None:
+            stop_group(pid, lambda c=child: c.poll() is None, grace)
+
+
+def resume_run(db: str | Path, run_id: str, concurrency: int | None = None) -> str:
+    """Play the unfinished matches of a run again from the spec the database kept."""
+    rows = store.query(db, "SELECT spec FROM runs WHERE run_id = ? AND source = 'engine'", [run_id])
+    if rows.empty:
+        raise ValueError(f"no engine run {run_id} in {db}")
+    return start_run(json.loads(rows["spec"][0]), db, concurrency)
+
+
+def log_tail(db: str | Path, run_id: str, lines: int = 20) -> str:
+    """The end of the run process's log, with anything secret-looking masked."""
+    path = _folder(db, run_id) / "log.txt"
+    if not path.exists():
+        return ""
+    return redact("\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]))
+
+
+LIVE_COLUMNS = ("status", "turns", "llm_turns", "tokens_in", "tokens_out", "cost_usd", "unpriced_calls", "reasks",
+                "fallbacks", "matches_started", "updated_at")
+
+
+def progress(db: str | Path, newest: int = 20) -> Any:
+    """One row per run (the `newest` ones, newest first): status (`stopped`: launched from here, its process
+    gone; `interrupted`: the process it recorded died), matches done of all, errors, tokens and dollars of
+    its finished matches (usd NaN when some call had no price), whether it plays, and `live_*`: the
+    turn-level figures its process last wrote (NaN when it was not launched from here)."""
+    table = store.query(db, """
+        WITH r AS (SELECT * FROM runs ORDER BY created_at DESC LIMIT ?),
+        m AS (
+            SELECT run_id, count(*) FILTER (WHERE status = 'error') AS errors FROM matches
+            WHERE run_id IN (SELECT run_id FROM r) GROUP BY run_id),
+        t AS (
+            SELECT m.run_id, sum(coalesce(t.tokens_in, 0) + coalesce(t.tokens_out, 0)) AS tokens,
+                   sum(t.cost_usd) AS usd,
+                   count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced_calls
+            FROM turns t JOIN matches m USING (match_id)
+            WHERE t.seat IS NOT NULL AND m.run_id IN (SELECT run_id FROM r) GROUP BY m.run_id)
+        SELECT r.run_id, r.name, r.source, r.status, r.pid, r.host, r.n_done, r.n_matches,
+               coalesce(m.errors, 0) AS errors, coalesce(t.tokens, 0) AS tokens,
+               CASE WHEN t.unpriced_calls > 0 THEN NULL ELSE coalesce(t.usd, 0) END AS usd, r.created_at,
+               r.finished_at
+        FROM runs r LEFT JOIN m USING (run_id) LEFT JOIN t USING (run_id)
+        ORDER BY r.created_at DESC""", [newest])
+    if table.empty:
+        return table
+    table["playing"] = [is_alive(db, run_id) for run_id in table["run_id"]]
+    launched = table["run_id"].map(lambda run_id: _pid(db, run_id) is not None)
+    stopped = (table["status"] == "running") & launched & ~table["playing"]
+    table.loc[stopped, "status"] = "stopped"
+    gone = [status == "running" and died(pid, host) for status, pid, host in
+            zip(table["status"], table["pid"], table["host"], strict=True)]
+    table.loc[gone, "status"] = "interrupted"
+    table = table.drop(columns=["pid", "host"])
+    live = [read_progress(progress_file(db, run_id)) or {} for run_id in table["run_id"]]
+    for column in LIVE_COLUMNS:
+        table[f"live_{column}"] = [figures.get(column) for figures in live]
+    return table

@@ -1,0 +1,71 @@
+"""A researcher's click-through of the first run in a real browser (issue 15's items): the dashboard over the
+database `make run` makes (runs/quick.yaml), opened in Debian's Chromium through Playwright; each step leaves a
+whole-page screenshot (in $ARENA_SCREENSHOTS when set, else the test's tmp dir). Its own module: the first run is
+played before Playwright's event loop starts in this process."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.test_browser import CHROMIUM, FLAGS, open_page, serving
+
+
+@pytest.fixture(scope="module")
+def first_visit(first_run_db):
+    with serving(first_run_db) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(first_visit):  # after the first run is played and served
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+SHOTS = os.environ.get("ARENA_SCREENSHOTS")  # a folder to keep the click-through's screenshots in (else tmp)
+
+
+def shoot(page, folder, name: str) -> None:
+    """The whole page: Streamlit scrolls inside its own container, so the viewport is made as tall as it."""
+    height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": min(max(height + 100, 1000), 12_000)})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(folder / f"{name}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_a_researchers_click_through_the_first_run(first_visit, browser, tmp_path):
+    """Items of issue 15 in a real browser, over the first-run database: headline tables with their
+    definitions, a grid cell's transcripts, a search hit highlighted, robustness verdicts, the abilities."""
+    folder = Path(SHOTS) if SHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    page = open_page(browser, f"{first_visit}/leaderboard")
+    page.get_by_text("What each number means").click()
+    page.get_by_text("left out of win rates").first.wait_for(state="visible")
+    assert page.get_by_text("Games x agents").count() >= 3  # a grid per suite
+    assert page.locator('[data-testid="stException"]').count() == 0
+    shoot(page, folder, "1_leaderboards")
+    page = open_page(browser, f"{first_visit}/transcripts?game=tictactoe&agents=bot%3Aequilibrium")  # a grid cell
+    assert page.get_by_role("combobox", name="Game").input_value() == "tictactoe"
+    shoot(page, folder, "2_grid_cell_transcripts")
+    page = open_page(browser, f"{first_visit}/transcripts?game=guessing_game&q=chosen_number")
+    hit = page.locator("mark").first
+    hit.wait_for(state="visible")
+    assert hit.inner_text().lower() == "chosen_number"
+    shoot(page, folder, "3_search_hit")
+    page = open_page(browser, f"{first_visit}/robustness")
+    page.get_by_text("local/smollm2").first.wait_for(state="visible")
+    assert page.get_by_text("not enough data").count() >= 1  # the repeats: one score a level
+    shoot(page, folder, "5_robustness")
+    page = open_page(browser, f"{first_visit}/abilities")
+    shoot(page, folder, "5_abilities")
+    page = open_page(browser, f"{first_visit}/transcripts?game=connect_four&turn=12")
+    page.locator('img[src^="data:image/svg+xml"]').first.wait_for(state="visible")
+    shoot(page, folder, "4_board")
+    assert len(list(folder.glob("*.png"))) >= 6

@@ -1,0 +1,71 @@
+"""The first run (runs/quick.yaml, what `make run` plays into an empty database) gives every page something
+meaningful: every game played, two complete MAgIC challengers, a robustness verdict, a real model."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import queries, store
+from engine.games import all_games
+from engine.metrics import stats
+from engine.metrics.magic import ability_profile
+
+
+def test_every_match_of_the_first_run_finished(first_run_db):
+    runs = store.query(first_run_db, "SELECT status, n_done, n_matches FROM runs").iloc[0]
+    assert runs["status"] == "ok" and runs["n_done"] == runs["n_matches"]
+    played = set(store.query(first_run_db, "SELECT DISTINCT game FROM matches")["game"])
+    assert {"guessing_game", "tictactoe", "prisoners_dilemma", "chameleon", "undercover", "texas_holdem"} <= played
+    assert len(played) >= len(all_games()) - 4  # a tour of nearly every game
+
+
+def test_two_challengers_have_all_seven_magic_abilities(first_run_db):
+    profile = ability_profile(first_run_db)
+    complete = profile[(profile["roles"] == 7) & profile["area"].map(math.isfinite)]
+    assert len(complete) >= 2, profile[["agent", "roles", "area"]]
+
+
+def test_the_real_model_plays_and_its_robustness_gets_a_verdict(first_run_db):
+    model = store.query(first_run_db, """
+        SELECT count(DISTINCT s.match_id) AS matches, count(t.turn) AS answers, sum(t.tokens_out) AS tokens
+        FROM seats s JOIN turns t ON t.match_id = s.match_id AND t.seat = s.seat
+        WHERE s.agent = 'local/smollm2'""").iloc[0]
+    assert model["matches"] >= 12 and model["tokens"] > 0
+    tables = queries.robustness_tables(queries.robustness_scores(first_run_db, "local/smollm2"))
+    verdicts = {factor: stats.robustness_verdict(table) for (factor, _), table in tables.items()}
+    assert verdicts["temperature"] in ("robust", "not robust")
+    assert verdicts["prompt_version"] in ("robust", "not robust")
+
+
+def blanks(frame) -> list:
+    """Cells a reader would see as None, nan or <NA>: Streamlit prints a missing value as "None"."""
+    return [(column, value) for column in frame.columns for value in frame[column].tolist()
+            if value is None or (isinstance(value, float) and value != value)
+            or str(value).strip() in ("None", "nan", "NaN", "<NA>", "NaT")]
+
+
+@pytest.mark.parametrize("path", ["overview", "leaderboard", "abilities", "games", "robustness", "transcripts",
+                                  "launch"])
+def test_no_table_of_the_first_run_shows_none_or_nan(first_run_db, monkeypatch, path):
+    monkeypatch.setenv("ARENA_DB", str(first_run_db))
+    at = AppTest.from_file(f"../pages/{path}.py", default_timeout=120).run()
+    assert not at.exception, at.exception[0].value if at.exception else ""
+    frames = [df.value for df in at.dataframe] + [t.value for t in at.table]
+    assert frames, f"{path} shows no table"
+    for frame in frames:
+        assert not blanks(frame), (path, list(frame.columns), blanks(frame)[:5])
+
+
+def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_run_db, monkeypatch):
+    monkeypatch.setenv("ARENA_DB", str(first_run_db))
+    abilities = AppTest.from_file("../pages/abilities.py", default_timeout=120).run()
+    opening = abilities.multiselect(key="agents").value
+    profile = ability_profile(first_run_db).set_index("agent")
+    assert len(opening) >= 2 and all(profile.loc[c.split(" · ")[0], "roles"] == 7 for c in opening[:2])
+    robustness = AppTest.from_file("../pages/robustness.py", default_timeout=120).run()
+    assert robustness.selectbox(key="agent").value == "local/smollm2"  # the model, not a bot, comes first
+    verdicts = " ".join(m.value for m in robustness.markdown)
+    assert "**guessing\\_game**: robust" in verdicts or "**guessing\\_game**: not robust" in verdicts

@@ -1,0 +1,75 @@
+"""A page's HTML report says at the top what it was made from: the database, the filters, the runs, the date."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import UTC, datetime
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine import queries
+from engine.runner import run_spec
+from engine.selection import Selection
+from engine.spec import parse_spec
+from pages import shared as sharing
+
+SPECS = [{"name": "first", "seed": 1, "repeats": 2, "games": [
+             {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
+             {"game": "cost_sharing", "lineups": [{"challenger": "bot:selfish", "others": "bot:fair"}]}]},
+         {"name": "second", "seed": 2, "games": [{"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]}]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("reports") / "results.duckdb"
+    for spec in SPECS:
+        asyncio.run(run_spec(parse_spec(spec), path, progress=False))
+    return path
+
+
+def report_of(db, monkeypatch, page: str, **params) -> str:
+    """The HTML the page's report button offers (captured where the page hands it over)."""
+    made: list[str] = []
+    monkeypatch.setattr(sharing.Report, "download", lambda self, name: made.append(self.html()))
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file(f"../pages/{page}.py", default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception and made
+    return made[-1]
+
+
+def header(html: str) -> dict[str, str]:
+    table = html.split("<table class='scope'>", 1)[1].split("</table>", 1)[0]
+    return {k: re.sub("<[^>]+>", " ", v) for k, v in re.findall(r"<tr><th>(\w+)</th><td>(.*?)</td></tr>", table)}
+
+
+def test_a_filtered_leaderboard_report_names_its_database_filters_and_runs(db, monkeypatch):
+    first = parse_spec(SPECS[0]).run_id
+    top = header(report_of(db, monkeypatch, "leaderboard", runs=first, games="tictactoe"))
+    assert top["Database"] == str(db)
+    assert top["Selection"] == f"runs: {first}; games: tictactoe"
+    assert top["Runs"].split() == ["1", "first", f"({first}):", "2", "matches"]  # its TicTacToe matches only
+    assert top["Made"].startswith(datetime.now(UTC).strftime("%Y-%m-%d"))
+
+
+@pytest.mark.parametrize("page", ["leaderboard", "games", "robustness", "abilities", "transcripts"])
+def test_every_pages_report_starts_with_its_scope(db, monkeypatch, page):
+    top = header(report_of(db, monkeypatch, page))
+    assert top["Database"] == str(db) and top["Made"]
+    if page == "transcripts":  # one match: its run and the match named
+        assert "match:" in top["Selection"] and top["Runs"].split()[0] == "1"
+    elif page == "abilities":  # MAgIC's games only: the cost sharing run
+        assert top["Runs"].split()[:2] == ["1", "first"]
+    else:
+        assert top["Selection"] == "everything in the database" and top["Runs"].split()[0] == "2"
+
+
+def test_runs_of_follows_every_filter(db):
+    options = queries.filter_options(db)
+    assert len(sharing.runs_of(Selection(), options)) == 2
+    assert sharing.runs_of(Selection(presets=("nope",)), options) == []
+    assert sharing.selection_of(Selection()) == {}
