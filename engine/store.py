@@ -27,6 +27,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine import published
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The tables, written once: the DDL and the Arrow schemas the writer appends with both come from here.
@@ -50,12 +52,15 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("tokens_out", "INTEGER"), ("cost_usd", "DOUBLE"), ("latency_ms", "DOUBLE"), ("cached", "BOOLEAN"),
         ("call_errors", "INTEGER")),
     "metrics": (("match_id", "VARCHAR"), ("seat", "INTEGER"), ("name", "VARCHAR"), ("value", "DOUBLE")),
+    # the papers' own tables, reference rows marked by their source (engine/published.py fills it)
+    "published": (("suite", "VARCHAR"), ("source", "VARCHAR"), ("model", "VARCHAR"), ("strategy", "VARCHAR"),
+                  ("name", "VARCHAR"), ("value", "DOUBLE")),
 }
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
-# matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`). An upgrade adds what an
-# older database lacks (tables, columns), in place; a newer database is left alone.
+# matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table.
+# An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; init_db adds it to older files.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 
@@ -226,6 +231,7 @@ def init_db(db: str | Path) -> None:
             for name, sql in TABLES[table]:
                 if name not in have:
                     con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql}")
+        published.fill(con)
         con.execute("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, upgraded_at TIMESTAMP)")
         con.execute("INSERT INTO schema_version VALUES (?, ?)", [SCHEMA_VERSION, now()])
         con.execute("COMMIT")

@@ -7,7 +7,7 @@ from dataclasses import replace
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import queries, store
+from engine import published, queries, store
 from engine.metrics.ratings import bradley_terry_table, saved_replay, trueskill_table
 from engine.suites import all_suites
 from pages.shared import Report, cached, filter_bar, show_table, slow_scorer_wanted, url_selectbox
@@ -82,6 +82,7 @@ for suite in all_suites().values():
         st.caption(suite.empty)
     else:
         st.caption(suite.caption)
-        show_table(report, suite.title, board, suite.name)
+        paper = cached(published.reference, DB, suite=suite.name)  # the paper's rows for the models we played
+        show_table(report, suite.title, published.beside(board, paper), suite.name)
 
 report.download("leaderboards")

@@ -42,11 +42,10 @@ def test_a_diagonal_wins():
     assert game.winner() == "X"
 
 
-def test_full_and_off_board_columns_are_illegal_moves_with_reasons():
-    game = new(illegal="reask")
+def test_off_board_columns_and_answers_without_one_are_unparseable_with_reasons():
+    game = new()
     play(game, [5] * 6)
-    with pytest.raises(ParseError, match="column 5 is full"):
-        game.parse(0, "X: 5")
+    assert game.parse(0, "X: 5") == 4  # a full column parses: playing it loses (below)
     with pytest.raises(ParseError, match="off the board"):
         game.parse(0, "X: 8")
     with pytest.raises(ParseError, match="no column"):
@@ -113,4 +112,5 @@ def test_a_full_column_played_ends_the_game_as_a_loss_for_its_player():
     play(game, [5] * 6)
     play(game, [5])  # X drops into the full column 5
     assert game.done() and game.winner() == "O" and game.outcome()["illegal_move_by"] == 0
+    assert "column 5 is full" in game.log[-1].text
     assert [game.result()[s].won for s in (0, 1)] == [False, True]

@@ -31,9 +31,8 @@ def test_the_form_shows_each_games_parameters_with_their_defaults(db_path, monke
     assert not at.exception and not at.error
     for game in ("tictactoe", "connect_four"):
         for name, param in get_game(game).params.items():
-            key = f"{game}.param.{name}"
-            widget = at.checkbox(key=key) if param.kind is bool else at.selectbox(key=key) if param.choices \
-                else at.number_input(key=key)
+            widget = at.checkbox(key=f"{game}.param.{name}") if param.kind is bool else at.number_input(
+                key=f"{game}.param.{name}")
             assert widget.value == param.default
         assert [at.selectbox(key=f"{game}.seat.{i}").value for i in range(2)] == ["bot:random"] * 2
     assert at.multiselect(key="connect_four.presets").value == ["default"]

@@ -7,6 +7,8 @@ import asyncio
 import json
 import re
 
+import pandas as pd
+
 from engine import store
 from engine.agents import AgentSpec
 from engine.agents.strategies import apply as apply_strategy
@@ -113,3 +115,14 @@ def test_leaderboard_ranking_and_figures_match_the_tables(db_path):
     assert leaderboard(db_path, Selection(run_ids=(spec.run_id,))).equals(leaderboard(db_path))
     assert leaderboard(db_path, Selection(run_ids=("another",))).empty
     assert figures_by_role(db_path, Selection(presets=("magic",))).empty
+
+
+def test_the_ranking_reads_only_who_is_spy_games(tmp_path):
+    wis = {"game": "undercover", "preset": "wis", "lineups": [[{"agent": "bot:letters", "label": "a"}] * 6]}
+    others = [{"game": "undercover", "preset": preset, "lineups": [{"all": {"agent": "bot:letters", "label": "a"}}]}
+              for preset in ("magic", "llmarena")]
+    alone, shared = tmp_path / "alone.duckdb", tmp_path / "shared.duckdb"
+    asyncio.run(run_spec(parse_spec({"name": "w", "games": [wis]}), alone, progress=False))
+    asyncio.run(run_spec(parse_spec({"name": "w", "games": [wis, *others]}), shared, progress=False))
+    assert store.query(shared, "SELECT count(*) AS n FROM matches")["n"][0] == 3
+    pd.testing.assert_frame_equal(leaderboard(shared), leaderboard(alone))  # MAgIC / LLMArena games change nothing

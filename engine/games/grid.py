@@ -2,9 +2,8 @@
 k marks in a row, column or diagonal win, a full grid is a draw. The board is drawn as text and the
 `hint` parameter puts the legal moves in the prompt. An answer naming no move on the board is
 unparseable (asked again, then a random legal move: the agent's 3 tries). A parsed move on a taken
-cell or a full column is illegal: by default (`illegal: lose`) it ends the game as a loss for its
-player, as LLMArena's code plays it (PettingZoo's TerminateIllegalWrapper); `illegal: reask` treats
-it as unparseable instead. Subclasses say how a move is written and where it lands."""
+cell or a full column is illegal: it ends the game as a loss for its player, as LLMArena's code plays
+it (PettingZoo's TerminateIllegalWrapper). Subclasses say how a move is written and where it lands."""
 
 from __future__ import annotations
 
@@ -60,9 +59,7 @@ class GridGame(Game):
     connect: ClassVar[int]
     hint_template: ClassVar[str]  # with {moves}
     answer_key: ClassVar[str]  # the JSON key a structured answer may use
-    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool),
-              "illegal": Param("lose", "a parsed move on a taken cell / full column: 'lose' ends the game as a loss "
-                               "for its player (LLMArena), 'reask' asks again", kind=str, choices=("lose", "reask"))}
+    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool)}
     presets = {"default": {}, "no_hint": {"hint": False}}
 
     @classmethod
@@ -120,17 +117,12 @@ class GridGame(Game):
         if not isinstance(text, str) or not text.strip():
             raise ParseError("the answer was empty")
         value = json_field(text, self.answer_key)
-        move = self.read_move(str(value) if value is not None else text)
-        if move not in self.legal_moves() and self.p["illegal"] == "reask":
-            raise ParseError(self.why_illegal(move))
-        return move
+        return self.read_move(str(value) if value is not None else text)
 
     def step(self, actions: dict[int, Any]) -> None:
         seat = self.to_move
         move = int(actions[seat])
         if move not in self.legal_moves():
-            if self.p["illegal"] != "lose":
-                raise ValueError(f"illegal move {self.move_label(move)} reached step")
             self.forfeit = seat
             self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(move), "illegal": True}
             self.announce(f"{self.player_name(seat)} ({MARKS[seat]}) played {self.move_label(move)}: "

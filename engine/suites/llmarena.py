@@ -17,7 +17,8 @@ SUITE = Suite(
     caption="Per game: TrueSkill mu (team members weigh 1, trueskill.rate's default) as a share of the best "
             "agent's · 100; Bid, Hanabi: average reward; Undercover: the win rate as the undercover against four "
             "fixed civilians (§3.1), only for agents that played it; all normalized to the best · 100, over the "
-            "selected games of LLMArena's own rules.",
+            "selected games of LLMArena's own rules. Rows with source `paper: ...` are the paper's Table 1 for "
+            "the same models (never in `scores`).",
     empty="No LLMArena games in this selection.",
     slow=True,
     figures=(

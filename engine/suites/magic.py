@@ -18,7 +18,8 @@ SUITE = Suite(
             "authors' metrics_release.py computes them: Deception counts every outcome but 0 as a win as "
             "chameleon/undercover, plus 0.25 x (flag 1 seen) / (distinct flags 0, 1 seen as a non-chameleon); "
             "Self-awareness pools both games unweighted; Reasoning has one gold and one inter item per probe "
-            "(inter right only if both other beliefs match); a fallback vote is a wrong vote in Judgement.",
+            "(inter right only if both other beliefs match); a fallback vote is a wrong vote in Judgement. Rows "
+            "with source `paper: ...` are the paper's Tables 1 and 2 for the same models (never in `scores`).",
     empty="No Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public good matches "
           "in this selection.",
 )

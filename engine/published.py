@@ -1,0 +1,109 @@
+"""The papers' own tables as reference rows: LLMArena's Table 1 (normalized scores of 14 models), MAgIC's
+Table 1 (the win rate and seven abilities of 8 models) and Table 2 (game-theory win rates, Cost, Score,
+Payback, with and without PGM). They are transcribed in engine/data/published/*.csv and written to the
+`published` table of every database (`store.init_db` calls `fill`), marked with their source, so the
+dashboard can show them beside our rows for the same models (`beside`). They never enter a suite's
+leaderboard: `python -m engine scores` prints only what was played. γ-Bench's published figures are
+not here: its rows come from the authors' raw records (`python -m engine import gamabench`).
+
+Units follow our boards: LLMArena's normalized scores as printed (0-100); MAgIC's abilities and win
+rates, printed in %, as fractions (our ability profile's unit); Table 2's Cost (%), Score and Payback
+as printed. Table 2 abbreviates two model names ("GPT-3.5-T", "Llama-2"); they are written as in
+Table 1 ("GPT-3.5-turbo", "Llama-2-70B") so the two tables line up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+DATA_DIR = Path(__file__).resolve().parent / "data" / "published"
+PAPER = "paper"  # the `source` column of our rows says "ours"; a reference row's says "paper: <table>"
+
+
+@dataclass(frozen=True)
+class PublishedTable:
+    suite: str
+    title: str  # e.g. "LLMArena Table 1"
+    file: str
+    percent: tuple[str, ...] = ()  # columns printed in % that our board holds as fractions
+
+
+TABLES = (
+    PublishedTable("llmarena", "LLMArena Table 1", "llmarena_table1.csv"),
+    PublishedTable("magic", "MAgIC Table 1", "magic_table1.csv",
+                   ("win_rate", "Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation",
+                    "Coordination", "Rationality")),
+    PublishedTable("magic", "MAgIC Table 2", "magic_table2.csv", ("cost_sharing_wr", "prisoner_wr", "public_good_wr")),
+)
+
+
+def rows() -> pd.DataFrame:
+    """Every published figure, one row each: suite, source, model, strategy, name, value."""
+    out = []
+    for table in TABLES:
+        wide = pd.read_csv(DATA_DIR / table.file)
+        strategy = wide.pop("strategy") if "strategy" in wide else pd.Series("vanilla", index=wide.index)
+        for (_, row), strat in zip(wide.iterrows(), strategy, strict=True):
+            for name, value in row.drop("model").items():
+                scale = 100.0 if name in table.percent else 1.0
+                out.append({"suite": table.suite, "source": f"{PAPER}: {table.title}", "model": row["model"],
+                            "strategy": strat, "name": name, "value": float(value) / scale})
+    return pd.DataFrame(out, columns=["suite", "source", "model", "strategy", "name", "value"])
+
+
+def fill(con: duckdb.DuckDBPyConnection) -> None:
+    """Write the published rows into `published` (replacing what is there) on an open connection."""
+    frame = rows()
+    con.execute("DELETE FROM published")
+    con.register("published_rows", frame)
+    con.execute("INSERT INTO published BY NAME SELECT * FROM published_rows")
+    con.unregister("published_rows")
+
+
+def reference(db: str | Path, suite: str) -> pd.DataFrame:
+    """The published rows of `suite`, wide: source, agent (the paper's model name), strategy, one column per
+    figure. Empty when the database has none (a file not yet upgraded)."""
+    from engine import store  # store calls `fill`: imported here, not at the top
+
+    try:
+        long = store.query(db, "SELECT source, model, strategy, name, value FROM published WHERE suite = ?", [suite])
+    except duckdb.CatalogException:
+        return pd.DataFrame()
+    if long.empty:
+        return pd.DataFrame()
+    wide = long.pivot_table(index=["source", "model", "strategy"], columns="name", values="value", sort=False)
+    wide.columns.name = None
+    return wide.reset_index().rename(columns={"model": "agent"})
+
+
+def same_model(name: Any) -> str:
+    """A model name reduced for matching: the part after a provider prefix, letters and digits, lower case
+    ("openai/gpt-3.5-turbo" and "GPT-3.5-Turbo" are the same model)."""
+    return re.sub(r"[^a-z0-9]", "", str(name).rsplit("/", 1)[-1].lower())
+
+
+def beside(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "agent") -> pd.DataFrame:
+    """Our rows (source "ours"), each followed by the published rows of the same model (and strategy, when
+    both have one); published rows of models we have not played are left out."""
+    if ours.empty or paper.empty or key not in ours:
+        return ours
+    ours = ours.assign(source="ours")
+    strategies = "strategy" in ours and "strategy" in paper
+    parts = []
+    for i in range(len(ours)):
+        row = ours.iloc[i]
+        parts.append(ours.iloc[[i]])
+        match = paper[paper[key].map(same_model) == same_model(row[key])]
+        if strategies:  # no strategy (a bot's "-") is the plain prompt: the papers' vanilla rows
+            mine = "vanilla" if row["strategy"] in (None, "-") else row["strategy"]
+            match = match[match["strategy"] == mine]
+        parts.append(match)
+    columns = [key, "source", *[c for c in ours.columns if c not in (key, "source")]]
+    table = pd.concat(parts, ignore_index=True)
+    return table[columns + [c for c in table.columns if c not in columns]]
