@@ -107,12 +107,11 @@ def _is_vanilla(game: str, params: str) -> bool:
     return _VANILLA[key]
 
 
-def round_figures(db: str | Path, filters: Selection = ALL, newest: int | None = None) -> pd.DataFrame:
-    """Per-step records of the selected matches (see the module docstring), in play order; `newest` keeps the
-    newest matches only."""
+def _step_records(db: str | Path, filters: Selection, newest: int | None = None) -> pd.DataFrame:
+    """match_id, run_id, step and the step's public record (JSON text) of the selected matches, in play order."""
     where, params = filters.where()
     limit = f"ORDER BY m.finished_at DESC LIMIT {int(newest)}" if newest else ""
-    df = store.query(db, f"""
+    return store.query(db, f"""
         WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))
                         {limit}),
         steps AS (
@@ -123,8 +122,12 @@ def round_figures(db: str | Path, filters: Selection = ALL, newest: int | None =
                s.record::VARCHAR AS record
         FROM steps s JOIN picked p USING (match_id) WHERE s.record IS NOT NULL ORDER BY s.match_id, step""",
                          [*params, list(GAMES)])
+
+
+def round_figures(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+    """Per-step records of the selected matches (see the module docstring), in play order."""
     rows = [{"match_id": match_id, "run_id": run_id, "step": step} | (json.loads(record) or {})
-            for match_id, run_id, step, record in df.itertuples(index=False)]
+            for match_id, run_id, step, record in _step_records(db, filters).itertuples(index=False)]
     return pd.DataFrame(rows, columns=None if rows else ["match_id", "run_id", "step"])
 
 
@@ -134,12 +137,15 @@ def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
     Columns: step, matches, then one per numeric field (a yes/no field as its share)."""
     if len(filters.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
-    figures = round_figures(db, filters, newest=MAX_CURVE_MATCHES)
-    if figures.empty:
+    records = _step_records(db, filters, newest=MAX_CURVE_MATCHES)
+    if records.empty:
         return pd.DataFrame(columns=["step", "matches"])
-    values = {c: figures[c].map(lambda v: float(v) if isinstance(v, int | float) else float("nan"))
-              for c in figures.columns if c not in ("match_id", "run_id", "step", "round")}
-    numbers = {c: v for c, v in values.items() if v.notna().any()}
-    curves = pd.DataFrame({"step": figures["step"], **numbers}).groupby("step").mean()
-    curves.insert(0, "matches", figures.groupby("step")["match_id"].nunique())
+    rows = []  # only the numbers of each record (a yes/no as 0/1): lists and names are left out as read
+    for match_id, _, step, record in records.itertuples(index=False):
+        fields = json.loads(record) or {}
+        rows.append({"match_id": match_id, "step": step} | {
+            k: float(v) for k, v in fields.items() if isinstance(v, int | float) and k != "round"})
+    per_step = pd.DataFrame(rows)
+    curves = per_step.drop(columns="match_id").groupby("step").mean()
+    curves.insert(0, "matches", per_step.groupby("step")["match_id"].nunique())
     return curves.reset_index()
