@@ -167,9 +167,15 @@ def test_resume_and_the_response_cache_work_on_the_cluster(cluster, tmp_path, mo
     assert cached["all_cached"][0]
 
 
-def test_cancel_keeps_the_finished_matches_and_a_rerun_finishes_the_run(cluster, slow_model, tmp_path):
-    spec = guessing(slow_model.url, "cancel", repeats=16, concurrency=2)
-    cmd, db = engine_run(spec, tmp_path, cluster.address)
+def test_cancel_keeps_the_finished_matches_and_a_rerun_finishes_the_run(cluster, tmp_path):
+    # Half a second a call: a match lasts a second, so the run (8 waves of 2) is still going when 2 matches
+    # are in the database (a flush a second) and the interrupt lands mid-run on a quiet machine too.
+    with StubServer(lambda req: StubReply('{"chosen_number": 33}', delay=0.5)) as model:
+        _cancel_then_rerun(guessing(model.url, "cancel", repeats=16, concurrency=2), cluster.address, tmp_path)
+
+
+def _cancel_then_rerun(spec: dict, address: str, tmp_path: Path) -> None:
+    cmd, db = engine_run(spec, tmp_path, address)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
