@@ -70,9 +70,10 @@ with st.expander("What each number means"):
 
 
 def interval(value: float, lo: float, hi: float, decimals: int) -> str:
+    """"-72 [-117, -13]": brackets and a comma, since a dash between bounds misreads once they are negative."""
     if value != value:
         return ""
-    return f"{value:.{decimals}f} ({lo:.{decimals}f}-{hi:.{decimals}f})" if lo == lo and hi == hi else (
+    return f"{value:.{decimals}f} [{lo:.{decimals}f}, {hi:.{decimals}f}]" if lo == lo and hi == hi else (
         f"{value:.{decimals}f}")
 
 

@@ -50,7 +50,7 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     arena = headlines(at)[0].set_index("agent")  # LLMArena: the TicTacToe matches (GAMA-Bench's are self-play)
     assert set(arena.index) == {"bot:equilibrium (provisional)", "bot:random (provisional)"}  # 2 matches < 10
     assert set(arena["rank"]) == {""}  # provisional agents are not ranked
-    assert arena.loc["bot:equilibrium (provisional)", "win rate (95% CI)"].startswith("1.00 (0.")
+    assert arena.loc["bot:equilibrium (provisional)", "win rate (95% CI)"].startswith("1.00 [0.")
     assert arena.loc["bot:equilibrium (provisional)", "matches"] == "2"
     assert arena.loc["bot:equilibrium (provisional)", "valid moves"] == "100.0%"
     gama = frames_with(at, "guessing_game")[0]
