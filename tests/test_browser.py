@@ -16,7 +16,7 @@ import urllib.request
 from contextlib import contextmanager
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from engine import store
 from engine.runner import run_spec
@@ -115,8 +115,9 @@ def test_a_shared_link_opens_the_same_view_and_model_markup_stays_text(app, brow
     page = open_page(browser, f"{app}/transcripts?game=guessing_game&q=window.owned")
     links = page.get_by_test_id("stSidebarNavLink").all_inner_texts()
     assert [link.split()[-1] for link in links] == list(PAGES.values())
-    assert page.get_by_role("combobox", name="Game").input_value() == "guessing_game"
-    assert page.get_by_role("textbox", name="Search the messages").input_value() == "window.owned"
+    # a widget's value lands just after it is drawn (React applies it in an effect): wait for it, don't sample it
+    expect(page.get_by_role("combobox", name="Game")).to_have_value("guessing_game")
+    expect(page.get_by_role("textbox", name="Search the messages")).to_have_value("window.owned")
     page.get_by_text(SCRIPT).first.wait_for(state="visible")  # the answer is on the page, as text
     assert page.evaluate("window.owned === undefined") and not page.dialogs  # and none of it ran
     assert page.evaluate("[...document.querySelectorAll('script')].every(s => !s.textContent.includes('owned'))")

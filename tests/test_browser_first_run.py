@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from tests.test_browser import CHROMIUM, FLAGS, open_page, serving
 
@@ -52,7 +52,7 @@ def test_a_researchers_click_through_the_first_run(first_visit, browser, tmp_pat
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, folder, "1_leaderboards")
     page = open_page(browser, f"{first_visit}/transcripts?game=tictactoe&agents=bot%3Aequilibrium")  # a grid cell
-    assert page.get_by_role("combobox", name="Game").input_value() == "tictactoe"
+    expect(page.get_by_role("combobox", name="Game")).to_have_value("tictactoe")
     shoot(page, folder, "2_grid_cell_transcripts")
     page = open_page(browser, f"{first_visit}/transcripts?game=guessing_game&q=chosen_number")
     hit = page.locator("mark").first
