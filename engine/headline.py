@@ -10,6 +10,7 @@ intervals overlap share a rank.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -43,9 +44,7 @@ COLUMNS = ["rank", "agent", "provisional", "rating", "rating_lo", "rating_hi", "
 
 def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
     """A SQL condition over `matches AS alias`: selected, finished and not self-play (two agents or more)."""
-    where, params = selection.where(alias)
-    return (f"{where} AND {alias}.match_id IN (SELECT match_id FROM seats GROUP BY match_id "
-            "HAVING count(DISTINCT coalesce(label, agent)) > 1)"), params
+    return replace(selection, contested=True).where(alias)
 
 
 def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False) -> pd.DataFrame:

@@ -72,6 +72,7 @@ class Selection:
     date_to: date | None = None
     agents: tuple[str, ...] = ()  # matches in which one of these agents (label) holds a seat
     variants: tuple[Variant, ...] | None = None  # matches of one of these games' rule sets (None: any)
+    contested: bool = False  # only matches between two agents or more (self-play, every seat one agent, left out)
 
     def where(self, alias: str = "m") -> tuple[str, list]:
         """A SQL condition over `matches AS alias` (finished matches only) and its parameters."""
@@ -92,6 +93,9 @@ class Selection:
             params.append(list(self.agents))
         if self.variants is not None:
             parts.append(variants_sql(self.variants, alias))
+        if self.contested:
+            parts.append(f"{alias}.match_id IN (SELECT match_id FROM seats GROUP BY match_id "
+                         "HAVING count(DISTINCT coalesce(label, agent)) > 1)")
         return " AND ".join(parts), params
 
     def of_game(self, game: str) -> Selection:

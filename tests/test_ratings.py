@@ -126,7 +126,7 @@ def test_team_members_weigh_one_as_trueskill_rate_defaults(tmp_path):
 
     db = tmp_path / "team.duckdb"
     civilians = ["c1", "c2", "c3", "c4"]
-    write_outcomes(db, "undercover", [[("spy", 1, 1.0)] + [(c, 2, 0.0) for c in civilians]])
+    write_outcomes(db, "undercover", [[("spy", 1, 1.0, "undercover")] + [(c, 2, 0.0, "civilian") for c in civilians]])
     ts = trueskill_table(db, "undercover").set_index("agent")
     # LLMArena rates teams with trueskill.rate's defaults: every member weighs 1
     (spy,), team = ENV.rate([(ENV.create_rating(),), tuple(ENV.create_rating() for _ in civilians)], ranks=[1, 2])
@@ -134,12 +134,12 @@ def test_team_members_weigh_one_as_trueskill_rate_defaults(tmp_path):
     assert np.allclose(ts.loc[civilians, "mu"], [r.mu for r in team])
     # beating four players of full weight moves the spy more than beating one
     duel = tmp_path / "duel.duckdb"
-    write_outcomes(duel, "undercover", [[("spy", 1, 1.0), ("c1", 2, 0.0)]])
+    write_outcomes(duel, "undercover", [[("spy", 1, 1.0, "undercover"), ("c1", 2, 0.0, "civilian")]])
     one = trueskill_table(duel, "undercover").set_index("agent").loc["spy", "mu"] - MU
     assert ts.loc["spy", "mu"] - MU > 1.2 * one
     # one agent in all four civilian seats: four members of weight 1, its update the sum of theirs
     same = tmp_path / "same.duckdb"
-    write_outcomes(same, "undercover", [[("spy", 1, 1.0)] + [("civ", 2, 0.0)] * 4])
+    write_outcomes(same, "undercover", [[("spy", 1, 1.0, "undercover")] + [("civ", 2, 0.0, "civilian")] * 4])
     alone = trueskill_table(same, "undercover").set_index("agent")
     assert alone.loc["spy", "mu"] == pytest.approx(spy.mu)
     assert alone.loc["civ", "mu"] == pytest.approx(MU + sum(r.mu - MU for r in team))
@@ -175,6 +175,20 @@ def test_draws_between_roles_count_and_one_team_matches_do_not(tmp_path):
     assert bradley_terry_table(db, "hanabi").empty
     pairs = bradley_terry_table(db, "tictactoe", n_boot=10).set_index("agent")
     assert pairs.loc["x", "rating"] > pairs.loc["y", "rating"]  # one win and one draw
+
+
+def test_a_tie_between_roleless_opponents_is_a_draw(tmp_path):
+    """Bargain without a deal: both seats 0, tied at rank 1, no roles. Opponents who drew, not one team: the
+    agent that only ever drew is rated (it was missing), and the draws widen the interval of its opponent."""
+    db = tmp_path / "bargain.duckdb"
+    no_deal = [("fair", 1, 0.0), ("greedy", 1, 0.0)]
+    write_outcomes(db, "bargain", [no_deal] * 3 + [[("accept", 2, 3.0), ("fair", 1, 7.0)]] * 2
+                   + [[("accept", 1, 5.0), ("fair", 1, 5.0)]])
+    bt = bradley_terry_table(db, "bargain", n_boot=50).set_index("agent")
+    assert set(bt.index) == {"fair", "greedy", "accept"}
+    assert bt.loc["fair", "hi"] > bt.loc["fair", "lo"]  # was one kind of outcome: a zero-width interval
+    ts = trueskill_table(db, "bargain").set_index("agent")
+    assert ts.loc["greedy", "sigma"] < MU / 3  # its draws taught something
 
 
 def test_our_trueskill_update_equals_the_trueskill_package():

@@ -161,6 +161,9 @@ class Game(ABC):
     # Named rule sets: the parameter values that make a match one paper's version of the game. Unlike a
     # preset (a starting point a spec may override), a variant is read back from the match's params.
     variants: ClassVar[dict[str, dict[str, Any]]] = {}
+    # Every seat shares one outcome (Hanabi): seats tied at one rank are one team. Otherwise, seats without a role
+    # tied at one rank are opponents who drew (Bargain without a deal), which ratings count as draws.
+    cooperative: ClassVar[bool] = False
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)

@@ -69,6 +69,7 @@ class Hanabi(NamedActionTurns, Game):
     name = "hanabi"
     title = "Hanabi (2 colours)"
     paper = "LLMArena"
+    cooperative = True
     params = {"hint": Param(True, "list the legal actions in the prompt", kind=bool)}
     presets = {"default": {}, "no_hint": {"hint": False}}
 

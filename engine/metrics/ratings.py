@@ -2,8 +2,9 @@
 
 Two views of the same outcomes, both read from `seats.rank` (1 = best). A match's teams are its seats
 sharing a rank and a role (Undercover's four civilians; a TicTacToe draw is X and O tied at rank 1, two
-teams); a match that is one team (cooperative Hanabi, a shared outcome in a game without roles) or one
-agent against itself teaches nothing about skill and is left out.
+teams); in a game without roles each seat is its own team (a Bargain without a deal is a draw between
+its two seats) unless the game is `cooperative`. A match that is one team (Hanabi) or one agent against
+itself teaches nothing about skill and is left out.
 
 - `trueskill_table`: TrueSkill (mu 25, sigma 25/3) replayed over the matches in the order they
   finished; every seat of a team weighs 1 (`trueskill.rate`'s default, as LLMArena's code rates
@@ -34,6 +35,7 @@ import pandas as pd
 import trueskill
 
 from engine import store
+from engine.games import all_games
 from engine.metrics.stats import Z95
 from engine.metrics.trueskill_update import rate
 from engine.selection import ALL, Selection
@@ -54,11 +56,13 @@ def _seats_sql(selection: Selection, after: tuple | None = None) -> tuple[str, l
     if after is not None:
         where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
         params += [after[0], after[0], after[1]]
+    cooperative = [name for name, game in all_games().items() if game.cooperative]
     return f"""
         SELECT m.match_id, m.game, {FINISHED} AS finished_at, s.seat, s.rank, s.won,
-               coalesce(s.role, '') AS role, coalesce(s.label, s.agent) AS agent
+               coalesce(s.role, CASE WHEN m.game IN (SELECT unnest(?)) THEN '' ELSE 'seat ' || s.seat END) AS role,
+               coalesce(s.label, s.agent) AS agent
         FROM matches m JOIN seats s USING (match_id)
-        WHERE {where} AND s.rank IS NOT NULL""", params
+        WHERE {where} AND s.rank IS NOT NULL""", [cooperative, *params]
 
 
 def _played(db: str | Path, selection: Selection) -> pd.DataFrame:
@@ -130,7 +134,7 @@ class _Replayed:
                    int(data["count"]), int(data["checksum"]))
 
 
-FORMULA = "team members weigh 1"  # saved replays of another formula are replayed again
+FORMULA = "team members weigh 1; roleless seats are teams of one"  # saved replays of another formula are replayed again
 _REPLAYED: OrderedDict[tuple, _Replayed] = OrderedDict()
 _REPLAYED_LOCK = threading.Lock()
 REPLAY_MEMO_SIZE = 64
