@@ -1,11 +1,14 @@
 """A suite's headline table, Chatbot-Arena style, and the one definition of each number it shows (the
-dashboard prints `DEFINITIONS` under the table, and every page that shows a win rate uses `contested`).
+dashboard prints `DEFINITIONS` under the table, and every page that shows a win rate uses `agent_figures`).
 
 Only contested matches count: a match where every seat is the same agent (self-play) says nothing about
-who is better, so it is left out of win rates and ratings. An agent with fewer than `MIN_MATCHES`
-contested matches is provisional: shown, not ranked. Ranks come from the rating intervals: an agent's
-rank is 1 + the number of ranked agents whose 95% interval lies wholly above its own, so agents whose
-intervals overlap share a rank.
+who is better, so it is left out of win rates, scores and ratings. Each suite ranks by one number
+(`Suite.headline`: a Bradley-Terry rating, the win rate, or a 0-100 score), in the unit its title states.
+An agent with fewer than `MIN_MATCHES` contested matches is provisional: shown, not ranked. Ranks come from
+the 95% intervals of that number: an agent's rank is 1 + the number of ranked agents whose interval lies
+wholly above its own, so agents whose intervals overlap share a rank. An interval that cannot be computed
+(one match, a perfect record for a rating, every match scored alike) is not an interval: `note` says why,
+and the agent is not ranked.
 """
 
 from __future__ import annotations
@@ -15,20 +18,24 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from engine import store
 from engine.metrics import stats
-from engine.metrics.ratings import bradley_terry_table
+from engine.metrics.ratings import bradley_terry_table, pairwise_outcomes
 from engine.selection import ALL, Selection
-from engine.suites import get_suite
+from engine.suites import Headline, get_suite
 
 MIN_MATCHES = 10
 DEFINITIONS = {
-    "rank": f"1 + the number of ranked agents whose rating interval lies wholly above this agent's (overlapping "
-            f"intervals share a rank); agents with fewer than {MIN_MATCHES} contested matches are provisional "
-            "and not ranked",
+    "rank": f"1 + the number of ranked agents whose 95% interval of the ranked number (the table's first number: "
+            "rating, win rate or score) lies wholly above this agent's, so overlapping intervals share a rank; "
+            f"agents with fewer than {MIN_MATCHES} contested matches are provisional and not ranked, and so is an "
+            "agent whose interval cannot be computed (the table says why)",
     "rating": "Bradley-Terry strength on the Elo scale (1000 = the average agent) fitted on the pairwise outcomes "
               "of contested matches, with its 95% bootstrap interval (matches resampled)",
+    "score": "the mean over contested matches of the agent's score per seat on the suite's own scale (γ-Bench: "
+             "0-100, 100 = the game's best play), with its 95% t interval over matches",
     "win rate": "seats won / seats held, over contested matches (self-play, where every seat is the same agent, "
                 "is left out), with its 95% Wilson interval; the same on every page",
     "matches": "contested matches in which the agent held at least one seat",
@@ -38,7 +45,7 @@ DEFINITIONS = {
                      "may owe to chance",
     "cost": "dollars the agent's calls cost, per contested match (blank when some call had no price)",
 }
-COLUMNS = ["rank", "agent", "provisional", "rating", "rating_lo", "rating_hi", "win_rate", "win_lo", "win_hi",
+COLUMNS = ["rank", "agent", "provisional", "value", "value_lo", "value_hi", "note", "win_rate", "win_lo", "win_hi",
            "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
 
 
@@ -91,18 +98,83 @@ def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
     return pd.Series(above, index=lo.index, dtype="Int64").where(ranked)
 
 
+def ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` (agent, matches, value, value_lo, value_hi, note) with `provisional` (fewer than MIN_MATCHES
+    contested matches) and `rank` (the ranked: neither provisional nor without an interval), the ranked first,
+    best value first: the one rule of every ranked table."""
+    table = table.copy()
+    table["note"] = [note or ("" if lo == lo and hi == hi and hi > lo else "no interval: every match alike")
+                     for note, lo, hi in zip(table["note"].fillna(""), table["value_lo"], table["value_hi"],
+                                             strict=True)]
+    table["provisional"] = table["matches"] < MIN_MATCHES
+    table["rank"] = ranks(table["value_lo"], table["value_hi"], ~table["provisional"] & (table["note"] == ""))
+    return table.sort_values(["rank", "provisional", "value", "agent"], ascending=[True, True, False, True],
+                             na_position="last", ignore_index=True)
+
+
+def one_sided(db: str | Path, selection: Selection) -> dict[str, str]:
+    """Agents whose every pairwise comparison went one way (a perfect record): their Bradley-Terry strength has
+    no finite maximum (only the ridge holds it), so the rating and its interval mean nothing."""
+    pairs = pairwise_outcomes(db, filters=selection)
+    if pairs.empty:
+        return {}
+    share = pairs["matches"] * pairs["weight"]
+    sides = pd.concat([pd.DataFrame({"agent": pairs["a"], "won": share * pairs["score"],
+                                     "lost": share * (1 - pairs["score"])}),
+                       pd.DataFrame({"agent": pairs["b"], "won": share * (1 - pairs["score"]),
+                                     "lost": share * pairs["score"]})]).groupby("agent").sum()
+    return {**{a: "no finite rating: won every comparison" for a in sides.index[sides["lost"] == 0]},
+            **{a: "no finite rating: lost every comparison" for a in sides.index[sides["won"] == 0]}}
+
+
+def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
+    """Bradley-Terry over the contested matches of the selection, ranked by the headline's rule: agent, matches
+    (contested), value = rating, value_lo, value_hi, note, provisional, rank."""
+    scope = replace(selection, contested=True)
+    rated = bradley_terry_table(db, filters=scope)
+    columns = ["rank", "agent", "provisional", "value", "value_lo", "value_hi", "note", "matches"]
+    if rated.empty:
+        return pd.DataFrame(columns=columns)
+    notes = one_sided(db, scope)
+    table = rated.rename(columns={"rating": "value", "lo": "value_lo", "hi": "value_hi"}).drop(columns="rank")
+    table["note"] = table["agent"].map(notes).fillna("")
+    return ranked(table)[columns]
+
+
+def scores(db: str | Path, selection: Selection, metric: str) -> pd.DataFrame:
+    """Per agent, the mean over contested matches of its seats' `metric` (each match counts once: the mean of
+    the agent's seats in it) with a 95% t interval over matches: agent, value, value_lo, value_hi, note."""
+    where, params = contested(selection)
+    per_match = store.query(db, f"""
+        SELECT coalesce(s.label, s.agent) AS agent, m.match_id, avg(x.value) AS score
+        FROM matches m JOIN seats s USING (match_id)
+        JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = ?
+        WHERE {where} GROUP BY ALL""", [metric, *params])
+    columns = ["agent", "value", "value_lo", "value_hi", "note"]
+    if per_match.empty:
+        return pd.DataFrame(columns=columns)
+    table = per_match.groupby("agent")["score"].agg(["mean", "std", "count"]).reset_index()
+    half = sps.t.ppf(0.975, (table["count"] - 1).clip(lower=1)) * table["std"] / np.sqrt(table["count"])
+    return pd.DataFrame({"agent": table["agent"], "value": table["mean"], "value_lo": table["mean"] - half,
+                         "value_hi": table["mean"] + half,
+                         "note": np.where(table["count"] < 2, "no interval: one match", "")})
+
+
 def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataFrame:
-    """One row per agent over the contested matches of suite `suite` in the selection, the ranked first (best
-    rating first), then the provisional ones."""
+    """One row per agent over the contested matches of suite `suite` in the selection: `value` is the number the
+    suite ranks by (`Suite.headline`), the ranked first (best first), then the unranked."""
+    measure: Headline = get_suite(suite).headline
     scope = selection.within(get_suite(suite).variants)
     figures = agent_figures(db, scope)
     if figures.empty:
         return pd.DataFrame(columns=COLUMNS)
-    rated = bradley_terry_table(db, filters=scope)[["agent", "rating", "lo", "hi"]].rename(
-        columns={"lo": "rating_lo", "hi": "rating_hi"})
-    table = figures.merge(rated, on="agent", how="left")
-    table["provisional"] = table["matches"] < MIN_MATCHES
-    table["rank"] = ranks(table["rating_lo"], table["rating_hi"], ~table["provisional"] & table["rating"].notna())
-    table = table.sort_values(["provisional", "rating", "win_rate", "agent"], ascending=[True, False, False, True],
-                              na_position="last", ignore_index=True)
-    return table[COLUMNS]
+    if measure.by == "rating":
+        values = ratings(db, scope)[["agent", "value", "value_lo", "value_hi", "note"]]
+    elif measure.by == "score":
+        values = scores(db, scope, measure.metric)
+    else:
+        values = figures[["agent"]].assign(value=figures["win_rate"], value_lo=figures["win_lo"],
+                                           value_hi=figures["win_hi"], note="")
+    table = figures.merge(values, on="agent", how="left")
+    table["note"] = [n if n == n else "nothing to rate" for n in table["note"]]
+    return ranked(table)[COLUMNS]

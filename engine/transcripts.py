@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.selection import Selection
 
 OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
 MAX_RESULTS = 200
@@ -24,6 +25,7 @@ class MatchSearch:
     parse_failures: bool = False  # only matches where some answer was re-asked, illegal or replaced
     text: str = ""  # case-insensitive, in what the players answered and the moderator said
     in_prompts: bool = False  # the text may also be in what the players were sent (rules, history: reads far more)
+    within: Selection | None = None  # only the finished matches of this selection (a leaderboard cell's)
 
 
 def games(db: str | Path) -> list[str]:
@@ -52,6 +54,10 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) 
     if search.game:
         where.append("m.game = ?")
         params.append(search.game)
+    if search.within is not None:
+        condition, values = search.within.where("m")
+        where.append(condition)
+        params += values
     mine = "TRUE"
     if search.agents:
         mine = "coalesce(x.label, x.agent) IN (SELECT unnest(?))"

@@ -11,7 +11,7 @@ import streamlit as st
 
 from engine import headline, queries, store
 from engine.suites import suites_of
-from pages.shared import Report, cached, filter_bar, show_table, url_selectbox
+from pages.shared import Report, cached, filter_bar, show_table, url_selectbox, win_rates_view
 
 ANY = "any agent"
 DB = store.default_db()
@@ -73,5 +73,8 @@ for suite in suites_of(game):
 st.subheader("Win rates")
 st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
 rates = only_mine(headline.agent_figures(DB, filters.of_game(game)))
-show_table(report, f"{game}: win rates", rates, f"win_rates_{game}")
+if rates.empty:
+    st.caption(f"No contested {game} match in this selection (self-play only, or none).")
+else:
+    show_table(report, f"{game}: win rates", rates, f"win_rates_{game}", shown=win_rates_view(rates))
 report.download(f"games_{game}")

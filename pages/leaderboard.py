@@ -6,25 +6,28 @@ with partial averages marked; then per game the win rates and TrueSkill / Bradle
 Selection by run, game, preset and date."""
 
 from dataclasses import replace
-from urllib.parse import urlencode
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from engine import headline, published, queries, store
-from engine.metrics.ratings import bradley_terry_table, saved_replay, trueskill_table
-from engine.suites import all_suites
+from engine.metrics.ratings import saved_replay, trueskill_table
+from engine.suites import Headline, all_suites
 from pages.shared import (
     Report,
     cached,
     download_table,
     filter_bar,
+    links,
+    numbers,
     readable,
     show_table,
     slow_scorer_wanted,
     url_selectbox,
+    win_rates_view,
 )
+from pages.shared.markdown import plain
 
 DB = store.default_db()
 report = Report("Leaderboards")
@@ -48,6 +51,11 @@ def win_rate_chart(table, title: str) -> go.Figure:
     return fig
 
 
+RATING = Headline()
+RANKED_BY = {"rating": headline.DEFINITIONS["rating"], "win_rate": headline.DEFINITIONS["win rate"],
+             "score": headline.DEFINITIONS["score"]}
+
+
 def ratings(game: str | None):
     """TrueSkill and Bradley-Terry tables over the selected matches (of `game` when given)."""
     suffix = game or "overall"
@@ -58,9 +66,10 @@ def ratings(game: str | None):
     st.markdown("TrueSkill (μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed "
                 "in the order they finished)")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
-    st.markdown("Bradley-Terry (bootstrap 95% interval; ranks separate only non-overlapping intervals)")
-    show_table(report, f"Bradley-Terry ({suffix})", cached(bradley_terry_table, DB, filters=scope),
-               f"bradley_terry_{suffix}")
+    st.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
+                f"{headline.DEFINITIONS['rank']}")
+    rated = cached(headline.ratings, DB, selection=scope)
+    show_table(report, f"Bradley-Terry ({suffix})", rated, f"bradley_terry_{suffix}", shown=ranked_view(rated, RATING))
 
 
 st.caption("Only contested matches count: self-play (every seat the same agent) is left out of win rates and "
@@ -69,48 +78,58 @@ with st.expander("What each number means"):
     st.markdown("\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items()))
 
 
-def interval(value: float, lo: float, hi: float, decimals: int) -> str:
-    """"-72 [-117, -13]": brackets and a comma, since a dash between bounds misreads once they are negative."""
-    if value != value:
-        return ""
-    return f"{value:.{decimals}f} [{lo:.{decimals}f}, {hi:.{decimals}f}]" if lo == lo and hi == hi else (
-        f"{value:.{decimals}f}")
+def measure_view(table, measure) -> list[str]:
+    """The ranked number with its interval, in the unit the suite's title states; where the interval cannot be
+    computed, why (a number without one would read as precise)."""
+    rate, places = measure.by == "win_rate", 0 if measure.by == "rating" else 2
+    return [note if note else numbers.interval(v, lo, hi, as_percent=rate, decimals=1 if rate else places)
+            for v, lo, hi, note in zip(table["value"], table["value_lo"], table["value_hi"], table["note"],
+                                       strict=True)]
 
 
-def usd(value: float) -> str:
-    return "" if value != value else "$0" if value == 0 else f"${value:.2f}" if value >= 0.01 else f"${value:.4f}"
-
-
-def headline_view(table) -> "pd.DataFrame":
-    """The headline table as the page shows it: rank blank for a provisional agent (so marked), intervals in
-    brackets, rates as percentages, dollars per match."""
+def ranked_view(table, measure) -> pd.DataFrame:
+    """Rank (blank for an unranked agent; provisional ones so marked), agent, the ranked number and matches."""
     return pd.DataFrame({
-        "rank": ["" if pd.isna(r) else str(int(r)) for r in table["rank"]],
+        "rank": [numbers.number(r) for r in table["rank"]],
         "agent": [a + (" (provisional)" if provisional else "")
                   for a, provisional in zip(table["agent"], table["provisional"], strict=True)],
-        "rating (95% CI)": [interval(*v, 0) for v in zip(table["rating"], table["rating_lo"], table["rating_hi"],
-                                                           strict=True)],
-        "win rate (95% CI)": [interval(*v, 2) for v in zip(table["win_rate"], table["win_lo"], table["win_hi"],
-                                                             strict=True)],
-        "matches": table["matches"].astype(int).astype(str),
-        "valid moves": ["" if v != v else f"{100 * v:.1f}%" for v in table["valid_rate"]],
-        "fallback wins": table["fallback_wins"].astype(int).astype(str),
-        "cost / match": [usd(v) for v in table["cost_per_match"]],
-    })
+        f"{measure.title} (95% CI)": measure_view(table, measure),
+        "matches": table["matches"].map(numbers.number)})
 
 
-def grid(db, suite, selection):
-    """Games x agents (HELM's scenarios x models): each cell the agent's win rate in that game over contested
-    matches and the number of its seats, linking to those matches in Transcripts."""
-    cells = headline.agent_figures(db, selection.within(suite.variants), by_game=True)
-    cells["link"] = [
-        f"transcripts?{urlencode({'game': g, 'agents': a, 'cell': f'{w:.2f} ({n})'})}"
-        for g, a, w, n in zip(cells["game"], cells["agent"], cells["win_rate"], cells["seats"], strict=True)]
-    view = cells.pivot(index="game", columns="agent", values="link").reindex(
-        [g for g in suite.games if g in set(cells["game"])]).fillna("").reset_index()
-    config = {a: st.column_config.LinkColumn(a, display_text=r"cell=([^&]*)") for a in view.columns[1:]}
-    numbers = cells.pivot(index="game", columns="agent", values="win_rate").reset_index()
-    return view, numbers, config
+def headline_view(table, measure) -> pd.DataFrame:
+    """The headline table as the page shows it: `ranked_view`, then the win rate (unless it is the ranked
+    number), valid moves, fallback wins and dollars per match, narrow enough for a 1400 px window."""
+    view = ranked_view(table, measure)
+    if measure.by != "win_rate":
+        view["win rate (95% CI)"] = [numbers.interval(*v, as_percent=True, decimals=1) for v in zip(
+            table["win_rate"], table["win_lo"], table["win_hi"], strict=True)]
+    return view.assign(**{"valid moves": table["valid_rate"].map(numbers.percent),
+                          "fallback wins": table["fallback_wins"].map(numbers.number),
+                          "cost / match": table["cost_per_match"].map(numbers.usd)})
+
+
+def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
+    """Games x agents (HELM's scenarios x models) as a markdown table: each cell the agent's win rate in that game
+    and the number of contested matches behind it, a link to exactly those matches in Transcripts (the page's
+    filters, the suite's rule set of the game, self-play left out); and the numbers for the download."""
+    scope = replace(selection.within(suite.variants), contested=True)
+    cells = headline.agent_figures(db, scope, by_game=True)
+    rule_set = {v.game: v.name for v in suite.variants}
+    cells["shown"] = [
+        f"[{numbers.percent(w)} ({numbers.number(n)})]({links.transcripts_link(scope, g, a, rule_set[g])})"
+        for g, a, w, n in zip(cells["game"], cells["agent"], cells["win_rate"], cells["matches"], strict=True)]
+    agents = sorted(cells["agent"].unique())
+    games = [g for g in suite.games if g in set(cells["game"])]
+    shown = cells.set_index(["game", "agent"])["shown"]
+    rows = ["| game | " + " | ".join(plain(a) for a in agents) + " |", "|---" * (len(agents) + 1) + "|"]
+    rows += [f"| {plain(g)} | " + " | ".join(shown.get((g, a), "") for a in agents) + " |" for g in games]
+    numbers_table = cells.pivot(index="game", columns="agent", values="win_rate").reindex(games).reset_index()
+    return "\n".join(rows), numbers_table
+
+
+# a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it
+PAPER_COLUMNS = {"magic": {"win_rate": "mean role win rate"}}
 
 
 def paper_view(board, suite):
@@ -122,7 +141,7 @@ def paper_view(board, suite):
             whole = whole or int(board[column].max())
             board[column] = [f"{int(n)} of {whole}" + ("" if n == whole else " (partial)") if n == n else ""
                              for n in board[column]]
-    return readable(board)
+    return readable(board).rename(columns=PAPER_COLUMNS.get(suite.name, {}))
 
 
 for suite in all_suites().values():
@@ -131,12 +150,15 @@ for suite in all_suites().values():
     st.header(suite.title)
     table = cached(headline.headline, DB, suite=suite.name, selection=filters)
     if not table.empty:
-        show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}", shown=headline_view(table))
-        view, numbers, config = grid(DB, suite, filters)
-        st.markdown("**Games x agents**: win rate (seats held); a cell opens its matches in Transcripts.")
-        st.dataframe(view, hide_index=True, width="stretch", column_config=config)
-        download_table(numbers, f"grid_{suite.name}")
-        report.table(f"{suite.title}: games x agents (win rate)", readable(numbers))
+        st.caption(f"Ranked by {suite.headline.title}: {RANKED_BY[suite.headline.by]}")
+        show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
+                   shown=headline_view(table, suite.headline))
+        cells, rates = grid(DB, suite, filters)
+        st.markdown("**Games x agents**: win rate per seat (contested matches behind it); a cell opens those "
+                    "matches in Transcripts.")
+        st.markdown(cells)
+        download_table(rates, f"grid_{suite.name}")
+        report.table(f"{suite.title}: games x agents (win rate)", readable(rates))
     if suite.slow and not saved_replay(replace(filters, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue
@@ -165,7 +187,8 @@ else:
     fig = win_rate_chart(rows, f"Win rate: {game}")
     st.plotly_chart(fig)
     report.figure(f"Win rate: {game}", fig)
-    show_table(report, f"Win rates: {game}", rows, f"win_rates_{game}")
+    st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
+    show_table(report, f"Win rates: {game}", rows, f"win_rates_{game}", shown=win_rates_view(rows))
     ratings(game)
 
 report.download("leaderboards")

@@ -16,6 +16,7 @@ from engine import boards, store, transcripts
 from pages.shared import (
     Report,
     download_table,
+    links,
     readable,
     show_table,
     url_int,
@@ -166,7 +167,18 @@ with prompts_column:
                             help="Also search what each player was sent: the rules and the history, repeated in "
                                  "every prompt, so many times more text to read than the answers and the moderator.")
 
-search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts)
+try:
+    behind = links.linked_selection(st.query_params.get_all, game)  # a leaderboard cell's runs, presets, dates, rules
+except ValueError as error:
+    st.error(f"This link's selection cannot be read: {error}")
+    st.stop()
+if behind is not None:
+    st.caption(f"The matches behind a leaderboard number: {links.described(behind)}.")
+    if st.button("Show every match", key="all_matches"):
+        for key in links.LINKED:
+            st.query_params.pop(key, None)
+        st.rerun()
+search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts, behind)
 found = transcripts.find_matches(DB, search)
 st.subheader(f"Matches ({len(found)}{'+' if len(found) == transcripts.MAX_RESULTS else ''})")
 if found.empty:
@@ -187,7 +199,11 @@ searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "
             "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {plain(match_id)}")
-st.dataframe(readable(pd.DataFrame([info.drop(["error"])])), hide_index=True, width="stretch")
+facts = pd.DataFrame([info.drop(["error"])])
+for column in ("params", "outcome"):  # JSON text: its numbers to 2 decimals, as in the drawn state
+    if column in facts:
+        facts[column] = [cell(loads(v)) for v in facts[column]]
+st.dataframe(readable(facts), hide_index=True, width="stretch")
 if info["error"]:
     st.badge("match error", icon=":material/error:", color="red")
     st.code(str(info["error"]), language="text", wrap_lines=True)

@@ -41,7 +41,7 @@ def frames_with(at: AppTest, column: str) -> list:
 
 
 def headlines(at: AppTest) -> list:
-    return frames_with(at, "rating (95% CI)")
+    return [frame for frame in frames_with(at, "rank") if "valid moves" in frame.columns]
 
 
 def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatch):
@@ -50,7 +50,7 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     arena = headlines(at)[0].set_index("agent")  # LLMArena: the TicTacToe matches (GAMA-Bench's are self-play)
     assert set(arena.index) == {"bot:equilibrium (provisional)", "bot:random (provisional)"}  # 2 matches < 10
     assert set(arena["rank"]) == {""}  # provisional agents are not ranked
-    assert arena.loc["bot:equilibrium (provisional)", "win rate (95% CI)"].startswith("1.00 [0.")
+    assert arena.loc["bot:equilibrium (provisional)", "win rate (95% CI)"].startswith("100.0% [")
     assert arena.loc["bot:equilibrium (provisional)", "matches"] == "2"
     assert arena.loc["bot:equilibrium (provisional)", "valid moves"] == "100.0%"
     gama = frames_with(at, "guessing_game")[0]
@@ -59,25 +59,38 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     ranking = frames_with(at, "ranking")[0]
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert at.get("plotly_chart")
-    assert len(at.get("download_button")) == 2 * len(at.dataframe) + 1  # CSV and Parquet a table, the report
+    grids = [m for m in at.markdown if m.value.startswith("| game |")]
+    assert len(at.get("download_button")) == 2 * (len(at.dataframe) + len(grids)) + 1  # CSV, Parquet; the report
     definitions = " ".join(m.value for m in at.markdown)
     assert "self-play" in definitions and "**fallback wins**" in definitions  # each number defined on the page
 
 
+def grid_links(at: AppTest, suite: int = 0) -> dict[tuple[str, str], tuple[str, dict]]:
+    """The cells of the `suite`-th games x agents grid: (game, agent) -> (shown text, the link's parameters)."""
+    import re
+    from urllib.parse import parse_qs, urlsplit
+
+    grid = [m.value for m in at.markdown if m.value.startswith("| game |")][suite]
+    cells = re.findall(r"\[([^\]]*)\]\((transcripts\?[^)]*)\)", grid)
+    return {(q["game"][0], q["agents"][0]): (text, q) for text, link in cells
+            for q in [parse_qs(urlsplit(link).query)]}
+
+
 def test_the_games_x_agents_grid_links_each_cell_to_its_transcripts(db, monkeypatch):
     at = page(db, monkeypatch)
-    grid = frames_with(at, "game")[0].set_index("game")
-    link = grid.loc["tictactoe", "bot:equilibrium"]
-    assert link.startswith("transcripts?") and "game=tictactoe" in link and "agents=bot%3Aequilibrium" in link
-    assert "cell=1.00+%282%29" in link  # shown as "1.00 (2)": win rate and seats held
+    text, query = grid_links(at)[("tictactoe", "bot:equilibrium")]
+    assert text == "100.0% (2)"  # win rate and the contested matches behind it
+    assert query["contested"] == ["1"]  # self-play out, as in the number
+    _, query = grid_links(at, 1)[("undercover", "bot:injector")]  # Who is Spy: Undercover under its rules
+    assert query["variant"] == ["wis"]
 
 
 def test_the_url_selects_the_game_and_filters(db, monkeypatch):
     at = page(db, monkeypatch, games="tictactoe", game="tictactoe")
     assert not at.exception
     assert [set(h["agent"]) for h in headlines(at)] == [{"bot:equilibrium (provisional)", "bot:random (provisional)"}]
-    for rated in (frames_with(at, "conservative")[0], frames_with(at, "lo")[0]):  # ratings follow the filters
-        assert set(rated["agent"]) == {"bot:equilibrium", "bot:random"}
+    for rated in (frames_with(at, "conservative")[0], frames_with(at, "rating (95% CI)")[-1]):  # follow the filters
+        assert {a.removesuffix(" (provisional)") for a in rated["agent"]} == {"bot:equilibrium", "bot:random"}
     assert "tictactoe" in at.query_params["game"] and "tictactoe" in at.query_params["games"]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 
 from engine.suites import gamabench, llmarena, magic, other, wis
-from engine.suites.base import Chart, Figure, Scorer, Suite
+from engine.suites.base import Chart, Figure, Headline, Scorer, Suite
 
 _PAPERS = (gamabench.SUITE, magic.SUITE, llmarena.SUITE, wis.SUITE)
 
@@ -34,4 +34,4 @@ def suites_of(game: str) -> list[Suite]:
     return [s for s in all_suites().values() if game in s.games]
 
 
-__all__ = ["Chart", "Figure", "Scorer", "Suite", "all_suites", "get_suite", "suites_of"]
+__all__ = ["Chart", "Figure", "Headline", "Scorer", "Suite", "all_suites", "get_suite", "suites_of"]

@@ -70,6 +70,20 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Headline:
+    """The number a suite's headline table ranks by, in the unit `title` states: `rating` (Bradley-Terry, Elo
+    scale), `win_rate` (seats won / seats held), or `score`, the mean per seat of the stored metric `metric`."""
+
+    by: str = "rating"
+    title: str = "rating"
+    metric: str = ""
+
+    def __post_init__(self) -> None:
+        if self.by not in ("rating", "win_rate", "score") or (self.by == "score") != bool(self.metric):
+            raise ValueError(f"a headline ranks by rating, win_rate or score (with its metric), not {self}")
+
+
+@dataclass(frozen=True)
 class Suite:
     """A paper's benchmark. `variants` are the games (under their rule sets) it scores; `board(db, filters=...)`
     is its leaderboard as the paper defines it; `figures` what its paper plots per game. `caption` explains the
@@ -86,6 +100,7 @@ class Suite:
     empty: str = ""
     slow: bool = False
     narrow: bool = False  # the board reads any selection: narrow it to `variants` first
+    headline: Headline = Headline()
 
 
     @property

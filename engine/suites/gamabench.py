@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.selection import Variant
-from engine.suites.base import Chart, Figure, Scorer, Suite
+from engine.suites.base import Chart, Figure, Headline, Scorer, Suite
 
 GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_dilemma", "sealed_bid_auction",
          "battle_royale", "pirate_game")
@@ -12,6 +12,7 @@ SUITE = Suite(
     name="gamabench", title="γ-Bench (0-100)", paper="GAMA-Bench",
     variants=tuple(Variant.of(g) for g in GAMES),
     board=Scorer("engine.metrics.gamabench:leaderboard"),
+    headline=Headline("score", "γ-Bench score 0-100", "gamabench_score"),
     caption="Rows with source `published` are GAMA-Bench's own records, imported with "
             "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
             "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "

@@ -4,7 +4,7 @@ game-theory games, scored as seven abilities per challenger."""
 from __future__ import annotations
 
 from engine.selection import Variant
-from engine.suites.base import Scorer, Suite
+from engine.suites.base import Headline, Scorer, Suite
 
 SOCIAL = (Variant.of("chameleon"), Variant.of("undercover", "magic"))
 THEORY = (Variant.of("cost_sharing"), Variant.of("prisoners_dilemma"), Variant.of("magic_public_good"))
@@ -13,7 +13,9 @@ SUITE = Suite(
     name="magic", title="MAgIC abilities", paper="MAgIC",
     variants=SOCIAL + THEORY,
     board=Scorer("engine.metrics.magic:ability_profile"),
-    caption="Per challenger: the seven abilities, the win rate over the role win rates, the radar's area (on the "
+    headline=Headline("win_rate", "win rate"),  # MAgIC compares challengers by win rate (here: the one definition)
+    caption="Per challenger: the seven abilities, the mean role win rate (the mean of its seven role win rates, "
+            "MAgIC's Table 1 win rate: not the headline's seats won / seats held), the radar's area (on the "
             "paper's 0-100 scale), Table 2's cost_sharing_cost, prisoner_score and public_good_payback. As the "
             "authors' metrics_release.py computes them: Deception counts every outcome but 0 as a win as "
             "chameleon/undercover, plus 0.25 x (flag 1 seen) / (distinct flags 0, 1 seen as a non-chameleon); "

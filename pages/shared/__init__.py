@@ -27,12 +27,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from engine.selection import Selection
 from engine.suites import Scorer
+from pages.shared import numbers
 
 
 # ---------------------------------------------------------------- selection in the URL
@@ -275,24 +275,10 @@ class Report:
                            "text/html", key=f"report_{name}")
 
 
-def _cell(value: Any, decimals: int) -> str:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        return "" if not np.isfinite(value) else f"{value:,.{decimals}f}"
-    if isinstance(value, pd.Timestamp):
-        return f"{value:%Y-%m-%d %H:%M:%S}"
-    return str(value)
-
-
 def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:
-    """The table as text for the page: numbers with `default` decimals (or the column's own), counts (a float
-    column of whole numbers beyond 1) as whole numbers, yes/no, and a blank for every missing value
-    (Streamlit would print "None")."""
+    """The table as text for the page in the one number format (pages/shared/numbers.py): numbers with `default`
+    decimals (or the column's own), counts (a float column of whole numbers beyond 1) whole, rates as
+    percentages, yes/no, and a blank for every missing value."""
     decimals = decimals or {}
     shown = pd.DataFrame(index=df.index)
     for column in df.columns:
@@ -300,7 +286,7 @@ def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: 
         known = values.dropna() if pd.api.types.is_float_dtype(values) else pd.Series([0.5])
         whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
         places = decimals.get(column, 0 if whole else default)
-        shown[column] = [_cell(v, places) for v in values.astype(object)]
+        shown[column] = [numbers.cell(v, places, str(column)) for v in values.astype(object)]
     return shown
 
 
@@ -312,3 +298,16 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
     st.dataframe(display, hide_index=True, width="stretch", column_config=column_config)
     download_table(df, name)
     report.table(title, display)
+
+
+def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
+    """`engine.headline.agent_figures` rows as every page shows them (one definition, one look): agent, contested
+    matches, seats, wins, the win rate with its interval, valid moves, fallback wins, cost per match."""
+    return pd.DataFrame({
+        "agent": rows["agent"], "matches": rows["matches"].map(numbers.number),
+        "seats": rows["seats"].map(numbers.number), "wins": rows["wins"].map(numbers.number),
+        "win rate (95% CI)": [numbers.interval(*v, as_percent=True, decimals=1)
+                              for v in zip(rows["win_rate"], rows["win_lo"], rows["win_hi"], strict=True)],
+        "valid moves": rows["valid_rate"].map(numbers.percent),
+        "fallback wins": rows["fallback_wins"].map(numbers.number),
+        "cost / match": rows["cost_per_match"].map(numbers.usd)})

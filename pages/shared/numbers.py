@@ -1,0 +1,67 @@
+"""The dashboard's one number format: at most 2 decimals (counts and ratings whole), thousands separators on
+every number but identifiers (a seed, a round), rates as percentages, intervals as "value [lo to hi]" (a
+comma would read as a thousands separator, a dash as a minus), and a blank for a missing value (Streamlit
+would print "None")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+IDENTIFIERS = {"seed", "repeat", "turn", "round", "seat", "step", "player", "rank", "roles"}  # numbers as names
+
+
+def is_rate(column: str) -> bool:
+    """A share between 0 and 1, shown as a percentage: win_rate, its interval win_lo / win_hi, valid_rate, ..."""
+    return column.endswith(("_rate", "_share")) or column in ("win_lo", "win_hi")
+
+
+def missing(value: Any) -> bool:
+    return value is None or value is pd.NA or value is pd.NaT or (
+        isinstance(value, (float, np.floating)) and not np.isfinite(value))
+
+
+def number(value: Any, decimals: int = 2, separators: bool = True) -> str:
+    """`value` with `decimals` places and thousands separators; blank when missing."""
+    if missing(value):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}" if separators else str(int(value))
+    return f"{float(value):,.{decimals}f}" if separators else f"{float(value):.{decimals}f}"
+
+
+def percent(value: Any, decimals: int = 1) -> str:
+    """A share between 0 and 1 as a percentage ("62.5%"); blank when missing."""
+    return "" if missing(value) else f"{100 * float(value):.{decimals}f}%"
+
+
+def interval(value: Any, lo: Any, hi: Any, as_percent: bool = False, decimals: int = 2) -> str:
+    """"value [lo to hi]"; the value alone when the bounds are missing; blank when the value is."""
+    show = (lambda v: percent(v, decimals)) if as_percent else (lambda v: number(v, decimals))
+    if missing(value):
+        return ""
+    return show(value) if missing(lo) or missing(hi) else f"{show(value)} [{show(lo)} to {show(hi)}]"
+
+
+def usd(value: Any) -> str:
+    """Dollars: 2 decimals, 4 below a cent (a call costs fractions of one), blank when unknown."""
+    if missing(value):
+        return ""
+    return "$0" if value == 0 else f"${value:,.2f}" if abs(value) >= 0.01 else f"${value:.4f}"
+
+
+def cell(value: Any, decimals: int, column: str = "") -> str:
+    """One table cell as text: by the column's kind (a rate, an identifier) and the value's type."""
+    if missing(value):
+        return ""
+    if isinstance(value, pd.Timestamp):
+        return f"{value:%Y-%m-%d %H:%M:%S}"
+    if isinstance(value, (bool, np.bool_, int, np.integer, float, np.floating)):
+        if is_rate(column) and not isinstance(value, (bool, np.bool_)):
+            return percent(value)
+        return number(value, decimals, separators=column not in IDENTIFIERS)
+    return str(value)
