@@ -14,7 +14,7 @@ from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
-from pages.shared import url_multiselect
+from pages.shared import numbers, url_multiselect
 from pages.shared.markdown import code, plain
 
 DB = store.default_db()
@@ -244,7 +244,8 @@ def runs_panel() -> None:
                     st.code(log, language="text")
     shown = table.assign(status=table["status"].where(~table["playing"], "playing"),
                          matches=[f"{d} of {n}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
-                         usd=table["usd"].map(cost.format_usd),
+                         tokens=table["tokens"].map(lambda n: numbers.number(n, 0)),
+                         usd=table["usd"].map(lambda v: numbers.usd(v) or "unknown"),
                          finished_at=table["finished_at"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d %H:%M}"),
                          created_at=table["created_at"].map(lambda t: f"{t:%Y-%m-%d %H:%M}"))
     st.dataframe(shown[["run_id", "name", "source", "status", "matches", "errors", "tokens", "usd", "created_at",

@@ -10,7 +10,7 @@ import streamlit as st
 
 from engine import queries, store
 from engine.metrics import stats
-from pages.shared import Report, filter_bar, readable, show_table, url_selectbox
+from pages.shared import Report, filter_bar, show_table, url_selectbox
 from pages.shared.markdown import plain
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
@@ -59,8 +59,7 @@ for factor, label in FACTOR_NAMES.items():
                                  error_y={"type": "data", "array": table["std"].fillna(0)}))
         short = f" (fewer than {stats.MIN_SAMPLE} scores at the default or at every other level)"
         st.markdown(f"**{plain(game)}**: {verdict}" + (short if verdict == "not enough data" else ""))
-        show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}",
-                   shown=readable(table, {"p": 3, "p_holm": 3}))  # a p-value of 0.004 is not 0.00
+        show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}")
     fig.update_layout(title=f"Mean score (± sd) across {label}", xaxis_title=factor, yaxis_title="score",
                       height=400, xaxis={"type": "category"})  # levels as they are (a repeat is a whole number)
     st.plotly_chart(fig)

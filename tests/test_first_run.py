@@ -4,6 +4,7 @@ meaningful: every game played, two complete MAgIC challengers, a robustness verd
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,6 +13,7 @@ from engine import queries, store
 from engine.games import all_games
 from engine.metrics import stats
 from engine.metrics.magic import ability_profile
+from pages.shared.numbers import IDENTIFIERS
 
 
 def test_every_match_of_the_first_run_finished(first_run_db):
@@ -47,6 +49,18 @@ def blanks(frame) -> list:
             or str(value).strip() in ("None", "nan", "NaN", "<NA>", "NaT")]
 
 
+LONG_DECIMALS = re.compile(r"\d\.\d{3,}")  # 0.6666666666666666, 1389.1688
+BARE_THOUSANDS = re.compile(r"-?\d{4,}(\.\d+)?%?")  # 1389 beside 1,389.17
+
+
+def unformatted(frame) -> list:
+    """Cells outside the one number format: more than 2 decimals, or thousands without a separator (identifiers
+    such as a seed or a match id aside)."""
+    return [(column, value) for column in frame.columns if column not in IDENTIFIERS and "id" not in str(column)
+            for value in map(str, frame[column].tolist())
+            if LONG_DECIMALS.search(value) or BARE_THOUSANDS.fullmatch(value.strip())]
+
+
 @pytest.mark.parametrize("path", ["overview", "leaderboard", "abilities", "games", "robustness", "transcripts",
                                   "launch"])
 def test_no_table_of_the_first_run_shows_none_or_nan(first_run_db, monkeypatch, path):
@@ -57,6 +71,7 @@ def test_no_table_of_the_first_run_shows_none_or_nan(first_run_db, monkeypatch, 
     assert frames, f"{path} shows no table"
     for frame in frames:
         assert not blanks(frame), (path, list(frame.columns), blanks(frame)[:5])
+        assert not unformatted(frame), (path, list(frame.columns), unformatted(frame)[:5])
 
 
 def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_run_db, monkeypatch):

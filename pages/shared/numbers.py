@@ -1,7 +1,7 @@
 """The dashboard's one number format: at most 2 decimals (counts and ratings whole), thousands separators on
-every number but identifiers (a seed, a round), rates as percentages, intervals as "value [lo to hi]" (a
-comma would read as a thousands separator, a dash as a minus), and a blank for a missing value (Streamlit
-would print "None")."""
+every number but identifiers (a seed, a round), rates as percentages, p-values below 0.01 as "< 0.01",
+intervals as "value [lo to hi]" (a comma would read as a thousands separator, a dash as a minus), and a
+blank for a missing value (Streamlit would print "None")."""
 
 from __future__ import annotations
 
@@ -47,6 +47,11 @@ def interval(value: Any, lo: Any, hi: Any, as_percent: bool = False, decimals: i
     return show(value) if missing(lo) or missing(hi) else f"{show(value)} [{show(lo)} to {show(hi)}]"
 
 
+def p_value(value: Any) -> str:
+    """A p-value: 2 decimals, and "< 0.01" below (0.004 is not 0.00); blank when missing."""
+    return "" if missing(value) else "< 0.01" if value < 0.01 else f"{value:.2f}"
+
+
 def usd(value: Any) -> str:
     """Dollars: 2 decimals, 4 below a cent (a call costs fractions of one), blank when unknown."""
     if missing(value):
@@ -63,5 +68,7 @@ def cell(value: Any, decimals: int, column: str = "") -> str:
     if isinstance(value, (bool, np.bool_, int, np.integer, float, np.floating)):
         if is_rate(column) and not isinstance(value, (bool, np.bool_)):
             return percent(value)
+        if column == "p" or column.startswith("p_"):
+            return p_value(value)
         return number(value, decimals, separators=column not in IDENTIFIERS)
     return str(value)

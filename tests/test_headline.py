@@ -1,0 +1,77 @@
+"""engine/headline.py: each suite ranks by the number its title states, one rule decides who is ranked, and an
+interval that cannot be computed says why instead of printing as a precise number."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from engine import headline, store
+from engine.selection import ALL
+from engine.suites import get_suite
+from tests.test_ratings import write_outcomes
+
+
+def test_the_per_game_ratings_use_the_headline_rule(tmp_path):
+    """Bargain of the first run: bot:fair had 6 matches of one kind of outcome and printed 1389.17 [1389.17,
+    1389.17], ranked 1; now it is provisional, unranked, and says why it has no interval."""
+    db = tmp_path / "few.duckdb"
+    write_outcomes(db, "bargain", [[("fair", 1, 7.0), ("accept", 2, 3.0)]] * 6)
+    rated = headline.ratings(db, ALL.of_game("bargain")).set_index("agent")
+    assert rated["provisional"].all() and rated["rank"].isna().all()  # 6 < MIN_MATCHES
+    assert rated.loc["fair", "note"] == "no finite rating: won every comparison"
+    assert rated.loc["accept", "note"] == "no finite rating: lost every comparison"
+
+
+def test_an_interval_of_zero_width_is_not_ranked_and_says_why(tmp_path):
+    db = tmp_path / "alike.duckdb"
+    draw = [("x", 1, 0.5, "X"), ("y", 1, 0.5, "O")]
+    write_outcomes(db, "tictactoe", [draw] * (headline.MIN_MATCHES + 2))
+    rated = headline.ratings(db, ALL).set_index("agent")
+    assert not rated["provisional"].any()
+    assert (rated["note"] == "no interval: every match alike").all() and rated["rank"].isna().all()
+
+
+def test_enough_matches_and_a_real_interval_are_ranked(tmp_path):
+    db = tmp_path / "enough.duckdb"
+    n = headline.MIN_MATCHES + 2
+    write_outcomes(db, "tictactoe", [[("x", 1, 1.0, "X"), ("y", 2, 0.0, "O")]] * (n - 4)
+                   + [[("x", 2, 0.0, "X"), ("y", 1, 1.0, "O")]] * 4)
+    rated = headline.ratings(db, ALL).set_index("agent")
+    assert (rated["note"] == "").all() and list(rated["rank"]) == [1, 1]  # overlapping intervals share rank 1
+    assert (rated["value_hi"] > rated["value_lo"]).all()
+
+
+def test_an_interval_wholly_below_another_never_shares_rank_1():
+    lo, hi = pd.Series([0.74, 0.67, 0.0, 0.2]), pd.Series([0.90, 0.84, 0.15, 0.8])
+    ranks = headline.ranks(lo, hi, pd.Series([True] * 4))
+    assert list(ranks) == [1, 1, 4, 1]  # 0.00-0.15 lies wholly below the three others
+
+
+def test_magic_ranks_by_the_win_rate_it_shows(tmp_path):
+    """MAgIC's headline ranked by Bradley-Terry intervals while it showed win rates: five agents shared rank 1, one
+    of them winning 0.00. It ranks by the win rate now, from the win rate's own Wilson interval."""
+    db = tmp_path / "magic.duckdb"
+    n = headline.MIN_MATCHES + 2
+    write_outcomes(db, "cost_sharing", [[("fair", 1, 60.0), ("selfish", 2, 0.0)]] * n)
+    table = headline.headline(db, "magic").set_index("agent")
+    assert get_suite("magic").headline.by == "win_rate"
+    assert (table["value"] == table["win_rate"]).all() and (table["value_lo"] == table["win_lo"]).all()
+    assert table.loc["fair", "rank"] == 1 and table.loc["selfish", "rank"] == 2
+
+
+def test_gamabench_ranks_by_its_0_100_score(tmp_path):
+    """γ-Bench's title says 0-100, and its headline showed Bradley-Terry ratings near 1000."""
+    db = tmp_path / "gama.duckdb"
+    n = headline.MIN_MATCHES + 2
+    write_outcomes(db, "guessing_game", [[("a", 1, 0.0), ("b", 2, 0.0)]] * n)
+    scores = [(f"guessing_game-{i}", seat, "gamabench_score", value) for i in range(n)
+              for seat, value in ((0, 80.0 + i % 3), (1, 40.0 + i % 5))]
+    with store.connect(db) as con:
+        con.executemany("INSERT INTO metrics (match_id, seat, name, value) VALUES (?, ?, ?, ?)", scores)
+    table = headline.headline(db, "gamabench").set_index("agent")
+    assert get_suite("gamabench").headline.title == "γ-Bench score 0-100"
+    assert table["value"].between(0, 100).all()
+    assert table.loc["a", "value"] == pytest.approx(sum(80.0 + i % 3 for i in range(n)) / n)
+    assert table.loc["a", "value_lo"] < table.loc["a", "value"] < table.loc["a", "value_hi"]
+    assert table.loc["a", "rank"] == 1 and table.loc["b", "rank"] == 2

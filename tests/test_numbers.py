@@ -1,0 +1,37 @@
+"""The dashboard's one number format (pages/shared/numbers.py), which `readable` and every table view use."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pages.shared import numbers, readable
+
+
+def test_thousands_separators_on_every_number_but_identifiers():
+    assert numbers.number(1389.1688) == "1,389.17" and numbers.number(1389) == "1,389"
+    assert numbers.number(1389.1688, 0) == "1,389"
+    assert numbers.cell(2026, 0, "seed") == "2026" and numbers.cell(12345, 0, "matches") == "12,345"
+
+
+def test_rates_are_percentages_and_missing_values_blank():
+    assert numbers.percent(2 / 3) == "66.7%" and numbers.cell(2 / 3, 2, "win_rate") == "66.7%"
+    assert numbers.cell(0.25, 2, "win_lo") == "25.0%"
+    for missing in (None, np.nan, pd.NA, float("inf")):
+        assert numbers.number(missing) == "" and numbers.percent(missing) == ""
+
+
+def test_an_interval_reads_value_lo_to_hi_even_when_negative():
+    assert numbers.interval(-72.4, -117.0, -12.7, decimals=0) == "-72 [-117 to -13]"
+    assert numbers.interval(1389.17, 1230.4, 1467.6, decimals=0) == "1,389 [1,230 to 1,468]"
+    assert numbers.interval(0.5, 0.19, 0.81, as_percent=True) == "50.00% [19.00% to 81.00%]"
+    assert numbers.interval(0.5, np.nan, np.nan) == "0.50" and numbers.interval(np.nan, 0, 1) == ""
+
+
+def test_readable_applies_one_format_to_a_table():
+    table = pd.DataFrame({"agent": ["a", "b"], "rating": [1389.1688, 1000.0], "win_rate": [2 / 3, None],
+                          "matches": [1389, 5], "mean": [0.6666666666666666, 2.5]})
+    shown = readable(table)
+    assert list(shown["rating"]) == ["1,389.17", "1,000.00"]
+    assert list(shown["win_rate"]) == ["66.7%", ""] and list(shown["matches"]) == ["1,389", "5"]
+    assert list(shown["mean"]) == ["0.67", "2.50"]
