@@ -37,6 +37,18 @@ def only_mine(table):
     return table if mine is None or table.empty or "agent" not in table else table[table["agent"] == mine]
 
 
+def rounds_caption(table, mine: str | None) -> str:
+    """What a per-round curve's points average: the matches that reached each round, fewer in later rounds
+    when matches of different lengths are selected."""
+    counts = table.sort_values("step")["matches"].astype(int)
+    first, last = counts.iloc[0], counts.iloc[-1]
+    where = "" if mine is None else f" with {mine} at the table"
+    spread = (f"{first} at round {table['step'].min()}, {last} at round {table['step'].max()}" if first != last
+              else f"{first} at every round")
+    return (f"Each round's point is the mean over the matches{where} that reached that round ({spread}; the "
+            "table's `matches` column gives each round's count).")
+
+
 def draw(figure, table) -> None:
     """A figure's chart, as its suite declares it (plotly express)."""
     chart = figure.chart
@@ -62,9 +74,8 @@ for suite in suites_of(game):
         if table.empty:
             st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue
-        if {"step", "matches"} <= set(table.columns):  # a per-round curve: say how many matches it averages
-            st.caption(f"Mean per round over {int(table['matches'].max())} match(es)"
-                       f"{'' if mine is None else f' with {mine} at the table'}.")
+        if {"step", "matches"} <= set(table.columns):  # a per-round curve: say what each point averages
+            st.caption(rounds_caption(table, mine))
         if figure.chart is not None:
             draw(figure, table)
         if figure.show_table:

@@ -4,11 +4,13 @@ each linking to its transcript. Reads the database read-only through engine/quer
 
 from urllib.parse import urlencode
 
+import pandas as pd
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.games import get_game
 from engine.selection import Selection
-from pages.shared import readable
+from pages.shared import numbers, readable, win_rates_view
 from pages.shared.markdown import plain
 
 DB = store.default_db()
@@ -28,17 +30,26 @@ choice = st.selectbox("Run", ["all runs", *runs["run_id"].tolist()])
 selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,))
 
 st.subheader("Win rate and mean score per agent, by game")
-st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Games played only in self-play are not listed.")
+st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Mean score: the mean over the agent's seats in those "
+           "matches of the game's own score, defined under each game (it is not a win rate). Games played only in "
+           "self-play are not listed.")
 figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:
     for game, rows in figures.sort_values(["game", "win_rate"], ascending=[True, False]).groupby("game", sort=True):
+        meaning = get_game(game).score_meaning
         st.markdown(f"**{plain(game)}**")
-        st.dataframe(readable(rows[["agent", "matches", "seats", "wins", "win_rate", "win_lo", "win_hi",
-                                    "mean_score"]]), hide_index=True, width="stretch")
+        st.caption(f"Score: {meaning}.")
+        shown = win_rates_view(rows)[["agent", "matches", "seats", "wins", "win rate (95% CI)"]].assign(
+            **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
+        st.dataframe(shown, hide_index=True, width="stretch",
+                     column_config={"mean score": st.column_config.TextColumn("mean score", help=meaning)})
 
 st.subheader("Matches")
 matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
-shown = readable(matches).assign(transcript=[f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]])
+links = pd.DataFrame({"transcript": [f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]]})
+shown = pd.concat([links, readable(matches.drop(columns=["run_id"]))], axis=1)  # the link first: never off-screen
 st.dataframe(shown, hide_index=True, width="stretch", column_config={
-    "transcript": st.column_config.LinkColumn("transcript", display_text="open"),
-    "error": st.column_config.TextColumn("error", width="large")})
+    "transcript": st.column_config.LinkColumn("transcript", display_text="open", width="small", pinned=True),
+    "match_id": st.column_config.TextColumn("match", width="small"),
+    "lineup": st.column_config.TextColumn("lineup", width="large"),
+    "error": st.column_config.TextColumn("error", width="medium")})

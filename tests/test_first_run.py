@@ -84,3 +84,19 @@ def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_ru
     assert robustness.selectbox(key="agent").value == "local/smollm2"  # the model, not a bot, comes first
     verdicts = " ".join(m.value for m in robustness.markdown)
     assert "**guessing\\_game**: robust" in verdicts or "**guessing\\_game**: not robust" in verdicts
+
+
+def test_a_per_round_curve_says_how_many_matches_each_round_averages(first_run_db, monkeypatch):
+    """Games said "over 24 matches" while the first run's later guessing_game rounds average 6 (its 1-round
+    matches stop at round 1)."""
+    from engine.metrics.gamabench import round_curves
+    from engine.selection import ALL
+
+    curves = round_curves(first_run_db, ALL.of_game("guessing_game")).sort_values("step")
+    first, last = int(curves["matches"].iloc[0]), int(curves["matches"].iloc[-1])
+    assert first > last
+    monkeypatch.setenv("ARENA_DB", str(first_run_db))
+    at = AppTest.from_file("../pages/games.py", default_timeout=120).run()
+    assert not at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert f"({first} at round 1, {last} at round {int(curves['step'].max())};" in said

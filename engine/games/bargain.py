@@ -114,6 +114,7 @@ class Bargain(Game):
     name = "bargain"
     title = "Bargain"
     paper = "LLMArena"
+    score_meaning = "reward: what the items the seat takes are worth to it if a deal is struck, 0 without a deal"
     params = {
         "instance": Param(-1, "line of the instances file (0-999); -1 = drawn by the seed", lo=-1),
         "rounds": Param(10, "rounds of two messages (A, then B) before the negotiation fails", lo=1, hi=50),

@@ -164,6 +164,8 @@ class Game(ABC):
     # Every seat shares one outcome (Hanabi): seats tied at one rank are one team. Otherwise, seats without a role
     # tied at one rank are opponents who drew (Bargain without a deal), which ratings count as draws.
     cooperative: ClassVar[bool] = False
+    # What a seat's `SeatResult.score` counts, for pages that show it (a mean score is unreadable without it).
+    score_meaning: ClassVar[str] = "the seat's score as the game counts it"
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)

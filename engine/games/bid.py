@@ -64,6 +64,7 @@ class Bid(Game):
     name = "bid"
     title = "Bid (first-price sealed-bid auction)"
     paper = "LLMArena"
+    score_meaning = "reward: the winner's valuation minus its bid, 0 for the other seat"
     params = {"max_value": Param(10.0, "valuations are drawn uniformly from 0 to this", kind=float, lo=0.01, hi=1e6)}
 
     @classmethod

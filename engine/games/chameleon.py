@@ -46,6 +46,7 @@ class Chameleon(SocialDeduction):
     name = "chameleon"
     title = "Chameleon"
     paper = "MAgIC"
+    score_meaning = "credits MAgIC awards for the outcome to the seat's role (2, the most, is a win)"
     special_role = "chameleon"
     common_role = "non-chameleon"
     probe_every_clue = True

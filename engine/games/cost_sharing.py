@@ -103,6 +103,7 @@ class CostSharing(Game):
     name = "cost_sharing"
     title = "Cost Sharing (airport fee)"
     paper = "MAgIC"
+    score_meaning = "100 minus the seat's agreed share of the cost if the deal passes, 0 if it fails"
     params = {
         "group": group_param("cost_sharing", 1, optional=False),
         "rounds": Param(5, "rounds of proposals and votes before the negotiation fails", lo=1, hi=20),

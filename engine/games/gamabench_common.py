@@ -50,6 +50,8 @@ class GamaGame(Game):
     """A γ-Bench game: moves in, a 0-100 score out; records of each step in the public state."""
 
     paper = "GAMA-Bench"
+    score_meaning = ("γ-Bench score 0-100 (GAMA-Bench's formula): how close the seat's moves came to the game's "
+                     "best play; the winner is decided by payoff, so a 100 need not be a win")
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:

@@ -54,6 +54,7 @@ def other(mark: str) -> str:
 class GridGame(Game):
     """The shared mechanics; a move is an int the subclass defines (a cell, a column)."""
 
+    score_meaning = "1 a win, 0.5 a draw, 0 a loss"
     rows: ClassVar[int]
     cols: ClassVar[int]
     connect: ClassVar[int]

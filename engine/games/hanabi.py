@@ -70,6 +70,7 @@ class Hanabi(NamedActionTurns, Game):
     title = "Hanabi (2 colours)"
     paper = "LLMArena"
     cooperative = True
+    score_meaning = f"the fireworks score both seats share: the cards played, at most {MAX_SCORE}"
     params = {"hint": Param(True, "list the legal actions in the prompt", kind=bool)}
     presets = {"default": {}, "no_hint": {"hint": False}}
 

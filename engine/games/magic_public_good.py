@@ -23,6 +23,7 @@ class MagicPublicGood(Game):
     name = "magic_public_good"
     title = "Public Good (pool paid out at the end)"
     paper = "MAgIC"
+    score_meaning = "the seat's final points after the rounds"
     params = {
         "group": group_param("magic_public_good", 0, optional=True),
         "multiplier": Param(3.5, "the pool is multiplied by this at the end, then shared equally", kind=float,

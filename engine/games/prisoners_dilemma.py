@@ -31,6 +31,7 @@ class PrisonersDilemma(Game):
     name = "prisoners_dilemma"
     title = "Iterated Prisoner's Dilemma (3 players)"
     paper = "MAgIC"
+    score_meaning = "the seat's total payoff over the rounds"
     params = {
         "rounds": Param(5, "rounds played", lo=1, hi=100),
         "cooperate": Param(2.0, "payoff to each when all cooperate", kind=float),

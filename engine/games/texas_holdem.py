@@ -65,6 +65,7 @@ class TexasHoldem(NamedActionTurns, Game):
     name = "texas_holdem"
     title = "Texas Hold'em (no limit, heads-up)"
     paper = "LLMArena"
+    score_meaning = "chips won against the starting stack (negative: lost)"
     params = {
         "hint": Param(True, "list the legal actions in the prompt", kind=bool),
         "stack": Param(100, "chips each player starts with", lo=10, hi=10_000),
