@@ -6,10 +6,19 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics.magic import ABILITIES, radar_area
+from engine.metrics.magic import ABILITIES, ROLE_WIN_RATES, radar_area
 from engine.selection import Selection
 from engine.suites import get_suite
-from pages.shared import Report, cached, runs_of, show_table, url_multiselect
+from pages.shared import (
+    MEAN_ROLE_WIN_RATE,
+    Report,
+    cached,
+    readable,
+    runs_of,
+    show_table,
+    show_wide_table,
+    url_multiselect,
+)
 
 SUITE = get_suite("magic")
 MAX_AREA = radar_area([1.0] * len(ABILITIES))
@@ -58,15 +67,17 @@ if missing:
 
 bars = go.Figure([
     go.Bar(x=shown["challenger"], y=shown["area"], name="radar area", offsetgroup=0),
-    go.Bar(x=shown["challenger"], y=shown["win_rate"], name="win rate", yaxis="y2", offsetgroup=1),
+    go.Bar(x=shown["challenger"], y=shown["win_rate"], name=MEAN_ROLE_WIN_RATE, yaxis="y2", offsetgroup=1),
 ])
-bars.update_layout(title="Radar area against win rate", barmode="group", height=420,
+bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE}", barmode="group", height=420,
                    yaxis={"title": "radar area", "range": [0, MAX_AREA]},  # the area of seven abilities at 1
-                   yaxis2={"title": "win rate", "overlaying": "y", "side": "right", "range": [0, 1], "dtick": 0.2,
-                           "showgrid": False},
+                   yaxis2={"title": MEAN_ROLE_WIN_RATE, "overlaying": "y", "side": "right", "range": [0, 1],
+                           "dtick": 0.2, "showgrid": False},
                    legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0})
 st.plotly_chart(bars)
-report.figure("Radar area against win rate", bars)
+report.figure(f"Radar area against the {MEAN_ROLE_WIN_RATE}", bars)
+st.caption(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's: the mean of the challenger's seven role win rates, each role "
+           "weighing the same. It is not the win rate of the other pages (seats won / seats held).")
 
 st.subheader("Vanilla against PGM")
 pairs = profile[profile["strategy"].isin(["vanilla", "pgm"])]
@@ -86,5 +97,6 @@ else:
 
 st.subheader("Profile")
 st.caption(SUITE.caption)
-show_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile")
+show_wide_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile", ROLE_WIN_RATES,
+                shown=readable(profile.drop(columns="challenger")).rename(columns={"win_rate": MEAN_ROLE_WIN_RATE}))
 report.download("abilities")

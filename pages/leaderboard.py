@@ -12,9 +12,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import headline, published, queries, store
+from engine.metrics.magic import ROLE_WIN_RATES
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.suites import Headline, all_suites
 from pages.shared import (
+    MEAN_ROLE_WIN_RATE,
     Report,
     cached,
     download_table,
@@ -23,6 +25,7 @@ from pages.shared import (
     numbers,
     readable,
     show_table,
+    show_wide_table,
     slow_scorer_wanted,
     url_selectbox,
     win_rates_view,
@@ -129,7 +132,8 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
 
 
 # a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it
-PAPER_COLUMNS = {"magic": {"win_rate": "mean role win rate"}}
+PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}}
+PAPER_ASIDE = {"magic": ROLE_WIN_RATES}  # columns shown apart, so the table fits a 1400 px window
 
 
 def paper_view(board, suite):
@@ -168,7 +172,8 @@ for suite in all_suites().values():
         st.caption(suite.caption)
         paper = cached(published.reference, DB, suite=suite.name)  # the paper's rows for the models we played
         board = published.beside(board, paper)
-        show_table(report, suite.title, board, suite.name, shown=paper_view(board, suite))
+        show_wide_table(report, suite.title, board, suite.name, PAPER_ASIDE.get(suite.name, []),
+                        shown=paper_view(board, suite))
     elif table.empty:
         st.caption(suite.empty)
     else:

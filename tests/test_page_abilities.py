@@ -81,3 +81,21 @@ def test_the_page_opens_on_the_challengers_with_the_most_abilities(db, monkeypat
     assert [by_name[c] for c in opening] == measured[:len(opening)] and by_name[opening[0]] == most
     radar = at.get("plotly_chart")[0].proto.spec
     assert '"orientation":"h"' in radar.replace(" ", "")  # the legend lies below the radar, not over it
+
+
+def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db, monkeypatch):
+    """MAgIC's profile ran off a 1400 px window (20+ columns), and its "win rate" (the mean of the role win rates)
+    differed from the win rate of the other pages under the same name."""
+    import json
+
+    from engine.metrics.magic import ROLE_WIN_RATES
+
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file("../pages/abilities.py", default_timeout=60).run()
+    assert not at.exception
+    profile, roles = [df for df in at.dataframe if "area" in df.value.columns or "cost_sharing_wr" in df.value.columns]
+    assert "mean role win rate" in profile.value.columns and "win_rate" not in profile.value.columns
+    assert not set(ROLE_WIN_RATES) & set(profile.value.columns) and set(ROLE_WIN_RATES) <= set(roles.value.columns)
+    assert json.loads(profile.proto.columns)["agent"]["pinned"] is True
+    assert len(profile.value.columns) <= 16
+    assert "not the win rate of the other pages" in " ".join(c.value for c in at.caption)

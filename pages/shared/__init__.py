@@ -300,6 +300,24 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
     report.table(title, display)
 
 
+MEAN_ROLE_WIN_RATE = "mean role win rate"  # MAgIC's Table 1 "win rate": not the win rate of engine/headline.py
+
+
+def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: list[str],
+                    shown: pd.DataFrame | None = None) -> None:
+    """A table too wide for a 1400 px window (MAgIC's profile: 20 columns and more): its first column pinned, the
+    `aside` columns in an expander beside the first, so the page shows what matters; the downloads hold all."""
+    display = readable(df) if shown is None else shown
+    first, rest = display.columns[0], [c for c in display.columns if c not in aside]
+    show_table(report, title, df, name, shown=display[rest],
+               column_config={first: st.column_config.TextColumn(first, pinned=True)})
+    apart = [c for c in display.columns if c in aside]
+    if apart:
+        with st.expander(f"{title}: {', '.join(apart)}"):
+            st.dataframe(display[[first, *apart]], hide_index=True, width="stretch",
+                         column_config={first: st.column_config.TextColumn(first, pinned=True)})
+
+
 def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
     """`engine.headline.agent_figures` rows as every page shows them (one definition, one look): agent, contested
     matches, seats, wins, the win rate with its interval, valid moves, fallback wins, cost per match."""

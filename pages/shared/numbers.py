@@ -15,7 +15,7 @@ IDENTIFIERS = {"seed", "repeat", "turn", "round", "seat", "step", "player", "ran
 
 def is_rate(column: str) -> bool:
     """A share between 0 and 1, shown as a percentage: win_rate, its interval win_lo / win_hi, valid_rate, ..."""
-    return column.endswith(("_rate", "_share")) or column in ("win_lo", "win_hi")
+    return column.endswith(("_rate", "_share", "_wr")) or column in ("win_lo", "win_hi")
 
 
 def missing(value: Any) -> bool:
