@@ -113,9 +113,10 @@ def headline_view(table, measure) -> pd.DataFrame:
 
 
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
-    """Games x agents (HELM's scenarios x models) as a markdown table: each cell the agent's win rate in that game
-    and the number of contested matches behind it, a link to exactly those matches in Transcripts (the page's
-    filters, the suite's rule set of the game, self-play left out); and the numbers for the download."""
+    """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
+    fit the window however many agents played: each cell the agent's win rate in that game and the number of
+    contested matches behind it, a link to exactly those matches in Transcripts (the page's filters, the suite's
+    rule set of the game, self-play left out); and the numbers for the download."""
     scope = replace(selection.within(suite.variants), contested=True)
     cells = headline.agent_figures(db, scope, by_game=True)
     rule_set = {v.game: v.name for v in suite.variants}
@@ -124,11 +125,12 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
         for g, a, w, n in zip(cells["game"], cells["agent"], cells["win_rate"], cells["matches"], strict=True)]
     agents = sorted(cells["agent"].unique())
     games = [g for g in suite.games if g in set(cells["game"])]
-    shown = cells.set_index(["game", "agent"])["shown"]
-    rows = ["| game | " + " | ".join(plain(a) for a in agents) + " |", "|---" * (len(agents) + 1) + "|"]
-    rows += [f"| {plain(g)} | " + " | ".join(shown.get((g, a), "") for a in agents) + " |" for g in games]
-    numbers_table = cells.pivot(index="game", columns="agent", values="win_rate").reindex(games).reset_index()
-    return "\n".join(rows), numbers_table
+    shown = cells.set_index(["agent", "game"])["shown"]
+    rows = ["| agent | " + " | ".join(plain(g) for g in games) + " |", "|---" * (len(games) + 1) + "|"]
+    rows += [f"| {plain(a)} | " + " | ".join(shown.get((a, g), "") for g in games) + " |" for a in agents]
+    rates = cells.pivot(index="agent", columns="game", values="win_rate").reindex(columns=games).reset_index()
+    rates.columns.name = None
+    return "\n".join(rows), rates
 
 
 # a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it
@@ -154,15 +156,18 @@ for suite in all_suites().values():
     st.header(suite.title)
     table = cached(headline.headline, DB, suite=suite.name, selection=filters)
     if not table.empty:
-        st.caption(f"Ranked by {suite.headline.title}: {RANKED_BY[suite.headline.by]}")
+        st.caption(f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} lies "
+                   "wholly above this agent's, so overlapping intervals share a rank; provisional agents (fewer "
+                   f"than {headline.MIN_MATCHES} contested matches) and agents without an interval are not ranked. "
+                   f"{suite.headline.title.capitalize()}: {RANKED_BY[suite.headline.by]}.")
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline))
         cells, rates = grid(DB, suite, filters)
-        st.markdown("**Games x agents**: win rate per seat (contested matches behind it); a cell opens those "
+        st.markdown("**Agents x games**: win rate per seat (contested matches behind it); a cell opens those "
                     "matches in Transcripts.")
         st.markdown(cells)
         download_table(rates, f"grid_{suite.name}")
-        report.table(f"{suite.title}: games x agents (win rate)", readable(rates))
+        report.table(f"{suite.title}: agents x games (win rate)", readable(rates))
     if suite.slow and not saved_replay(replace(filters, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue

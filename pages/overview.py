@@ -47,9 +47,9 @@ if not figures.empty:
 st.subheader("Matches")
 matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
 links = pd.DataFrame({"transcript": [f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]]})
-shown = pd.concat([links, readable(matches.drop(columns=["run_id"]))], axis=1)  # the link first: never off-screen
+order = ["game", "lineup", "status", "error", "preset", "seed", "repeat", "finished_at", "match_id"]
+shown = pd.concat([links, readable(matches[order])], axis=1)  # the link first: never off-screen
 st.dataframe(shown, hide_index=True, width="stretch", column_config={
     "transcript": st.column_config.LinkColumn("transcript", display_text="open", width="small", pinned=True),
-    "match_id": st.column_config.TextColumn("match", width="small"),
     "lineup": st.column_config.TextColumn("lineup", width="large"),
     "error": st.column_config.TextColumn("error", width="medium")})

@@ -6,12 +6,13 @@ played before Playwright's event loop starts in this process."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.test_browser import CHROMIUM, FLAGS, open_page, serving
+from tests.test_browser import CHROMIUM, FLAGS, open_page, serving, settle
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +49,17 @@ def test_a_researchers_click_through_the_first_run(first_visit, browser, tmp_pat
     page = open_page(browser, f"{first_visit}/leaderboard")
     page.get_by_text("What each number means").click()
     page.get_by_text("left out of win rates").first.wait_for(state="visible")
-    assert page.get_by_text("Games x agents").count() >= 3  # a grid per suite
+    assert page.get_by_text("Agents x games").count() >= 3  # a grid per suite
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, folder, "1_leaderboards")
-    page = open_page(browser, f"{first_visit}/transcripts?game=tictactoe&agents=bot%3Aequilibrium")  # a grid cell
-    expect(page.get_by_role("combobox", name="Game")).to_have_value("tictactoe")
+    cell = page.get_by_role("link", name=re.compile(r"^\d+\.\d% \(\d+\)$")).first  # a grid cell: "62.5% (8)"
+    behind = int(re.search(r"\((\d+)\)", cell.inner_text()).group(1))  # the contested matches behind it
+    with page.context.expect_page() as opened:
+        cell.click()
+    page = opened.value
+    settle(page)
+    expect(page.get_by_role("heading", name=f"Matches ({behind})")).to_be_visible()
+    assert "contested=1" in page.url and page.get_by_text("self-play left out").count() == 1
     shoot(page, folder, "2_grid_cell_transcripts")
     page = open_page(browser, f"{first_visit}/transcripts?game=guessing_game&q=chosen_number")
     hit = page.locator("mark").first
@@ -65,7 +72,9 @@ def test_a_researchers_click_through_the_first_run(first_visit, browser, tmp_pat
     shoot(page, folder, "5_robustness")
     page = open_page(browser, f"{first_visit}/abilities")
     shoot(page, folder, "5_abilities")
+    page = open_page(browser, f"{first_visit}/")
+    shoot(page, folder, "6_overview")  # the matches table opens with its transcript link
     page = open_page(browser, f"{first_visit}/transcripts?game=connect_four&turn=12")
     page.locator('img[src^="data:image/svg+xml"]').first.wait_for(state="visible")
     shoot(page, folder, "4_board")
-    assert len(list(folder.glob("*.png"))) >= 6
+    assert len(list(folder.glob("*.png"))) >= 7

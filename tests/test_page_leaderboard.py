@@ -59,18 +59,18 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     ranking = frames_with(at, "ranking")[0]
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert at.get("plotly_chart")
-    grids = [m for m in at.markdown if m.value.startswith("| game |")]
+    grids = [m for m in at.markdown if m.value.startswith("| agent |")]
     assert len(at.get("download_button")) == 2 * (len(at.dataframe) + len(grids)) + 1  # CSV, Parquet; the report
     definitions = " ".join(m.value for m in at.markdown)
     assert "self-play" in definitions and "**fallback wins**" in definitions  # each number defined on the page
 
 
 def grid_links(at: AppTest, suite: int = 0) -> dict[tuple[str, str], tuple[str, dict]]:
-    """The cells of the `suite`-th games x agents grid: (game, agent) -> (shown text, the link's parameters)."""
+    """The cells of the `suite`-th agents x games grid: (game, agent) -> (shown text, the link's parameters)."""
     import re
     from urllib.parse import parse_qs, urlsplit
 
-    grid = [m.value for m in at.markdown if m.value.startswith("| game |")][suite]
+    grid = [m.value for m in at.markdown if m.value.startswith("| agent |")][suite]
     cells = re.findall(r"\[([^\]]*)\]\((transcripts\?[^)]*)\)", grid)
     return {(q["game"][0], q["agents"][0]): (text, q) for text, link in cells
             for q in [parse_qs(urlsplit(link).query)]}
