@@ -88,7 +88,6 @@ class PrisonersDilemma(Game):
         rows: list[tuple[int | None, str, float]] = []
         for s in range(3):
             rows.append((s, "defections", sum(c[s] == "defect" for c in self.history_choices)))
-            rows.append((s, "decisions", len(self.history_choices)))
             # MAgIC Rationality: defecting is the rational move of every round
             rows.append((s, "rational_moves", sum(c[s] == "defect" for c in self.history_choices)))
             rows.append((s, "rational_chances", len(self.history_choices)))
