@@ -1,8 +1,8 @@
-"""Leaderboards: per suite, a headline table in the manner of Chatbot Arena (rank from non-overlapping rating
-intervals, Bradley-Terry rating with its 95% interval, win rate, matches, valid moves, fallback wins, cost;
-self-play left out, provisional agents not ranked: engine/headline.py defines each number), a games x
-agents grid whose cells open their transcripts (HELM's scenarios x models), and the paper's own table
-with partial averages marked; then per game the win rates and TrueSkill / Bradley-Terry ratings.
+"""Leaderboards: per suite, a headline table in the manner of Chatbot Arena (ranked by the number the suite's
+title states, from non-overlapping 95% intervals; win rate, matches, valid moves, fallback wins, cost; self-play
+left out, provisional agents not ranked: engine/headline.py defines each number), an agents x games grid whose
+cells open exactly their matches in Transcripts (HELM's models x scenarios), and the paper's own table with
+partial averages marked; then per game the win rates and TrueSkill / Bradley-Terry ratings.
 Selection by run, game, preset and date."""
 
 from dataclasses import replace
@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import headline, published, queries, store
+from engine import headline, published, store
 from engine.metrics.magic import ROLE_WIN_RATES
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.suites import Headline, all_suites
@@ -20,7 +20,6 @@ from pages.shared import (
     Report,
     cached,
     download_table,
-    filter_bar,
     links,
     numbers,
     readable,
@@ -31,17 +30,12 @@ from pages.shared import (
     win_rates_view,
 )
 from pages.shared.markdown import plain
+from pages.shared.opening import open_filtered_page
 
 DB = store.default_db()
 report = Report("Leaderboards")
 
-st.title("Leaderboards")
-if store.count_matches(DB) == 0:
-    st.info("No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`).")
-    st.stop()
-
-options = queries.filter_options(DB)
-filters = filter_bar(options, report=report, db=DB)
+options, filters = open_filtered_page("Leaderboards", DB, report)
 
 
 def win_rate_chart(table, title: str) -> go.Figure:
