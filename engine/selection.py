@@ -60,6 +60,13 @@ def variants_sql(variants: tuple[Variant, ...], alias: str = "m") -> str:
     return "(" + " OR ".join(v.sql(alias) for v in variants) + ")" if variants else "false"
 
 
+def contested_sql(alias: str = "m") -> str:
+    """The matches of `alias` (any table with `match_id`) between two agents or more: self-play, every seat
+    one agent, says nothing about who is better, so no win rate counts it (engine/headline.py)."""
+    return (f"{alias}.match_id IN (SELECT match_id FROM seats GROUP BY match_id "
+            "HAVING count(DISTINCT coalesce(label, agent)) > 1)")
+
+
 @dataclass(frozen=True)
 class Selection:
     """A selection of finished matches; empty tuples and None mean no restriction (but `variants=()`, the
@@ -94,8 +101,7 @@ class Selection:
         if self.variants is not None:
             parts.append(variants_sql(self.variants, alias))
         if self.contested:
-            parts.append(f"{alias}.match_id IN (SELECT match_id FROM seats GROUP BY match_id "
-                         "HAVING count(DISTINCT coalesce(label, agent)) > 1)")
+            parts.append(contested_sql(alias))
         return " AND ".join(parts), params
 
     def of_game(self, game: str) -> Selection:

@@ -75,3 +75,22 @@ def test_gamabench_ranks_by_its_0_100_score(tmp_path):
     assert table.loc["a", "value"] == pytest.approx(sum(80.0 + i % 3 for i in range(n)) / n)
     assert table.loc["a", "value_lo"] < table.loc["a", "value"] < table.loc["a", "value_hi"]
     assert table.loc["a", "rank"] == 1 and table.loc["b", "rank"] == 2
+
+
+def test_the_games_pages_win_rates_are_the_headlines(tmp_path):
+    """Games showed LLMArena's figures with a win rate of their own (self-play counted): bot:random's TicTacToe
+    win rate there differed from Leaderboards and Overview. Every win rate is seats won / seats held over
+    contested matches."""
+    from engine.metrics.llmarena_analyses import hint_ablation
+    from engine.metrics.negotiation import bargain_table
+
+    db = tmp_path / "rates.duckdb"
+    write_outcomes(db, "tictactoe", [[("random", 1, 1.0, "X"), ("random", 2, 0.0, "O")]] * 3
+                   + [[("random", 2, 0.0, "X"), ("equilibrium", 1, 1.0, "O")]] * 2)
+    write_outcomes(db, "bargain", [[("fair", 1, 5.0), ("fair", 2, 3.0)]] * 3
+                   + [[("fair", 1, 7.0), ("greedy", 2, 0.0)], [("fair", 2, 2.0), ("greedy", 1, 8.0)]])
+    for game, figures in (("tictactoe", hint_ablation(db)), ("bargain", bargain_table(db))):
+        one = headline.agent_figures(db, ALL.of_game(game)).set_index("agent")["win_rate"]
+        theirs = figures.set_index("agent")["win_rate"]
+        assert theirs.to_dict() == pytest.approx(one.to_dict()), game
+    assert headline.agent_figures(db, ALL.of_game("tictactoe")).set_index("agent").loc["random", "win_rate"] == 0

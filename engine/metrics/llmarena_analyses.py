@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, contested_sql
 
 WIN_PROB_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -25,9 +25,10 @@ def _empty(columns: list[str]) -> pd.DataFrame:
 
 def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connect_four"),
                   filters: Selection = ALL) -> pd.DataFrame:
-    """Win rate and illegal-move rate with and without the legal-move hint (the paper's Table 2), per game,
-    agent and hint. A move is illegal when the agent's first answer was rejected (a re-ask or a fallback) or
-    when it was played on a taken cell / full column (it ended the game: `illegal: lose`)."""
+    """Win rate (over contested matches: the one definition of engine/headline.py) and illegal-move rate (over
+    every match) with and without the legal-move hint (the paper's Table 2), per game, agent and hint. A move is
+    illegal when the agent's first answer was rejected (a re-ask or a fallback) or when it was played on a taken
+    cell / full column (it ended the game: `illegal: lose`)."""
     columns = ["game", "agent", "hint", "matches", "win_rate", "moves", "illegal_moves", "illegal_move_rate"]
     if not games:
         return _empty(columns)
@@ -42,8 +43,8 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connec
                                   OR coalesce(json_extract(state, '$.last_move.illegal')::BOOLEAN, false)) AS illegal
           FROM turns WHERE seat IS NOT NULL GROUP BY match_id, seat)
         SELECT f.game, coalesce(s.label, s.agent) AS agent, f.hint, count(*) AS matches,
-               avg(s.won::INTEGER) AS win_rate, sum(coalesce(mv.moves, 0)) AS moves,
-               sum(coalesce(mv.illegal, 0)) AS illegal_moves
+               avg(s.won::INTEGER) FILTER (WHERE {contested_sql("f")}) AS win_rate,
+               sum(coalesce(mv.moves, 0)) AS moves, sum(coalesce(mv.illegal, 0)) AS illegal_moves
         FROM finished f JOIN seats s USING (match_id)
         LEFT JOIN moves mv ON mv.match_id = s.match_id AND mv.seat = s.seat
         GROUP BY ALL ORDER BY f.game, agent, f.hint DESC""", [*params, list(games)])

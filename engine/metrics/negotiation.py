@@ -2,7 +2,8 @@
 over the metrics the two games store per seat. Every seat of a two-player match is scored.
 
 - `bargain_table`: games, mean reward (value of the items obtained, 0 without a deal), reward as a share
-  of the agent's value of the whole pool, agreement rate, win rate (a deal and the higher value).
+  of the agent's value of the whole pool, agreement rate, win rate (a deal and the higher value; over contested
+  matches, as every win rate).
 - `bid_table`: games, mean reward (v - bid for the winner, else 0), win rate, and the deviation from the
   equilibrium (bid - v/2)/(v/2): its mean and median (0 = equilibrium, 1 = bidding the whole valuation).
 """
@@ -26,7 +27,9 @@ def _mean(rows: pd.DataFrame, name: str) -> float:
 
 
 def _win_rate(rows: pd.DataFrame) -> float:
-    return float(rows["won"].fillna(False).astype(bool).mean())
+    """Seats won / seats held over contested matches (the one definition of engine/headline.py)."""
+    contested = rows[rows["contested"]]
+    return float(contested["won"].fillna(False).astype(bool).mean()) if len(contested) else float("nan")
 
 
 def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str],
@@ -37,6 +40,7 @@ def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str]
     seats = social_seats(db, f"m.game = '{game}' AND {where}", params)
     if seats.empty:
         return pd.DataFrame(columns=columns)
+    seats["contested"] = seats.groupby("match_id")["agent"].transform("nunique") > 1  # self-play: one agent
     rows = [{"agent": agent, "strategy": strategy, "games": len(mine), "reward": _mean(mine, "reward"),
              "win_rate": _win_rate(mine)} | figures(mine)
             for (agent, strategy), mine in seats.groupby(["agent", "strategy"], sort=True)]
