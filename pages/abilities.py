@@ -6,10 +6,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics.magic import ABILITIES, ROLE_WIN_RATES, radar_area
+from engine.metrics.magic import ABILITIES, radar_area
 from engine.selection import Selection
 from engine.suites import get_suite
 from pages.shared import (
+    MAGIC_ASIDE,
     MEAN_ROLE_WIN_RATE,
     Report,
     cached,
@@ -95,6 +96,6 @@ else:
 
 st.subheader("Profile")
 st.caption(SUITE.caption)
-show_wide_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile", ROLE_WIN_RATES,
+show_wide_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile", MAGIC_ASIDE,
                 shown=readable(profile.drop(columns="challenger")).rename(columns={"win_rate": MEAN_ROLE_WIN_RATE}))
 report.download("abilities")

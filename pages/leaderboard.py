@@ -12,10 +12,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import headline, published, store
-from engine.metrics.magic import ROLE_WIN_RATES
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.suites import Headline, all_suites
 from pages.shared import (
+    MAGIC_ASIDE,
     MEAN_ROLE_WIN_RATE,
     Report,
     cached,
@@ -129,7 +129,7 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
 
 # a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it
 PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}}
-PAPER_ASIDE = {"magic": ROLE_WIN_RATES}  # columns shown apart, so the table fits a 1400 px window
+PAPER_ASIDE = {"magic": MAGIC_ASIDE}  # columns shown apart, so the table fits a 1400 px window
 
 
 def paper_view(board, suite):
@@ -171,7 +171,7 @@ for suite in all_suites().values():
         st.caption(suite.caption)
         paper = cached(published.reference, DB, suite=suite.name)  # the paper's rows for the models we played
         board = published.beside(board, paper)
-        show_wide_table(report, suite.title, board, suite.name, PAPER_ASIDE.get(suite.name, []),
+        show_wide_table(report, suite.title, board, suite.name, PAPER_ASIDE.get(suite.name, {}),
                         shown=paper_view(board, suite))
     elif table.empty:
         st.caption(suite.empty)

@@ -97,5 +97,5 @@ def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db
     assert "mean role win rate" in profile.value.columns and "win_rate" not in profile.value.columns
     assert not set(ROLE_WIN_RATES) & set(profile.value.columns) and set(ROLE_WIN_RATES) <= set(roles.value.columns)
     assert json.loads(profile.proto.columns)["agent"]["pinned"] is True
-    assert len(profile.value.columns) <= 16
+    assert len(profile.value.columns) <= 12  # agent, strategy, 7 abilities, mean role win rate, roles, area
     assert "not the win rate of the other pages" in " ".join(c.value for c in at.caption)

@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from engine.metrics.magic import ROLE_WIN_RATES, TABLE_2
 from engine.selection import Selection
 from engine.suites import Scorer
 from pages.shared import numbers
@@ -301,21 +302,26 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
 
 
 MEAN_ROLE_WIN_RATE = "mean role win rate"  # MAgIC's Table 1 "win rate": not the win rate of engine/headline.py
+# MAgIC's profile beyond the abilities, shown apart so that the table fits a 1400 px window
+MAGIC_ASIDE = {"The seven role win rates": ROLE_WIN_RATES, "MAgIC's Table 2": TABLE_2}
 
 
-def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: list[str],
+def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: dict[str, list[str]],
                     shown: pd.DataFrame | None = None) -> None:
-    """A table too wide for a 1400 px window (MAgIC's profile: 20 columns and more): its first column pinned, the
-    `aside` columns in an expander beside the first, so the page shows what matters; the downloads hold all."""
+    """A table too wide for a 1400 px window (MAgIC's profile: 20 columns and more): its first column pinned and
+    each group of `aside` columns (title -> columns) in an expander beside the first, so the page shows what
+    matters; the downloads hold every column."""
     display = readable(df) if shown is None else shown
-    first, rest = display.columns[0], [c for c in display.columns if c not in aside]
-    show_table(report, title, df, name, shown=display[rest],
-               column_config={first: st.column_config.TextColumn(first, pinned=True)})
-    apart = [c for c in display.columns if c in aside]
-    if apart:
-        with st.expander(f"{title}: {', '.join(apart)}"):
-            st.dataframe(display[[first, *apart]], hide_index=True, width="stretch",
-                         column_config={first: st.column_config.TextColumn(first, pinned=True)})
+    first = display.columns[0]
+    pinned = {first: st.column_config.TextColumn(first, pinned=True)}
+    apart = {c for columns in aside.values() for c in columns}
+    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]],
+               column_config=pinned)
+    for label, columns in aside.items():
+        present = [c for c in columns if c in display.columns]
+        if present:
+            with st.expander(label):
+                st.dataframe(display[[first, *present]], hide_index=True, width="stretch", column_config=pinned)
 
 
 def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
