@@ -94,10 +94,13 @@ def browser():
         chromium.close()
 
 
+SETTLE_MS = 90_000  # a cold first view of Leaderboards (every suite's bootstrap) passed 20 s at a load of 9 on 2 cores
+
+
 def settle(page) -> None:
     """Wait until the page's script has finished and its tables or charts are drawn."""
-    page.wait_for_selector(IDLE, timeout=20_000)
-    page.wait_for_selector(CONTENT, state="visible", timeout=20_000)
+    page.wait_for_selector(IDLE, timeout=SETTLE_MS)
+    page.wait_for_selector(CONTENT, state="visible", timeout=SETTLE_MS)
 
 
 def open_page(browser, url: str):
