@@ -194,7 +194,8 @@ if linked and linked not in ids and not transcripts.match_info(DB, linked).empty
 match_id = url_selectbox("Match", ids, "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
 searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "" if outcome == "any" else outcome,
-            "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
+            "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id,
+            "behind a leaderboard number": links.described(behind) if behind is not None else ""}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {plain(match_id)}")
 facts = pd.DataFrame([info.drop(["error"])])
