@@ -57,12 +57,19 @@ def social_seats(db: str | Path, where: str, params: list | None = None) -> pd.D
         return store.query(db, _seats_sql(where, sorted(names)) + " ORDER BY sel.match_id, sel.seat", params)
 
 
-def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...]) -> str:
+def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: bool = True) -> str:
     """The seats of the selected matches, their metrics long -> wide (summed), and the challenger:
     the one seat whose agent|strategy differs from all the others' (who share one) in a match of
-    three seats or more, else every seat."""
+    three seats or more, else every seat. Without `figures`, only who sits where and the challenger
+    (no metrics, no fallback votes: what the Reasoning stream needs)."""
     wide = "".join(f", sum(value) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metric_names)
     metric_columns = "".join(f", w.{_identifier(n)}" for n in metric_names)
+    if figures:
+        figure_columns = f"{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct"
+        figure_joins = """LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
+        LEFT JOIN fallback_votes f ON f.match_id = sel.match_id AND f.seat = sel.seat"""
+    else:
+        figure_columns = figure_joins = ""
     return f"""
         WITH sel AS (
             SELECT s.match_id, s.seat, coalesce(s.label, s.agent) AS agent,
@@ -91,14 +98,13 @@ def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...]) -> str:
             WHERE t.phase = 'vote' AND t.fallback
               AND TRY_CAST(json_extract(t.action, '$.action') AS INTEGER) = sel.special_seat
             GROUP BY ALL)
-        SELECT sel.*{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct,
+        SELECT sel.*{figure_columns},
                CASE WHEN sel.tested_role = 'special' THEN sel.seat = sel.special_seat
                     WHEN sel.tested_role = 'common' THEN sel.seat <> sel.special_seat
                     WHEN h.n_identities = 2 AND h.fewest = 1 AND h.n_seats > 2
                     THEN sel.agent || '|' || sel.strategy = h.lone ELSE true END AS challenger
         FROM sel JOIN shapes h USING (match_id)
-        LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
-        LEFT JOIN fallback_votes f ON f.match_id = sel.match_id AND f.seat = sel.seat"""
+        {figure_joins}"""
 
 
 def _literal(text: str) -> str:
@@ -222,7 +228,7 @@ def reasoning_sums(db: str | Path, where: str, params: list | None) -> dict[tupl
     social matches: the belief turns stream in match by match (with the match's challengers), so one
     match's beliefs are in memory at a time."""
     turns = store.stream(db, f"""
-        WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", ())}),
+        WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", (), figures=False)}),
         tested AS (
             SELECT match_id, count(*) AS n_seats, any_value(special_seat) AS special_seat,
                    any_value(n_players) AS n_players,
