@@ -16,7 +16,6 @@ from engine import boards, store, transcripts
 from pages.shared import (
     Report,
     download_table,
-    links,
     readable,
     show_table,
     url_int,
@@ -25,6 +24,7 @@ from pages.shared import (
     url_text,
     url_toggle,
 )
+from pages.shared.links import LINKED, described, linked_selection
 from pages.shared.markdown import plain
 from pages.shared.opening import open_page
 
@@ -166,14 +166,15 @@ with prompts_column:
                                  "every prompt, so many times more text to read than the answers and the moderator.")
 
 try:
-    behind = links.linked_selection(st.query_params.get_all, game)  # a leaderboard cell's runs, presets, dates, rules
+    behind = linked_selection(st.query_params.get_all, game)  # a leaderboard cell's runs, presets, dates, rules
 except ValueError as error:
     st.error(f"This link's selection cannot be read: {error}")
     st.stop()
+behind_words = "" if behind is None else described(behind)
 if behind is not None:
-    st.caption(f"The matches behind a leaderboard number: {links.described(behind)}.")
+    st.caption(f"The matches behind a leaderboard number: {behind_words}.")
     if st.button("Show every match", key="all_matches"):
-        for key in links.LINKED:
+        for key in LINKED:
             st.query_params.pop(key, None)
         st.rerun()
 search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts, behind)
@@ -195,7 +196,7 @@ match_id = url_selectbox("Match", ids, "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
 searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "" if outcome == "any" else outcome,
             "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id,
-            "behind a leaderboard number": links.described(behind) if behind is not None else ""}
+            "behind a leaderboard number": behind_words}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {plain(match_id)}")
 facts = pd.DataFrame([info.drop(["error"])])

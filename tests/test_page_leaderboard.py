@@ -82,14 +82,6 @@ def test_the_games_x_agents_grid_links_each_cell_to_its_transcripts(db, monkeypa
     assert query["variant"] == ["wis"]
 
 
-def transcripts_of(db, monkeypatch, query: dict[str, list[str]]) -> AppTest:
-    monkeypatch.setenv("ARENA_DB", str(db))
-    at = AppTest.from_file("../pages/transcripts.py", default_timeout=60)
-    for key, values in query.items():
-        at.query_params[key] = values
-    return at.run()
-
-
 def test_a_grid_cell_opens_exactly_the_matches_behind_its_number(db, monkeypatch):
     """bot:random's TicTacToe cell counts its 2 matches against bot:equilibrium, not its 2 self-play matches; the
     link keeps the page's run filter and Transcripts lists those 2 matches (it listed all 4, of every run)."""
@@ -100,14 +92,14 @@ def test_a_grid_cell_opens_exactly_the_matches_behind_its_number(db, monkeypatch
     at = page(db, monkeypatch, runs=played)
     text, query = grid_links(at)[("tictactoe", "bot:random")]
     assert text == "0.0% (2)" and query["runs"] == [played] and query["contested"] == ["1"]
-    listed = transcripts_of(db, monkeypatch, query)
+    listed = run_page("transcripts", db, monkeypatch, **query)
     assert not listed.exception and listed.subheader[0].value == "Matches (2)"
     assert "self-play left out" in " ".join(c.value for c in listed.caption)
     lineups = next(df.value for df in listed.dataframe if "lineup" in df.value.columns)["lineup"]
     assert all("bot:equilibrium" in lineup for lineup in lineups)
-    everything = transcripts_of(db, monkeypatch, {"game": ["tictactoe"], "agents": ["bot:random"]})
+    everything = run_page("transcripts", db, monkeypatch, game="tictactoe", agents="bot:random")
     assert everything.subheader[0].value == "Matches (4)"  # self-play included when no cell asks otherwise
-    broken = transcripts_of(db, monkeypatch, {"game": ["tictactoe"], "dates": ["last week"]})
+    broken = run_page("transcripts", db, monkeypatch, game="tictactoe", dates="last week")
     assert not broken.exception and "dates must read YYYY-MM-DD" in broken.error[0].value
 
 
