@@ -57,11 +57,14 @@ class Measured:
     turns: int
     cpu: float = 0.0       # CPU seconds of this process (the runner and every model call) during the run
     stub_cpu: float = 0.0  # CPU seconds of the stub provider during the run (on the same cores, not the engine)
+    worker_cpu: float | None = None  # CPU seconds of the Ray workers that played the run's matches
 
-    def cpu_line(self, process: str = "the engine's process") -> str:
+    def cpu_line(self) -> str:
         """CPU per call: unlike the wall time, a figure that a busy machine does not change."""
-        return (f"CPU per call: {self.cpu / self.calls * 1000:.2f} ms in {process}, "
-                f"{self.stub_cpu / self.calls * 1000:.2f} ms in the stub provider")
+        here = f"{self.cpu / self.calls * 1000:.2f} ms in the engine's process"
+        if self.worker_cpu is not None:
+            here = f"{self.worker_cpu / self.calls * 1000:.2f} ms in Ray's workers + {here} (the driver)"
+        return f"CPU per call: {here}, {self.stub_cpu / self.calls * 1000:.2f} ms in the stub provider"
 
 
 async def play(model: str, url: str, matches: int, players: int, rounds: int, concurrency: int, db: Path,
