@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import boards, store, transcripts
+from engine.wording import count
 from pages.shared import (
     Report,
     download_table,
@@ -168,7 +169,11 @@ with prompts_column:
 
 search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts)
 found = transcripts.find_matches(DB, search)
-st.subheader(f"Matches ({len(found)}{'+' if len(found) == transcripts.MAX_RESULTS else ''})")
+if len(found) < transcripts.MAX_RESULTS:
+    st.subheader(f"Matches: {count(len(found), 'match')}")
+else:  # the list stops at MAX_RESULTS: say how many there are
+    st.subheader(f"Matches: showing the first {len(found):,} of {transcripts.count_matches(DB, search):,} "
+                 "(newest first)")
 if found.empty:
     st.info("No match fits this search.")
     st.stop()
@@ -178,8 +183,14 @@ show_table(report, "Matches", found, "matches", shown=links,
 
 # ---------------------------------------------------------------- one match, turn by turn
 ids = found["match_id"].tolist()
+searched_before = st.session_state.get("searched")
+st.session_state["searched"] = search
 linked = st.query_params.get("match")
-if linked and linked not in ids and not transcripts.match_info(DB, linked).empty:
+if searched_before is not None and searched_before != search:
+    for key in ("turn", *(("match",) if st.session_state.get("match") not in ids else ())):
+        st.session_state.pop(key, None)  # a changed search opens its own first hit, not the old match or turn
+        st.query_params.pop(key, None)
+elif linked and linked not in ids and not transcripts.match_info(DB, linked).empty:
     ids = [linked, *ids]  # a link to one match opens it whatever the search lists
 match_id = url_selectbox("Match", ids, "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
@@ -187,7 +198,8 @@ searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "
             "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {plain(match_id)}")
-st.dataframe(readable(pd.DataFrame([info.drop(["error"])])), hide_index=True, width="stretch")
+st.dataframe(readable(pd.DataFrame([info.drop(["error", "params"])])), hide_index=True, width="stretch")
+st.code(f"params: {info['params']}", language="text", wrap_lines=True)  # long: on its own line, wrapped
 if info["error"]:
     st.badge("match error", icon=":material/error:", color="red")
     st.code(str(info["error"]), language="text", wrap_lines=True)
@@ -214,7 +226,7 @@ turn = turns.iloc[index]
 who = "moderator" if pd.isna(turn["seat"]) else f"seat {int(turn['seat'])}: {turn['player']} ({turn['agent']})"
 st.text(f"Turn {int(turn['turn'])}, round {turn['round']}, phase {turn['phase']} - {who}")
 if hits:
-    st.caption(f"'{text.strip()}' is in {len(hits)} turn(s) of this match: {', '.join(map(str, hits[:20]))}"
+    st.caption(f"'{text.strip()}' is in {count(len(hits), 'turn')} of this match: {', '.join(map(str, hits[:20]))}"
                f"{' ...' if len(hits) > 20 else ''}; the link opened the first.")
 for label, color, icon in transcripts.badges(turn):
     st.badge(label, color=color, icon=icon)
@@ -240,7 +252,8 @@ with answered:
         st.json(loads(turn["action"]) or {}, expanded=True)
         facts = {k: turn[k] for k in ("legal", "fallback", "retries", "tokens_in", "tokens_out", "cost_usd",
                                       "latency_ms", "cached")}
-        st.dataframe(readable(pd.DataFrame([facts])), hide_index=True, width="stretch")
+        shown = readable(pd.DataFrame([facts])).T.reset_index()  # one fact a row: fits half the page
+        st.dataframe(shown.set_axis(["fact", "value"], axis=1), hide_index=True)
         if turn["error"]:
             st.code(str(turn["error"]), language="text", wrap_lines=True)
 
