@@ -11,6 +11,7 @@ import streamlit as st
 
 from engine import headline, queries, store
 from engine.suites import suites_of
+from engine.wording import count
 from pages.shared import Report, cached, filter_bar, show_table, url_selectbox
 
 ANY = "any agent"
@@ -63,7 +64,7 @@ for suite in suites_of(game):
             st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue
         if {"step", "matches"} <= set(table.columns):  # a per-round curve: say how many matches it averages
-            st.caption(f"Mean per round over {int(table['matches'].max())} match(es)"
+            st.caption(f"Mean per round over {count(int(table['matches'].max()), 'match')}"
                        f"{'' if mine is None else f' with {mine} at the table'}.")
         if figure.chart is not None:
             draw(figure, table)
