@@ -51,8 +51,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if tally:
         tally.write("finished")
     print(f"run {summary.run_id}: {count(summary.n_matches, 'match')}, {summary.skipped:,} already done, "
-          f"{summary.played:,} played, {count(summary.errors, 'error')}, {count(summary.tokens, 'token')}, "
-          f"${summary.cost_usd:.4f}")
+          f"{summary.played:,} played, {count(summary.errors, 'error')}, {count(summary.turns, 'turn')}, "
+          f"{count(summary.tokens, 'token')}, ${summary.cost_usd:.4f}")
     print(f"longest wait for the database: {store.LONGEST_WAIT['write']:.2f} s")
     for line in summary.error_messages[:10]:
         print(f"  error {line}", file=sys.stderr)
