@@ -198,8 +198,8 @@ searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "
             "only parse failures": "yes" if failures else "", "text": text.strip(), "match": match_id}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {plain(match_id)}")
-st.dataframe(readable(pd.DataFrame([info.drop(["error", "params"])])), hide_index=True, width="stretch")
-st.code(f"params: {info['params']}", language="text", wrap_lines=True)  # long: on its own line, wrapped
+st.dataframe(readable(pd.DataFrame([info.drop(["error", "params", "outcome"])])), hide_index=True, width="stretch")
+st.code(f"params: {info['params']}\noutcome: {info['outcome']}", language="text", wrap_lines=True)  # long: wrapped
 if info["error"]:
     st.badge("match error", icon=":material/error:", color="red")
     st.code(str(info["error"]), language="text", wrap_lines=True)

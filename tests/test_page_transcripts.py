@@ -239,4 +239,4 @@ def test_a_turns_facts_fit_beside_the_prompt_and_long_params_wrap(db, monkeypatc
     facts = next(df.value for df in at.dataframe if list(df.value.columns) == ["fact", "value"])
     assert {"legal", "tokens_in", "latency_ms", "cached"} <= set(facts["fact"])
     params = next(c for c in at.code if c.value.startswith("params: "))
-    assert params.proto.wrap_lines and '"players": 2' in params.value
+    assert params.proto.wrap_lines and "\"players\": 2" in params.value and "\noutcome: {" in params.value
