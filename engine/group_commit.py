@@ -37,18 +37,25 @@ class GroupCommit:
         self._ticker: asyncio.Task | None = None
 
     def add(self, record: store.MatchRecord) -> None:
-        if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled():
-            self._ticker.result()  # a flush failed (the database is unwritable): stop the run now, not at its end
         with self._take:
             self._pending.append(record)
+        if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled():
+            self._ticker.result()  # a flush failed (the database is unwritable): stop the run now, not at its end
 
     def flush(self) -> int:
-        """Write everything pending now, in one transaction; returns how many matches went in."""
+        """Write everything pending now, in one transaction; returns how many matches went in. A batch that
+        fails goes back in front of the pending ones before the error is raised: a flush cancelled mid-thread
+        (the run ending) has nobody to hear its error, and the final flush must still write that batch."""
         with self._write:
             with self._take:
                 batch, self._pending = self._pending, []
             if batch:
-                store.write_matches(self.db, batch, self.replace)
+                try:
+                    store.write_matches(self.db, batch, self.replace)
+                except BaseException:
+                    with self._take:
+                        self._pending[:0] = batch
+                    raise
                 self.flushes += 1
                 self.written += len(batch)
             return len(batch)

@@ -11,6 +11,7 @@ from engine.metrics.magic import ABILITIES, RADAR_SCALE, radar_area
 from engine.selection import Selection
 from engine.suites import get_suite
 from pages.shared import Report, cached, runs_of, show_table, url_multiselect
+from pages.shared.opening import open_page
 
 SUITE = get_suite("magic")
 MAX_AREA = radar_area([1.0] * len(ABILITIES)) / 1000  # thousands: seven abilities at 100
@@ -19,11 +20,8 @@ LEGEND_RIGHT = {"x": 1.08, "xanchor": "left", "y": 1, "yanchor": "top"}  # besid
 DB = store.default_db()
 report = Report("Abilities (MAgIC)")
 
-st.title("Abilities (MAgIC)")
-if store.count_matches(DB) == 0:
-    st.info("No data yet: play MAgIC's games (e.g. `python -m engine run runs/magic_social.yaml` and "
-            "`runs/magic_game_theory.yaml`).")
-    st.stop()
+open_page("Abilities (MAgIC)", DB, empty="No data yet: play MAgIC's games (e.g. `python -m engine run "
+          "runs/magic_social.yaml` and `runs/magic_game_theory.yaml`).")
 
 profile = cached(SUITE.board, DB)
 if profile.empty:

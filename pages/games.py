@@ -12,19 +12,14 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.suites import suites_of
 from engine.wording import count
-from pages.shared import Report, cached, filter_bar, show_table, url_selectbox
+from pages.shared import Report, cached, show_table, url_selectbox
+from pages.shared.opening import open_filtered_page
 
 ANY = "any agent"
 DB = store.default_db()
 report = Report("Games")
 
-st.title("Games")
-if store.count_matches(DB) == 0:
-    st.info("No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`).")
-    st.stop()
-
-options = queries.filter_options(DB)
-filters = filter_bar(options, games=False, report=report, db=DB)
+options, filters = open_filtered_page("Games", DB, report, games=False)
 games = sorted(options["game"].unique())
 left, right = st.columns(2)
 with left:

@@ -12,30 +12,24 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import headline, published, queries, store
+from engine import headline, published, store
 from engine.metrics.ratings import bradley_terry_table, saved_replay, trueskill_table
 from engine.suites import all_suites
 from pages.shared import (
     Report,
     cached,
     download_table,
-    filter_bar,
     readable,
     show_table,
     slow_scorer_wanted,
     url_selectbox,
 )
+from pages.shared.opening import open_filtered_page
 
 DB = store.default_db()
 report = Report("Leaderboards")
 
-st.title("Leaderboards")
-if store.count_matches(DB) == 0:
-    st.info("No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`).")
-    st.stop()
-
-options = queries.filter_options(DB)
-filters = filter_bar(options, report=report, db=DB)
+options, filters = open_filtered_page("Leaderboards", DB, report)
 
 
 def win_rate_chart(table, title: str) -> go.Figure:

@@ -10,15 +10,11 @@ from engine import headline, queries, store
 from engine.selection import Selection
 from pages.shared import readable
 from pages.shared.markdown import plain
+from pages.shared.opening import open_page
 
 DB = store.default_db()
 
-st.title("Game Arena for LLMs")
-st.caption(f"Database: `{DB}`")
-
-if store.count_matches(DB) == 0:
-    st.info("No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`).")
-    st.stop()
+open_page("Game Arena for LLMs", DB, caption=f"Database: `{DB}`")
 
 runs = queries.runs_table(DB)
 st.subheader("Runs")

@@ -12,8 +12,9 @@ import streamlit as st
 from engine import queries, store
 from engine.metrics import stats
 from engine.suites import get_suite
-from pages.shared import Report, filter_bar, readable, show_table, url_selectbox
+from pages.shared import Report, readable, show_table, url_selectbox
 from pages.shared.markdown import plain
+from pages.shared.opening import open_filtered_page
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "repeat": "repeats"}
@@ -44,12 +45,8 @@ def game_verdict(verdicts: pd.Series) -> str:
 
 report = Report("Robustness")
 
-st.title("Robustness")
-if store.count_matches(DB) == 0:
-    st.info("No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`.")
-    st.stop()
-
-filters = filter_bar(queries.filter_options(DB), report=report, db=DB)
+STUDY = "No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`."
+_, filters = open_filtered_page("Robustness", DB, report, empty=STUDY)
 played = queries.agents(DB, filters)["agent"].tolist()
 agent = url_selectbox("Model", sorted(played, key=lambda a: a.startswith("bot:")), "agent")  # models first
 scores = queries.robustness_scores(DB, agent, filters) if agent else None

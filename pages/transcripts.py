@@ -26,15 +26,13 @@ from pages.shared import (
     url_toggle,
 )
 from pages.shared.markdown import plain
+from pages.shared.opening import open_page
 
 DB = store.default_db()
 ANY = "(any game)"
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
-st.title("Transcripts")
-if store.count_matches(DB) == 0:
-    st.info("No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`).")
-    st.stop()
+open_page("Transcripts", DB)
 
 report = Report("Transcripts")
 

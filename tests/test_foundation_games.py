@@ -131,4 +131,4 @@ def test_prisoners_dilemma_five_rounds_totals_and_defection_counts():
     result = game.result()
     assert result[0].won and result[0].rank == 1 and result[1].rank == 2
     metrics = {(s, n): v for s, n, v in game.metrics()}
-    assert metrics[(0, "defections")] == 5 and metrics[(1, "defections")] == 3 and metrics[(0, "decisions")] == 5
+    assert metrics[(0, "defections")] == 5 and metrics[(1, "defections")] == 3 and metrics[(0, "rational_chances")] == 5

@@ -12,6 +12,7 @@ import pytest
 from engine.agents.prompting import render, versions
 from engine.games import all_games
 from engine.games.base import Choice, Game, ParseError, SeatResult
+from engine.match_rows import TALLY
 
 GAMES = sorted(all_games())
 SEEDS = range(6)
@@ -50,6 +51,7 @@ def test_random_play_ends_with_a_result_for_every_seat(name):
             for seat, name_, value in game.metrics():
                 assert seat is None or 0 <= seat < n
                 assert isinstance(name_, str) and float(value) == float(value)
+                assert name_ not in TALLY, f"{name}: '{name_}' is the runner's tally of the turns; one name, one writer"
 
 
 @pytest.mark.parametrize("name", GAMES)

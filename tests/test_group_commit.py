@@ -138,3 +138,77 @@ def test_an_older_database_gains_the_worker_column_and_new_matches_name_their_pl
     asyncio.run(run_spec(parse_spec(BOTS | {"repeats": 3}), db, progress=False))
     workers = dict(store.rows(db, "SELECT coalesce(worker, 'none'), count(*) FROM matches GROUP BY ALL"))
     assert workers == {"none": old, f"{socket.gethostname()}:{os.getpid()}": 3}
+
+
+def test_a_batch_whose_flush_fails_after_the_run_ended_is_written_by_the_final_flush(db_path, monkeypatch):
+    """The run ends while a flush is in its thread: cancelling the ticker orphans that thread, so an error
+    there reaches nobody. Its batch must go back to pending for the final flush, not vanish while the run
+    ends `ok`."""
+    import threading
+
+    store.init_db(db_path)
+    record = records(1)[0]
+    entered, release, calls = threading.Event(), threading.Event(), []
+    real = store.write_matches
+
+    def flaky(db, batch, replace=()):
+        calls.append(len(batch))
+        if len(calls) == 1:  # the ticker's flush: fails once the run has ended and cancelled it
+            entered.set()
+            release.wait(30)
+            raise RuntimeError("busy")
+        real(db, batch, replace)
+
+    monkeypatch.setattr(group_commit.store, "write_matches", flaky)
+
+    async def run():
+        async with group_commit.GroupCommit(db_path, every=0.01) as writer:
+            writer.add(record)
+            await asyncio.to_thread(entered.wait, 30)
+            # the block ends now: __aexit__ cancels the ticker at once, then its final flush waits for the thread
+            threading.Timer(0.3, release.set).start()
+
+    asyncio.run(run())
+    assert calls == [1, 1]
+    assert store.count_matches(db_path) == 1
+
+
+WRITER = {"seed": 0, "repeats": 60, "concurrency": 4,
+          "games": [{"game": "guessing_game", "params": {"players": 3, "rounds": 2},
+                     "lineups": [{"all": "bot:random"}]}]}
+
+
+def test_three_writer_processes_on_one_database_write_every_match_exactly_once(tmp_path):
+    """Three `engine run` processes and a reader share one file: every match of every run is there once,
+    and each run's `n_done` and status agree with its rows."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    db = tmp_path / "shared.duckdb"
+    store.init_db(db)
+    specs = []
+    for i in range(3):
+        raw = WRITER | {"name": f"writer {i}", "seed": 100 * i}
+        path = tmp_path / f"w{i}.yaml"
+        path.write_text(yaml.safe_dump(raw))
+        specs.append(parse_spec(raw))
+    procs = [subprocess.Popen([sys.executable, "-m", "engine", "run", str(tmp_path / f"w{i}.yaml"), "--db", str(db),
+                               "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=os.environ | {"ARENA_CACHE": "off"}) for i in range(3)]
+    while any(p.poll() is None for p in procs):  # a reader in the gaps, as a page is
+        store.count_matches(db)
+    outputs = [p.communicate()[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], outputs
+    for spec in specs:
+        expected = {m.match_id for m in spec.matches}
+        stored = store.rows(db, "SELECT match_id, count(*), any_value(status) FROM matches WHERE run_id = ? "
+                                "GROUP BY ALL", [spec.run_id])
+        assert {m for m, _, _ in stored} == expected and all(n == 1 and s == "ok" for _, n, s in stored)
+        n_done, n_matches, status = store.rows(db, "SELECT n_done, n_matches, status FROM runs WHERE run_id = ?",
+                                               [spec.run_id])[0]
+        assert (n_done, n_matches, status) == (len(expected), len(expected), "ok")
+        seats = store.rows(db, "SELECT count(*), count(DISTINCT match_id) FROM seats JOIN matches USING (match_id) "
+                               "WHERE run_id = ?", [spec.run_id])[0]
+        assert seats == (3 * len(expected), len(expected))

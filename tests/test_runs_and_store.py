@@ -35,7 +35,9 @@ def counts(db):
     return store.query(db, """
         SELECT (SELECT count(*) FROM matches) AS matches, (SELECT count(DISTINCT match_id) FROM matches) AS ids,
                (SELECT count(*) FROM seats) AS seats, (SELECT count(*) FROM turns) AS turns,
-               (SELECT count(*) FROM (SELECT match_id, turn FROM turns GROUP BY ALL HAVING count(*) > 1)) AS dup_turns
+               (SELECT count(*) FROM (SELECT match_id, turn FROM turns GROUP BY ALL HAVING count(*) > 1)) AS dup_turns,
+               (SELECT count(*) FROM (SELECT match_id, seat, name FROM metrics GROUP BY ALL HAVING count(*) > 1))
+                   AS dup_metrics
     """).iloc[0].to_dict()
 
 
@@ -78,7 +80,7 @@ def test_run_writes_every_match_once_and_a_rerun_resumes(db_path):
     first = asyncio.run(run_spec(spec, db_path, progress=False))
     assert (first.played, first.errors) == (10, 0)
     before = counts(db_path)
-    assert before["matches"] == before["ids"] == 10 and before["dup_turns"] == 0
+    assert before["matches"] == before["ids"] == 10 and before["dup_turns"] == before["dup_metrics"] == 0
     assert before["seats"] == 2 * (10 + 2 + 3 * 3)
     second = asyncio.run(run_spec(spec, db_path, progress=False))
     assert (second.skipped, second.played) == (10, 0)

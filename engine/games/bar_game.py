@@ -10,7 +10,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import Choice, Observation, Param
 from engine.games.extensions import policy
-from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
+from engine.games.gamabench_common import Move, SimultaneousGame
 
 DECISIONS = ("go", "stay")
 
@@ -26,9 +26,7 @@ def bar_score(shares: list[float], ratio: float) -> float:
 class BarGame(SimultaneousGame):
     name = "bar_game"
     title = "El Farol Bar"
-    params = {
-        "players": players_param(),
-        "rounds": rounds_param(),
+    params = SimultaneousGame.params | {
         "ratio": Param(0.6, "capacity: the bar is fun if at most this share of players goes", kind=float,
                        lo=0.0, hi=1.0),
         "min": Param(0, "payoff for going when the bar is crowded"),

@@ -22,7 +22,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import ActionSpace, Game, Observation, Param, ParseError, SeatResult, rank_by
 from engine.games.extensions import policy
-from engine.games.parsing import json_field
+from engine.games.parsing import json_field, require_text
 
 ITEMS = ("hats", "balls", "apples")
 INSTANCES = Path(__file__).resolve().parent.parent / "data" / "llmarena" / "bargain_instances.txt"
@@ -72,8 +72,7 @@ class BargainSpace(ActionSpace):
     def parse(self, text: str) -> dict[str, Any]:
         """The JSON fields when present ("action": "deal", else "plan"); otherwise whichever comes last
         in the text: a plan written out ("1 hat 2 balls 0 apples", or [1, 2, 0]) or the word Deal."""
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         action = json_field(text, "action")
         if action is not None and str(action).strip().lower() == "deal":
             return self._deal()

@@ -15,7 +15,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import ActionSpace, Game, Observation, Param, ParseError, SeatResult
 from engine.games.extensions import policy
-from engine.games.parsing import json_field
+from engine.games.parsing import json_field, require_text
 
 N_SEATS = 2
 _MONEY = re.compile(r"(?<![\w.\-])\$?\s{0,2}(\d{1,6}(?:\.\d{1,4})?)(?![\w.])")
@@ -35,8 +35,7 @@ class MoneySpace(ActionSpace):
         return f'an amount from $0 to ${self.hi:.2f}, as {{"{self.key}": <amount>}}'
 
     def parse(self, text: str) -> float:
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         value = json_field(text, self.key)
         if value is None:
             amounts = _MONEY.findall(text)

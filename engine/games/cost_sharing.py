@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.games import register
-from engine.games.base import ActionSpace, Choice, Game, Observation, Param, ParseError, SeatResult
+from engine.games.base import ActionSpace, Choice, Observation, Param, ParseError, SeatResult
 from engine.games.extensions import policy
-from engine.games.magic_common import group_param, group_presets, load_group
-from engine.games.parsing import json_field
+from engine.games.magic_common import SEATS, MagicScenario, group_param, load_group
+from engine.games.parsing import json_field, require_text
 
-N_SEATS = 3
 TOLERANCE = 0.05  # percentages must add up to 100 within this
 _SHARE = re.compile(r"(?<![\w.\-])(\d{1,3}(?:\.\d{1,2})?)(?![\w.])")
 
@@ -33,7 +32,7 @@ def fmt_split(split: list[float]) -> str:
 class SplitSpace(ActionSpace):
     """A split of 100% among the seats, in seat order: the JSON list `key`, else the last n numbers."""
 
-    n: int = N_SEATS
+    n: int = SEATS
     key: str = "proposal"
 
     def sample(self, rng: random.Random) -> list[float]:
@@ -45,8 +44,7 @@ class SplitSpace(ActionSpace):
                 f'as {{"{self.key}": [{", ".join(f"p{i + 1}" for i in range(self.n))}]}}')
 
     def parse(self, text: str) -> list[float]:
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         value = json_field(text, self.key)
         if value is None:
             value = _SHARE.findall(text)[-self.n:]
@@ -83,8 +81,8 @@ def airport(setting: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
     fee = _FEE.search(topic)
     airlines = [{"name": m[1], "flights": _whole(m[2]), "passengers": _whole(m[3]), "hours": float(m[4]),
                  "size": m[5].strip()} for m in _AIRLINE.finditer(topic)]
-    if fee is None or len(airlines) != N_SEATS:
-        raise ValueError(f"cost sharing setting: cannot read the fee and {N_SEATS} airlines from its topic")
+    if fee is None or len(airlines) != SEATS:
+        raise ValueError(f"cost sharing setting: cannot read the fee and {SEATS} airlines from its topic")
     return _whole(fee.group(1)), airlines
 
 
@@ -99,25 +97,18 @@ def usage_split(airlines: list[dict[str, Any]]) -> list[float]:
 
 
 @register
-class CostSharing(Game):
+class CostSharing(MagicScenario):
     name = "cost_sharing"
     title = "Cost Sharing (airport fee)"
-    paper = "MAgIC"
     params = {
         "group": group_param("cost_sharing", 1, optional=False),
         "rounds": Param(5, "rounds of proposals and votes before the negotiation fails", lo=1, hi=20),
     }
-    presets = {"default": {}} | group_presets("cost_sharing")
-
-    @classmethod
-    def n_seats(cls, params: dict[str, Any]) -> int:
-        return N_SEATS
-
     def setup(self) -> None:
         self.setting = load_group(self.name, self.p["group"])
         self.fee, self.airline_data = airport(self.setting)
         self.airlines = [a["name"] for a in self.airline_data]
-        self.opening = [self.setting["proposal"][self.player_name(s)] for s in range(N_SEATS)]
+        self.opening = [self.setting["proposal"][self.player_name(s)] for s in range(SEATS)]
         self.stage = "propose"
         self.round = 1
         self.proposals: list[list[list[float]]] = []
@@ -128,7 +119,7 @@ class CostSharing(Game):
         self.announce(f"The negotiation starts. {seats}. Opening positions (shares for Player 1, 2, 3): {openings}.")
 
     def to_act(self) -> list[int]:
-        return [] if self.done() else list(range(N_SEATS))
+        return [] if self.done() else list(range(SEATS))
 
     def observe(self, seat: int) -> Observation:
         current = self.proposals[-1] if self.stage == "vote" else []
@@ -140,20 +131,20 @@ class CostSharing(Game):
         }
         if self.stage == "propose":
             return self.make_observation(seat, "propose", view, SplitSpace())
-        labels = tuple(self.player_name(s) for s in range(N_SEATS))
-        return self.make_observation(seat, "vote", view, Choice(tuple(range(N_SEATS)), labels, key="vote"))
+        labels = tuple(self.player_name(s) for s in range(SEATS))
+        return self.make_observation(seat, "vote", view, Choice(tuple(range(SEATS)), labels, key="vote"))
 
     def listed(self, proposals: list[list[float]]) -> str:
         return "; ".join(f"{self.player_name(s)} proposes {fmt_split(p)}" for s, p in enumerate(proposals))
 
     def step(self, actions: dict[int, Any]) -> None:
         if self.stage == "propose":
-            self.proposals.append([[float(v) for v in actions[s]] for s in range(N_SEATS)])
+            self.proposals.append([[float(v) for v in actions[s]] for s in range(SEATS)])
             listed = self.listed(self.proposals[-1])
             self.announce(f"Round {self.round} proposals (shares for Player 1, 2, 3): {listed}. Now vote.")
             self.stage = "vote"
             return
-        votes = [int(actions[s]) for s in range(N_SEATS)]
+        votes = [int(actions[s]) for s in range(SEATS)]
         self.votes.append(votes)
         chosen = [self.proposals[-1][v] for v in votes]
         said = ", ".join(f"{self.player_name(s)} votes for {self.player_name(v)}'s proposal"
@@ -186,14 +177,14 @@ class CostSharing(Game):
     def result(self) -> dict[int, SeatResult]:
         success = self.agreed is not None
         return {s: SeatResult(100 - self.agreed[s] if success else 0.0, success, 1, self.airlines[s])
-                for s in range(N_SEATS)}
+                for s in range(SEATS)}
 
     def metrics(self) -> list[tuple[int | None, str, float]]:
         success = float(self.agreed is not None)
         rows: list[tuple[int | None, str, float]] = [(None, "agreement", success),
                                                      (None, "negotiation_rounds", len(self.votes))]
         proposers = self.proposers()
-        for s in range(N_SEATS):
+        for s in range(SEATS):
             rows.append((s, "agreement", success))
             rows.append((s, "proposal_agreed", float(s in proposers)))
             if self.agreed is not None:  # MAgIC Table 2 "Cost": the share this airline pays
@@ -225,8 +216,8 @@ def _selfish(obs: Observation, rng, arg) -> Any:
     """Ask to pay 10% and vote only for its own proposal: agreement only if everyone gives in."""
     if obs.phase == "vote":
         return obs.seat
-    others = [s for s in range(N_SEATS) if s != obs.seat]
-    split = [0.0] * N_SEATS
+    others = [s for s in range(SEATS) if s != obs.seat]
+    split = [0.0] * SEATS
     split[obs.seat], split[others[0]], split[others[1]] = 10.0, 45.0, 45.0
     return split
 

@@ -9,7 +9,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import Choice, Observation, Param
 from engine.games.extensions import policy
-from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
+from engine.games.gamabench_common import Move, SimultaneousGame
 
 DISHES = ("costly", "cheap")
 
@@ -18,9 +18,7 @@ DISHES = ("costly", "cheap")
 class DinerDilemma(SimultaneousGame):
     name = "diner_dilemma"
     title = "Diner's Dilemma"
-    params = {
-        "players": players_param(),
-        "rounds": rounds_param(),
+    params = SimultaneousGame.params | {
         "cheap_price": Param(10, "price of the cheap dish", lo=0),
         "cheap_utility": Param(15, "utility of the cheap dish", lo=0),
         "costly_price": Param(20, "price of the costly dish", lo=0),

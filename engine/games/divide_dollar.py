@@ -9,7 +9,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import IntRange, Observation, Param
 from engine.games.extensions import policy
-from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
+from engine.games.gamabench_common import Move, SimultaneousGame
 
 
 def dollar_score(gaps: list[float], fair: float) -> float:
@@ -21,9 +21,7 @@ def dollar_score(gaps: list[float], fair: float) -> float:
 class DivideDollar(SimultaneousGame):
     name = "divide_dollar"
     title = "Divide the Dollar"
-    params = {
-        "players": players_param(),
-        "rounds": rounds_param(),
+    params = SimultaneousGame.params | {
         "golds": Param(100, "golds to divide", lo=1),
     }
 

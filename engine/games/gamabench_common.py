@@ -112,9 +112,11 @@ class GamaGame(Game):
 
 
 class SimultaneousGame(GamaGame):
-    """Every player acts at once, `rounds` times; the round's record says what happened."""
+    """Every player acts at once, `rounds` times; the round's record says what happened. A subclass's
+    `params` are `SimultaneousGame.params | {its own}`."""
 
     phase = "choose"
+    params = {"players": players_param(), "rounds": rounds_param()}
 
     @classmethod
     @abstractmethod

@@ -12,9 +12,9 @@ from abc import abstractmethod
 from functools import cache
 from typing import Any, ClassVar
 
-from engine.games.base import Choice, Game, Observation, Param, ParseError, SeatResult
+from engine.games.base import Choice, Game, Observation, Param, SeatResult
 from engine.games.legal_actions import hint_line
-from engine.games.parsing import json_field
+from engine.games.parsing import json_field, require_text
 
 MARKS = ("X", "O")
 Board = tuple[str | None, ...]
@@ -114,8 +114,7 @@ class GridGame(Game):
         return self.make_observation(seat, "move", view, Choice(tuple(legal), labels, key=self.answer_key))
 
     def parse(self, seat: int, text: str) -> int:
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         value = json_field(text, self.answer_key)
         return self.read_move(str(value) if value is not None else text)
 

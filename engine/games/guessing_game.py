@@ -9,7 +9,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import IntRange, Observation, Param
 from engine.games.extensions import policy
-from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
+from engine.games.gamabench_common import Move, SimultaneousGame
 
 
 def guessing_score(round_means: list[float], lo: int, hi: int, ratio: float) -> float:
@@ -35,9 +35,7 @@ def ratio_text(ratio: float) -> str:
 class GuessingGame(SimultaneousGame):
     name = "guessing_game"
     title = "Guess 2/3 of the Average"
-    params = {
-        "players": players_param(),
-        "rounds": rounds_param(),
+    params = SimultaneousGame.params | {
         "min": Param(0, "smallest number allowed"),
         "max": Param(100, "largest number allowed"),
         "ratio": Param(2 / 3, "target = ratio x the mean", kind=float, lo=0.0),

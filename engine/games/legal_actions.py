@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from engine.games.parsing import ParseError, json_field
+from engine.games.parsing import ParseError, json_field, require_text
 
 
 def hint_line(enabled: bool, template: str, labels: Sequence[str]) -> str:
@@ -30,8 +30,7 @@ def parse_named_action(text: str, vocabulary: dict[str, Any], legal: Sequence[An
                        why_illegal: Callable[[Any], str], key: str = "action") -> Any:
     """The action the answer names last (a JSON `key` field wins; `vocabulary` maps lower-case labels and
     aliases to actions), if it is legal now."""
-    if not isinstance(text, str) or not text.strip():
-        raise ParseError("the answer was empty")
+    require_text(text)
     value = json_field(text, key)
     if value is not None:
         wanted = str(value).strip().lower()

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from engine.games.base import Param
+from engine.games.base import Game, Param
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "magic"
 SEATS = 3
@@ -63,3 +63,18 @@ def group_param(game: str, default: int, optional: bool) -> Param:
 
 def group_presets(game: str) -> dict[str, dict[str, Any]]:
     return {f"magic_{g}": {"group": g} for g in range(1, group_count(game) + 1)}
+
+
+class MagicScenario(Game):
+    """One of the three scenarios: three seats, and besides `default` a preset `magic_<g>` per setting group
+    on disk (the subclass names its `group` parameter with `group_param`)."""
+
+    paper = "MAgIC"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.presets = {"default": {}} | group_presets(cls.name)
+
+    @classmethod
+    def n_seats(cls, params: dict[str, Any]) -> int:
+        return SEATS

@@ -11,18 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Game, IntRange, Observation, Param, SeatResult, rank_by
+from engine.games.base import IntRange, Observation, Param, SeatResult, rank_by
 from engine.games.extensions import policy
-from engine.games.magic_common import group_param, group_presets, load_group
-
-N_SEATS = 3
+from engine.games.magic_common import SEATS, MagicScenario, group_param, load_group
 
 
 @register
-class MagicPublicGood(Game):
+class MagicPublicGood(MagicScenario):
     name = "magic_public_good"
     title = "Public Good (pool paid out at the end)"
-    paper = "MAgIC"
     params = {
         "group": group_param("magic_public_good", 0, optional=True),
         "multiplier": Param(3.5, "the pool is multiplied by this at the end, then shared equally", kind=float,
@@ -30,16 +27,10 @@ class MagicPublicGood(Game):
         "rounds": Param(5, "rounds of contributions", lo=1, hi=50),
         "endowment": Param(100, "points each player starts with", lo=1, hi=100_000),
     }
-    presets = {"default": {}} | group_presets("magic_public_good")
-
-    @classmethod
-    def n_seats(cls, params: dict[str, Any]) -> int:
-        return N_SEATS
-
     def setup(self) -> None:
         group = self.p["group"]
         self.multiplier = float(load_group(self.name, group)["multiplier"]) if group else self.p["multiplier"]
-        self.remaining = [float(self.p["endowment"])] * N_SEATS
+        self.remaining = [float(self.p["endowment"])] * SEATS
         self.contributions: list[list[int]] = []
         self.round = 1
 
@@ -47,7 +38,7 @@ class MagicPublicGood(Game):
         return sum(sum(r) for r in self.contributions)
 
     def to_act(self) -> list[int]:
-        return [] if self.done() else list(range(N_SEATS))
+        return [] if self.done() else list(range(SEATS))
 
     def observe(self, seat: int) -> Observation:
         view = {"multiplier": self.multiplier, "multiplier_text": f"{self.multiplier:g}",
@@ -58,7 +49,7 @@ class MagicPublicGood(Game):
                                      IntRange(0, int(self.remaining[seat]), key="contribution"))
 
     def step(self, actions: dict[int, Any]) -> None:
-        given = [min(int(actions[s]), int(self.remaining[s])) for s in range(N_SEATS)]
+        given = [min(int(actions[s]), int(self.remaining[s])) for s in range(SEATS)]
         self.contributions.append(given)
         self.remaining = [r - g for r, g in zip(self.remaining, given, strict=True)]
         listed = ", ".join(f"{self.player_name(s)} contributed {g}" for s, g in enumerate(given))
@@ -74,7 +65,7 @@ class MagicPublicGood(Game):
         return len(self.contributions) >= self.p["rounds"]
 
     def share(self) -> float:
-        return self.pool() * self.multiplier / N_SEATS
+        return self.pool() * self.multiplier / SEATS
 
     def finals(self) -> list[float]:
         share = self.share() if self.done() else 0.0
@@ -88,11 +79,11 @@ class MagicPublicGood(Game):
     def result(self) -> dict[int, SeatResult]:
         finals = self.finals()
         ranks = rank_by(dict(enumerate(finals)))
-        return {s: SeatResult(finals[s], ranks[s] == 1, ranks[s]) for s in range(N_SEATS)}
+        return {s: SeatResult(finals[s], ranks[s] == 1, ranks[s]) for s in range(SEATS)}
 
     def metrics(self) -> list[tuple[int | None, str, float]]:
         rows: list[tuple[int | None, str, float]] = []
-        for s in range(N_SEATS):
+        for s in range(SEATS):
             least = sum(r[s] == min(r) for r in self.contributions)
             rows.append((s, "invested", sum(r[s] for r in self.contributions)))
             # MAgIC Rationality: investing the least of the round (ties included) is the rational move

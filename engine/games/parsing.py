@@ -36,7 +36,8 @@ def json_field(text: str, key: str) -> Any | None:
     return found[0] if found else None
 
 
-def _require_text(text: str) -> str:
+def require_text(text: str) -> str:
+    """The answer itself, or a ParseError when there is none (not text, or only white space)."""
     if not isinstance(text, str) or not text.strip():
         raise ParseError("the answer was empty")
     return text
@@ -58,7 +59,7 @@ def _as_int(value: Any) -> int:
 
 def parse_int(text: str, lo: int, hi: int, key: str = "number") -> int:
     """An integer in [lo, hi]: the JSON field `key`, else the last number in the text."""
-    _require_text(text)
+    require_text(text)
     value = json_field(text, key)
     if value is None:
         numbers = _NUMBER.findall(text)
@@ -73,7 +74,7 @@ def parse_int(text: str, lo: int, hi: int, key: str = "number") -> int:
 
 def parse_choice(text: str, labels: tuple[str, ...], key: str = "action") -> int:
     """Index of the chosen label: the JSON field `key`, else the label mentioned last."""
-    _require_text(text)
+    require_text(text)
     lowered = [label.lower() for label in labels]
     value = json_field(text, key)
     if value is not None:

@@ -15,7 +15,7 @@ from engine.games import register
 from engine.games.base import ActionSpace, Choice, Observation, Param, ParseError
 from engine.games.extensions import policy
 from engine.games.gamabench_common import GamaGame, Move, players_param
-from engine.games.parsing import json_field
+from engine.games.parsing import json_field, require_text
 
 VOTES = ("accept", "reject")
 _WHOLE = re.compile(r"(?<![\w.])\d{1,9}(?![\w.])")
@@ -65,8 +65,7 @@ class Plan(ActionSpace):
         return f"{self.size} non-negative whole numbers summing to {self.total}"
 
     def parse(self, text: str) -> list[int]:
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         values = self._candidate(text)
         if len(values) != self.size:
             raise ParseError(f"the plan needs {self.size} numbers, one per pirate aboard, found {len(values)}")

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Choice, Game, Observation, Param, SeatResult, rank_by
+from engine.games.base import Choice, Observation, Param, SeatResult, rank_by
 from engine.games.extensions import policy
-from engine.games.magic_common import group_param, group_presets, load_group
+from engine.games.magic_common import MagicScenario, group_param, load_group
 
 ACTIONS = ("cooperate", "defect")
 PAYOFF_KEYS = ("cooperate", "defect", "one_defect", "two_defect")
@@ -27,24 +27,18 @@ def round_payoffs(choices: list[str], p: dict[str, Any]) -> list[float]:
 
 
 @register
-class PrisonersDilemma(Game):
+class PrisonersDilemma(MagicScenario):
     name = "prisoners_dilemma"
     title = "Iterated Prisoner's Dilemma (3 players)"
-    paper = "MAgIC"
     params = {
         "rounds": Param(5, "rounds played", lo=1, hi=100),
         "cooperate": Param(2.0, "payoff to each when all cooperate", kind=float),
         "defect": Param(1.0, "payoff to each when all defect", kind=float),
         "one_defect": Param(4.0, "payoff to a lone defector (cooperators get 0)", kind=float),
         "two_defect": Param(2.0, "payoff to each of two defectors (the cooperator gets 0)", kind=float),
+        # group 1 is the authors' released setting (2, 1, 4, 2); groups 2-7 are ours, defection stays dominant
         "group": group_param("prisoners_dilemma", 0, optional=True),
     }
-    # Group 1 is the authors' released setting (2, 1, 4, 2); groups 2-7 are ours, defection stays dominant.
-    presets = {"default": {}} | group_presets("prisoners_dilemma")
-
-    @classmethod
-    def n_seats(cls, params: dict[str, Any]) -> int:
-        return 3
 
     def setup(self) -> None:
         self.history_choices: list[list[str]] = []
@@ -88,7 +82,6 @@ class PrisonersDilemma(Game):
         rows: list[tuple[int | None, str, float]] = []
         for s in range(3):
             rows.append((s, "defections", sum(c[s] == "defect" for c in self.history_choices)))
-            rows.append((s, "decisions", len(self.history_choices)))
             # MAgIC Rationality: defecting is the rational move of every round
             rows.append((s, "rational_moves", sum(c[s] == "defect" for c in self.history_choices)))
             rows.append((s, "rational_chances", len(self.history_choices)))

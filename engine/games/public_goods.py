@@ -11,16 +11,14 @@ from typing import Any
 from engine.games import register
 from engine.games.base import IntRange, Observation, Param
 from engine.games.extensions import policy
-from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
+from engine.games.gamabench_common import Move, SimultaneousGame
 
 
 @register
 class PublicGoods(SimultaneousGame):
     name = "public_goods"
     title = "Public Goods Game"
-    params = {
-        "players": players_param(),
-        "rounds": rounds_param(),
+    params = SimultaneousGame.params | {
         "tokens": Param(20, "tokens each player receives every round", lo=1),
         "ratio": Param(2.0, "the pot is multiplied by this factor, then shared equally", kind=float, lo=0.0),
     }

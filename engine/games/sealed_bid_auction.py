@@ -12,7 +12,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import IntRange, Observation, Param
 from engine.games.extensions import policy
-from engine.games.gamabench_common import Move, SimultaneousGame, players_param, rounds_param
+from engine.games.gamabench_common import Move, SimultaneousGame
 
 
 def draw_valuations(params: dict[str, Any], round_: int) -> list[int]:
@@ -28,9 +28,7 @@ class SealedBidAuction(SimultaneousGame):
     name = "sealed_bid_auction"
     title = "Sealed-Bid Auction"
     phase = "bid"
-    params = {
-        "players": players_param(),
-        "rounds": rounds_param(),
+    params = SimultaneousGame.params | {
         "valuation_min": Param(0, "lowest valuation", lo=0),
         "valuation_max": Param(200, "highest valuation", lo=0),
         "valuation_step": Param(10, "valuations are multiples of this step above the minimum", lo=1),

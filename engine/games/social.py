@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from engine.games.base import ActionSpace, Choice, Game, Observation, Param, ParseError
 from engine.games.extensions import PGM_DECIDE, Messages, Probe, add_probe, append_to_last_user, overlay, policy
-from engine.games.parsing import json_field
+from engine.games.parsing import json_field, require_text
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -86,8 +86,7 @@ class TextSpace(ActionSpace):
         return f'free text of at most {self.max_chars} characters, as {{"{self.key}": "..."}}'
 
     def parse(self, text: str) -> str:
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         value = json_field(text, self.key)
         said = text if value is None else str(value)
         said = said.strip()[: self.max_chars].strip()
@@ -116,8 +115,7 @@ class BeliefSpace(ActionSpace):
         return f"a JSON object {{{fields}}}, each value one of: {', '.join(self.names)}"
 
     def parse(self, text: str) -> dict[str, Any]:
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         answers = {}
         for key in self._keys():
             value = json_field(text, key)
@@ -143,8 +141,7 @@ class WordGuessSpace(ActionSpace):
         return f"a JSON object {{{fields}}}"
 
     def parse(self, text: str) -> dict[str, str]:
-        if not isinstance(text, str) or not text.strip():
-            raise ParseError("the answer was empty")
+        require_text(text)
         guesses = {}
         for n in self.others:
             value = json_field(text, f"{n} word")
