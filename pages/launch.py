@@ -249,7 +249,7 @@ def runs_panel() -> None:
             log = processes.log_tail(DB, row.run_id)
             if log:
                 with left.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):
-                    st.code(log, language="text")
+                    st.code(log, language="text", wrap_lines=True)  # an error line reads whole
     shown = table.assign(status=table["status"].where(~table["playing"], "playing"),
                          matches=[f"{d} of {n}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
                          usd=table["usd"].map(cost.format_usd),

@@ -264,8 +264,9 @@ if isinstance(state, dict):
 else:
     st.caption("no public state recorded")
 
-log = turns[["turn", "round", "phase", "seat", "player", "agent", "response", "legal", "fallback", "retries"]].assign(
-    flags=[", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()])
+flags = [", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()]
+log = turns[["turn", "round", "phase", "seat", "player", "agent", "legal", "fallback", "retries"]].assign(
+    flags=flags, response=turns["response"])  # the long text last: the short columns stay inside the page
 report.table(f"Turns of match {match_id}", readable(log))
 with st.expander("Every turn of this match"):
     st.dataframe(readable(log), hide_index=True, width="stretch")

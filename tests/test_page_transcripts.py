@@ -240,3 +240,11 @@ def test_a_turns_facts_fit_beside_the_prompt_and_long_params_wrap(db, monkeypatc
     assert {"legal", "tokens_in", "latency_ms", "cached"} <= set(facts["fact"])
     params = next(c for c in at.code if c.value.startswith("params: "))
     assert params.proto.wrap_lines and "\"players\": 2" in params.value and "\noutcome: {" in params.value
+
+
+def test_every_turns_table_puts_the_long_answer_last(db, monkeypatch):
+    """The short columns of the turn table stay inside a 1400 px page; the answer, the long one, comes last."""
+    match_id = store.query(db, "SELECT match_id FROM matches WHERE game = 'guessing_game' LIMIT 1")["match_id"][0]
+    at = page(db, monkeypatch, match=match_id)
+    log = next(df.value for df in at.dataframe if "flags" in df.value.columns)
+    assert list(log.columns)[-1] == "response" and {"legal", "retries", "flags"} <= set(log.columns)
