@@ -68,4 +68,4 @@ def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_ru
     robustness = AppTest.from_file("../pages/robustness.py", default_timeout=120).run()
     assert robustness.selectbox(key="agent").value == "local/smollm2"  # the model, not a bot, comes first
     verdicts = " ".join(m.value for m in robustness.markdown)
-    assert "**guessing\\_game**: robust" in verdicts or "**guessing\\_game**: not robust" in verdicts
+    assert any(f"**guessing\\_game**: {v}" in verdicts for v in ("robust", "sensitive", "inconclusive"))
