@@ -434,6 +434,17 @@ def rows(db: str | Path, sql: str, params: list | None = None) -> list[tuple]:
         return con.execute(sql, params or []).fetchall()
 
 
+def stream(db: str | Path, sql: str, params: list | None = None, size: int = 2048) -> Iterator[tuple]:
+    """Run a read-only query and yield its rows, fetched `size` at a time: for a scorer that folds the rows
+    as they come instead of holding them all (consume it whole inside the block that reads)."""
+    if not Path(db).exists():
+        return
+    with _reader(db) as con:
+        result = con.execute(sql, params or [])
+        while batch := result.fetchmany(size):
+            yield from batch
+
+
 def count_matches(db: str | Path) -> int:
     if not Path(db).exists():
         return 0

@@ -9,20 +9,13 @@ import random
 import pytest
 
 from engine.agents.bots import find_policy
-from engine.games import get_game
 from engine.games.bargain import BargainSpace, instances
 from engine.games.base import ParseError
 from engine.games.bid import MoneySpace, deviation
 from engine.metrics.negotiation import bargain_table, bid_table
 from engine.runner import run_spec
 from engine.spec import load_spec, parse_spec
-
-
-def new(name, seed=0, **params):
-    cls = get_game(name)
-    game = cls(cls.resolve_params(params))
-    game.reset(seed)
-    return game
+from tests.game_play import new_game as new
 
 
 def test_the_authors_instances_are_read_and_each_pool_is_worth_ten_to_both():

@@ -31,3 +31,43 @@ def test_the_wis_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     assert n_seats == 16 * 6 and len(board) == 2 and len(figures) == 2 * 3
     assert max(largest) <= 2 * 3  # two agents, three roles: the seats stayed in DuckDB
     assert board["games"].sum() == n_seats and figures.loc[figures.role == "all", "games"].sum() == n_seats
+
+
+def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
+    """MAgIC's profile and its social half: one row per challenger leaves DuckDB as a frame or list; the
+    belief probes are streamed (and folded a match at a time)."""
+    from engine.metrics import magic, magic_social
+
+    def hero(bot, label):
+        return {"challenger": {"agent": bot, "label": label}, "others": "bot:letters"}
+
+    raw = {"name": "magic", "seed": 2, "repeats": 3, "games": [
+        {"game": "chameleon", "lineups": [hero("bot:letters", "A"), hero("bot:random", "B")]},
+        {"game": "undercover", "preset": "magic", "lineups": [hero("bot:letters", "A")]},
+        {"game": "prisoners_dilemma", "lineups": [{"challenger": {"agent": "bot:always_defect", "label": "A"},
+                                                   "others": "bot:tit_for_tat"}]}]}
+    asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
+    n_seats = store.rows(db_path, "SELECT count(*) FROM seats")[0][0]
+    largest, streamed = [], []
+    real_query, real_rows, real_stream = store.query, store.rows, getattr(store, "stream", None)
+
+    def counting(real):
+        def call(db, sql, params=None):
+            out = real(db, sql, params)
+            largest.append(len(out))
+            return out
+        return call
+
+    def streaming(db, sql, params=None, size=2048):
+        for row in real_stream(db, sql, params, size):
+            streamed.append(row[0])
+            yield row
+
+    monkeypatch.setattr(store, "query", counting(real_query))
+    monkeypatch.setattr(store, "rows", counting(real_rows))
+    monkeypatch.setattr(store, "stream", streaming, raising=False)
+    profile = magic.ability_profile(db_path)
+    social = magic_social.social_abilities(db_path)
+    assert n_seats > 50 and sorted(profile.agent) == ["A", "B"] and sorted(social.agent) == ["A", "B"]
+    assert max(largest) <= 2, "the seats stayed in DuckDB: one row per challenger came out"
+    assert len(set(streamed)) > 1 and profile["Reasoning"].notna().all()

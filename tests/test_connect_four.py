@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import random
+from functools import partial
 
 import pytest
 
 from engine.agents.bots import find_policy
-from engine.games import get_game
 from engine.games.base import ParseError
 from engine.games.connect_four import board_value, counts
+from tests.game_play import new_game
 
-
-def new(seed=0, **params):
-    cls = get_game("connect_four")
-    game = cls(cls.resolve_params(params))
-    game.reset(seed)
-    return game
+new = partial(new_game, "connect_four")
 
 
 def play(game, columns):

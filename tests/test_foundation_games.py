@@ -6,18 +6,11 @@ import random
 
 import pytest
 
-from engine.games import get_game
 from engine.games.base import ParseError
 from engine.games.guessing_game import guessing_score
 from engine.games.prisoners_dilemma import round_payoffs
 from engine.games.tictactoe import winner_of
-
-
-def new(name, seed=0, **params):
-    cls = get_game(name)
-    game = cls(cls.resolve_params(params))
-    game.reset(seed)
-    return game
+from tests.game_play import new_game as new
 
 
 def test_guessing_score_follows_gamabench_formulas():

@@ -13,16 +13,10 @@ from engine.games.pirate_game import equilibrium_plan, proposal_distance, vote_i
 from engine.games.sealed_bid_auction import draw_valuations
 from engine.runner import play_match
 from engine.spec import parse_spec
+from tests.game_play import new_game as new
 
 GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_dilemma", "sealed_bid_auction",
          "battle_royale", "pirate_game")
-
-
-def new(name: str, **params):
-    cls = get_game(name)
-    game = cls(cls.resolve_params(params))
-    game.reset(0)
-    return game
 
 
 def scores(game) -> dict:

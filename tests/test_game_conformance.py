@@ -13,14 +13,14 @@ from engine.agents.prompting import render, versions
 from engine.games import all_games
 from engine.games.base import Choice, Game, ParseError, SeatResult
 from engine.match_rows import TALLY
+from tests.game_play import new_game
 
 GAMES = sorted(all_games())
 SEEDS = range(6)
 
 
 def play_random(cls: type[Game], seed: int, preset: str = "default") -> tuple[Game, list]:
-    game = cls(cls.resolve_params({}, preset))
-    game.reset(seed)
+    game = new_game(cls.name, seed, preset)
     rng = random.Random(seed)
     trace = []
     for _ in range(10_000):
@@ -67,9 +67,7 @@ def test_same_seed_same_actions_same_match(name):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_views_are_json_and_prompts_render_in_every_version(name):
-    cls = all_games()[name]
-    game = cls(cls.resolve_params({}))
-    game.reset(3)
+    game = new_game(name, 3)
     rng = random.Random(3)
     phases_seen = set()
     while not game.done():
@@ -89,9 +87,7 @@ def test_views_are_json_and_prompts_render_in_every_version(name):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_each_legal_choice_label_parses_back_to_itself(name):
-    cls = all_games()[name]
-    game = cls(cls.resolve_params({}))
-    game.reset(5)
+    game = new_game(name, 5)
     rng = random.Random(5)
     checked = 0
     while not game.done() and checked < 200:

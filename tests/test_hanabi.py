@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from functools import partial
 
 import pytest
 
@@ -15,18 +16,9 @@ from engine.games import get_game
 from engine.games.base import ParseError
 from engine.runner import play_match
 from engine.spec import MatchPlan
+from tests.game_play import act, new_game
 
-
-def new(seed=0, **params):
-    cls = get_game("hanabi")
-    game = cls(cls.resolve_params(params))
-    game.reset(seed)
-    return game
-
-
-def act(game, answer):
-    (seat,) = game.to_act()
-    game.step({seat: game.parse(seat, answer)})
+new = partial(new_game, "hanabi")
 
 
 def test_the_deck_has_two_colours_and_hands_of_two():

@@ -4,25 +4,16 @@ conservation, illegal actions with reasons, the Monte-Carlo win probability and 
 from __future__ import annotations
 
 import random
+from functools import partial
 
 import pytest
 
 from engine.agents.bots import find_policy
-from engine.games import get_game
 from engine.games.base import ParseError
 from engine.games.texas_holdem import hand_rank, win_probability
+from tests.game_play import act, new_game
 
-
-def new(seed=0, **params):
-    cls = get_game("texas_holdem")
-    game = cls(cls.resolve_params(params))
-    game.reset(seed)
-    return game
-
-
-def act(game, answer):
-    (seat,) = game.to_act()
-    game.step({seat: game.parse(seat, answer)})
+new = partial(new_game, "texas_holdem")
 
 
 def test_treys_ranks_hands_in_the_usual_order():

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
+from tests.page_run import run_page
 
 
 def llm(url: str, strategy: str) -> dict:
@@ -39,11 +40,7 @@ def db(tmp_path_factory):
 
 
 def page(db, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("ARENA_DB", str(db))
-    at = AppTest.from_file("../pages/abilities.py", default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
+    return run_page("abilities", db, monkeypatch, **params)
 
 
 def test_radar_area_and_vanilla_against_pgm(db, monkeypatch):

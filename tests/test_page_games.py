@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from tests.page_run import run_page
 
 SPEC = {"name": "games", "seed": 4, "repeats": 2, "games": [
     {"game": "guessing_game", "params": {"players": 4, "rounds": 5},
@@ -27,11 +28,7 @@ def db(tmp_path_factory):
 
 
 def page(db, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("ARENA_DB", str(db))
-    at = AppTest.from_file("../pages/games.py", default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
+    return run_page("games", db, monkeypatch, **params)
 
 
 def test_guessing_game_curves_for_the_chosen_agent(db, monkeypatch):

@@ -11,14 +11,11 @@ from streamlit.testing.v1 import AppTest
 from engine import store
 from engine.games import get_game
 from engine.launch import cost, form, processes
+from tests.page_run import run_page
 
 
 def page(db, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("ARENA_DB", str(db))
-    at = AppTest.from_file("../pages/launch.py", default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
+    return run_page("launch", db, monkeypatch, **params)
 
 
 def type_model(at: AppTest, game: str, seat: int, model: str) -> None:

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from engine.importers.gamabench import import_dir
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from tests.page_run import run_page
 from tests.test_gamabench_import import RAW
 
 SPEC = {"name": "leaderboard", "seed": 3, "repeats": 2, "games": [
@@ -29,11 +30,7 @@ def db(tmp_path_factory):
 
 
 def page(db, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("ARENA_DB", str(db))
-    at = AppTest.from_file("../pages/leaderboard.py", default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
+    return run_page("leaderboard", db, monkeypatch, **params)
 
 
 def frames_with(at: AppTest, column: str) -> list:

@@ -13,6 +13,7 @@ from engine import store
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
+from tests.page_run import run_page
 
 SCRIPT = '<script>alert("owned")</script> <b>bold</b>'
 BOTS = {"name": "bots", "seed": 3, "repeats": 2, "games": [
@@ -41,11 +42,7 @@ def db(tmp_path_factory):
 
 
 def page(db, monkeypatch, **params) -> AppTest:
-    monkeypatch.setenv("ARENA_DB", str(db))
-    at = AppTest.from_file("../pages/transcripts.py", default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    return at.run()
+    return run_page("transcripts", db, monkeypatch, **params)
 
 
 def found(at: AppTest):

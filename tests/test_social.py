@@ -5,25 +5,12 @@ from __future__ import annotations
 import pytest
 
 from engine.games.base import ParseError
-from engine.games.chameleon import Chameleon
 from engine.games.social import BeliefSpace, TextSpace, WordGuessSpace, read_belief_text
-from engine.games.undercover import Undercover
-
-
-def new(cls, seed=0, preset="default", **params):
-    game = cls(cls.resolve_params(params, preset))
-    game.reset(seed)
-    return game
-
-
-def speak_all(game, text="clue {s}"):
-    while game.stage == "clue":
-        seat = game.to_act()[0]
-        game.step({seat: text.format(s=seat, r=game.round)})
+from tests.game_play import new_game, speak_all
 
 
 def test_words_are_private_and_clues_public():
-    game = new(Undercover, seed=4, preset="wis")
+    game = new_game("undercover", seed=4, preset="wis")
     speak_all(game, "round {r} speech of seat {s}")
     for s in range(6):
         history = "\n".join(game.history(s))
@@ -34,7 +21,7 @@ def test_words_are_private_and_clues_public():
 
 
 def test_probe_answers_are_never_announced():
-    game = new(Undercover, seed=1, preset="magic")
+    game = new_game("undercover", seed=1, preset="magic")
     speak_all(game)
     assert game.stage == "role"
     before = len(game.log)
@@ -42,14 +29,14 @@ def test_probe_answers_are_never_announced():
     game.step({s: {"suspect": "Player 1", "thinks": {}} for s in game.to_act()})
     assert game.stage == "clue" and len(game.log) == before + 1  # only the call to round 2's clues
     assert [a["seat"] for a in game.role_answers] == [0, 1, 2]
-    chameleon = new(Chameleon, seed=1, setting=0)
+    chameleon = new_game("chameleon", seed=1, setting=0)
     before = len(chameleon.log)
     chameleon.step({s: "yes" for s in chameleon.to_act()})
     assert chameleon.stage == "clue" and len(chameleon.log) == before
 
 
 def test_speaking_order_starts_at_the_first_speaker_and_skips_the_eliminated():
-    game = new(Undercover, seed=0, preset="wis", first_speaker=4, role_seat=0)
+    game = new_game("undercover", seed=0, preset="wis", first_speaker=4, role_seat=0)
     assert game.pending == [4, 5, 0, 1, 2, 3]
     speak_all(game, "speech {s} in round {r}")
     game.step({s: 2 for s in game.to_act() if s != 2} | {2: 3})  # seat 2 out by 5 votes to 1
@@ -58,7 +45,7 @@ def test_speaking_order_starts_at_the_first_speaker_and_skips_the_eliminated():
 
 
 def test_a_tied_vote_singles_out_no_one():
-    game = new(Undercover, seed=0, preset="wis", role_seat=0, first_speaker=0)
+    game = new_game("undercover", seed=0, preset="wis", role_seat=0, first_speaker=0)
     speak_all(game, "speech {s}")
     game.step({0: 1, 1: 0, 2: 1, 3: 0, 4: None, 5: None})
     assert not game.eliminated and game.round == 2 and game.accused is None
@@ -105,13 +92,13 @@ def test_free_belief_text_of_the_pgm_style_is_read():
 
 
 def test_wis_vote_that_names_nobody_is_an_abstention_but_magic_vote_is_an_error():
-    wis = new(Undercover, seed=0, preset="wis", role_seat=0, first_speaker=0)
+    wis = new_game("undercover", seed=0, preset="wis", role_seat=0, first_speaker=0)
     speak_all(wis, "speech {s}")
     assert wis.parse(1, "I am not sure at all") is None
     assert wis.parse(1, '{"vote": "Player 4"}') == 3
     with pytest.raises(ParseError):
         wis.parse(1, "")
-    magic = new(Undercover, seed=0, probes=False)
+    magic = new_game("undercover", seed=0, probes=False)
     speak_all(magic)
     speak_all(magic)
     with pytest.raises(ParseError):
@@ -123,7 +110,7 @@ def test_wis_vote_that_names_nobody_is_an_abstention_but_magic_vote_is_an_error(
 def test_pgm_asks_these_games_a_belief_question_the_reader_understands():
     from engine.agents.strategies import find_probe
 
-    game = new(Chameleon, seed=0, setting=0)
+    game = new_game("chameleon", seed=0, setting=0)
     probe, _ = find_probe("pgm", "chameleon")
     question = probe.question(game.observe(game.to_act()[0]), None)
     assert "most suspicious" in question and "chameleon" in question

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from engine.games.social import llmarena_word_pairs, magic_settings
-from engine.games.undercover import Undercover, describes_own_word, wis_base_scores
+from engine.games.undercover import describes_own_word, wis_base_scores
+from tests.game_play import new_game
+from tests.game_play import speak_all as speak_clues
 
 
 def new(preset="default", seed=0, **params):
-    game = Undercover(Undercover.resolve_params(params, preset))
-    game.reset(seed)
-    return game
+    return new_game("undercover", seed, preset, **params)
 
 
 def speak_all(game, text="round {r}, seat {s} speaks"):
-    while game.stage == "clue":
-        seat = game.to_act()[0]
-        game.step({seat: text.format(s=seat, r=game.round)})
+    speak_clues(game, text)
 
 
 def test_word_data_is_there():

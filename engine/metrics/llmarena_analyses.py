@@ -40,7 +40,8 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connec
           SELECT match_id, seat, count(*) AS moves,
                  count(*) FILTER (WHERE retries > 0 OR fallback
                                   OR coalesce(json_extract(state, '$.last_move.illegal')::BOOLEAN, false)) AS illegal
-          FROM turns WHERE seat IS NOT NULL GROUP BY match_id, seat)
+          FROM turns WHERE seat IS NOT NULL AND match_id IN (SELECT match_id FROM finished)  -- not every turn's JSON
+          GROUP BY match_id, seat)
         SELECT f.game, coalesce(s.label, s.agent) AS agent, f.hint, count(*) AS matches,
                avg(s.won::INTEGER) AS win_rate, sum(coalesce(mv.moves, 0)) AS moves,
                sum(coalesce(mv.illegal, 0)) AS illegal_moves

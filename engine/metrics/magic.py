@@ -30,13 +30,12 @@ from engine import store
 from engine.metrics.magic_social import (
     NO_STRATEGY,
     SOCIAL_GAMES,
-    column,
-    group_sums,
-    only_on,
+    SOCIAL_METRICS,
+    SOCIAL_SUMS,
+    challenger_sums,
     ratios,
+    reasoning_sums,
     social_abilities_of,
-    social_seats,
-    won_flags,
 )
 from engine.selection import ALL, Selection
 
@@ -62,30 +61,35 @@ def radar_area(values: list[float]) -> float:
     return wedge * sum(a * b for a, b in zip(scaled, scaled[1:] + scaled[:1], strict=True))
 
 
+_SHARING, _PRISONER, _PUBLIC = "game = 'cost_sharing'", "game = 'prisoners_dilemma'", "game = 'magic_public_good'"
+_RATIONAL = f"{_PRISONER} OR {_PUBLIC}"
+THEORY_METRICS = ("agreement", "proposal_agreed", "rational_moves", "rational_chances", "cost_share", "final_score",
+                  "payback")
+THEORY_SUMS = {
+    "sharing": f"count(*) FILTER (WHERE {_SHARING})", "prisoner": f"count(*) FILTER (WHERE {_PRISONER})",
+    "public": f"count(*) FILTER (WHERE {_PUBLIC})",
+    "agreement": f"sum(agreement) FILTER (WHERE {_SHARING})",
+    "proposal_agreed": f"sum(proposal_agreed) FILTER (WHERE {_SHARING})",
+    "rational_moves": f"sum(rational_moves) FILTER (WHERE {_RATIONAL})",
+    "rational_chances": f"sum(rational_chances) FILTER (WHERE {_RATIONAL})",
+    "prisoner_won": f"count(*) FILTER (WHERE {_PRISONER} AND won)",
+    "public_won": f"count(*) FILTER (WHERE {_PUBLIC} AND won)",
+    "cost_share": f"sum(cost_share) FILTER (WHERE {_SHARING})",
+    "final_score": f"sum(final_score) FILTER (WHERE {_PRISONER})",
+    "payback": f"sum(payback) FILTER (WHERE {_PUBLIC})",
+}
+THEORY_COLUMNS = ["agent", "strategy", "Cooperation", "Coordination", "Rationality", "cost_sharing_wr", "prisoner_wr",
+                  "public_good_wr", *TABLE_2]
+
+
 def theory_abilities(db: str | Path) -> pd.DataFrame:
     """Per challenger: Cooperation, Coordination, Rationality and the three game-theory win rates."""
-    return _theory_abilities_of(social_seats(db, THEORY_SELECTION))
+    sums = challenger_sums(db, THEORY_SELECTION, None, THEORY_METRICS, THEORY_SUMS)
+    return _theory_abilities_of(sums) if not sums.empty else pd.DataFrame(columns=THEORY_COLUMNS)
 
 
-def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
-    columns = ["agent", "strategy", "Cooperation", "Coordination", "Rationality", "cost_sharing_wr",
-               "prisoner_wr", "public_good_wr", *TABLE_2]
-    if seats.empty:
-        return pd.DataFrame(columns=columns)
-    seats = seats[seats["challenger"]]
-    game = seats["game"]
-    sharing, prisoner, public = game == "cost_sharing", game == "prisoners_dilemma", game == "magic_public_good"
-    rational = prisoner | public
-    sums = group_sums(seats, {
-        "sharing": sharing.astype(float), "prisoner": prisoner.astype(float), "public": public.astype(float),
-        "agreement": only_on(sharing, column(seats, "agreement")),
-        "proposal_agreed": only_on(sharing, column(seats, "proposal_agreed")),
-        "rational_moves": only_on(rational, column(seats, "rational_moves")),
-        "rational_chances": only_on(rational, column(seats, "rational_chances")),
-        "prisoner_won": only_on(prisoner, won_flags(seats)), "public_won": only_on(public, won_flags(seats)),
-        "cost_share": only_on(sharing, column(seats, "cost_share")),
-        "final_score": only_on(prisoner, column(seats, "final_score")),
-        "payback": only_on(public, column(seats, "payback"))})
+def _theory_abilities_of(sums: pd.DataFrame) -> pd.DataFrame:
+    """The game-theory abilities from the `THEORY_SUMS` per agent and strategy."""
     table = pd.DataFrame({
         "Cooperation": ratios(sums["agreement"], sums["sharing"]),
         "Coordination": ratios(sums["proposal_agreed"], sums["agreement"]),
@@ -96,24 +100,22 @@ def _theory_abilities_of(seats: pd.DataFrame) -> pd.DataFrame:
         "cost_sharing_cost": ratios(sums["cost_share"], sums["agreement"]),
         "prisoner_score": ratios(sums["final_score"], sums["prisoner"]),
         "public_good_payback": ratios(sums["payback"], sums["public"])})
-    return table.reset_index().reindex(columns=columns)
+    return table.reset_index().reindex(columns=THEORY_COLUMNS)
 
 
 def ability_profile(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """One row per challenger (agent label and strategy) over the selected matches: the seven abilities, the
-    win rate, the number of role win rates it averages, the radar area, and the seven role win rates."""
+    win rate, the number of role win rates it averages, the radar area, and the seven role win rates.
+    Both halves' counts come from one query, one row per challenger; an agent that played only one half
+    has NaN (no games) for the other's figures."""
     where, params = filters.where("m")
-    with store.reading(db):  # one connection and one seats query for both halves
-        seats = social_seats(db, f"(({SOCIAL_GAMES}) OR ({THEORY_SELECTION})) AND {where}", params)
-        if seats.empty:
+    with store.reading(db):
+        sums = challenger_sums(db, f"(({SOCIAL_GAMES}) OR ({THEORY_SELECTION})) AND {where}", params,
+                               SOCIAL_METRICS + THEORY_METRICS, SOCIAL_SUMS | THEORY_SUMS)
+        if sums.empty:
             return pd.DataFrame(columns=PROFILE_COLUMNS)
-        in_theory = seats["game"].isin(THEORY_GAMES)
-        social = social_abilities_of(db, seats[~in_theory]).rename(columns=SOCIAL_ABILITY_COLUMNS)
-        theory = _theory_abilities_of(seats[in_theory])
-    if social.empty and theory.empty:
-        return pd.DataFrame(columns=PROFILE_COLUMNS)
-    frames = [f for f in (social, theory) if not f.empty]
-    profile = frames[0] if len(frames) == 1 else frames[0].merge(frames[1], on=["agent", "strategy"], how="outer")
+        social = social_abilities_of(sums, reasoning_sums(db, where, params)).rename(columns=SOCIAL_ABILITY_COLUMNS)
+    profile = social.merge(_theory_abilities_of(sums), on=["agent", "strategy"])
     profile = profile.reindex(columns=PROFILE_COLUMNS).astype({c: float for c in ABILITIES + ROLE_WIN_RATES + TABLE_2})
     profile["strategy"] = profile["strategy"].fillna(NO_STRATEGY)
     roles = profile[ROLE_WIN_RATES]

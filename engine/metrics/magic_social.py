@@ -16,12 +16,17 @@ The seats under test: the match parameter `tested_role` says which ('special': t
 'common': every other seat, as the authors' runs seat the challenger); without it, in a match where
 exactly one seat differs from the others only that seat is scored, else (self-play, mixed tables)
 every seat is. An agent is `seats.label` with its strategy.
+
+The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats)
+and read the belief probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,7 @@ import pandas as pd
 
 from engine import store
 from engine.games.social import read_belief_text
+from engine.selection import ALL, Selection
 
 DECEPTION_GUESS_WEIGHT = 0.25
 ABILITY_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
@@ -48,15 +54,22 @@ def social_seats(db: str | Path, where: str, params: list | None = None) -> pd.D
         names = [n for (n,) in store.rows(db, f"""
             SELECT DISTINCT name FROM metrics WHERE seat IS NOT NULL AND name IS NOT NULL
               AND match_id IN ({selected})""", params)]
-        return store.query(db, _seats_sql(where, sorted(names)), params)
+        return store.query(db, _seats_sql(where, sorted(names)) + " ORDER BY sel.match_id, sel.seat", params)
 
 
-def _seats_sql(where: str, metric_names: list[str]) -> str:
+def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: bool = True) -> str:
     """The seats of the selected matches, their metrics long -> wide (summed), and the challenger:
     the one seat whose agent|strategy differs from all the others' (who share one) in a match of
-    three seats or more, else every seat."""
+    three seats or more, else every seat. Without `figures`, only who sits where and the challenger
+    (no metrics, no fallback votes: what the Reasoning stream needs)."""
     wide = "".join(f", sum(value) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metric_names)
     metric_columns = "".join(f", w.{_identifier(n)}" for n in metric_names)
+    if figures:
+        figure_columns = f"{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct"
+        figure_joins = """LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
+        LEFT JOIN fallback_votes f ON f.match_id = sel.match_id AND f.seat = sel.seat"""
+    else:
+        figure_columns = figure_joins = ""
     return f"""
         WITH sel AS (
             SELECT s.match_id, s.seat, coalesce(s.label, s.agent) AS agent,
@@ -85,15 +98,13 @@ def _seats_sql(where: str, metric_names: list[str]) -> str:
             WHERE t.phase = 'vote' AND t.fallback
               AND TRY_CAST(json_extract(t.action, '$.action') AS INTEGER) = sel.special_seat
             GROUP BY ALL)
-        SELECT sel.*{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct,
+        SELECT sel.*{figure_columns},
                CASE WHEN sel.tested_role = 'special' THEN sel.seat = sel.special_seat
                     WHEN sel.tested_role = 'common' THEN sel.seat <> sel.special_seat
                     WHEN h.n_identities = 2 AND h.fewest = 1 AND h.n_seats > 2
                     THEN sel.agent || '|' || sel.strategy = h.lone ELSE true END AS challenger
         FROM sel JOIN shapes h USING (match_id)
-        LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
-        LEFT JOIN fallback_votes f ON f.match_id = sel.match_id AND f.seat = sel.seat
-        ORDER BY sel.match_id, sel.seat"""
+        {figure_joins}"""
 
 
 def _literal(text: str) -> str:
@@ -114,24 +125,24 @@ def column(frame: pd.DataFrame, name: str) -> pd.Series:
     return frame[name].fillna(0) if name in frame else pd.Series(0.0, index=frame.index)
 
 
-def group_sums(rows: pd.DataFrame, figures: dict[str, pd.Series]) -> pd.DataFrame:
-    """Per agent and strategy (sorted), the sum of each per-seat figure: one vectorised groupby in
-    place of a Python loop over the agents. The figures are counts, so the sums are exact in any order."""
-    frame = pd.DataFrame(figures, index=rows.index)
-    return frame.groupby([rows["agent"], rows["strategy"]], sort=True).sum()
-
-
-def won_flags(rows: pd.DataFrame) -> pd.Series:
-    """1.0 for a won seat, 0.0 otherwise (unknown counts as lost)."""
-    return rows["won"].fillna(False).astype(bool).astype(float)
-
-
-def only_on(mask: pd.Series, values: pd.Series) -> pd.Series:
-    """values on the rows of mask, 0 elsewhere: a figure summed over a subset of an agent's seats."""
-    return values.where(mask, 0.0)
+def challenger_sums(db: str | Path, where: str, params: list | None, metrics: tuple[str, ...],
+                    sums: dict[str, str], seats_where: str = "true") -> pd.DataFrame:
+    """Per agent and strategy (sorted, as the index), each of `sums` (name -> an aggregate over the
+    challenger seats of the matches selected by `where`, which may read the seat's columns of
+    `_seats_sql` and the `metrics` named) as a float, a missing value counting 0. The seats stay in
+    DuckDB: one row per agent comes out."""
+    figures = ", ".join(f"CAST(coalesce({sql}, 0) AS DOUBLE) AS {_identifier(name)}" for name, sql in sums.items())
+    table = store.query(db, f"""
+        SELECT agent, strategy, {figures} FROM ({_seats_sql(where, metrics)})
+        WHERE challenger AND ({seats_where}) GROUP BY agent, strategy ORDER BY agent, strategy""", params)
+    return table.set_index(["agent", "strategy"]) if not table.empty else table
 
 
 # ---------------------------------------------------------------- Reasoning from the belief probes
+_CARRIES_A_BELIEF = ("t.seat IS NOT NULL AND (t.phase = 'belief' OR (contains(t.action, 'belief') "
+                     "AND json_extract(t.action, '$.extra.belief') IS NOT NULL))")
+
+
 def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
     """(match, seat, round, probe) -> the seat's belief at that probe (`probe` counts the belief probes
     of the round: Chameleon asks one after every clue): the pgm strategy's own belief text when its
@@ -141,27 +152,30 @@ def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int,
     action's JSON)."""
     if not match_ids:
         return {}
-    turns = store.query(db, """
+    return _fold_beliefs(store.rows(db, f"""
         SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, n.n
         FROM turns t JOIN (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT unnest(?))
                            GROUP BY match_id) n USING (match_id)
-        WHERE t.seat IS NOT NULL AND (t.phase = 'belief' OR (contains(t.action, 'belief')
-                                                             AND json_extract(t.action, '$.extra.belief') IS NOT NULL))
-        ORDER BY t.match_id, t.turn""", [match_ids])
+        WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", [match_ids]))
+
+
+def _fold_beliefs(turns: Iterable[tuple]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
+    """`belief_answers` from the turns that carry a belief, in order: (match_id, seat, round, phase,
+    action, fallback, number of seats of the match)."""
     probe: dict[tuple[str, int, int, int], dict[str, Any] | None] = {}
     texts: dict[tuple[str, int, int, int], str] = {}
     sizes: dict[str, int] = {}
     probes_seen: dict[tuple[str, int, int], int] = defaultdict(int)
-    for row in turns.itertuples(index=False):
-        base = (row.match_id, int(row.seat), int(row.round))
-        sizes[row.match_id] = int(row.n)
-        action = json.loads(row.action) if isinstance(row.action, str) else (row.action or {})
+    for match_id, seat, round_, phase, raw, fallback, n_seats in turns:
+        base = (match_id, int(seat), int(round_))
+        sizes[match_id] = int(n_seats)
+        action = json.loads(raw) if isinstance(raw, str) else (raw or {})
         text = (action.get("extra") or {}).get("belief")
-        if row.phase == "belief":
+        if phase == "belief":
             key = (*base, probes_seen[base])
             probes_seen[base] += 1
             answer = action.get("action")
-            probe[key] = None if row.fallback or not isinstance(answer, dict) else answer
+            probe[key] = None if fallback or not isinstance(answer, dict) else answer
         else:
             key = (*base, 0)
             if key in texts:
@@ -188,20 +202,57 @@ def reasoning_counts(seats: pd.DataFrame, beliefs: dict) -> dict[int, tuple[int,
     rows = zip(believers.index, believers["match_id"], believers["seat"], believers["special_seat"],
                believers["n_players"], strict=True)
     for idx, match, seat, special_seat, n_players in rows:
-        if (match, seat) not in probes_of:
-            continue
-        special = f"Player {int(special_seat) + 1}"
-        others = [s for s in range(int(n_players)) if s != seat]
-        correct = 0
-        for rnd, k in sorted(probes_of[(match, seat)]):
-            mine = beliefs[(match, seat, rnd, k)] or {}
-            correct += mine.get("suspect") == special
-            thinks = mine.get("thinks") or {}
-            theirs = [(beliefs.get((match, s, rnd, k)) or {}).get("suspect") for s in others]
-            correct += all(t is not None and thinks.get(f"Player {s + 1}") == t
-                           for s, t in zip(others, theirs, strict=True))
-        out[idx] = (correct, 2 * len(probes_of[(match, seat)]))
+        if (match, seat) in probes_of:
+            out[idx] = _seat_reasoning(beliefs, probes_of[(match, seat)], match, seat, special_seat, n_players)
     return out
+
+
+def _seat_reasoning(beliefs: dict, probes: list[tuple[int, int]], match: str, seat: int, special_seat: int,
+                    n_players: int) -> tuple[int, int]:
+    """(correct, asked) of one seat over its `probes` (round, probe): a gold and an inter item each."""
+    special = f"Player {int(special_seat) + 1}"
+    others = [s for s in range(int(n_players)) if s != seat]
+    correct = 0
+    for rnd, k in sorted(probes):
+        mine = beliefs[(match, seat, rnd, k)] or {}
+        correct += mine.get("suspect") == special
+        thinks = mine.get("thinks") or {}
+        theirs = [(beliefs.get((match, s, rnd, k)) or {}).get("suspect") for s in others]
+        correct += all(t is not None and thinks.get(f"Player {s + 1}") == t
+                       for s, t in zip(others, theirs, strict=True))
+    return correct, 2 * len(probes)
+
+
+def reasoning_sums(db: str | Path, where: str, params: list | None) -> dict[tuple[str, str], tuple[int, int]]:
+    """Per agent and strategy, (correct, asked) Reasoning items over its challenger seats of the selected
+    social matches: the belief turns stream in match by match (with the match's challengers), so one
+    match's beliefs are in memory at a time."""
+    turns = store.stream(db, f"""
+        WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", (), figures=False)}),
+        tested AS (
+            SELECT match_id, count(*) AS n_seats, any_value(special_seat) AS special_seat,
+                   any_value(n_players) AS n_players,
+                   list({{'seat': seat, 'agent': agent, 'strategy': strategy}}) FILTER (WHERE challenger) AS challengers
+            FROM seat GROUP BY match_id HAVING bool_or(challenger))
+        SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, x.n_seats, x.special_seat, x.n_players,
+               x.challengers
+        FROM turns t JOIN tested x USING (match_id)
+        WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", params)
+    totals: dict[tuple[str, str], tuple[int, int]] = defaultdict(lambda: (0, 0))
+    for match, rows in groupby(turns, key=lambda row: row[0]):
+        rows = list(rows)
+        special_seat, n_players, challengers = rows[0][7:]
+        beliefs = _fold_beliefs(row[:7] for row in rows)
+        probes_of = defaultdict(list)
+        for (_, seat, rnd, k) in beliefs:
+            probes_of[seat].append((rnd, k))
+        for c in challengers:
+            if c["seat"] in probes_of:
+                correct, asked = _seat_reasoning(beliefs, probes_of[c["seat"]], match, c["seat"], special_seat,
+                                                 n_players)
+                done = totals[(c["agent"], c["strategy"])]
+                totals[(c["agent"], c["strategy"])] = (done[0] + correct, done[1] + asked)
+    return totals
 
 
 # ---------------------------------------------------------------- the four cognition abilities
@@ -209,43 +260,43 @@ SOCIAL_ROLES = {"chameleon_wr": "chameleon", "non_chameleon_wr": "non-chameleon"
                 "civilian_wr": "civilian"}
 
 
-def social_abilities(db: str | Path) -> pd.DataFrame:
+_VOTER, _SPECIAL = "role IN ('non-chameleon', 'civilian')", "role IN ('chameleon', 'undercover')"
+_AS_NON_CHAMELEON = "role = 'non-chameleon' AND game = 'chameleon'"
+SOCIAL_METRICS = ("credits", "max_credits", "votes_correct", "votes_cast", "role_probes", "role_probes_correct")
+SOCIAL_SUMS = {
+    "votes_correct": f"sum(coalesce(votes_correct, 0) - fallback_votes_correct) FILTER (WHERE {_VOTER})",
+    "votes_cast": f"sum(votes_cast) FILTER (WHERE {_VOTER})",
+    "special_games": f"count(*) FILTER (WHERE {_SPECIAL})",
+    "special_flag_not_0": f"count(*) FILTER (WHERE {_SPECIAL} AND flag <> 0)",
+    "flag_0_seen": f"count(*) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 0)",
+    "flag_1_seen": f"count(*) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 1)",
+    **{f"{name}_{part}": f"sum({metric}) FILTER (WHERE role = '{role}')" for name, role in SOCIAL_ROLES.items()
+       for part, metric in (("credits", "credits"), ("max", "max_credits"))},
+    "role_probes": "sum(role_probes)", "role_probes_correct": "sum(role_probes_correct)",
+}
+
+
+def social_abilities(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """Per agent and strategy: the four role win rates, Judgement, Reasoning, Deception and
     Self-awareness of MAgIC's Chameleon and Undercover (`rules: magic`)."""
+    where, params = filters.where("m")
+    where = f"({SOCIAL_GAMES}) AND ({where})"
     with store.reading(db):
-        return social_abilities_of(db, social_seats(db, SOCIAL_GAMES))
+        sums = challenger_sums(db, where, params, SOCIAL_METRICS, SOCIAL_SUMS)
+        if sums.empty:
+            return pd.DataFrame(columns=ABILITY_COLUMNS)
+        return social_abilities_of(sums, reasoning_sums(db, where, params))
 
 
-def social_abilities_of(db: str | Path, seats: pd.DataFrame) -> pd.DataFrame:
-    """social_abilities from the seats of the social matches (`social_seats` of SOCIAL_GAMES, or the
-    social part of a wider selection); their beliefs are read from `db`."""
-    if seats.empty:
-        return pd.DataFrame(columns=ABILITY_COLUMNS)
-    seats = seats[seats["challenger"]]
-    beliefs = belief_answers(db, sorted(seats["match_id"].unique()))
-    reasoning = reasoning_counts(seats, beliefs)
-    role, game = seats["role"], seats["game"]
-    voter = role.isin(["non-chameleon", "civilian"])
-    special = role.isin(["chameleon", "undercover"])
-    as_non_chameleon = (role == "non-chameleon") & (game == "chameleon")
-    counts = pd.DataFrame(list(reasoning.values()), index=list(reasoning.keys()), columns=["correct", "asked"],
-                          dtype=float)
-    figures = {"beliefs_correct": counts["correct"], "beliefs_asked": counts["asked"],
-               "votes_correct": only_on(voter, column(seats, "votes_correct") - seats["fallback_votes_correct"]),
-               "votes_cast": only_on(voter, column(seats, "votes_cast")),
-               "special_games": special.astype(float),
-               "special_flag_not_0": (special & seats["flag"].notna() & (seats["flag"] != 0)).astype(float),
-               "flag_0_seen": (as_non_chameleon & (seats["flag"] == 0)).astype(float),
-               "flag_1_seen": (as_non_chameleon & (seats["flag"] == 1)).astype(float)}
-    for name, role_name in SOCIAL_ROLES.items():
-        figures[f"{name}_credits"] = only_on(role == role_name, column(seats, "credits"))
-        figures[f"{name}_max"] = only_on(role == role_name, column(seats, "max_credits"))
-    for probe in ("role_probes", "role_probes_correct"):
-        figures[probe] = column(seats, probe)
-    sums = group_sums(seats, figures)
+def social_abilities_of(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
+    """social_abilities from the `SOCIAL_SUMS` per agent and strategy (`challenger_sums`, over the social
+    matches or a wider selection) and the agents' Reasoning items (`reasoning_sums`)."""
+    items = [reasoning.get(key, (0, 0)) for key in sums.index]
+    correct = pd.Series([c for c, _ in items], index=sums.index, dtype=float)
+    asked = pd.Series([a for _, a in items], index=sums.index, dtype=float)
     table = pd.DataFrame({name: ratios(sums[f"{name}_credits"], sums[f"{name}_max"]) for name in SOCIAL_ROLES})
     table["judgement"] = ratios(sums["votes_correct"], sums["votes_cast"])
-    table["reasoning"] = ratios(sums["beliefs_correct"], sums["beliefs_asked"])
+    table["reasoning"] = ratios(correct, asked)
     table["deception"] = _deception(sums)
     table["self_awareness"] = ratios(sums["role_probes_correct"], sums["role_probes"])
     return table.reset_index().reindex(columns=ABILITY_COLUMNS)
@@ -269,14 +320,13 @@ def llmarena_undercover_figures(db: str | Path) -> pd.DataFrame:
     players' words (LLMArena Table 3: Description, Guess, Guess(strict))."""
     columns = ["agent", "strategy", "games", "undercover_win_rate", "description_rate", "guess_rate",
                "guess_strict_rate"]
-    seats = social_seats(db, "m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'llmarena'")
-    if seats.empty:
+    counted = ("clues_describing_own_word", "clues_given", "word_guess_any", "word_guess_all", "word_guess_probes")
+    sums = challenger_sums(db, "m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'llmarena'",
+                           None, counted, {"games": "count(*)", "won": "count(*) FILTER (WHERE won)",
+                                           **{name: f"sum({name})" for name in counted}},
+                           seats_where="role = 'undercover'")
+    if sums.empty:
         return pd.DataFrame(columns=columns)
-    under = seats[seats["challenger"] & (seats["role"] == "undercover")]
-    sums = group_sums(under, {"games": pd.Series(1.0, index=under.index), "won": won_flags(under),
-                              **{name: column(under, name) for name in (
-                                  "clues_describing_own_word", "clues_given", "word_guess_any", "word_guess_all",
-                                  "word_guess_probes")}})
     table = pd.DataFrame({"games": sums["games"].astype(int), "undercover_win_rate": sums["won"] / sums["games"],
                           "description_rate": ratios(sums["clues_describing_own_word"], sums["clues_given"]),
                           "guess_rate": ratios(sums["word_guess_any"], sums["word_guess_probes"]),
