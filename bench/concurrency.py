@@ -38,13 +38,16 @@ MAX_RATIO = 1.25
 
 
 def serve_stub(latency: float, conn: Connection) -> None:
-    """The provider: sends its URL, then answers "count" with the calls served since the last count."""
+    """The provider: sends its URL, then answers "count" with the calls served and the CPU seconds it spent
+    since the last count."""
     reply = StubReply('{"chosen_number": 33}', delay=latency)
     with StubServer(lambda req: reply) as stub:
         conn.send(stub.url)
+        cpu = time.process_time()
         while conn.recv() != "stop":
-            conn.send(len(stub.requests))
+            conn.send((len(stub.requests), time.process_time() - cpu))
             stub.requests.clear()
+            cpu = time.process_time()
 
 
 @dataclass
@@ -52,6 +55,16 @@ class Measured:
     wall: float
     calls: int
     turns: int
+    cpu: float = 0.0       # CPU seconds of this process (the runner and every model call) during the run
+    stub_cpu: float = 0.0  # CPU seconds of the stub provider during the run (on the same cores, not the engine)
+    worker_cpu: float | None = None  # CPU seconds of the Ray workers that played the run's matches
+
+    def cpu_line(self) -> str:
+        """CPU per call: unlike the wall time, a figure that a busy machine does not change."""
+        here = f"{self.cpu / self.calls * 1000:.2f} ms in the engine's process"
+        if self.worker_cpu is not None:
+            here = f"{self.worker_cpu / self.calls * 1000:.2f} ms in Ray's workers + {here} (the driver)"
+        return f"CPU per call: {here}, {self.stub_cpu / self.calls * 1000:.2f} ms in the stub provider"
 
 
 async def play(model: str, url: str, matches: int, players: int, rounds: int, concurrency: int, db: Path,
@@ -78,10 +91,13 @@ async def warm_up(model: str, url: str, provider: Connection) -> None:
 async def measure_run(args: argparse.Namespace, url: str, provider: Connection, db: Path, matches: int,
                       rounds: int, concurrency: int, executor: str = "local") -> Measured:
     """Play `matches` at once, `rounds` rounds each, at most `concurrency` calls in flight; count the calls made."""
+    cpu = time.process_time()
     wall = await play(args.model, url, matches, args.players, rounds, concurrency, db, executor)
+    cpu = time.process_time() - cpu
     provider.send("count")
     turns = store.query(db, "SELECT count(*) AS n FROM turns WHERE seat IS NOT NULL")["n"][0]
-    return Measured(wall, provider.recv(), int(turns))
+    calls, stub_cpu = provider.recv()
+    return Measured(wall, calls, int(turns), cpu, stub_cpu)
 
 
 async def measure(args: argparse.Namespace, url: str, provider: Connection, tmp: Path) -> tuple[Measured, Measured]:
@@ -122,6 +138,7 @@ def main() -> int:
     print(f"wall time:      {run.wall:.2f} s")
     print(f"ideal:          {ideal:.2f} s  (calls x latency / concurrency)")
     print(f"ratio:          {ratio:.3f}  (must be <= {MAX_RATIO})")
+    print(run.cpu_line())
     print(f"one at a time:  {sequential:.0f} s  (extrapolated: {sample.calls} calls measured one at a time took "
           f"{sample.wall:.2f} s, as the papers' code runs them)")
     print(f"speed-up:       {sequential / run.wall:.1f}x")

@@ -15,7 +15,6 @@ from engine.wording import count
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from engine.agents import make_agent
     from engine.runner import run_spec
     from engine.spec import SpecError, load_spec
 
@@ -32,17 +31,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"{db} already holds matches; not playing {args.spec}")
         return 0
     tally = None
-    factory = make_agent
     if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
         from engine.launch.live import TurnTally
 
         tally = TurnTally(Path(args.progress_file))
-        factory = tally.counting(make_agent)
     try:
         summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
-                                       agent_factory=factory,
                                        executor=args.executor or ("ray" if args.address else None),
-                                       address=args.address))
+                                       address=args.address, on_turn=tally.record if tally else None))
     except KeyboardInterrupt:
         if tally:
             tally.write("cancelled")

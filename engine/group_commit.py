@@ -72,14 +72,15 @@ class GroupCommit:
 
     async def __aexit__(self, *exc: object) -> None:
         """Stop the ticker and write the rest, also when the run was cancelled (Ctrl-C, the dashboard's
-        Cancel): the final flush is synchronous, so a cancelled task still gets its matches saved."""
+        Cancel): the final flush is synchronous, so a cancelled task still gets its matches saved. A batch
+        the ticker failed to write is back in pending: the final flush tries it again and raises if the
+        database is still unwritable (a passing failure loses nothing and fails nothing)."""
         if self._ticker is not None:
             self._ticker.cancel()
             try:
                 await self._ticker
             except asyncio.CancelledError:
                 pass
-            except Exception:  # noqa: BLE001 - the batch it failed on is still lost; the error is re-raised below
-                if exc[0] is None:
-                    raise
+            except Exception:  # noqa: BLE001 - its batch is retried just below, which raises if it fails again
+                pass
         self.flush()

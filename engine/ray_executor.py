@@ -26,12 +26,14 @@ from engine import store
 from engine.agents import Agent, make_agent
 from engine.agents import cache as response_cache
 from engine.agents.limits import ModelLimits
+from engine.runner import OnTurn, TurnNote, play_here
 from engine.spec import MatchPlan
 
 RAY_TEMP = store.ROOT / ".ray"  # a local cluster's sockets and logs stay inside the work tree
 CHUNKS_PER_TASK_SLOT = 2        # at least this many chunks per task slot, so a slow chunk does not idle the rest
 MAX_CHUNK_ROUNDS = 4            # a chunk holds at most this many times the matches it plays at once
 TASK_RETRIES = 3                # a chunk whose worker or node dies is played again elsewhere, this many times
+NOTE_INTERVAL = 0.5             # seconds: a worker sends its decisions' notes (turn-level progress) this often
 
 
 def connect(address: str | None) -> bool:
@@ -87,22 +89,49 @@ def worker_name() -> str:
 
 
 def play_chunk(plans: list[MatchPlan], concurrency: int, per_model: int, model_limits: dict[str, int],
-               agent_factory: Callable[..., Agent], cache: RemoteCache | None) -> Iterator[store.MatchRecord]:
-    """A Ray generator task: play `plans` on this worker, `concurrency` at a time, yielding each finished match."""
-    from engine.runner import play_here
-
-    played = play_here(plans, concurrency, ModelLimits(per_model, model_limits), agent_factory, worker_name())
+               agent_factory: Callable[..., Agent], cache: RemoteCache | None,
+               notes: bool = False) -> Iterator[store.MatchRecord | list[TurnNote]]:
+    """A Ray generator task: play `plans` on this worker, `concurrency` at a time, yielding each finished match
+    and, if `notes`, the notes of the decisions made since the last yield (at least every NOTE_INTERVAL)."""
+    heard: list[TurnNote] = []
+    played = play_here(plans, concurrency, ModelLimits(per_model, model_limits), agent_factory, worker_name(),
+                       heard.append if notes else None)
+    events = _between_matches(played, heard)
     # the Runner's close cancels what the chunk left behind (litellm's logging task)
     with response_cache.shared(cache), asyncio.Runner() as runner:
         try:
             while True:
                 try:
-                    record = runner.run(anext(played))
+                    item = runner.run(anext(events))
+                except StopAsyncIteration:
+                    return
+                yield item
+        finally:
+            runner.run(events.aclose())
+
+
+async def _between_matches(played: AsyncIterator[store.MatchRecord],
+                           heard: list[TurnNote]) -> AsyncIterator[store.MatchRecord | list[TurnNote]]:
+    """`played`'s matches as they finish, and what `heard` gathered meanwhile, at least every NOTE_INTERVAL
+    (a match of an LLM can take minutes)."""
+    upcoming = asyncio.ensure_future(anext(played))
+    try:
+        while True:
+            done, _ = await asyncio.wait({upcoming}, timeout=NOTE_INTERVAL)
+            if heard:
+                yield heard.copy()
+                heard.clear()
+            if done:
+                try:
+                    record = upcoming.result()
                 except StopAsyncIteration:
                     return
                 yield record
-        finally:
-            runner.run(played.aclose())
+                upcoming = asyncio.ensure_future(anext(played))
+    finally:
+        upcoming.cancel()
+        await asyncio.wait({upcoming})  # the matches it was waiting for are cancelled before `played` closes
+        await played.aclose()
 
 
 def plan_chunks(n_plans: int, concurrency: int, slots: int) -> tuple[int, int, int]:
@@ -118,9 +147,10 @@ def plan_chunks(n_plans: int, concurrency: int, slots: int) -> tuple[int, int, i
 
 
 async def play_on_ray(plans: list[MatchPlan], concurrency: int, limits: ModelLimits,
-                      agent_factory: Callable[..., Agent] = make_agent,
-                      address: str | None = None) -> AsyncIterator[store.MatchRecord]:
-    """Each match of `plans` once, as it finishes on the cluster."""
+                      agent_factory: Callable[..., Agent] = make_agent, address: str | None = None,
+                      on_turn: OnTurn | None = None) -> AsyncIterator[store.MatchRecord]:
+    """Each match of `plans` once, as it finishes on the cluster; `on_turn` hears here of every decision the
+    workers make (twice for a match replayed after its node was lost: its calls were made twice)."""
     import ray
 
     started_here = connect(address)
@@ -137,10 +167,16 @@ async def play_on_ray(plans: list[MatchPlan], concurrency: int, limits: ModelLim
     async def lane() -> None:
         try:
             for part in chunks:
-                generator = remote.remote(part, per_task, per_model, model_limits, agent_factory, cache)
+                generator = remote.remote(part, per_task, per_model, model_limits, agent_factory, cache,
+                                          on_turn is not None)
                 running.add(generator)
                 async for ref in generator:
-                    finished.put_nowait(await ref)
+                    item = await ref
+                    if isinstance(item, list):
+                        for note in item:
+                            on_turn(note)
+                    else:
+                        finished.put_nowait(item)
                 running.discard(generator)
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which re-raises it
             finished.put_nowait(exc)

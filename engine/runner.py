@@ -20,7 +20,7 @@ from pathlib import Path
 
 from engine import store
 from engine.agents import Agent, TurnContext, make_agent
-from engine.agents.base import AgentError
+from engine.agents.base import AgentError, AgentSpec, Decision
 from engine.agents.limits import ModelLimits
 from engine.games import get_game
 from engine.group_commit import GroupCommit
@@ -54,14 +54,38 @@ class RunSummary:
             self.error_messages.append(f"{record.match['match_id']}: {record.match['error'].splitlines()[0]}")
 
 
+@dataclass(frozen=True)
+class TurnNote:
+    """One decision as the turn-level progress counts it (`engine run --progress-file`, the Launch page): the
+    database only learns of a match when it ends. Small, so a Ray worker can send its notes to the driver."""
+
+    match_id: str
+    llm: bool
+    tokens_in: int | None
+    tokens_out: int | None
+    cost_usd: float | None
+    retries: int
+    fallback: bool
+
+    @classmethod
+    def of(cls, match_id: str, seat: AgentSpec, decision: Decision) -> TurnNote:
+        return cls(match_id, not seat.is_bot, decision.tokens_in, decision.tokens_out, decision.cost_usd,
+                   decision.retries, decision.fallback)
+
+
+OnTurn = Callable[[TurnNote], None]
+
+
 def this_worker() -> str:
     """Who plays a match in this process (`matches.worker`): host and process id."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
 async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
-                     agent_factory: Callable[..., Agent] = make_agent, worker: str | None = None) -> MatchRecord:
-    """Play one match to the end. Never raises for a game or agent failure: the record says `error`."""
+                     agent_factory: Callable[..., Agent] = make_agent, worker: str | None = None,
+                     on_turn: OnTurn | None = None) -> MatchRecord:
+    """Play one match to the end, telling `on_turn` of each decision. Never raises for a game or agent failure:
+    the record says `error`."""
     started = store.now()
     limits = limits or ModelLimits()
     agents = [agent_factory(spec, limits=limits) for spec in plan.seats]
@@ -91,6 +115,8 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
             rewards = game.step_rewards()
             for s, d in zip(seats, decisions, strict=True):
                 log.decision(observations[s].phase, observations[s].round, s, d, state, rewards.get(s))
+                if on_turn is not None:
+                    on_turn(TurnNote.of(plan.match_id, plan.seats[s], d))
             log.messages(game, state)
         else:
             raise RuntimeError(f"{plan.game}: no end after {MAX_STEPS} steps")
@@ -114,8 +140,8 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
 
 
 async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimits,
-                    agent_factory: Callable[..., Agent] = make_agent,
-                    worker: str | None = None) -> AsyncIterator[MatchRecord]:
+                    agent_factory: Callable[..., Agent] = make_agent, worker: str | None = None,
+                    on_turn: OnTurn | None = None) -> AsyncIterator[MatchRecord]:
     """The local executor (and a Ray worker's): `concurrency` matches at a time in this process, each
     yielded as it finishes."""
     finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue()
@@ -125,7 +151,7 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
     async def player() -> None:
         try:
             for plan in queue:
-                finished.put_nowait(await play_match(plan, limits, agent_factory, worker))
+                finished.put_nowait(await play_match(plan, limits, agent_factory, worker, on_turn))
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which re-raises it
             finished.put_nowait(exc)
 
@@ -143,9 +169,11 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
 
 async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None,
                    progress: bool = True, agent_factory: Callable[..., Agent] = make_agent,
-                   executor: str | None = None, address: str | None = None) -> RunSummary:
+                   executor: str | None = None, address: str | None = None,
+                   on_turn: OnTurn | None = None) -> RunSummary:
     """Play every match of the spec not yet `ok` in `db` on the spec's executor (or `executor`: local or ray,
-    at `address`), writing the finished ones a batch per transaction."""
+    at `address`), writing the finished ones a batch per transaction; `on_turn` hears of every decision, in
+    this process whichever executor plays it."""
     store.init_db(db)
     store.upsert_run(db, spec.run_id, spec.name, spec.raw, "engine", len(spec.matches))
     attempted = store.match_statuses(db, spec.run_id)
@@ -156,9 +184,9 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
     if (executor or spec.executor) == "ray":
         from engine.ray_executor import play_on_ray
 
-        played = play_on_ray(todo, concurrency, limits, agent_factory, address)
+        played = play_on_ray(todo, concurrency, limits, agent_factory, address, on_turn)
     else:
-        played = play_here(todo, concurrency, limits, agent_factory)
+        played = play_here(todo, concurrency, limits, agent_factory, on_turn=on_turn)
     bar = match_progress(len(spec.matches), summary.skipped, spec.name, progress)
     status = "cancelled"
     try:

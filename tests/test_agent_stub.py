@@ -120,3 +120,20 @@ def test_tictactoe_three_tries_then_a_random_legal_move_and_a_taken_cell_loses(s
     assert json.loads(o["state"].iloc[-1])["last_move"]["illegal"] is True
     assert json.loads(store.query(db_path, "SELECT outcome FROM matches")["outcome"][0])["illegal_move_by"] == 1
     assert list(store.query(db_path, "SELECT won FROM seats ORDER BY seat")["won"]) == [True, False]
+
+
+def test_turn_progress_hears_every_decision_and_counts_an_unbelievable_token_count_as_none(stub, db_path):
+    """What `--progress-file` counts comes from the runner: every decision, bots' too; a provider's impossible
+    token count is unknown in the turn log (NULL) and adds nothing to the live figures, instead of a crash."""
+    from engine.launch.live import TurnTally
+
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}', prompt_tokens=-5, completion_tokens=7)
+    seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
+    spec = llm_spec(stub.url, lineups=[[seat, seat, "bot:random"]])
+    tally = TurnTally(db_path.parent / "progress.json")
+    summary = asyncio.run(run_spec(parse_spec(spec), db_path, progress=False, on_turn=tally.record))
+    assert summary.errors == 0
+    turns = decisions(db_path)
+    assert turns["tokens_in"].isna().sum() == len(stub.requests) == 2 * 2 * 2
+    assert (tally.turns, tally.llm_turns, tally.matches_started) == (len(turns), 8, 2) == (12, 8, 2)
+    assert (tally.tokens_in, tally.tokens_out, tally.unpriced_calls) == (0, 8 * 7, 8)

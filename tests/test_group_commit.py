@@ -173,6 +173,34 @@ def test_a_batch_whose_flush_fails_after_the_run_ended_is_written_by_the_final_f
     assert store.count_matches(db_path) == 1
 
 
+def test_a_flush_that_failed_once_is_written_at_the_end_and_a_lasting_failure_raises(db_path, monkeypatch):
+    store.init_db(db_path)
+    record = records(1)[0]
+    real, calls = store.write_matches, []
+
+    def failing(times):
+        def write(db, batch, replace=()):
+            calls.append(len(batch))
+            if len(calls) <= times:
+                raise RuntimeError("disk full")
+            real(db, batch, replace)
+        return write
+
+    async def run():
+        async with group_commit.GroupCommit(db_path, every=0.01) as writer:
+            writer.add(record)
+            while not writer._ticker.done():  # the ticker's flush fails and ends it
+                await asyncio.sleep(0.01)
+
+    monkeypatch.setattr(group_commit.store, "write_matches", failing(1))
+    asyncio.run(run())
+    assert calls == [1, 1] and store.count_matches(db_path) == 1
+    calls.clear()
+    monkeypatch.setattr(group_commit.store, "write_matches", failing(2))
+    with pytest.raises(RuntimeError, match="disk full"):
+        asyncio.run(run())
+
+
 WRITER = {"seed": 0, "repeats": 60, "concurrency": 4,
           "games": [{"game": "guessing_game", "params": {"players": 3, "rounds": 2},
                      "lineups": [{"all": "bot:random"}]}]}

@@ -18,6 +18,7 @@ import yaml
 from engine import ray_executor, store
 from engine.agents import cache as response_cache
 from engine.agents import local_model, make_agent
+from engine.launch.live import read_progress
 from engine.ray_executor import RAY_TEMP, plan_chunks, play_chunk
 from engine.runner import run_spec
 from engine.spec import parse_spec
@@ -192,3 +193,40 @@ def _cancel_then_rerun(spec: dict, address: str, tmp_path: Path) -> None:
     assert again.returncode == 0 and f"{kept} already done" in again.stdout, again.stderr
     final = store.query(db, "SELECT count(DISTINCT match_id) AS ids, count(*) AS n FROM matches").iloc[0]
     assert final.tolist() == [16, 16]
+
+
+def test_turn_level_progress_reaches_the_driver_while_matches_play_on_the_workers(cluster, tmp_path):
+    """`--progress-file` (what the Launch page reads) counts the decisions made on the workers as they are made:
+    it shows turns, tokens and dollars of a match the database has not seen end, and at the end it agrees with
+    the turn log."""
+    answer = StubReply('{"chosen_number": 33}', delay=0.5, prompt_tokens=40, completion_tokens=3)
+    with StubServer(lambda req: answer) as model:
+        spec = guessing(model.url, "live", repeats=2, concurrency=2, rounds=6)  # each match lasts >= 3 s
+        spec["games"][0]["lineups"][0]["all"]["agent"] = "openai/gpt-4o-mini"  # a model with a price
+        cmd, db = engine_run(spec, tmp_path, cluster.address)
+        live = tmp_path / "progress.json"
+        proc = subprocess.Popen(cmd + ["--progress-file", str(live)], cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        during = None
+        deadline = time.monotonic() + 180
+        while during is None and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+            figures = read_progress(live)
+            if figures and figures["llm_turns"] > 0:
+                finished = read_when_free(db, "SELECT count(*) AS n FROM matches")
+                during = (figures, 0 if finished is None else finished["n"][0])
+        out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert during is not None, "no turn-level progress while the run played"
+    figures, finished = during
+    assert finished == 0, "progress counted turns before any match reached the database"
+    assert figures["tokens_in"] == 40 * figures["llm_turns"] and figures["status"] == "playing"
+    assert figures["cost_usd"] > 0 and figures["unpriced_calls"] == 0
+    final = read_progress(live)
+    logged = store.query(db, """SELECT count(*) AS turns, sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out,
+                                       sum(cost_usd) AS usd FROM turns WHERE seat IS NOT NULL""").iloc[0]
+    assert final["status"] == "finished" and final["matches_started"] == 2
+    assert (final["turns"], final["llm_turns"]) == (logged["turns"], logged["turns"]) == (24, 24)
+    assert (final["tokens_in"], final["tokens_out"]) == (logged["tokens_in"], logged["tokens_out"])
+    assert final["cost_usd"] == pytest.approx(logged["usd"]) and final["cost_usd"] > 0
+    assert "finished: 24 turns in 2 matches" in out

@@ -68,6 +68,10 @@ def load_litellm():
     """litellm takes seconds to import and would fetch its price map from the network: do it once,
     offline, with the `.env` keys in the environment and the embedded model registered."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # OpenAI-style routes through litellm's own HTTP handler instead of the OpenAI SDK, which re-validates
+    # every request body against its typed schema and re-parses the answer: ~30% of a call's CPU, and at
+    # 256 calls in flight one core is the limit (bench/engine.py). Same wire format, errors and timeouts.
+    os.environ.setdefault("EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER", "True")
     load_dotenv()
     import litellm
 

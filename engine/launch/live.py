@@ -1,21 +1,20 @@
 """Inside a launched run's process: progress at the level of turns. The database only learns of a match when
 it ends (a match is written whole), so while long LLM matches play, this process counts each decision's
-turn, tokens and dollars and rewrites a small JSON file beside the run's log (and a line in the log) at
-most once per `interval`; the Launch page reads both while the run plays."""
+turn, tokens and dollars (told by the runner, from here or from Ray's workers) and rewrites a small JSON file
+beside the run's log (and a line in the log) at most once per `interval`; the Launch page reads both while
+the run plays."""
 
 from __future__ import annotations
 
 import json
 import os
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.agents import Agent, Decision, TurnContext
-from engine.games.base import Observation
+from engine.runner import TurnNote
 from engine.wording import count
 
 
@@ -38,21 +37,21 @@ class TurnTally:
     _matches: set[str] = field(default_factory=set, repr=False)
     _written: float = field(default=0.0, repr=False)
 
-    def record(self, agent: Agent, ctx: TurnContext, decision: Decision) -> None:
+    def record(self, note: TurnNote) -> None:
         self.turns += 1
-        if ctx.match_id not in self._matches:
-            self._matches.add(ctx.match_id)
+        if note.match_id not in self._matches:
+            self._matches.add(note.match_id)
             self.matches_started = len(self._matches)
-        if not agent.spec.is_bot:
+        if note.llm:
             self.llm_turns += 1
-            self.tokens_in += decision.tokens_in
-            self.tokens_out += decision.tokens_out
-            if decision.cost_usd is None:
+            self.tokens_in += note.tokens_in or 0  # None: the provider gave no believable count
+            self.tokens_out += note.tokens_out or 0
+            if note.cost_usd is None:
                 self.unpriced_calls += 1
             else:
-                self.cost_usd += decision.cost_usd
-        self.reasks += decision.retries
-        self.fallbacks += int(decision.fallback)
+                self.cost_usd += note.cost_usd
+        self.reasks += note.retries
+        self.fallbacks += int(note.fallback)
         if time.monotonic() - self._written >= self.interval:
             self.write()
 
@@ -75,22 +74,6 @@ class TurnTally:
                            encoding="utf-8")
         os.replace(partial, self.path)
         print(self.line(), flush=True)
-
-    def counting(self, make: Callable[..., Agent]) -> Callable[..., Agent]:
-        """An agent factory like `make` whose agents report each decision here."""
-        def factory(spec, **kwargs) -> Agent:
-            return _Counted(make(spec, **kwargs), self)
-        return factory
-
-
-class _Counted:
-    def __init__(self, inner: Agent, tally: TurnTally):
-        self.inner, self.tally, self.spec = inner, tally, inner.spec
-
-    async def act(self, obs: Observation, ctx: TurnContext) -> Decision:
-        decision = await self.inner.act(obs, ctx)
-        self.tally.record(self, ctx, decision)
-        return decision
 
 
 def read_progress(path: Path) -> dict[str, Any] | None:

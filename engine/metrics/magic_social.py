@@ -64,6 +64,7 @@ def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: b
     (no metrics, no fallback votes: what the Reasoning stream needs)."""
     wide = "".join(f", sum(value) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metric_names)
     metric_columns = "".join(f", w.{_identifier(n)}" for n in metric_names)
+    names = ", ".join(_literal(n) for n in metric_names) or "NULL"  # only the rows pivoted are read
     if figures:
         figure_columns = f"{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct"
         figure_joins = """LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
@@ -91,7 +92,8 @@ def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: b
             FROM identities GROUP BY match_id),
         wide AS (
             SELECT match_id, seat{wide} FROM metrics
-            WHERE seat IS NOT NULL AND match_id IN (SELECT match_id FROM sel) GROUP BY match_id, seat),
+            WHERE seat IS NOT NULL AND name IN ({names}) AND match_id IN (SELECT match_id FROM sel)
+            GROUP BY match_id, seat),
         fallback_votes AS (
             SELECT t.match_id, t.seat, count(*) AS fallback_votes_correct
             FROM turns t JOIN sel ON sel.match_id = t.match_id AND sel.seat = t.seat
