@@ -5,6 +5,9 @@ import streamlit as st
 from engine import store
 
 st.set_page_config(page_title="Game Arena for LLMs", layout="wide")
+# Streamlit pads the bottom of every page by 10rem (room for a chat input these pages do not have): a blank band
+# under the last table. A little room is enough.
+st.html("<style>[data-testid='stMainBlockContainer'] { padding-bottom: 2rem; }</style>")
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from engine import store
+from engine.wording import count
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -45,8 +46,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 130
     if tally:
         tally.write("finished")
-    print(f"run {summary.run_id}: {summary.n_matches} matches, {summary.skipped} already done, "
-          f"{summary.played} played, {summary.errors} errors, {summary.tokens} tokens, ${summary.cost_usd:.4f}")
+    print(f"run {summary.run_id}: {count(summary.n_matches, 'match')}, {summary.skipped:,} already done, "
+          f"{summary.played:,} played, {count(summary.errors, 'error')}, {count(summary.turns, 'turn')}, "
+          f"{count(summary.tokens, 'token')}, ${summary.cost_usd:.4f}")
     print(f"longest wait for the database: {store.LONGEST_WAIT['write']:.2f} s")
     for line in summary.error_messages[:10]:
         print(f"  error {line}", file=sys.stderr)
@@ -60,7 +62,7 @@ def _refresh_ratings(db: Path) -> None:
 
     start = time.perf_counter()
     refreshed = refresh_saved(db)
-    print(f"ratings brought up to date ({len(refreshed)} selections) in {time.perf_counter() - start:.1f} s")
+    print(f"ratings brought up to date ({count(len(refreshed), 'selection')}) in {time.perf_counter() - start:.1f} s")
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
@@ -70,7 +72,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
     for name, cls in all_games().items():
         defaults = cls.resolve_params({})
-        print(f"{name}  -  {cls.title} ({cls.paper}), {cls.n_seats(defaults)} seats")
+        print(f"{name}  -  {cls.title} ({cls.paper}), {count(cls.n_seats(defaults), 'seat')}")
         print(f"  presets: {', '.join(cls.presets)}")
         for pname, param in cls.params.items():
             print(f"  {pname} = {param.default!r}: {param.help}")
@@ -143,7 +145,8 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
         return 130
     for result in results:
-        print(f"{result.game}: {result.rounds} rounds, {result.matches} matches, {result.errors} errors, "
+        print(f"{result.game}: {count(result.rounds, 'round')}, {count(result.matches, 'match')}, "
+              f"{count(result.errors, 'error')}, "
               f"stopped by {result.stopped_by}")
         print(result.ratings.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     return 1 if any(r.errors for r in results) else 0

@@ -25,6 +25,7 @@ from engine.match_rows import match_metrics
 from engine.metrics.ratings import saved_replays_path
 from engine.replay import ReplayError, logged_decisions, replay
 from engine.selection import ALL, Selection
+from engine.wording import count
 
 CHUNK = 250  # matches read, replayed and written together
 
@@ -45,7 +46,7 @@ class RescoreSummary:
     failed: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        text = f"rescored {self.rescored} of {self.matches} matches"
+        text = f"rescored {self.rescored:,} of {count(self.matches, 'match')}"
         return text + (f"; {len(self.failed)} kept their old figures" if self.failed else "")
 
 

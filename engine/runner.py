@@ -25,6 +25,7 @@ from engine.agents.limits import ModelLimits
 from engine.games import get_game
 from engine.group_commit import GroupCommit
 from engine.match_rows import TurnLog, match_metrics, seat_rows
+from engine.progress import match_progress
 from engine.spec import MatchPlan, RunSpec
 from engine.store import MatchRecord
 
@@ -38,12 +39,14 @@ class RunSummary:
     skipped: int = 0
     played: int = 0
     errors: int = 0
+    turns: int = 0  # the players' decisions (the moderator's lines not counted)
     tokens: int = 0
     cost_usd: float = 0.0
     error_messages: list[str] = field(default_factory=list)
 
     def count(self, record: MatchRecord) -> None:
         self.played += 1
+        self.turns += sum(t["seat"] is not None for t in record.turns)
         self.tokens += sum((t["tokens_in"] or 0) + (t["tokens_out"] or 0) for t in record.turns)
         self.cost_usd += sum(t["cost_usd"] or 0.0 for t in record.turns)
         if record.match["status"] != "ok":
@@ -184,7 +187,7 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
         played = play_on_ray(todo, concurrency, limits, agent_factory, address, on_turn)
     else:
         played = play_here(todo, concurrency, limits, agent_factory, on_turn=on_turn)
-    bar = _progress_bar(len(spec.matches), summary.skipped, spec.name, progress)
+    bar = match_progress(len(spec.matches), summary.skipped, spec.name, progress)
     status = "cancelled"
     try:
         async with GroupCommit(db, replace=[i for i, s in attempted.items() if s != "ok"]) as writer:
@@ -193,8 +196,8 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
                 summary.count(record)
                 if bar is not None:
                     bar.update(1)
-                    bar.set_postfix(errors=summary.errors, tokens=summary.tokens, usd=f"{summary.cost_usd:.4f}",
-                                    refresh=False)
+                    bar.set_postfix(errors=summary.errors, turns=summary.turns, tokens=summary.tokens,
+                                    usd=summary.cost_usd, refresh=False)
         status = "ok" if summary.errors == 0 else "error"
     finally:
         await played.aclose()
@@ -202,11 +205,3 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
             bar.close()
         store.finish_run(db, spec.run_id, status)
     return summary
-
-
-def _progress_bar(total: int, initial: int, name: str, enabled: bool):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, initial=initial, desc=name, unit="match", disable=None)

@@ -46,8 +46,8 @@ def literal_pattern(text: str) -> str:
     return "".join(f"\\{c}" if c.isascii() and not c.isalnum() and not c.isspace() else c for c in text)
 
 
-def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) -> pd.DataFrame:
-    """The newest matching matches: id, game, preset, seed, status, lineup (winners marked), parse failures."""
+def _conditions(search: MatchSearch) -> tuple[str, list]:
+    """The WHERE clause over `matches m` that `search` asks for, and its parameters."""
     if search.outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}, got {search.outcome!r}")
     where, params = ["TRUE"], []
@@ -83,9 +83,22 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) 
         sent = " OR regexp_matches(CAST(t.prompt AS VARCHAR), ?, 'i')" if search.in_prompts else ""
         where.append(f"EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND ({said}{sent}))")
         params += [pattern] * (2 if search.in_prompts else 1)
+    return " AND ".join(where), params
+
+
+def count_matches(db: str | Path, search: MatchSearch) -> int:
+    """How many matches fit `search` (`find_matches` lists only the newest MAX_RESULTS of them)."""
+    where, params = _conditions(search)
+    return int(store.rows(db, f"SELECT count(*) FROM matches m WHERE {where}", params)[0][0])
+
+
+def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) -> pd.DataFrame:
+    """The newest `limit` (MAX_RESULTS) matching matches: id, game, preset, seed, status, lineup (winners marked),
+    parse failures."""
+    where, params = _conditions(search)
     return store.query(db, f"""
         WITH picked AS (  -- the newest `limit` matches first, then their lineups and failures only
-            SELECT * FROM matches m WHERE {' AND '.join(where)}
+            SELECT * FROM matches m WHERE {where}
             ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
         SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
                string_agg(coalesce(s.label, s.agent) || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
@@ -94,7 +107,7 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int = MAX_RESULTS) 
                 AND (t.retries > 0 OR t.fallback OR NOT t.legal)) AS parse_failures,
                m.finished_at
         FROM picked m JOIN seats s USING (match_id)
-        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [*params, limit])
+        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [*params, limit or MAX_RESULTS])
 
 
 def match_seats(db: str | Path, match_id: str) -> pd.DataFrame:

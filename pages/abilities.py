@@ -1,12 +1,13 @@
 """Abilities (MAgIC, seed 000 Figure 1): the radar of the seven abilities for several challengers at
-once, the radar's area against the win rate, and vanilla against PGM side by side. Figures come from
-the MAgIC suite's leaderboard (engine/metrics/magic.py's ability_profile) (NaN where a game was not played)."""
+once, the radar's area against the win rate, and vanilla against PGM side by side, all on the paper's one
+0-100 scale (Figure 1: abilities and win rates in percent, the area of that radar in thousands). Figures come
+from the MAgIC suite's leaderboard (engine/metrics/magic.py's ability_profile) (NaN where a game was not played)."""
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics.magic import ABILITIES, radar_area
+from engine.metrics.magic import ABILITIES, RADAR_SCALE, radar_area
 from engine.selection import Selection
 from engine.suites import get_suite
 from pages.shared import (
@@ -23,7 +24,9 @@ from pages.shared import (
 from pages.shared.opening import open_page
 
 SUITE = get_suite("magic")
-MAX_AREA = radar_area([1.0] * len(ABILITIES))
+MAX_AREA = radar_area([1.0] * len(ABILITIES)) / 1000  # thousands: seven abilities at 100
+RADIAL_ANGLE = 90 + 180 / len(ABILITIES)  # the scale's numbers between the first two abilities, not on one's label
+LEGEND_RIGHT = {"x": 1.08, "xanchor": "left", "y": 1, "yanchor": "top"}  # beside the plot, clear of it
 DB = store.default_db()
 report = Report("Abilities (MAgIC)")
 
@@ -38,8 +41,9 @@ if profile.empty:
 profile["challenger"] = [a if s in ("-", "", None) else f"{a} · {s}" for a, s in
                          zip(profile["agent"], profile["strategy"], strict=True)]  # bots have no strategy
 names = profile["challenger"].tolist()
-fullest = profile.sort_values(["roles", "area", "win_rate"], ascending=False, na_position="last", kind="stable")
-complete = fullest[fullest["roles"] == fullest["roles"].max()]
+profile["abilities"] = profile[ABILITIES].notna().sum(axis=1)
+fullest = profile.sort_values(["abilities", "area", "win_rate"], ascending=False, na_position="last", kind="stable")
+complete = fullest[fullest["abilities"] == fullest["abilities"].max()]
 opening = (complete if len(complete) >= 2 else fullest)["challenger"].tolist()[:4]  # the most abilities measured
 chosen = url_multiselect("Challengers", names, "agents", default=opening) or opening
 report.scope(DB, {"challengers": ", ".join(chosen)}, runs_of(Selection(games=SUITE.games), queries.filter_options(DB)))
@@ -49,11 +53,13 @@ shown = profile[profile["challenger"].isin(chosen)]
 def radar(rows, title: str) -> go.Figure:
     fig = go.Figure()
     for row in rows.itertuples(index=False):
-        values = [row[rows.columns.get_loc(a)] for a in ABILITIES]
+        values = [row[rows.columns.get_loc(a)] * RADAR_SCALE for a in ABILITIES]
         fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]], name=row.challenger,
                                       fill="toself", opacity=0.6))
-    fig.update_layout(title=title, polar={"radialaxis": {"range": [0, 1]}}, height=520,
-                      legend={"orientation": "h", "yanchor": "top", "y": -0.12, "x": 0})  # below, off the radar
+    fig.update_layout(title=title, height=520, legend=LEGEND_RIGHT, polar={
+        "angularaxis": {"rotation": 90, "direction": "clockwise"},
+        "radialaxis": {"range": [0, RADAR_SCALE], "tickvals": [20, 40, 60, 80, 100], "angle": RADIAL_ANGLE,
+                       "tickangle": RADIAL_ANGLE, "tickfont": {"size": 10}}})
     return fig
 
 
@@ -65,14 +71,14 @@ if missing:
     st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(missing)}.")
 
 bars = go.Figure([
-    go.Bar(x=shown["challenger"], y=shown["area"], name="radar area", offsetgroup=0),
-    go.Bar(x=shown["challenger"], y=shown["win_rate"], name=MEAN_ROLE_WIN_RATE, yaxis="y2", offsetgroup=1),
+    go.Bar(x=shown["challenger"].tolist(), y=(shown["area"] / 1000).tolist(), name="radar area (x 1k)"),
+    go.Scatter(x=shown["challenger"].tolist(), y=(shown["win_rate"] * RADAR_SCALE).tolist(),
+               name=f"{MEAN_ROLE_WIN_RATE} (%)", yaxis="y2", mode="lines+markers", line={"color": "red"}),
 ])
-bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE}", barmode="group", height=420,
-                   yaxis={"title": "radar area", "range": [0, MAX_AREA]},  # the area of seven abilities at 1
-                   yaxis2={"title": MEAN_ROLE_WIN_RATE, "overlaying": "y", "side": "right", "range": [0, 1],
-                           "dtick": 0.2, "showgrid": False},
-                   legend={"orientation": "h", "yanchor": "top", "y": -0.25, "x": 0})
+bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE} (the paper's Figure 1)", height=420,
+                   legend=LEGEND_RIGHT, yaxis={"title": "radar area (x 1k, abilities 0-100)", "range": [0, MAX_AREA]},
+                   yaxis2={"title": f"{MEAN_ROLE_WIN_RATE} (%)", "overlaying": "y", "side": "right",
+                           "range": [0, RADAR_SCALE], "tickmode": "linear", "dtick": 20, "showgrid": False})
 st.plotly_chart(bars)
 report.figure(f"Radar area against the {MEAN_ROLE_WIN_RATE}", bars)
 st.caption(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's: the mean of the challenger's seven role win rates, each role "
@@ -96,6 +102,7 @@ else:
 
 st.subheader("Profile")
 st.caption(SUITE.caption)
-show_wide_table(report, "Ability profile", profile.drop(columns="challenger"), "ability_profile", MAGIC_ASIDE,
-                shown=readable(profile.drop(columns="challenger")).rename(columns={"win_rate": MEAN_ROLE_WIN_RATE}))
+table = profile.drop(columns=["challenger", "abilities"])
+show_wide_table(report, "Ability profile", table, "ability_profile", MAGIC_ASIDE,
+                shown=readable(table).rename(columns={"win_rate": MEAN_ROLE_WIN_RATE}))
 report.download("abilities")

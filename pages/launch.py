@@ -2,7 +2,7 @@
 play as its own process (`python -m engine run`), cancel it, resume it. When ARENA_ADMIN_TOKEN is set,
 starting, cancelling and resuming need it; watching never does. The page reads the database read-only."""
 
-from datetime import date
+from datetime import datetime
 
 import pandas as pd
 import streamlit as st
@@ -14,12 +14,12 @@ from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
+from engine.wording import count
 from pages.shared import numbers, url_multiselect
 from pages.shared.markdown import code, plain
 
 DB = store.default_db()
 GAMES = all_games()
-TYPED = "another model (type it)"
 RUN_DEFAULT = "the run's"
 STRATEGIES = ["vanilla", "cot", "pgm", *(f"persona:{p}" for p in PERSONAS), "persona:<type it>"]
 
@@ -80,11 +80,12 @@ def game_section(game: str) -> form.GameChoice:
     columns = st.columns(min(max(n, 1), 5))
     for i in range(n):
         with columns[i % len(columns)]:
-            picked = st.selectbox(f"Seat {i + 1}", [*options, TYPED], index=options.index("bot:random"),
-                                  key=f"{game}.seat.{i}")
-            if picked == TYPED:
-                picked = st.text_input("litellm model string", key=f"{game}.typed.{i}",
-                                       placeholder="provider/model, e.g. openai/gpt-4o-mini")
+            key = f"{game}.seat.{i}"
+            typed = st.session_state.get(key)  # a model string typed earlier stays among the choices
+            picked = st.selectbox(f"Seat {i + 1}", [*options, *([typed] if typed and typed not in options else [])],
+                                  index=options.index("bot:random"), key=key, accept_new_options=True,
+                                  help="A bot, a model seen here or suggested, or type any litellm model string "
+                                       "(provider/model, e.g. openai/gpt-4o-mini) and press Enter.")
             seats.append(seat_settings(game, i, picked))
             slot(form.field_key(game, "seat", i))
     slot(form.field_key(game, "seats"))
@@ -103,7 +104,12 @@ def seat_settings(game: str, i: int, agent: str) -> form.SeatChoice:
 
 # ---------------------------------------------------------------- the form
 st.subheader("New run")
-name = st.text_input("Run name", value=f"dashboard-{date.today():%Y%m%d}", key="name")
+started_names: set[str] = st.session_state.setdefault("started_names", set())
+if st.session_state.get("name") in (None, *started_names):  # a fresh default: two launches never share a name
+    fresh = f"dashboard-{datetime.now():%Y%m%d-%H%M%S}"
+    st.session_state["name"] = fresh if fresh not in started_names else f"{fresh}-{len(started_names) + 1}"
+name = st.text_input("Run name", key="name", help="Part of the run id; the default holds the time, so it is new "
+                                                  "for each launch.")
 slot("name")
 st.caption("Run-wide settings; a model's seat below may set its own temperature and prompt version.")
 cols = st.columns(4)
@@ -146,7 +152,7 @@ for key, message in built.errors.items():
 if built.spec is not None:
     st.subheader("Cost estimate")
     estimate = cost.estimate_cost(built.spec)
-    st.markdown(f"{len(built.spec.matches)} matches, run id {code(built.spec.run_id)}.")
+    st.markdown(f"{count(len(built.spec.matches), 'match')}, run id {code(built.spec.run_id)}.")
     if estimate:
         table = pd.DataFrame([vars(e) for e in estimate])
         table["usd"] = table["usd"].map(cost.format_usd)
@@ -181,14 +187,15 @@ def start(raw: dict, spec) -> None:
     except (RuntimeError, ValueError) as exc:
         st.error(str(exc))
         return
-    notices[run_id] = f"Started run {code(run_id)}" + (f" ({len(checks)} model(s) answered)." if checks else ".")
+    started_names.add(raw["name"])
+    notices[run_id] = f"Started run {code(run_id)}" + (f" ({count(len(checks), 'model')} answered)." if checks else ".")
 
 
 if st.button("Start run", type="primary", key="start"):
     if not form.admin_ok(token):
         st.error(form.admin_refusal())
     elif built.spec is None:
-        st.error(f"Not started: fix the {len(built.errors)} field(s) marked above.")
+        st.error(f"Not started: fix the {count(len(built.errors), 'field')} marked above.")
     else:
         start(built.raw, built.spec)
 
@@ -196,13 +203,14 @@ if st.button("Start run", type="primary", key="start"):
 # ---------------------------------------------------------------- runs and their progress
 def progress_text(row) -> str:
     """Matches from the database; while the run plays, turns, tokens and dollars from its process (live)."""
-    text = f"{row.n_done} of {row.n_matches} matches done, {row.errors} errors"
+    text = f"{row.n_done:,} of {count(row.n_matches, 'match')} done, {count(row.errors, 'error')}"
     if row.playing and row.live_turns is not None and row.live_turns == row.live_turns:
-        usd = cost.format_usd(row.live_cost_usd) + (f" + {int(row.live_unpriced_calls)} unpriced calls"
+        usd = cost.format_usd(row.live_cost_usd) + (f" + {count(int(row.live_unpriced_calls), 'unpriced call')}"
                                                     if row.live_unpriced_calls else "")
-        return (f"{text}; playing now: {int(row.live_turns):,} turns, "
-                f"{int(row.live_tokens_in + row.live_tokens_out):,} tokens, {usd}, {int(row.live_fallbacks)} fallbacks")
-    return f"{text}, {int(row.tokens):,} tokens, {cost.format_usd(row.usd)}"
+        return (f"{text}; playing now: {count(int(row.live_turns), 'turn')}, "
+                f"{count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, {usd}, "
+                f"{count(int(row.live_fallbacks), 'fallback')}")
+    return f"{text}, {count(int(row.tokens), 'token')}, {cost.format_usd(row.usd)}"
 
 
 def act_on(row, verb: str, do) -> None:
@@ -241,7 +249,7 @@ def runs_panel() -> None:
             log = processes.log_tail(DB, row.run_id)
             if log:
                 with left.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):
-                    st.code(log, language="text")
+                    st.code(log, language="text", wrap_lines=True)  # an error line reads whole
     shown = table.assign(status=table["status"].where(~table["playing"], "playing"),
                          matches=[f"{d} of {n}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
                          tokens=table["tokens"].map(lambda n: numbers.number(n, 0)),

@@ -1,8 +1,9 @@
 """Robustness (GAMA-Bench RQ1, seed 002 §4.1): for one model, its scores across prompt versions,
 temperatures, strategies and repeats; per level the mean and spread, a t-test against the default
 (paired on shared seeds, Welch otherwise; Holm-corrected) and Cohen's d; per game and factor, and per
-game over all factors, a verdict: robust when no level differs Holm-significantly from the default
-(SPEC.md gives no numeric criterion; the paper's spread across levels is shown beside it)."""
+game over all factors, a verdict (engine/metrics/stats.py's `robustness_verdict`: sensitive when a level differs
+Holm-significantly, robust only when an equivalence test shows every difference small, else inconclusive; the
+paper's spread across levels is shown beside it)."""
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -10,13 +11,38 @@ import streamlit as st
 
 from engine import queries, store
 from engine.metrics import stats
+from engine.suites import get_suite
 from pages.shared import Report, show_table, url_selectbox
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "repeat": "repeats"}
+SCORED_0_100 = set(get_suite("gamabench").games)  # γ-Bench's 0-100 score; other games' scores have no fixed scale
 DB = store.default_db()
+
+
+def interval_trace(table: pd.DataFrame, game: str, on_0_100: bool) -> go.Scatter:
+    """One game's level means with their 95% intervals (clipped to 0-100 where the score lives there), levels in
+    numeric order where they are numbers (temperatures, repeats) and the default first otherwise."""
+    numeric = pd.to_numeric(table["level"], errors="coerce")
+    rows = table.iloc[numeric.argsort(kind="stable")] if numeric.notna().all() else table
+    low, high = rows["low"], rows["high"]
+    if on_0_100:
+        low, high = low.clip(0, 100), high.clip(0, 100)
+    return go.Scatter(x=rows["level"].astype(str).tolist(), y=rows["mean"].tolist(), name=game, mode="lines+markers",
+                      error_y={"type": "data", "symmetric": False, "array": (high - rows["mean"]).fillna(0).tolist(),
+                               "arrayminus": (rows["mean"] - low).fillna(0).tolist()})
+
+
+def game_verdict(verdicts: pd.Series) -> str:
+    """A game over all its factors: sensitive to any, inconclusive on any, robust to those with a verdict."""
+    for verdict in ("sensitive", "inconclusive", "robust"):
+        if (verdicts == verdict).any():
+            return verdict
+    return "not enough data"
+
+
 report = Report("Robustness")
 
 STUDY = "No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`."
@@ -48,32 +74,35 @@ for factor, label in FACTOR_NAMES.items():
     fig = go.Figure()
     for game in varied:
         table = tables[(factor, game)]
-        verdict = stats.robustness_verdict(table)
+        on_0_100 = game in SCORED_0_100
+        margin = stats.equivalence_margin(table["std"].iloc[0], on_0_100)
+        verdict = stats.robustness_verdict(table, margin)
         summary.append({"game": game, "factor": factor, "levels": len(table),
-                        "std_of_means": table["mean"].std(ddof=1), "significant": int(table["significant"].sum()),
-                        "verdict": verdict})
-        fig.add_trace(go.Scatter(x=table["level"].astype(str), y=table["mean"], name=game, mode="lines+markers",
-                                 error_y={"type": "data", "array": table["std"].fillna(0)}))
+                        "std_of_means": table["mean"].std(ddof=1), "margin": margin,
+                        "significant": int(table["significant"].sum()), "verdict": verdict})
+        fig.add_trace(interval_trace(table, game, on_0_100))
         short = f" (fewer than {stats.MIN_SAMPLE} scores at the default or at every other level)"
         st.markdown(f"**{plain(game)}**: {verdict}" + (short if verdict == "not enough data" else ""))
         show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}")
-    fig.update_layout(title=f"Mean score (± sd) across {label}", xaxis_title=factor, yaxis_title="score",
-                      height=400, xaxis={"type": "category"})  # levels as they are (a repeat is a whole number)
+    fig.update_layout(title=f"Mean score (95% interval of the mean) across {label}", xaxis_title=factor,
+                      yaxis_title="score", height=400, xaxis={"type": "category"},  # levels as they are
+                      yaxis={"range": [-2, 102]} if set(varied) <= SCORED_0_100 else {})
     st.plotly_chart(fig)
     report.figure(f"Mean score across {label}", fig)
 
 if summary:
     st.header("Verdicts")
-    st.caption(f"Robust: no level differs from the default with a Holm-adjusted p < {stats.ALPHA:g}. A verdict needs "
-               f"at least {stats.MIN_SAMPLE} scores at the default and at a level (the paper's five runs); below "
-               "that: not enough data. "
-               "`std_of_means` is the paper's spread across levels (it calls 2.4-3.4 points consistent and "
-               "singles out 7.6-11.0).")
+    st.caption(f"A verdict needs at least {stats.MIN_SAMPLE} scores at the default and at a level (the paper's five "
+               f"runs); below that: not enough data. **Sensitive**: a level differs from the default with a "
+               f"Holm-adjusted p < {stats.ALPHA:g}. **Robust**: the 95% interval of every level's difference from "
+               f"the default lies within ± the margin (an equivalence test), {stats.SCORE_MARGIN:g} points of "
+               f"γ-Bench's 0-100 score (between the paper's \"consistent\" 2.4-3.4 and the 7.6-11.0 it singles out) "
+               f"or {stats.SD_MARGIN:g} standard deviations of the default's scores on other games. "
+               "**Inconclusive**: neither; more scores would tell. "
+               "`std_of_means` is the paper's spread across levels.")
     verdicts = pd.DataFrame(summary)
     per_game = verdicts.groupby("game", as_index=False).agg(
-        factors=("factor", "nunique"), significant=("significant", "sum"),
-        verdict=("verdict", lambda v: "not robust" if (v == "not robust").any()
-                 else "robust" if (v == "robust").any() else "not enough data"))
+        factors=("factor", "nunique"), significant=("significant", "sum"), verdict=("verdict", game_verdict))
     show_table(report, "Verdict per game", per_game, "robustness_per_game")
     show_table(report, "Verdicts per factor", verdicts, "robustness_verdicts")
 report.download("robustness")

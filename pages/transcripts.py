@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import boards, store, transcripts
+from engine.wording import count
 from pages.shared import (
     Report,
     download_table,
@@ -179,7 +180,11 @@ if behind is not None:
         st.rerun()
 search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts, behind)
 found = transcripts.find_matches(DB, search)
-st.subheader(f"Matches ({len(found)}{'+' if len(found) == transcripts.MAX_RESULTS else ''})")
+if len(found) < transcripts.MAX_RESULTS:
+    st.subheader(f"Matches: {count(len(found), 'match')}")
+else:  # the list stops at MAX_RESULTS: say how many there are
+    st.subheader(f"Matches: showing the first {len(found):,} of {transcripts.count_matches(DB, search):,} "
+                 "(newest first)")
 if found.empty:
     st.info("No match fits this search.")
     st.stop()
@@ -189,8 +194,14 @@ show_table(report, "Matches", found, "matches", shown=links,
 
 # ---------------------------------------------------------------- one match, turn by turn
 ids = found["match_id"].tolist()
+searched_before = st.session_state.get("searched")
+st.session_state["searched"] = search
 linked = st.query_params.get("match")
-if linked and linked not in ids and not transcripts.match_info(DB, linked).empty:
+if searched_before is not None and searched_before != search:
+    for key in ("turn", *(("match",) if st.session_state.get("match") not in ids else ())):
+        st.session_state.pop(key, None)  # a changed search opens its own first hit, not the old match or turn
+        st.query_params.pop(key, None)
+elif linked and linked not in ids and not transcripts.match_info(DB, linked).empty:
     ids = [linked, *ids]  # a link to one match opens it whatever the search lists
 match_id = url_selectbox("Match", ids, "match")
 info = transcripts.match_info(DB, match_id).iloc[0]
@@ -199,11 +210,9 @@ searched = {"game": game or "", "agents": ", ".join(picked_agents), "outcome": "
             "behind a leaderboard number": behind_words}
 report.scope(DB, {k: v for k, v in searched.items() if v}, [f"{info['run_id']}: this match"])
 st.subheader(f"Match {plain(match_id)}")
-facts = pd.DataFrame([info.drop(["error"])])
-for column in ("params", "outcome"):  # JSON text: its numbers to 2 decimals, as in the drawn state
-    if column in facts:
-        facts[column] = [cell(loads(v)) for v in facts[column]]
-st.dataframe(readable(facts), hide_index=True, width="stretch")
+st.dataframe(readable(pd.DataFrame([info.drop(["error", "params", "outcome"])])), hide_index=True, width="stretch")
+st.code(f"params: {cell(loads(info['params']))}\noutcome: {cell(loads(info['outcome']))}", language="text",
+        wrap_lines=True)  # long: wrapped; numbers to 2 decimals, as in the drawn state
 if info["error"]:
     st.badge("match error", icon=":material/error:", color="red")
     st.code(str(info["error"]), language="text", wrap_lines=True)
@@ -230,7 +239,7 @@ turn = turns.iloc[index]
 who = "moderator" if pd.isna(turn["seat"]) else f"seat {int(turn['seat'])}: {turn['player']} ({turn['agent']})"
 st.text(f"Turn {int(turn['turn'])}, round {turn['round']}, phase {turn['phase']} - {who}")
 if hits:
-    st.caption(f"'{text.strip()}' is in {len(hits)} turn(s) of this match: {', '.join(map(str, hits[:20]))}"
+    st.caption(f"'{text.strip()}' is in {count(len(hits), 'turn')} of this match: {', '.join(map(str, hits[:20]))}"
                f"{' ...' if len(hits) > 20 else ''}; the link opened the first.")
 for label, color, icon in transcripts.badges(turn):
     st.badge(label, color=color, icon=icon)
@@ -256,7 +265,8 @@ with answered:
         st.json(loads(turn["action"]) or {}, expanded=True)
         facts = {k: turn[k] for k in ("legal", "fallback", "retries", "tokens_in", "tokens_out", "cost_usd",
                                       "latency_ms", "cached")}
-        st.dataframe(readable(pd.DataFrame([facts])), hide_index=True, width="stretch")
+        shown = readable(pd.DataFrame([facts])).T.reset_index()  # one fact a row: fits half the page
+        st.dataframe(shown.set_axis(["fact", "value"], axis=1), hide_index=True)
         if turn["error"]:
             st.code(str(turn["error"]), language="text", wrap_lines=True)
 
@@ -269,8 +279,9 @@ if isinstance(state, dict):
 else:
     st.caption("no public state recorded")
 
-log = turns[["turn", "round", "phase", "seat", "player", "agent", "response", "legal", "fallback", "retries"]].assign(
-    flags=[", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()])
+flags = [", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()]
+log = turns[["turn", "round", "phase", "seat", "player", "agent", "legal", "fallback", "retries"]].assign(
+    flags=flags, response=turns["response"])  # the long text last: the short columns stay inside the page
 report.table(f"Turns of match {match_id}", readable(log))
 with st.expander("Every turn of this match"):
     st.dataframe(readable(log), hide_index=True, width="stretch")

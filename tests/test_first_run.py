@@ -37,9 +37,9 @@ def test_the_real_model_plays_and_its_robustness_gets_a_verdict(first_run_db):
         WHERE s.agent = 'local/smollm2'""").iloc[0]
     assert model["matches"] >= 12 and model["tokens"] > 0
     tables = queries.robustness_tables(queries.robustness_scores(first_run_db, "local/smollm2"))
-    verdicts = {factor: stats.robustness_verdict(table) for (factor, _), table in tables.items()}
-    assert verdicts["temperature"] in ("robust", "not robust")
-    assert verdicts["prompt_version"] in ("robust", "not robust")
+    verdicts = {factor: stats.robustness_verdict(table, stats.SCORE_MARGIN) for (factor, _), table in tables.items()}
+    assert verdicts["temperature"] != "not enough data"
+    assert verdicts["prompt_version"] != "not enough data"
 
 
 def blanks(frame) -> list:
@@ -83,7 +83,7 @@ def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_ru
     robustness = AppTest.from_file("../pages/robustness.py", default_timeout=120).run()
     assert robustness.selectbox(key="agent").value == "local/smollm2"  # the model, not a bot, comes first
     verdicts = " ".join(m.value for m in robustness.markdown)
-    assert "**guessing\\_game**: robust" in verdicts or "**guessing\\_game**: not robust" in verdicts
+    assert any(f"**guessing\\_game**: {v}" in verdicts for v in ("robust", "sensitive", "inconclusive"))
 
 
 def test_a_per_round_curve_says_how_many_matches_each_round_averages(first_run_db, monkeypatch):

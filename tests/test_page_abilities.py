@@ -68,17 +68,16 @@ def test_no_magic_games_says_so(tmp_path, monkeypatch):
 
 
 def test_the_page_opens_on_the_challengers_with_the_most_abilities(db, monkeypatch):
+    from engine.metrics.magic import ABILITIES
+
     at = page(db, monkeypatch)
     profile = [df.value for df in at.dataframe if "Judgement" in df.value.columns][-1]
-    most = profile["roles"].astype(int).max()
     opening = at.multiselect(key="agents").value
-    by_name = {(a if s in ("-", "") else f"{a} · {s}"): int(r)
-               for a, s, r in zip(profile["agent"], profile["strategy"], profile["roles"], strict=True)}
+    by_name = {(a if s in ("-", "") else f"{a} · {s}"): sum(v not in ("", None) for v in values)
+               for a, s, *values in zip(profile["agent"], profile["strategy"], *(profile[n] for n in ABILITIES),
+                                        strict=True)}
     measured = sorted(by_name.values(), reverse=True)
-    assert [by_name[c] for c in opening] == measured[:len(opening)] and by_name[opening[0]] == most
-    radar = at.get("plotly_chart")[0].proto.spec
-    assert '"orientation":"h"' in radar.replace(" ", "")  # the legend lies below the radar, not over it
-
+    assert [by_name[c] for c in opening] == measured[:len(opening)]
 
 def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db, monkeypatch):
     """MAgIC's profile ran off a 1400 px window (20+ columns), and its "win rate" (the mean of the role win rates)
@@ -96,3 +95,33 @@ def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db
     assert json.loads(profile.proto.columns)["agent"]["pinned"] is True
     assert len(profile.value.columns) <= 12  # agent, strategy, 7 abilities, mean role win rate, roles, area
     assert "not the win rate of the other pages" in " ".join(c.value for c in at.caption)
+
+
+def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db, monkeypatch):
+    """The paper's Figure 1 on one 0-100 scale: the radar's abilities and the win rate in percent, the area of that
+    radar in thousands (at most seven abilities at 100); the radar's numbers off the abilities' labels, legends
+    beside the plots; the page opens on the challengers with the most abilities measured."""
+    import json
+
+    from engine.metrics.magic import ABILITIES, radar_area
+
+    at = page(first_run_db, monkeypatch)
+    assert not at.exception
+    profile = [df.value for df in at.dataframe if "Judgement" in df.value.columns][-1]
+    measured = (profile[ABILITIES] != "").sum(axis=1)
+    fullest = set(profile[measured == measured.max()]["agent"])
+    assert set(at.multiselect[0].value) == fullest and len(fullest) >= 2
+    radar, bars = (json.loads(chart.proto.spec) for chart in at.get("plotly_chart")[:2])
+    polar = radar["layout"]["polar"]
+    assert polar["radialaxis"]["range"] == [0, 100]
+    assert max(r for trace in radar["data"] for r in trace["r"]) > 1  # percent, not fractions
+    step = 360 / len(ABILITIES)  # the abilities' axes, from the top
+    offset = (polar["radialaxis"]["angle"] - polar["angularaxis"]["rotation"]) % step
+    assert min(offset, step - offset) > step / 4  # the radial numbers sit between two abilities' axes
+    area, win = bars["data"]
+    top = radar_area([1.0] * len(ABILITIES)) / 1000
+    assert bars["layout"]["yaxis"]["range"] == pytest.approx([0, top]) and top < 30
+    assert all(0 < a <= top for a in area["y"]) and bars["layout"]["yaxis2"]["range"] == [0, 100]
+    assert all(1 < w <= 100 for w in win["y"])
+    for figure in (radar, bars):
+        assert figure["layout"]["legend"]["x"] > 1  # right of the plot, not over or under it

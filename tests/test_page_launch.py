@@ -13,16 +13,19 @@ from engine.games import get_game
 from engine.launch import cost, form, processes
 from tests.page_run import run_page
 
-TYPED = "another model (type it)"
-
 
 def page(db, monkeypatch, **params) -> AppTest:
     return run_page("launch", db, monkeypatch, **params)
 
 
 def type_model(at: AppTest, game: str, seat: int, model: str) -> None:
-    at.selectbox(key=f"{game}.seat.{seat}").set_value(TYPED).run()
-    at.text_input(key=f"{game}.typed.{seat}").set_value(model).run()
+    """Type a model string into a seat's box, as the browser sends it: the typed text itself (AppTest's selectbox
+    only picks among the options it was drawn with, so the text is added to them first)."""
+    box = at.selectbox(key=f"{game}.seat.{seat}")
+    if model not in box.options:
+        box.options.append(model)
+    box.set_value(model).run()
+    assert at.selectbox(key=f"{game}.seat.{seat}").value == model
 
 
 def test_the_form_shows_each_games_parameters_with_their_defaults(db_path, monkeypatch):
@@ -49,7 +52,7 @@ def test_wrong_fields_are_refused_one_by_one_and_nothing_starts(db_path, monkeyp
     assert "repeats: must be an integer from 1 to 1000, got 0" in errors  # the spec's own check and words
     assert len(errors) == 3
     at.button(key="start").click().run()
-    assert at.error[-1].value == "Not started: fix the 3 field(s) marked above."
+    assert at.error[-1].value == "Not started: fix the 3 fields marked above."
     assert not processes.launches_dir(db_path).exists() and store.count_matches(db_path) == 0
 
 
@@ -100,7 +103,7 @@ def test_a_started_runs_message_is_cleared_once_it_finished(db_path, monkeypatch
         time.sleep(0.2)
     at.run()  # the page's next refresh
     assert not at.success and not at.exception
-    assert any("1 of 1 matches done" in str(p.proto.text) for p in at.get("progress"))
+    assert any("1 of 1 match done" in str(p.proto.text) for p in at.get("progress"))
 
 
 def test_a_model_without_its_key_stops_the_start_and_is_named(db_path, monkeypatch):
@@ -122,3 +125,49 @@ def test_a_models_seat_takes_its_own_temperature_and_prompt_version(db_path, mon
     assert spec["games"][0]["lineups"] == [["bot:random", {"agent": "openai/gpt-4o-mini", "temperature": 0.2,
                                                            "prompt_version": "v3"}]]
     assert not at.error
+
+
+def test_a_seat_takes_any_typed_model_string_and_suggests_known_ones(db_path, monkeypatch):
+    at = page(db_path, monkeypatch)
+    box = at.selectbox(key="tictactoe.seat.0")
+    assert box.proto.accept_new_options  # the reader types into the box itself
+    assert {"bot:random", *form.SUGGESTED_MODELS} <= set(box.options)
+    type_model(at, "tictactoe", 0, "openrouter/some-lab/brand-new-model")
+    at.run()  # the typed string stays chosen on the next redraw
+    assert at.selectbox(key="tictactoe.seat.0").value == "openrouter/some-lab/brand-new-model"
+    spec = yaml.safe_load(next(c.value for c in at.code if c.language == "yaml"))
+    assert "openrouter/some-lab/brand-new-model" in str(spec["games"][0]["lineups"][0][0])
+
+
+def test_the_default_run_name_is_new_for_each_launch(db_path, monkeypatch):
+    """Two launches of the same form by default never collide: the default name holds the time, and a started
+    name is replaced by a fresh one; one match is "1 match"."""
+    import re
+
+    at = page(db_path, monkeypatch)
+    first = at.text_input(key="name").value
+    assert re.fullmatch(r"dashboard-\d{8}-\d{6}", first)
+    assert any(m.value.startswith("1 match, run id") for m in at.markdown)
+    at.button(key="start").click().run()
+    assert at.success and at.success[0].value.startswith(f"Started run `{first}-")
+    at.run()
+    second = at.text_input(key="name").value
+    assert second != first and second.startswith("dashboard-")
+    run_id = at.success[0].value.split("`")[1]
+    deadline = time.monotonic() + 120
+    while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def test_launch_on_a_database_of_an_older_schema(tmp_path, monkeypatch):
+    """The app upgrades a schema-1 database before drawing a page: Launch then lists its run, no binder error."""
+    import gzip
+    from pathlib import Path
+
+    db = tmp_path / "v1.duckdb"
+    db.write_bytes(gzip.decompress((Path(__file__).parent / "data" / "schema" / "v1.duckdb.gz").read_bytes()))
+    monkeypatch.setenv("ARENA_DB", str(db))
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at.switch_page("pages/launch.py").run()
+    assert not at.exception and not at.error
+    assert any("schema v1 fixture" in m.value for m in at.markdown)

@@ -93,12 +93,12 @@ def test_a_grid_cell_opens_exactly_the_matches_behind_its_number(db, monkeypatch
     text, query = grid_links(at)[("tictactoe", "bot:random")]
     assert text == "0.0% (2)" and query["runs"] == [played] and query["contested"] == ["1"]
     listed = run_page("transcripts", db, monkeypatch, **query)
-    assert not listed.exception and listed.subheader[0].value == "Matches (2)"
+    assert not listed.exception and listed.subheader[0].value == "Matches: 2 matches"
     assert "self-play left out" in " ".join(c.value for c in listed.caption)
     lineups = next(df.value for df in listed.dataframe if "lineup" in df.value.columns)["lineup"]
     assert all("bot:equilibrium" in lineup for lineup in lineups)
     everything = run_page("transcripts", db, monkeypatch, game="tictactoe", agents="bot:random")
-    assert everything.subheader[0].value == "Matches (4)"  # self-play included when no cell asks otherwise
+    assert everything.subheader[0].value == "Matches: 4 matches"  # self-play included when no cell asks otherwise
     broken = run_page("transcripts", db, monkeypatch, game="tictactoe", dates="last week")
     assert not broken.exception and "dates must read YYYY-MM-DD" in broken.error[0].value
 

@@ -51,10 +51,10 @@ def test_temperature_matters_and_the_prompt_version_does_not(db, monkeypatch):
     versions = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"v1", "v2"})
     assert versions["significant"].iloc[1] == "no"
     verdicts = frames[-1].set_index("factor")
-    assert verdicts.loc["temperature", "verdict"] == "not robust"
+    assert verdicts.loc["temperature", "verdict"] == "sensitive"
     assert verdicts.loc["prompt_version", "verdict"] == "robust"
     per_game = frames[-2].set_index("game")
-    assert per_game.loc["guessing_game", "verdict"] == "not robust"
+    assert per_game.loc["guessing_game", "verdict"] == "sensitive"
     assert per_game.loc["guessing_game", "factors"] == str(verdicts.index.nunique()), per_game
     assert len(at.get("plotly_chart")) >= 2
 
@@ -73,3 +73,32 @@ def test_below_the_minimum_sample_the_verdict_is_not_enough_data(tmp_path, monke
     assert "**guessing\\_game**: not enough data (fewer than 5 scores" in said
     verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
     assert set(verdicts["verdict"]) == {"not enough data"}
+
+
+def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, monkeypatch):
+    """The first run's local model: six scores a level, p well above 0.05, but intervals of the difference
+    spanning tens of points: inconclusive, not robust; the rule is on the page; the figure shows 95% intervals
+    of the mean inside the 0-100 scale, temperatures in numeric order."""
+    import json
+
+    monkeypatch.setenv("ARENA_DB", str(first_run_db))
+    at = AppTest.from_file("../pages/robustness.py", default_timeout=60).run()
+    assert not at.exception
+    verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
+    for factor in ("prompt_version", "temperature"):
+        assert verdicts.loc[factor, "verdict"] in ("inconclusive", "sensitive"), verdicts
+    frames = [df.value for df in at.dataframe]
+    pairs = ({"v1", "v2"}, {"0.00", "1.00"})
+    judged = [f.iloc[1] for f in frames if "diff_low" in f.columns and set(f["level"]) in pairs]
+    assert len(judged) == 2
+    for row in judged:
+        assert float(row["p_holm"]) > 0.05 and int(row["n"]) >= 5
+        assert float(row["diff_high"]) - float(row["diff_low"]) > 2 * 5  # wider than the margin both ways
+    assert "equivalence test" in " ".join(c.value for c in at.caption)
+    figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    temperatures = next(f for f in figures if "temperatures" in f["layout"]["title"]["text"])
+    trace = temperatures["data"][0]
+    assert trace["x"] == sorted(trace["x"], key=float)  # 0.0 before 1.0
+    for y, up, down in zip(trace["y"], trace["error_y"]["array"], trace["error_y"]["arrayminus"], strict=True):
+        assert 0 <= y - down and y + up <= 100
+    assert "95% interval" in temperatures["layout"]["title"]["text"]

@@ -195,3 +195,53 @@ def test_a_link_to_a_match_outside_the_newest_results_opens_it(db, monkeypatch):
     oldest = store.query(db, "SELECT match_id FROM matches ORDER BY finished_at LIMIT 1")["match_id"][0]
     at = page(db, monkeypatch, match=oldest, game="guessing_game")  # a search that does not list it
     assert not at.exception and at.selectbox(key="match").value == oldest
+
+
+def test_a_changed_search_opens_its_own_first_hit(db, monkeypatch):
+    """A link's match outside the search opens (above); once the reader changes the search, the old match and
+    turn give way to the new search's first hit."""
+    tictactoe = store.query(db, "SELECT match_id FROM matches WHERE game = 'tictactoe' LIMIT 1")["match_id"][0]
+    at = page(db, monkeypatch, match=tictactoe, turn="3")
+    assert at.selectbox(key="match").value == tictactoe
+    at.selectbox(key="game").set_value("guessing_game").run()
+    assert not at.exception
+    hits = found(at)["match_id"].tolist()
+    assert set(found(at)["game"]) == {"guessing_game"}
+    assert at.selectbox(key="match").value == hits[0] and at.query_params.get("match") != tictactoe
+    at.text_input(key="q").set_value("chosen_number").run()  # the match is among the hits: it stays
+    assert at.selectbox(key="match").value == hits[0]
+    turns = store.query(db, "SELECT turn FROM turns WHERE match_id = ? AND response ILIKE '%chosen_number%' "
+                        "ORDER BY turn", [hits[0]])["turn"].tolist()
+    assert at.slider(key="turn").value == turns[0]  # the search's first hit, not the old turn
+
+
+def test_the_heading_counts_the_matches_beyond_the_list(db, monkeypatch):
+    from engine import transcripts
+
+    assert at_heading(page(db, monkeypatch, game="texas_holdem")) == "Matches: 1 match"
+    monkeypatch.setattr(transcripts, "MAX_RESULTS", 3)
+    at = page(db, monkeypatch)
+    assert len(found(at)) == 3
+    assert at_heading(at) == "Matches: showing the first 3 of 6 (newest first)"
+
+
+def at_heading(at: AppTest) -> str:
+    return next(h.value for h in at.subheader if h.value.startswith("Matches"))
+
+
+def test_a_turns_facts_fit_beside_the_prompt_and_long_params_wrap(db, monkeypatch):
+    """The facts of a turn are one a row (eight columns ran off half a 1400 px page); a match's params wrap."""
+    match_id = store.query(db, "SELECT match_id FROM matches WHERE game = 'guessing_game' LIMIT 1")["match_id"][0]
+    at = page(db, monkeypatch, match=match_id, turn="1")
+    facts = next(df.value for df in at.dataframe if list(df.value.columns) == ["fact", "value"])
+    assert {"legal", "tokens_in", "latency_ms", "cached"} <= set(facts["fact"])
+    params = next(c for c in at.code if c.value.startswith("params: "))
+    assert params.proto.wrap_lines and "\"players\": 2" in params.value and "\noutcome: {" in params.value
+
+
+def test_every_turns_table_puts_the_long_answer_last(db, monkeypatch):
+    """The short columns of the turn table stay inside a 1400 px page; the answer, the long one, comes last."""
+    match_id = store.query(db, "SELECT match_id FROM matches WHERE game = 'guessing_game' LIMIT 1")["match_id"][0]
+    at = page(db, monkeypatch, match=match_id)
+    log = next(df.value for df in at.dataframe if "flags" in df.value.columns)
+    assert list(log.columns)[-1] == "response" and {"legal", "retries", "flags"} <= set(log.columns)

@@ -105,23 +105,42 @@ def test_compare_levels_pairs_on_shared_seeds_and_falls_back_to_welch():
     assert table.loc["v2", "diff"] == pytest.approx(10.0)
 
 
-def test_verdict_is_no_holm_significant_difference_from_the_default():
-    seeds = [0, 1, 2, 3, 4]
-    guess = [65.4, 62.3, 63.9, 58.3, 67.3]  # the paper's Table 5 guessing game levels: consistent
+def test_verdict_robust_only_when_the_difference_is_shown_small():
+    """Robust needs the 95% interval of each level's difference inside the margin (an equivalence test);
+    a large p at a wide interval is inconclusive, a Holm-significant level sensitive; too few scores: no verdict."""
+    seeds = [0, 1, 2, 3, 4, 5]
+    guess = [65.4, 62.3, 63.9, 58.3, 67.3, 61.0]  # the paper's Table 5 guessing game levels: consistent
 
     def table(levels: dict[str, list[float]]) -> pd.DataFrame:
         return stats.compare_levels(pd.DataFrame(
             [{"level": k, "seed": s, "score": v} for k, vs in levels.items() for s, v in zip(seeds, vs, strict=False)]),
             "v1")
 
-    same = table({"v1": guess, "v2": [g + d for g, d in zip(guess, [1, -1, 0.5, -0.5, 0], strict=True)]})
-    assert stats.robustness_verdict(same) == "robust"
-    shifted = table({"v1": guess, "v2": [g + 20 + d for g, d in zip(guess, [1, -1, 0.5, -0.5, 0], strict=True)],
+    same = table({"v1": guess, "v2": [g + d for g, d in zip(guess, [1, -1, 0.5, -0.5, 0, 0.3], strict=True)]})
+    row = same.iloc[1]
+    assert -stats.SCORE_MARGIN < row["diff_low"] < row["diff"] < row["diff_high"] < stats.SCORE_MARGIN
+    assert stats.robustness_verdict(same, margin=stats.SCORE_MARGIN) == "robust"
+    # n = 6 a level, p about 0.5: nothing significant, but the interval of the difference spans ±20 points
+    noisy = table({"v1": [20, 80, 35, 70, 50, 60], "v2": [60, 30, 90, 55, 75, 40]})
+    assert 0.3 < noisy["p"].iloc[1] < 0.8 and noisy["diff_low"].iloc[1] < -stats.SCORE_MARGIN
+    assert stats.robustness_verdict(noisy, margin=stats.SCORE_MARGIN) == "inconclusive"
+    shifted = table({"v1": guess, "v2": [g + 20 + d for g, d in zip(guess, [1, -1, 0.5, -0.5, 0, 0.3], strict=True)],
                      "v3": guess[::-1]})
     assert bool(shifted.set_index("level").loc["v2", "significant"])
-    assert stats.robustness_verdict(shifted) == "not robust"
-    assert stats.robustness_verdict(table({"v1": guess})) == "not enough data"
-    assert stats.robustness_verdict(table({"v1": guess[:1], "v2": guess[1:2]})) == "not enough data"
+    assert stats.robustness_verdict(shifted, margin=stats.SCORE_MARGIN) == "sensitive"
+    assert stats.robustness_verdict(table({"v1": guess}), margin=5) == "not enough data"
+    assert stats.robustness_verdict(table({"v1": guess[:1], "v2": guess[1:2]}), margin=5) == "not enough data"
     two_each = table({"v1": guess[:2], "v2": [g + 40 for g in guess[:2]]})  # a big shift, but n = 2 a level
-    assert stats.robustness_verdict(two_each) == "not enough data"
-    assert stats.robustness_verdict(two_each, min_sample=2) in ("robust", "not robust")  # a verdict only above it
+    assert stats.robustness_verdict(two_each, margin=5) == "not enough data"
+    assert stats.robustness_verdict(two_each, margin=5, min_sample=2) != "not enough data"  # a verdict above it
+
+
+def test_intervals_of_the_mean_and_of_the_difference_match_scipy():
+    scores = pd.DataFrame({"level": ["a"] * 4 + ["b"] * 5, "seed": [0, 1, 2, 3, 0, 1, 2, 3, 4],
+                           "score": [50, 52, 48, 51, 60, 63, 57, 61, 49]})
+    table = stats.compare_levels(scores, "a").set_index("level")
+    b = scores[scores["level"] == "b"]["score"]
+    want = sps.t.interval(0.95, len(b) - 1, loc=b.mean(), scale=sps.sem(b))
+    assert (table.loc["b", "low"], table.loc["b", "high"]) == pytest.approx(want)
+    welch = sps.ttest_ind(b, scores[scores["level"] == "a"]["score"], equal_var=False).confidence_interval()
+    assert (table.loc["b", "diff_low"], table.loc["b", "diff_high"]) == pytest.approx((welch.low, welch.high))

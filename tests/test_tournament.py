@@ -60,4 +60,4 @@ def test_cli_plays_a_tournament(tmp_path, capsys):
                     "games: [connect_four]\n")
     assert main(["tournament", str(spec), "--db", str(tmp_path / "t.duckdb"), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "connect_four: 1 rounds, 2 matches, 0 errors, stopped by cap" in out and "bot:minimax" in out
+    assert "connect_four: 1 round, 2 matches, 0 errors, stopped by cap" in out and "bot:minimax" in out

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.runner import TurnNote
+from engine.wording import count
 
 
 @dataclass
@@ -58,10 +59,10 @@ class TurnTally:
         return {k: v for k, v in asdict(self).items() if not k.startswith("_") and k not in ("path", "interval")}
 
     def line(self) -> str:
-        usd = f"${self.cost_usd:.4f}" + (f" + {self.unpriced_calls} unpriced calls" if self.unpriced_calls else "")
-        tokens = self.tokens_in + self.tokens_out
-        return (f"{datetime.now():%H:%M:%S} {self.status}: {self.turns:,} turns in {self.matches_started} matches, "
-                f"{tokens:,} tokens, {usd}, {self.reasks} re-asks, {self.fallbacks} fallbacks")
+        unpriced = f" + {count(self.unpriced_calls, 'unpriced call')}" if self.unpriced_calls else ""
+        return (f"{datetime.now():%H:%M:%S} {self.status}: {count(self.turns, 'turn')} in "
+                f"{count(self.matches_started, 'match')}, {count(self.tokens_in + self.tokens_out, 'token')}, "
+                f"${self.cost_usd:.4f}{unpriced}, {count(self.reasks, 're-ask')}, {count(self.fallbacks, 'fallback')}")
 
     def write(self, status: str | None = None) -> None:
         """Replace the progress file (atomically: a reader never sees half of it) and log one line."""

@@ -7,10 +7,14 @@ robustness comparisons of GAMA-Bench's RQ1 (seed 002 §4.1) made testable.
   repeats) against the default level: mean, spread, a t-test (paired on the seeds both levels
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
   comparisons and Cohen's d.
-- `robustness_verdict`: SPEC.md gives no numeric criterion, so a game is robust to a factor when no
-  level differs from the default with a Holm-significant p (alpha 0.05). The paper's own figure, the
-  standard deviation of the scores across levels (Table 5: 2.4-3.4 "consistent", 7.6-11.0 singled
-  out), is shown beside it by the page, not used for the verdict.
+- `robustness_verdict`: SPEC.md gives no numeric criterion. Absence of a significant difference is
+  not robustness, so: below `MIN_SAMPLE` scores a level, "not enough data"; "sensitive" when a level
+  differs from the default with a Holm-significant p (alpha 0.05); "robust" only when every level's
+  95% interval of the difference lies inside an equivalence margin (`equivalence_margin`: 5 points
+  of γ-Bench's 0-100 score, between the paper's "consistent" spread of 2.4-3.4 and the 7.6-11.0 it
+  singles out in Table 5; half a standard deviation of the default's scores on other scales);
+  otherwise "inconclusive". The paper's own figure, the standard deviation of the scores across
+  levels, is shown beside it by the page.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 ALPHA = 0.05
 Z95 = float(sps.norm.ppf(1 - ALPHA / 2))
-COMPARISON_COLUMNS = ["level", "n", "mean", "std", "diff", "test", "pairs", "p", "p_holm", "cohens_d", "significant"]
+COMPARISON_COLUMNS = ["level", "n", "mean", "std", "low", "high", "diff", "diff_low", "diff_high", "test", "pairs",
+                      "p", "p_holm", "cohens_d", "significant"]
 
 
 def wilson_interval(wins, n, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
@@ -70,39 +75,72 @@ def _t_p_value(diff: float, se: float, df: float) -> float:
     return float(2 * sps.t.sf(abs(diff / se), df))
 
 
+def _welch_parts(reference: np.ndarray, other: np.ndarray) -> tuple[float, float, float]:
+    """(mean(other) - mean(reference), its standard error, Welch-Satterthwaite degrees of freedom)."""
+    va, vb = reference.var(ddof=1) / reference.size, other.var(ddof=1) / other.size
+    df = 1.0 if va + vb == 0 else (va + vb) ** 2 / (va**2 / (reference.size - 1) + vb**2 / (other.size - 1))
+    return float(other.mean() - reference.mean()), float(np.sqrt(va + vb)), df
+
+
+def _paired_parts(reference: np.ndarray, other: np.ndarray) -> tuple[float, float, float]:
+    """(mean difference other - reference over the pairs, its standard error, n - 1)."""
+    diffs = other - reference
+    return float(diffs.mean()), float(diffs.std(ddof=1) / np.sqrt(diffs.size)), diffs.size - 1
+
+
 def welch_test(reference: Sequence[float], other: Sequence[float]) -> float:
     """Two-sided p-value of Welch's unequal-variance t-test; NaN with fewer than 2 values a side."""
     a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
     if a.size < 2 or b.size < 2:
         return float("nan")
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    if va + vb == 0:
-        return _t_p_value(b.mean() - a.mean(), 0.0, 1.0)
-    df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
-    return _t_p_value(a.mean() - b.mean(), float(np.sqrt(va + vb)), df)
+    return _t_p_value(*_welch_parts(a, b))
 
 
 def paired_test(reference: Sequence[float], other: Sequence[float]) -> float:
     """Two-sided p-value of the paired t-test; NaN with fewer than 2 pairs."""
-    diffs = np.asarray(reference, dtype=float) - np.asarray(other, dtype=float)
-    if diffs.size < 2:
+    a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
+    if a.size < 2:
         return float("nan")
-    return _t_p_value(diffs.mean(), float(diffs.std(ddof=1) / np.sqrt(diffs.size)), diffs.size - 1)
+    return _t_p_value(*_paired_parts(a, b))
 
 
-def _compare(ref_seeds: np.ndarray, ref: np.ndarray, seeds: np.ndarray, mine: np.ndarray) -> tuple[str, int, float]:
-    """Paired on the seed when each side plays each seed once and both sides played the same seeds; Welch otherwise."""
+def t_interval(centre: float, se: float, df: float, alpha: float = ALPHA) -> tuple[float, float]:
+    """The (1 - alpha) t interval centre ± t·se; NaN without a standard error."""
+    if not np.isfinite(se) or df <= 0:
+        return float("nan"), float("nan")
+    half = float(sps.t.ppf(1 - alpha / 2, df)) * se
+    return centre - half, centre + half
+
+
+def mean_interval(values: Sequence[float], alpha: float = ALPHA) -> tuple[float, float]:
+    """The 95% t interval of the mean of `values`; NaN with fewer than 2."""
+    v = np.asarray(values, dtype=float)
+    if v.size < 2:
+        return float("nan"), float("nan")
+    return t_interval(float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size)), v.size - 1, alpha)
+
+
+def _compare(ref_seeds: np.ndarray, ref: np.ndarray, seeds: np.ndarray, mine: np.ndarray) -> dict:
+    """The test of `mine` against `ref`: paired on the seed when each side plays each seed once and both sides
+    played the same seeds, Welch otherwise; its p and the 95% interval of the difference."""
     ref_by_seed, mine_by_seed = dict(zip(ref_seeds, ref, strict=True)), dict(zip(seeds, mine, strict=True))
     if len(ref_by_seed) == ref.size and len(mine_by_seed) == mine.size and ref_by_seed.keys() == mine_by_seed.keys() \
             and ref.size >= 2:
         order = sorted(ref_by_seed)
-        return "paired t", len(order), paired_test([ref_by_seed[k] for k in order], [mine_by_seed[k] for k in order])
-    return "Welch t", 0, welch_test(ref, mine)
+        test, pairs = "paired t", len(order)
+        parts = _paired_parts(np.array([ref_by_seed[k] for k in order]), np.array([mine_by_seed[k] for k in order]))
+    elif ref.size >= 2 and mine.size >= 2:
+        test, pairs, parts = "Welch t", 0, _welch_parts(ref, mine)
+    else:
+        return {"test": "Welch t", "pairs": 0, "p": float("nan")}
+    low, high = t_interval(*parts)
+    return {"test": test, "pairs": pairs, "p": _t_p_value(*parts), "diff_low": low, "diff_high": high}
 
 
 def compare_levels(scores: pd.DataFrame, default) -> pd.DataFrame:
-    """Rows of `scores` (`level`, `seed`, `score`) summarised per level and tested against `default`.
-    The first row is the default itself (no test); Holm corrects the other levels' p-values together."""
+    """Rows of `scores` (`level`, `seed`, `score`) summarised per level (mean, sd, 95% interval of the mean) and
+    tested against `default` (the difference, its 95% interval, p). The first row is the default itself (no test);
+    Holm corrects the other levels' p-values together."""
     scores = scores[scores["level"].notna()]
     if scores.empty:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
@@ -115,13 +153,14 @@ def compare_levels(scores: pd.DataFrame, default) -> pd.DataFrame:
     for level in order:
         mask = levels == level
         mine = values[mask]
+        low, high = mean_interval(mine)
         row = {"level": level, "n": mine.size, "mean": mine.mean(),
-               "std": mine.std(ddof=1) if mine.size > 1 else float("nan"), "diff": float("nan"),
+               "std": mine.std(ddof=1) if mine.size > 1 else float("nan"), "low": low, "high": high,
+               "diff": float("nan"), "diff_low": float("nan"), "diff_high": float("nan"),
                "test": "default" if level == default else "", "pairs": 0, "p": float("nan"), "cohens_d": float("nan")}
         if level != default and ref.size:
-            test, pairs, p = _compare(ref_seeds, ref, seeds[mask], mine)
-            row |= {"diff": mine.mean() - ref.mean(), "test": test, "pairs": pairs, "p": p,
-                    "cohens_d": cohens_d(ref, mine)}
+            row |= {"diff": mine.mean() - ref.mean(), "cohens_d": cohens_d(ref, mine)}
+            row |= _compare(ref_seeds, ref, seeds[mask], mine)
         rows.append(row)
     table = pd.DataFrame(rows)
     table["p_holm"] = holm(table["p"])
@@ -129,16 +168,29 @@ def compare_levels(scores: pd.DataFrame, default) -> pd.DataFrame:
     return table[COMPARISON_COLUMNS]
 
 
+SCORE_MARGIN = 5.0  # points of a 0-100 score: between the paper's "consistent" 2.4-3.4 and its singled-out 7.6-11.0
+SD_MARGIN = 0.5  # standard deviations of the default level's scores, where the score has no fixed scale
+
+
+def equivalence_margin(default_scores_sd: float, on_0_100: bool) -> float:
+    """How far a level's mean may be from the default's and still count as the same (the equivalence margin)."""
+    return SCORE_MARGIN if on_0_100 else SD_MARGIN * default_scores_sd
+
+
 MIN_SAMPLE = 5  # scores per level before a verdict: the paper's own five runs per level (GAMA-Bench §4.1)
 
 
-def robustness_verdict(comparison: pd.DataFrame, min_sample: int = MIN_SAMPLE) -> str:
-    """'not robust' when any level of a `compare_levels` table differs Holm-significantly from the default,
-    'robust' when at least one level was tested and none does; only levels with `min_sample` scores or more
-    (the default's included) are judged, so two runs a level give 'not enough data', not a verdict."""
+def robustness_verdict(comparison: pd.DataFrame, margin: float, min_sample: int = MIN_SAMPLE) -> str:
+    """The verdict on one `compare_levels` table: only levels with `min_sample` scores or more (the default's
+    included) are judged, else 'not enough data'; 'sensitive' when any differs Holm-significantly from the
+    default; 'robust' when every judged level's 95% interval of the difference lies within ±`margin` (an
+    equivalence test: a small p alone is absence of evidence, not evidence of no effect); else 'inconclusive'."""
     if comparison.empty or comparison.iloc[0]["test"] != "default" or comparison.iloc[0]["n"] < min_sample:
         return "not enough data"
     tested = comparison[(comparison["test"] != "default") & (comparison["n"] >= min_sample)]
     if tested.empty or tested["p_holm"].isna().all():
         return "not enough data"
-    return "not robust" if tested["significant"].any() else "robust"
+    if tested["significant"].any():
+        return "sensitive"
+    inside = (tested["diff_low"] >= -margin) & (tested["diff_high"] <= margin)
+    return "robust" if bool(np.isfinite(margin)) and inside.all() else "inconclusive"

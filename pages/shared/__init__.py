@@ -36,6 +36,7 @@ import streamlit as st
 from engine.metrics.magic import ROLE_WIN_RATES, TABLE_2
 from engine.selection import Selection
 from engine.suites import Scorer
+from engine.wording import count
 from pages.shared import numbers
 
 
@@ -186,7 +187,7 @@ def slow_scorer_wanted(what: str, options: pd.DataFrame, games: tuple[str, ...] 
     (None: every game; counted from `queries.filter_options` rows), above it on request."""
     rows = options if games is None else options[options["game"].isin(games)]
     matches = int(rows["matches"].sum())
-    return matches <= SLOW_SCORER_LIMIT or st.checkbox(f"Compute {what} over {matches:,} matches (slow)", key=key)
+    return matches <= SLOW_SCORER_LIMIT or st.checkbox(f"Compute {what} over {count(matches, 'match')} (slow)", key=key)
 
 
 # ---------------------------------------------------------------- downloads
@@ -227,7 +228,7 @@ def runs_of(filters: Selection, options: pd.DataFrame) -> list[str]:
     if filters.date_to:
         rows = rows[pd.to_datetime(rows["first_day"]).dt.date <= filters.date_to]
     kept = rows.groupby(["run_id", rows["run_name"].fillna("")], sort=True)["matches"].sum()
-    return [f"{name or run_id} ({run_id}): {int(n):,} matches" for (run_id, name), n in kept.items()]
+    return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in kept.items()]
 
 
 @dataclass

@@ -1,0 +1,86 @@
+"""`python -m engine serve` ends whole on SIGTERM and on Ctrl-C (SIGINT): the port is free afterwards and no
+process it started is left, the runs Launch started from it included (they are cancelled as Cancel does, their
+finished matches kept for Resume)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from engine import store
+from tests.test_browser import CHROMIUM, FLAGS
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def answering(port: int) -> bool:
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1).read()
+        return True
+    except OSError:
+        return False
+
+
+def children(pid: int) -> list[int]:
+    listed = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in listed.split()]
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its parent."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_serve_ends_with_its_children_and_frees_the_port(sig, first_run_db, tmp_path):
+    db = tmp_path / "results.duckdb"
+    shutil.copy(first_run_db, db)
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],
+                              cwd=store.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not answering(port):
+            assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
+            time.sleep(0.2)
+        with sync_playwright() as p:  # Launch starts a long run: the server's own child
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"http://127.0.0.1:{port}/launch")
+            page.get_by_label("Repeats").fill("1000")
+            page.get_by_label("Repeats").press("Enter")
+            page.get_by_text("1,000 matches, run id").wait_for(timeout=30_000)
+            page.get_by_role("button", name="Start run").click()
+            page.get_by_text("Started run").wait_for(timeout=30_000)
+            browser.close()
+        started = children(server.pid)
+        assert started, "Launch started no run"
+        server.send_signal(sig)
+        assert server.wait(timeout=60) == 0
+        deadline = time.monotonic() + 10  # a killed child is gone once init has collected it
+        while any(running(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in started if running(pid)]
+        assert not answering(port)
+        with socket.socket() as s:  # nobody listens there: a new server binds it (as Streamlit does, reusing it)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", port))
+            s.listen()
+    finally:
+        if server.poll() is None:
+            os.kill(server.pid, signal.SIGKILL)
+            server.wait()
