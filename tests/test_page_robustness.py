@@ -19,7 +19,9 @@ def spec(url: str) -> dict:
     def seat(temperature: float, version: str = "v1") -> dict:
         return {"all": {"agent": "openai/stub-model", "api_base": url, "temperature": temperature,
                         "prompt_version": version, "max_tokens": 16}}
-    return {"name": "robustness", "seed": 0, "repeats": 5, "games": [  # 5 a level: enough for a verdict
+    # one match at a time: the stub's wobble follows the calls' order, the same on every run (a round's
+    # simultaneous calls may swap, which leaves a match's mean score as it is)
+    return {"name": "robustness", "seed": 0, "repeats": 5, "concurrency": 1, "games": [  # 5 a level: a verdict
         {"game": "guessing_game", "params": {"players": 3, "rounds": 2},
          "lineups": [seat(1.0), seat(0.0), seat(1.0, "v2")]}]}
 

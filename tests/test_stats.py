@@ -133,6 +133,11 @@ def test_verdict_robust_only_when_the_difference_is_shown_small():
     two_each = table({"v1": guess[:2], "v2": [g + 40 for g in guess[:2]]})  # a big shift, but n = 2 a level
     assert stats.robustness_verdict(two_each, margin=5) == "not enough data"
     assert stats.robustness_verdict(two_each, margin=5, min_sample=2) != "not enough data"  # a verdict above it
+    # a deterministic model (temperature 0) scoring the same under both prompts: the paired t-test's p is undefined
+    # (no spread), but the difference is known exactly, [0, 0]: robust, not "not enough data"
+    identical = table({"v1": guess, "v2": guess})
+    assert np.isnan(identical["p"].iloc[1]) and identical["diff_low"].iloc[1] == identical["diff_high"].iloc[1] == 0
+    assert stats.robustness_verdict(identical, margin=stats.SCORE_MARGIN) == "robust"
 
 
 def test_intervals_of_the_mean_and_of_the_difference_match_scipy():

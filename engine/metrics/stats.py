@@ -188,8 +188,8 @@ def robustness_verdict(comparison: pd.DataFrame, margin: float, min_sample: int 
     if comparison.empty or comparison.iloc[0]["test"] != "default" or comparison.iloc[0]["n"] < min_sample:
         return "not enough data"
     tested = comparison[(comparison["test"] != "default") & (comparison["n"] >= min_sample)]
-    if tested.empty or tested["p_holm"].isna().all():
-        return "not enough data"
+    if tested.empty or tested[["diff_low", "diff_high"]].isna().all(axis=None):  # no level has an interval
+        return "not enough data"  # (identical paired scores have one, [0, 0], though their t-test's p is undefined)
     if tested["significant"].any():
         return "sensitive"
     inside = (tested["diff_low"] >= -margin) & (tested["diff_high"] <= margin)
