@@ -103,7 +103,7 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
     contested matches) and `rank` (the ranked: neither provisional nor without an interval), the ranked first,
     best value first: the one rule of every ranked table."""
     table = table.copy()
-    table["note"] = [note or ("" if lo == lo and hi == hi and hi > lo else "no interval: every match alike")
+    table["note"] = [note or ("" if lo == lo and hi == hi else "no interval")  # a mean of equal scores: [x, x]
                      for note, lo, hi in zip(table["note"].fillna(""), table["value_lo"], table["value_hi"],
                                              strict=True)]
     table["provisional"] = table["matches"] < MIN_MATCHES
@@ -137,7 +137,9 @@ def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     notes = one_sided(db, scope)
     table = rated.rename(columns={"rating": "value", "lo": "value_lo", "hi": "value_hi"}).drop(columns="rank")
-    table["note"] = table["agent"].map(notes).fillna("")
+    alike = ~(table["value_hi"] > table["value_lo"])  # every bootstrap resample gave one rating: no information
+    table["note"] = table["agent"].map(notes).fillna("").where(~alike | table["agent"].isin(notes),
+                                                               "no interval: every match alike")
     return ranked(table)[columns]
 
 

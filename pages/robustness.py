@@ -22,14 +22,18 @@ SCORED_0_100 = set(get_suite("gamabench").games)  # γ-Bench's 0-100 score; othe
 DB = store.default_db()
 
 
-def interval_trace(table: pd.DataFrame, game: str, on_0_100: bool) -> go.Scatter:
-    """One game's level means with their 95% intervals (clipped to 0-100 where the score lives there), levels in
-    numeric order where they are numbers (temperatures, repeats) and the default first otherwise."""
+def on_scale(table: pd.DataFrame, on_0_100: bool) -> pd.DataFrame:
+    """The level means' 95% intervals clipped to 0-100 where the score lives there (a mean cannot leave its
+    scale; the t interval of a few scores near 100 would reach 112)."""
+    return table.assign(low=table["low"].clip(0, 100), high=table["high"].clip(0, 100)) if on_0_100 else table
+
+
+def interval_trace(table: pd.DataFrame, game: str) -> go.Scatter:
+    """One game's level means with their 95% intervals, levels in numeric order where they are numbers
+    (temperatures, repeats) and the default first otherwise."""
     numeric = pd.to_numeric(table["level"], errors="coerce")
     rows = table.iloc[numeric.argsort(kind="stable")] if numeric.notna().all() else table
     low, high = rows["low"], rows["high"]
-    if on_0_100:
-        low, high = low.clip(0, 100), high.clip(0, 100)
     return go.Scatter(x=rows["level"].astype(str).tolist(), y=rows["mean"].tolist(), name=game, mode="lines+markers",
                       error_y={"type": "data", "symmetric": False, "array": (high - rows["mean"]).fillna(0).tolist(),
                                "arrayminus": (rows["mean"] - low).fillna(0).tolist()})
@@ -73,14 +77,14 @@ for factor, label in FACTOR_NAMES.items():
         continue
     fig = go.Figure()
     for game in varied:
-        table = tables[(factor, game)]
         on_0_100 = game in SCORED_0_100
+        table = on_scale(tables[(factor, game)], on_0_100)
         margin = stats.equivalence_margin(table["std"].iloc[0], on_0_100)
         verdict = stats.robustness_verdict(table, margin)
         summary.append({"game": game, "factor": factor, "levels": len(table),
                         "std_of_means": table["mean"].std(ddof=1), "margin": margin,
                         "significant": int(table["significant"].sum()), "verdict": verdict})
-        fig.add_trace(interval_trace(table, game, on_0_100))
+        fig.add_trace(interval_trace(table, game))
         short = f" (fewer than {stats.MIN_SAMPLE} scores at the default or at every other level)"
         st.markdown(f"**{plain(game)}**: {verdict}" + (short if verdict == "not enough data" else ""))
         show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}")

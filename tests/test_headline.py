@@ -94,3 +94,18 @@ def test_the_games_pages_win_rates_are_the_headlines(tmp_path):
         theirs = figures.set_index("agent")["win_rate"]
         assert theirs.to_dict() == pytest.approx(one.to_dict()), game
     assert headline.agent_figures(db, ALL.of_game("tictactoe")).set_index("agent").loc["random", "win_rate"] == 0
+
+
+def test_an_agent_scoring_the_same_in_every_match_is_ranked_on_that_score(tmp_path):
+    """bot:equilibrium scores 100 in every γ-Bench match: its mean is exact, [100, 100], and it ranks first; it was
+    left unranked ('every match alike') below a model scoring 69.5 [56.6 to 82.5]."""
+    db = tmp_path / "constant.duckdb"
+    n = headline.MIN_MATCHES + 2
+    write_outcomes(db, "guessing_game", [[("best", 1, 0.0), ("model", 2, 0.0)]] * n)
+    scores = [(f"guessing_game-{i}", seat, "gamabench_score", value) for i in range(n)
+              for seat, value in ((0, 100.0), (1, 55.0 + 3 * (i % 7)))]
+    with store.connect(db) as con:
+        con.executemany("INSERT INTO metrics (match_id, seat, name, value) VALUES (?, ?, ?, ?)", scores)
+    table = headline.headline(db, "gamabench").set_index("agent")
+    assert table.loc["best", "value_lo"] == table.loc["best", "value_hi"] == 100.0
+    assert table.loc["best", "note"] == "" and table.loc["best", "rank"] == 1 and table.loc["model", "rank"] == 2

@@ -95,6 +95,9 @@ def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, 
     assert len(judged) == 2
     for row in judged:
         assert float(row["p_holm"]) > 0.05 and int(row["n"]) >= 5
+    for f in frames:  # the tables' intervals of the mean stay on the 0-100 scale too (one showed 112.86)
+        if {"low", "high"} <= set(f.columns) and set(f["level"]) in pairs:
+            assert all(0 <= float(v) <= 100 for v in [*f["low"], *f["high"]] if v != ""), f
         assert float(row["diff_high"]) - float(row["diff_low"]) > 2 * 5  # wider than the margin both ways
     assert "equivalence test" in " ".join(c.value for c in at.caption)
     figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
