@@ -1,5 +1,5 @@
-"""Counted nouns for the pages and the CLI: "1 match", "2 matches", "1,204 turns" (never "1 matches" or
-"match(es)"), in one place."""
+"""Wording for the pages and the CLI, in one place: counted nouns ("1 match", "2 matches", "1,204 turns"; never
+"1 matches" or "match(es)") and titles opening a sentence."""
 
 from __future__ import annotations
 
@@ -17,3 +17,9 @@ def count(n: int | float, noun: str, many: str | None = None) -> str:
     """`n` with thousands separators and the noun agreeing with it: count(1, "match") == "1 match" (`many`: an
     irregular plural)."""
     return f"{n:,} {noun if n == 1 else many or plural_of(noun)}"
+
+
+def sentence_start(title: str) -> str:
+    """A title opening a sentence: its first letter up, the rest as written ("γ-Bench score" keeps its γ and its B,
+    which str.capitalize would make "Γ-bench")."""
+    return title if not title[:1].isascii() else title[:1].upper() + title[1:]

@@ -14,6 +14,7 @@ import streamlit as st
 from engine import headline, published, store
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.suites import Headline, all_suites
+from engine.wording import sentence_start
 from pages.shared import (
     MAGIC_ASIDE,
     MEAN_ROLE_WIN_RATE,
@@ -153,7 +154,7 @@ for suite in all_suites().values():
         st.caption(f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} lies "
                    "wholly above this agent's, so overlapping intervals share a rank; provisional agents (fewer "
                    f"than {headline.MIN_MATCHES} contested matches) and agents without an interval are not ranked. "
-                   f"{suite.headline.title.capitalize()}: {RANKED_BY[suite.headline.by]}.")
+                   f"{sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}.")
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline))
         cells, rates = grid(DB, suite, filters)
