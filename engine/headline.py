@@ -22,22 +22,26 @@ from scipy import stats as sps
 
 from engine import store
 from engine.metrics import stats
-from engine.metrics.ratings import bradley_terry_table, pairwise_outcomes
+from engine.metrics.ratings import OUTCOME, bradley_terry_table, pairwise_outcomes, seat_outcomes_sql
 from engine.selection import ALL, Selection
 from engine.suites import Headline, get_suite
 
 MIN_MATCHES = 10
+NOT_COMPARED = "not compared: never played the others"
 DEFINITIONS = {
     "rank": f"1 + the number of ranked agents whose 95% interval of the ranked number (the table's first number: "
             "rating, win rate or score) lies wholly above this agent's, so overlapping intervals share a rank; "
             f"agents with fewer than {MIN_MATCHES} contested matches are provisional and not ranked, and so is an "
             "agent whose interval cannot be computed (the table says why)",
     "rating": "Bradley-Terry strength on the Elo scale (1000 = the average agent) fitted on the pairwise outcomes "
-              "of contested matches, with its 95% bootstrap interval (matches resampled)",
+              "of contested matches, with its 95% bootstrap interval (matches resampled). A rating compares only "
+              "agents linked by matches (who played whom, directly or through others): agents that never played "
+              f"the largest such group are rated apart and shown as '{NOT_COMPARED}', never ranked against it",
     "score": "the mean over contested matches of the agent's score per seat on the suite's own scale (γ-Bench: "
              "0-100, 100 = the game's best play), with its 95% t interval over matches",
-    "win rate": "seats won / seats held, over contested matches (self-play, where every seat is the same agent, "
-                "is left out), with its 95% Wilson interval; the same on every page",
+    "win rate": "(seats won + half the seats drawn) / seats held, over contested matches (self-play, where every "
+                "seat is the same agent, is left out), with its 95% Wilson interval; the same on every page. "
+                + OUTCOME,
     "matches": "contested matches in which the agent held at least one seat",
     "valid moves": "share of the agent's decisions whose answer was legal, possibly after a re-ask, without a "
                    "random fallback move (bots: always)",
@@ -55,31 +59,34 @@ def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
 
 
 def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False) -> pd.DataFrame:
-    """Per agent (and game): contested matches, seats, seats won and the win rate with its Wilson interval, the
-    mean seat score, decisions and the share that were valid, fallback wins, and cost per match (NaN when a
-    call had no price)."""
-    where, params = contested(selection)
-    game = "m.game, " if by_game else ""
+    """Per agent (and game and its rule set, `rule_set`: '' for a game with one): contested matches, seats, seats
+    won and drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval, the
+    mean seat score, decisions and the share that were valid, fallback wins, cost per match (NaN when a call had
+    no price), and the presets its matches were played under."""
+    seated, params = seat_outcomes_sql(replace(selection, contested=True))
+    game = "o.game, o.rule_set, " if by_game else ""
     table = store.query(db, f"""
-        WITH picked AS (SELECT m.match_id, m.game FROM matches m WHERE {where}),
+        WITH o AS ({seated}),
         moves AS (
           SELECT t.match_id, t.seat, count(*) AS decisions,
                  count(*) FILTER (WHERE coalesce(t.legal, true) AND NOT coalesce(t.fallback, false)) AS valid,
                  count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
                  count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
-          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT {game}coalesce(s.label, s.agent) AS agent, count(DISTINCT s.match_id) AS matches, count(*) AS seats,
-               count(*) FILTER (WHERE s.won) AS wins, avg(s.score) AS mean_score,
+          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM o) GROUP BY ALL)
+        SELECT {game}o.agent, count(DISTINCT o.match_id) AS matches, count(*) AS seats,
+               count(*) FILTER (WHERE o.won) AS wins, count(*) FILTER (WHERE o.credit = 0.5) AS draws,
+               sum(o.credit) AS credit, avg(s.score) AS mean_score,
+               list_sort(list(DISTINCT o.preset) FILTER (WHERE o.preset IS NOT NULL)) AS presets,
                sum(coalesce(x.decisions, 0)) AS decisions, sum(coalesce(x.valid, 0)) AS valid,
-               count(*) FILTER (WHERE s.won AND x.fallbacks > 0) AS fallback_wins,
+               count(*) FILTER (WHERE o.won AND x.fallbacks > 0) AS fallback_wins,
                sum(coalesce(x.cost, 0)) AS cost, sum(coalesce(x.unpriced, 0)) AS unpriced
-        FROM picked m JOIN seats s USING (match_id)
-        LEFT JOIN moves x ON x.match_id = s.match_id AND x.seat = s.seat
+        FROM o JOIN seats s ON s.match_id = o.match_id AND s.seat = o.seat
+        LEFT JOIN moves x ON x.match_id = o.match_id AND x.seat = o.seat
         GROUP BY ALL""", params)
     if table.empty:
         return table
-    table["win_rate"] = table["wins"] / table["seats"]
-    low, high = stats.wilson_interval(table["wins"], table["seats"])
+    table["win_rate"] = table["credit"] / table["seats"]
+    low, high = stats.wilson_interval(table["credit"], table["seats"])
     table["win_lo"], table["win_hi"] = np.clip(low, 0, 1), np.clip(high, 0, 1)
     table["valid_rate"] = np.where(table["decisions"] > 0, table["valid"] / table["decisions"].where(
         table["decisions"] > 0, 1), np.nan)
@@ -140,6 +147,7 @@ def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     alike = ~(table["value_hi"] > table["value_lo"])  # every bootstrap resample gave one rating: no information
     table["note"] = table["agent"].map(notes).fillna("").where(~alike | table["agent"].isin(notes),
                                                                "no interval: every match alike")
+    table["note"] = table["note"].where(table["component"] == 1, NOT_COMPARED)  # another scale: never ranked
     return ranked(table)[columns]
 
 

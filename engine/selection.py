@@ -60,6 +60,15 @@ def variants_sql(variants: tuple[Variant, ...], alias: str = "m") -> str:
     return "(" + " OR ".join(v.sql(alias) for v in variants) + ")" if variants else "false"
 
 
+def rule_set_sql(alias: str = "m") -> str:
+    """The name of the rule set (`Game.variants`) a match of `alias` was played under; '' for a game with one."""
+    from engine.games import all_games
+
+    cases = [f"WHEN {Variant.of(name, rules).sql(alias)} THEN {_literal(rules)}"
+             for name, game in sorted(all_games().items()) for rules in game.variants]
+    return f"(CASE {' '.join(cases)} ELSE '' END)" if cases else "''"
+
+
 def contested_sql(alias: str = "m") -> str:
     """The matches of `alias` (any table with `match_id`) between two agents or more: self-play, every seat
     one agent, says nothing about who is better, so no win rate counts it (engine/headline.py)."""

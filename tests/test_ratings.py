@@ -54,14 +54,15 @@ def bot_db(tmp_path_factory):
 @pytest.mark.parametrize(("game", "strong"), [("tictactoe", "bot:equilibrium"), ("connect_four", "bot:minimax")])
 def test_strong_bot_rates_above_random(bot_db, game, strong):
     ts = trueskill_table(bot_db, game).set_index("agent")
-    assert list(ts.columns) == ["mu", "sigma", "mu_lo", "mu_hi", "conservative", "matches", "wins"]
+    assert list(ts.columns) == ["mu", "sigma", "mu_lo", "mu_hi", "conservative", "component", "note", "matches",
+                                "wins"]
     assert np.allclose(ts["mu_hi"] - ts["mu"], 1.96 * ts["sigma"], rtol=1e-3) and (ts["mu_lo"] < ts["mu"]).all()
     assert ts.loc[strong, "mu"] > MU > ts.loc["bot:random", "mu"]
     assert ts.loc[strong, "conservative"] > ts.loc["bot:random", "conservative"]
     assert ts.loc[strong, "sigma"] < MU / 3
     assert ts.loc[strong, "matches"] == 8 and ts.loc["bot:random", "wins"] <= 1
     bt = bradley_terry_table(bot_db, game, n_boot=50).set_index("agent")
-    assert list(bt.columns) == ["rating", "lo", "hi", "rank", "matches"]
+    assert list(bt.columns) == ["rating", "lo", "hi", "rank", "component", "matches"]
     assert bt.loc[strong, "rating"] > bt.loc["bot:random", "rating"]
     assert bt.loc[strong, "lo"] > bt.loc["bot:random", "hi"]
     assert (bt.loc[strong, "rank"], bt.loc["bot:random", "rank"]) == (1, 2)
@@ -171,7 +172,8 @@ def test_draws_between_roles_count_and_one_team_matches_do_not(tmp_path):
     assert ts.loc["x", "mu"] < after_win.loc["x", "mu"]  # ... and lowers x
     assert ts.loc["x", "sigma"] < after_win.loc["x", "sigma"]
     hanabi = trueskill_table(db, "hanabi")
-    assert (hanabi["mu"] == MU).all() and np.allclose(hanabi["sigma"], MU / 3)  # cooperative: no update
+    assert hanabi["mu"].isna().all() and hanabi["sigma"].isna().all()  # cooperative: no update, and not the prior
+    assert (hanabi["note"] == "no rating: never played against another agent").all()
     assert bradley_terry_table(db, "hanabi").empty
     pairs = bradley_terry_table(db, "tictactoe", n_boot=10).set_index("agent")
     assert pairs.loc["x", "rating"] > pairs.loc["y", "rating"]  # one win and one draw
@@ -286,3 +288,52 @@ def test_a_new_process_replays_only_what_finished_after_the_saved_replay(tmp_pat
     filtered = ratings.Selection(run_ids=("synthetic",))
     trueskill_table(db, "duel", filtered)
     assert set(json.loads(ratings.saved_replays_path(db).read_text())) == {"duel"}  # filtered views stay in memory
+
+
+def test_agents_that_never_met_are_rated_apart_and_self_play_alone_is_no_rating(tmp_path):
+    """Two groups that never played each other (a, b) and (c, d), and e that only met itself: each group is a
+    component of its own, fitted apart (its average 1000) and ranked within itself; e has no rating at all,
+    neither a Bradley-Terry row nor TrueSkill's prior, only a note saying why."""
+    db = tmp_path / "apart.duckdb"
+    rng = np.random.default_rng(3)
+    first = [[("a", 1, 0.0), ("b", 2, 0.0)] if rng.random() < 0.75 else [("b", 1, 0.0), ("a", 2, 0.0)]
+             for _ in range(80)]
+    second = [[("c", 1, 0.0), ("d", 2, 0.0)] if rng.random() < 0.6 else [("d", 1, 0.0), ("c", 2, 0.0)]
+              for _ in range(40)]
+    write_outcomes(db, "duel", first + second + [[("e", 1, 0.0), ("e", 2, 0.0)]] * 3)
+    bt = bradley_terry_table(db, "duel", n_boot=50).set_index("agent")
+    assert "e" not in bt.index
+    assert bt.loc[["a", "b"], "component"].tolist() == [1, 1] and bt.loc[["c", "d"], "component"].tolist() == [2, 2]
+    for group in (["a", "b"], ["c", "d"]):
+        assert bt.loc[group, "rating"].mean() == pytest.approx(1000, abs=1)  # each group is its own scale
+    assert (bt.loc["a", "rank"], bt.loc["c", "rank"]) == (1, 1)  # ranked within its group only
+    ts = trueskill_table(db, "duel").set_index("agent")
+    assert np.isnan(ts.loc["e", "mu"]) and ts.loc["e", "note"] == "no rating: never played against another agent"
+    assert ts.loc[["a", "b", "c", "d"], "note"].eq("").all() and pd.isna(ts.loc["e", "component"])
+    assert ts.loc[["a", "b"], "component"].tolist() == [1, 1] and ts.loc[["c", "d"], "component"].tolist() == [2, 2]
+
+
+def test_winners_come_first_and_a_draw_ties(tmp_path):
+    """The one outcome (ratings.OUTCOME): a seat the game declares a winner beats a loser whatever their ranks
+    (Who-is-Spy ranks civilians by points, and a winning civilian may rank below the losing spy), and a match
+    nobody won whose best place two seats share is a draw: a tie."""
+    db = tmp_path / "outcome.duckdb"
+    store.init_db(db)
+    seats = ([{"match_id": f"w{i}", "seat": 0, "agent": "civ", "label": "civ", "rank": 2, "won": True, "score": 1.0},
+              {"match_id": f"w{i}", "seat": 1, "agent": "spy", "label": "spy", "rank": 1, "won": False,
+               "score": 2.0}] for i in range(4))
+    draws = ([{"match_id": f"d{i}", "seat": s, "agent": a, "label": a, "rank": 1, "won": False, "score": 0.0}
+              for s, a in enumerate(("x", "y"))] for i in range(4))
+    rows = [r for match in (*seats, *draws) for r in match]
+    matches = pd.DataFrame([{"match_id": m, "run_id": "r", "game": "duel", "status": "ok", "finished_at": START}
+                            for m in sorted({r["match_id"] for r in rows})])
+    with store.connect(db) as con:
+        for name, frame in (("matches", matches), ("seats", pd.DataFrame(rows))):
+            con.register("frame", frame)
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM frame")
+            con.unregister("frame")
+    bt = bradley_terry_table(db, "duel", n_boot=20).set_index("agent")
+    assert bt.loc["civ", "rating"] > bt.loc["spy", "rating"]
+    assert bt.loc["x", "rating"] == pytest.approx(bt.loc["y", "rating"], abs=1e-6)
+    ts = trueskill_table(db, "duel").set_index("agent")
+    assert ts.loc["civ", "mu"] > MU > ts.loc["spy", "mu"]

@@ -1,6 +1,9 @@
 """Skill ratings of agents from the stored match outcomes (SPEC.md, LLMArena seed 001).
 
-Two views of the same outcomes, both read from `seats.rank` (1 = best). A match's teams are its seats
+One outcome, `OUTCOME`, for win rates and ratings alike: a seat the game declares a winner (alone, with its
+team, or sharing the win) wins; in a match nobody won, the seats sharing the best place with another team
+draw; every other seat loses. Ratings order a match's seats by that outcome: winners first (co-winners of
+different teams tie with each other), then by `seats.rank` (1 = best). A match's teams are its seats
 sharing a rank and a role (Undercover's four civilians; a TicTacToe draw is X and O tied at rank 1, two
 teams); in a game without roles each seat is its own team (a Bargain without a deal is a draw between
 its two seats) unless the game is `cooperative`. A match that is one team (Hanabi) or one agent against
@@ -38,7 +41,7 @@ from engine import store
 from engine.games import all_games
 from engine.metrics.stats import Z95
 from engine.metrics.trueskill_update import rate
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, rule_set_sql
 
 MU = 25.0
 SIGMA = MU / 3
@@ -47,27 +50,44 @@ ELO_BASE = 1000.0
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
 FINISHED = "coalesce(m.finished_at, m.started_at)"
+OUTCOME = ("a seat wins when the game declares it a winner: alone, with its team, or sharing the win (each party "
+           "to a cost-sharing agreement); in a match nobody won, the seats that share the best place with another "
+           "team draw (a full TicTacToe board, a Bargain without a deal, a Chameleon tie: 1 credit of MAgIC's 2), "
+           "and a draw counts half; every other seat loses. Ratings read the same outcome: winners above the rest, "
+           "co-winners and drawing teams tied")
 
 
-def _seats_sql(selection: Selection, after: tuple | None = None) -> tuple[str, list]:
-    """The ranked seats of the selected finished matches, one row per seat with its agent;
-    `after` = (finished_at, match_id) keeps only the matches that finished after that one."""
+def seat_outcomes_sql(selection: Selection, after: tuple | None = None) -> tuple[str, list]:
+    """The seats of the selected finished matches, one row per seat with its agent, its team (`role`) and its
+    place in the outcome (`rank`, `OUTCOME`: the game's winners first, then by the game's rank); `credit` is the
+    seat's share of a win (`OUTCOME`: 1 won, 1/2 drawn, 0 lost). `after` = (finished_at, match_id) keeps only
+    the matches that finished after that one."""
     where, params = selection.where("m")
     if after is not None:
         where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
         params += [after[0], after[0], after[1]]
     cooperative = [name for name, game in all_games().items() if game.cooperative]
     return f"""
-        SELECT m.match_id, m.game, {FINISHED} AS finished_at, s.seat, s.rank, s.won,
-               coalesce(s.role, CASE WHEN m.game IN (SELECT unnest(?)) THEN '' ELSE 'seat ' || s.seat END) AS role,
-               coalesce(s.label, s.agent) AS agent
-        FROM matches m JOIN seats s USING (match_id)
-        WHERE {where} AND s.rank IS NOT NULL""", [cooperative, *params]
+        WITH placed AS (
+          SELECT m.match_id, m.game, {rule_set_sql("m")} AS rule_set, m.preset, {FINISHED} AS finished_at, s.seat,
+                 s.rank AS place, coalesce(s.won, false) AS won,
+                 min(s.rank) OVER (PARTITION BY m.match_id) AS best,
+                 coalesce(s.role, CASE WHEN m.game IN (SELECT unnest(?)) THEN '' ELSE 'seat ' || s.seat END) AS role,
+                 coalesce(s.label, s.agent) AS agent
+          FROM matches m JOIN seats s USING (match_id)
+          WHERE {where} AND s.rank IS NOT NULL),
+        drawn AS (  -- matches nobody won whose best place two teams or more share
+          SELECT match_id FROM placed GROUP BY match_id
+          HAVING NOT bool_or(won) AND count(DISTINCT (place, role)) FILTER (WHERE place = best) > 1)
+        SELECT p.match_id, p.game, p.rule_set, p.preset, p.finished_at, p.seat, p.role, p.agent, p.won, p.place,
+               dense_rank() OVER (PARTITION BY p.match_id ORDER BY NOT p.won, p.place)::INTEGER AS rank,
+               CASE WHEN p.won THEN 1.0 WHEN p.place = p.best AND d.match_id IS NOT NULL THEN 0.5 ELSE 0.0 END AS credit
+        FROM placed p LEFT JOIN drawn d USING (match_id)""", [cooperative, *params]
 
 
 def _played(db: str | Path, selection: Selection) -> pd.DataFrame:
     """Per agent, the matches it played and the matches in which one of its seats won."""
-    seats, params = _seats_sql(selection)
+    seats, params = seat_outcomes_sql(selection)
     return store.query(db, f"""
         WITH s AS ({seats})
         SELECT agent, count(DISTINCT match_id) AS matches, count(DISTINCT match_id) FILTER (WHERE won) AS wins
@@ -77,7 +97,7 @@ def _played(db: str | Path, selection: Selection) -> pd.DataFrame:
 def _teams(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple]:
     """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
     lists with one entry per team member (a seat, weight 1: `trueskill.rate`'s default)."""
-    seats, params = _seats_sql(selection, after)
+    seats, params = seat_outcomes_sql(selection, after)
     return store.rows(db, f"""
         WITH s AS ({seats}),
         members AS (SELECT match_id, finished_at, rank, role, agent, 1.0::DOUBLE AS weight FROM s)
@@ -91,13 +111,13 @@ def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, t
     """TrueSkill over `matches` in order, updating `ratings` (agent -> (mu, sigma)) in place; an agent in
     several teams of one match moves by the sum of its copies' updates and keeps the smallest new sigma."""
     for _, _, ranks, roles, agents, weights in matches:
-        for agent in agents:
-            ratings.setdefault(agent, (MU, SIGMA))  # every agent that played is listed, rated or not yet
         teams: dict[tuple[int, str], list[tuple[str, float]]] = {}
         for rank, role, agent, weight in zip(ranks, roles, agents, weights, strict=True):
             teams.setdefault((rank, role), []).append((agent, weight))
         if len(teams) < 2 or len(set(agents)) < 2:
-            continue  # one team, or an agent against itself: nothing learned
+            continue  # one team, or an agent against itself: nothing learned (an agent never rated has no rating)
+        for agent in agents:
+            ratings.setdefault(agent, (MU, SIGMA))
         keys = list(teams)
         new = rate(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys],
                    [rank for rank, _ in keys])
@@ -134,7 +154,8 @@ class _Replayed:
                    int(data["count"]), int(data["checksum"]))
 
 
-FORMULA = "team members weigh 1; roleless seats are teams of one"  # saved replays of another formula are replayed again
+# saved replays of another formula are replayed again
+FORMULA = "team members weigh 1; roleless seats are teams of one; winners first; only agents that met another"
 _REPLAYED: OrderedDict[tuple, _Replayed] = OrderedDict()
 _REPLAYED_LOCK = threading.Lock()
 REPLAY_MEMO_SIZE = 64
@@ -192,7 +213,7 @@ def _save(db: str | Path, filters: Selection, replayed: _Replayed) -> None:
 
 def _covered(db: str | Path, filters: Selection, last: tuple | None) -> tuple[int, int]:
     """How many selected matches finished up to `last`, and the sum of the hashes of their ids and finish times."""
-    seats, params = _seats_sql(filters)
+    seats, params = seat_outcomes_sql(filters)
     where, extra = ("", []) if last is None else \
         ("WHERE finished_at < ? OR (finished_at = ? AND match_id <= ?)", [last[0], last[0], last[1]])
     row = store.rows(db, f"""
@@ -274,18 +295,28 @@ def _read_with_played(db: str | Path, game: str | None, filters: Selection, read
 
 def trueskill_table(db: str | Path, game: str | None = None, filters: Selection = ALL) -> pd.DataFrame:
     """TrueSkill of every agent over the selected matches (of `game` when given), with the 95% interval of its skill
-    (`mu_lo`, `mu_hi`), best conservative (mu - 3 sigma) first."""
-    columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "matches", "wins"]
-    rated = _read_with_played(db, game, filters, replayed_ratings)
-    if rated is None:
+    (`mu_lo`, `mu_hi`) and its `component` of the who-played-whom graph (`components`: skills of different
+    components never met and are not comparable), best conservative (mu - 3 sigma) first within each component.
+    An agent that never met another agent has no rating: blank, with `note` saying why (not the prior)."""
+    columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "component", "note", "matches", "wins"]
+    selection = _selection(game, filters)
+    if selection is None:
         return pd.DataFrame({c: [] for c in columns})
-    ratings, played = rated
-    table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()])
+    with store.reading(db):
+        ratings, played = replayed_ratings(db, filters=selection), _played(db, selection)
+        component = components(pairwise_outcomes(db, filters=selection))
+    if played.empty:
+        return pd.DataFrame({c: [] for c in columns})
+    table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()],
+                         columns=["agent", "mu", "sigma"]).astype({"mu": float, "sigma": float})
     table["mu_lo"], table["mu_hi"] = table["mu"] - Z95 * table["sigma"], table["mu"] + Z95 * table["sigma"]
     table["conservative"] = table["mu"] - 3 * table["sigma"]
-    table = table.merge(played, on="agent", how="left")
+    table = table.merge(played, on="agent", how="outer")
+    table["component"] = table["agent"].map(component).astype("Int64")
+    table["note"] = np.where(table["mu"].isna(), "no rating: never played against another agent", "")
     table[["matches", "wins"]] = table[["matches", "wins"]].fillna(0).astype(int)
-    return table.sort_values(["conservative", "agent"], ascending=[False, True], ignore_index=True)[columns]
+    return table.sort_values(["component", "conservative", "agent"], ascending=[True, False, True],
+                             na_position="last", ignore_index=True)[columns]
 
 
 def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Selection = ALL) -> pd.DataFrame:
@@ -296,7 +327,7 @@ def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Selectio
     selection = _selection(game, filters)
     if selection is None:
         return pd.DataFrame(columns=["kind", "matches", "a", "b", "weight", "score"])
-    seats, params = _seats_sql(selection)
+    seats, params = seat_outcomes_sql(selection)
     return store.query(db, f"""
         WITH s AS ({seats}),
         pairs AS (
@@ -352,16 +383,58 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
     return theta - theta.mean(1, keepdims=True)
 
 
+def components(pairs: pd.DataFrame) -> dict[str, int]:
+    """Agent -> its connected component of the who-played-whom graph of `pairs` (`pairwise_outcomes` rows): 1 for
+    the component with the most agents (then the most comparisons), 2 for the next, ... Ratings of agents in
+    different components are on unrelated scales: no match links them."""
+    parent: dict[str, str] = {}
+
+    def root(agent: str) -> str:
+        while parent.setdefault(agent, agent) != agent:
+            parent[agent] = parent[parent[agent]]
+            agent = parent[agent]
+        return agent
+
+    for a, b in zip(pairs["a"], pairs["b"], strict=True):
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for agent in sorted(parent):
+        groups.setdefault(root(agent), []).append(agent)
+    sides = [pairs.groupby(side)["matches"].sum() for side in ("a", "b")]
+    weight = pd.concat(sides).groupby(level=0).sum()
+    ordered = sorted(groups.values(), key=lambda g: (-len(g), -int(weight.reindex(g).sum()), g[0]))
+    return {agent: number for number, group in enumerate(ordered, 1) for agent in group}
+
+
 def bradley_terry_table(db: str | Path, game: str | None = None, filters: Selection = ALL, n_boot: int = 200,
                         seed: int = 0) -> pd.DataFrame:
     """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals (matches resampled: the number of
-    matches of each kind drawn from a multinomial, which is the same as drawing matches one by one);
-    rank = 1 + the number of agents whose lower bound is above this agent's upper bound."""
-    columns = ["agent", "rating", "lo", "hi", "rank", "matches"]
+    matches of each kind drawn from a multinomial, which is the same as drawing matches one by one), fitted
+    apart for each connected `component` of the who-played-whom graph (1000 = the average agent of its
+    component; agents of different components never met, so their ratings are not comparable);
+    rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound."""
+    columns = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
     rated = _read_with_played(db, game, filters, pairwise_outcomes)
     if rated is None:
         return pd.DataFrame({c: [] for c in columns})
     pairs, played = rated
+    component = components(pairs)
+    parts = []
+    for number in sorted(set(component.values())):
+        own = pairs[pairs["a"].map(component) == number].copy()
+        own["kind"] = own.groupby("kind").ngroup()
+        parts.append(_fitted(own, n_boot, seed).assign(component=number))
+    table = pd.concat(parts, ignore_index=True)
+    table["rank"] = [1 + int(((table["lo"] > h) & (table["component"] == c)).sum())
+                     for h, c in zip(table["hi"], table["component"], strict=True)]
+    table = table.merge(played, on="agent", how="left")
+    table["matches"] = table["matches"].fillna(0).astype(int)
+    return table.sort_values(["component", "rating", "agent"], ascending=[True, False, True],
+                             ignore_index=True)[columns]
+
+
+def _fitted(pairs: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Bradley-Terry over one connected component's `pairs` (kinds numbered from 0): agent, rating, lo, hi."""
     agents = np.array(sorted(set(pairs["a"]) | set(pairs["b"])))
     index = {name: i for i, name in enumerate(agents)}
     by_pair = pairs.groupby(["a", "b"], sort=True)
@@ -386,9 +459,5 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Select
     weights = (draws @ plays)[1:] if n_boot else (draws @ plays)[:1]
     boot = boot - ((boot - theta) * weights).sum(1, keepdims=True) / weights.sum(1, keepdims=True)
     lo, hi = np.nanpercentile(np.where(weights > 0, boot, np.nan), [2.5, 97.5], axis=0)
-    table = pd.DataFrame({"agent": agents, "rating": ELO_BASE + ELO_SCALE * theta,
-                          "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
-    table["rank"] = [1 + int((table["lo"] > h).sum()) for h in table["hi"]]
-    table = table.merge(played, on="agent", how="left")
-    table["matches"] = table["matches"].fillna(0).astype(int)
-    return table.sort_values(["rating", "agent"], ascending=[False, True], ignore_index=True)[columns]
+    return pd.DataFrame({"agent": agents, "rating": ELO_BASE + ELO_SCALE * theta,
+                         "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
