@@ -13,6 +13,7 @@ import streamlit as st
 
 from engine import headline, published, store
 from engine.metrics.ratings import saved_replay, trueskill_table
+from engine.selection import Variant
 from engine.suites import Headline, all_suites
 from engine.wording import sentence_start
 from pages.shared import (
@@ -54,15 +55,14 @@ RANKED_BY = {"rating": headline.DEFINITIONS["rating"], "win_rate": headline.DEFI
              "score": headline.DEFINITIONS["score"]}
 
 
-def ratings(game: str | None):
-    """TrueSkill and Bradley-Terry tables over the selected matches (of `game` when given)."""
-    suffix = game or "overall"
-    scope = filters if game is None else replace(filters, games=(game,))
+def ratings(scope, suffix: str):
+    """TrueSkill and Bradley-Terry tables over the selected matches `scope` (one game under one rule set)."""
     if not saved_replay(scope) and not slow_scorer_wanted("TrueSkill", options, scope.games or None,
                                                           f"ratings_{suffix}"):
         return
     st.markdown("TrueSkill (μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed "
-                "in the order they finished)")
+                "in the order they finished). Skills compare only within a group of agents linked by matches "
+                "(`component`: 1 is the largest); an agent that never played against another has none.")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
     st.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
                 f"{headline.DEFINITIONS['rank']}")
@@ -107,6 +107,11 @@ def headline_view(table, measure) -> pd.DataFrame:
                           "cost / match": table["cost_per_match"].map(numbers.usd)})
 
 
+def pool_label(game: str, rule_set: str) -> str:
+    """A game and the rule set its figures pool: "undercover (magic rules)"; the game alone when it has one."""
+    return f"{game} ({rule_set} rules)" if rule_set else game
+
+
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
@@ -121,7 +126,8 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     agents = sorted(cells["agent"].unique())
     games = [g for g in suite.games if g in set(cells["game"])]
     shown = cells.set_index(["agent", "game"])["shown"]
-    rows = ["| agent | " + " | ".join(plain(g) for g in games) + " |", "|---" * (len(games) + 1) + "|"]
+    rows = ["| agent | " + " | ".join(plain(pool_label(g, rule_set[g])) for g in games) + " |",
+            "|---" * (len(games) + 1) + "|"]
     rows += [f"| {plain(a)} | " + " | ".join(shown.get((a, g), "") for g in games) + " |" for a in agents]
     rates = cells.pivot(index="agent", columns="game", values="win_rate").reindex(columns=games).reset_index()
     rates.columns.name = None
@@ -158,8 +164,9 @@ for suite in all_suites().values():
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline))
         cells, rates = grid(DB, suite, filters)
-        st.markdown("**Agents x games**: win rate per seat (contested matches behind it); a cell opens those "
-                    "matches in Transcripts.")
+        st.markdown("**Agents x games**: win rate (contested matches behind it), over each game's contested "
+                    "matches under the rules named in its column, every preset in the selection (the same pool as "
+                    "Overview's table of that game and rule set); a cell opens those matches in Transcripts.")
         st.markdown(cells)
         download_table(rates, f"grid_{suite.name}")
         report.table(f"{suite.title}: agents x games (win rate)", readable(rates))
@@ -180,20 +187,27 @@ for suite in all_suites().values():
         st.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
 
 st.header("Per game")
-played = sorted(headline.agent_figures(DB, filters, by_game=True).get("game", pd.Series(dtype=str)).unique())
-game = url_selectbox("Game", played, "game") if played else None  # games with contested matches
-rows = headline.agent_figures(DB, filters.of_game(game)) if game else pd.DataFrame()
+pooled = headline.agent_figures(DB, filters, by_game=True)  # games with contested matches, by rule set
+pairs = [] if pooled.empty else sorted(set(zip(pooled["game"], pooled["rule_set"], strict=True)))
+pools = {pool_label(g, r): (g, r) for g, r in pairs}
+choice = url_selectbox("Game", list(pools), "game") if pools else None
+game, rule_set = pools.get(choice, (None, ""))
+scope = filters.of_game(game) if game else filters  # a game of one rule set: its saved replay serves
+if rule_set:
+    scope = scope.within((Variant.of(game, rule_set),))
+rows = headline.agent_figures(DB, scope) if game else pd.DataFrame()
 if rows.empty:
-    st.caption(f"No contested {game} match in this selection (self-play only, or none).")
+    st.caption("No contested match in this selection (self-play only, or none).")
 else:
     rows = rows.sort_values("win_rate", ascending=False)[[
-        "agent", "matches", "seats", "wins", "win_rate", "win_lo", "win_hi", "valid_rate", "fallback_wins",
+        "agent", "matches", "seats", "wins", "draws", "win_rate", "win_lo", "win_hi", "valid_rate", "fallback_wins",
         "cost_per_match"]]
-    fig = win_rate_chart(rows, f"Win rate: {game}")
+    fig = win_rate_chart(rows, f"Win rate: {choice}")
     st.plotly_chart(fig)
-    report.figure(f"Win rate: {game}", fig)
-    st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
-    show_table(report, f"Win rates: {game}", rows, f"win_rates_{game}", shown=win_rates_view(rows))
-    ratings(game)
+    report.figure(f"Win rate: {choice}", fig)
+    st.caption(f"Pools: the contested matches of {pool_label(game, rule_set)} in the selection, every preset. "
+               f"Win rate: {headline.DEFINITIONS['win rate']}.")
+    show_table(report, f"Win rates: {choice}", rows, f"win_rates_{game}", shown=win_rates_view(rows))
+    ratings(scope, f"{game}_{rule_set}" if rule_set else game)
 
 report.download("leaderboards")

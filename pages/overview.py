@@ -25,17 +25,23 @@ st.dataframe(readable(runs), hide_index=True, width="stretch")
 choice = st.selectbox("Run", ["all runs", *runs["run_id"].tolist()])
 selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,))
 
-st.subheader("Win rate and mean score per agent, by game")
-st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Mean score: the mean over the agent's seats in those "
-           "matches of the game's own score, defined under each game (it is not a win rate). Games played only in "
-           "self-play are not listed.")
+st.subheader("Win rate and mean score per agent, by game and rule set")
+st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the contested matches of one game under "
+           "one rule set (a game played under several papers' rules, as Undercover is, gets a table per rule set: "
+           "the same figure as that suite's grid on Leaderboards), of every preset it names. Mean score: the mean over "
+           "the agent's seats in those matches of the game's own score under those rules (it is not a win rate). "
+           "Games played only in self-play are not listed.")
 figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:
-    for game, rows in figures.sort_values(["game", "win_rate"], ascending=[True, False]).groupby("game", sort=True):
+    ordered = figures.sort_values(["game", "rule_set", "win_rate"], ascending=[True, True, False])
+    for (game, rule_set), rows in ordered.groupby(["game", "rule_set"], sort=True):
         meaning = get_game(game).score_meaning
-        st.markdown(f"**{plain(game)}**")
-        st.caption(f"Score: {meaning}.")
-        shown = win_rates_view(rows)[["agent", "matches", "seats", "wins", "win rate (95% CI)"]].assign(
+        presets = sorted({p for listed in rows["presets"] for p in listed})
+        st.markdown(f"**{plain(game)}**" + (f" (rules: {plain(rule_set)})" if rule_set else ""))
+        st.caption(f"Pools: the contested matches of {plain(game)}"
+                   + (f" under {plain(rule_set)}'s rules" if rule_set else "")
+                   + f", {'preset' if len(presets) == 1 else 'presets'} {', '.join(presets)}. Score: {meaning}.")
+        shown = win_rates_view(rows)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
             **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
         st.dataframe(shown, hide_index=True, width="stretch",
                      column_config={"mean score": st.column_config.TextColumn("mean score", help=meaning)})

@@ -330,10 +330,11 @@ def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, asi
 
 def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
     """`engine.headline.agent_figures` rows as every page shows them (one definition, one look): agent, contested
-    matches, seats, wins, the win rate with its interval, valid moves, fallback wins, cost per match."""
+    matches, seats, wins, draws, the win rate with its interval, valid moves, fallback wins, cost per match."""
     return pd.DataFrame({
         "agent": rows["agent"], "matches": rows["matches"].map(numbers.number),
         "seats": rows["seats"].map(numbers.number), "wins": rows["wins"].map(numbers.number),
+        "draws": rows["draws"].map(numbers.number),
         "win rate (95% CI)": [numbers.interval(*v, as_percent=True, decimals=1)
                               for v in zip(rows["win_rate"], rows["win_lo"], rows["win_hi"], strict=True)],
         "valid moves": rows["valid_rate"].map(numbers.percent),
