@@ -50,7 +50,7 @@ ELO_BASE = 1000.0
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
 FINISHED = "coalesce(m.finished_at, m.started_at)"
-OUTCOME = ("a seat wins when the game declares it a winner: alone, with its team, or sharing the win (each party "
+OUTCOME = ("A seat wins when the game declares it a winner: alone, with its team, or sharing the win (each party "
            "to a cost-sharing agreement); in a match nobody won, the seats that share the best place with another "
            "team draw (a full TicTacToe board, a Bargain without a deal, a Chameleon tie: 1 credit of MAgIC's 2), "
            "and a draw counts half; every other seat loses. Ratings read the same outcome: winners above the rest, "

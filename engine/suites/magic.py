@@ -15,7 +15,7 @@ SUITE = Suite(
     board=Scorer("engine.metrics.magic:ability_profile"),
     headline=Headline("win_rate", "win rate"),  # MAgIC compares challengers by win rate (here: the one definition)
     caption="Per challenger: the seven abilities, the mean role win rate (the mean of its seven role win rates, "
-            "MAgIC's Table 1 win rate: not the headline's seats won / seats held), the radar's area (on the "
+            "MAgIC's Table 1 win rate: not the headline's win rate), the radar's area (on the "
             "paper's 0-100 scale), Table 2's cost_sharing_cost, prisoner_score and public_good_payback. As the "
             "authors' metrics_release.py computes them: Deception counts every outcome but 0 as a win as "
             "chameleon/undercover, plus 0.25 x (flag 1 seen) / (distinct flags 0, 1 seen as a non-chameleon); "

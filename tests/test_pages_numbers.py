@@ -1,0 +1,126 @@
+"""The numbers of the first-run database as a researcher reads them across pages: one definition of each, stated
+where it is shown, the same figure for the same pool of matches on every page (issue 15, line 1)."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from engine import headline, store
+from tests.page_run import run_page
+
+
+@pytest.fixture(scope="module")
+def pages(first_run_db, tmp_path_factory):
+    """Overview and Leaderboards, run once each on the first-run database (Leaderboards on bargain's games)."""
+    monkeypatch = pytest.MonkeyPatch()
+    try:
+        yield {"overview": run_page("overview", first_run_db, monkeypatch),
+               "leaderboard": run_page("leaderboard", first_run_db, monkeypatch, game="bargain")}
+    finally:
+        monkeypatch.undo()
+
+
+def overview_tables(at) -> dict[str, pd.DataFrame]:
+    """Overview's per-game tables by their heading ("undercover (rules: magic)")."""
+    titles = [m.value.replace("**", "") for m in at.markdown if m.value.startswith("**")]
+    tables = [df.value for df in at.dataframe if "mean score" in df.value.columns]
+    assert len(titles) == len(tables)
+    return dict(zip(titles, tables, strict=True))
+
+
+def grids(at) -> dict[str, dict[tuple[str, str], str]]:
+    """Each suite's agents x games grid: suite title -> {(column, agent): the cell's shown text}."""
+    out = {}
+    suites = [h.value for h in at.header]
+    texts = [m.value for m in at.markdown if m.value.startswith("| agent |")]
+    for text in texts:
+        lines = re.sub(r"\\(.)", r"\1", text).splitlines()  # the page escapes names' punctuation
+        columns = [c.strip() for c in lines[0].strip("|").split("|")][1:]
+        cells = {}
+        for line in lines[2:]:
+            parts = [c.strip() for c in line.strip("|").split("|")]
+            for column, cell in zip(columns, parts[1:], strict=True):
+                shown = re.match(r"\[([^\]]*)\]", cell)
+                if shown:
+                    cells[(column, parts[0])] = shown.group(1)
+        out[len(out)] = cells
+    assert len(out) <= len(suites)
+    return out
+
+
+def win_cell(row: pd.Series) -> str:
+    """An Overview row as a grid cell shows it: "win rate (matches)"."""
+    return f"{row['win rate (95% CI)'].split(' [')[0]} ({row['matches']})"
+
+
+def test_the_same_pool_gives_the_same_win_rate_on_overview_and_the_grids(pages):
+    """bot:letters' Undercover read 66.7% on Overview (every rule set pooled), 55.6% in MAgIC's grid and 100.0% in
+    Who-is-Spy's: now Overview has a table per rule set, each names its rules and presets, and each equals the
+    grid of the suite that plays those rules."""
+    tables = overview_tables(pages["overview"])
+    assert "undercover" not in tables  # no table pools the three rule sets
+    magic = tables["undercover (rules: magic)"].set_index("agent")
+    wis = tables["undercover (rules: wis)"].set_index("agent")
+    cells = [cells for cells in grids(pages["leaderboard"]).values()]
+    magic_grid = next(c for c in cells if any(k[0] == "undercover (magic rules)" for k in c))
+    wis_grid = next(c for c in cells if any(k[0] == "undercover (wis rules)" for k in c))
+    for agent in ("bot:letters", "bot:scripted", "bot:random"):
+        assert magic_grid[("undercover (magic rules)", agent)] == win_cell(magic.loc[agent])
+    assert wis_grid[("undercover (wis rules)", "bot:letters")] == win_cell(wis.loc["bot:letters"]) == "100.0% (3)"
+    assert magic_grid[("undercover (magic rules)", "bot:letters")] != win_cell(wis.loc["bot:letters"])
+    captions = " ".join(c.value for c in pages["overview"].caption)
+    assert "Pools: the contested matches of undercover under magic's rules, preset magic." in captions
+    # Bargain (one rule set): Overview, LLMArena's grid and the per-game table give one figure and one interval
+    bargain = tables["bargain"].set_index("agent")
+    arena_grid = next(c for c in cells if any(k[0] == "bargain" for k in c))
+    per_game = next(df.value for df in pages["leaderboard"].dataframe
+                    if "fallback wins" in df.value.columns and "rank" not in df.value.columns).set_index("agent")
+    for agent in ("bot:fair", "bot:greedy", "bot:always_accept"):
+        assert arena_grid[("bargain", agent)] == win_cell(bargain.loc[agent])
+        assert per_game.loc[agent, "win rate (95% CI)"] == bargain.loc[agent, "win rate (95% CI)"]
+
+
+def test_overview_never_averages_scores_of_different_rule_sets(pages, first_run_db):
+    """Undercover's "mean score" averaged three scales (MAgIC's credits, LLMArena's 0/1, Who-is-Spy's points); each
+    table now holds one rule set, its mean the mean of that scale alone."""
+    wis = overview_tables(pages["overview"])["undercover (rules: wis)"].set_index("agent")
+    points = store.query(first_run_db, """
+        SELECT avg(s.score) AS mean FROM matches m JOIN seats s USING (match_id)
+        WHERE m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis'
+          AND coalesce(s.label, s.agent) = 'bot:letters'""")["mean"].iloc[0]
+    assert wis.loc["bot:letters", "mean score"] == f"{points:,.2f}"
+
+
+def test_a_chameleon_tie_is_a_draw_the_headline_and_magic_count_alike(first_run_db):
+    """bot:scripted read 0.0% in Chameleon while its role win rates were 50%: every match of it was a tie, which
+    MAgIC credits 1 of 2 and the win rate counted as a loss. A draw counts half now: the win rate of every agent
+    is its share of MAgIC's credits."""
+    rates = headline.agent_figures(first_run_db, by_game=True)
+    chameleon = rates[rates["game"] == "chameleon"].set_index("agent")
+    credits = store.query(first_run_db, """
+        SELECT coalesce(s.label, s.agent) AS agent, sum(c.value) / sum(x.value) AS share
+        FROM matches m JOIN seats s USING (match_id)
+        JOIN metrics c ON c.match_id = s.match_id AND c.seat = s.seat AND c.name = 'credits'
+        JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = 'max_credits'
+        WHERE m.game = 'chameleon' AND m.match_id IN (SELECT match_id FROM seats GROUP BY match_id
+                                                      HAVING count(DISTINCT coalesce(label, agent)) > 1)
+        GROUP BY ALL""").set_index("agent")["share"]
+    assert chameleon.loc["bot:scripted", "win_rate"] == pytest.approx(0.5)
+    assert chameleon.loc["bot:scripted", "draws"] == chameleon.loc["bot:scripted", "seats"]
+    pd.testing.assert_series_equal(chameleon["win_rate"].sort_index(), credits.sort_index(), check_names=False)
+
+
+def test_agents_that_never_met_are_not_ranked_against_each_other(first_run_db, pages):
+    """LLMArena's headline put the Bargain bots (1,092 and 1,091) above bot:equilibrium (1,003) though they never
+    played each other: the Bargain bots are rated apart now, not ranked, and the page says why."""
+    table = headline.headline(first_run_db, "llmarena").set_index("agent")
+    for agent in ("bot:fair", "bot:greedy", "bot:always_accept"):
+        assert table.loc[agent, "note"] == headline.NOT_COMPARED and pd.isna(table.loc[agent, "rank"])
+    assert table.loc["bot:equilibrium", "note"] == "" and table.loc["bot:equilibrium", "rank"] == 1
+    arena = next(df.value for df in pages["leaderboard"].dataframe if "rating (95% CI)" in df.value.columns)
+    shown = arena.set_index("agent")
+    assert shown.loc["bot:fair (provisional)", "rating (95% CI)"] == headline.NOT_COMPARED
+    assert "never played the largest such group" in " ".join(m.value for m in pages["leaderboard"].markdown)
