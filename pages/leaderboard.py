@@ -14,7 +14,7 @@ import streamlit as st
 from engine import headline, published, store
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.selection import Variant
-from engine.suites import Headline, all_suites
+from engine.suites import Headline, all_suites, own_table
 from engine.wording import sentence_start
 from pages.shared import (
     MAGIC_ASIDE,
@@ -134,21 +134,26 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     return "\n".join(rows), rates
 
 
-# a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it
-PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}}
+# a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it;
+# Who-is-Spy counts every seat a player held as a game played (its ranking subtracts one per seat)
+PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}, "wis": {"games": "seats played"}}
 PAPER_ASIDE = {"magic": MAGIC_ASIDE}  # columns shown apart, so the table fits a 1400 px window
+# an average over parts: (its column, the column counting its parts, the whole, what a part is)
+COVERAGE = {"magic": ("win_rate", "roles", 7, "roles"), "llmarena": ("average", "games", 7, "games")}
 
 
 def paper_view(board, suite):
-    """The paper's table, an average over only some of its games marked `partial`."""
-    board = board.copy()
-    covered = {"games": None, "roles": 7}.items()
-    for column, whole in covered:
-        if column in board.columns:
-            whole = whole or int(board[column].max())
-            board[column] = [f"{int(n)} of {whole}" + ("" if n == whole else " (partial)") if n == n else ""
-                             for n in board[column]]
-    return readable(board).rename(columns=PAPER_COLUMNS.get(suite.name, {}))
+    """The paper's table as text; an average over only some of its parts (LLMArena's games, MAgIC's seven roles)
+    says so beside its value and in its count ("1 of 7 roles (partial)")."""
+    shown = readable(board)
+    if suite.name in COVERAGE and not board.empty:
+        value, parts, whole, unit = COVERAGE[suite.name]
+        partial = board[parts] < whole
+        shown[value] = [f"{text} (partial)" if text and short else text
+                        for text, short in zip(shown[value], partial, strict=True)]
+        shown[parts] = [f"{int(n)} of {whole} {unit}" + (" (partial)" if n < whole else "") if n == n else ""
+                        for n in board[parts]]
+    return shown.rename(columns=PAPER_COLUMNS.get(suite.name, {}))
 
 
 for suite in all_suites().values():
@@ -173,7 +178,7 @@ for suite in all_suites().values():
     if suite.slow and not saved_replay(replace(filters, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue
-    board = cached(suite.board, DB, filters=filters)
+    board = cached(own_table, DB, suite=suite.name, selection=filters)
     if not board.empty:
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         st.caption(suite.caption)

@@ -2,7 +2,9 @@
 
 - `leaderboard(db)`: one row per agent; for the rated games (TicTacToe, ConnectFour, Texas Hold'em,
   Bargain) the TrueSkill mu replayed over the game's matches (`ratings.trueskill_table`: team members
-  weigh 1, `trueskill.rate`'s default) as a share of the best agent's mu · 100; for Undercover the
+  weigh 1, `trueskill.rate`'s default) as a share of the best agent's mu · 100, among the agents of the
+  game's largest group linked by matches (LLMArena's arena pairs every model with every other; an agent
+  that never met that group is blank); for Undercover the
   agent's win rate as the undercover (§3.1: the model under test against four fixed civilians; raw in
   `undercover_win_rate`) as a share of the best · 100, only for agents that played the undercover;
   for Bid and Hanabi the agent's average reward (raw in `bid_reward`, `hanabi_reward`; a Hanabi seat's
@@ -18,6 +20,7 @@ TrueSkill and Bradley-Terry tables of any game in `engine.metrics.ratings`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -58,6 +61,15 @@ def undercover_win_rates(db: str | Path, filters: Selection = ALL) -> pd.Series:
     return df.set_index("agent")["win_rate"] if not df.empty else pd.Series(dtype=float)
 
 
+def _compared_skills(db: str | Path, game: str, filters: Selection) -> pd.Series:
+    """Per agent of the game's largest group of agents linked by matches (`ratings.components`), its TrueSkill mu:
+    skills of agents that never met that group are on another scale, and one that never met another agent has
+    none. These games have one rule set, and the replay skips self-play itself: the selection without its
+    `contested` flag rates the same matches and can reuse the replay saved next to the database."""
+    table = trueskill_table(db, game, replace(filters, contested=False))
+    return table[table["component"] == 1].set_index("agent")["mu"]
+
+
 def _normalized(values: pd.Series) -> pd.Series:
     best = values.max()
     return values / best * 100 if best > 0 else values * float("nan")
@@ -80,9 +92,7 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                 columns["undercover_win_rate"] = rates
                 columns[game] = _normalized(rates)
             else:
-                # these games have one rule set: the unnarrowed selection rates the same matches and can
-                # reuse the replay saved next to the database
-                columns[game] = _normalized(trueskill_table(db, game, filters).set_index("agent")["mu"])
+                columns[game] = _normalized(_compared_skills(db, game, filters))
     if not played:
         return pd.DataFrame()
     table = pd.DataFrame(columns)

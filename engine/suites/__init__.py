@@ -8,7 +8,11 @@ A new suite is one module in this package defining `SUITE`, and one line in `_PA
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
+import pandas as pd
+
+from engine.selection import ALL, Selection
 from engine.suites import gamabench, llmarena, magic, other, wis
 from engine.suites.base import Chart, Figure, Headline, Scorer, Suite
 
@@ -29,9 +33,15 @@ def get_suite(name: str) -> Suite:
     return suites[name]
 
 
+def own_table(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataFrame:
+    """Suite `suite`'s own table over the selection (`Suite.leaderboard`: contested matches), by name: a function
+    of plain arguments the dashboard can cache."""
+    return get_suite(suite).leaderboard(db, selection)
+
+
 def suites_of(game: str) -> list[Suite]:
     """The suites that play `game` (under any of its rule sets)."""
     return [s for s in all_suites().values() if game in s.games]
 
 
-__all__ = ["Chart", "Figure", "Headline", "Scorer", "Suite", "all_suites", "get_suite", "suites_of"]
+__all__ = ["Chart", "Figure", "Headline", "Scorer", "Suite", "all_suites", "get_suite", "own_table", "suites_of"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -109,9 +109,11 @@ class Suite:
         return tuple(dict.fromkeys(v.game for v in self.variants))
 
     def leaderboard(self, db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
-        """The suite's table over the selected matches."""
+        """The suite's table over the selected contested matches: self-play (every seat one agent) is left out, as
+        the headline leaves it out."""
         if self.board is None:
             return pd.DataFrame()
+        selection = replace(selection, contested=True)
         return self.board(db, filters=selection.within(self.variants) if self.narrow else selection)
 
     def figures_of(self, game: str) -> tuple[Figure, ...]:
