@@ -124,3 +124,24 @@ def test_agents_that_never_met_are_not_ranked_against_each_other(first_run_db, p
     shown = arena.set_index("agent")
     assert shown.loc["bot:fair (provisional)", "rating (95% CI)"] == headline.NOT_COMPARED
     assert "never played the largest such group" in " ".join(m.value for m in pages["leaderboard"].markdown)
+
+
+def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pages):
+    """MAgIC's mean role win rate read 100% for a bot that held one role, LLMArena's coverage read "5 of 5" over 7
+    game columns (a self-play Hanabi counted), Who-is-Spy's "6 of 9 (partial)" counted seats: now an average over
+    part of its whole says so beside its value, coverage counts the paper's games or roles, self-play is out."""
+    frames = [df.value for df in pages["leaderboard"].dataframe]
+    magic = next(f for f in frames if "mean role win rate" in f.columns).set_index("agent")
+    assert magic.loc["bot:equilibrium", "mean role win rate"] == "100.0% (partial)"
+    assert magic.loc["bot:equilibrium", "roles"] == "1 of 7 roles (partial)"
+    assert magic.loc["bot:scripted", "roles"] == "7 of 7 roles"
+    assert "partial" not in magic.loc["bot:scripted", "mean role win rate"]
+    arena = next(f for f in frames if "average" in f.columns and "tictactoe" in f.columns).set_index("agent")
+    assert arena.loc["bot:random", "games"] == "4 of 7 games (partial)"  # its Hanabi was self-play
+    assert arena.loc["bot:random", "average"].endswith(" (partial)")
+    assert not {"bot:letters", "bot:hint_follower"} & set(arena.index)  # they only ever played themselves
+    wis = next(f for f in frames if "ranking" in f.columns).set_index("agent")
+    assert "games" not in wis.columns and wis.loc["bot:letters", "seats played"] == "6"
+    captions = " ".join(c.value for c in pages["leaderboard"].caption)
+    assert "public_good_payback (its mean payout from the public pool" in captions  # defined where shown
+    assert "`setting`: vanilla = the game's parameters as the paper plays it" in captions

@@ -31,7 +31,8 @@ SPEC = {"name": "every suite", "seed": 11, "repeats": 2, "games": [
     {"game": "battle_royale", "params": {"players": 3}, "lineups": [RANDOM]},
     {"game": "pirate_game", "params": {"players": 3}, "lineups": [RANDOM]},
     {"game": "chameleon", "lineups": [["bot:random", "bot:random", "bot:fixed:1"]]},
-    {"game": "undercover", "presets": ["magic", "llmarena", "wis"], "lineups": [RANDOM]},
+    {"game": "undercover", "presets": ["magic", "llmarena", "wis"],  # own tables leave self-play out
+     "lineups": [{"challenger": "bot:letters", "others": "bot:random"}]},
     {"game": "cost_sharing", "lineups": [RANDOM]},
     {"game": "prisoners_dilemma", "lineups": [RANDOM]},
     {"game": "magic_public_good", "lineups": [RANDOM]},

@@ -16,7 +16,7 @@ from engine.selection import ALL, Selection, Variant
 from engine.spec import parse_spec
 from engine.suites import all_suites, get_suite, other, suites_of
 
-LINEUP_6 = ["bot:random"] * 6
+LINEUP_6 = ["bot:letters"] + ["bot:random"] * 5
 SPEC = {"name": "suites", "seed": 5, "games": [
     {"game": "undercover", "preset": "wis", "lineups": [LINEUP_6]},
     {"game": "undercover", "preset": "magic", "lineups": [["bot:random", "bot:random", "bot:random"]]},
@@ -78,8 +78,17 @@ def test_a_variant_selects_its_own_matches(db):
 def test_a_suite_board_narrowed_to_its_variants(db):
     rates = get_suite("other").leaderboard(db)
     assert rates.empty  # every game here belongs to a paper
-    wis = get_suite("wis").leaderboard(db)
-    assert list(wis["games"]) == [6]  # the six seats of the WiS game, not the three of the MAgIC one
+    wis = get_suite("wis").leaderboard(db).set_index("agent")
+    assert wis.loc["bot:random", "games"] == 5  # its five seats of the WiS game, not the three of the MAgIC one
+
+
+def test_own_tables_leave_self_play_out_unless_the_paper_plays_it(db):
+    """The MAgIC Undercover game here is bot:random in every seat: MAgIC's own table counted it (a challenger
+    against itself); like the headline, it leaves it out now. γ-Bench's protocol is one model in every seat,
+    scored against the game's optimum: its table keeps self-play, and says so."""
+    assert get_suite("magic").leaderboard(db).empty
+    assert not get_suite("magic").board(db).empty  # the scorer itself still reads what it is given
+    assert get_suite("gamabench").self_play and "keeps self-play" in get_suite("gamabench").caption
 
 
 def test_scores_command_reads_every_suite(db, capsys):

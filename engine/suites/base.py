@@ -101,6 +101,7 @@ class Suite:
     slow: bool = False
     narrow: bool = False  # the board reads any selection: narrow it to `variants` first
     headline: Headline = Headline()
+    self_play: bool = False  # the paper plays one model in every seat: its own table keeps self-play
 
 
     @property
@@ -110,10 +111,10 @@ class Suite:
 
     def leaderboard(self, db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
         """The suite's table over the selected contested matches: self-play (every seat one agent) is left out, as
-        the headline leaves it out."""
+        the headline leaves it out, unless the paper's protocol is self-play (`self_play`)."""
         if self.board is None:
             return pd.DataFrame()
-        selection = replace(selection, contested=True)
+        selection = replace(selection, contested=not self.self_play)
         return self.board(db, filters=selection.within(self.variants) if self.narrow else selection)
 
     def figures_of(self, game: str) -> tuple[Figure, ...]:

@@ -13,11 +13,15 @@ SUITE = Suite(
     variants=tuple(Variant.of(g) for g in GAMES),
     board=Scorer("engine.metrics.gamabench:leaderboard"),
     headline=Headline("score", "γ-Bench score 0-100", "gamabench_score"),
+    self_play=True,
     caption="Rows with source `published` are GAMA-Bench's own records, imported with "
             "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
             "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
             "as costly; a record that stops early scores the rounds it has; Battle Royale `shot_player` "
-            "'null' is a wrong shot). `overall` needs all eight games.",
+            "'null' is a wrong shot). `overall` needs all eight games. `setting`: vanilla = the game's "
+            "parameters as the paper plays it, custom = some parameter changed (players, rounds, ...): rows of "
+            "different settings score different games and do not compare. Unlike the headline, this table keeps "
+            "self-play: γ-Bench's protocol puts one model in every seat and scores it against the game's optimum.",
     empty="No γ-Bench games in this selection yet.",
     figures=(
         Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.metrics.gamabench:round_curves"),

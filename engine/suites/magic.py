@@ -15,8 +15,11 @@ SUITE = Suite(
     board=Scorer("engine.metrics.magic:ability_profile"),
     headline=Headline("win_rate", "win rate"),  # MAgIC compares challengers by win rate (here: the one definition)
     caption="Per challenger: the seven abilities, the mean role win rate (the mean of its seven role win rates, "
-            "MAgIC's Table 1 win rate: not the headline's win rate), the radar's area (on the "
-            "paper's 0-100 scale), Table 2's cost_sharing_cost, prisoner_score and public_good_payback. As the "
+            "MAgIC's Table 1 win rate: not the headline's win rate), the radar's area (on the paper's 0-100 scale), "
+            "Table 2's cost_sharing_cost (its mean share, %, of the agreed split in successful cost-sharing games), "
+            "prisoner_score (its mean final score in the Prisoner's Dilemma) and public_good_payback (its mean payout "
+            "from the public pool: every player's contributions over the rounds x the multiplier / 3, in points, each "
+            "player starting with 100). A mean role win rate over fewer than the seven roles is marked partial. As the "
             "authors' metrics_release.py computes them: Deception counts every outcome but 0 as a win as "
             "chameleon/undercover, plus 0.25 x (flag 1 seen) / (distinct flags 0, 1 seen as a non-chameleon); "
             "Self-awareness pools both games unweighted; Reasoning has one gold and one inter item per probe "
