@@ -23,7 +23,7 @@ from scipy import stats as sps
 from engine import store
 from engine.metrics import stats
 from engine.metrics.ratings import OUTCOME, bradley_terry_table, pairwise_outcomes, seat_outcomes_sql
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, agent_sql
 from engine.suites import Headline, get_suite
 
 MIN_MATCHES = 10
@@ -156,7 +156,7 @@ def scores(db: str | Path, selection: Selection, metric: str) -> pd.DataFrame:
     the agent's seats in it) with a 95% t interval over matches: agent, value, value_lo, value_hi, note."""
     where, params = contested(selection)
     per_match = store.query(db, f"""
-        SELECT coalesce(s.label, s.agent) AS agent, m.match_id, avg(x.value) AS score
+        SELECT {agent_sql("s")} AS agent, m.match_id, avg(x.value) AS score
         FROM matches m JOIN seats s USING (match_id)
         JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = ?
         WHERE {where} GROUP BY ALL""", [metric, *params])

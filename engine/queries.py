@@ -14,7 +14,7 @@ import pandas as pd
 
 from engine import store
 from engine.metrics import stats
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, agent_sql
 
 FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla", "repeat": 0}  # the paper's defaults
 
@@ -110,11 +110,11 @@ def runs_table(db: str | Path) -> pd.DataFrame:
 
 def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) -> pd.DataFrame:
     """The newest `limit` matches (any status) with their lineups."""
-    return _query(db, """
+    return _query(db, f"""
         WITH recent AS (
             SELECT * FROM matches m WHERE ? IS NULL OR m.run_id = ?
             ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
         SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error,
-               string_agg(s.label, ', ' ORDER BY s.seat) AS lineup, m.finished_at
+               string_agg({agent_sql("s")}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
         FROM recent m JOIN seats s USING (match_id)
         GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [run_id, run_id, limit])

@@ -60,6 +60,31 @@ def variants_sql(variants: tuple[Variant, ...], alias: str = "m") -> str:
     return "(" + " OR ".join(v.sql(alias) for v in variants) + ")" if variants else "false"
 
 
+# what changes an agent's behaviour beyond its label: (seats column, how a value reads in its name)
+_BEHAVIOUR = (("CAST({a}.temperature AS VARCHAR)", "'t=' || {v}"), ("{a}.prompt_version", "'prompt ' || {v}"),
+              ("{a}.strategy", "{v}"))
+DEFAULT = "'default'"
+
+
+def agent_sql(alias: str = "s") -> str:
+    """An agent's identity, as every table names it, from `seats AS alias`: its label (the model string unless the
+    run spec names one), followed by what changes its behaviour wherever the database holds that label with
+    more than one value of it (temperature, prompt version, strategy), so that two settings of one model are two
+    rows: "local/smollm2 (t=0.7, prompt v2)". A label played one way keeps its plain name. (Uncorrelated
+    subqueries: DuckDB computes each once, where a correlated one cost 2 s over 200,000 seats.)"""
+    name = f"coalesce({alias}.label, {alias}.agent)"
+
+    def varied(*columns: str) -> str:
+        many = " OR ".join(f"min(coalesce({c.format(a='x')}, '-')) <> max(coalesce({c.format(a='x')}, '-'))"
+                           for c in columns)
+        return f"{name} IN (SELECT coalesce(x.label, x.agent) FROM seats x GROUP BY 1 HAVING {many})"
+
+    parts = [f"CASE WHEN {varied(column)} THEN {shown.format(v=f'coalesce({column.format(a=alias)}, {DEFAULT})')} END"
+             for column, shown in _BEHAVIOUR]
+    return (f"({name} || CASE WHEN {varied(*(c for c, _ in _BEHAVIOUR))} "
+            f"THEN ' (' || concat_ws(', ', {', '.join(parts)}) || ')' ELSE '' END)")
+
+
 def rule_set_sql(alias: str = "m") -> str:
     """The name of the rule set (`Game.variants`) a match of `alias` was played under; '' for a game with one."""
     from engine.games import all_games
@@ -72,8 +97,8 @@ def rule_set_sql(alias: str = "m") -> str:
 def contested_sql(alias: str = "m") -> str:
     """The matches of `alias` (any table with `match_id`) between two agents or more: self-play, every seat
     one agent, says nothing about who is better, so no win rate counts it (engine/headline.py)."""
-    return (f"{alias}.match_id IN (SELECT match_id FROM seats GROUP BY match_id "
-            "HAVING count(DISTINCT coalesce(label, agent)) > 1)")
+    return (f"{alias}.match_id IN (SELECT s.match_id FROM seats s GROUP BY s.match_id "
+            f"HAVING count(DISTINCT {agent_sql('s')}) > 1)")
 
 
 @dataclass(frozen=True)
@@ -86,7 +111,7 @@ class Selection:
     presets: tuple[str, ...] = ()
     date_from: date | None = None
     date_to: date | None = None
-    agents: tuple[str, ...] = ()  # matches in which one of these agents (label) holds a seat
+    agents: tuple[str, ...] = ()  # matches in which one of these agents (`agent_sql`) holds a seat
     variants: tuple[Variant, ...] | None = None  # matches of one of these games' rule sets (None: any)
     contested: bool = False  # only matches between two agents or more (self-play, every seat one agent, left out)
 
@@ -104,7 +129,7 @@ class Selection:
             parts.append(f"{alias}.finished_at < ?")
             params.append(self.date_to + timedelta(days=1))
         if self.agents:
-            parts.append(f"{alias}.match_id IN (SELECT match_id FROM seats WHERE coalesce(label, agent) "
+            parts.append(f"{alias}.match_id IN (SELECT s.match_id FROM seats s WHERE {agent_sql('s')} "
                          "IN (SELECT unnest(?)))")
             params.append(list(self.agents))
         if self.variants is not None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.selection import Selection
+from engine.selection import Selection, agent_sql
 
 OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
 MAX_RESULTS = 200
@@ -34,8 +34,8 @@ def games(db: str | Path) -> list[str]:
 
 
 def agents(db: str | Path, game: str | None = None) -> list[str]:
-    rows = store.query(db, """
-        SELECT DISTINCT coalesce(s.label, s.agent) AS agent FROM seats s JOIN matches m USING (match_id)
+    rows = store.query(db, f"""
+        SELECT DISTINCT {agent_sql("s")} AS agent FROM seats s JOIN matches m USING (match_id)
         WHERE ? IS NULL OR m.game = ? ORDER BY agent""", [game, game])
     return [] if rows.empty else rows["agent"].tolist()
 
@@ -60,7 +60,7 @@ def _conditions(search: MatchSearch) -> tuple[str, list]:
         params += values
     mine = "TRUE"
     if search.agents:
-        mine = "coalesce(x.label, x.agent) IN (SELECT unnest(?))"
+        mine = f"{agent_sql('x')} IN (SELECT unnest(?))"
         where.append(f"EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND {mine})")
         params.append(list(search.agents))
     agent_params = [list(search.agents)] if search.agents else []
@@ -101,7 +101,7 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
             SELECT * FROM matches m WHERE {where}
             ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
         SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
-               string_agg(coalesce(s.label, s.agent) || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
+               string_agg({agent_sql("s")} || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
                           ORDER BY s.seat) AS lineup,
                (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id
                 AND (t.retries > 0 OR t.fallback OR NOT t.legal)) AS parse_failures,
@@ -136,7 +136,7 @@ def match_turns(db: str | Path, match_id: str) -> pd.DataFrame:
     are cut at DISPLAY_CHARS (`response_chars` is the whole length; `full_response` reads one whole), so a
     huge answer neither fills the dashboard's memory nor goes to the browser."""
     return store.query(db, f"""
-        SELECT t.turn, t.round, t.phase, t.seat, s.player, coalesce(s.label, s.agent) AS agent, t.prompt,
+        SELECT t.turn, t.round, t.phase, t.seat, s.player, {agent_sql("s")} AS agent, t.prompt,
                left(t.response, {DISPLAY_CHARS}) AS response, length(t.response) AS response_chars, t.action,
                t.legal, t.fallback, t.retries, t.error, t.state, t.tokens_in, t.tokens_out, t.cost_usd, t.latency_ms,
                t.cached

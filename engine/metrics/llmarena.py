@@ -27,7 +27,7 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.ratings import trueskill_table
-from engine.selection import ALL, Selection, Variant
+from engine.selection import ALL, Selection, Variant, agent_sql
 
 GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
 REWARD_GAMES = ("bid", "hanabi")
@@ -45,7 +45,7 @@ def average_rewards(db: str | Path, game: str, filters: Selection = ALL) -> pd.S
     """Per agent, its mean seat score over the selected finished matches of `game`."""
     where, params = filters.where("m")
     df = store.query(db, f"""
-        SELECT coalesce(s.label, s.agent) AS agent, avg(s.score) AS reward
+        SELECT {agent_sql("s")} AS agent, avg(s.score) AS reward
         FROM matches m JOIN seats s USING (match_id)
         WHERE {where} AND m.game = ? AND s.score IS NOT NULL GROUP BY ALL""", [*params, game])
     return df.set_index("agent")["reward"] if not df.empty else pd.Series(dtype=float)
@@ -55,7 +55,7 @@ def undercover_win_rates(db: str | Path, filters: Selection = ALL) -> pd.Series:
     """Per agent that played the undercover in the selected Undercover matches: its win rate in that role."""
     where, params = filters.where("m")
     df = store.query(db, f"""
-        SELECT coalesce(s.label, s.agent) AS agent, avg(CASE WHEN s.won THEN 1.0 ELSE 0.0 END) AS win_rate
+        SELECT {agent_sql("s")} AS agent, avg(CASE WHEN s.won THEN 1.0 ELSE 0.0 END) AS win_rate
         FROM matches m JOIN seats s USING (match_id)
         WHERE {where} AND m.game = 'undercover' AND s.role = 'undercover' GROUP BY ALL""", params)
     return df.set_index("agent")["win_rate"] if not df.empty else pd.Series(dtype=float)

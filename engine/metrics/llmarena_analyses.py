@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.selection import ALL, Selection, contested_sql
+from engine.selection import ALL, Selection, agent_sql, contested_sql
 
 WIN_PROB_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -43,7 +43,7 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connec
                                   OR coalesce(json_extract(state, '$.last_move.illegal')::BOOLEAN, false)) AS illegal
           FROM turns WHERE seat IS NOT NULL AND match_id IN (SELECT match_id FROM finished)  -- not every turn's JSON
           GROUP BY match_id, seat)
-        SELECT f.game, coalesce(s.label, s.agent) AS agent, f.hint, count(*) AS matches,
+        SELECT f.game, {agent_sql("s")} AS agent, f.hint, count(*) AS matches,
                avg(s.won::INTEGER) FILTER (WHERE {contested_sql("f")}) AS win_rate,
                sum(coalesce(mv.moves, 0)) AS moves, sum(coalesce(mv.illegal, 0)) AS illegal_moves
         FROM finished f JOIN seats s USING (match_id)
@@ -61,7 +61,7 @@ def connect_four_rewards(db: str | Path, filters: Selection = ALL) -> pd.DataFra
     columns = ["agent", "games", "moves", "mean_reward_per_move", "mean_reward_per_game"]
     where, params = filters.where("m")
     df = store.query(db, f"""
-        SELECT t.match_id, coalesce(s.label, s.agent) AS agent, t.reward
+        SELECT t.match_id, {agent_sql("s")} AS agent, t.reward
         FROM turns t JOIN matches m USING (match_id)
         JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
         WHERE m.game = 'connect_four' AND {where} AND t.seat IS NOT NULL AND t.reward IS NOT NULL""", params)
@@ -77,7 +77,7 @@ def connect_four_rewards(db: str | Path, filters: Selection = ALL) -> pd.DataFra
 def _poker_decisions(db: str | Path, filters: Selection) -> pd.DataFrame:
     where, params = filters.where("m")
     return store.query(db, f"""
-        SELECT coalesce(s.label, s.agent) AS agent, substr(x.name, length('win_prob:') + 1) AS action,
+        SELECT {agent_sql("s")} AS agent, substr(x.name, length('win_prob:') + 1) AS action,
                x.value AS win_prob
         FROM metrics x JOIN matches m USING (match_id)
         JOIN seats s ON s.match_id = x.match_id AND s.seat = x.seat
@@ -115,7 +115,7 @@ def hanabi_action_shares(db: str | Path, filters: Selection = ALL) -> pd.DataFra
     columns = ["agent", "games", "mean_score", "actions", "play_share", "reveal_share", "discard_share"]
     where, params = filters.where("m")
     df = store.query(db, f"""
-        SELECT coalesce(s.label, s.agent) AS agent, s.match_id, s.score,
+        SELECT {agent_sql("s")} AS agent, s.match_id, s.score,
                sum(x.value) FILTER (WHERE x.name = 'hanabi_play') AS plays,
                sum(x.value) FILTER (WHERE x.name = 'hanabi_reveal') AS reveals,
                sum(x.value) FILTER (WHERE x.name = 'hanabi_discard') AS discards

@@ -34,7 +34,7 @@ import pandas as pd
 
 from engine import store
 from engine.games.social import read_belief_text
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, agent_sql
 
 DECEPTION_GUESS_WEIGHT = 0.25
 ABILITY_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
@@ -73,7 +73,7 @@ def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: b
         figure_columns = figure_joins = ""
     return f"""
         WITH sel AS (
-            SELECT s.match_id, s.seat, coalesce(s.label, s.agent) AS agent,
+            SELECT s.match_id, s.seat, {agent_sql("s")} AS agent,
                    coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, s.role, s.score, s.won, m.game,
                    json_extract_string(m.params, '$.rules') AS rules,
                    CAST(json_extract(m.outcome, '$.special_seat') AS INTEGER) AS special_seat,

@@ -41,7 +41,7 @@ from engine import store
 from engine.games import all_games
 from engine.metrics.stats import Z95
 from engine.metrics.trueskill_update import rate
-from engine.selection import ALL, Selection, rule_set_sql
+from engine.selection import ALL, Selection, agent_sql, rule_set_sql
 
 MU = 25.0
 SIGMA = MU / 3
@@ -73,7 +73,7 @@ def seat_outcomes_sql(selection: Selection, after: tuple | None = None) -> tuple
                  s.rank AS place, coalesce(s.won, false) AS won,
                  min(s.rank) OVER (PARTITION BY m.match_id) AS best,
                  coalesce(s.role, CASE WHEN m.game IN (SELECT unnest(?)) THEN '' ELSE 'seat ' || s.seat END) AS role,
-                 coalesce(s.label, s.agent) AS agent
+                 {agent_sql("s")} AS agent
           FROM matches m JOIN seats s USING (match_id)
           WHERE {where} AND s.rank IS NOT NULL),
         drawn AS (  -- matches nobody won whose best place two teams or more share

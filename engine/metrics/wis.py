@@ -15,7 +15,7 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.magic_social import NO_STRATEGY
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, agent_sql
 
 START_POINTS = 100
 FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score", "vote_accuracy", "foul_rate",
@@ -33,7 +33,7 @@ def _seats_sql(where: str) -> str:
     pivot = ", ".join(f"sum(value) FILTER (WHERE name = '{n}') AS {n}" for n in _METRICS)
     return f"""
         WITH sel AS (
-            SELECT s.match_id, s.seat, coalesce(s.label, s.agent) AS agent,
+            SELECT s.match_id, s.seat, {agent_sql("s")} AS agent,
                    coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, s.role, s.score,
                    CAST(coalesce(s.won, false) AS DOUBLE) AS won
             FROM seats s JOIN matches m USING (match_id)
