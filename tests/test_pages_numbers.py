@@ -145,3 +145,25 @@ def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pa
     captions = " ".join(c.value for c in pages["leaderboard"].caption)
     assert "public_good_payback (its mean payout from the public pool" in captions  # defined where shown
     assert "`setting`: vanilla = the game's parameters as the paper plays it" in captions
+
+
+SMOLLM2 = ("local/smollm2 (t=0.0, prompt v1)", "local/smollm2 (t=1.0, prompt v1)", "local/smollm2 (t=1.0, prompt v2)")
+
+
+def test_a_model_at_two_settings_is_two_agents_on_every_page(pages, first_run_db, monkeypatch):
+    """local/smollm2 played at two temperatures and two prompt versions was one row: now each setting is an agent,
+    named by what differs within the database (a bot played one way keeps its plain name), on the headline, in the
+    grids, in the match list, and a grid cell opens exactly that setting's matches."""
+    gama = next(df.value for df in pages["leaderboard"].dataframe if "γ-Bench score 0-100 (95% CI)" in df.value.columns)
+    agents = {a.removesuffix(" (provisional)") for a in gama["agent"]}
+    assert set(SMOLLM2) <= agents and "local/smollm2" not in agents and "bot:random" in agents
+    lineups = next(df.value for df in pages["overview"].dataframe if "lineup" in df.value.columns)["lineup"]
+    assert any(lineup.startswith("local/smollm2 (t=1.0, prompt v2), ") for lineup in lineups)
+    cells = {key: text for grid in grids(pages["leaderboard"]).values() for key, text in grid.items()}
+    assert {("guessing_game", agent) for agent in SMOLLM2} <= set(cells)
+    link = re.search(r"\((transcripts\?[^)]*agents=local%2Fsmollm2\+%28t%3D1\.0%2C\+prompt\+v2%29[^)]*)\)",
+                     next(m.value for m in pages["leaderboard"].markdown if "guessing\\_game" in m.value))
+    from urllib.parse import parse_qs, urlsplit
+    query = {k: v[0] for k, v in parse_qs(urlsplit(link.group(1)).query).items()}
+    listed = run_page("transcripts", first_run_db, monkeypatch, **query)
+    assert not listed.exception and listed.subheader[0].value == "Matches: 6 matches"
