@@ -35,11 +35,13 @@ def filter_options(db: str | Path) -> pd.DataFrame:
         WHERE m.status = 'ok' GROUP BY ALL ORDER BY m.run_id, m.game, m.preset""")
 
 
-def agents(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    """Agents (label) with their seats played, most played first."""
+def agents(db: str | Path, filters: Selection = ALL, settings: bool = False) -> pd.DataFrame:
+    """Agents with their seats played, most played first: by label, or with `settings` each setting of a label
+    apart, as the leaderboards name agents (`agent_sql`; the Robustness page compares a label's settings)."""
     where, params = filters.where()
+    name = agent_sql("s") if settings else "coalesce(s.label, s.agent)"
     return _query(db, f"""
-        SELECT coalesce(s.label, s.agent) AS agent, count(*) AS seats
+        SELECT {name} AS agent, count(*) AS seats
         FROM seats s JOIN matches m USING (match_id) WHERE {where}
         GROUP BY ALL ORDER BY seats DESC, agent""", params)
 

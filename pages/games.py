@@ -11,7 +11,7 @@ import streamlit as st
 
 from engine import headline, queries, store
 from engine.suites import suites_of
-from pages.shared import Report, cached, show_table, url_selectbox, win_rates_view
+from pages.shared import Report, cached, links, show_table, url_selectbox, win_rates_view
 from pages.shared.opening import open_filtered_page
 
 ANY = "any agent"
@@ -24,7 +24,7 @@ left, right = st.columns(2)
 with left:
     game = url_selectbox("Game", games, "game", default="guessing_game")
 with right:
-    agent = url_selectbox("Agent", [ANY, *queries.agents(DB, filters)["agent"]], "agent")
+    agent = url_selectbox("Agent", [ANY, *queries.agents(DB, filters, settings=True)["agent"]], "agent")
 mine = None if agent == ANY else agent
 
 
@@ -78,9 +78,12 @@ for suite in suites_of(game):
 
 st.subheader("Win rates")
 st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
-rates = only_mine(headline.agent_figures(DB, filters.of_game(game)))
+rates = only_mine(headline.agent_figures(DB, filters.of_game(game), by_game=True))
 if rates.empty:
     st.caption(f"No contested {game} match in this selection (self-play only, or none).")
-else:
-    show_table(report, f"{game}: win rates", rates, f"win_rates_{game}", shown=win_rates_view(rates))
+for rule_set, rows in rates.groupby("rule_set", sort=True):  # one pool per rule set, as Overview and Leaderboards
+    pool = links.pool_label(game, rule_set)
+    st.caption(f"Pools: the contested matches of {pool} in the selection, every preset.")
+    show_table(report, f"{pool}: win rates", rows, f"win_rates_{game}{'_' + rule_set if rule_set else ''}",
+               shown=win_rates_view(rows))
 report.download(f"games_{game}")

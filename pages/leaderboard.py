@@ -107,11 +107,6 @@ def headline_view(table, measure) -> pd.DataFrame:
                           "cost / match": table["cost_per_match"].map(numbers.usd)})
 
 
-def pool_label(game: str, rule_set: str) -> str:
-    """A game and the rule set its figures pool: "undercover (magic rules)"; the game alone when it has one."""
-    return f"{game} ({rule_set} rules)" if rule_set else game
-
-
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
@@ -126,7 +121,7 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     agents = sorted(cells["agent"].unique())
     games = [g for g in suite.games if g in set(cells["game"])]
     shown = cells.set_index(["agent", "game"])["shown"]
-    rows = ["| agent | " + " | ".join(plain(pool_label(g, rule_set[g])) for g in games) + " |",
+    rows = ["| agent | " + " | ".join(plain(links.pool_label(g, rule_set[g])) for g in games) + " |",
             "|---" * (len(games) + 1) + "|"]
     rows += [f"| {plain(a)} | " + " | ".join(shown.get((a, g), "") for g in games) + " |" for a in agents]
     rates = cells.pivot(index="agent", columns="game", values="win_rate").reindex(columns=games).reset_index()
@@ -194,7 +189,7 @@ for suite in all_suites().values():
 st.header("Per game")
 pooled = headline.agent_figures(DB, filters, by_game=True)  # games with contested matches, by rule set
 pairs = [] if pooled.empty else sorted(set(zip(pooled["game"], pooled["rule_set"], strict=True)))
-pools = {pool_label(g, r): (g, r) for g, r in pairs}
+pools = {links.pool_label(g, r): (g, r) for g, r in pairs}
 choice = url_selectbox("Game", list(pools), "game") if pools else None
 game, rule_set = pools.get(choice, (None, ""))
 scope = filters.of_game(game) if game else filters  # a game of one rule set: its saved replay serves
@@ -210,7 +205,7 @@ else:
     fig = win_rate_chart(rows, f"Win rate: {choice}")
     st.plotly_chart(fig)
     report.figure(f"Win rate: {choice}", fig)
-    st.caption(f"Pools: the contested matches of {pool_label(game, rule_set)} in the selection, every preset. "
+    st.caption(f"Pools: the contested matches of {links.pool_label(game, rule_set)} in the selection, every preset. "
                f"Win rate: {headline.DEFINITIONS['win rate']}.")
     show_table(report, f"Win rates: {choice}", rows, f"win_rates_{game}", shown=win_rates_view(rows))
     ratings(scope, f"{game}_{rule_set}" if rule_set else game)

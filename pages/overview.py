@@ -10,7 +10,7 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
-from pages.shared import numbers, readable, win_rates_view
+from pages.shared import links, numbers, readable, win_rates_view
 from pages.shared.markdown import plain
 from pages.shared.opening import open_page
 
@@ -37,10 +37,9 @@ if not figures.empty:
     for (game, rule_set), rows in ordered.groupby(["game", "rule_set"], sort=True):
         meaning = get_game(game).score_meaning
         presets = sorted({p for listed in rows["presets"] for p in listed})
-        st.markdown(f"**{plain(game)}**" + (f" (rules: {plain(rule_set)})" if rule_set else ""))
-        st.caption(f"Pools: the contested matches of {plain(game)}"
-                   + (f" under {plain(rule_set)}'s rules" if rule_set else "")
-                   + f", {'preset' if len(presets) == 1 else 'presets'} {', '.join(presets)}. Score: {meaning}.")
+        st.markdown(f"**{plain(links.pool_label(game, rule_set))}**")
+        st.caption(f"Pools: the contested matches of {plain(links.pool_label(game, rule_set))}, "
+                   f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}.")
         shown = win_rates_view(rows)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
             **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
         st.dataframe(shown, hide_index=True, width="stretch",
@@ -48,9 +47,9 @@ if not figures.empty:
 
 st.subheader("Matches")
 matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
-links = pd.DataFrame({"transcript": [f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]]})
+opened = pd.DataFrame({"transcript": [f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]]})
 order = ["game", "lineup", "status", "error", "preset", "seed", "repeat", "finished_at", "match_id"]
-shown = pd.concat([links, readable(matches[order])], axis=1)  # the link first: never off-screen
+shown = pd.concat([opened, readable(matches[order])], axis=1)  # the link first: never off-screen
 st.dataframe(shown, hide_index=True, width="stretch", column_config={
     "transcript": st.column_config.LinkColumn("transcript", display_text="open", width="small", pinned=True),
     "lineup": st.column_config.TextColumn("lineup", width="large"),

@@ -23,21 +23,24 @@ def pages(first_run_db, tmp_path_factory):
         monkeypatch.undo()
 
 
+def unescaped(markdown: str) -> str:
+    """Markdown as it reads: the pages escape the punctuation of names (pages/shared/markdown.py)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
 def overview_tables(at) -> dict[str, pd.DataFrame]:
-    """Overview's per-game tables by their heading ("undercover (rules: magic)")."""
-    titles = [m.value.replace("**", "") for m in at.markdown if m.value.startswith("**")]
+    """Overview's per-game tables by their heading ("undercover (magic rules)")."""
+    titles = [unescaped(m.value.replace("**", "")) for m in at.markdown if m.value.startswith("**")]
     tables = [df.value for df in at.dataframe if "mean score" in df.value.columns]
     assert len(titles) == len(tables)
     return dict(zip(titles, tables, strict=True))
 
 
-def grids(at) -> dict[str, dict[tuple[str, str], str]]:
-    """Each suite's agents x games grid: suite title -> {(column, agent): the cell's shown text}."""
-    out = {}
-    suites = [h.value for h in at.header]
-    texts = [m.value for m in at.markdown if m.value.startswith("| agent |")]
-    for text in texts:
-        lines = re.sub(r"\\(.)", r"\1", text).splitlines()  # the page escapes names' punctuation
+def grids(at) -> list[dict[tuple[str, str], str]]:
+    """Each suite's agents x games grid on the page: {(column heading, agent): the cell's shown text}."""
+    out = []
+    for text in (m.value for m in at.markdown if m.value.startswith("| agent |")):
+        lines = unescaped(text).splitlines()
         columns = [c.strip() for c in lines[0].strip("|").split("|")][1:]
         cells = {}
         for line in lines[2:]:
@@ -46,8 +49,7 @@ def grids(at) -> dict[str, dict[tuple[str, str], str]]:
                 shown = re.match(r"\[([^\]]*)\]", cell)
                 if shown:
                     cells[(column, parts[0])] = shown.group(1)
-        out[len(out)] = cells
-    assert len(out) <= len(suites)
+        out.append(cells)
     return out
 
 
@@ -62,17 +64,17 @@ def test_the_same_pool_gives_the_same_win_rate_on_overview_and_the_grids(pages):
     grid of the suite that plays those rules."""
     tables = overview_tables(pages["overview"])
     assert "undercover" not in tables  # no table pools the three rule sets
-    magic = tables["undercover (rules: magic)"].set_index("agent")
-    wis = tables["undercover (rules: wis)"].set_index("agent")
-    cells = [cells for cells in grids(pages["leaderboard"]).values()]
+    magic = tables["undercover (magic rules)"].set_index("agent")
+    wis = tables["undercover (wis rules)"].set_index("agent")
+    cells = grids(pages["leaderboard"])
     magic_grid = next(c for c in cells if any(k[0] == "undercover (magic rules)" for k in c))
     wis_grid = next(c for c in cells if any(k[0] == "undercover (wis rules)" for k in c))
     for agent in ("bot:letters", "bot:scripted", "bot:random"):
         assert magic_grid[("undercover (magic rules)", agent)] == win_cell(magic.loc[agent])
     assert wis_grid[("undercover (wis rules)", "bot:letters")] == win_cell(wis.loc["bot:letters"]) == "100.0% (3)"
     assert magic_grid[("undercover (magic rules)", "bot:letters")] != win_cell(wis.loc["bot:letters"])
-    captions = " ".join(c.value for c in pages["overview"].caption)
-    assert "Pools: the contested matches of undercover under magic's rules, preset magic." in captions
+    captions = unescaped(" ".join(c.value for c in pages["overview"].caption))
+    assert "Pools: the contested matches of undercover (magic rules), preset magic." in captions
     # Bargain (one rule set): Overview, LLMArena's grid and the per-game table give one figure and one interval
     bargain = tables["bargain"].set_index("agent")
     arena_grid = next(c for c in cells if any(k[0] == "bargain" for k in c))
@@ -86,7 +88,7 @@ def test_the_same_pool_gives_the_same_win_rate_on_overview_and_the_grids(pages):
 def test_overview_never_averages_scores_of_different_rule_sets(pages, first_run_db):
     """Undercover's "mean score" averaged three scales (MAgIC's credits, LLMArena's 0/1, Who-is-Spy's points); each
     table now holds one rule set, its mean the mean of that scale alone."""
-    wis = overview_tables(pages["overview"])["undercover (rules: wis)"].set_index("agent")
+    wis = overview_tables(pages["overview"])["undercover (wis rules)"].set_index("agent")
     points = store.query(first_run_db, """
         SELECT avg(s.score) AS mean FROM matches m JOIN seats s USING (match_id)
         WHERE m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis'
@@ -159,7 +161,7 @@ def test_a_model_at_two_settings_is_two_agents_on_every_page(pages, first_run_db
     assert set(SMOLLM2) <= agents and "local/smollm2" not in agents and "bot:random" in agents
     lineups = next(df.value for df in pages["overview"].dataframe if "lineup" in df.value.columns)["lineup"]
     assert any(lineup.startswith("local/smollm2 (t=1.0, prompt v2), ") for lineup in lineups)
-    cells = {key: text for grid in grids(pages["leaderboard"]).values() for key, text in grid.items()}
+    cells = {key: text for grid in grids(pages["leaderboard"]) for key, text in grid.items()}
     assert {("guessing_game", agent) for agent in SMOLLM2} <= set(cells)
     link = re.search(r"\((transcripts\?[^)]*agents=local%2Fsmollm2\+%28t%3D1\.0%2C\+prompt\+v2%29[^)]*)\)",
                      next(m.value for m in pages["leaderboard"].markdown if "guessing\\_game" in m.value))
@@ -167,3 +169,15 @@ def test_a_model_at_two_settings_is_two_agents_on_every_page(pages, first_run_db
     query = {k: v[0] for k, v in parse_qs(urlsplit(link.group(1)).query).items()}
     listed = run_page("transcripts", first_run_db, monkeypatch, **query)
     assert not listed.exception and listed.subheader[0].value == "Matches: 6 matches"
+
+
+def test_llmarenas_bargain_figures_use_the_one_win_rate(first_run_db):
+    """Bargain's figures on the Games page counted a Bargain without a deal as a loss while the headline counted
+    it as a draw: both count it half now (bot:fair: 3 deals won, 3 without a deal, 75.0%)."""
+    from engine.metrics.negotiation import bargain_table
+
+    figures = headline.agent_figures(first_run_db, by_game=True)
+    bargain = figures[figures["game"] == "bargain"].set_index("agent")["win_rate"]
+    table = bargain_table(first_run_db).set_index("agent")["win_rate"]
+    pd.testing.assert_series_equal(table.sort_index(), bargain.sort_index(), check_names=False)
+    assert table["bot:fair"] == pytest.approx(0.75)

@@ -2,8 +2,8 @@
 over the metrics the two games store per seat. Every seat of a two-player match is scored.
 
 - `bargain_table`: games, mean reward (value of the items obtained, 0 without a deal), reward as a share
-  of the agent's value of the whole pool, agreement rate, win rate (a deal and the higher value; over contested
-  matches, as every win rate).
+  of the agent's value of the whole pool, agreement rate, win rate (a deal and the higher value wins, no deal is a
+  draw counting half; over contested matches: the one win rate of engine/headline.py).
 - `bid_table`: games, mean reward (v - bid for the winner, else 0), win rate, and the deviation from the
   equilibrium (bid - v/2)/(v/2): its mean and median (0 = equilibrium, 1 = bidding the whole valuation).
 """
@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from engine import store
 from engine.metrics.magic_social import column, social_seats
+from engine.metrics.ratings import seat_outcomes_sql
 from engine.selection import ALL, Selection
 
 BARGAIN_COLUMNS = ["agent", "strategy", "games", "reward", "reward_share", "agreement_rate", "win_rate"]
@@ -27,9 +29,10 @@ def _mean(rows: pd.DataFrame, name: str) -> float:
 
 
 def _win_rate(rows: pd.DataFrame) -> float:
-    """Seats won / seats held over contested matches (the one definition of engine/headline.py)."""
+    """(Seats won + half the seats drawn) / seats held over contested matches: the one definition of
+    engine/headline.py, from each seat's `credit` (`ratings.OUTCOME`)."""
     contested = rows[rows["contested"]]
-    return float(contested["won"].fillna(False).astype(bool).mean()) if len(contested) else float("nan")
+    return float(contested["credit"].mean()) if len(contested) else float("nan")
 
 
 def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str],
@@ -40,6 +43,9 @@ def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str]
     seats = social_seats(db, f"m.game = '{game}' AND {where}", params)
     if seats.empty:
         return pd.DataFrame(columns=columns)
+    outcomes, outcome_params = seat_outcomes_sql(filters.of_game(game))
+    credits = store.query(db, f"SELECT match_id, seat, credit FROM ({outcomes})", outcome_params)
+    seats = seats.merge(credits, on=["match_id", "seat"], how="left")
     seats["contested"] = seats.groupby("match_id")["agent"].transform("nunique") > 1  # self-play: one agent
     rows = [{"agent": agent, "strategy": strategy, "games": len(mine), "reward": _mean(mine, "reward"),
              "win_rate": _win_rate(mine)} | figures(mine)

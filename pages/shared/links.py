@@ -48,6 +48,11 @@ def linked_selection(get_all: Callable[[str], list[str]], game: str | None) -> S
                      date_to=end, variants=variants, contested=get_all("contested")[:1] == ["1"])
 
 
+def pool_label(game: str, rule_set: str) -> str:
+    """A game and the rule set a figure pools: "undercover (magic rules)"; the game alone when it has one."""
+    return f"{game} ({rule_set} rules)" if rule_set else game
+
+
 def described(selection: Selection) -> str:
     """A linked selection in words, for the page that opened it."""
     parts = [f"runs {', '.join(selection.run_ids)}" if selection.run_ids else "",
