@@ -151,9 +151,11 @@ def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     return ranked(table)[columns]
 
 
-def scores(db: str | Path, selection: Selection, metric: str) -> pd.DataFrame:
+def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[float, float] | None = None
+           ) -> pd.DataFrame:
     """Per agent, the mean over contested matches of its seats' `metric` (each match counts once: the mean of
-    the agent's seats in it) with a 95% t interval over matches: agent, value, value_lo, value_hi, note."""
+    the agent's seats in it) with a 95% t interval over matches, clipped to the scale `bounds` (a 0-100 score
+    read "79.8 [46.8 to 112.9]"): agent, value, value_lo, value_hi, note."""
     where, params = contested(selection)
     per_match = store.query(db, f"""
         SELECT {agent_sql("s")} AS agent, m.match_id, avg(x.value) AS score
@@ -165,8 +167,10 @@ def scores(db: str | Path, selection: Selection, metric: str) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     table = per_match.groupby("agent")["score"].agg(["mean", "std", "count"]).reset_index()
     half = sps.t.ppf(0.975, (table["count"] - 1).clip(lower=1)) * table["std"] / np.sqrt(table["count"])
-    return pd.DataFrame({"agent": table["agent"], "value": table["mean"], "value_lo": table["mean"] - half,
-                         "value_hi": table["mean"] + half,
+    low, high = (-np.inf, np.inf) if bounds is None else bounds
+    return pd.DataFrame({"agent": table["agent"], "value": table["mean"],
+                         "value_lo": (table["mean"] - half).clip(lower=low),
+                         "value_hi": (table["mean"] + half).clip(upper=high),
                          "note": np.where(table["count"] < 2, "no interval: one match", "")})
 
 
@@ -181,7 +185,7 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
     if measure.by == "rating":
         values = ratings(db, scope)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
-        values = scores(db, scope, measure.metric)
+        values = scores(db, scope, measure.metric, measure.bounds)
     else:
         values = figures[["agent"]].assign(value=figures["win_rate"], value_lo=figures["win_lo"],
                                            value_hi=figures["win_hi"], note="")

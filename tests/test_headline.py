@@ -109,3 +109,12 @@ def test_an_agent_scoring_the_same_in_every_match_is_ranked_on_that_score(tmp_pa
     table = headline.headline(db, "gamabench").set_index("agent")
     assert table.loc["best", "value_lo"] == table.loc["best", "value_hi"] == 100.0
     assert table.loc["best", "note"] == "" and table.loc["best", "rank"] == 1 and table.loc["model", "rank"] == 2
+
+
+def test_a_scores_interval_stays_on_its_scale(first_run_db):
+    """local/smollm2 at t=1.0, prompt v1, read "79.8 [46.8 to 112.9]" on a 0-100 scale: six matches give a wide
+    t interval, which now stops at the scale's ends."""
+    table = headline.headline(first_run_db, "gamabench")
+    assert table["value_lo"].ge(0).all() and table["value_hi"].le(100).all()
+    wide = table.set_index("agent").loc["local/smollm2 (t=1.0, prompt v1)"]
+    assert wide["value_hi"] == 100 and wide["value_lo"] < wide["value"] < 100

@@ -72,11 +72,13 @@ class Figure:
 @dataclass(frozen=True)
 class Headline:
     """The number a suite's headline table ranks by, in the unit `title` states: `rating` (Bradley-Terry, Elo
-    scale), `win_rate` (seats won / seats held), or `score`, the mean per seat of the stored metric `metric`."""
+    scale), `win_rate` (the one win rate of engine/headline.py), or `score`, the mean per seat of the stored metric
+    `metric`, on the scale `bounds`."""
 
     by: str = "rating"
     title: str = "rating"
     metric: str = ""
+    bounds: tuple[float, float] | None = None  # the score's scale: its interval never reaches past it
 
     def __post_init__(self) -> None:
         if self.by not in ("rating", "win_rate", "score") or (self.by == "score") != bool(self.metric):

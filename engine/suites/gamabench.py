@@ -12,7 +12,7 @@ SUITE = Suite(
     name="gamabench", title="γ-Bench (0-100)", paper="GAMA-Bench",
     variants=tuple(Variant.of(g) for g in GAMES),
     board=Scorer("engine.metrics.gamabench:leaderboard"),
-    headline=Headline("score", "γ-Bench score 0-100", "gamabench_score"),
+    headline=Headline("score", "γ-Bench score 0-100", "gamabench_score", (0.0, 100.0)),
     self_play=True,
     caption="Rows with source `published` are GAMA-Bench's own records, imported with "
             "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
