@@ -60,16 +60,16 @@ def variants_sql(variants: tuple[Variant, ...], alias: str = "m") -> str:
     return "(" + " OR ".join(v.sql(alias) for v in variants) + ")" if variants else "false"
 
 
-# what changes an agent's behaviour beyond its label: (seats column, how a value reads in its name)
-_BEHAVIOUR = (("CAST({a}.temperature AS VARCHAR)", "'t=' || {v}"), ("{a}.prompt_version", "'prompt ' || {v}"),
-              ("{a}.strategy", "{v}"))
-DEFAULT = "'default'"
+# what changes an agent's behaviour beyond its label: (seats column, how a value reads in its name). A strategy
+# is not here: the tables that compare strategies (MAgIC's profile, γ-Bench's) give it a column of its own.
+_BEHAVIOUR = (("CAST({a}.temperature AS VARCHAR)", "'t=' || {v}"), ("{a}.prompt_version", "'prompt ' || {v}"))
+_DEFAULT = "'default'"
 
 
 def agent_sql(alias: str = "s") -> str:
     """An agent's identity, as every table names it, from `seats AS alias`: its label (the model string unless the
     run spec names one), followed by what changes its behaviour wherever the database holds that label with
-    more than one value of it (temperature, prompt version, strategy), so that two settings of one model are two
+    more than one value of it (temperature, prompt version), so that two settings of one model are two
     rows: "local/smollm2 (t=0.7, prompt v2)". A label played one way keeps its plain name. (Uncorrelated
     subqueries: DuckDB computes each once, where a correlated one cost 2 s over 200,000 seats.)"""
     name = f"coalesce({alias}.label, {alias}.agent)"
@@ -79,7 +79,7 @@ def agent_sql(alias: str = "s") -> str:
                            for c in columns)
         return f"{name} IN (SELECT coalesce(x.label, x.agent) FROM seats x GROUP BY 1 HAVING {many})"
 
-    parts = [f"CASE WHEN {varied(column)} THEN {shown.format(v=f'coalesce({column.format(a=alias)}, {DEFAULT})')} END"
+    parts = [f"CASE WHEN {varied(column)} THEN {shown.format(v=f'coalesce({column.format(a=alias)}, {_DEFAULT})')} END"
              for column, shown in _BEHAVIOUR]
     return (f"({name} || CASE WHEN {varied(*(c for c, _ in _BEHAVIOUR))} "
             f"THEN ' (' || concat_ws(', ', {', '.join(parts)}) || ')' ELSE '' END)")

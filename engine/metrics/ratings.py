@@ -18,7 +18,8 @@ itself teaches nothing about skill and is left out.
   confidence intervals over matches as FastChat does; `rank` separates only agents whose intervals do not
   overlap.
 
-An agent is `seats.label` (the model string unless the run spec names it).
+An agent is `selection.agent_sql`: `seats.label` (the model string unless the run spec names it), with its
+temperature and prompt version where the database holds that label at several.
 """
 
 from __future__ import annotations
