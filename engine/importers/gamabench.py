@@ -1,16 +1,20 @@
 """GAMA-Bench's published raw records (github.com/CUHK-ARISE/GAMABench, `raw_results/`) -> our tables.
 
-A file `[<model>_]<game>_v<k>[_<suffix>].json` is one match. The model comes from the name (no
-prefix: gpt-3.5-turbo-0125, the paper's model); the suffix says the condition: `_1`.._5 repeats,
-`_t0`.._t5 temperatures 0.0..1.0, `_v2`.._v5 prompt versions, `_cot1` chain of thought,
-`_role1`.._role3 the personas (cooperative, selfish, mathematician); other suffixes (the
-generalizability settings `_r0`, `_vr1`...) keep the default condition and their own parameters.
+A file `[<model>_]<game>[_v<k>][_<suffix>].json` is one match, as the authors name them: the model may be joined
+with "-" ("gpt-4-0125-pirate_game_v1_1.json") or hold "_" ("gpt-3.5_1106_..."), the version may be missing
+(`battle_royale_cot2.json`: the file's meta has it) and the suffix may hold "_" (`_savept1_0`). The model is the
+name's prefix (no prefix: gpt-3.5-turbo-0125, the paper's model) unless that only abbreviates the model the file
+records (`model_name`). The suffix says the condition: `_1`.._5 repeats, `_t0`.._t5 temperatures 0.0..1.0,
+`_v2`.._v5 prompt versions, `_cot1`.. chain of thought, `_role1`.._role3 the personas (cooperative, selfish,
+mathematician); other suffixes (the generalizability settings `_r0`, `_vr1`, `_g0`, `_h0`, `_p1`, save points
+`_savept1_0`...) keep the default condition and their own parameters, so they show as the 'custom' setting.
+First or second price comes from meta `mode`, else the folder (`sealed_bid_auction/second_price/`).
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
 round record stores, as their `compute_score` does; the record's `meta` and `round_records` are
 kept in the match outcome (`gama_record`) so the leaderboard recomputes it from the database.
-A record their code cannot score is reported with its reason and not imported; every other
-record is imported. The turns: each player's actions, read from `player_data[i].records` (the
+A record their code cannot score, and any other .json file under the folder, is reported with its reason and not
+imported; every other record is imported. The turns: each player's actions, read from `player_data[i].records` (the
 round `responses` lists are shuffled in some games), are replayed through our own game, so the
 match has the same turns, states and per-round figures as matches we play (auction valuations,
 who shoots when and whether a shot landed are forced from the file). A record our rules cannot
@@ -63,7 +67,7 @@ def parse_name(name: str) -> dict[str, Any]:
     is None when the name has none (the file's meta has it)."""
     m = FILE_NAME.search(name)
     if not m:
-        raise RecordError(f"{name}: not a GAMA-Bench record name ([model_]game[_vK][_suffix].json)")
+        raise RecordError("not a GAMA-Bench record name ([model_]game[_vK][_suffix].json)")
     prefix = name[:m.start("game")].rstrip("_-")
     suffix = m["suffix"] or ""
     cond = {"gama_game": m["game"], "model": prefix.replace("_", "-") or PAPER_MODEL, "prompt_version": m["version"],
@@ -99,13 +103,14 @@ def _added_tokens(short: list[str], long: list[str]) -> list[str] | None:
 
 
 def recorded_model(data: dict[str, Any]) -> str | None:
-    """The model the file itself names: every player's `model` when they agree, else meta `models`."""
+    """The model the file itself names: every player's `model` when they agree, else meta `models` (or `model`)."""
     players = data.get("player_data")
     names = {str(p["model"]) for p in players if isinstance(p, dict) and p.get("model")} \
         if isinstance(players, list) else set()
     if len(names) == 1:
         return names.pop()
-    models = data["meta"].get("models") if isinstance(data.get("meta"), dict) else None
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    models = meta.get("models") or meta.get("model")
     return models if isinstance(models, str) and models else None
 
 
@@ -282,6 +287,7 @@ def kept_record(data: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------- writing
 def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
     """(model, match, seats, turns, metrics) of one record file; the match's `run_id` is the caller's."""
+    cond = parse_name(path.name)
     raw = path.read_bytes()
     try:
         data = json.loads(raw)
@@ -290,7 +296,6 @@ def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
     if not isinstance(data, dict) or not isinstance(data.get("meta"), dict) \
             or not isinstance(data.get("round_records"), list):
         raise RecordError("not a GAMA-Bench record (a JSON object with 'meta' and 'round_records')")
-    cond = parse_name(path.name)
     model = model_name(cond["model"], data)
     version = cond["prompt_version"] or str(data["meta"].get("version") or "v1")
     try:
