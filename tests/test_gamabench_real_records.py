@@ -1,11 +1,12 @@
 """GAMA-Bench records of other models and settings, as the authors' repository publishes them.
 
 tests/data/gamabench/ holds trimmed copies of files from github.com/CUHK-ARISE/GAMABench `raw_results/` (same
-folders and file names): `meta` and `round_records` as published; each player's conversation (`prompt`) is
-emptied; `player_data` is kept (model, id, records) only where every player's records were read (the two Pirate
-Game files, Battle Royale `_h0`), else left out, as a reader of their leaderboard never needs it. The expected
-scores below are computed here, independently of the importer, the way their `compute_score` does.
-"""
+folders and file names), written back compactly: `meta` and `round_records` as published; each player's
+conversation (`prompt`) emptied. `player_data` (model, id, records) is kept in the three Pirate Game files, Battle
+Royale `_h0` and El Farol `_savept1_0`, its records taken from the round records in the order the file's own
+records follow (checked against the players' records that were read); the other files leave it out, as a reader
+of their leaderboard never needs it (our rules then keep their rounds as recorded). The expected scores below are
+computed here, independently of the importer, the way their `compute_score` does."""
 
 from __future__ import annotations
 
