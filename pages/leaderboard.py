@@ -197,7 +197,7 @@ if rule_set:
     scope = scope.within((Variant.of(game, rule_set),))
 rows = headline.agent_figures(DB, scope) if game else pd.DataFrame()
 if rows.empty:
-    st.caption("No contested match in this selection (self-play only, or none).")
+    st.caption("No contested match in this selection (self-play only, or none).")  # names no game: never 'None'
 else:
     rows = rows.sort_values("win_rate", ascending=False)[[
         "agent", "matches", "seats", "wins", "draws", "win_rate", "win_lo", "win_hi", "valid_rate", "fallback_wins",
