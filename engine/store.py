@@ -103,13 +103,21 @@ WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
 READER_POLL, WRITER_POLL = 0.02, 0.25
 
 
+# DuckDB's refusal when this very process has the file open in the other mode (a group commit flushing in its
+# thread while the run or the dashboard reads, or the reverse): the same wait as for another process's lock
+_HELD_HERE = "different configuration than existing connections"
+
+
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
-    return "lock" in text or "being used by another process" in text or "conflicting" in text
+    return ("lock" in text or "being used by another process" in text or "conflicting" in text
+            or _HELD_HERE in text)
 
 
 def lock_holder(exc: Exception) -> str:
     """Who holds the file, from DuckDB's lock error: 'PID 123 (python -m engine run ...)'."""
+    if _HELD_HERE in str(exc):
+        return f"PID {os.getpid()} (this process, another of its connections)"
     m = _LOCK_HOLDER.search(str(exc))
     if not m:
         return "another process"

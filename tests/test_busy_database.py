@@ -56,6 +56,36 @@ def test_a_reader_gives_up_with_one_line_naming_the_holder(db_path):
         holder.wait()
 
 
+@pytest.mark.parametrize("held, wanted", [("rw", "ro"), ("ro", "rw")])
+def test_a_connection_of_this_same_process_in_the_other_mode_is_waited_for(db_path, monkeypatch, capsys, held, wanted):
+    """A group commit flushes in a thread while the run (or the dashboard) reads in another: DuckDB refuses a
+    second connection of one process in the other mode ("different configuration"), which once failed a read
+    mid-run on a loaded machine. It is waited for as another process's lock is, naming this process."""
+    import threading
+
+    import duckdb
+
+    store.init_db(db_path)
+    monkeypatch.setattr(store, "WAIT_REPORT_EVERY", 0.1)
+    holder = duckdb.connect(str(db_path), read_only=held == "ro")
+    outcome = []
+
+    def use_it():
+        try:
+            with store.connect(db_path, read_only=wanted == "ro") as con:
+                outcome.append(con.execute("SELECT count(*) FROM matches").fetchone()[0])
+        except Exception as exc:  # noqa: BLE001 - recorded for the assertion below
+            outcome.append(exc)
+
+    other = threading.Thread(target=use_it)
+    other.start()
+    other.join(1.0)  # still waiting while the holder stays open
+    holder.close()
+    other.join(60)
+    assert outcome == [0]
+    assert "this process" in capsys.readouterr().err
+
+
 def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monkeypatch):
     import asyncio
 
