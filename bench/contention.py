@@ -1,7 +1,7 @@
 """Readers against writers on one database: three `python -m engine run` processes write (bots, so
 the database is the only thing they wait for) while this process opens the file read-only again and
 again, as a page's request does, and a second process loads the dashboard's pages headless one after
-another, as a user clicking through them does.
+another through app.py, as a user clicking through the served dashboard does (tests/page_run.py).
 
 Prints, each beside its target: the p50/p99/max of a fresh read-only open (with one small query), the
 p50/p99/max of a page load (and per page), the longest wait of any writer for the file (each run
@@ -68,14 +68,18 @@ def load_pages(db: str, ready, go, stop, out) -> None:
 
     from streamlit.testing.v1 import AppTest
 
+    from tests.page_run import serve_like_the_dashboard
+
     # AppTest runs a page "bare", and Streamlit warns of it ("missing ScriptRunContext") several times per page;
     # it resets its loggers' levels whenever it reads its config, so that one logger is switched off instead
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").disabled = True
     os.environ["ARENA_DB"] = db
+    serve_like_the_dashboard()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # one session: a user's browser tab
 
     def load(page: str) -> float:
         start = time.perf_counter()
-        at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=120).run()
+        at.switch_page(f"pages/{page}.py").run()
         elapsed = time.perf_counter() - start
         if at.exception:
             raise RuntimeError(f"{page}: {at.exception[0].value}")

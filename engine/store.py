@@ -16,7 +16,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -265,10 +265,17 @@ def check_db(db: str | Path) -> None:
     if not db.exists():
         return
     with connect(db, read_only=True) as con:
-        version = schema_version(con)
-    _check_version(db, version)
-    if 0 < version < SCHEMA_VERSION:
+        older = _older(db, con)
+    if older:
         init_db(db)
+
+
+def _older(db: Path, con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `db` (open as `con`) holds an older arena schema to upgrade; DatabaseError if it is no arena
+    database or a newer one."""
+    version = schema_version(con)
+    _check_version(db, version)
+    return 0 < version < SCHEMA_VERSION
 
 
 # ---------------------------------------------------------------- writing
@@ -397,16 +404,23 @@ _READING: ContextVar[dict[str, duckdb.DuckDBPyConnection] | None] = ContextVar("
 
 
 @contextmanager
-def reading(db: str | Path) -> Iterator[None]:
-    """Share one read-only connection among the `query` and `rows` calls made inside the block (in this
-    thread or task): opening a large database costs 10-20 ms, more than most of a page's queries.
-    Keep the block short, since a reader holds off the writer for as long as it stays open."""
+def reading(db: str | Path, check: bool = False) -> Iterator[None]:
+    """Share one read-only connection among the `query`, `rows`, `stream` and `count_matches` calls made inside
+    the block (in this thread or task): opening a large database costs 10-20 ms, more than most of a page's
+    queries, and while runs write, each open waits for a gap between their flushes.
+    Keep the block short, since a reader holds off the writer for as long as it stays open.
+    With `check`, the connection first does `check_db`'s work (an older schema is upgraded, then reopened)."""
     key = str(Path(db).resolve())
     open_now = _READING.get() or {}
     if key in open_now or not Path(db).exists():
         yield
         return
-    with connect(db, read_only=True) as con:
+    with ExitStack() as opened:
+        con = opened.enter_context(connect(db, read_only=True))
+        if check and _older(Path(db), con):
+            opened.close()  # the upgrade writes: this process must not hold the file meanwhile
+            init_db(db)
+            con = opened.enter_context(connect(db, read_only=True))
         token = _READING.set({**open_now, key: con})
         try:
             yield
@@ -456,6 +470,6 @@ def stream(db: str | Path, sql: str, params: list | None = None, size: int = 204
 def count_matches(db: str | Path) -> int:
     if not Path(db).exists():
         return 0
-    with connect(db, read_only=True) as con:
+    with _reader(db) as con:
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         return con.execute("SELECT count(*) FROM matches").fetchone()[0] if "matches" in tables else 0
