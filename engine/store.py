@@ -108,6 +108,24 @@ READER_POLL, WRITER_POLL = 0.02, 0.25
 _HELD_HERE = "different configuration than existing connections"
 
 
+# A writer that finds the file busy marks it (`<db>.writer-waiting`, touched at every try) and a new reader stands
+# back while the mark is fresh, for at most WRITER_FIRST s: readers share the file, so a stream of short readers
+# (a dashboard loading page after page) could otherwise keep it held for as long as they go on (a writer waited 13 s).
+WRITER_FIRST = 0.5
+MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL * 1.5 s; an older one is gone
+
+
+def _waiting_mark(db: Path) -> Path:
+    return db.with_name(db.name + ".writer-waiting")
+
+
+def _writer_waiting(db: Path) -> bool:
+    try:
+        return time.time() - _waiting_mark(db).stat().st_mtime < MARK_FRESH
+    except OSError:
+        return False
+
+
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
     return ("lock" in text or "being used by another process" in text or "conflicting" in text
@@ -172,13 +190,28 @@ def connect(db: str | Path, read_only: bool = False,
         _check_writable(db)
         timeout = None
     start = time.monotonic()
+    while read_only and _writer_waiting(db) and time.monotonic() - start < WRITER_FIRST:
+        time.sleep(READER_POLL)
+    try:
+        con = _open(db, read_only, timeout, start)
+    finally:
+        if not read_only:
+            _waiting_mark(db).unlink(missing_ok=True)
+    _note_wait(read_only, time.monotonic() - start)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duckdb.DuckDBPyConnection:
+    """`connect`'s tries, until DuckDB opens the file; a waiting writer marks it at every try."""
     next_report = start + WAIT_REPORT_EVERY
     delay = 0.01
     unreadable_tries = 0
     while True:
         try:
-            con = duckdb.connect(str(db), read_only=read_only)
-            break
+            return duckdb.connect(str(db), read_only=read_only)
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
                 if _may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:
@@ -193,15 +226,19 @@ def connect(db: str | Path, read_only: bool = False,
             if time.monotonic() >= next_report:
                 print(f"waiting {waited:.0f} s for {db}: held by {lock_holder(exc)}", file=sys.stderr, flush=True)
                 next_report += WAIT_REPORT_EVERY
+            if not read_only:
+                _mark_waiting(db)
             time.sleep(delay * random.uniform(0.5, 1.5))
             delay = min(delay * 2, READER_POLL if read_only else WRITER_POLL)
         except duckdb.Error as exc:
             raise _unusable(db, exc) from None
-    _note_wait(read_only, time.monotonic() - start)
+
+
+def _mark_waiting(db: Path) -> None:
     try:
-        yield con
-    finally:
-        con.close()
+        _waiting_mark(db).touch()
+    except OSError:
+        pass  # a folder this process cannot write in: the writer only loses its turn ahead of new readers
 
 
 LONGEST_WAIT = {"read": 0.0, "write": 0.0}  # seconds this process waited for the file, for the run's summary
