@@ -147,14 +147,34 @@ def lock_holder(exc: Exception) -> str:
     return f"PID {m.group(2)} ({command[:120]})"
 
 
+def _damaged(exc: Exception) -> bool:
+    text = str(exc)
+    return any(sign in text for sign in ("not a valid DuckDB database", "Could not read", "Corrupt", "checksum"))
+
+
+def _not_readable(db: Path) -> DatabaseError:
+    return DatabaseError(f"{db} is not a readable DuckDB database (corrupt, truncated or another kind of file): "
+                         f"move it aside, or pass --db (or set ARENA_DB) to another path")
+
+
+HEADER_BYTES = 3 * 4096  # DuckDB's file headers, before its first block
+
+
+def _check_whole(db: Path, con: duckdb.DuckDBPyConnection) -> None:
+    """A file cut short (a copy or a download that stopped) still opens: DuckDB reads a block only when a query
+    reaches it, so a command could write to it or answer from what is left. Its header counts its blocks."""
+    blocks, block_size = con.execute("SELECT total_blocks, block_size FROM pragma_database_size()").fetchone()
+    if db.stat().st_size < HEADER_BYTES + blocks * block_size:
+        raise _not_readable(db)
+
+
 def _unusable(db: Path, exc: Exception) -> DatabaseError:
     """DuckDB's reason why it cannot open `db`, as one line saying what to do."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if db.is_dir():
         return DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
-    if "not a valid DuckDB database" in text or "Could not read" in text or "Corrupt" in text or "checksum" in text:
-        return DatabaseError(f"{db} is not a readable DuckDB database (corrupt, truncated or another kind of "
-                             f"file): move it aside, or pass --db (or set ARENA_DB) to another path")
+    if _damaged(exc):
+        return _not_readable(db)
     if "No such file or directory" in text or "Permission denied" in text or "Read-only file system" in text:
         return DatabaseError(f"cannot open {db} ({text.removeprefix('IO Error: ')}): pass --db (or set ARENA_DB) to "
                              f"a path in a writable folder")
@@ -200,6 +220,10 @@ def connect(db: str | Path, read_only: bool = False,
     _note_wait(read_only, time.monotonic() - start)
     try:
         yield con
+    except duckdb.Error as exc:
+        if _damaged(exc):  # the header and catalog read, a table's blocks not: cut short or overwritten
+            raise _unusable(db, exc) from None
+        raise
     finally:
         con.close()
 
@@ -277,6 +301,7 @@ def init_db(db: str | Path) -> None:
         raise DatabaseError(f"cannot create the folder of {db} ({exc.strerror}): pass --db (or set ARENA_DB) "
                             f"to a path in a writable folder") from None
     with connect(db) as con:
+        _check_whole(db, con)
         version = schema_version(con)
         _check_version(db, version)
         if version == SCHEMA_VERSION:
@@ -310,6 +335,7 @@ def check_db(db: str | Path) -> None:
 def _older(db: Path, con: duckdb.DuckDBPyConnection) -> bool:
     """Whether `db` (open as `con`) holds an older arena schema to upgrade; DatabaseError if it is no arena
     database or a newer one."""
+    _check_whole(db, con)
     version = schema_version(con)
     _check_version(db, version)
     return 0 < version < SCHEMA_VERSION
