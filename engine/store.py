@@ -162,9 +162,10 @@ HEADER_BYTES = 3 * 4096  # DuckDB's file headers, before its first block
 
 def _check_whole(db: Path, con: duckdb.DuckDBPyConnection) -> None:
     """A file cut short (a copy or a download that stopped) still opens: DuckDB reads a block only when a query
-    reaches it, so a command could write to it or answer from what is left. Its header counts its blocks."""
-    blocks, block_size = con.execute("SELECT total_blocks, block_size FROM pragma_database_size()").fetchone()
-    if db.stat().st_size < HEADER_BYTES + blocks * block_size:
+    reaches it, so a command could write to it or answer from what is left. Its header counts the blocks in use,
+    each a block of the file (the total counts free ones too, which may lie past its end)."""
+    used, block_size = con.execute("SELECT used_blocks, block_size FROM pragma_database_size()").fetchone()
+    if db.stat().st_size < HEADER_BYTES + used * block_size:
         raise _not_readable(db)
 
 
