@@ -202,9 +202,10 @@ async def _between_matches(played: AsyncIterator[MatchRecord], heard: list[TurnN
     try:
         while True:
             done, _ = await asyncio.wait({upcoming}, timeout=NOTE_INTERVAL)
-            if heard:
-                yield heard.copy()
+            if heard:  # taken before the yield: the matches go on adding to `heard` while the consumer has the batch
+                batch = heard.copy()
                 heard.clear()
+                yield batch
             if done:
                 try:
                     record = upcoming.result()
