@@ -184,7 +184,7 @@ played = sorted(headline.agent_figures(DB, filters, by_game=True).get("game", pd
 game = url_selectbox("Game", played, "game") if played else None  # games with contested matches
 rows = headline.agent_figures(DB, filters.of_game(game)) if game else pd.DataFrame()
 if rows.empty:
-    st.caption(f"No contested {game} match in this selection (self-play only, or none).")
+    st.caption(f"No contested {game + ' ' if game else ''}match in this selection (self-play only, or none).")
 else:
     rows = rows.sort_values("win_rate", ascending=False)[[
         "agent", "matches", "seats", "wins", "win_rate", "win_lo", "win_hi", "valid_rate", "fallback_wins",

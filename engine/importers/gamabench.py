@@ -1,16 +1,20 @@
 """GAMA-Bench's published raw records (github.com/CUHK-ARISE/GAMABench, `raw_results/`) -> our tables.
 
-A file `[<model>_]<game>_v<k>[_<suffix>].json` is one match. The model comes from the name (no
-prefix: gpt-3.5-turbo-0125, the paper's model); the suffix says the condition: `_1`.._5 repeats,
-`_t0`.._t5 temperatures 0.0..1.0, `_v2`.._v5 prompt versions, `_cot1` chain of thought,
-`_role1`.._role3 the personas (cooperative, selfish, mathematician); other suffixes (the
-generalizability settings `_r0`, `_vr1`...) keep the default condition and their own parameters.
+A file `[<model>_]<game>[_v<k>][_<suffix>].json` is one match, as the authors name them: the model may be joined
+with "-" ("gpt-4-0125-pirate_game_v1_1.json") or hold "_" ("gpt-3.5_1106_..."), the version may be missing
+(`battle_royale_cot2.json`: the file's meta has it) and the suffix may hold "_" (`_savept1_0`). The model is the
+name's prefix (no prefix: gpt-3.5-turbo-0125, the paper's model) unless that only abbreviates the model the file
+records (`model_name`). The suffix says the condition: `_1`.._5 repeats, `_t0`.._t5 temperatures 0.0..1.0,
+`_v2`.._v5 prompt versions, `_cot1`.. chain of thought, `_role1`.._role3 the personas (cooperative, selfish,
+mathematician); other suffixes (the generalizability settings `_r0`, `_vr1`, `_g0`, `_h0`, `_p1`, save points
+`_savept1_0`...) keep the default condition and their own parameters, so they show as the 'custom' setting.
+First or second price comes from meta `mode`, else the folder (`sealed_bid_auction/second_price/`).
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
 round record stores, as their `compute_score` does; the record's `meta` and `round_records` are
 kept in the match outcome (`gama_record`) so the leaderboard recomputes it from the database.
-A record their code cannot score is reported with its reason and not imported; every other
-record is imported. The turns: each player's actions, read from `player_data[i].records` (the
+A record their code cannot score, and any other .json file under the folder, is reported with its reason and not
+imported; every other record is imported. The turns: each player's actions, read from `player_data[i].records` (the
 round `responses` lists are shuffled in some games), are replayed through our own game, so the
 match has the same turns, states and per-round figures as matches we play (auction valuations,
 who shoots when and whether a shot landed are forced from the file). A record our rules cannot
@@ -41,12 +45,16 @@ from engine.replay import replay as replay_log
 from engine.rescore import Rescored
 
 SOURCE = "import:gamabench"
+MAX_LISTED = 50  # unreadable files named in the summary
 PAPER_MODEL = "gpt-3.5-turbo-0125"
 PERSONAS = {"1": "persona:cooperative", "2": "persona:selfish", "3": "persona:mathematician"}
 GAMA_NAMES = ("guessing_game", "bar_game_implicit", "bar_game_explicit", "bar_game", "divide_dollar",
               "public_goods", "diner_dilemma", "sealed_bid_auction", "battle_royale", "pirate_game")
-FILE_NAME = re.compile(r"^(?:(?P<model>.+?)_)?(?P<game>" + "|".join(GAMA_NAMES) + r")_(?P<version>v\d+)"
-                       r"(?:_(?P<suffix>[A-Za-z0-9]+))?\.json$")
+# the game's name in a file name: after the model and "_" (or "-": "gpt-4-0125-pirate_game_v1_1.json"), then an
+# optional prompt version and an optional suffix that may hold underscores ("_savept1_0"); some files have no version
+# ("battle_royale_cot2.json": their meta says it)
+FILE_NAME = re.compile(r"(?:^|[_-])(?P<game>" + "|".join(GAMA_NAMES) + r")(?:_(?P<version>v\d+)(?=_|\.json$))?"
+                       r"(?:_(?P<suffix>[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*))?\.json$")
 
 
 def _num(value: Any) -> float:
@@ -54,18 +62,21 @@ def _num(value: Any) -> float:
 
 
 def parse_name(name: str) -> dict[str, Any]:
-    """The match's game, model and condition from a GAMA-Bench file name."""
-    m = FILE_NAME.match(name)
+    """The match's game, model prefix and condition from a GAMA-Bench file name. `model` is the name's prefix
+    (no prefix: the paper's model); `model_name` settles it against what the file records. `prompt_version`
+    is None when the name has none (the file's meta has it)."""
+    m = FILE_NAME.search(name)
     if not m:
-        raise RecordError(f"{name}: not a GAMA-Bench record name ([model_]game_vK[_suffix].json)")
+        raise RecordError("not a GAMA-Bench record name ([model_]game[_vK][_suffix].json)")
+    prefix = name[:m.start("game")].rstrip("_-")
     suffix = m["suffix"] or ""
-    cond = {"gama_game": m["game"], "model": m["model"] or PAPER_MODEL, "prompt_version": m["version"],
+    cond = {"gama_game": m["game"], "model": prefix.replace("_", "-") or PAPER_MODEL, "prompt_version": m["version"],
             "temperature": 1.0, "strategy": "vanilla", "repeat": 0, "variant": suffix or None}
     if suffix.isdigit():
         cond["repeat"], cond["variant"] = int(suffix) - 1, None
     elif re.fullmatch(r"t[0-5]", suffix):
         cond["temperature"] = round(int(suffix[1]) * 0.2, 1)
-    elif re.fullmatch(r"v[2-5]", suffix):
+    elif re.fullmatch(r"v[1-9]", suffix):
         cond["prompt_version"] = suffix
     elif re.fullmatch(r"cot\d", suffix):
         cond["strategy"] = "cot"
@@ -74,8 +85,69 @@ def parse_name(name: str) -> dict[str, Any]:
     return cond
 
 
-def game_setup(gama_game: str, meta: dict[str, Any], data: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    """Our game name, preset and parameters for a GAMA-Bench file's meta block."""
+def _tokens(name: str) -> list[str]:
+    return [t for t in re.split(r"[^a-z0-9]+", name.lower()) if t]
+
+
+def _added_tokens(short: list[str], long: list[str]) -> list[str] | None:
+    """The tokens `long` adds to `short` when `short` is a subsequence of it, else None."""
+    added, rest = [], iter(long)
+    for want in short:
+        for token in rest:
+            if token == want:
+                break
+            added.append(token)
+        else:
+            return None
+    return added + list(rest)
+
+
+def recorded_model(data: dict[str, Any]) -> str | None:
+    """The model the file itself names: every player's `model` when they agree, else meta `models` (or `model`)."""
+    players = data.get("player_data")
+    names = {str(p["model"]) for p in players if isinstance(p, dict) and p.get("model")} \
+        if isinstance(players, list) else set()
+    if len(names) == 1:
+        return names.pop()
+    meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+    models = meta.get("models") or meta.get("model")
+    return models if isinstance(models, str) and models else None
+
+
+def model_name(prefix_model: str, data: dict[str, Any]) -> str:
+    """The model of a record. The file name's prefix, the authors' own short name ("llama-3.1-405b" for what the
+    file records as "meta-llama/Meta-Llama-3.1-405B-Instruct"), except when it only abbreviates the recorded
+    model by leaving words out ("gpt-3.5-0613", "gpt-4-0125" for "gpt-3.5-turbo-0613", "gpt-4-0125-preview": the
+    names the authors' leaderboard uses); a date the recorded name adds ("gpt-4o-2024-08-06") is no reason to
+    rename. A file without a prefix is the paper's model unless it records an unrelated one."""
+    recorded = recorded_model(data)
+    if not recorded or "/" in recorded:
+        return prefix_model
+    mine, theirs = _tokens(prefix_model), _tokens(recorded)
+    if prefix_model == PAPER_MODEL:  # no prefix in the name
+        related = _added_tokens(theirs, mine) is not None or _added_tokens(mine, theirs) is not None
+        return PAPER_MODEL if related else recorded
+    added = _added_tokens(mine, theirs)
+    return recorded if added and all(t.isalpha() for t in added) else prefix_model
+
+
+def _pricing(meta: dict[str, Any], data: dict[str, Any], where: tuple[str, ...]) -> str:
+    """First or second price: meta `mode` ("highest bid" / "second highest bid"), else the folder the authors
+    filed it in (older files have no mode), else whether a winner ever paid less than its bid."""
+    if meta.get("mode"):
+        return "second" if "second" in str(meta["mode"]).lower() else "first"
+    for part in reversed(where):
+        if part in ("first_price", "second_price"):
+            return part.split("_")[0]
+    paid_less = any(isinstance(r, dict) and "bid_winner_payment" in r and
+                    _num(r["bid_winner_payment"]) < _num(r.get("bid_winner_proposed", r["bid_winner_payment"]))
+                    for r in data["round_records"])
+    return "second" if paid_less else "first"
+
+
+def game_setup(gama_game: str, meta: dict[str, Any], data: dict[str, Any],
+               where: tuple[str, ...] = ()) -> tuple[str, str, dict[str, Any]]:
+    """Our game name, preset and parameters for a GAMA-Bench file's meta block (`where`: the folders it is in)."""
     n = int(_num(meta["player_num"]))
     rounds = len(data["round_records"])
     if gama_game == "guessing_game":
@@ -97,7 +169,7 @@ def game_setup(gama_game: str, meta: dict[str, Any], data: dict[str, Any]) -> tu
             "cheap_utility": int(_num(meta["cheap_utility"])), "costly_price": int(_num(meta["exp_cost"])),
             "costly_utility": int(_num(meta["exp_utility"]))}
     if gama_game == "sealed_bid_auction":
-        pricing = "second" if "second" in str(meta.get("mode", "")).lower() else "first"
+        pricing = _pricing(meta, data, where)
         return "sealed_bid_auction", f"{pricing}_price", {
             "players": n, "rounds": rounds, "valuation_min": int(_num(meta["valuation_min"])),
             "valuation_max": int(_num(meta["valuation_max"])), "valuation_step": int(_num(meta["interval"])),
@@ -126,7 +198,11 @@ SIMPLE_ACTION = {"guessing_game": lambda v: int(_num(v)), "divide_dollar": lambd
 
 def _steps(game: str, data: dict[str, Any]) -> Iterator[tuple[dict[int, Any], dict[str, Any]]]:
     """(actions by seat, facts to force) for each step of the recorded match, in order."""
-    records = [p["records"] for p in data["player_data"]]
+    players = data.get("player_data")
+    if not isinstance(players, list) or not all(isinstance(p, dict) and isinstance(p.get("records"), list)
+                                                for p in players):
+        raise RecordError("the file keeps no answers per player (player_data[i].records)")
+    records = [p["records"] for p in players]
     rounds = data["round_records"]
     if game in SIMPLE_ACTION:
         convert = SIMPLE_ACTION[game]
@@ -209,16 +285,25 @@ def kept_record(data: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- writing
-def _match_rows(path: Path, root: Path, run_id: str) -> tuple[dict, list, list, list]:
+def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
+    """(model, match, seats, turns, metrics) of one record file; the match's `run_id` is the caller's."""
+    cond = parse_name(path.name)
     raw = path.read_bytes()
     try:
         data = json.loads(raw)
     except ValueError as exc:
         raise RecordError(f"not JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise RecordError("not a GAMA-Bench record (a JSON object with meta and round_records)")
-    cond = parse_name(path.name)
-    game_name, preset, params = game_setup(cond["gama_game"], data["meta"], data)
+    if not isinstance(data, dict) or not isinstance(data.get("meta"), dict) \
+            or not isinstance(data.get("round_records"), list):
+        raise RecordError("not a GAMA-Bench record (a JSON object with 'meta' and 'round_records')")
+    model = model_name(cond["model"], data)
+    version = cond["prompt_version"] or str(data["meta"].get("version") or "v1")
+    try:
+        game_name, preset, params = game_setup(cond["gama_game"], data["meta"], data, path.relative_to(root).parts[:-1])
+    except KeyError as exc:
+        raise RecordError(f"meta has no {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise RecordError(f"meta: {exc}") from None
     score = record_score(game_name, data)  # their code's score; RecordError when it cannot score
     cls = get_game(game_name)
     params = cls.resolve_params(params)
@@ -233,19 +318,18 @@ def _match_rows(path: Path, root: Path, run_id: str) -> tuple[dict, list, list, 
         game, results = cls(params), {}
         turns, outcome = as_recorded(data, match_id, replayed), {}
     players = len(data.get("player_data") or []) or int(_num(data["meta"]["player_num"]))
-    seats = seat_rows(match_id, game, [{"agent": cond["model"], "prompt_version": cond["prompt_version"],
-                                        "strategy": cond["strategy"], "temperature": cond["temperature"]}] * players,
-                      results)
+    seats = seat_rows(match_id, game, [{"agent": model, "prompt_version": version, "strategy": cond["strategy"],
+                                        "temperature": cond["temperature"]}] * players, results)
     metrics = record_metrics(match_id, score, game if replayed is None else None, players, turns)
     now = store.now()
-    match = {"match_id": match_id, "run_id": run_id, "game": game_name, "preset": preset,
+    match = {"match_id": match_id, "run_id": None, "game": game_name, "preset": preset,
              "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
              "started_at": now, "finished_at": now,
-             "outcome": store.to_json(outcome | {"score": score, "source_file": str(path.relative_to(root)),
+             "outcome": store.to_json(outcome | {"score": score, "source_file": path.relative_to(root).as_posix(),
                                                  "variant": cond["variant"], "replayed": replayed is None,
                                                  "not_replayed_because": replayed,
                                                  "gama_record": kept_record(data)})}
-    return match, seats, turns, metrics
+    return model, match, seats, turns, metrics
 
 
 def record_metrics(match_id: str, score: float, game: GamaGame | None, n_seats: int,
@@ -278,38 +362,40 @@ def run_id_for(model: str) -> str:
 
 
 def import_dir(path: Path, db: Path) -> str:
-    """Import every GAMA-Bench record under `path`; one run per model; files already imported are skipped."""
+    """Import every GAMA-Bench record under `path`; one run per model; files already imported are skipped, and
+    every .json file that is not a record their code can score is reported with the reason."""
     path = Path(path)
     if not path.is_dir():
         raise FileNotFoundError(f"no folder at {path}")
-    files = sorted(p for p in path.rglob("*.json") if FILE_NAME.match(p.name))
-    if not files:
-        raise ValueError(f"no GAMA-Bench records ([model_]game_vK[_suffix].json) under {path}")
+    files = sorted(path.rglob("*.json"))
+    if not any(FILE_NAME.search(f.name) for f in files):
+        raise ValueError(f"no GAMA-Bench records ([model_]game[_vK][_suffix].json) under {path}")
     store.init_db(db)
     known = set(store.query(db, "SELECT match_id FROM matches WHERE status = 'ok'").get("match_id", []))
-    by_run: dict[str, list[Path]] = {}
-    for f in files:
-        by_run.setdefault(run_id_for(parse_name(f.name)["model"]), []).append(f)
+    runs: set[str] = set()
     added, skipped, problems = 0, 0, []
-    for run_id, run_files in by_run.items():
-        model = parse_name(run_files[0].name)["model"]
-        store.upsert_run(db, run_id, f"GAMA-Bench records: {model}", {"source": "GAMA-Bench raw_results",
-                                                                       "model": model}, SOURCE, 0)
-        for f in run_files:
-            try:
-                match, seats, turns, metrics = _match_rows(f, path, run_id)
-            except (RecordError, KeyError, IndexError, TypeError, ValueError) as exc:
-                problems.append(f"{f.relative_to(path)}: {exc}")
-                continue
-            if match["match_id"] in known:
-                skipped += 1
-                continue
-            store.write_match(db, match, seats, turns, metrics)
-            known.add(match["match_id"])
-            added += 1
+    for f in files:
+        try:
+            model, match, seats, turns, metrics = _match_rows(f, path)
+        except (RecordError, KeyError, IndexError, TypeError, ValueError) as exc:
+            problems.append(f"{f.relative_to(path).as_posix()}: {exc}")
+            continue
+        if match["match_id"] in known:
+            skipped += 1
+            continue
+        match["run_id"] = run_id_for(model)
+        if match["run_id"] not in runs:
+            store.upsert_run(db, match["run_id"], f"GAMA-Bench records: {model}",
+                             {"source": "GAMA-Bench raw_results", "model": model}, SOURCE, 0)
+            runs.add(match["run_id"])
+        store.write_match(db, match, seats, turns, metrics)
+        known.add(match["match_id"])
+        added += 1
+    for run_id in sorted(runs):
         with store.connect(db) as con:
             con.execute("UPDATE runs SET n_matches = (SELECT count(*) FROM matches WHERE run_id = ?) WHERE run_id = ?",
                         [run_id, run_id])
         store.finish_run(db, run_id, "ok")
     summary = f"imported {added} GAMA-Bench matches into {db} ({skipped} already there, {len(problems)} unreadable)"
-    return "\n".join([summary, *(f"  skipped {p}" for p in problems[:20])])
+    more = [f"  ... and {len(problems) - MAX_LISTED} more"] if len(problems) > MAX_LISTED else []
+    return "\n".join([summary, *(f"  skipped {p}" for p in problems[:MAX_LISTED]), *more])

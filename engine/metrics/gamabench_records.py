@@ -15,8 +15,12 @@ we: an imported record is scored from `meta` and `round_records` only. Quirks ke
 - Battle Royale: a shot counts as right when `shot_player` names the opponent with the highest hit
   rate among the round's `initial_players` (the players alive when the shot was taken); a
   `shot_player` of "null" (a deliberate miss) or one naming nobody alive counts as wrong.
-- Pirate Game: proposals by L1 distance (scaled to 100 golds) from the equilibrium plan; each
-  recorded vote but the proposer's own is checked with `vote_is_right`.
+- Pirate Game with G golds (meta `gold`, 100 when absent): (2G - mean L1)/(2G)·50 + voter
+  accuracy·50, the L1 distance of each plan, each share scaled by 100/G, from the 100-gold
+  equilibrium plan; so with G != 100 (the `_g0`.. settings) the distance is still on the 100 scale
+  but divided by 2G, as their code does. Each recorded vote but the proposer's own is checked with
+  `vote_is_right` on the exact string ('accept'); the accuracy divides by the plan's pirates but
+  the proposer, voted or not.
 
 A record their code could not score (no rounds, a field it reads missing or not a number) raises
 `RecordError` with the reason; the importer reports it and imports the rest.
@@ -28,7 +32,7 @@ from collections.abc import Callable
 from statistics import mean
 from typing import Any
 
-from engine.games.pirate_game import proposal_distance, vote_is_right
+from engine.games.pirate_game import equilibrium_plan, vote_is_right
 
 
 class RecordError(ValueError):
@@ -125,17 +129,25 @@ def battle(meta: dict[str, Any], data: dict[str, Any]) -> float:
 
 
 def pirate(meta: dict[str, Any], data: dict[str, Any]) -> float:
-    distances, checks = [], []
+    gold = _number(meta, "gold", "meta") if "gold" in meta else 100.0
+    if gold <= 0:
+        raise RecordError(f"meta: 'gold' is {meta['gold']!r}, their score divides by it")
+    distances, right, asked = [], 0, 0
     for k, r in enumerate(_rounds(data)):
         plan, votes = r.get("gold_distribution"), r.get("responses")
         if not isinstance(plan, list) or not plan:
             raise RecordError(f"round {k + 1} has no 'gold_distribution'")
-        golds = [int(_number({"gold": g}, "gold", f"round {k + 1}")) for g in plan]
-        distances.append(proposal_distance(golds))
-        for offset, vote in enumerate((votes or [])[1:len(golds)], start=1):
-            checks.append(vote_is_right(str(vote).strip().lower(), golds[offset], offset))
-    proposing = (200 - mean(distances)) / 200 * 100
-    return (proposing + sum(checks) / len(checks) * 100) / 2 if checks else proposing
+        golds = [_number({"gold": g}, "gold", f"round {k + 1}") for g in plan]
+        equilibrium = equilibrium_plan(len(golds), 100)
+        distances.append(sum(abs(g / gold * 100 - e) for g, e in zip(golds, equilibrium, strict=True)))
+        votes = votes if isinstance(votes, list) else []
+        if len(votes) > len(golds):
+            raise RecordError(f"round {k + 1}: {len(votes)} votes on a plan for {len(golds)} pirates")
+        right += sum(vote_is_right(str(v), int(golds[i]), i) for i, v in enumerate(votes) if i)
+        asked += len(golds) - 1
+    if not asked:
+        raise RecordError("no pirate but the proposer was asked to vote: their score divides by zero")
+    return (2 * gold - mean(distances)) / (2 * gold) * 50 + right / asked * 50
 
 
 SCORERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], float]] = {
