@@ -11,7 +11,7 @@ st.html("<style>[data-testid='stMainBlockContainer'] { padding-bottom: 2rem; }</
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
-    st.Page("pages/launch.py", title="Launch", icon=":material/rocket_launch:"),
+    LAUNCH := st.Page("pages/launch.py", title="Launch", icon=":material/rocket_launch:"),
     st.Page("pages/leaderboard.py", title="Leaderboards", icon=":material/leaderboard:"),
     st.Page("pages/abilities.py", title="Abilities", icon=":material/radar:"),
     st.Page("pages/games.py", title="Games", icon=":material/sports_esports:"),
@@ -20,8 +20,16 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-try:
-    store.check_db(store.default_db())  # a bad file: one line saying what to do, on every page
-    page.run()
+db = store.default_db()
+# A page that only reads shares one read-only connection among all its queries, opened by the check of the file:
+# while runs write, that is one wait for a gap between their flushes instead of a dozen. Not Launch: it stops runs
+# and waits for them, and a stopped run's last write must not wait for the page that waits for it.
+try:  # a bad file: one line saying what to do, on every page
+    if page is LAUNCH:
+        store.check_db(db)
+        page.run()
+    else:
+        with store.reading(db, check=True):
+            page.run()
 except store.DatabaseError as exc:
     st.error(str(exc))

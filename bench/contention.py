@@ -1,7 +1,7 @@
 """Readers against writers on one database: three `python -m engine run` processes write (bots, so
 the database is the only thing they wait for) while this process opens the file read-only again and
 again, as a page's request does, and a second process loads the dashboard's pages headless one after
-another, as a user clicking through them does.
+another through app.py, as a user clicking through the served dashboard does (tests/page_run.py).
 
 Prints, each beside its target: the p50/p99/max of a fresh read-only open (with one small query), the
 p50/p99/max of a page load (and per page), the longest wait of any writer for the file (each run
@@ -62,20 +62,30 @@ def open_once(db: Path) -> float:
 
 
 def load_pages(db: str, ready, go, stop, out) -> None:
-    """In its own process (a dashboard serving a user): load every page once to warm the imports, then
-    load them in turn from `go` until `stop`, sending (page, seconds) for each load."""
+    """In its own process (a dashboard serving a user): load every page once to warm the imports (on a database
+    of its own with a few matches of the same game: on an empty one a page stops before its scorers are imported),
+    then load them in turn on `db` from `go` until `stop`, sending (page, seconds) for each load."""
+    import asyncio
     import logging
 
     from streamlit.testing.v1 import AppTest
 
+    from engine.runner import run_spec
+    from engine.spec import parse_spec
+    from tests.page_run import serve_like_the_dashboard
+
     # AppTest runs a page "bare", and Streamlit warns of it ("missing ScriptRunContext") several times per page;
     # it resets its loggers' levels whenever it reads its config, so that one logger is switched off instead
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").disabled = True
-    os.environ["ARENA_DB"] = db
+    warm = Path(db).with_name("warm-up.duckdb")
+    asyncio.run(run_spec(parse_spec(spec(9, 12)), warm, progress=False))
+    os.environ["ARENA_DB"] = str(warm)
+    serve_like_the_dashboard()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # one session: a user's browser tab
 
     def load(page: str) -> float:
         start = time.perf_counter()
-        at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=120).run()
+        at.switch_page(f"pages/{page}.py").run()
         elapsed = time.perf_counter() - start
         if at.exception:
             raise RuntimeError(f"{page}: {at.exception[0].value}")
@@ -83,6 +93,7 @@ def load_pages(db: str, ready, go, stop, out) -> None:
 
     for page in PAGES:
         load(page)
+    os.environ["ARENA_DB"] = db  # each page reads it anew on every load
     ready.set()
     go.wait()
     i = 0

@@ -191,7 +191,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
     if args.address not in LOOPBACK:
         os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
-        if not form.admin_required():
+        if not os.environ.get(form.ADMIN_TOKEN_ENV):
             print(f"serving on {args.address}: Launch is refused until ARENA_ADMIN_TOKEN is set", file=sys.stderr)
     sys.argv = serve_argv(args.address, args.port, args.allowed_host)
     return streamlit_cli.main()

@@ -94,6 +94,39 @@ def play_chunk(plans: list[MatchPlan], concurrency: int, limits: ModelLimits, ag
     yield from play_streamed(plans, concurrency, limits, agent_factory, worker_name(), cache, notes)
 
 
+async def play_part(start: Callable[[list[MatchPlan]], Any], part: list[MatchPlan],
+                    deliver: Callable[[store.MatchRecord], None], on_turn: OnTurn | None) -> None:
+    """Deliver each match of `part` as its generator task (`start(part)`) yields it; when the task's worker or node
+    is lost, start the matches not yet delivered again, up to TASK_RETRIES times.
+
+    Not Ray's own `max_retries`: a retried generator's items are matched to the stream's positions, and those
+    already consumed are dropped as repeats, but a chunk's matches finish in another order on each attempt (and
+    the notes between them come by the clock), so a match never delivered could be dropped and the run would
+    wait for it forever (the two-node test once hung until its timeout on a loaded machine)."""
+    from ray import exceptions as ray_errors
+
+    lost = (ray_errors.LocalRayletDiedError, ray_errors.NodeDiedError, ray_errors.ObjectLostError,
+            ray_errors.OutOfMemoryError, ray_errors.RaySystemError, ray_errors.WorkerCrashedError)
+    for attempt in range(TASK_RETRIES + 1):
+        delivered: set[str] = set()
+        try:
+            async for ref in start(part):
+                item = await ref
+                if isinstance(item, list):
+                    for note in item:
+                        on_turn(note)
+                else:
+                    delivered.add(item.match["match_id"])
+                    deliver(item)
+            return
+        except lost:
+            part = [plan for plan in part if plan.match_id not in delivered]
+            if not part:
+                return
+            if attempt == TASK_RETRIES:
+                raise
+
+
 def plan_chunks(n_plans: int, concurrency: int, slots: int) -> tuple[int, int, int]:
     """(tasks at once, matches at once per task, matches per chunk): `concurrency` matches in flight over the
     cluster's task slots; chunks small enough that every slot has work until the end, never so small that
@@ -117,25 +150,21 @@ async def play_on_ray(plans: list[MatchPlan], concurrency: int, limits: ModelLim
     slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
     tasks, per_task, chunk = plan_chunks(len(plans), concurrency, slots)
     share = limits.split(tasks)  # the model bounds hold over the whole cluster
-    remote = ray.remote(play_chunk).options(max_retries=TASK_RETRIES, scheduling_strategy="SPREAD")
+    remote = ray.remote(play_chunk).options(max_retries=0, scheduling_strategy="SPREAD")  # see play_part
     cache = _cache_actor(ray)
     chunks = iter([plans[i:i + chunk] for i in range(0, len(plans), chunk)])
     finished: asyncio.Queue[store.MatchRecord | BaseException] = asyncio.Queue()
     running: set[Any] = set()
 
+    def start(part: list[MatchPlan]) -> Any:
+        generator = remote.remote(part, per_task, share, agent_factory, cache, on_turn is not None)
+        running.add(generator)
+        return generator
+
     async def lane() -> None:
         try:
             for part in chunks:
-                generator = remote.remote(part, per_task, share, agent_factory, cache, on_turn is not None)
-                running.add(generator)
-                async for ref in generator:
-                    item = await ref
-                    if isinstance(item, list):
-                        for note in item:
-                            on_turn(note)
-                    else:
-                        finished.put_nowait(item)
-                running.discard(generator)
+                await play_part(start, part, finished.put_nowait, on_turn)
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which re-raises it
             finished.put_nowait(exc)
 

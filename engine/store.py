@@ -16,7 +16,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -103,13 +103,39 @@ WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
 READER_POLL, WRITER_POLL = 0.02, 0.25
 
 
+# DuckDB's refusal when this very process has the file open in the other mode (a group commit flushing in its
+# thread while the run or the dashboard reads, or the reverse): the same wait as for another process's lock
+_HELD_HERE = "different configuration than existing connections"
+
+
+# A writer that finds the file busy marks it (`<db>.writer-waiting`, touched at every try) and a new reader stands
+# back while the mark is fresh, for at most WRITER_FIRST s: readers share the file, so a stream of short readers
+# (a dashboard loading page after page) could otherwise keep it held for as long as they go on (a writer waited 13 s).
+WRITER_FIRST = 0.5
+MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL * 1.5 s; an older one is gone
+
+
+def _waiting_mark(db: Path) -> Path:
+    return db.with_name(db.name + ".writer-waiting")
+
+
+def _writer_waiting(db: Path) -> bool:
+    try:
+        return time.time() - _waiting_mark(db).stat().st_mtime < MARK_FRESH
+    except OSError:
+        return False
+
+
 def _is_lock_error(exc: Exception) -> bool:
     text = str(exc).lower()
-    return "lock" in text or "being used by another process" in text or "conflicting" in text
+    return ("lock" in text or "being used by another process" in text or "conflicting" in text
+            or _HELD_HERE in text)
 
 
 def lock_holder(exc: Exception) -> str:
     """Who holds the file, from DuckDB's lock error: 'PID 123 (python -m engine run ...)'."""
+    if _HELD_HERE in str(exc):
+        return f"PID {os.getpid()} (this process, another of its connections)"
     m = _LOCK_HOLDER.search(str(exc))
     if not m:
         return "another process"
@@ -121,14 +147,35 @@ def lock_holder(exc: Exception) -> str:
     return f"PID {m.group(2)} ({command[:120]})"
 
 
+def _damaged(exc: Exception) -> bool:
+    text = str(exc)
+    return any(sign in text for sign in ("not a valid DuckDB database", "Could not read", "Corrupt", "checksum"))
+
+
+def _not_readable(db: Path) -> DatabaseError:
+    return DatabaseError(f"{db} is not a readable DuckDB database (corrupt, truncated or another kind of file): "
+                         f"move it aside, or pass --db (or set ARENA_DB) to another path")
+
+
+HEADER_BYTES = 3 * 4096  # DuckDB's file headers, before its first block
+
+
+def _check_whole(db: Path, con: duckdb.DuckDBPyConnection) -> None:
+    """A file cut short (a copy or a download that stopped) still opens: DuckDB reads a block only when a query
+    reaches it, so a command could write to it or answer from what is left. Its header counts the blocks in use,
+    each a block of the file (the total counts free ones too, which may lie past its end)."""
+    used, block_size = con.execute("SELECT used_blocks, block_size FROM pragma_database_size()").fetchone()
+    if db.stat().st_size < HEADER_BYTES + used * block_size:
+        raise _not_readable(db)
+
+
 def _unusable(db: Path, exc: Exception) -> DatabaseError:
     """DuckDB's reason why it cannot open `db`, as one line saying what to do."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if db.is_dir():
         return DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
-    if "not a valid DuckDB database" in text or "Could not read" in text or "Corrupt" in text or "checksum" in text:
-        return DatabaseError(f"{db} is not a readable DuckDB database (corrupt, truncated or another kind of "
-                             f"file): move it aside, or pass --db (or set ARENA_DB) to another path")
+    if _damaged(exc):
+        return _not_readable(db)
     if "No such file or directory" in text or "Permission denied" in text or "Read-only file system" in text:
         return DatabaseError(f"cannot open {db} ({text.removeprefix('IO Error: ')}): pass --db (or set ARENA_DB) to "
                              f"a path in a writable folder")
@@ -164,13 +211,32 @@ def connect(db: str | Path, read_only: bool = False,
         _check_writable(db)
         timeout = None
     start = time.monotonic()
+    while read_only and _writer_waiting(db) and time.monotonic() - start < WRITER_FIRST:
+        time.sleep(READER_POLL)
+    try:
+        con = _open(db, read_only, timeout, start)
+    finally:
+        if not read_only:
+            _waiting_mark(db).unlink(missing_ok=True)
+    _note_wait(read_only, time.monotonic() - start)
+    try:
+        yield con
+    except duckdb.Error as exc:
+        if _damaged(exc):  # the header and catalog read, a table's blocks not: cut short or overwritten
+            raise _unusable(db, exc) from None
+        raise
+    finally:
+        con.close()
+
+
+def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duckdb.DuckDBPyConnection:
+    """`connect`'s tries, until DuckDB opens the file; a waiting writer marks it at every try."""
     next_report = start + WAIT_REPORT_EVERY
     delay = 0.01
     unreadable_tries = 0
     while True:
         try:
-            con = duckdb.connect(str(db), read_only=read_only)
-            break
+            return duckdb.connect(str(db), read_only=read_only)
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
                 if _may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:
@@ -185,15 +251,19 @@ def connect(db: str | Path, read_only: bool = False,
             if time.monotonic() >= next_report:
                 print(f"waiting {waited:.0f} s for {db}: held by {lock_holder(exc)}", file=sys.stderr, flush=True)
                 next_report += WAIT_REPORT_EVERY
+            if not read_only:
+                _mark_waiting(db)
             time.sleep(delay * random.uniform(0.5, 1.5))
             delay = min(delay * 2, READER_POLL if read_only else WRITER_POLL)
         except duckdb.Error as exc:
             raise _unusable(db, exc) from None
-    _note_wait(read_only, time.monotonic() - start)
+
+
+def _mark_waiting(db: Path) -> None:
     try:
-        yield con
-    finally:
-        con.close()
+        _waiting_mark(db).touch()
+    except OSError:
+        pass  # a folder this process cannot write in: the writer only loses its turn ahead of new readers
 
 
 LONGEST_WAIT = {"read": 0.0, "write": 0.0}  # seconds this process waited for the file, for the run's summary
@@ -232,6 +302,7 @@ def init_db(db: str | Path) -> None:
         raise DatabaseError(f"cannot create the folder of {db} ({exc.strerror}): pass --db (or set ARENA_DB) "
                             f"to a path in a writable folder") from None
     with connect(db) as con:
+        _check_whole(db, con)
         version = schema_version(con)
         _check_version(db, version)
         if version == SCHEMA_VERSION:
@@ -257,10 +328,18 @@ def check_db(db: str | Path) -> None:
     if not db.exists():
         return
     with connect(db, read_only=True) as con:
-        version = schema_version(con)
-    _check_version(db, version)
-    if 0 < version < SCHEMA_VERSION:
+        older = _older(db, con)
+    if older:
         init_db(db)
+
+
+def _older(db: Path, con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `db` (open as `con`) holds an older arena schema to upgrade; DatabaseError if it is no arena
+    database or a newer one."""
+    _check_whole(db, con)
+    version = schema_version(con)
+    _check_version(db, version)
+    return 0 < version < SCHEMA_VERSION
 
 
 # ---------------------------------------------------------------- writing
@@ -389,16 +468,23 @@ _READING: ContextVar[dict[str, duckdb.DuckDBPyConnection] | None] = ContextVar("
 
 
 @contextmanager
-def reading(db: str | Path) -> Iterator[None]:
-    """Share one read-only connection among the `query` and `rows` calls made inside the block (in this
-    thread or task): opening a large database costs 10-20 ms, more than most of a page's queries.
-    Keep the block short, since a reader holds off the writer for as long as it stays open."""
+def reading(db: str | Path, check: bool = False) -> Iterator[None]:
+    """Share one read-only connection among the `query`, `rows`, `stream` and `count_matches` calls made inside
+    the block (in this thread or task): opening a large database costs 10-20 ms, more than most of a page's
+    queries, and while runs write, each open waits for a gap between their flushes.
+    Keep the block short, since a reader holds off the writer for as long as it stays open.
+    With `check`, the connection first does `check_db`'s work (an older schema is upgraded, then reopened)."""
     key = str(Path(db).resolve())
     open_now = _READING.get() or {}
     if key in open_now or not Path(db).exists():
         yield
         return
-    with connect(db, read_only=True) as con:
+    with ExitStack() as opened:
+        con = opened.enter_context(connect(db, read_only=True))
+        if check and _older(Path(db), con):
+            opened.close()  # the upgrade writes: this process must not hold the file meanwhile
+            init_db(db)
+            con = opened.enter_context(connect(db, read_only=True))
         token = _READING.set({**open_now, key: con})
         try:
             yield
@@ -448,6 +534,6 @@ def stream(db: str | Path, sql: str, params: list | None = None, size: int = 204
 def count_matches(db: str | Path) -> int:
     if not Path(db).exists():
         return 0
-    with connect(db, read_only=True) as con:
+    with _reader(db) as con:
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         return con.execute("SELECT count(*) FROM matches").fetchone()[0] if "matches" in tables else 0

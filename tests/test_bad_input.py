@@ -47,6 +47,18 @@ def _truncated_db(path):
     path.write_bytes(data[: len(data) // 3])
 
 
+def _cut_short_db(path):
+    """Cut after its catalog: DuckDB opens it, and only a query reaching a lost block of a table fails."""
+    store.init_db(path)
+    with duckdb.connect(str(path)) as con:
+        con.execute("INSERT INTO matches (match_id, game, status) "
+                    "SELECT 'm' || i, 'tictactoe', 'ok' FROM range(20000) t(i)")
+        con.execute("INSERT INTO turns (match_id, turn, response) "
+                    "SELECT 'm' || i, i, repeat('x', 200) FROM range(20000) t(i)")
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 3])
+
+
 def _read_only_db(path):
     _valid_db(path)
     path.chmod(0o444)
@@ -55,6 +67,7 @@ def _read_only_db(path):
 BAD_DATABASES = {
     "corrupt": (lambda p: p.write_bytes(os.urandom(50_000)), "not a readable DuckDB database"),
     "truncated": (_truncated_db, "not a readable DuckDB database"),
+    "cut short after its catalog": (_cut_short_db, "not a readable DuckDB database"),
     "empty": (lambda p: p.write_bytes(b""), "not a readable DuckDB database"),
     "read-only": (_read_only_db, "is read-only: make it writable"),
     "a directory": (lambda p: p.mkdir(), "is a directory, not a database file"),
@@ -89,7 +102,7 @@ def test_a_bad_database_is_one_line_exit_2_and_left_as_it_was(tmp_path, spec_fil
     assert not (tmp_path / "results.duckdb.wal").exists()
 
 
-@pytest.mark.parametrize("kind", ["corrupt", "a directory", "a newer schema"])
+@pytest.mark.parametrize("kind", ["corrupt", "cut short after its catalog", "a directory", "a newer schema"])
 def test_the_dashboard_shows_the_same_line_instead_of_an_exception_box(tmp_path, monkeypatch, kind):
     db = tmp_path / "results.duckdb"
     make, says = BAD_DATABASES[kind]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from engine import store
 from engine.metrics import wis
 from engine.runner import run_spec
@@ -71,3 +73,32 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     assert n_seats > 50 and sorted(profile.agent) == ["A", "B"] and sorted(social.agent) == ["A", "B"]
     assert max(largest) <= 2, "the seats stayed in DuckDB: one row per challenger came out"
     assert len(set(streamed)) > 1 and profile["Reasoning"].notna().all()
+
+
+def test_the_negotiation_scorers_read_aggregates_not_seats(db_path, monkeypatch):
+    """LLMArena's Bargain and Bid tables: one row per agent and strategy leaves DuckDB, never the seats."""
+    from engine.metrics.negotiation import bargain_table, bid_table
+
+    raw = {"name": "nego", "seed": 3, "repeats": 6, "games": [
+        {"game": "bid", "lineups": [["bot:equilibrium", "bot:truthful"], ["bot:truthful", "bot:truthful"]]},
+        {"game": "bargain", "lineups": [["bot:fair", "bot:always_accept"], ["bot:greedy", "bot:greedy"]]}]}
+    asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
+    largest = []
+    real_query, real_rows = store.query, store.rows
+
+    def counting(real):
+        def call(db, sql, params=None):
+            out = real(db, sql, params)
+            largest.append(len(out))
+            return out
+        return call
+
+    monkeypatch.setattr(store, "query", counting(real_query))
+    monkeypatch.setattr(store, "rows", counting(real_rows))
+    bid, bargain = bid_table(db_path).set_index("agent"), bargain_table(db_path).set_index("agent")
+    assert max(largest) <= 3, "one row per agent came out of DuckDB, not the 24 seats of each game"
+    assert bid["games"].to_dict() == {"bot:truthful": 18, "bot:equilibrium": 6}
+    assert bid.loc["bot:truthful", "bid_deviation"] == 1.0 and bid.loc["bot:truthful", "bid_deviation_median"] == 1.0
+    assert bid["win_rate"].sum() == pytest.approx(1.0)  # over the contested matches only: self-play left out
+    assert bargain.loc["bot:greedy", "games"] == 12 and bargain.loc["bot:greedy", "agreement_rate"] == 0.0
+    assert bargain.index[0] == "bot:fair" and 0 < bargain.loc["bot:fair", "reward_share"] <= 1  # best reward first

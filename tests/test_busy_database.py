@@ -4,6 +4,7 @@ one line naming the holder."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -54,6 +55,99 @@ def test_a_reader_gives_up_with_one_line_naming_the_holder(db_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize("held, wanted", [("rw", "ro"), ("ro", "rw")])
+def test_a_connection_of_this_same_process_in_the_other_mode_is_waited_for(db_path, monkeypatch, capsys, held, wanted):
+    """A group commit flushes in a thread while the run (or the dashboard) reads in another: DuckDB refuses a
+    second connection of one process in the other mode ("different configuration"), which once failed a read
+    mid-run on a loaded machine. It is waited for as another process's lock is, naming this process."""
+    import threading
+
+    import duckdb
+
+    store.init_db(db_path)
+    monkeypatch.setattr(store, "WAIT_REPORT_EVERY", 0.1)
+    holder = duckdb.connect(str(db_path), read_only=held == "ro")
+    outcome = []
+
+    def use_it():
+        try:
+            with store.connect(db_path, read_only=wanted == "ro") as con:
+                outcome.append(con.execute("SELECT count(*) FROM matches").fetchone()[0])
+        except Exception as exc:  # noqa: BLE001 - recorded for the assertion below
+            outcome.append(exc)
+
+    other = threading.Thread(target=use_it)
+    other.start()
+    other.join(1.0)  # still waiting while the holder stays open
+    holder.close()
+    other.join(60)
+    assert outcome == [0]
+    assert "this process" in capsys.readouterr().err
+
+
+WRITE = """
+import sys
+from engine import store
+with store.connect(sys.argv[1]) as con:
+    con.execute("INSERT INTO metrics VALUES ('m', 0, 'x', 1.0)")
+"""
+
+
+HOLD_UNTIL = """
+import sys, time, duckdb
+from pathlib import Path
+con = duckdb.connect(sys.argv[1], read_only=True)
+print("holding", flush=True)
+while not Path(sys.argv[2]).exists():
+    time.sleep(0.01)
+"""
+
+
+def test_a_new_reader_stands_back_while_a_writer_waits(db_path, monkeypatch, tmp_path):
+    """Readers share the file: a stream of them (a dashboard loading page after page) kept a writer out for 13 s.
+    A waiting writer marks the file, and a reader that comes meanwhile lets it in first, so it reads the write."""
+    import threading
+
+    store.init_db(db_path)
+    monkeypatch.setattr(store, "WRITER_FIRST", 120.0)  # here: until the writer is in, however loaded the machine
+    release = tmp_path / "release"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_UNTIL, str(db_path), str(release)], stdout=subprocess.PIPE,
+                              text=True)
+    assert holder.stdout.readline().strip() == "holding"
+    writer = subprocess.Popen([sys.executable, "-c", WRITE, str(db_path)], cwd=store.ROOT)
+    seen = []
+
+    def read():
+        with store.connect(db_path, read_only=True) as con:  # would share the holder's lock at once
+            seen.append(con.execute("SELECT count(*) FROM metrics").fetchone()[0])
+
+    try:
+        mark = store._waiting_mark(db_path)
+        deadline = time.monotonic() + 120
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert mark.exists(), "the writer, finding the file held, marks it"
+        reader = threading.Thread(target=read)
+        reader.start()
+        reader.join(0.5)
+        assert not seen, "the reader stands back while the writer waits"
+    finally:
+        release.touch()
+    reader.join(120)
+    assert holder.wait(60) == 0 and writer.wait(60) == 0
+    assert seen == [1] and not mark.exists()
+
+
+def test_a_reader_stands_back_for_a_fresh_mark_only(db_path):
+    """A writer killed while it waited leaves its mark behind: once stale, nobody stands back for it."""
+    store.init_db(db_path)
+    store._waiting_mark(db_path).touch()
+    assert store._writer_waiting(db_path)
+    old = time.time() - 2 * store.MARK_FRESH
+    os.utime(store._waiting_mark(db_path), (old, old))
+    assert not store._writer_waiting(db_path)
 
 
 def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monkeypatch):

@@ -36,7 +36,7 @@ def imported(tmp_path_factory):
 def test_file_names_give_model_and_condition():
     assert parse_name("guessing_game_v1_3.json") | {} == {
         "gama_game": "guessing_game", "model": "gpt-3.5-turbo-0125", "prompt_version": "v1", "temperature": 1.0,
-        "strategy": "vanilla", "repeat": 2, "variant": None}
+        "strategy": "vanilla", "repeat": 2, "variant": None, "own_setting": None}
     assert parse_name("gpt-4o_bar_game_implicit_v1_t2.json")["temperature"] == 0.4
     assert parse_name("gpt-4o_bar_game_implicit_v1_t2.json")["model"] == "gpt-4o"
     assert parse_name("gemini-1.5-pro_guessing_game_v3.json")["prompt_version"] == "v3"

@@ -153,7 +153,7 @@ def test_rescore_keeps_the_authors_scores_of_imported_records(imported, tmp_path
 def test_the_names_the_authors_repository_uses():
     assert parse_name("battle_royale_cot2.json") | {} == {
         "gama_game": "battle_royale", "model": "gpt-3.5-turbo-0125", "prompt_version": None, "temperature": 1.0,
-        "strategy": "cot", "repeat": 0, "variant": "cot2"}
+        "strategy": "cot", "repeat": 0, "variant": "cot2", "own_setting": None}
     assert parse_name("sealed_bid_auction_t3.json")["temperature"] == 0.6
     assert parse_name("gpt-4-0125-preview-pirate_game_v1_3.json")["model"] == "gpt-4-0125-preview"
     assert parse_name("gpt-3.5_1106_sealed_bid_auction_v1_5.json")["model"] == "gpt-3.5-1106"
@@ -201,3 +201,19 @@ def test_the_leaderboard_page_shows_the_imported_models_marked_published(importe
     shown = [str(v) for df in at.dataframe for v in df.value.astype(str).to_numpy().ravel()]
     shown += [c.value for c in at.caption] + [m.value for m in at.markdown]
     assert not [s for s in shown if s in ("None", "nan", "NaN", "<NA>") or "None " in s or " nan" in s]
+
+
+def test_a_suffix_of_its_own_is_never_the_papers_vanilla_setting(tmp_path):
+    """Their table counts the numbered runs (`_1`.._5) and the condition series only: the same record filed as
+    `_s1` (a setting of the authors' own, with the paper's parameters) is 'custom', as `_2` it is 'vanilla'."""
+    raw = (DATA / "battle_royale" / "battle_royale_cot2.json").read_bytes()
+    folder = tmp_path / "battle_royale"
+    folder.mkdir()
+    (folder / "battle_royale_v1_2.json").write_bytes(raw)
+    (folder / "battle_royale_v1_s1.json").write_bytes(raw)
+    db = tmp_path / "r.duckdb"
+    import_dir(tmp_path, db)
+    board = leaderboard(db).set_index("setting")
+    assert sorted(board.index) == ["custom", "vanilla"]
+    assert board.loc["custom", "battle_royale"] == board.loc["vanilla", "battle_royale"] == pytest.approx(300 / 17)
+    assert set(board["strategy"]) == {"vanilla"}

@@ -231,3 +231,51 @@ def test_turn_level_progress_reaches_the_driver_while_matches_play_on_the_worker
     assert (final["tokens_in"], final["tokens_out"]) == (logged["tokens_in"], logged["tokens_out"])
     assert final["cost_usd"] == pytest.approx(logged["usd"]) and final["cost_usd"] > 0
     assert "finished: 24 turns in 2 matches" in out
+
+
+def test_a_chunk_whose_worker_is_lost_plays_again_only_the_matches_it_had_not_delivered():
+    """Ray's own retry of a generator task drops what the new attempt yields at positions already consumed; the
+    matches of a chunk finish in another order each attempt, so a match never delivered could be dropped and the
+    run wait forever. play_part starts a new task for exactly the matches not yet delivered."""
+    from ray.exceptions import RayTaskError, WorkerCrashedError
+
+    plans = parse_spec({"name": "lost", "repeats": 4, "games": [{"game": "guessing_game", "params": {
+        "players": 2, "rounds": 1}, "lineups": [{"all": "bot:random"}]}]}).matches
+    asked, delivered, notes = [], [], []
+
+    def record(plan):
+        return store.MatchRecord(match={"match_id": plan.match_id}, seats=[])
+
+    async def value(item):
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def start(part):
+        asked.append([p.match_id for p in part])
+        if len(asked) == 1:  # two matches and a note arrive, then the node goes
+            items = [record(part[2]), ["a note"], record(part[0]), WorkerCrashedError()]
+        else:  # the new attempt finishes its matches in another order
+            items = [record(p) for p in reversed(part)]
+
+        async def stream():
+            for item in items:
+                yield value(item)
+        return stream()
+
+    asyncio.run(ray_executor.play_part(start, plans, delivered.append, notes.append))
+    ids = [p.match_id for p in plans]
+    assert asked == [ids, [ids[1], ids[3]]]
+    assert sorted(r.match["match_id"] for r in delivered) == sorted(ids) and notes == ["a note"]
+
+    def failing(part):  # the chunk's own code failed: that is no lost worker, and it is not played again
+        asked.append(part)
+
+        async def stream():
+            yield value(RayTaskError("play_chunk", "Traceback ...", ValueError("bad")))
+        return stream()
+
+    asked.clear()
+    with pytest.raises(RayTaskError):
+        asyncio.run(ray_executor.play_part(failing, plans, delivered.append, notes.append))
+    assert len(asked) == 1

@@ -56,6 +56,14 @@ def test_the_dashboards_check_upgrades_an_old_database_too(v1_db):
     assert store.rows(v1_db, "SELECT count(*) FROM schema_version")[0][0] == 1
 
 
+def test_a_pages_shared_connection_upgrades_an_old_database_before_it_reads(v1_db):
+    """app.py opens a reading page's one connection with the file check: an older schema is upgraded (a write,
+    with the connection closed meanwhile), then every query of the page reads the upgraded file through it."""
+    with store.reading(v1_db, check=True):
+        assert "call_errors" in columns(v1_db, "turns") and store.count_matches(v1_db) == 4
+    assert version(v1_db) == store.SCHEMA_VERSION
+
+
 def test_the_table_definitions_make_both_the_ddl_and_the_arrow_schemas(db_path):
     store.init_db(db_path)
     for table, cols in store.TABLES.items():

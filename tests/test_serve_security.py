@@ -85,6 +85,27 @@ def test_launch_is_refused_when_served_beyond_localhost_without_a_token(db_path,
     assert form.admin_ok("open-sesame") and not form.admin_ok("guess")
 
 
+@pytest.mark.parametrize("token", [None, "open-sesame"])
+def test_serve_beyond_localhost_says_launch_is_refused_until_a_token_is_set(monkeypatch, capsys, token):
+    from streamlit.web import cli as streamlit_cli
+
+    from engine.__main__ import main
+
+    monkeypatch.setattr(streamlit_cli, "main", lambda: 0)  # what would start the server
+    monkeypatch.setattr(sys, "argv", list(sys.argv))  # serve sets these three: restored after the test
+    monkeypatch.setenv("ARENA_DB", str(store.default_db()))
+    monkeypatch.setenv(form.PUBLIC_ENV, "0")
+    if token is None:
+        monkeypatch.delenv(form.ADMIN_TOKEN_ENV, raising=False)
+    else:
+        monkeypatch.setenv(form.ADMIN_TOKEN_ENV, token)
+    monkeypatch.chdir(os.getcwd())  # serve moves to the repository; the test's directory comes back after
+    assert main(["serve", "--address", "0.0.0.0"]) == 0
+    said = capsys.readouterr().err
+    assert ("Launch is refused until ARENA_ADMIN_TOKEN is set" in said) == (token is None)
+    assert os.environ[form.PUBLIC_ENV] == "1"
+
+
 def test_plain_escapes_every_markdown_mark():
     from pages.shared.markdown import code, plain
 

@@ -6,8 +6,10 @@ with "-" ("gpt-4-0125-pirate_game_v1_1.json") or hold "_" ("gpt-3.5_1106_..."), 
 name's prefix (no prefix: gpt-3.5-turbo-0125, the paper's model) unless that only abbreviates the model the file
 records (`model_name`). The suffix says the condition: `_1`.._5 repeats, `_t0`.._t5 temperatures 0.0..1.0,
 `_v2`.._v5 prompt versions, `_cot1`.. chain of thought, `_role1`.._role3 the personas (cooperative, selfish,
-mathematician); other suffixes (the generalizability settings `_r0`, `_vr1`, `_g0`, `_h0`, `_p1`, save points
-`_savept1_0`...) keep the default condition and their own parameters, so they show as the 'custom' setting.
+mathematician); any other suffix (the generalizability settings `_r0`, `_vr1`, `_g0`, `_h0`, `_p1`, save points
+`_savept1_0`, `_m1`, `_s1`...) keeps the default condition and is a setting of its own (`own_setting` in the
+outcome): the 'custom' setting even where its parameters are the paper's, as the authors' table counts only the
+numbered runs and the condition series.
 First or second price comes from meta `mode`, else the folder (`sealed_bid_auction/second_price/`).
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
@@ -71,7 +73,7 @@ def parse_name(name: str) -> dict[str, Any]:
     prefix = name[:m.start("game")].rstrip("_-")
     suffix = m["suffix"] or ""
     cond = {"gama_game": m["game"], "model": prefix.replace("_", "-") or PAPER_MODEL, "prompt_version": m["version"],
-            "temperature": 1.0, "strategy": "vanilla", "repeat": 0, "variant": suffix or None}
+            "temperature": 1.0, "strategy": "vanilla", "repeat": 0, "variant": suffix or None, "own_setting": None}
     if suffix.isdigit():
         cond["repeat"], cond["variant"] = int(suffix) - 1, None
     elif re.fullmatch(r"t[0-5]", suffix):
@@ -82,6 +84,8 @@ def parse_name(name: str) -> dict[str, Any]:
         cond["strategy"] = "cot"
     elif re.fullmatch(r"role[1-3]", suffix):
         cond["strategy"] = PERSONAS[suffix[-1]]
+    elif suffix:  # a setting of its own (`_r0`, `_g1`, `_savept1_0`, `_m1`...): never the paper's table
+        cond["own_setting"] = suffix
     return cond
 
 
@@ -326,7 +330,8 @@ def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
              "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
              "started_at": now, "finished_at": now,
              "outcome": store.to_json(outcome | {"score": score, "source_file": path.relative_to(root).as_posix(),
-                                                 "variant": cond["variant"], "replayed": replayed is None,
+                                                 "variant": cond["variant"], "own_setting": cond["own_setting"],
+                                                 "replayed": replayed is None,
                                                  "not_replayed_because": replayed,
                                                  "gama_record": kept_record(data)})}
     return model, match, seats, turns, metrics

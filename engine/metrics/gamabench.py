@@ -8,7 +8,8 @@ listed there). `python -m engine rescore` recomputes both from what the database
 formula reaches the table without a replay of the agents.
 
 - `leaderboard(db, filters)`: one row per model, condition (prompt_version, temperature, strategy),
-  `setting` ('vanilla' with the paper's default parameters, else 'custom') and `source` (`ours`, or
+  `setting` ('vanilla' with the paper's default parameters, else 'custom'; an imported record of a setting of its
+  own, `own_setting` in its outcome, is custom whatever its parameters) and `source` (`ours`, or
   `published` for imported records); one column per game; `overall` = the mean of the eight (empty unless
   all eight were played); each cell the mean over matches. A match whose seats all share the model and
   condition counts with its match score; in a mixed match each model and condition counts with the mean of
@@ -56,7 +57,8 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     where, params = filters.where()
     df = store.query(db, f"""
         WITH picked AS (
-          SELECT m.match_id, m.game, m.params, r.source FROM matches m LEFT JOIN runs r USING (run_id)
+          SELECT m.match_id, m.game, m.params, m.outcome->>'$.own_setting' AS own_setting, r.source
+          FROM matches m LEFT JOIN runs r USING (run_id)
           WHERE {where} AND m.game IN (SELECT unnest(?))),
         seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
                        GROUP BY ALL),
@@ -67,7 +69,7 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                  avg(sc.value) AS seat_score
           FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
           WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.params,
+        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.params, p.own_setting,
                CASE WHEN p.source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source,
                avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
                count(*) AS matches
@@ -78,8 +80,8 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                "overall", "matches"]
     if df.empty:
         return pd.DataFrame(columns=columns)
-    df["setting"] = ["vanilla" if _is_vanilla(game, p) else "custom" for game, p in zip(df["game"], df["params"],
-                                                                                      strict=True)]
+    df["setting"] = ["vanilla" if pd.isna(own) and _is_vanilla(game, p) else "custom"
+                     for game, p, own in zip(df["game"], df["params"], df["own_setting"], strict=True)]
     keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
     frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
     frame["weighted"] = frame["score"] * frame["matches"]

@@ -6,62 +6,66 @@ over the metrics the two games store per seat. Every seat of a two-player match 
   matches, as every win rate).
 - `bid_table`: games, mean reward (v - bid for the winner, else 0), win rate, and the deviation from the
   equilibrium (bid - v/2)/(v/2): its mean and median (0 = equilibrium, 1 = bidding the whole valuation).
+
+DuckDB adds them up: one row per agent and strategy leaves the database, never the seats, so memory stays
+bounded however many matches there are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
-from engine.metrics.magic_social import column, social_seats
+from engine import store
+from engine.metrics.magic_social import NO_STRATEGY
 from engine.selection import ALL, Selection
 
 BARGAIN_COLUMNS = ["agent", "strategy", "games", "reward", "reward_share", "agreement_rate", "win_rate"]
 BID_COLUMNS = ["agent", "strategy", "games", "reward", "win_rate", "bid_deviation", "bid_deviation_median"]
 
-
-def _mean(rows: pd.DataFrame, name: str) -> float:
-    return float(rows[name].mean()) if name in rows and rows[name].notna().any() else float("nan")
-
-
-def _win_rate(rows: pd.DataFrame) -> float:
-    """Seats won / seats held over contested matches (the one definition of engine/headline.py)."""
-    contested = rows[rows["contested"]]
-    return float(contested["won"].fillna(False).astype(bool).mean()) if len(contested) else float("nan")
+# each game's own figures: the per-seat metrics they read, and their aggregates over an agent's seats
+# (a missing reward counts 0 in the share; a pool the agent values at 0 has no share)
+BARGAIN_FIGURES = (("reward", "max_reward", "agreement"), {
+    "reward_share": "avg(coalesce(reward, 0) / max_reward) FILTER (WHERE max_reward > 0)",
+    "agreement_rate": "avg(agreement)"})
+BID_FIGURES = (("reward", "bid_deviation"), {
+    "bid_deviation": "avg(bid_deviation)", "bid_deviation_median": "median(bid_deviation)"})
 
 
 def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str],
-               figures: Callable[[pd.DataFrame], dict[str, float]]) -> pd.DataFrame:
-    """One row per agent and strategy over the selected matches of `game`: games, mean reward, win rate, and
-    the game's own `figures` of the agent's seats; best reward first."""
+               figures: tuple[tuple[str, ...], dict[str, str]]) -> pd.DataFrame:
+    """One row per agent and strategy over the selected matches of `game`: games (seats held), mean reward,
+    win rate (seats won over contested matches: more than one agent at the table, as engine/headline.py
+    counts) and the game's own `figures`; best reward first."""
     where, params = filters.where("m")
-    seats = social_seats(db, f"m.game = '{game}' AND {where}", params)
-    if seats.empty:
+    metrics, aggregates = figures
+    pivot = ", ".join(f"sum(value) FILTER (WHERE name = '{n}') AS {n}" for n in metrics)
+    names = ", ".join(f"'{n}'" for n in metrics)
+    own = ", ".join(f"{sql} AS {name}" for name, sql in aggregates.items())
+    table = store.query(db, f"""
+        WITH sel AS (
+            SELECT s.match_id, s.seat, coalesce(s.label, s.agent) AS agent,
+                   coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, CAST(coalesce(s.won, false) AS DOUBLE) AS won
+            FROM seats s JOIN matches m USING (match_id)
+            WHERE m.status = 'ok' AND m.game = ? AND ({where})),
+        tables AS (SELECT match_id, count(DISTINCT agent) > 1 AS contested FROM sel GROUP BY match_id),
+        per_seat AS (
+            SELECT match_id, seat, {pivot} FROM metrics
+            WHERE seat IS NOT NULL AND name IN ({names}) AND match_id IN (SELECT match_id FROM sel)
+            GROUP BY match_id, seat)
+        SELECT agent, strategy, count(*) AS games, avg(reward) AS reward,
+               avg(won) FILTER (WHERE contested) AS win_rate, {own}
+        FROM sel JOIN tables USING (match_id) LEFT JOIN per_seat USING (match_id, seat)
+        GROUP BY agent, strategy ORDER BY reward DESC NULLS LAST, agent, strategy""", [game, *params])
+    if table.empty:
         return pd.DataFrame(columns=columns)
-    seats["contested"] = seats.groupby("match_id")["agent"].transform("nunique") > 1  # self-play: one agent
-    rows = [{"agent": agent, "strategy": strategy, "games": len(mine), "reward": _mean(mine, "reward"),
-             "win_rate": _win_rate(mine)} | figures(mine)
-            for (agent, strategy), mine in seats.groupby(["agent", "strategy"], sort=True)]
-    return pd.DataFrame(rows, columns=columns).sort_values("reward", ascending=False).reset_index(drop=True)
-
-
-def _bargain_figures(mine: pd.DataFrame) -> dict[str, float]:
-    pool = column(mine, "max_reward")
-    share = (column(mine, "reward") / pool.where(pool > 0)).mean()
-    return {"reward_share": float(share), "agreement_rate": _mean(mine, "agreement")}
-
-
-def _bid_figures(mine: pd.DataFrame) -> dict[str, float]:
-    deviations = mine["bid_deviation"].dropna() if "bid_deviation" in mine else pd.Series(dtype=float)
-    return {"bid_deviation": float(deviations.mean()) if len(deviations) else float("nan"),
-            "bid_deviation_median": float(deviations.median()) if len(deviations) else float("nan")}
+    return table[columns].astype({"games": "int64"})
 
 
 def bargain_table(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    return _per_agent(db, "bargain", filters, BARGAIN_COLUMNS, _bargain_figures)
+    return _per_agent(db, "bargain", filters, BARGAIN_COLUMNS, BARGAIN_FIGURES)
 
 
 def bid_table(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    return _per_agent(db, "bid", filters, BID_COLUMNS, _bid_figures)
+    return _per_agent(db, "bid", filters, BID_COLUMNS, BID_FIGURES)
