@@ -5,8 +5,8 @@
 Ray generator task that plays its matches concurrently on a worker (asyncio, as the local executor
 does) and yields each finished match at once. This process, the driver, stays the only writer of the
 database: it group-commits what comes back, drives the progress bar, and skips a match it already has
-(a chunk that Ray re-runs after losing its node yields its matches again). Node failures are Ray's
-job: a task on a lost node is retried elsewhere (`max_retries`).
+(a match played again after its node was lost). A chunk whose worker or node is lost starts again,
+elsewhere, with the matches it had not delivered (`play_part`).
 
 A worker process serves many chunks of the run, so what a process loads once (litellm, the
 embedded model) is loaded once per worker. Workers answer from the driver's response cache: one
