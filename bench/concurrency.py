@@ -57,24 +57,25 @@ class Measured:
     turns: int
     cpu: float = 0.0       # CPU seconds of this process (the runner and every model call) during the run
     stub_cpu: float = 0.0  # CPU seconds of the stub provider during the run (on the same cores, not the engine)
-    worker_cpu: float | None = None  # CPU seconds of the Ray workers that played the run's matches
+    worker_cpu: float | None = None  # CPU seconds of the worker processes (local or Ray's) that played the matches
+    workers: str = "Ray's workers"
 
     def cpu_line(self) -> str:
         """CPU per call: unlike the wall time, a figure that a busy machine does not change."""
         here = f"{self.cpu / self.calls * 1000:.2f} ms in the engine's process"
         if self.worker_cpu is not None:
-            here = f"{self.worker_cpu / self.calls * 1000:.2f} ms in Ray's workers + {here} (the driver)"
+            here = f"{self.worker_cpu / self.calls * 1000:.2f} ms in {self.workers} + {here} (the driver)"
         return f"CPU per call: {here}, {self.stub_cpu / self.calls * 1000:.2f} ms in the stub provider"
 
 
 async def play(model: str, url: str, matches: int, players: int, rounds: int, concurrency: int, db: Path,
-               executor: str = "local") -> float:
+               executor: str = "local", workers: int = 1) -> float:
     seat = {"agent": model, "api_base": url, "temperature": 1.0, "max_tokens": 16}
     raw = {"name": db.stem, "seed": 0, "repeats": matches, "concurrency": matches, "model_concurrency": concurrency,
            "games": [{"game": "guessing_game", "params": {"players": players, "rounds": rounds},
                       "lineups": [{"all": seat}]}]}
     start = time.perf_counter()
-    summary = await run_spec(parse_spec(raw), db, progress=False, executor=executor)
+    summary = await run_spec(parse_spec(raw), db, progress=False, executor=executor, workers=workers)
     if summary.errors:
         raise SystemExit(f"{summary.errors} matches failed: {summary.error_messages[:3]}")
     return time.perf_counter() - start
@@ -89,10 +90,11 @@ async def warm_up(model: str, url: str, provider: Connection) -> None:
 
 
 async def measure_run(args: argparse.Namespace, url: str, provider: Connection, db: Path, matches: int,
-                      rounds: int, concurrency: int, executor: str = "local") -> Measured:
-    """Play `matches` at once, `rounds` rounds each, at most `concurrency` calls in flight; count the calls made."""
+                      rounds: int, concurrency: int, executor: str = "local", workers: int = 1) -> Measured:
+    """Play `matches` at once, `rounds` rounds each, at most `concurrency` calls in flight (over `workers`
+    processes of the local executor); count the calls made."""
     cpu = time.process_time()
-    wall = await play(args.model, url, matches, args.players, rounds, concurrency, db, executor)
+    wall = await play(args.model, url, matches, args.players, rounds, concurrency, db, executor, workers)
     cpu = time.process_time() - cpu
     provider.send("count")
     turns = store.query(db, "SELECT count(*) AS n FROM turns WHERE seat IS NOT NULL")["n"][0]

@@ -6,13 +6,15 @@ overhead against a slow model at high concurrency.
 2. The next 10,000 (another run) into the same database. Target: within 1.3x of the first.
 3. A stub provider (a process of its own) answers every call after 1 s; matches of Guess 2/3 of the Average
    between LLM seats keep 256 calls in flight through the real path (spec, runner, LLM agent, litellm,
-   HTTP, DuckDB), played by this process and then by a local Ray cluster (a worker per core, the driver
-   writing). Prints wall / ideal, ideal = calls x latency / concurrency. Target: <= 1.10. Also prints the
-   CPU seconds per call (process CPU / calls) of this process, of the Ray workers and of the stub: figures
-   a busy machine does not change, unlike the ratio. 256 calls a second on 2 cores leave ~7 ms of CPU per
-   call for everything (engine, litellm, HTTP, the database writer and the stub).
+   HTTP, DuckDB), played by the local executor (its worker processes, one per core, as `engine run` does;
+   this process writing) and then by a local Ray cluster (a worker per core, the driver writing), each
+   warmed up by a short run first. Prints wall / ideal, ideal = calls x latency / concurrency. Target:
+   <= 1.10. Also prints the CPU seconds per call (process CPU / calls) of this process, of the workers and
+   of the stub: figures a busy machine does not change, unlike the ratio. 256 calls a second on 2 cores
+   leave ~7.8 ms of CPU per call for everything (engine, litellm, HTTP, the database writer and the stub).
 
     .venv/bin/python bench/engine.py [--matches 10000] [--calls 4096] [--concurrency 256] [--latency 1.0]
+                                     [--workers CORES]
 """
 
 from __future__ import annotations
@@ -65,15 +67,25 @@ def worker_pids(db: Path) -> set[int]:
     return {int(w.rsplit(":", 1)[1]) for w in workers}
 
 
-def process_cpu(pid: int) -> float:
-    """CPU seconds a live process has used so far (user + system, from /proc)."""
+def process_cpu(pid: int, children: bool = False) -> float:
+    """CPU seconds a live process has used so far (user + system, from /proc), or its children that ended."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    first = 13 if children else 11
+    return (int(fields[first]) + int(fields[first + 1])) / os.sysconf("SC_CLK_TCK")
+
+
+def local_workers_cpu() -> float:
+    """CPU seconds of the local executor's worker processes that have ended: children of the fork server."""
+    from multiprocessing import forkserver
+
+    time.sleep(0.5)  # the server collects its ended children on SIGCHLD
+    return process_cpu(forkserver._forkserver._forkserver_pid, children=True)
 
 
 def overhead(args: argparse.Namespace, tmp: Path, executor: str) -> Measured:
-    """The wall time, calls and CPU of LLM matches keeping `concurrency` calls to a 1 s stub in flight, played by this
-    process (`local`) or by a local Ray cluster's workers (`ray`, one per core; warmed up before the clock)."""
+    """The wall time, calls and CPU of LLM matches keeping `concurrency` calls to a 1 s stub in flight, played by the
+    local executor's worker processes (`local`) or by a local Ray cluster's workers (`ray`, one per core); both
+    warmed up before the clock (the fork server's litellm import, Ray's start)."""
     ours, theirs = multiprocessing.Pipe()
     provider = multiprocessing.get_context("spawn").Process(target=serve_stub, args=(args.latency, theirs))
     provider.start()
@@ -87,13 +99,19 @@ def overhead(args: argparse.Namespace, tmp: Path, executor: str) -> Measured:
             from engine.ray_executor import connect
 
             connect(None)
-            await measure_run(args, url, ours, tmp / "warm.duckdb", parallel, 1, args.concurrency, executor)
-            before = {pid: process_cpu(pid) for pid in worker_pids(tmp / "warm.duckdb")}
-        run = await measure_run(args, url, ours, tmp / f"overhead-{executor}.duckdb", parallel, rounds,
-                                args.concurrency, executor)
+        warm = tmp / f"warm-{executor}.duckdb"
+        await measure_run(args, url, ours, warm, parallel, 1, args.concurrency, executor, args.workers)
         if executor == "ray":
-            run.worker_cpu = sum(process_cpu(pid) - before.get(pid, 0.0)
-                                 for pid in worker_pids(tmp / f"overhead-{executor}.duckdb"))
+            before = {pid: process_cpu(pid) for pid in worker_pids(warm)}
+        elif args.workers > 1:
+            before_local = local_workers_cpu()
+        db = tmp / f"overhead-{executor}.duckdb"
+        run = await measure_run(args, url, ours, db, parallel, rounds, args.concurrency, executor, args.workers)
+        if executor == "ray":
+            run.worker_cpu = sum(process_cpu(pid) - before.get(pid, 0.0) for pid in worker_pids(db))
+        elif args.workers > 1:
+            run.worker_cpu = local_workers_cpu() - before_local
+            run.workers = f"{args.workers} local worker processes"
         return run
 
     try:
@@ -116,6 +134,8 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=1.0, help="seconds the stub takes per call")
     parser.add_argument("--players", type=int, default=4, help="LLM seats per match")
     parser.add_argument("--model", default="openai/bench-model")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="processes of the local executor (default: one per core, as engine run)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp_name:

@@ -15,7 +15,7 @@ from engine.wording import count
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from engine.runner import run_spec
+    from engine.runner import default_workers, run_spec
     from engine.spec import SpecError, load_spec
 
     try:
@@ -38,7 +38,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
                                        executor=args.executor or ("ray" if args.address else None),
-                                       address=args.address, on_turn=tally.record if tally else None))
+                                       address=args.address, on_turn=tally.record if tally else None,
+                                       workers=args.workers or default_workers(spec)))
     except KeyboardInterrupt:
         if tally:
             tally.write("cancelled")
@@ -54,6 +55,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"  error {line}", file=sys.stderr)
     _refresh_ratings(db)
     return 1 if summary.errors else 0
+
+
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _refresh_ratings(db: Path) -> None:
@@ -209,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--address", default=None,
                      help="the Ray cluster to play on (implies --executor ray; default: $RAY_ADDRESS, "
                           "else a local cluster for this run)")
+    run.add_argument("--workers", type=_at_least_one, default=None,
+                     help="processes of this machine the local executor plays in (default: one per core when a "
+                          "seat calls a model over the network, else 1: this process)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
     run.set_defaults(func=_cmd_run)

@@ -5,8 +5,8 @@
 Ray generator task that plays its matches concurrently on a worker (asyncio, as the local executor
 does) and yields each finished match at once. This process, the driver, stays the only writer of the
 database: it group-commits what comes back, drives the progress bar, and skips a match it already has
-(a chunk that Ray re-runs after losing its node yields its matches again). Node failures are Ray's
-job: a task on a lost node is retried elsewhere (`max_retries`).
+(a match played again after its node was lost). A chunk whose worker or node is lost starts again,
+elsewhere, with the matches it had not delivered (`play_part`).
 
 A worker process serves many chunks of the run, so what a process loads once (litellm, the
 embedded model) is loaded once per worker. Workers answer from the driver's response cache: one
@@ -26,14 +26,13 @@ from engine import store
 from engine.agents import Agent, make_agent
 from engine.agents import cache as response_cache
 from engine.agents.limits import ModelLimits
-from engine.runner import OnTurn, TurnNote, play_here
+from engine.runner import OnTurn, TurnNote, play_streamed
 from engine.spec import MatchPlan
 
 RAY_TEMP = store.ROOT / ".ray"  # a local cluster's sockets and logs stay inside the work tree
 CHUNKS_PER_TASK_SLOT = 2        # at least this many chunks per task slot, so a slow chunk does not idle the rest
 MAX_CHUNK_ROUNDS = 4            # a chunk holds at most this many times the matches it plays at once
 TASK_RETRIES = 3                # a chunk whose worker or node dies is played again elsewhere, this many times
-NOTE_INTERVAL = 0.5             # seconds: a worker sends its decisions' notes (turn-level progress) this often
 
 
 def connect(address: str | None) -> bool:
@@ -88,50 +87,11 @@ def worker_name() -> str:
     return f"ray:{ray.get_runtime_context().get_node_id()[:12]}:{os.getpid()}"
 
 
-def play_chunk(plans: list[MatchPlan], concurrency: int, per_model: int, model_limits: dict[str, int],
-               agent_factory: Callable[..., Agent], cache: RemoteCache | None,
-               notes: bool = False) -> Iterator[store.MatchRecord | list[TurnNote]]:
+def play_chunk(plans: list[MatchPlan], concurrency: int, limits: ModelLimits, agent_factory: Callable[..., Agent],
+               cache: RemoteCache | None, notes: bool = False) -> Iterator[store.MatchRecord | list[TurnNote]]:
     """A Ray generator task: play `plans` on this worker, `concurrency` at a time, yielding each finished match
-    and, if `notes`, the notes of the decisions made since the last yield (at least every NOTE_INTERVAL)."""
-    heard: list[TurnNote] = []
-    played = play_here(plans, concurrency, ModelLimits(per_model, model_limits), agent_factory, worker_name(),
-                       heard.append if notes else None)
-    events = _between_matches(played, heard)
-    # the Runner's close cancels what the chunk left behind (litellm's logging task)
-    with response_cache.shared(cache), asyncio.Runner() as runner:
-        try:
-            while True:
-                try:
-                    item = runner.run(anext(events))
-                except StopAsyncIteration:
-                    return
-                yield item
-        finally:
-            runner.run(events.aclose())
-
-
-async def _between_matches(played: AsyncIterator[store.MatchRecord],
-                           heard: list[TurnNote]) -> AsyncIterator[store.MatchRecord | list[TurnNote]]:
-    """`played`'s matches as they finish, and what `heard` gathered meanwhile, at least every NOTE_INTERVAL
-    (a match of an LLM can take minutes)."""
-    upcoming = asyncio.ensure_future(anext(played))
-    try:
-        while True:
-            done, _ = await asyncio.wait({upcoming}, timeout=NOTE_INTERVAL)
-            if heard:
-                yield heard.copy()
-                heard.clear()
-            if done:
-                try:
-                    record = upcoming.result()
-                except StopAsyncIteration:
-                    return
-                yield record
-                upcoming = asyncio.ensure_future(anext(played))
-    finally:
-        upcoming.cancel()
-        await asyncio.wait({upcoming})  # the matches it was waiting for are cancelled before `played` closes
-        await played.aclose()
+    and, if `notes`, the notes of the decisions made meanwhile (`engine.runner.play_streamed`)."""
+    yield from play_streamed(plans, concurrency, limits, agent_factory, worker_name(), cache, notes)
 
 
 async def play_part(start: Callable[[list[MatchPlan]], Any], part: list[MatchPlan],
@@ -189,8 +149,7 @@ async def play_on_ray(plans: list[MatchPlan], concurrency: int, limits: ModelLim
     started_here = connect(address)
     slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
     tasks, per_task, chunk = plan_chunks(len(plans), concurrency, slots)
-    per_model = max(1, math.ceil(limits.per_model / tasks))  # the model bounds hold over the whole cluster
-    model_limits = {m: max(1, math.ceil(n / tasks)) for m, n in limits.overrides.items()}
+    share = limits.split(tasks)  # the model bounds hold over the whole cluster
     remote = ray.remote(play_chunk).options(max_retries=0, scheduling_strategy="SPREAD")  # see play_part
     cache = _cache_actor(ray)
     chunks = iter([plans[i:i + chunk] for i in range(0, len(plans), chunk)])
@@ -198,7 +157,7 @@ async def play_on_ray(plans: list[MatchPlan], concurrency: int, limits: ModelLim
     running: set[Any] = set()
 
     def start(part: list[MatchPlan]) -> Any:
-        generator = remote.remote(part, per_task, per_model, model_limits, agent_factory, cache, on_turn is not None)
+        generator = remote.remote(part, per_task, share, agent_factory, cache, on_turn is not None)
         running.add(generator)
         return generator
 

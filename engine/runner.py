@@ -1,7 +1,9 @@
 """Playing a run: match plans -> matches played by an executor -> finished matches group-committed.
 
-The executor is this process (asyncio, `concurrency` matches at once) or a Ray cluster
-(`engine.ray_executor`); either way the matches come back here and this process is the only writer.
+The executor is this process (asyncio, `concurrency` matches at once), worker processes of this machine
+(`engine.local_workers`: a model call costs milliseconds of CPU, so one process cannot keep hundreds of
+calls in flight) or a Ray cluster (`engine.ray_executor`); either way the matches come back here and this
+process is the only writer.
 Resuming is the same call: matches already `ok` in the database are skipped; errored and
 never-finished ones are played again (a match is only written when it ends, so a killed run
 leaves no partial match behind).
@@ -14,14 +16,17 @@ import os
 import random
 import socket
 import traceback
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from engine import store
 from engine.agents import Agent, TurnContext, make_agent
+from engine.agents import cache as response_cache
 from engine.agents.base import AgentError, AgentSpec, Decision
 from engine.agents.limits import ModelLimits
+from engine.agents.llm import LOCAL_PREFIX
 from engine.games import get_game
 from engine.group_commit import GroupCommit
 from engine.match_rows import TurnLog, match_metrics, seat_rows
@@ -30,6 +35,7 @@ from engine.spec import MatchPlan, RunSpec
 from engine.store import MatchRecord
 
 MAX_STEPS = 10_000  # a game that never ends is a bug; stop it as an error instead of hanging
+NOTE_INTERVAL = 0.5  # seconds: a worker process sends its decisions' notes (turn-level progress) this often
 
 
 @dataclass
@@ -167,13 +173,68 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
             task.cancel()
 
 
+def play_streamed(plans: list[MatchPlan], concurrency: int, limits: ModelLimits, agent_factory: Callable[..., Agent],
+                  worker: str, cache: Any, notes: bool = False) -> Iterator[MatchRecord | list[TurnNote]]:
+    """A worker process's share of a run (Ray's or a local one's): `plans` played here, `concurrency` at a time,
+    yielding each finished match and, if `notes`, the notes of the decisions made since the last yield (at least
+    every NOTE_INTERVAL), for the driver. `cache` is the response cache to answer from (None: none)."""
+    heard: list[TurnNote] = []
+    played = play_here(plans, concurrency, limits, agent_factory, worker, heard.append if notes else None)
+    events = _between_matches(played, heard)
+    # the Runner's close cancels what the share left behind (litellm's logging task)
+    with response_cache.shared(cache), asyncio.Runner() as runner:
+        try:
+            while True:
+                try:
+                    item = runner.run(anext(events))
+                except StopAsyncIteration:
+                    return
+                yield item
+        finally:
+            runner.run(events.aclose())
+
+
+async def _between_matches(played: AsyncIterator[MatchRecord], heard: list[TurnNote],
+                           ) -> AsyncIterator[MatchRecord | list[TurnNote]]:
+    """`played`'s matches as they finish, and what `heard` gathered meanwhile, at least every NOTE_INTERVAL
+    (a match of an LLM can take minutes)."""
+    upcoming = asyncio.ensure_future(anext(played))
+    try:
+        while True:
+            done, _ = await asyncio.wait({upcoming}, timeout=NOTE_INTERVAL)
+            if heard:  # taken before the yield: the matches go on adding to `heard` while the consumer has the batch
+                batch = heard.copy()
+                heard.clear()
+                yield batch
+            if done:
+                try:
+                    record = upcoming.result()
+                except StopAsyncIteration:
+                    return
+                yield record
+                upcoming = asyncio.ensure_future(anext(played))
+    finally:
+        upcoming.cancel()
+        await asyncio.wait({upcoming})  # the matches it was waiting for are cancelled before `played` closes
+        await played.aclose()
+
+
+def default_workers(spec: RunSpec) -> int:
+    """Processes of this machine that play a run on the local executor when none is asked: one per core when a
+    seat calls a model over the network (each call costs milliseconds of CPU), else 1, this process (bots cost
+    next to nothing, and an embedded model would be loaded in every process)."""
+    remote = any(not seat.is_bot and not seat.agent.startswith(LOCAL_PREFIX)
+                 for plan in spec.matches for seat in plan.seats)
+    return (os.cpu_count() or 1) if remote else 1
+
+
 async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None,
                    progress: bool = True, agent_factory: Callable[..., Agent] = make_agent,
                    executor: str | None = None, address: str | None = None,
-                   on_turn: OnTurn | None = None) -> RunSummary:
+                   on_turn: OnTurn | None = None, workers: int = 1) -> RunSummary:
     """Play every match of the spec not yet `ok` in `db` on the spec's executor (or `executor`: local or ray,
-    at `address`), writing the finished ones a batch per transaction; `on_turn` hears of every decision, in
-    this process whichever executor plays it."""
+    at `address`; the local one in `workers` processes), writing the finished ones a batch per transaction;
+    `on_turn` hears of every decision, in this process whichever executor plays it."""
     store.init_db(db)
     store.upsert_run(db, spec.run_id, spec.name, spec.raw, "engine", len(spec.matches))
     attempted = store.match_statuses(db, spec.run_id)
@@ -185,6 +246,10 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
         from engine.ray_executor import play_on_ray
 
         played = play_on_ray(todo, concurrency, limits, agent_factory, address, on_turn)
+    elif min(workers, len(todo)) > 1:
+        from engine.local_workers import play_in_workers
+
+        played = play_in_workers(todo, concurrency, limits, agent_factory, workers, on_turn)
     else:
         played = play_here(todo, concurrency, limits, agent_factory, on_turn=on_turn)
     bar = match_progress(len(spec.matches), summary.skipped, spec.name, progress)

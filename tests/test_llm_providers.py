@@ -126,3 +126,39 @@ def test_dotenv_is_git_ignored():
 def test_api_base_and_seat_settings_are_in_the_spec_never_a_key():
     with pytest.raises(Exception, match="unknown seat setting"):
         parse_spec(one_match({"agent": "openai/gpt-4o", "api_key": "sk-in-spec-is-refused"}))
+
+
+def test_an_unpriced_model_is_looked_up_in_the_price_map_once_and_a_price_registered_later_counts(stub, monkeypatch):
+    """litellm's failed price lookup cost a third of a call's CPU on every call; it is made once per model
+    (the figure stays NULL), a priced model is priced on every call, and a price registered later is used."""
+    litellm = load_litellm()
+    import litellm.cost_calculator as cost_calculator
+
+    lookups = []
+    real = cost_calculator.completion_cost
+
+    def counted(*args, **kwargs):
+        lookups.append(kwargs.get("model"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cost_calculator, "completion_cost", counted)
+    stub.responder = lambda req: StubReply('{"chosen_number": 17}', prompt_tokens=1000, completion_tokens=100)
+
+    async def costs(model: str, n: int) -> list:
+        replies = [await litellm.acompletion(model=model, messages=[{"role": "user", "content": f"hi {i}"}],
+                                             api_base=stub.url) for i in range(n)]
+        return [r._hidden_params.get("response_cost") for r in replies]
+
+    model = f"openai/unpriced-{os.getpid()}"
+    assert asyncio.run(costs(model, 3)) == [None] * 3
+    assert len(lookups) == 1, "the unpriced model was looked up once"
+    price = litellm.model_cost["gpt-4o-mini"]
+    expected = 1000 * price["input_cost_per_token"] + 100 * price["output_cost_per_token"]
+    assert asyncio.run(costs("openai/gpt-4o-mini", 2)) == [pytest.approx(expected)] * 2
+    assert len(lookups) == 3, "a priced model is priced on every call"
+    try:
+        litellm.register_model({model: {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6,
+                                        "litellm_provider": "openai", "mode": "chat"}})
+        assert asyncio.run(costs(model, 1)) == [pytest.approx(1000 * 1e-6 + 100 * 2e-6)]
+    finally:
+        litellm.model_cost.pop(model, None)  # the process's price map as it was

@@ -18,6 +18,7 @@ import yaml
 from engine import ray_executor, store
 from engine.agents import cache as response_cache
 from engine.agents import local_model, make_agent
+from engine.agents.limits import ModelLimits
 from engine.launch.live import read_progress
 from engine.ray_executor import RAY_TEMP, plan_chunks, play_chunk
 from engine.runner import run_spec
@@ -102,8 +103,8 @@ def test_a_worker_loads_the_embedded_model_once_for_all_its_chunks(monkeypatch, 
     seat = {"agent": "local/smollm2", "max_tokens": 8}
     plans = parse_spec({"name": "local", "repeats": 4, "games": [{
         "game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [{"all": seat}]}]}).matches
-    chunks = [list(play_chunk(plans[:2], 2, 4, {}, make_agent, None)),
-              list(play_chunk(plans[2:], 2, 4, {}, make_agent, None))]
+    chunks = [list(play_chunk(plans[:2], 2, ModelLimits(4), make_agent, None)),
+              list(play_chunk(plans[2:], 2, ModelLimits(4), make_agent, None))]
     assert [r.match["status"] for chunk in chunks for r in chunk] == ["ok"] * 4
     assert {r.match["worker"] for chunk in chunks for r in chunk} == {"ray:node:1"}
     assert loads == [str(tmp_path / "model.gguf")], "one load for both chunks"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -16,6 +17,11 @@ class ModelLimits:
         self.per_model = per_model
         self.overrides = dict(overrides or {})
         self._sems: dict[str, asyncio.Semaphore] = {}
+
+    def split(self, parts: int) -> ModelLimits:
+        """The bounds of one of `parts` processes that play a run together, so that they hold over the whole run."""
+        return ModelLimits(max(1, math.ceil(self.per_model / parts)),
+                           {m: max(1, math.ceil(n / parts)) for m, n in self.overrides.items()})
 
     @asynccontextmanager
     async def slot(self, model: str) -> AsyncIterator[None]:

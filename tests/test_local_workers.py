@@ -1,0 +1,117 @@
+"""The local executor over worker processes (engine/local_workers.py): every match played once by the workers
+and written by the driver, every decision reported, the response cache and the driver's environment used in
+the workers, secrets redacted there too; a killed driver leaves no worker calling the provider, and the run
+resumes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine import store
+from engine.runner import default_workers, run_spec, this_worker
+from engine.spec import parse_spec
+from engine.testing import StubReply
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def guessing(url: str, name: str, repeats: int, rounds: int = 2, model: str = "openai/worker-model") -> dict:
+    seat = {"agent": model, "api_base": url, "max_tokens": 8}
+    return {"name": name, "seed": 3, "repeats": repeats, "concurrency": 4, "games": [{
+        "game": "guessing_game", "params": {"players": 2, "rounds": rounds}, "lineups": [{"all": seat}]}]}
+
+
+def decisions(db) -> int:
+    return int(store.query(db, "SELECT count(*) AS n FROM turns WHERE seat IS NOT NULL")["n"][0])
+
+
+def test_two_workers_play_every_match_once_and_the_driver_hears_every_turn(stub, db_path):
+    notes = []
+    summary = asyncio.run(run_spec(parse_spec(guessing(stub.url, "spread", repeats=6)), db_path, progress=False,
+                                   workers=2, on_turn=notes.append))
+    assert (summary.played, summary.errors) == (6, 0), summary.error_messages
+    matches = store.query(db_path, "SELECT match_id, status, worker FROM matches")
+    assert len(matches) == matches["match_id"].nunique() == 6 and set(matches["status"]) == {"ok"}
+    workers = set(matches["worker"])
+    assert len(workers) == 2 and this_worker() not in workers, "played in two processes other than this one"
+    assert len(notes) == decisions(db_path) == len(stub.requests) == 6 * 2 * 2
+
+
+def test_workers_answer_from_the_cache_and_redact_with_the_drivers_environment(stub, db_path, tmp_path, monkeypatch):
+    """The environment is the driver's at the run (a worker is forked from a server that may have started before
+    it changed): the cache it names, the key it holds, which never reaches the database."""
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache.sqlite"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-worker-secret-0123456789")
+    stub.responder = lambda req: StubReply('{"chosen_number": 20} sk-worker-secret-0123456789')
+    first = asyncio.run(run_spec(parse_spec(guessing(stub.url, "cached", repeats=4)), db_path, progress=False,
+                                 workers=2))
+    assert first.errors == 0, first.error_messages
+    asked = len(stub.requests)
+    assert asked == 4 * 2 * 2
+    again = asyncio.run(run_spec(parse_spec(guessing(stub.url, "cached-again", repeats=4)), db_path, progress=False,
+                                 workers=2))
+    assert again.errors == 0 and len(stub.requests) == asked, "the second run answered from the cache"
+    turns = store.query(db_path, "SELECT response, cached FROM turns WHERE seat IS NOT NULL")
+    assert turns["response"].str.contains("sk-worker-secret").sum() == 0
+    assert turns["response"].str.contains(r"\*\*\*").all()
+    assert turns["cached"].sum() == 4 * 2 * 2
+
+
+def test_default_workers_one_per_core_for_models_over_the_network_else_this_process():
+    def spec(agent: str):
+        return parse_spec({"name": "w", "games": [{"game": "guessing_game", "params": {"players": 2},
+                                                   "lineups": [[agent, "bot:random"]]}]})
+
+    assert default_workers(spec("openai/gpt-4o-mini")) == os.cpu_count()
+    assert default_workers(spec("bot:random")) == 1
+    assert default_workers(spec("local/smollm2")) == 1
+
+
+def test_workers_must_be_at_least_one(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(guessing("http://127.0.0.1:9/v1", "zero", repeats=1)))
+    done = subprocess.run([sys.executable, "-m", "engine", "run", str(path), "--db", str(tmp_path / "r.duckdb"),
+                           "--workers", "0"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--workers: must be at least 1" in done.stderr
+
+
+def wait_for(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def test_a_killed_driver_leaves_no_worker_calling_and_the_run_resumes(stub, tmp_path):
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}', delay=0.2)
+    path, db = tmp_path / "spec.yaml", tmp_path / "results.duckdb"
+    path.write_text(yaml.safe_dump(guessing(stub.url, "killed", repeats=40, rounds=4)))
+    cmd = [sys.executable, "-m", "engine", "run", str(path), "--db", str(db), "--quiet", "--workers", "2"]
+    driver = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: len(stub.requests) >= 20, 180, "the workers' first calls")
+    finally:
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait()
+
+    def calls_stopped() -> bool:
+        before = len(stub.requests)
+        time.sleep(1.0)  # several calls' time: a live worker keeps 4 in flight, 0.2 s each
+        return len(stub.requests) == before
+
+    wait_for(calls_stopped, 60, "the workers to stop calling after their driver was killed")
+    assert len(stub.requests) < 40 * 2 * 4, "killed before the end"
+    again = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    matches = store.query(db, "SELECT match_id, status FROM matches")
+    assert len(matches) == matches["match_id"].nunique() == 40 and set(matches["status"]) == {"ok"}
