@@ -26,7 +26,10 @@ from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
 
 ROOT = Path(__file__).resolve().parents[1]
-LATENCY = 0.05  # seconds per model call: a run lasts long enough to lose a node in the middle of it
+LATENCY = 0.05  # seconds per model call
+SPREAD_LATENCY = 0.2  # the node-loss run: 32 matches x 10 rounds at 4 at once play ~16 s, far longer than a
+                      # loaded machine takes to start the worker node's first task (~5-10 s), so the node is
+                      # lost while matches are still to play, whichever node happens to start first
 
 
 @pytest.fixture(scope="module")
@@ -112,8 +115,14 @@ def test_a_worker_loads_the_embedded_model_once_for_all_its_chunks(monkeypatch, 
     assert response_cache.cache_from_env() is not None, "the cache given to the chunks was theirs only"
 
 
-def test_a_run_spread_over_two_nodes_loses_one_and_keeps_every_match_once(cluster, slow_model, tmp_path):
-    spec = guessing(slow_model.url, "spread", repeats=24)
+@pytest.fixture(scope="module")
+def slower_model():
+    with StubServer(lambda req: StubReply('{"chosen_number": 33}', delay=SPREAD_LATENCY)) as server:
+        yield server
+
+
+def test_a_run_spread_over_two_nodes_loses_one_and_keeps_every_match_once(cluster, slower_model, tmp_path):
+    spec = guessing(slower_model.url, "spread", repeats=32, rounds=10)
     total = len(parse_spec(spec).matches)
     cmd, db = engine_run(spec, tmp_path, cluster.address)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
