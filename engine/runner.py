@@ -26,7 +26,7 @@ from engine.agents import Agent, TurnContext, make_agent
 from engine.agents import cache as response_cache
 from engine.agents.base import AgentError, AgentSpec, Decision
 from engine.agents.limits import ModelLimits
-from engine.agents.llm import LOCAL_PREFIX
+from engine.agents.llm import LOCAL_PREFIX, warm_up
 from engine.games import get_game
 from engine.group_commit import GroupCommit
 from engine.match_rows import TurnLog, match_metrics, seat_rows
@@ -36,6 +36,7 @@ from engine.store import MatchRecord
 
 MAX_STEPS = 10_000  # a game that never ends is a bug; stop it as an error instead of hanging
 NOTE_INTERVAL = 0.5  # seconds: a worker process sends its decisions' notes (turn-level progress) this often
+RAMP_S = 0.5  # seconds over which the first matches that call a model over the network start (see play_here)
 
 
 @dataclass
@@ -149,19 +150,30 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
                     agent_factory: Callable[..., Agent] = make_agent, worker: str | None = None,
                     on_turn: OnTurn | None = None) -> AsyncIterator[MatchRecord]:
     """The local executor (and a Ray worker's): `concurrency` matches at a time in this process, each
-    yielded as it finishes."""
+    yielded as it finishes.
+
+    Matches that call a model over the network start spread over RAMP_S instead of all at once. Started
+    together, their calls reach the provider in one instant and come back in one instant; asyncio then serves
+    the replies round-robin, so every one of them (~2 ms of CPU each in litellm) finishes only when the whole
+    burst is done, and every match starts its next turn that late: the burst comes back every turn (at 256
+    calls in flight on 2 cores, 0.25 s a turn). Spread once, the calls stay spread."""
     finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue()
     queue = iter(plans)
     worker = worker or this_worker()
+    n_players = min(concurrency, len(plans))
+    ramp = RAMP_S / n_players if calls_a_remote_model(plans) else 0.0
+    if ramp:
+        await warm_up()  # litellm's first call imports for a while: the ramp would queue up behind it
 
-    async def player() -> None:
+    async def player(k: int) -> None:
         try:
+            await asyncio.sleep(k * ramp)
             for plan in queue:
                 finished.put_nowait(await play_match(plan, limits, agent_factory, worker, on_turn))
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which re-raises it
             finished.put_nowait(exc)
 
-    players = [asyncio.create_task(player()) for _ in range(min(concurrency, len(plans)))]
+    players = [asyncio.create_task(player(k)) for k in range(n_players)]
     try:
         for _ in plans:
             item = await finished.get()
@@ -219,13 +231,16 @@ async def _between_matches(played: AsyncIterator[MatchRecord], heard: list[TurnN
         await played.aclose()
 
 
+def calls_a_remote_model(plans: list[MatchPlan]) -> bool:
+    """Whether a seat of these matches calls a model over the network (not a bot, not the embedded model)."""
+    return any(not seat.is_bot and not seat.agent.startswith(LOCAL_PREFIX) for plan in plans for seat in plan.seats)
+
+
 def default_workers(spec: RunSpec) -> int:
     """Processes of this machine that play a run on the local executor when none is asked: one per core when a
     seat calls a model over the network (each call costs milliseconds of CPU), else 1, this process (bots cost
     next to nothing, and an embedded model would be loaded in every process)."""
-    remote = any(not seat.is_bot and not seat.agent.startswith(LOCAL_PREFIX)
-                 for plan in spec.matches for seat in plan.seats)
-    return (os.cpu_count() or 1) if remote else 1
+    return (os.cpu_count() or 1) if calls_a_remote_model(spec.matches) else 1
 
 
 async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine import store
+from engine import runner, store
 from engine.runner import default_workers, run_spec, this_worker
 from engine.spec import parse_spec
 from engine.testing import StubReply
@@ -115,3 +115,21 @@ def test_a_killed_driver_leaves_no_worker_calling_and_the_run_resumes(stub, tmp_
     assert again.returncode == 0, again.stderr
     matches = store.query(db, "SELECT match_id, status FROM matches")
     assert len(matches) == matches["match_id"].nunique() == 40 and set(matches["status"]) == {"ok"}
+
+
+def test_model_matches_start_spread_over_the_ramp_and_bot_matches_at_once(stub, db_path):
+    """Started together, a run's model calls would come back together every turn (see runner.play_here)."""
+    arrivals = []
+    # each match lasts longer than the ramp, so every one of the 8 players starts its own
+    stub.responder = lambda req: arrivals.append(time.monotonic()) or StubReply('{"chosen_number": 5}', delay=0.6)
+    seat = {"agent": "openai/stub-model", "api_base": stub.url}
+    raw = {"name": "ramp", "seed": 1, "repeats": 8, "concurrency": 8, "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [{"all": seat}]}]}
+    assert asyncio.run(run_spec(parse_spec(raw), db_path, progress=False)).errors == 0
+    assert len(arrivals) == 16
+    assert max(arrivals) - min(arrivals) >= runner.RAMP_S * 3 / 4  # the last of 8 starts 7/8 of the way in (all
+    # at once: within ~0.05 s)
+
+    plans = parse_spec({"name": "bots", "repeats": 8, "games": [
+        {"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}).matches
+    assert not runner.calls_a_remote_model(plans)  # bots (and the embedded model) do not wait

@@ -81,6 +81,7 @@ def load_litellm():
     litellm.suppress_debug_info = True
     litellm.drop_params = True
     litellm.response_cost_calculator = _unpriced_remembered(litellm, litellm.response_cost_calculator)
+    _log_only_when_listened(litellm)
     local_model.register(litellm)
     # litellm's import leaves ~300k objects (its price map) that live as long as the process: keep the
     # cyclic GC from re-scanning them on every collection (it cost ~25% of the CPU of a call, in pauses).
@@ -88,6 +89,26 @@ def load_litellm():
     gc.freeze()
     atexit.register(gc.unfreeze)  # let the interpreter's last collection free them (extension modules check)
     return litellm
+
+
+_warmed: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+async def warm_up() -> None:
+    """One call through litellm to a stub on this machine, once per event loop, before a run's first model
+    matches: litellm imports ~0.35 s of modules on its first call in a process and sets up its HTTP client on
+    the first call in a loop, blocking the loop meanwhile; the matches started meanwhile (spread out, see
+    engine.runner.play_here) would queue behind it and then call all at once."""
+    loop = asyncio.get_running_loop()
+    if loop in _warmed:
+        return
+    from engine.testing import StubReply, StubServer
+
+    litellm = load_litellm()
+    with StubServer(lambda request: StubReply("ready")) as stub:
+        await litellm.acompletion(model="openai/warm-up", api_base=stub.url, api_key="warm-up", num_retries=0,
+                                  messages=[{"role": "user", "content": "ready?"}])
+    _warmed.add(loop)
 
 
 def _unpriced_remembered(litellm: Any, calculate: Callable[..., float]) -> Callable[..., float | None]:
@@ -108,6 +129,25 @@ def _unpriced_remembered(litellm: Any, calculate: Callable[..., float]) -> Calla
             raise
 
     return price
+
+
+def _log_only_when_listened(litellm: Any) -> None:
+    """After every successful call litellm builds a full logging payload for the success callbacks an
+    observability tool or the Router registers, in a task of its own: a quarter of a call's CPU, thrown away
+    when nobody listens (our cost and tokens come from the response itself). Skip it then; a callback
+    registered at any time (the Router's health tracking, a user's logger) gets every call's log again."""
+    import litellm.utils as litellm_utils
+
+    log = litellm_utils._client_async_logging_helper
+
+    async def log_when_listened(*args: Any, **kwargs: Any) -> None:
+        call = kwargs.get("logging_obj")
+        if (litellm.callbacks or litellm.success_callback or litellm._async_success_callback
+                or getattr(call, "dynamic_async_success_callbacks", None)
+                or getattr(call, "dynamic_success_callbacks", None)):
+            await log(*args, **kwargs)
+
+    litellm_utils._client_async_logging_helper = log_when_listened
 
 
 _routers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
