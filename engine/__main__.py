@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from engine import store
-from engine.wording import count
+from engine.wording import count, usd
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -49,7 +49,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         tally.write("finished")
     print(f"run {summary.run_id}: {count(summary.n_matches, 'match')}, {summary.skipped:,} already done, "
           f"{summary.played:,} played, {count(summary.errors, 'error')}, {count(summary.turns, 'turn')}, "
-          f"{count(summary.tokens, 'token')}, ${summary.cost_usd:.4f}")
+          f"{count(summary.tokens, 'token')}, {usd(summary.cost_usd)}")
     print(f"longest wait for the database: {store.LONGEST_WAIT['write']:.2f} s")
     for line in summary.error_messages[:10]:
         print(f"  error {line}", file=sys.stderr)

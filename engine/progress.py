@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TextIO
 
-from engine.wording import count
+from engine.wording import count, usd
 
 INTERVAL = 5.0  # seconds between two lines of a log
 
@@ -36,7 +36,7 @@ class LogProgress:
     def line(self) -> str:
         f = self.figures
         parts = [f"{self.done:,} of {count(self.total, 'match')} done", count(f.get("errors", 0), "error"),
-                 count(f.get("turns", 0), "turn"), count(f.get("tokens", 0), "token"), f"${f.get('usd', 0.0):.4f}"]
+                 count(f.get("turns", 0), "turn"), count(f.get("tokens", 0), "token"), usd(f.get("usd", 0.0))]
         return f"{datetime.now():%H:%M:%S} {self.name}: {', '.join(parts)} ({self.clock() - self.started:.0f} s)"
 
     def write(self) -> None:

@@ -129,11 +129,17 @@ def _name(value: Any, where: str) -> str:
     """A name shown on pages and terminals: text without control characters (newlines, escapes, NUL...)."""
     if not isinstance(value, str) or not value.strip():
         raise SpecError(f"{where}: must be non-empty text, got {_short(value)}")
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in value):
-        raise SpecError(f"{where}: {_short(value)} has control characters; use printable text")
+    if (at := control_character(value)) is not None:
+        raise SpecError(f"{where}: {_short(value)} has a control character (U+{ord(value[at]):04X}) at position "
+                        f"{at + 1}; use printable text")
     if len(value) > 200:
         raise SpecError(f"{where}: at most 200 characters, got {len(value)}")
     return value.strip()
+
+
+def control_character(text: str) -> int | None:
+    """Where `text`'s first control character is (newline, escape, NUL, an unassigned code point...), or None."""
+    return next((i for i, c in enumerate(text) if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn")), None)
 
 
 def check_mapping(raw: Any, allowed: set[str], what: str, where: str = "") -> dict:
@@ -310,12 +316,12 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
         raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
     temperature = merged.get("temperature", 1.0)
     if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
-        raise SpecError(f"{where}: temperature must be a number from 0 to 2, got {temperature!r}")
+        raise SpecError(f"{where} temperature must be a number from 0 to 2, got {temperature!r}")
     merged["temperature"] = float(temperature)
     merged["api_base"] = _api_base(merged.get("api_base"), where)
     max_tokens = merged.get("max_tokens", 256)
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise SpecError(f"{where}: max_tokens must be a positive integer, got {max_tokens!r}")
+        raise SpecError(f"{where} max_tokens must be a positive integer, got {max_tokens!r}")
     return AgentSpec(**merged)
 
 

@@ -138,8 +138,8 @@ def match_turns(db: str | Path, match_id: str) -> pd.DataFrame:
     return store.query(db, f"""
         SELECT t.turn, t.round, t.phase, t.seat, s.player, {agent_sql("s")} AS agent, t.prompt,
                left(t.response, {DISPLAY_CHARS}) AS response, length(t.response) AS response_chars, t.action,
-               t.legal, t.fallback, t.retries, t.error, t.state, t.tokens_in, t.tokens_out, t.cost_usd, t.latency_ms,
-               t.cached
+               t.legal, t.fallback, t.retries, t.call_errors, t.error, t.state, t.tokens_in, t.tokens_out, t.cost_usd,
+               t.latency_ms, t.cached
         FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
         WHERE t.match_id = ? ORDER BY t.turn""", [match_id])
 

@@ -14,7 +14,7 @@ from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
-from engine.wording import count
+from engine.wording import count, usd
 from pages.shared import numbers, url_multiselect
 from pages.shared.markdown import code, plain
 
@@ -102,12 +102,21 @@ def seat_settings(game: str, i: int, agent: str) -> form.SeatChoice:
     return form.SeatChoice(agent, temperature, None if version == RUN_DEFAULT else version)
 
 
+def fresh_name(taken: set[str]) -> str:
+    """A default run name holding the time, none of `taken` (two launches within a second get a suffix)."""
+    base = name = f"dashboard-{datetime.now():%Y%m%d-%H%M%S}"
+    n = 1
+    while name in taken:
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
 # ---------------------------------------------------------------- the form
 st.subheader("New run")
 started_names: set[str] = st.session_state.setdefault("started_names", set())
-if st.session_state.get("name") in (None, *started_names):  # a fresh default: two launches never share a name
-    fresh = f"dashboard-{datetime.now():%Y%m%d-%H%M%S}"
-    st.session_state["name"] = fresh if fresh not in started_names else f"{fresh}-{len(started_names) + 1}"
+if "name" not in st.session_state or st.session_state.pop("name_started", False):
+    st.session_state["name"] = fresh_name(started_names)  # after a start the form shows the next run's own name
 name = st.text_input("Run name", key="name", help="Part of the run id; the default holds the time, so it is new "
                                                   "for each launch.")
 slot("name")
@@ -155,15 +164,14 @@ if built.spec is not None:
     st.markdown(f"{count(len(built.spec.matches), 'match')}, run id {code(built.spec.run_id)}.")
     if estimate:
         table = pd.DataFrame([vars(e) for e in estimate])
-        table["usd"] = table["usd"].map(cost.format_usd)
+        table["usd"] = table["usd"].map(usd)
         st.dataframe(table, hide_index=True, width="stretch")
         known = [e.usd for e in estimate if e.usd is not None]
-        total = cost.format_usd(sum(known)) if len(known) == len(estimate) else (
-            f"unknown ({cost.format_usd(sum(known))} for the priced models)")
+        total = usd(sum(known)) if len(known) == len(estimate) else f"unknown ({usd(sum(known))} for the priced models)"
         st.markdown(f"Estimated total: **{total}** (prompt sizes from a rehearsal with random moves; "
                     "prices from litellm's map).")
     else:
-        st.markdown("Estimated total: **$0.0000** (bots only).")
+        st.markdown(f"Estimated total: **{usd(0)}** (bots only).")
     with st.expander("Run spec"):
         st.code(yaml.safe_dump(built.raw, sort_keys=False), language="yaml")
 
@@ -189,6 +197,8 @@ def start(raw: dict, spec) -> None:
         return
     started_names.add(raw["name"])
     notices[run_id] = f"Started run {code(run_id)}" + (f" ({count(len(checks), 'model')} answered)." if checks else ".")
+    st.session_state["name_started"] = True
+    st.rerun()  # the form shows the next run's fresh name before anyone can press Start again
 
 
 if st.button("Start run", type="primary", key="start"):
@@ -196,6 +206,9 @@ if st.button("Start run", type="primary", key="start"):
         st.error(form.admin_refusal())
     elif built.spec is None:
         st.error(f"Not started: fix the {count(len(built.errors), 'field')} marked above.")
+    elif launch_form.name in started_names:  # typed again, or a second click that came before the fresh name
+        st.error(f"Not started: this page already started a run named {code(launch_form.name)}. Give the new run "
+                 "another name (that run's Resume is in its card below).")
     else:
         start(built.raw, built.spec)
 
@@ -205,12 +218,12 @@ def progress_text(row) -> str:
     """Matches from the database; while the run plays, turns, tokens and dollars from its process (live)."""
     text = f"{row.n_done:,} of {count(row.n_matches, 'match')} done, {count(row.errors, 'error')}"
     if row.playing and row.live_turns is not None and row.live_turns == row.live_turns:
-        usd = cost.format_usd(row.live_cost_usd) + (f" + {count(int(row.live_unpriced_calls), 'unpriced call')}"
-                                                    if row.live_unpriced_calls else "")
+        dollars = usd(row.live_cost_usd) + (f" + {count(int(row.live_unpriced_calls), 'unpriced call')}"
+                                            if row.live_unpriced_calls else "")
         return (f"{text}; playing now: {count(int(row.live_turns), 'turn')}, "
-                f"{count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, {usd}, "
+                f"{count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, {dollars}, "
                 f"{count(int(row.live_fallbacks), 'fallback')}")
-    return f"{text}, {count(int(row.tokens), 'token')}, {cost.format_usd(row.usd)}"
+    return f"{text}, {count(int(row.tokens), 'token')}, {usd(row.usd)}"
 
 
 def act_on(row, verb: str, do) -> None:
@@ -239,21 +252,22 @@ def runs_panel() -> None:
             left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {'playing' if row.playing else row.status}")
             if row.run_id in notices:
                 left.success(notices[row.run_id])
-            left.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0, text=progress_text(row))
             with right:
                 if row.playing and st.button("Cancel", key=f"cancel_{row.run_id}"):
                     act_on(row, "Cancelled", lambda r=row: processes.cancel_run(DB, r.run_id))
                 resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
                 if resumable and not row.playing and st.button("Resume", key=f"resume_{row.run_id}"):
                     act_on(row, "Resumed", lambda r=row: processes.resume_run(DB, r.run_id, concurrency))
+            # the card's whole width, under the buttons' column: in the left column a full bar looked 4/5 done
+            st.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0, text=progress_text(row))
             log = processes.log_tail(DB, row.run_id)
             if log:
-                with left.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):
+                with st.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):
                     st.code(log, language="text", wrap_lines=True)  # an error line reads whole
     shown = table.assign(status=table["status"].where(~table["playing"], "playing"),
                          matches=[f"{d} of {n}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
                          tokens=table["tokens"].map(lambda n: numbers.number(n, 0)),
-                         usd=table["usd"].map(lambda v: numbers.usd(v) or "unknown"),
+                         usd=table["usd"].map(numbers.usd),
                          finished_at=table["finished_at"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d %H:%M}"),
                          created_at=table["created_at"].map(lambda t: f"{t:%Y-%m-%d %H:%M}"))
     st.dataframe(shown[["run_id", "name", "source", "status", "matches", "errors", "tokens", "usd", "created_at",

@@ -17,6 +17,7 @@ from engine.wording import count
 from pages.shared import (
     Report,
     download_table,
+    numbers,
     readable,
     show_table,
     url_int,
@@ -62,15 +63,18 @@ def cell(value: Any) -> str:
 
 
 def draw_grid(state: dict, game: str) -> None:
-    """The board as an SVG of lines and circles (no emoji font needed), the moves and the result beside it."""
+    """The board as an SVG of lines and circles (no emoji font needed), the moves and the result beside it;
+    who is to move only while the game goes on (it is over once someone won or the board is full)."""
     board = boards.GridBoard.from_state(state, game)
+    over = bool(state.get("winner")) or all(board.cells)
     picture, facts = st.columns([1, 2])
     picture.image(boards.board_svg(board), caption=f"{'discs' if board.discs else 'marks'}: X red, O "
                   f"{'yellow' if board.discs else 'blue'}; dashed: the last move")
     with facts:
         st.code(boards.board_text(board), language="text")
-        st.table(pd.DataFrame([{"moves": " ".join(map(str, state.get("moves", []))), "to move": state.get("to_move"),
-                                "winner": state.get("winner") or ""}]))
+        moves = {"moves": " ".join(map(str, state.get("moves", [])))}
+        ending = {"winner": state.get("winner") or "none: a draw"} if over else {"to move": state.get("to_move")}
+        st.table(pd.DataFrame([moves | ending]))
 
 
 def card(text: str) -> str:
@@ -238,9 +242,10 @@ index = url_int("Turn", 0, len(turns) - 1, "turn", default=hits[0] if hits else 
 turn = turns.iloc[index]
 who = "moderator" if pd.isna(turn["seat"]) else f"seat {int(turn['seat'])}: {turn['player']} ({turn['agent']})"
 st.text(f"Turn {int(turn['turn'])}, round {turn['round']}, phase {turn['phase']} - {who}")
-if hits:
-    st.caption(f"'{text.strip()}' is in {count(len(hits), 'turn')} of this match: {', '.join(map(str, hits[:20]))}"
-               f"{' ...' if len(hits) > 20 else ''}; the link opened the first.")
+if hits:  # where this turn stands among the hits, whoever chose it (the link, the search, the buttons)
+    here = f"this turn is hit {hits.index(index) + 1} of {len(hits)}" if index in hits else "this turn is none of them"
+    st.caption(plain(f"'{text.strip()}' is in {count(len(hits), 'turn')} of this match: "
+                     f"{', '.join(map(str, hits[:20]))}{' ...' if len(hits) > 20 else ''}; {here}."))
 for label, color, icon in transcripts.badges(turn):
     st.badge(label, color=color, icon=icon)
 
@@ -263,8 +268,9 @@ with answered:
     if turn["phase"] != "moderator":
         st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)
-        facts = {k: turn[k] for k in ("legal", "fallback", "retries", "tokens_in", "tokens_out", "cost_usd",
-                                      "latency_ms", "cached")}
+        facts = {k: turn[k] for k in ("legal", "fallback", "retries", "call_errors", "tokens_in", "tokens_out",
+                                      "latency_ms", "cached")}  # call_errors: transport failures retried
+        facts["cost_usd"] = numbers.usd(turn["cost_usd"])  # dollars as everywhere ("unknown" without a price)
         shown = readable(pd.DataFrame([facts])).T.reset_index()  # one fact a row: fits half the page
         st.dataframe(shown.set_axis(["fact", "value"], axis=1), hide_index=True)
         if turn["error"]:

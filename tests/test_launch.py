@@ -13,8 +13,9 @@ import pytest
 
 from engine import store
 from engine.launch import cost, form, processes
-from engine.spec import parse_spec
+from engine.spec import MAX_REPEATS, parse_spec
 from engine.testing import StubReply
+from engine.wording import usd
 
 
 def make_form(**changes) -> form.LaunchForm:
@@ -44,6 +45,31 @@ def test_each_wrong_field_gets_its_own_message():
     assert "from 0 to 2" in errors["temperature"]
 
 
+def test_a_wrong_run_name_says_what_is_wrong_and_where():
+    """Not one generic rule for every wrong name: empty, too long by how much, which character at which position."""
+    def says(name: str) -> str:
+        return form.build_spec(make_form(name=name)).errors["name"]
+
+    assert says("") == f"run name: empty; give it {form.NAME_RULE}"
+    assert form.NAME_RULE == "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+    assert says("x" * 300) == "run name: 300 characters, 236 too many (at most 64)"
+    assert says("bell\x07ring") == ("run name: a control character (U+0007) at position 5; use letters, digits, '_', "
+                                    "'.' or '-'")
+    assert says("two words") == "run name: a space at position 4 is not allowed; use letters, digits, '_', '.' or '-'"
+    assert says("café") == "run name: 'é' at position 4 is not allowed; use letters, digits, '_', '.' or '-'"
+    assert says("-dash") == "run name: starts with '-'; start it with a letter or digit"
+    assert "name" not in form.build_spec(make_form(name="x" * 64)).errors
+
+
+def test_the_run_wide_settings_are_named_as_such_and_bounded_as_the_spec_is():
+    errors = form.build_spec(make_form(temperature=-3, max_tokens=0)).errors
+    assert errors == {"temperature": "run temperature must be a number from 0 to 2, got -3",
+                      "max_tokens": "run max_tokens must be a positive integer, got 0"}
+    assert form.build_spec(make_form(repeats=MAX_REPEATS + 1)).errors == {
+        "repeats": f"repeats: must be an integer from 1 to {MAX_REPEATS}, got {MAX_REPEATS + 1}"}
+    assert len(form.build_spec(make_form(repeats=MAX_REPEATS)).spec.matches) == MAX_REPEATS  # as the README says
+
+
 def test_models_are_checked_without_network_and_lineups_must_fit():
     errors = form.build_spec(make_form(prompt_version="v9", games=[form.GameChoice(
         "tictactoe", ["default"], {}, ["nosuchprovider/x", "gpt-4o-mini"])])).errors
@@ -63,7 +89,7 @@ def test_cost_estimate_prices_known_models_and_says_unknown_otherwise():
     per_in, per_out = cost.price("openai/gpt-4o-mini")
     assert per_in > 0 and priced.usd == pytest.approx(priced.tokens_in * per_in + priced.tokens_out * per_out)
     assert priced.tokens_out == priced.calls * cost.SHORT_ANSWER_TOKENS and priced.tokens_in > 100 * priced.calls
-    assert unknown.usd is None and cost.format_usd(unknown.usd) == "unknown"
+    assert unknown.usd is None and usd(unknown.usd) == "unknown"
     pgm = form.build_spec(make_form(repeats=2, strategy="pgm", max_tokens=100, games=[form.GameChoice(
         "tictactoe", ["default"], {}, ["openai/gpt-4o-mini", "bot:random"])])).spec
     assert {r.model: r for r in cost.estimate_cost(pgm)}["openai/gpt-4o-mini"].calls == 2 * priced.calls
@@ -118,7 +144,7 @@ def test_a_launched_run_is_its_own_process_cancelled_then_resumed(stub, db_path,
     wait_for(lambda: not processes.is_alive(db_path, run_id))
     row = run_row(db_path, run_id)
     assert row.status == "ok" and row.n_done == 6 and row.errors == 0
-    assert row.tokens == 6 * 2 * (40 + 3) and cost.format_usd(row.usd) == "unknown"  # the stub has no price
+    assert row.tokens == 6 * 2 * (40 + 3) and usd(row.usd) == "unknown"  # the stub has no price
     again = store.query(db_path, "SELECT match_id, finished_at FROM matches").set_index("match_id")["finished_at"]
     assert all(again[m] == t for m, t in zip(kept["match_id"], kept["finished_at"], strict=True))  # not replayed
     assert len(stub.requests) - asked_before == (6 - len(kept)) * 2  # the resume asked only for unplayed matches
@@ -139,7 +165,7 @@ def test_a_models_seat_has_its_own_temperature_and_prompt_version_checked_by_the
     wrong = [form.SeatChoice("openai/gpt-4o-mini", 2.5), form.SeatChoice("openai/gpt-4o-mini", None, "v9")]
     errors = form.build_spec(make_form(games=[form.GameChoice("tictactoe", ["default"], {}, wrong)])).errors
     assert errors == {  # the spec's own words
-        "tictactoe.seat.0": "seat 1: temperature must be a number from 0 to 2, got 2.5",
+        "tictactoe.seat.0": "seat 1 temperature must be a number from 0 to 2, got 2.5",
         "tictactoe.seat.1": "seat 2: game 'tictactoe' has no prompt version 'v9' (has: v1, v2, v3, v4, v5)"}
 
 
@@ -179,6 +205,7 @@ def test_a_launched_run_reports_turns_tokens_and_dollars_before_any_match_ends(s
     wait_for(lambda: not processes.is_alive(db_path, run_id))
     row = run_row(db_path, run_id)
     assert row.live_status == "finished" and row.live_llm_turns == 8 and row.n_done == 1
+    assert "344 tokens, $0.00 + 8 unpriced calls, " in processes.log_tail(db_path, run_id)  # the stub has no price
 
 
 def test_a_finished_run_is_reaped_and_leaves_no_zombie(db_path):

@@ -35,3 +35,15 @@ def test_readable_applies_one_format_to_a_table():
     assert list(shown["rating"]) == ["1,389.17", "1,000.00"]
     assert list(shown["win_rate"]) == ["66.7%", ""] and list(shown["matches"]) == ["1,389", "5"]
     assert list(shown["mean"]) == ["0.67", "2.50"]
+
+
+def test_dollars_have_one_format_for_pages_cli_and_logs():
+    """2 decimals; a non-zero amount below a cent keeps two significant digits (a call costs fractions of one);
+    "unknown" without a price. The pages' `numbers.usd` is the engine's `wording.usd`."""
+    from engine.wording import usd
+
+    assert usd(0) == "$0.00" and usd(0.0) == "$0.00" and usd(1234.5) == "$1,234.50" and usd(0.01) == "$0.01"
+    assert usd(0.0031) == "$0.0031" and usd(0.00001234) == "$0.000012" and usd(0.5) == "$0.50"
+    assert usd(None) == "unknown" and usd(float("nan")) == "unknown"
+    for value in (0, 0.0031, 12.345, None, np.nan, pd.NA, np.float64(0.25)):
+        assert numbers.usd(value) == usd(None if numbers.missing(value) else float(value))

@@ -11,6 +11,8 @@ from streamlit.testing.v1 import AppTest
 from engine import store
 from engine.games import get_game
 from engine.launch import cost, form, processes
+from engine.spec import MAX_REPEATS
+from engine.wording import usd
 from tests.page_run import run_page
 
 
@@ -38,7 +40,7 @@ def test_the_form_shows_each_games_parameters_with_their_defaults(db_path, monke
             assert widget.value == param.default
         assert [at.selectbox(key=f"{game}.seat.{i}").value for i in range(2)] == ["bot:random"] * 2
     assert at.multiselect(key="connect_four.presets").value == ["default"]
-    assert "Estimated total: **$0.0000** (bots only)." in [m.value for m in at.markdown]
+    assert "Estimated total: **$0.00** (bots only)." in [m.value for m in at.markdown]
 
 
 def test_wrong_fields_are_refused_one_by_one_and_nothing_starts(db_path, monkeypatch):
@@ -46,13 +48,15 @@ def test_wrong_fields_are_refused_one_by_one_and_nothing_starts(db_path, monkeyp
     at.text_input(key="name").set_value("two words").run()
     type_model(at, "tictactoe", 1, "my model")
     at.number_input(key="repeats").set_value(0).run()
+    at.number_input(key="temperature").set_value(-3).run()
     errors = [e.value for e in at.error]
-    assert any("letters, digits" in e for e in errors)
+    assert "run name: a space at position 4 is not allowed; use letters, digits, '_', '.' or '-'" in errors
     assert any("'my model' has whitespace" in e for e in errors)
-    assert "repeats: must be an integer from 1 to 1000, got 0" in errors  # the spec's own check and words
-    assert len(errors) == 3
+    assert f"repeats: must be an integer from 1 to {MAX_REPEATS}, got 0" in errors  # the spec's own check and words
+    assert "run temperature must be a number from 0 to 2, got -3.0" in errors  # not "default: ..."
+    assert len(errors) == 4
     at.button(key="start").click().run()
-    assert at.error[-1].value == "Not started: fix the 3 fields marked above."
+    assert at.error[-1].value == "Not started: fix the 4 fields marked above."
     assert not processes.launches_dir(db_path).exists() and store.count_matches(db_path) == 0
 
 
@@ -66,8 +70,9 @@ def test_cost_estimate_prices_known_models_and_says_unknown(db_path, monkeypatch
         name=at.text_input(key="name").value,
         games=[form.GameChoice("tictactoe", ["default"], {}, ["openai/gpt-4o-mini", "openai/my-finetune"])],
     )).spec)}
-    priced = cost.format_usd(expected["openai/gpt-4o-mini"].usd)
+    priced = usd(expected["openai/gpt-4o-mini"].usd)
     assert estimate.loc["openai/gpt-4o-mini", "usd"] == priced != "unknown"
+    assert priced.startswith("$0.00") and len(priced) > len("$0.00")  # a fraction of a cent, its digits shown
     assert estimate.loc["openai/my-finetune", "usd"] == "unknown"
     assert any(m.value.startswith("Estimated total: **unknown ($") for m in at.markdown)
 
@@ -89,7 +94,9 @@ def test_starting_needs_the_admin_token_then_the_run_plays_in_its_own_process(db
     assert store.query(db_path, "SELECT status, n_done FROM runs").to_dict("records") == [{"status": "ok", "n_done": 2}]
     at = page(db_path, monkeypatch)  # watching needs no token
     assert not at.exception
-    assert any("2 of 2 matches done, 0 errors" in str(p.proto.text) for p in at.get("progress"))
+    bar = next(p.proto for p in at.get("progress") if "2 of 2 matches done, 0 errors" in p.proto.text)
+    assert bar.value == 100 and bar.text.endswith(", 0 tokens, $0.00")  # a finished run's bar is full
+    assert not any(column.get("progress") for column in at.columns)  # across the card, not 4/5 of it in a column
     assert "open-sesame" not in (processes.launches_dir(db_path) / run_id / "spec.yaml").read_text()
 
 
@@ -139,21 +146,27 @@ def test_a_seat_takes_any_typed_model_string_and_suggests_known_ones(db_path, mo
     assert "openrouter/some-lab/brand-new-model" in str(spec["games"][0]["lineups"][0][0])
 
 
-def test_the_default_run_name_is_new_for_each_launch(db_path, monkeypatch):
-    """Two launches of the same form by default never collide: the default name holds the time, and a started
-    name is replaced by a fresh one; one match is "1 match"."""
+def test_after_a_start_the_form_shows_a_fresh_name_and_never_starts_an_unseen_one(db_path, monkeypatch):
+    """The default name holds the time; right after a start the form shows the next run's own name and run id
+    (pressing Start again launched a run under a name nobody saw), and a name this page started is refused,
+    not silently replaced; one match is "1 match"."""
     import re
 
     at = page(db_path, monkeypatch)
     first = at.text_input(key="name").value
     assert re.fullmatch(r"dashboard-\d{8}-\d{6}", first)
-    assert any(m.value.startswith("1 match, run id") for m in at.markdown)
+    assert any(m.value.startswith(f"1 match, run id `{first}-") for m in at.markdown)
     at.button(key="start").click().run()
     assert at.success and at.success[0].value.startswith(f"Started run `{first}-")
-    at.run()
-    second = at.text_input(key="name").value
-    assert second != first and second.startswith("dashboard-")
     run_id = at.success[0].value.split("`")[1]
+    second = at.text_input(key="name").value  # no other action in between
+    assert second != first and re.fullmatch(r"dashboard-\d{8}-\d{6}(-\d+)?", second)
+    assert any(m.value.startswith(f"1 match, run id `{second}-") for m in at.markdown)
+    at.text_input(key="name").set_value(first).run()
+    at.button(key="start").click().run()
+    assert at.error[-1].value == (f"Not started: this page already started a run named `{first}`. Give the new run "
+                                  "another name (that run's Resume is in its card below).")
+    assert [p.name for p in processes.launches_dir(db_path).iterdir()] == [run_id]  # nothing else launched
     deadline = time.monotonic() + 120
     while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -245,3 +245,65 @@ def test_every_turns_table_puts_the_long_answer_last(db, monkeypatch):
     at = page(db, monkeypatch, match=match_id)
     log = next(df.value for df in at.dataframe if "flags" in df.value.columns)
     assert list(log.columns)[-1] == "response" and {"legal", "retries", "flags"} <= set(log.columns)
+
+
+def test_unknown_values_in_the_link_are_said_as_plain_text_not_silently_replaced(db, monkeypatch):
+    """A stale or mistyped link says what it asked for and what is shown instead (the shared URL helpers, so every
+    page does), in one line whose text comes out exactly as typed: never markdown or HTML."""
+    from pages.shared.markdown import plain
+
+    at = page(db, monkeypatch, match="doesnotexist")
+    first = found(at)["match_id"][0]
+    assert at.selectbox(key="match").value == first
+    assert [w.value for w in at.warning] == [plain(f"Unknown match 'doesnotexist' in the link: showing {first}.")]
+    at = page(db, monkeypatch, game=SCRIPT, agents=["zzz", "bot:random"])
+    assert at.selectbox(key="game").value == "(any game)" and at.multiselect(key="agents").value == ["bot:random"]
+    shown = f"{SCRIPT[:39]}…"  # a long value is cut: one line
+    assert [w.value for w in at.warning] == [plain(f"Unknown game '{shown}' in the link: showing (any game)."),
+                                             plain("Unknown agents 'zzz' in the link: left out.")]
+    assert not at.get("html") and not at.exception
+    assert not page(db, monkeypatch, game="tictactoe").warning  # a known value: nothing to say
+
+
+def test_the_search_caption_says_where_this_turn_stands_among_the_hits(db, monkeypatch):
+    """Whether the link or the reader typed the search, the caption says which hit this turn is (it said "the link
+    opened the first" even for a typed search); as plain text, the search being the reader's."""
+    from pages.shared.markdown import plain
+
+    match_id = llm_match(db)
+    at = page(db, monkeypatch, match=match_id)
+    at.text_input(key="q").set_value("bold</b").run()  # typed, not linked
+    hit = at.slider(key="turn").value
+    said = f"'bold</b' is in 1 turn of this match: {hit}; "
+    assert plain(said + "this turn is hit 1 of 1.") in [c.value for c in at.caption]
+    at.button(key="next").click().run()
+    assert plain(said + "this turn is none of them.") in [c.value for c in at.caption]
+
+
+def test_a_turns_facts_count_its_transport_failures_and_its_dollars(db, monkeypatch):
+    """call_errors (transport failures retried) is among the facts; a model call's dollars read as everywhere."""
+    match_id = llm_match(db)
+    turns = store.query(db, "SELECT turn, seat FROM turns WHERE match_id = ? AND seat IS NOT NULL ORDER BY turn",
+                        [match_id])
+    model_turn, bot_turn = (int(turns.loc[turns["seat"] == s, "turn"].iloc[0]) for s in (0, 1))
+    with store.connect(db) as con:
+        con.execute("UPDATE turns SET call_errors = 2 WHERE match_id = ? AND turn = ?", [match_id, model_turn])
+
+    def facts(turn: int):
+        at = page(db, monkeypatch, match=match_id, turn=str(turn))
+        return next(df.value for df in at.dataframe if list(df.value.columns) == ["fact", "value"]).set_index("fact")
+
+    model = facts(model_turn)
+    assert model.loc["call_errors", "value"] == "2" and model.loc["cost_usd", "value"] == "unknown"  # stub: no price
+    assert facts(bot_turn).loc["cost_usd", "value"] == "$0.00"  # a bot calls nothing
+
+
+def test_a_finished_boards_legend_names_no_one_to_move(db, monkeypatch):
+    match_id = store.query(db, "SELECT match_id FROM matches WHERE game = 'tictactoe' LIMIT 1")["match_id"][0]
+    states = store.query(db, "SELECT state FROM turns WHERE match_id = ? ORDER BY turn", [match_id])["state"]
+    at = page(db, monkeypatch, match=match_id, turn="0")
+    assert list(at.table[0].value.columns) == ["moves", "to move"]
+    at = page(db, monkeypatch, match=match_id, turn=str(len(states) - 1))
+    legend = at.table[0].value
+    assert list(legend.columns) == ["moves", "winner"]
+    assert legend["winner"].iloc[0] == (json.loads(states.iloc[-1])["winner"] or "none: a draw")

@@ -23,7 +23,7 @@ def test_a_line_at_the_start_every_interval_and_at_the_end():
     now[0] = 5.0
     bar.update(1)
     assert out.getvalue().splitlines()[-1].endswith("study: 4 of 10 matches done, 1 error, 40 turns, 1,234 tokens, "
-                                                    "$0.5000 (5 s)")
+                                                    "$0.50 (5 s)")
     now[0] = 11.0
     bar.tick()  # the heartbeat: no match finished, still a line
     assert len(out.getvalue().splitlines()) == 3

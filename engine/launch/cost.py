@@ -89,7 +89,3 @@ def estimate_cost(spec: RunSpec) -> list[ModelEstimate]:
         prices = price(row.model)
         row.usd = None if prices is None else row.tokens_in * prices[0] + row.tokens_out * prices[1]
     return sorted(per_model.values(), key=lambda r: r.model)
-
-
-def format_usd(value: float | None) -> str:
-    return "unknown" if value is None or value != value else f"${value:,.4f}"

@@ -1,6 +1,6 @@
 """The launch form -> a run spec. Every field is checked on its own, so each wrong one gets its message under
-its widget; the checks are the run spec's own (`engine.spec`), plus what only the dashboard asks: a name
-usable as a folder, caps on repeats and concurrency, and model strings litellm can route."""
+its widget; the checks are the run spec's own (`engine.spec`, with its bounds), plus what only the dashboard
+asks: a name usable as a folder, a cap on concurrency, and model strings litellm can route."""
 
 from __future__ import annotations
 
@@ -14,14 +14,26 @@ from engine.agents.bots import bot_names
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import all_games, get_game
-from engine.spec import MAX_SEED, RunSpec, SpecError, check_seat, int_setting, parse_spec
+from engine.spec import (
+    MAX_REPEATS,
+    MAX_SEED,
+    RunSpec,
+    SpecError,
+    check_seat,
+    control_character,
+    int_setting,
+    parse_spec,
+)
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
 PUBLIC_ENV = "ARENA_SERVED_BEYOND_LOCALHOST"  # set by `python -m engine serve` on a non-loopback address
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+NAME_CHARACTER = re.compile(r"[A-Za-z0-9_.-]")
+MAX_NAME = 64
+NAME_CHARACTERS = "letters, digits, '_', '.' or '-'"
+NAME_RULE = f"1 to {MAX_NAME} {NAME_CHARACTERS}, starting with a letter or digit"
 SUGGESTED_MODELS = ("openai/gpt-4o-mini", "openai/gpt-4o", "anthropic/claude-3-5-haiku-20241022",
                     "gemini/gemini-1.5-flash", "ollama/llama3", "local/smollm2")
-MAX_REPEATS, MAX_CONCURRENCY = 1000, 64
+MAX_CONCURRENCY = 64  # the spec allows more; a dashboard on a laptop does not need it
 
 
 @dataclass
@@ -111,6 +123,24 @@ def check_model(model: str) -> str | None:
         f"'{model}' is not a model litellm knows by bare name: write it as provider/model")
 
 
+def name_problem(name: str) -> str | None:
+    """What is wrong with a run name (it names the run's folder, so: NAME_RULE), or None: empty, too long by how
+    much, or which character where (position 1 is the first)."""
+    if not name:
+        return f"run name: empty; give it {NAME_RULE}"
+    if len(name) > MAX_NAME:
+        return f"run name: {len(name)} characters, {len(name) - MAX_NAME} too many (at most {MAX_NAME})"
+    if (at := control_character(name)) is not None:
+        return f"run name: a control character (U+{ord(name[at]):04X}) at position {at + 1}; use {NAME_CHARACTERS}"
+    bad = next((i for i, c in enumerate(name) if not NAME_CHARACTER.fullmatch(c)), None)
+    if bad is not None:
+        shown = "a space" if name[bad] == " " else repr(name[bad])
+        return f"run name: {shown} at position {bad + 1} is not allowed; use {NAME_CHARACTERS}"
+    if not name[0].isalnum():
+        return f"run name: starts with {name[0]!r}; start it with a letter or digit"
+    return None
+
+
 def _spec_error(errors: dict[str, str], key: str, check, *args) -> Any:
     """Run one of the spec's checks; its SpecError becomes the message of field `key`."""
     try:
@@ -123,15 +153,14 @@ def _spec_error(errors: dict[str, str], key: str, check, *args) -> Any:
 def build_spec(form: LaunchForm) -> BuiltSpec:
     """Check every field on its own (so each wrong one gets its message), then the whole spec."""
     errors: dict[str, str] = {}
-    if not NAME_PATTERN.fullmatch(form.name or ""):
-        errors["name"] = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+    if problem := name_problem(form.name or ""):
+        errors["name"] = problem
     counts = {"repeats": form.repeats, "seed": form.seed, "concurrency": form.concurrency}
     for key, lo, hi in (("repeats", 1, MAX_REPEATS), ("seed", 0, MAX_SEED), ("concurrency", 1, MAX_CONCURRENCY)):
         _spec_error(errors, key, int_setting, counts, key, 1, lo, "", hi)
     _spec_error(errors, "strategy", check_strategy, form.strategy)
     for key in ("temperature", "max_tokens"):  # a run-wide default is checked as any seat's setting is
-        _spec_error(errors, key, check_seat, "tictactoe", {"agent": "bot:random", key: getattr(form, key)}, {},
-                    "default")
+        _spec_error(errors, key, check_seat, "tictactoe", {"agent": "bot:random", key: getattr(form, key)}, {}, "run")
     if not form.games:
         errors["games"] = "pick at least one game"
     known = all_games()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.runner import TurnNote
-from engine.wording import count
+from engine.wording import count, usd
 
 
 @dataclass
@@ -62,7 +62,7 @@ class TurnTally:
         unpriced = f" + {count(self.unpriced_calls, 'unpriced call')}" if self.unpriced_calls else ""
         return (f"{datetime.now():%H:%M:%S} {self.status}: {count(self.turns, 'turn')} in "
                 f"{count(self.matches_started, 'match')}, {count(self.tokens_in + self.tokens_out, 'token')}, "
-                f"${self.cost_usd:.4f}{unpriced}, {count(self.reasks, 're-ask')}, {count(self.fallbacks, 'fallback')}")
+                f"{usd(self.cost_usd)}{unpriced}, {count(self.reasks, 're-ask')}, {count(self.fallbacks, 'fallback')}")
 
     def write(self, status: str | None = None) -> None:
         """Replace the progress file (atomically: a reader never sees half of it) and log one line."""

@@ -11,7 +11,7 @@ Signatures (every widget keeps its value in `st.query_params[key]`, read once pe
     url_int(label, lo, hi, key, default=None) -> int          (a slider)
     filter_bar(options, games=True, report=None, db=None) -> Selection  (and the report's header)
     cached(fn, db, **kwargs) -> DataFrame;  slow_scorer_wanted(what, options, games, key) -> bool
-    to_parquet(df) -> bytes;  download_table(df, name);  show_table(report, title, df, name)
+    to_parquet(df) -> bytes;  download_table(df, name);  show_table(report, title, df, name, helps=None)
     show_wide_table(report, title, df, name, aside);  win_rates_view(agent_figures rows) -> DataFrame
     readable(df) -> DataFrame  (the one number format: pages/shared/numbers.py)
     links.transcripts_link(selection, game, agent, variant) -> str;  links.linked_selection(get_all, game)
@@ -34,10 +34,12 @@ import pandas as pd
 import streamlit as st
 
 from engine.metrics.magic import ROLE_WIN_RATES, TABLE_2
+from engine.metrics.magic_social import NO_STRATEGY
 from engine.selection import Selection
 from engine.suites import Scorer
 from engine.wording import count
 from pages.shared import numbers
+from pages.shared.markdown import plain
 
 
 # ---------------------------------------------------------------- selection in the URL
@@ -48,28 +50,45 @@ def _remember(key: str, value: list[str] | str | None) -> None:
         st.query_params[key] = value
 
 
+def _unknown_in_link(label: str, values: list[str], instead: str) -> None:
+    """Under the widget: the link asked for what is not here (a mistyped or stale link, another database), and
+    what is shown `instead`, rather than silently showing something else. One line of plain text: the values come
+    from whoever wrote the link, so they must not become markdown or HTML."""
+    if values:
+        quoted = ", ".join(f"'{v if len(v) <= 40 else v[:39] + '…'}'" for v in values)
+        st.warning(plain(f"Unknown {label.lower()} {quoted} in the link: {instead}."))
+
+
 def url_multiselect(label: str, options: list[str], key: str, default: list[str] | None = None) -> list[str]:
-    """A multiselect whose choice lives in the URL as repeated `key=` parameters."""
+    """A multiselect whose choice lives in the URL as repeated `key=` parameters (unknown ones are said, then
+    left out)."""
     options = list(options)
+    unknown = []
     if key not in st.session_state:
-        wanted = st.query_params.get_all(key) or (default or [])
-        st.session_state[key] = [o for o in wanted if o in options]
+        linked = st.query_params.get_all(key)
+        st.session_state[key] = [o for o in linked or default or [] if o in options]
+        unknown = [o for o in linked if o not in options]
     chosen = st.multiselect(label, options, key=key)
+    _unknown_in_link(label, unknown, "left out")
     _remember(key, chosen)
     return chosen
 
 
 def url_selectbox(label: str, options: list[Any], key: str, default: Any = None) -> Any:
-    """A selectbox whose choice lives in the URL (`key=<str(option)>`); falls back to `default`, then the first."""
+    """A selectbox whose choice lives in the URL (`key=<str(option)>`); falls back to `default`, then the first
+    (a link's unknown value is said)."""
     options = list(options)
     if not options:
         return None
     names = [str(o) for o in options]
+    unknown = []
     if key not in st.session_state:
         wanted = st.query_params.get(key)
         fallback = default if default in options else options[0]
         st.session_state[key] = options[names.index(wanted)] if wanted in names else fallback
+        unknown = [wanted] if wanted and wanted not in names else []
     chosen = st.selectbox(label, options, key=key)
+    _unknown_in_link(label, unknown, f"showing {chosen}")
     _remember(key, str(chosen))
     return chosen
 
@@ -292,15 +311,86 @@ def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: 
         whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
         places = decimals.get(column, 0 if whole else default)
         shown[column] = [numbers.cell(v, places, str(column)) for v in values.astype(object)]
+    if "strategy" in shown:  # a bot has no strategy: blank, not the scorers' grouping key "-"
+        shown["strategy"] = shown["strategy"].replace(NO_STRATEGY, "")
     return shown
 
 
+# What a column of the figures' and papers' tables means, one line each: shown as the header's tooltip by every
+# table and printed under the Games page's tables. `game:column` where a game's column means something of its own.
+COLUMN_HELP = {
+    "step": "the round (or step) of the match",
+    "matches": "matches behind the row (a per-round curve: the matches that reached that round)",
+    "tictactoe:matches": "contested matches (self-play left out): the win rate's matches",
+    "connect_four:matches": "contested matches (self-play left out): the win rate's matches",
+    "win_rate": "(seats won + half the seats drawn) / seats held, over contested matches (engine/headline.py)",
+    "moves": "the agent's moves, over every match (self-play included)",
+    "illegal_moves": "moves whose first answer was rejected or that broke the rules",
+    "mean": "the mean of the numbers the players chose that round",
+    "guessing_game:target": "the number to come closest to: the game's ratio (2/3) x that round's mean",
+    "winning_number": "the chosen number closest to the target that round",
+    "go_count": "players who went to the bar that round",
+    "share_go": "share of the players who went to the bar that round",
+    "crowded": "share of the matches where the bar was crowded that round (more went than its capacity)",
+    "battle_royale:hit": "share of the matches where that round's shot hit",
+    "players_left": "players still in the game after that round's shot",
+    "accepts": "votes accepting that round's proposal, the proposer's own included",
+    "aboard": "pirates still aboard (voting) that round",
+    "passed": "share of the matches where that round's proposal passed",
+    "mean_reward_per_move": "ConnectFour's reward of a move, V(s') - V(s): how much it improved the mover's "
+                            "position by the solver's value, averaged over the agent's moves",
+    "mean_reward_per_game": "the sum of that reward over the agent's moves in a match, averaged over matches",
+    "share": "share of the agent's Hold'em decisions that were this action",
+    "mean_win_prob": "mean Monte-Carlo probability that the agent's hand wins, when it took this action",
+    "vote_accuracy": "a civilian's votes for the spy / its votes cast (abstentions aside)",
+    "foul_rate": "fouls (an empty or late speech, one stating the speaker's own word, or one repeating an earlier "
+                 "speech) / speeches",
+    "survival_rounds": "mean rounds the agent stayed in the game before being voted out",
+    "illegal_move_rate": "illegal moves / moves, over every match (self-play included): a first answer rejected "
+                         "(re-asked or a random fallback) or a move on a taken cell / full column",
+    "parse_failures": "decisions whose answer was re-asked, illegal or replaced by a random fallback move",
+}
+
+
+def column_help(columns, game: str | None = None) -> dict[str, str]:
+    """The `COLUMN_HELP` line of each column that has one, the game's own line first."""
+    helps = {c: COLUMN_HELP.get(f"{game}:{c}", COLUMN_HELP.get(str(c))) for c in columns}
+    return {c: text for c, text in helps.items() if text}
+
+
+CHAR_PX, PAD_PX, MAX_COLUMN_PX = 6.5, 26, 320  # px per character of the table font (5.8 measured), padding
+
+
+def column_width(column: pd.Series, label: str) -> int:
+    """Pixels that show a column's longest cell and its label whole (no "mean role wi..."), at most MAX_COLUMN_PX:
+    numbers keep narrow columns, and only long text (a lineup, an error) is cut, visibly, with its full text on
+    hover."""
+    longest = max([len(label), *(len(str(v)) for v in column.head(500))])
+    return min(round(CHAR_PX * longest) + PAD_PX, MAX_COLUMN_PX)
+
+
+def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: dict[str, str] | None = None
+                   ) -> tuple[pd.DataFrame, dict]:
+    """The table with its link columns first (an "open" link past the right edge is never seen) and the first
+    column pinned, each column as wide as its content (`column_width`) unless its config sets a width, and the
+    definitions `helps` (column -> text) as its header's tooltip."""
+    config = {k: dict(v) if isinstance(v, dict) else {"label": v} for k, v in (column_config or {}).items()}
+    links = [c for c in display.columns if config.get(c, {}).get("type_config", {}).get("type") == "link"]
+    display = display[links + [c for c in display.columns if c not in links]]
+    for position, column in enumerate(display.columns):
+        own = config.setdefault(column, {})
+        own["width"] = own.get("width") or column_width(display[column], str(own.get("label") or column))
+        own["help"] = own.get("help") or (helps or {}).get(column) or COLUMN_HELP.get(str(column))
+        own["pinned"] = own.get("pinned") or position == 0
+    return display, config
+
+
 def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
-               column_config: dict | None = None) -> None:
-    """A table on the page (as `readable` text unless `shown` is given), in the report, and as CSV/Parquet
-    downloads of the numbers themselves."""
-    display = readable(df) if shown is None else shown
-    st.dataframe(display, hide_index=True, width="stretch", column_config=column_config)
+               column_config: dict | None = None, helps: dict[str, str] | None = None) -> None:
+    """A table on the page (as `readable` text unless `shown` is given) that fits its columns (`fitted_columns`),
+    in the report, and as CSV/Parquet downloads of the numbers themselves."""
+    display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps)
+    st.dataframe(display, hide_index=True, width="stretch", column_config=config)
     download_table(df, name)
     report.table(title, display)
 
@@ -308,24 +398,52 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
 MEAN_ROLE_WIN_RATE = "mean role win rate"  # MAgIC's Table 1 "win rate": not the win rate of engine/headline.py
 # MAgIC's profile beyond the abilities, shown apart so that the table fits a 1400 px window
 MAGIC_ASIDE = {"The seven role win rates": ROLE_WIN_RATES, "MAgIC's Table 2": TABLE_2}
+WIS_BY_ROLE = [f"{role}_{figure}" for figure in ("win_rate", "mean_score", "foul_rate", "survival_rounds")
+               for role in ("spy", "civilian")]
+# a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it;
+# Who-is-Spy counts every seat a player held as a game played (its ranking subtracts one per seat)
+PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}, "wis": {"games": "seats played"}}
+PAPER_ASIDE = {"magic": MAGIC_ASIDE, "wis": {"Figures by role (spy, civilian)": WIS_BY_ROLE}}  # fits 1400 px
+# the columns that say who and how well, shown right after the first so they stay in view on a narrow window
+PAPER_KEY = {"gamabench": ["overall", "matches", "setting", "source"], "magic": ["win_rate", "roles", "area"],
+             "llmarena": ["average", "games"], "wis": ["ranking", "games", "win_rate"]}
+# an average over parts: (its column, the column counting its parts, the whole, what a part is)
+COVERAGE = {"magic": ("win_rate", "roles", 7, "roles"), "llmarena": ("average", "games", 7, "games")}
+
+
+def own_table_view(board: pd.DataFrame, suite: str) -> pd.DataFrame:
+    """A paper's own table (`engine.suites.own_table`) as every page shows it: its key columns first, an average
+    over only some of its parts (LLMArena's games, MAgIC's seven roles) marked beside its value and in its count
+    ("1 of 7 roles (partial)"), and its columns named so that none passes for the headline's win rate."""
+    shown = readable(board)
+    first = list(board.columns[:1])
+    key = [c for c in PAPER_KEY.get(suite, []) if c in board.columns and c not in first]
+    shown = shown[first + key + [c for c in board.columns if c not in first + key]]
+    if suite in COVERAGE and not board.empty:
+        value, parts, whole, unit = COVERAGE[suite]
+        partial = board[parts] < whole
+        shown[value] = [f"{text} (partial)" if text and short else text
+                        for text, short in zip(shown[value], partial, strict=True)]
+        shown[parts] = [f"{int(n)} of {whole} {unit}" + (" (partial)" if n < whole else "") if n == n else ""
+                        for n in board[parts]]
+    return shown.rename(columns=PAPER_COLUMNS.get(suite, {}))
 
 
 def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: dict[str, list[str]],
-                    shown: pd.DataFrame | None = None) -> None:
+                    shown: pd.DataFrame | None = None, helps: dict[str, str] | None = None) -> None:
     """A table too wide for a 1400 px window (MAgIC's profile: 20 columns and more): its first column pinned and
     each group of `aside` columns (title -> columns) in an expander beside the first, so the page shows what
     matters; the downloads hold every column."""
     display = readable(df) if shown is None else shown
     first = display.columns[0]
-    pinned = {first: st.column_config.TextColumn(first, pinned=True)}
     apart = {c for columns in aside.values() for c in columns}
-    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]],
-               column_config=pinned)
+    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]], helps=helps)
     for label, columns in aside.items():
         present = [c for c in columns if c in display.columns]
         if present:
             with st.expander(label):
-                st.dataframe(display[[first, *present]], hide_index=True, width="stretch", column_config=pinned)
+                part, config = fitted_columns(display[[first, *present]], None, helps)
+                st.dataframe(part, hide_index=True, width="stretch", column_config=config)
 
 
 def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:

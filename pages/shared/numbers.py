@@ -1,7 +1,8 @@
 """The dashboard's one number format: at most 2 decimals (counts and ratings whole), thousands separators on
 every number but identifiers (a seed, a round), rates as percentages, p-values below 0.01 as "< 0.01",
-intervals as "value [lo to hi]" (a comma would read as a thousands separator, a dash as a minus), and a
-blank for a missing value (Streamlit would print "None")."""
+intervals as "value [lo to hi]" (a comma would read as a thousands separator, a dash as a minus), dollars as
+the engine writes them ("unknown" without a price), and a blank for any other missing value (Streamlit would
+print "None")."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from engine import wording
 
 IDENTIFIERS = {"seed", "repeat", "turn", "round", "seat", "step", "player", "rank", "roles"}  # numbers as names
 
@@ -53,10 +56,8 @@ def p_value(value: Any) -> str:
 
 
 def usd(value: Any) -> str:
-    """Dollars: 2 decimals, 4 below a cent (a call costs fractions of one), blank when unknown."""
-    if missing(value):
-        return ""
-    return "$0" if value == 0 else f"${value:,.2f}" if abs(value) >= 0.01 else f"${value:.4f}"
+    """Dollars as the engine writes them (`engine.wording.usd`); "unknown" for a missing price (pd.NA too)."""
+    return wording.usd(None if missing(value) else float(value))
 
 
 def cell(value: Any, decimals: int, column: str = "") -> str:
