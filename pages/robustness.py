@@ -1,50 +1,143 @@
 """Robustness (GAMA-Bench RQ1, seed 002 §4.1): for one model, its scores across prompt versions,
-temperatures, strategies and repeats; per level the mean and spread, a t-test against the default
-(paired on shared seeds, Welch otherwise; Holm-corrected) and Cohen's d; per game and factor, and per
-game over all factors, a verdict (engine/metrics/stats.py's `robustness_verdict`: sensitive when a level differs
-Holm-significantly, robust only when an equivalence test shows every difference small, else inconclusive; the
-paper's spread across levels is shown beside it)."""
+temperatures, strategies and repeats, compared within one game and setting (preset and params: a 3-player
+and a 10-player guessing game are never pooled); per level the mean and spread, a t-test against the default
+(paired on shared seeds, Welch otherwise; Holm-corrected) and Cohen's d, but only where the level and the
+default have stats.MIN_SAMPLE scores; per game, setting and factor, and per game and setting over all factors,
+a verdict (engine/metrics/stats.py's `robustness_verdict`: not enough data unless every level was tested;
+sensitive when a level differs Holm-significantly; robust only when an equivalence test shows every difference
+small; else inconclusive; the paper's spread across levels is shown beside it)."""
+
+import json
+import math
+import re
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from plotly.subplots import make_subplots
 
 from engine import queries, store
 from engine.metrics import stats
-from engine.suites import get_suite
-from pages.shared import Report, show_table, url_selectbox
+from pages.shared import Report, numbers, readable, show_table, url_selectbox
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "repeat": "repeats"}
-SCORED_0_100 = set(get_suite("gamabench").games)  # γ-Bench's 0-100 score; other games' scores have no fixed scale
+FACTOR_WHY = {
+    "prompt_version": "the same game under the prompt's five wordings (v1 is the default)",
+    "temperature": "the same game at other sampling temperatures (1.0 is the default)",
+    "strategy": "the same game with a prompting strategy (cot, persona, pgm) against vanilla",
+    "repeat": "the same condition played again on new seeds (γ-Bench runs a model five times to show its variance): "
+              "a difference between repeats is chance alone, so a robust model shows none"}
 DB = store.default_db()
+TWO_DECIMALS = dict.fromkeys(["mean", "sd", "sd of means", "margin"], 2)  # scores, even where whole (5 is 5.00)
+CLIPPED = ("Intervals of a mean are 95% t intervals clipped to the range the scores can take: 0-100 for γ-Bench's "
+           "games, else the lowest to the highest score of the game in that setting (a mean cannot leave the range "
+           "of its data).")
+COMPARISON_COLUMNS = {
+    "level": "the factor's value; the first row is the default, which every other row is compared with",
+    "scores": "matches scored at this level (one score per match: the γ-Bench 0-100 score, else the model's mean "
+              "seat score)",
+    "mean (95% CI)": "mean score, with the 95% interval of the mean (clipped to the score range)",
+    "sd": "standard deviation of the scores",
+    "difference (95% CI)": "mean minus the default's mean, with the test's 95% interval of the difference",
+    "test": f"paired t on the seeds both levels played (when every score has its pair), else Welch's t; "
+            f"'{stats.NOT_TESTED}' when this level or the default has fewer than {stats.MIN_SAMPLE} scores",
+    "paired seeds": "seeds both levels played, for the paired test",
+    "p": "two-sided p-value of the test (blank when both levels scored the same on every seed: no p)",
+    "p (Holm)": "p adjusted by Holm's method over the tested levels of this table",
+    "Cohen's d": "the difference in pooled standard deviations of the two levels' scores",
+    "significant": f"yes when p (Holm) < {stats.ALPHA:g}; blank when not tested"}
+VERDICT_COLUMNS = {
+    "levels": "values of the factor compared, the default included",
+    "levels tested": f"levels other than the default with {stats.MIN_SAMPLE} scores or more, as the default",
+    "sd of means": "the paper's spread: standard deviation of the levels' mean scores",
+    "margin": "the equivalence margin: how far a level's mean may be from the default's and count as the same",
+    "significant levels": "tested levels whose p (Holm) is below the threshold"}
 
 
-def on_scale(table: pd.DataFrame, on_0_100: bool) -> pd.DataFrame:
-    """The level means' 95% intervals clipped to 0-100 where the score lives there (a mean cannot leave its
-    scale; the t interval of a few scores near 100 would reach 112)."""
-    return table.assign(low=table["low"].clip(0, 100), high=table["high"].clip(0, 100)) if on_0_100 else table
+def p_text(p: float) -> str:
+    """A p-value in the dashboard's format (2 decimals, "< 0.01" below), with more digits only where rounding would
+    carry it across the threshold: 0.046 shown as "0.05" beside "significant: yes" reads as a contradiction."""
+    shown, digits = numbers.p_value(p), 2
+    while shown and shown != "< 0.01" and (float(shown) < stats.ALPHA) != (p < stats.ALPHA):
+        digits += 1
+        shown = f"{p:.{digits}f}"
+    return shown
 
 
-def interval_trace(table: pd.DataFrame, game: str) -> go.Scatter:
-    """One game's level means with their 95% intervals, levels in numeric order where they are numbers
-    (temperatures, repeats) and the default first otherwise."""
+def params_text(params: str | None) -> str:
+    """A setting's params JSON as "players=3, ratio=0.67": numbers in the page's format."""
+    values = json.loads(params) if params else {}
+    return ", ".join(f"{k}={numbers.cell(v, 2, k) if isinstance(v, float) else json.dumps(v).strip(chr(34))}"
+                     for k, v in values.items())
+
+
+def definitions(columns: dict[str, str]) -> None:
+    """One line per column under a table, as the leaderboards define their numbers."""
+    st.caption("  \n".join(f"**{name}**: {text}" for name, text in columns.items()))
+
+
+def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
+    """One setting's `compare_levels` block as the page shows it: readable names, intervals as "value [lo to hi]",
+    2 decimals, p-values by `p_text`, blanks for what was not computed."""
+    return pd.DataFrame({
+        "level": [numbers.cell(v, 2, "level") for v in table["level"]],
+        "scores": table["n"].map(numbers.number),
+        "mean (95% CI)": [numbers.interval(*v) for v in zip(table["mean"], table["low"], table["high"], strict=True)],
+        "sd": table["std"].map(numbers.number),
+        "difference (95% CI)": [numbers.interval(*v) for v in zip(table["diff"], table["diff_low"],
+                                                                    table["diff_high"], strict=True)],
+        "test": table["test"],
+        "paired seeds": table["pairs"].astype(object).map(numbers.number),
+        "p": table["p"].map(p_text), "p (Holm)": table["p_holm"].map(p_text),
+        "Cohen's d": table["cohens_d"].map(numbers.number),
+        "significant": table["significant"].map(numbers.number)})
+
+
+def in_level_order(table: pd.DataFrame) -> pd.DataFrame:
+    """Levels in numeric order where they are numbers (temperatures, repeats), else as compare_levels gives them
+    (the default first)."""
     numeric = pd.to_numeric(table["level"], errors="coerce")
-    rows = table.iloc[numeric.argsort(kind="stable")] if numeric.notna().all() else table
-    low, high = rows["low"], rows["high"]
-    return go.Scatter(x=rows["level"].astype(str).tolist(), y=rows["mean"].tolist(), name=game, mode="lines+markers",
-                      error_y={"type": "data", "symmetric": False, "array": (high - rows["mean"]).fillna(0).tolist(),
-                               "arrayminus": (rows["mean"] - low).fillna(0).tolist()})
+    return table.iloc[numeric.argsort(kind="stable")] if numeric.notna().all() else table
+
+
+def facets(blocks: list[tuple[str, str, pd.DataFrame]], label: str) -> go.Figure:
+    """One small chart per game and setting (each on its own y scale: Hold'em's chips beside a 0-2 score would
+    flatten the rest): level means with their 95% intervals; grey where a level has too few scores to be tested."""
+    cols = min(3, len(blocks))
+    rows = math.ceil(len(blocks) / cols)
+    height = 260 * rows + 90
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{game}<br>{setting}" for game, setting, _ in blocks],
+                        vertical_spacing=110 / height, horizontal_spacing=0.08)
+    for i, (_, _, table) in enumerate(blocks):
+        table = in_level_order(table)
+        enough = table["n"] >= stats.MIN_SAMPLE
+        fig.add_trace(go.Scatter(
+            x=table["level"].astype(str).tolist(), y=table["mean"].tolist(), mode="lines+markers", showlegend=False,
+            marker={"color": ["#1f77b4" if ok else "#aaaaaa" for ok in enough], "size": 8},
+            line={"color": "#1f77b4"}, customdata=table["n"].tolist(),
+            hovertemplate="level %{x}<br>mean %{y:.2f}<br>%{customdata} scores<extra></extra>",
+            error_y={"type": "data", "symmetric": False, "color": "#1f77b4",
+                     "array": (table["high"] - table["mean"]).fillna(0).tolist(),
+                     "arrayminus": (table["mean"] - table["low"]).fillna(0).tolist()}),
+            row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(type="category")  # levels as they are: 0.0 and 1.0, v1 and v2, repeats 0 1 2
+    fig.update_annotations(font_size=12)
+    fig.update_layout(title=f"Mean score (95% interval of the mean) across {label}, per game and setting",
+                      height=height, margin={"t": 110})
+    return fig
 
 
 def game_verdict(verdicts: pd.Series) -> str:
-    """A game over all its factors: sensitive to any, inconclusive on any, robust to those with a verdict."""
-    for verdict in ("sensitive", "inconclusive", "robust"):
-        if (verdicts == verdict).any():
-            return verdict
-    return "not enough data"
+    """A game in one setting over all its factors: sensitive to any; robust only when robust to every one; not
+    enough data when no factor has a verdict; else inconclusive."""
+    if (verdicts == "sensitive").any():
+        return "sensitive"
+    if (verdicts == "robust").all():
+        return "robust"
+    return "not enough data" if (verdicts == "not enough data").all() else "inconclusive"
 
 
 report = Report("Robustness")
@@ -58,55 +151,76 @@ if scores is None or scores.empty:
     st.info("No scored matches of this model in the selection.")
     st.stop()
 
+st.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the paper's five runs). A level with fewer, or "
+            f"whose default has fewer, is shown but not tested; a verdict needs every level of the comparison "
+            f"tested, else it is *not enough data*.")
+
 st.header("What it played")
-st.caption(f"Scores per game and condition (prompt version, temperature, strategy); a factor is tested where a game "
-           f"was played at two or more of its levels, a verdict needs {stats.MIN_SAMPLE} scores a level.")
-conditions = scores.assign(**{k: scores[k].astype(object).where(scores[k].notna(), "-")
-                              for k in ("prompt_version", "temperature", "strategy")}).groupby(
-    ["game", "prompt_version", "temperature", "strategy"], as_index=False)["score"].agg(["count", "mean", "std"])
-show_table(report, "Scores per game and condition", conditions.rename(columns={"count": "scores"}),
-           "robustness_conditions")
+played_in = scores.assign(setting=queries.setting_names(scores), params=scores["params"].map(params_text))
+conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "params"],
+                               dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
+conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "params", "scores", "mean", "sd"]
+conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
+show_table(report, "Scores per game, setting and condition", conditions, "robustness_conditions",
+           shown=readable(conditions, TWO_DECIMALS))
+definitions({"setting": "the matches' preset, then the parameters that tell this game's settings apart; levels are "
+                        "compared only within one setting",
+             "prompt version, temperature, strategy": "the model's condition (blank for a bot)",
+             "scores": "matches scored", "mean": "mean score", "sd": "standard deviation of the scores",
+             "params": "every parameter of the setting"})
 
 tables = queries.robustness_tables(scores)
 summary = []
 for factor, label in FACTOR_NAMES.items():
     st.header(label.capitalize())
-    varied = [game for f, game in tables if f == factor]
-    if not varied:
+    blocks = [(game, setting, block.reset_index(drop=True)) for (f, game), table in tables.items() if f == factor
+              for setting, block in table.groupby("setting", sort=False)]
+    if not blocks:
         st.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
         continue
-    fig = go.Figure()
-    for game in varied:
-        on_0_100 = game in SCORED_0_100
-        table = on_scale(tables[(factor, game)], on_0_100)
-        margin = stats.equivalence_margin(table["std"].iloc[0], on_0_100)
-        verdict = stats.robustness_verdict(table, margin)
-        summary.append({"game": game, "factor": factor, "levels": len(table),
-                        "std_of_means": table["mean"].std(ddof=1), "margin": margin,
-                        "significant": int(table["significant"].sum()), "verdict": verdict})
-        fig.add_trace(interval_trace(table, game))
-        short = f" (fewer than {stats.MIN_SAMPLE} scores at the default or at every other level)"
-        st.markdown(f"**{plain(game)}**: {verdict}" + (short if verdict == "not enough data" else ""))
-        show_table(report, f"{game} across {label}", table, f"robustness_{factor}_{game}")
-    fig.update_layout(title=f"Mean score (95% interval of the mean) across {label}", xaxis_title=factor,
-                      yaxis_title="score", height=400, xaxis={"type": "category"},  # levels as they are
-                      yaxis={"range": [-2, 102]} if set(varied) <= SCORED_0_100 else {})
+    st.caption(f"Compared: {FACTOR_WHY[factor]}; other factors held at their defaults. {CLIPPED} Grey points: "
+               f"fewer than {stats.MIN_SAMPLE} scores, not tested.")
+    fig = facets(blocks, label)
     st.plotly_chart(fig)
     report.figure(f"Mean score across {label}", fig)
+    for game, setting, table in blocks:
+        margin = stats.equivalence_margin(table["std"].iloc[0], game in queries.SCORED_0_100)
+        verdict = stats.robustness_verdict(table, margin)
+        tested = table["test"].isin(["paired t", "Welch t"])
+        significant = table["significant"].eq(True).sum() if tested.any() else pd.NA  # blank: nothing tested
+        summary.append({"game": game, "setting": setting, "factor": factor.replace("_", " "), "levels": len(table),
+                        "levels tested": int(tested.sum()), "sd of means": table["mean"].std(ddof=1),
+                        "margin": margin, "significant levels": significant, "verdict": verdict})
+        why = f" (a level or the default has fewer than {stats.MIN_SAMPLE} scores)" if verdict == "not enough data" \
+            else ""
+        st.markdown(f"**{plain(game)}**: {verdict}{why}, in setting {plain(setting)}")
+        with st.expander(f"{game} ({setting}) across {label}", expanded=verdict != "not enough data"):
+            slug = re.sub(r"\W+", "_", f"{factor} {game} {setting}")  # a file name and a widget key
+            show_table(report, f"{game} ({setting}) across {label}", table, f"robustness_{slug}",
+                       shown=comparison_view(table))
+            definitions(COMPARISON_COLUMNS)
 
 if summary:
     st.header("Verdicts")
-    st.caption(f"A verdict needs at least {stats.MIN_SAMPLE} scores at the default and at a level (the paper's five "
-               f"runs); below that: not enough data. **Sensitive**: a level differs from the default with a "
-               f"Holm-adjusted p < {stats.ALPHA:g}. **Robust**: the 95% interval of every level's difference from "
-               f"the default lies within ± the margin (an equivalence test), {stats.SCORE_MARGIN:g} points of "
-               f"γ-Bench's 0-100 score (between the paper's \"consistent\" 2.4-3.4 and the 7.6-11.0 it singles out) "
-               f"or {stats.SD_MARGIN:g} standard deviations of the default's scores on other games. "
-               "**Inconclusive**: neither; more scores would tell. "
-               "`std_of_means` is the paper's spread across levels.")
-    verdicts = pd.DataFrame(summary)
-    per_game = verdicts.groupby("game", as_index=False).agg(
-        factors=("factor", "nunique"), significant=("significant", "sum"), verdict=("verdict", game_verdict))
-    show_table(report, "Verdict per game", per_game, "robustness_per_game")
-    show_table(report, "Verdicts per factor", verdicts, "robustness_verdicts")
+    st.caption(f"A verdict needs {stats.MIN_SAMPLE} scores or more at the default and at every other level of the "
+               f"comparison (the paper's five runs); below that: not enough data. **Sensitive**: a level differs "
+               f"from the default with a Holm-adjusted p < {stats.ALPHA:g}. **Robust**: the 95% interval of every "
+               f"level's difference from the default lies within ± the margin (an equivalence test), "
+               f"{stats.SCORE_MARGIN:g} points of γ-Bench's 0-100 score (between the paper's \"consistent\" 2.4-3.4 "
+               f"and the 7.6-11.0 it singles out) or {stats.SD_MARGIN:g} standard deviations of the default's scores "
+               "on other games. **Inconclusive**: neither; more scores would tell.")
+    verdicts = pd.DataFrame(summary).astype({"significant levels": "Int64"})
+    per_game = verdicts.groupby(["game", "setting"], as_index=False).agg(
+        factors=("factor", "nunique"),
+        **{"with a verdict": ("verdict", lambda v: int((v != "not enough data").sum())),
+           "sensitive to": ("factor", lambda f: ", ".join(f[verdicts.loc[f.index, "verdict"] == "sensitive"])),
+           "verdict": ("verdict", game_verdict)})
+    show_table(report, "Verdict per game and setting", per_game, "robustness_per_game")
+    definitions({"factors": "factors compared in this game and setting",
+                 "with a verdict": "factors with enough data for a verdict",
+                 "sensitive to": "factors with a significant level",
+                 "verdict": "sensitive to any factor; robust only when robust to every one; not enough data when "
+                            "no factor has a verdict; else inconclusive"})
+    show_table(report, "Verdicts per factor", verdicts, "robustness_verdicts", shown=readable(verdicts, TWO_DECIMALS))
+    definitions(VERDICT_COLUMNS)
 report.download("robustness")

@@ -1,18 +1,40 @@
 """The robustness page, headless: a stub model whose answers depend on the temperature plays the
 guessing game at two temperatures and two prompt versions on the same seeds; the page must find the
-temperature effect significant (paired test), the prompt version not, and give the verdicts."""
+temperature effect significant (paired test), the prompt version not, and give the verdicts. On the first run's
+database: no verdict below the minimum sample, settings never pooled, intervals inside the score range, one small
+chart per game, defined columns and clean cells."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine import queries
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
+from tests.page_run import run_page
+
+
+def first_number(text: str) -> float:
+    """The value of a "value [lo to hi]" cell."""
+    return float(text.split(" [")[0].replace(",", ""))
+
+
+def bounds(text: str) -> tuple[float, float] | None:
+    """The interval of a "value [lo to hi]" cell; None when it has none."""
+    found = re.search(r"\[(-?[\d,.]+) to (-?[\d,.]+)\]", text)
+    return (float(found[1].replace(",", "")), float(found[2].replace(",", ""))) if found else None
+
+
+def comparisons(at: AppTest) -> list:
+    """The per-level tables (one per game, setting and factor), as the page shows them."""
+    return [df.value for df in at.dataframe if "difference (95% CI)" in df.value.columns]
 
 
 def spec(url: str) -> dict:
@@ -39,66 +61,67 @@ def db(tmp_path_factory):
 
 
 def test_temperature_matters_and_the_prompt_version_does_not(db, monkeypatch):
-    monkeypatch.setenv("ARENA_DB", str(db))
-    at = AppTest.from_file("../pages/robustness.py", default_timeout=60).run()
+    at = run_page("robustness", db, monkeypatch)
     assert not at.exception
-    tables = {h.value: None for h in at.header}
-    assert {"Prompt versions", "Temperatures", "Verdicts"} <= set(tables)
-    frames = [df.value for df in at.dataframe]
-    temps = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"0.00", "1.00"})  # shown as text
+    assert {"Prompt versions", "Temperatures", "Verdicts"} <= {h.value for h in at.header}
+    temps = next(f for f in comparisons(at) if set(f["level"]) == {"0.00", "1.00"})  # shown as text
     assert temps["level"].iloc[0] == "1.00" and temps["test"].iloc[0] == "default"  # the paper's default first
     cold = temps.iloc[1]
-    assert cold["test"] == "paired t" and cold["pairs"] == "5" and cold["significant"] == "yes"
-    assert float(cold["diff"]) > 30 and float(cold["cohens_d"]) > 2
-    versions = next(f for f in frames if "level" in f.columns and set(f["level"]) == {"v1", "v2"})
-    assert versions["significant"].iloc[1] == "no"
-    verdicts = frames[-1].set_index("factor")
+    assert cold["test"] == "paired t" and cold["paired seeds"] == "5" and cold["significant"] == "yes"
+    assert first_number(cold["difference (95% CI)"]) > 30 and float(cold["Cohen's d"]) > 2
+    assert cold["p (Holm)"] == "< 0.01" or float(cold["p (Holm)"]) < 0.05
+    versions = next(f for f in comparisons(at) if set(f["level"]) == {"v1", "v2"})
+    assert versions["significant"].iloc[1] == "no"  # the same answers under both versions: no difference, no p
+    assert versions["p (Holm)"].iloc[1] == "" and versions["difference (95% CI)"].iloc[1] == "0.00 [0.00 to 0.00]"
+    verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
     assert verdicts.loc["temperature", "verdict"] == "sensitive"
-    assert verdicts.loc["prompt_version", "verdict"] == "robust"
-    per_game = frames[-2].set_index("game")
+    assert verdicts.loc["prompt version", "verdict"] == "robust"
+    assert verdicts.loc["repeat", "verdict"] == "not enough data"  # one score a repeat at the default condition
+    per_game = [df.value for df in at.dataframe][-2].set_index("game")
     assert per_game.loc["guessing_game", "verdict"] == "sensitive"
+    assert per_game.loc["guessing_game", "sensitive to"] == "temperature"
     assert per_game.loc["guessing_game", "factors"] == str(verdicts.index.nunique()), per_game
     assert len(at.get("plotly_chart")) >= 2
 
 
 def test_below_the_minimum_sample_the_verdict_is_not_enough_data(tmp_path, monkeypatch):
-    """Two scores a level, however far apart: no verdict, and the page says why."""
+    """Two scores a level, however far apart: no test, no verdict, and the page says why and states the minimum."""
     path = tmp_path / "results.duckdb"
     with StubServer() as server:
         server.responder = lambda req: StubReply(f'{{"chosen_number": {10 if req["temperature"] == 0 else 60}}}')
         raw = spec(server.url) | {"repeats": 2}
         asyncio.run(run_spec(parse_spec(raw), path, progress=False))
-    monkeypatch.setenv("ARENA_DB", str(path))
-    at = AppTest.from_file("../pages/robustness.py", default_timeout=60).run()
+    at = run_page("robustness", path, monkeypatch)
     assert not at.exception
     said = " ".join(m.value for m in at.markdown)
-    assert "**guessing\\_game**: not enough data (fewer than 5 scores" in said
+    assert "**Minimum sample: 5 scores a level**" in said
+    assert "**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting default" \
+        in said
+    for table in comparisons(at):
+        assert list(table["test"].iloc[1:]) == ["not tested"] * (len(table) - 1)
+        assert set(table["significant"]) == {""} and set(table["p (Holm)"]) == {""}  # not "no": nothing was tested
     verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
-    assert set(verdicts["verdict"]) == {"not enough data"}
+    assert set(verdicts["verdict"]) == {"not enough data"} and set(verdicts["significant levels"]) == {""}
 
 
 def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, monkeypatch):
     """The first run's local model: six scores a level, p well above 0.05, but intervals of the difference
     spanning tens of points: inconclusive, not robust; the rule is on the page; the figure shows 95% intervals
     of the mean inside the 0-100 scale, temperatures in numeric order."""
-    import json
-
-    monkeypatch.setenv("ARENA_DB", str(first_run_db))
-    at = AppTest.from_file("../pages/robustness.py", default_timeout=60).run()
+    at = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2")
     assert not at.exception
     verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
-    for factor in ("prompt_version", "temperature"):
+    for factor in ("prompt version", "temperature"):
         assert verdicts.loc[factor, "verdict"] in ("inconclusive", "sensitive"), verdicts
-    frames = [df.value for df in at.dataframe]
-    pairs = ({"v1", "v2"}, {"0.00", "1.00"})
-    judged = [f.iloc[1] for f in frames if "diff_low" in f.columns and set(f["level"]) in pairs]
+    judged = [f.iloc[1] for f in comparisons(at) if set(f["level"]) in ({"v1", "v2"}, {"0.00", "1.00"})]
     assert len(judged) == 2
     for row in judged:
-        assert float(row["p_holm"]) > 0.05 and int(row["n"]) >= 5
-    for f in frames:  # the tables' intervals of the mean stay on the 0-100 scale too (one showed 112.86)
-        if {"low", "high"} <= set(f.columns) and set(f["level"]) in pairs:
-            assert all(0 <= float(v) <= 100 for v in [*f["low"], *f["high"]] if v != ""), f
-        assert float(row["diff_high"]) - float(row["diff_low"]) > 2 * 5  # wider than the margin both ways
+        assert float(row["p (Holm)"]) > 0.05 and int(row["scores"]) >= 5 and row["significant"] == "no"
+        low, high = bounds(row["difference (95% CI)"])
+        assert high - low > 2 * 5  # wider than the margin both ways
+    for table in comparisons(at):  # the tables' intervals of the mean stay on the 0-100 scale (one showed 112.86)
+        for cell in table["mean (95% CI)"]:
+            assert bounds(cell) is None or 0 <= bounds(cell)[0] <= bounds(cell)[1] <= 100, table
     assert "equivalence test" in " ".join(c.value for c in at.caption)
     figures = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     temperatures = next(f for f in figures if "temperatures" in f["layout"]["title"]["text"])
@@ -107,3 +130,65 @@ def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, 
     for y, up, down in zip(trace["y"], trace["error_y"]["array"], trace["error_y"]["arrayminus"], strict=True):
         assert 0 <= y - down and y + up <= 100
     assert "95% interval" in temperatures["layout"]["title"]["text"]
+
+
+def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monkeypatch):
+    """bot:random on the first run, the new user's defects: repeats 3-5 of the 3-player guessing game have 3 scores
+    each (once tested, marked significant and the game called sensitive); the 10-player and 3-player games were
+    pooled; intervals ran outside the scores' range; one chart held every game; p_holm showed 0.05 beside
+    'significant'; columns were undefined; cells showed None."""
+    at = run_page("robustness", first_run_db, monkeypatch, agent="bot:random")
+    assert not at.exception
+    said = " ".join(m.value for m in at.markdown)
+    for setting in ("players\\=10\\, rounds\\=20", "players\\=3\\, rounds\\=1"):  # two settings, apart
+        assert f"**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting " \
+               f"default · {setting}" in said, said
+    played = [df.value for df in at.dataframe][0]
+    assert "players=3, rounds=1, min=0, max=100, ratio=0.67" in set(played["params"])  # each setting in full
+    three_player = next(f for f in comparisons(at) if list(f["level"]) == [str(r) for r in range(6)])
+    assert list(three_player["scores"]) == ["3"] * 6
+    assert list(three_player["test"]) == ["default"] + ["not tested"] * 5 and set(three_player["significant"]) == {""}
+    verdicts = [df.value for df in at.dataframe][-1]
+    assert "sensitive" not in set(verdicts["verdict"])
+    assert set(verdicts[verdicts["game"] == "guessing_game"]["setting"]) == {
+        "default · players=10, rounds=20", "default · players=3, rounds=1"}
+    # every interval of a mean inside the range its game's scores can take in that setting: γ-Bench's 0-100, else
+    # the scores' own (Hold'em's chips: -18 to 100)
+    rows = queries.robustness_scores(first_run_db, "bot:random")
+    ranges = rows.assign(setting=queries.setting_names(rows)).groupby(["game", "setting"])["score"]
+    checked = 0
+    for expander in at.expander:
+        game, setting = re.fullmatch(r"(\S+) \((.*)\) across \w+", expander.label).groups()
+        lo, hi = queries.score_range(game, ranges.get_group((game, setting)))
+        for cell in expander.dataframe[0].value["mean (95% CI)"]:
+            if bounds(cell):
+                checked += 1
+                assert lo <= bounds(cell)[0] <= bounds(cell)[1] <= hi, (game, setting, cell)
+    assert checked > 0
+    # one small chart per game and setting, one colour
+    repeats = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                   if "repeats" in json.loads(c.proto.spec)["layout"]["title"]["text"])
+    assert len(repeats["data"]) == len(verdicts[verdicts["factor"] == "repeat"]) > 1
+    assert len({t.get("xaxis", "x") for t in repeats["data"]}) == len(repeats["data"])  # each its own axes
+    assert len({t["line"]["color"] for t in repeats["data"]}) == 1
+    # every column defined under its table; no None, nan or long decimals in any cell
+    captions = " ".join(c.value for c in at.caption)
+    for column in [*three_player.columns, *verdicts.columns]:
+        assert f"**{column}**" in captions or column in ("game", "setting", "factor", "verdict"), column
+    for df in at.dataframe:
+        frame = df.value
+        for column in frame.columns:
+            for value in map(str, frame[column]):
+                assert value not in ("None", "nan", "NaN", "<NA>"), (column, frame)
+                assert not re.search(r"\d\.\d{3,}", value), (column, value)  # 2 decimals, p-values too
+
+
+def test_p_values_agree_with_significance(db, first_run_db, monkeypatch):
+    """A p (Holm) shown beside "significant: yes" reads below 0.05, beside "no" at or above it (2 decimals showed
+    0.049 as 0.05)."""
+    for path, agent in ((db, "openai/stub-model"), (first_run_db, "local/smollm2")):
+        at = run_page("robustness", path, monkeypatch, agent=agent)
+        for table in comparisons(at):
+            for p, significant in zip(table["p (Holm)"], table["significant"], strict=True):
+                if significant and p:  # (identical paired scores: tested, no difference, no p)
+                    assert (p == "< 0.01" or float(p) < 0.05) == (significant == "yes"), table

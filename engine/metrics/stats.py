@@ -6,9 +6,11 @@ robustness comparisons of GAMA-Bench's RQ1 (seed 002 §4.1) made testable.
 - `compare_levels`: scores of one factor's levels (prompt versions, temperatures, strategies,
   repeats) against the default level: mean, spread, a t-test (paired on the seeds both levels
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
-  comparisons and Cohen's d.
+  comparisons and Cohen's d. A level is tested only when it and the default have `MIN_SAMPLE`
+  scores each (the paper's five runs); a t-test on two or three scores is left "not tested".
 - `robustness_verdict`: SPEC.md gives no numeric criterion. Absence of a significant difference is
-  not robustness, so: below `MIN_SAMPLE` scores a level, "not enough data"; "sensitive" when a level
+  not robustness, so: unless every level and the default have `MIN_SAMPLE` scores, "not enough
+  data"; "sensitive" when a level
   differs from the default with a Holm-significant p (alpha 0.05); "robust" only when every level's
   95% interval of the difference lies inside an equivalence margin (`equivalence_margin`: 5 points
   of γ-Bench's 0-100 score, between the paper's "consistent" spread of 2.4-3.4 and the 7.6-11.0 it
@@ -28,6 +30,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 ALPHA = 0.05
 Z95 = float(sps.norm.ppf(1 - ALPHA / 2))
+MIN_SAMPLE = 5  # scores per level before a level is tested: the paper's own five runs per level (GAMA-Bench §4.1)
+NOT_TESTED = "not tested"  # a comparison's `test` where the level or the default has fewer than MIN_SAMPLE scores
 COMPARISON_COLUMNS = ["level", "n", "mean", "std", "low", "high", "diff", "diff_low", "diff_high", "test", "pairs",
                       "p", "p_holm", "cohens_d", "significant"]
 
@@ -121,26 +125,27 @@ def mean_interval(values: Sequence[float], alpha: float = ALPHA) -> tuple[float,
 
 
 def _compare(ref_seeds: np.ndarray, ref: np.ndarray, seeds: np.ndarray, mine: np.ndarray) -> dict:
-    """The test of `mine` against `ref`: paired on the seed when each side plays each seed once and both sides
-    played the same seeds, Welch otherwise; its p and the 95% interval of the difference."""
+    """The test of `mine` against `ref` (2 scores or more each): paired on the seed when each side plays each seed
+    once and both sides played the same seeds, Welch otherwise; its p and the 95% interval of the difference."""
     ref_by_seed, mine_by_seed = dict(zip(ref_seeds, ref, strict=True)), dict(zip(seeds, mine, strict=True))
-    if len(ref_by_seed) == ref.size and len(mine_by_seed) == mine.size and ref_by_seed.keys() == mine_by_seed.keys() \
-            and ref.size >= 2:
+    if len(ref_by_seed) == ref.size and len(mine_by_seed) == mine.size and ref_by_seed.keys() == mine_by_seed.keys():
         order = sorted(ref_by_seed)
         test, pairs = "paired t", len(order)
         parts = _paired_parts(np.array([ref_by_seed[k] for k in order]), np.array([mine_by_seed[k] for k in order]))
-    elif ref.size >= 2 and mine.size >= 2:
-        test, pairs, parts = "Welch t", 0, _welch_parts(ref, mine)
     else:
-        return {"test": "Welch t", "pairs": 0, "p": float("nan")}
+        test, pairs, parts = "Welch t", float("nan"), _welch_parts(ref, mine)
     low, high = t_interval(*parts)
     return {"test": test, "pairs": pairs, "p": _t_p_value(*parts), "diff_low": low, "diff_high": high}
 
 
-def compare_levels(scores: pd.DataFrame, default) -> pd.DataFrame:
+def compare_levels(scores: pd.DataFrame, default, min_sample: int = MIN_SAMPLE,
+                   bounds: tuple[float, float] | None = None) -> pd.DataFrame:
     """Rows of `scores` (`level`, `seed`, `score`) summarised per level (mean, sd, 95% interval of the mean) and
     tested against `default` (the difference, its 95% interval, p). The first row is the default itself (no test);
-    Holm corrects the other levels' p-values together."""
+    Holm corrects the tested levels' p-values together. A level is tested only when it and the default both have
+    `min_sample` scores: below that a t-test on 2 or 3 scores decides by chance, so the level is `NOT_TESTED` (its
+    mean and difference shown; no interval of the difference, p, Cohen's d or significance). `bounds` (lo, hi), the
+    range the scores can take, clips the intervals of the mean: a mean cannot leave it, its t interval can."""
     scores = scores[scores["level"].notna()]
     if scores.empty:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
@@ -157,14 +162,20 @@ def compare_levels(scores: pd.DataFrame, default) -> pd.DataFrame:
         row = {"level": level, "n": mine.size, "mean": mine.mean(),
                "std": mine.std(ddof=1) if mine.size > 1 else float("nan"), "low": low, "high": high,
                "diff": float("nan"), "diff_low": float("nan"), "diff_high": float("nan"),
-               "test": "default" if level == default else "", "pairs": 0, "p": float("nan"), "cohens_d": float("nan")}
+               "test": "default" if level == default else NOT_TESTED, "pairs": float("nan"), "p": float("nan"),
+               "cohens_d": float("nan")}
         if level != default and ref.size:
-            row |= {"diff": mine.mean() - ref.mean(), "cohens_d": cohens_d(ref, mine)}
-            row |= _compare(ref_seeds, ref, seeds[mask], mine)
+            row["diff"] = mine.mean() - ref.mean()
+            if min(ref.size, mine.size) >= max(min_sample, 2):
+                row |= _compare(ref_seeds, ref, seeds[mask], mine) | {"cohens_d": cohens_d(ref, mine)}
         rows.append(row)
     table = pd.DataFrame(rows)
+    if bounds is not None:
+        table["low"], table["high"] = table["low"].clip(*bounds), table["high"].clip(*bounds)
+    table["pairs"] = table["pairs"].astype("Int64")
     table["p_holm"] = holm(table["p"])
-    table["significant"] = table["p_holm"] < ALPHA
+    tested = ~table["test"].isin(["default", NOT_TESTED])
+    table["significant"] = (table["p_holm"] < ALPHA).astype(object).where(tested, None)
     return table[COMPARISON_COLUMNS]
 
 
@@ -177,20 +188,18 @@ def equivalence_margin(default_scores_sd: float, on_0_100: bool) -> float:
     return SCORE_MARGIN if on_0_100 else SD_MARGIN * default_scores_sd
 
 
-MIN_SAMPLE = 5  # scores per level before a verdict: the paper's own five runs per level (GAMA-Bench §4.1)
-
-
-def robustness_verdict(comparison: pd.DataFrame, margin: float, min_sample: int = MIN_SAMPLE) -> str:
-    """The verdict on one `compare_levels` table: only levels with `min_sample` scores or more (the default's
-    included) are judged, else 'not enough data'; 'sensitive' when any differs Holm-significantly from the
-    default; 'robust' when every judged level's 95% interval of the difference lies within ±`margin` (an
-    equivalence test: a small p alone is absence of evidence, not evidence of no effect); else 'inconclusive'."""
-    if comparison.empty or comparison.iloc[0]["test"] != "default" or comparison.iloc[0]["n"] < min_sample:
+def robustness_verdict(comparison: pd.DataFrame, margin: float) -> str:
+    """The verdict on one `compare_levels` table: 'not enough data' unless every level was tested (it and the default
+    have MIN_SAMPLE scores: a verdict on the levels that happen to have enough would hide the others); 'sensitive'
+    when any differs Holm-significantly from the default; 'robust' when every level's 95% interval of the
+    difference lies within ±`margin` (an equivalence test: a large p alone is absence of evidence, not evidence of
+    no effect); else 'inconclusive'."""
+    if len(comparison) < 2 or comparison.iloc[0]["test"] != "default":
         return "not enough data"
-    tested = comparison[(comparison["test"] != "default") & (comparison["n"] >= min_sample)]
-    if tested.empty or tested[["diff_low", "diff_high"]].isna().all(axis=None):  # no level has an interval
-        return "not enough data"  # (identical paired scores have one, [0, 0], though their t-test's p is undefined)
-    if tested["significant"].any():
+    levels = comparison.iloc[1:]
+    if (levels["test"] == NOT_TESTED).any() or levels[["diff_low", "diff_high"]].isna().any(axis=None):
+        return "not enough data"  # (identical paired scores have an interval, [0, 0], though their p is undefined)
+    if levels["significant"].eq(True).any():
         return "sensitive"
-    inside = (tested["diff_low"] >= -margin) & (tested["diff_high"] <= margin)
+    inside = (levels["diff_low"] >= -margin) & (levels["diff_high"] <= margin)
     return "robust" if bool(np.isfinite(margin)) and inside.all() else "inconclusive"
