@@ -23,7 +23,7 @@ from scipy import stats as sps
 from engine import store
 from engine.metrics import stats
 from engine.metrics.ratings import OUTCOME, bradley_terry_table, pairwise_outcomes, seat_outcomes_sql
-from engine.selection import ALL, Selection, agent_sql
+from engine.selection import ALL, Selection, agent_sql, contested_sql
 from engine.suites import Headline, get_suite
 
 MIN_MATCHES = 10
@@ -32,16 +32,24 @@ DEFINITIONS = {
     "rank": f"1 + the number of ranked agents whose 95% interval of the ranked number (the table's first number: "
             "rating, win rate or score) lies wholly above this agent's, so overlapping intervals share a rank; "
             f"agents with fewer than {MIN_MATCHES} contested matches are provisional and not ranked, and so is an "
-            "agent whose interval cannot be computed (the table says why)",
+            "agent whose interval cannot be computed (the table says why) or whose score or win rate covers fewer of "
+            "the suite's games than were counted (partial: its number pools other games)",
     "rating": "Bradley-Terry strength on the Elo scale (1000 = the average agent) fitted on the pairwise outcomes "
               "of contested matches, with its 95% bootstrap interval (matches resampled). A rating compares only "
               "agents linked by matches (who played whom, directly or through others): agents that never played "
               f"the largest such group are rated apart and shown as '{NOT_COMPARED}', never ranked against it",
-    "score": "the mean over contested matches of the agent's score per seat on the suite's own scale (γ-Bench: "
-             "0-100, 100 = the game's best play), with its 95% t interval over matches",
+    "score": "per game, the mean over the agent's contested matches of its score in the match (the mean of its "
+             "seats' scores there, every preset and setting in the selection) on the suite's own scale (γ-Bench: "
+             "0-100, 100 = the game's best play); then the "
+             "mean of those per-game means, each game weighing the same, with its 95% t interval over matches. Only "
+             "the games with contested matches in the selection count (the page names those left out, e.g. played "
+             "only in self-play); an agent that played fewer of them is marked partial and not ranked",
     "win rate": "(seats won + half the seats drawn) / seats held, over contested matches (self-play, where every "
-                "seat is the same agent, is left out), with its 95% Wilson interval; the same on every page. "
-                + OUTCOME,
+                "seat is the same agent, is left out), with its 95% Wilson interval taking the contested matches as "
+                "the sample size (an agent's seats in one match are not independent draws); the same on every "
+                "page. " + OUTCOME,
+    "mean score": "per game, the mean over the agent's contested matches of its score in the match (the mean of "
+                  "its seats' scores there): the headline's score of that one game",
     "matches": "contested matches in which the agent held at least one seat",
     "valid moves": "share of the agent's decisions whose answer was legal, possibly after a re-ask, without a "
                    "random fallback move (bots: always)",
@@ -49,8 +57,8 @@ DEFINITIONS = {
                      "may owe to chance",
     "cost": "dollars the agent's calls cost, per contested match (blank when some call had no price)",
 }
-COLUMNS = ["rank", "agent", "provisional", "value", "value_lo", "value_hi", "note", "win_rate", "win_lo", "win_hi",
-           "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
+COLUMNS = ["rank", "agent", "provisional", "partial", "games", "value", "value_lo", "value_hi", "note", "win_rate",
+           "win_lo", "win_hi", "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
 
 
 def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
@@ -60,13 +68,14 @@ def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
 
 def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False) -> pd.DataFrame:
     """Per agent (and game and its rule set, `rule_set`: '' for a game with one): contested matches, seats, seats
-    won and drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval, the
-    mean seat score, decisions and the share that were valid, fallback wins, cost per match (NaN when a call had
-    no price), and the presets its matches were played under."""
+    won and drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval over
+    matches (`DEFINITIONS`), the mean score per match (`DEFINITIONS["mean score"]`), decisions and the share that
+    were valid, fallback wins, cost per match (NaN when a call had no price), and the presets its matches were
+    played under."""
     seated, params = seat_outcomes_sql(replace(selection, contested=True))
     game = "o.game, o.rule_set, " if by_game else ""
     table = store.query(db, f"""
-        WITH o AS ({seated}),
+        WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),
         moves AS (
           SELECT t.match_id, t.seat, count(*) AS decisions,
                  count(*) FILTER (WHERE coalesce(t.legal, true) AND NOT coalesce(t.fallback, false)) AS valid,
@@ -75,7 +84,8 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
           FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM o) GROUP BY ALL)
         SELECT {game}o.agent, count(DISTINCT o.match_id) AS matches, count(*) AS seats,
                count(*) FILTER (WHERE o.won) AS wins, count(*) FILTER (WHERE o.credit = 0.5) AS draws,
-               sum(o.credit) AS credit, avg(s.score) AS mean_score,
+               sum(o.credit) AS credit,
+               sum(s.score / o.held) / sum(1.0 / o.held) FILTER (WHERE s.score IS NOT NULL) AS mean_score,
                list_sort(list(DISTINCT o.preset) FILTER (WHERE o.preset IS NOT NULL)) AS presets,
                sum(coalesce(x.decisions, 0)) AS decisions, sum(coalesce(x.valid, 0)) AS valid,
                count(*) FILTER (WHERE o.won AND x.fallbacks > 0) AS fallback_wins,
@@ -86,7 +96,7 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
     if table.empty:
         return table
     table["win_rate"] = table["credit"] / table["seats"]
-    low, high = stats.wilson_interval(table["credit"], table["seats"])
+    low, high = stats.wilson_interval(table["win_rate"] * table["matches"], table["matches"])
     table["win_lo"], table["win_hi"] = np.clip(low, 0, 1), np.clip(high, 0, 1)
     table["valid_rate"] = np.where(table["decisions"] > 0, table["valid"] / table["decisions"].where(
         table["decisions"] > 0, 1), np.nan)
@@ -106,15 +116,17 @@ def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
 
 
 def ranked(table: pd.DataFrame) -> pd.DataFrame:
-    """`table` (agent, matches, value, value_lo, value_hi, note) with `provisional` (fewer than MIN_MATCHES
-    contested matches) and `rank` (the ranked: neither provisional nor without an interval), the ranked first,
-    best value first: the one rule of every ranked table."""
+    """`table` (agent, matches, value, value_lo, value_hi, note; `partial` if given) with `provisional` (fewer than
+    MIN_MATCHES contested matches) and `rank` (the ranked: neither provisional, partial nor without an interval),
+    the ranked first, best value first: the one rule of every ranked table."""
     table = table.copy()
     table["note"] = [note or ("" if lo == lo and hi == hi else "no interval")  # a mean of equal scores: [x, x]
                      for note, lo, hi in zip(table["note"].fillna(""), table["value_lo"], table["value_hi"],
                                              strict=True)]
     table["provisional"] = table["matches"] < MIN_MATCHES
-    table["rank"] = ranks(table["value_lo"], table["value_hi"], ~table["provisional"] & (table["note"] == ""))
+    partial = table["partial"] if "partial" in table else False
+    table["rank"] = ranks(table["value_lo"], table["value_hi"],
+                          ~table["provisional"] & ~partial & (table["note"] == ""))
     return table.sort_values(["rank", "provisional", "value", "agent"], ascending=[True, True, False, True],
                              na_position="last", ignore_index=True)
 
@@ -153,30 +165,51 @@ def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
 
 def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[float, float] | None = None
            ) -> pd.DataFrame:
-    """Per agent, the mean over contested matches of its seats' `metric` (each match counts once: the mean of
-    the agent's seats in it) with a 95% t interval over matches, clipped to the scale `bounds` (a 0-100 score
-    read "79.8 [46.8 to 112.9]"): agent, value, value_lo, value_hi, note."""
+    """Per agent, `DEFINITIONS["score"]`: the mean over games of its mean score per contested match in each (a
+    match's score: the mean of the agent's seats' `metric` there), with a 95% t interval from the games' own
+    variances over matches, clipped to the scale `bounds` (a 0-100 score read "79.8 [46.8 to 100.0]"): agent,
+    value, value_lo, value_hi, note, games (the games it averages)."""
     where, params = contested(selection)
     per_match = store.query(db, f"""
-        SELECT {agent_sql("s")} AS agent, m.match_id, avg(x.value) AS score
+        SELECT {agent_sql("s")} AS agent, m.game, m.match_id, avg(x.value) AS score
         FROM matches m JOIN seats s USING (match_id)
         JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = ?
         WHERE {where} GROUP BY ALL""", [metric, *params])
-    columns = ["agent", "value", "value_lo", "value_hi", "note"]
+    columns = ["agent", "value", "value_lo", "value_hi", "note", "games"]
     if per_match.empty:
         return pd.DataFrame(columns=columns)
-    table = per_match.groupby("agent")["score"].agg(["mean", "std", "count"]).reset_index()
-    half = sps.t.ppf(0.975, (table["count"] - 1).clip(lower=1)) * table["std"] / np.sqrt(table["count"])
+    games = per_match.groupby(["agent", "game"])["score"].agg(["mean", "var", "count"]).reset_index()
+    games["se2"] = games["var"] / games["count"]  # NaN for a game of one match: no interval
+    rows = []
+    for agent, own in games.groupby("agent"):
+        n_games = len(own)
+        mean, se = own["mean"].mean(), np.sqrt(own["se2"].sum(min_count=n_games)) / n_games
+        half = sps.t.ppf(0.975, max(int(own["count"].sum()) - n_games, 1)) * se
+        single = own.loc[own["count"] < 2, "game"].tolist()
+        rows.append({"agent": agent, "value": mean, "value_lo": mean - half, "value_hi": mean + half,
+                     "note": f"no interval: one match of {', '.join(single)}" if single else "", "games": n_games})
+    table = pd.DataFrame(rows, columns=columns)
     low, high = (-np.inf, np.inf) if bounds is None else bounds
-    return pd.DataFrame({"agent": table["agent"], "value": table["mean"],
-                         "value_lo": (table["mean"] - half).clip(lower=low),
-                         "value_hi": (table["mean"] + half).clip(upper=high),
-                         "note": np.where(table["count"] < 2, "no interval: one match", "")})
+    table["value_lo"], table["value_hi"] = table["value_lo"].clip(lower=low), table["value_hi"].clip(upper=high)
+    return table
+
+
+def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[list[str], list[str]]:
+    """The suite's games its headline counts (those with contested matches in the selection) and those it leaves
+    out because the selection holds only self-play of them, each in the suite's order."""
+    scope = selection.within(get_suite(suite).variants)
+    where, params = scope.where("m")
+    played = store.query(db, f"""
+        SELECT m.game, bool_or({contested_sql("m")}) AS contested FROM matches m WHERE {where} GROUP BY m.game""",
+                         params).set_index("game")["contested"]
+    order = [g for g in get_suite(suite).games if g in played.index]
+    return [g for g in order if played[g]], [g for g in order if not played[g]]
 
 
 def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataFrame:
     """One row per agent over the contested matches of suite `suite` in the selection: `value` is the number the
-    suite ranks by (`Suite.headline`), the ranked first (best first), then the unranked."""
+    suite ranks by (`Suite.headline`), `games` the suite's games it played, `partial` when a score or win rate
+    covers fewer than the games counted (`coverage`); the ranked first (best first), then the unranked."""
     measure: Headline = get_suite(suite).headline
     scope = selection.within(get_suite(suite).variants)
     figures = agent_figures(db, scope)
@@ -185,10 +218,15 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
     if measure.by == "rating":
         values = ratings(db, scope)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
-        values = scores(db, scope, measure.metric, measure.bounds)
+        values = scores(db, scope, measure.metric, measure.bounds).drop(columns="games")
     else:
         values = figures[["agent"]].assign(value=figures["win_rate"], value_lo=figures["win_lo"],
                                            value_hi=figures["win_hi"], note="")
     table = figures.merge(values, on="agent", how="left")
     table["note"] = [n if n == n else "nothing to rate" for n in table["note"]]
+    played = agent_figures(db, scope, by_game=True).groupby("agent")["game"].nunique()
+    table["games"] = table["agent"].map(played).fillna(0).astype(int)
+    # a score or win rate pools the games an agent played, so fewer games is another mix; a rating is one fit over
+    # every comparison (an agent is placed by whom it met, in any game), not an average over games
+    table["partial"] = (table["games"] < played.max()) & (measure.by != "rating")
     return ranked(table)[COLUMNS]

@@ -7,6 +7,7 @@ DuckDB over a short-lived read-only connection: no page loads a whole table into
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +16,10 @@ import pandas as pd
 from engine import store
 from engine.metrics import stats
 from engine.selection import ALL, Selection, agent_sql
+from engine.suites import get_suite
 
 FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla", "repeat": 0}  # the paper's defaults
+SCORED_0_100 = frozenset(get_suite("gamabench").games)  # γ-Bench's 0-100 score; other games' have no fixed scale
 
 
 
@@ -49,51 +52,87 @@ def agents(db: str | Path, filters: Selection = ALL, settings: bool = False) -> 
 # ---------------------------------------------------------------- leaderboards
 # ---------------------------------------------------------------- robustness
 def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> pd.DataFrame:
-    """One row per match and condition of `agent`'s seats: game, run, seed, repeat, prompt_version,
-    temperature, strategy and its score (γ-Bench games: the 0-100 score, the match's when the agent
+    """One row per match and condition of `agent`'s seats: game, preset, params (JSON), run, seed, repeat,
+    prompt_version, temperature, strategy and its score (γ-Bench games: the 0-100 score, the match's when the agent
     holds every seat; other games: the mean seat score)."""
     where, params = filters.where()
     return _query(db, f"""
-        WITH picked AS (SELECT m.match_id, m.game, m.run_id, m.seed, m."repeat" FROM matches m WHERE {where}
-                        AND m.match_id IN (SELECT match_id FROM seats WHERE coalesce(label, agent) = ?)),
+        WITH picked AS (SELECT m.match_id, m.game, m.preset, m.params, m.run_id, m.seed, m."repeat" FROM matches m
+                        WHERE {where} AND m.match_id IN (SELECT match_id FROM seats WHERE coalesce(label, agent) = ?)),
         seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
                        GROUP BY ALL),
         mine AS (
           SELECT s.match_id, s.prompt_version, s.temperature, s.strategy, count(*) AS n, avg(s.score) AS seat_score
           FROM seats s WHERE s.match_id IN (SELECT match_id FROM picked) AND coalesce(s.label, s.agent) = ?
           GROUP BY ALL)
-        SELECT p.game, p.run_id, p.seed, p."repeat", x.prompt_version, x.temperature, x.strategy,
+        SELECT p.game, p.preset, p.params::VARCHAR AS params, p.run_id, p.seed, p."repeat", x.prompt_version,
+               x.temperature, x.strategy,
                CASE WHEN x.n = c.n THEN coalesce(ms.value, x.seat_score) ELSE x.seat_score END AS score
         FROM mine x JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
         LEFT JOIN metrics ms ON ms.match_id = x.match_id AND ms.seat IS NULL AND ms.name = 'gamabench_score'
         ORDER BY p.game, p.seed""", [*params, agent, agent])
 
 
+def setting_names(scores: pd.DataFrame) -> pd.Series:
+    """Each score's setting, its match's preset and params, named shortly: the preset, then the params that tell the
+    game's settings in `scores` apart ("default · players=3, rounds=1" beside "default · players=10, rounds=20")."""
+    names = pd.Series("", index=scores.index, dtype=object)
+    for _, rows in scores.groupby("game"):
+        settings = rows[["preset", "params"]].fillna("").drop_duplicates()
+        parsed = [json.loads(text) if text else {} for text in settings["params"]]
+        keys = sorted({k for p in parsed for k in p})
+        differing = [k for k in keys if len({json.dumps(p.get(k)) for p in parsed}) > 1]
+        for (preset, text), values in zip(settings.itertuples(index=False), parsed, strict=True):
+            shown = ", ".join(f"{k}={values[k] if isinstance(values.get(k), str) else json.dumps(values.get(k))}"
+                              for k in differing)
+            mask = (rows["preset"].fillna("") == preset) & (rows["params"].fillna("") == text)
+            names[rows.index[mask]] = f"{preset or 'default'} · {shown}" if shown else (preset or "default")
+    return names
+
+
+def score_range(game: str, scores: pd.Series) -> tuple[float, float]:
+    """The range a game's scores can take: γ-Bench's 0-100, else the lowest and highest of `scores` (a mean cannot
+    leave the range of its data)."""
+    return (0.0, 100.0) if game in SCORED_0_100 else (float(scores.min()), float(scores.max()))
+
+
 def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
-    """(factor, game) -> each level of the factor against its default (stats.compare_levels), the other
-    factors held at their defaults where the data has them; only for games played at 2+ levels so held."""
-    tables = {}
-    for game, rows in scores.groupby("game", sort=True):
-        columns = {name: rows[name].to_numpy() for name in FACTORS}
-        varied = {name: len(pd.unique(values[pd.notna(values)])) > 1 for name, values in columns.items()}
-        for factor in FACTORS:
-            if not varied[factor]:
-                continue
-            keep = np.ones(len(rows), dtype=bool)
-            for other, default in FACTORS.items():
-                if other in (factor, "repeat") or not varied[other]:
-                    continue
-                held = columns[other] == default
-                if held.any():
-                    keep &= held
-            mine = rows[keep]
+    """(factor, game) -> each level of the factor against its default (stats.compare_levels), in one block per
+    setting of the game (column `setting`: preset and params, `setting_names`): a 3-player and a 10-player guessing
+    game are compared within, never pooled. In a setting the other factors are held at their defaults where the data
+    has them; a block only where the factor took 2+ levels so held. Intervals of the mean are clipped to
+    `score_range`."""
+    scores = scores.assign(setting=setting_names(scores))
+    blocks: dict[tuple[str, str], list[pd.DataFrame]] = {}
+    for (game, setting), rows in scores.groupby(["game", "setting"], sort=True):
+        bounds = score_range(game, rows["score"])
+        for factor, mine in _held_at_defaults(rows):
             levels = mine[factor]
-            if levels.nunique() < 2:  # holding the other factors at their defaults left one level (or none)
-                continue
             default = FACTORS[factor] if (levels == FACTORS[factor]).any() else levels.mode().iloc[0]
-            tables[(factor, game)] = stats.compare_levels(
-                pd.DataFrame({"level": levels, "seed": mine["seed"], "score": mine["score"]}), default)
-    return tables
+            table = stats.compare_levels(pd.DataFrame({"level": levels, "seed": mine["seed"], "score": mine["score"]}),
+                                         default, bounds=bounds)
+            blocks.setdefault((factor, game), []).append(table.assign(setting=setting))
+    return {key: pd.concat(parts, ignore_index=True)[["setting", *stats.COMPARISON_COLUMNS]]
+            for key, parts in blocks.items()}
+
+
+def _held_at_defaults(rows: pd.DataFrame):
+    """(factor, rows) for each factor that varies in `rows` (one game and setting): the rows whose other factors are
+    at their defaults, where the data has those defaults; only factors left with 2+ levels."""
+    columns = {name: rows[name].to_numpy() for name in FACTORS}
+    varied = {name: len(pd.unique(values[pd.notna(values)])) > 1 for name, values in columns.items()}
+    for factor in FACTORS:
+        if not varied[factor]:
+            continue
+        keep = np.ones(len(rows), dtype=bool)
+        for other, default in FACTORS.items():
+            if other in (factor, "repeat") or not varied[other]:
+                continue
+            held = columns[other] == default
+            if held.any():
+                keep &= held
+        if rows[factor][keep].nunique() >= 2:  # holding the other factors at their defaults may leave one level
+            yield factor, rows[keep]
 
 
 def models_played(db: str | Path) -> list[str]:

@@ -1,21 +1,22 @@
 """Abilities (MAgIC, seed 000 Figure 1): the radar of the seven abilities for several challengers at
 once, the radar's area against the win rate, and vanilla against PGM side by side, all on the paper's one
-0-100 scale (Figure 1: abilities and win rates in percent, the area of that radar in thousands). Figures come
-from the MAgIC suite's leaderboard (engine/metrics/magic.py's ability_profile) (NaN where a game was not played)."""
+0-100 scale (Figure 1: abilities and win rates in percent, the radar's area as a percentage of the full radar).
+Figures come from the MAgIC suite's own table, the one Leaderboards shows (`own_table`: contested matches, the
+same partial marks through `own_table_view`); NaN where a game was not played."""
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics.magic import ABILITIES, RADAR_SCALE, radar_area
+from engine.metrics.magic import ABILITIES, RADAR_SCALE
 from engine.selection import Selection
-from engine.suites import get_suite
+from engine.suites import get_suite, own_table
 from pages.shared import (
-    MAGIC_ASIDE,
     MEAN_ROLE_WIN_RATE,
+    PAPER_ASIDE,
     Report,
     cached,
-    readable,
+    own_table_view,
     runs_of,
     show_table,
     show_wide_table,
@@ -24,7 +25,6 @@ from pages.shared import (
 from pages.shared.opening import open_page
 
 SUITE = get_suite("magic")
-MAX_AREA = radar_area([1.0] * len(ABILITIES)) / 1000  # thousands: seven abilities at 100
 RADIAL_ANGLE = 90 + 180 / len(ABILITIES)  # the scale's numbers between the first two abilities, not on one's label
 LEGEND_RIGHT = {"x": 1.08, "xanchor": "left", "y": 1, "yanchor": "top"}  # beside the plot, clear of it
 DB = store.default_db()
@@ -33,12 +33,12 @@ report = Report("Abilities (MAgIC)")
 open_page("Abilities (MAgIC)", DB, empty="No data yet: play MAgIC's games (e.g. `python -m engine run "
           "runs/magic_social.yaml` and `runs/magic_game_theory.yaml`).")
 
-profile = cached(SUITE.board, DB)
+profile = cached(own_table, DB, suite=SUITE.name, selection=Selection())
 if profile.empty:
     st.info(f"No data yet: {SUITE.empty}")
     st.stop()
 
-profile["challenger"] = [a if s in ("-", "", None) else f"{a} · {s}" for a, s in
+profile["challenger"] = [f"{a} · {s}" if isinstance(s, str) and s else a for a, s in
                          zip(profile["agent"], profile["strategy"], strict=True)]  # bots have no strategy
 names = profile["challenger"].tolist()
 profile["abilities"] = profile[ABILITIES].notna().sum(axis=1)
@@ -71,14 +71,12 @@ if missing:
     st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(missing)}.")
 
 bars = go.Figure([
-    go.Bar(x=shown["challenger"].tolist(), y=(shown["area"] / 1000).tolist(), name="radar area (x 1k)"),
+    go.Bar(x=shown["challenger"].tolist(), y=shown["area"].tolist(), name="radar area (% of the full radar)"),
     go.Scatter(x=shown["challenger"].tolist(), y=(shown["win_rate"] * RADAR_SCALE).tolist(),
-               name=f"{MEAN_ROLE_WIN_RATE} (%)", yaxis="y2", mode="lines+markers", line={"color": "red"}),
+               name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="lines+markers", line={"color": "red"}),
 ])
 bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE} (the paper's Figure 1)", height=420,
-                   legend=LEGEND_RIGHT, yaxis={"title": "radar area (x 1k, abilities 0-100)", "range": [0, MAX_AREA]},
-                   yaxis2={"title": f"{MEAN_ROLE_WIN_RATE} (%)", "overlaying": "y", "side": "right",
-                           "range": [0, RADAR_SCALE], "tickmode": "linear", "dtick": 20, "showgrid": False})
+                   legend=LEGEND_RIGHT, yaxis={"title": "%", "range": [0, RADAR_SCALE], "dtick": 20})
 st.plotly_chart(bars)
 report.figure(f"Radar area against the {MEAN_ROLE_WIN_RATE}", bars)
 st.caption(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's: the mean of the challenger's seven role win rates, each role "
@@ -103,6 +101,6 @@ else:
 st.subheader("Profile")
 st.caption(SUITE.caption)
 table = profile.drop(columns=["challenger", "abilities"])
-show_wide_table(report, "Ability profile", table, "ability_profile", MAGIC_ASIDE,
-                shown=readable(table).rename(columns={"win_rate": MEAN_ROLE_WIN_RATE}))
+show_wide_table(report, "Ability profile", table, "ability_profile", PAPER_ASIDE[SUITE.name],
+                shown=own_table_view(table, SUITE.name))
 report.download("abilities")

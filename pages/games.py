@@ -11,10 +11,12 @@ import streamlit as st
 
 from engine import headline, queries, store
 from engine.suites import suites_of
-from pages.shared import Report, cached, links, show_table, url_selectbox, win_rates_view
+from pages.shared import Report, cached, column_help, links, numbers, show_table, url_selectbox, win_rates_view
 from pages.shared.opening import open_filtered_page
 
 ANY = "any agent"
+# per-round fields that name a seat (who shot, whom, who proposed): their mean over matches means nothing
+SEAT_INDICES = {"battle_royale": ("shooter", "target"), "pirate_game": ("proposer",)}
 DB = store.default_db()
 report = Report("Games")
 
@@ -44,21 +46,46 @@ def rounds_caption(table, mine: str | None) -> str:
             "table's `matches` column gives each round's count).")
 
 
+def axes(table, columns) -> list[tuple[str, list[str]]]:
+    """The series of a chart split by unit, so that a count and a share never share an axis: shares (every value
+    between 0 and 1: a yes/no field's share, a rate) on one chart, the other numbers on another."""
+    if isinstance(columns, str):
+        return [("", [columns])]
+    shares = [c for c in columns if table[c].dropna().between(0, 1).all()]
+    values = [c for c in columns if c not in shares]
+    return [(unit, group) for unit, group in (("", values), ("share", shares)) if group]
+
+
 def draw(figure, table) -> None:
-    """A figure's chart, as its suite declares it (plotly express)."""
+    """A figure's chart, as its suite declares it (plotly express): one chart per unit (`axes`); a chart of rates
+    that are all 0 keeps a 0-1 axis and says so, instead of an empty -1..1 axis."""
     chart = figure.chart
     plot = px.line if chart.kind == "line" else px.bar
     extra = {k: v for k, v in (("color", chart.color), ("facet_col", chart.facet_col), ("barmode", chart.barmode))
              if v is not None}
-    title = f"{game}: {figure.title}" if chart.kind == "line" else figure.title
-    fig = plot(table, x=chart.x, y=chart.columns(table), title=title, **extra,
-               **({"markers": True} if chart.kind == "line" else {}))
-    fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_title, height=420)
-    counts = table[chart.x]
-    if pd.api.types.is_integer_dtype(counts):  # rounds, steps: whole-number ticks, never 2.5
-        fig.update_xaxes(tickformat="d", dtick=1 if counts.max() - counts.min() <= 20 else None)
-    st.plotly_chart(fig)
-    report.figure(title, fig)
+    for unit, columns in axes(table, chart.columns(table)):
+        title = f"{game}: {figure.title}" if chart.kind == "line" else figure.title
+        title += f" ({unit}s)" if unit else ""
+        fig = plot(table, x=chart.x, y=columns if len(columns) > 1 else columns[0], title=title, **extra,
+                   **({"markers": True} if chart.kind == "line" else {}))
+        fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=unit or chart.y_title, height=420)
+        if unit or all(numbers.is_rate(c) for c in columns):
+            fig.update_yaxes(range=[0, 1])
+        if not table[columns].fillna(0).to_numpy().any():
+            st.caption(f"{title}: every value is 0" + (" (no illegal moves)." if "illegal_move_rate" in columns
+                                                       else "."))
+        steps = table[chart.x]
+        if pd.api.types.is_integer_dtype(steps):  # rounds, steps: whole-number ticks, never 2.5
+            fig.update_xaxes(tickformat="d", dtick=1 if steps.max() - steps.min() <= 20 else None)
+        st.plotly_chart(fig)
+        report.figure(title, fig)
+
+
+def definitions(table) -> None:
+    """One line per column of the table that `COLUMN_HELP` defines, under it."""
+    lines = [f"`{column}`: {text}" for column, text in column_help(table.columns, game).items()]
+    if lines:
+        st.caption("  \n".join(lines))
 
 
 st.header(game)
@@ -66,6 +93,7 @@ selection = replace(filters.of_game(game), agents=() if mine is None else (mine,
 for suite in suites_of(game):
     for figure in suite.figures_of(game):
         table = only_mine(cached(figure.table, DB, filters=selection))
+        table = table.drop(columns=list(SEAT_INDICES.get(game, ())), errors="ignore")
         if table.empty:
             st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue
@@ -74,7 +102,9 @@ for suite in suites_of(game):
         if figure.chart is not None:
             draw(figure, table)
         if figure.show_table:
-            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game))
+            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game),
+                       helps=column_help(table.columns, game))
+            definitions(table)
 
 st.subheader("Win rates")
 st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")

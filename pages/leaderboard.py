@@ -17,13 +17,13 @@ from engine.selection import Variant
 from engine.suites import Headline, all_suites, own_table
 from engine.wording import sentence_start
 from pages.shared import (
-    MAGIC_ASIDE,
-    MEAN_ROLE_WIN_RATE,
+    PAPER_ASIDE,
     Report,
     cached,
     download_table,
     links,
     numbers,
+    own_table_view,
     readable,
     show_table,
     show_wide_table,
@@ -62,7 +62,9 @@ def ratings(scope, suffix: str):
         return
     st.markdown("TrueSkill (μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed "
                 "in the order they finished). Skills compare only within a group of agents linked by matches "
-                "(`component`: 1 is the largest); an agent that never played against another has none.")
+                "(`component`: 1 is the largest); an agent that never played against another has none. `matches` "
+                "and `wins`: its contested matches and the seats it won in them, as in the win-rate table above "
+                "(self-play is left out of the rating and of these counts).")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
     st.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
                 f"{headline.DEFINITIONS['rank']}")
@@ -76,13 +78,22 @@ with st.expander("What each number means"):
     st.markdown("\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items()))
 
 
+# the ranked number's column label: its values are wider than the label, so "(95% CI)" costs no width
+SHORT = {"rating": "rating (95% CI)", "win_rate": "win rate (95% CI)", "score": "score (95% CI)"}
+
+
 def measure_view(table, measure) -> list[str]:
-    """The ranked number with its interval, in the unit the suite's title states; where the interval cannot be
-    computed, why (a number without one would read as precise)."""
+    """The ranked number with its interval, in the unit the suite's title states, "(partial)" when it averages
+    fewer games than the others'; where the interval cannot be computed, why (a number without one would read as
+    precise)."""
     rate, places = measure.by == "win_rate", 0 if measure.by == "rating" else 2
+    partial = table["partial"] if "partial" in table else pd.Series(False, index=table.index)  # one game: never
+    games = table["games"] if "games" in table else partial
+    whole = games.max()
     return [note if note else numbers.interval(v, lo, hi, as_percent=rate, decimals=1 if rate else places)
-            for v, lo, hi, note in zip(table["value"], table["value_lo"], table["value_hi"], table["note"],
-                                       strict=True)]
+            + (f" (partial: {n} of {whole} games)" if short else "")
+            for v, lo, hi, note, short, n in zip(table["value"], table["value_lo"], table["value_hi"], table["note"],
+                                                 partial, games, strict=True)]
 
 
 def ranked_view(table, measure) -> pd.DataFrame:
@@ -91,20 +102,37 @@ def ranked_view(table, measure) -> pd.DataFrame:
         "rank": [numbers.number(r) for r in table["rank"]],
         "agent": [a + (" (provisional)" if provisional else "")
                   for a, provisional in zip(table["agent"], table["provisional"], strict=True)],
-        f"{measure.title} (95% CI)": measure_view(table, measure),
+        SHORT[measure.by]: measure_view(table, measure),
         "matches": table["matches"].map(numbers.number)})
 
 
 def headline_view(table, measure) -> pd.DataFrame:
     """The headline table as the page shows it: `ranked_view`, then the win rate (unless it is the ranked
-    number), valid moves, fallback wins and dollars per match, narrow enough for a 1400 px window."""
+    number), valid moves, fallback wins and dollars per match, under short labels (`headline_help` defines them)
+    so that it fits a 1400 px window."""
     view = ranked_view(table, measure)
-    if measure.by != "win_rate":
-        view["win rate (95% CI)"] = [numbers.interval(*v, as_percent=True, decimals=1) for v in zip(
-            table["win_rate"], table["win_lo"], table["win_hi"], strict=True)]
-    return view.assign(**{"valid moves": table["valid_rate"].map(numbers.percent),
-                          "fallback wins": table["fallback_wins"].map(numbers.number),
-                          "cost / match": table["cost_per_match"].map(numbers.usd)})
+    if measure.by != "win_rate":  # its interval is in the per-game tables below: the headline's is the ranked one's
+        view["win rate"] = table["win_rate"].map(numbers.percent)
+    return view.assign(**{"valid": table["valid_rate"].map(numbers.percent),
+                          "fb wins": table["fallback_wins"].map(numbers.number),
+                          "$/match": table["cost_per_match"].map(numbers.usd)})
+
+
+def headline_help(measure) -> dict[str, str]:
+    """Each headline column's definition (engine/headline.py), shown as its header's tooltip."""
+    defined = headline.DEFINITIONS
+    return {"rank": defined["rank"], SHORT[measure.by]: f"{measure.title} with its 95% interval: "
+            f"{RANKED_BY[measure.by]}", "matches": defined["matches"], "win rate": defined["win rate"],
+            "valid": defined["valid moves"], "fb wins": defined["fallback wins"], "$/match": defined["cost"]}
+
+
+def coverage_caption(suite) -> str:
+    """Which of the suite's games the headline counts, and which it leaves out as played only in self-play."""
+    counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=filters)
+    text = f"Counts {', '.join(counted)}" if counted else "Counts no game"
+    if self_play:
+        text += f"; leaves out {', '.join(self_play)} (only self-play in this selection)"
+    return text + "."
 
 
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
@@ -129,28 +157,6 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     return "\n".join(rows), rates
 
 
-# a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it;
-# Who-is-Spy counts every seat a player held as a game played (its ranking subtracts one per seat)
-PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}, "wis": {"games": "seats played"}}
-PAPER_ASIDE = {"magic": MAGIC_ASIDE}  # columns shown apart, so the table fits a 1400 px window
-# an average over parts: (its column, the column counting its parts, the whole, what a part is)
-COVERAGE = {"magic": ("win_rate", "roles", 7, "roles"), "llmarena": ("average", "games", 7, "games")}
-
-
-def paper_view(board, suite):
-    """The paper's table as text; an average over only some of its parts (LLMArena's games, MAgIC's seven roles)
-    says so beside its value and in its count ("1 of 7 roles (partial)")."""
-    shown = readable(board)
-    if suite.name in COVERAGE and not board.empty:
-        value, parts, whole, unit = COVERAGE[suite.name]
-        partial = board[parts] < whole
-        shown[value] = [f"{text} (partial)" if text and short else text
-                        for text, short in zip(shown[value], partial, strict=True)]
-        shown[parts] = [f"{int(n)} of {whole} {unit}" + (" (partial)" if n < whole else "") if n == n else ""
-                        for n in board[parts]]
-    return shown.rename(columns=PAPER_COLUMNS.get(suite.name, {}))
-
-
 for suite in all_suites().values():
     if suite.name == "other" and not suite.games:
         continue
@@ -160,9 +166,10 @@ for suite in all_suites().values():
         st.caption(f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} lies "
                    "wholly above this agent's, so overlapping intervals share a rank; provisional agents (fewer "
                    f"than {headline.MIN_MATCHES} contested matches) and agents without an interval are not ranked. "
-                   f"{sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}.")
+                   f"{sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}. "
+                   f"{coverage_caption(suite)} Column definitions: hover a header.")
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
-                   shown=headline_view(table, suite.headline))
+                   shown=headline_view(table, suite.headline), helps=headline_help(suite.headline))
         cells, rates = grid(DB, suite, filters)
         st.markdown("**Agents x games**: win rate (contested matches behind it), over each game's contested "
                     "matches under the rules named in its column, every preset in the selection (the same pool as "
@@ -180,7 +187,7 @@ for suite in all_suites().values():
         paper = cached(published.reference, DB, suite=suite.name)  # the paper's rows for the models we played
         board = published.beside(board, paper)
         show_wide_table(report, suite.title, board, suite.name, PAPER_ASIDE.get(suite.name, {}),
-                        shown=paper_view(board, suite))
+                        shown=own_table_view(board, suite.name))
     elif table.empty:
         st.caption(suite.empty)
     else:

@@ -28,8 +28,8 @@ selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,)
 st.subheader("Win rate and mean score per agent, by game and rule set")
 st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the contested matches of one game under "
            "one rule set (a game played under several papers' rules, as Undercover is, gets a table per rule set: "
-           "the same figure as that suite's grid on Leaderboards), of every preset it names. Mean score: the mean over "
-           "the agent's seats in those matches of the game's own score under those rules (it is not a win rate). "
+           "the same figure as that suite's grid on Leaderboards), of every preset it names. Mean score: "
+           f"{headline.DEFINITIONS['mean score']}, on the game's own scale (it is not a win rate). "
            "Games played only in self-play are not listed.")
 figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:

@@ -50,8 +50,13 @@ def run(db, games, name):
     asyncio.run(run_spec(parse_spec({"name": name, "seed": 0, "games": games}), db, progress=False))
 
 
-def test_radar_area_of_the_regular_heptagon_on_the_0_100_scale_and_nan_when_an_axis_is_missing():
-    assert radar_area([1.0] * 7) == pytest.approx(100 * 100 * 7 / 2 * math.sin(2 * math.pi / 7))
+def test_radar_area_is_a_percentage_of_the_full_radar_and_nan_when_an_axis_is_missing():
+    full = 100 * 100 * 7 / 2 * math.sin(2 * math.pi / 7)  # the regular heptagon of radius 100: 27,364 square points
+    assert radar_area([1.0] * 7) == 100
+    values = [0.9, 0.4, 0.7, 1.0, 0.2, 0.5, 0.8]
+    wedge = math.sin(2 * math.pi / 7) / 2
+    polygon = wedge * sum(100 * a * 100 * b for a, b in zip(values, values[1:] + values[:1], strict=True))
+    assert radar_area(values) == pytest.approx(100 * polygon / full)
     assert radar_area([1, 0, 1, 0, 1, 0, 0]) == 0
     assert radar_area([0.5, 1, 1, 1, 1, 1, 1]) == pytest.approx(radar_area([1.0] * 7) * 6 / 7)
     assert math.isnan(radar_area([1, 1, float("nan"), 1, 1, 1, 1]))

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from engine.importers.gamabench import import_dir
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from pages.shared import PAPER_ASIDE, WIS_BY_ROLE
 from tests.page_run import run_page
 from tests.test_gamabench_import import RAW
 
@@ -38,7 +39,7 @@ def frames_with(at: AppTest, column: str) -> list:
 
 
 def headlines(at: AppTest) -> list:
-    return [frame for frame in frames_with(at, "rank") if "valid moves" in frame.columns]
+    return [frame for frame in frames_with(at, "rank") if "valid" in frame.columns]
 
 
 def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatch):
@@ -47,9 +48,10 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     arena = headlines(at)[0].set_index("agent")  # LLMArena: the TicTacToe matches (GAMA-Bench's are self-play)
     assert set(arena.index) == {"bot:equilibrium (provisional)", "bot:random (provisional)"}  # 2 matches < 10
     assert set(arena["rank"]) == {""}  # provisional agents are not ranked
-    assert arena.loc["bot:equilibrium (provisional)", "win rate (95% CI)"].startswith("100.0% [")
+    assert arena.loc["bot:equilibrium (provisional)", "rating (95% CI)"] == "no finite rating: won every comparison"
+    assert arena.loc["bot:equilibrium (provisional)", "win rate"] == "100.0%"
     assert arena.loc["bot:equilibrium (provisional)", "matches"] == "2"
-    assert arena.loc["bot:equilibrium (provisional)", "valid moves"] == "100.0%"
+    assert arena.loc["bot:equilibrium (provisional)", "valid"] == "100.0%"
     gama = frames_with(at, "guessing_game")[0]
     assert set(zip(gama["model"], gama["source"], strict=True)) == {("gpt-3.5-turbo-0125", "published"),
                                                                     ("bot:random", "ours")}
@@ -57,7 +59,11 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert at.get("plotly_chart")
     grids = [m for m in at.markdown if m.value.startswith("| agent |")]
-    assert len(at.get("download_button")) == 2 * (len(at.dataframe) + len(grids)) + 1  # CSV, Parquet; the report
+    aside = {c for columns in PAPER_ASIDE.values() for group in columns.values() for c in group}
+    asides = [f for f in at.dataframe if set(f.value.columns[1:]) <= aside]  # an own table's columns shown apart
+    assert asides and set(asides[-1].value.columns[1:]) == set(WIS_BY_ROLE)  # Who is Spy's by role: it fits
+    downloaded = len(at.dataframe) - len(asides) + len(grids)  # the asides are in their table's download
+    assert len(at.get("download_button")) == 2 * downloaded + 1  # CSV, Parquet; the report
     definitions = " ".join(m.value for m in at.markdown)
     assert "self-play" in definitions and "**fallback wins**" in definitions  # each number defined on the page
 

@@ -156,7 +156,7 @@ def test_a_model_at_two_settings_is_two_agents_on_every_page(pages, first_run_db
     """local/smollm2 played at two temperatures and two prompt versions was one row: now each setting is an agent,
     named by what differs within the database (a bot played one way keeps its plain name), on the headline, in the
     grids, in the match list, and a grid cell opens exactly that setting's matches."""
-    gama = next(df.value for df in pages["leaderboard"].dataframe if "γ-Bench score 0-100 (95% CI)" in df.value.columns)
+    gama = next(df.value for df in pages["leaderboard"].dataframe if "score (95% CI)" in df.value.columns)
     agents = {a.removesuffix(" (provisional)") for a in gama["agent"]}
     assert set(SMOLLM2) <= agents and "local/smollm2" not in agents and "bot:random" in agents
     lineups = next(df.value for df in pages["overview"].dataframe if "lineup" in df.value.columns)["lineup"]

@@ -12,8 +12,10 @@ import pandas as pd
 import pytest
 
 from engine import store
+from engine.headline import agent_figures
 from engine.metrics.ratings import MU, bradley_terry_table, trueskill_table
 from engine.runner import run_spec
+from engine.selection import ALL
 from engine.spec import parse_spec
 
 START = datetime(2026, 1, 1)
@@ -153,7 +155,11 @@ def test_self_play_teaches_nothing_and_order_matters_only_for_trueskill(tmp_path
     write_outcomes(db, "duel", [[("x", 1, 1.0), ("x", 2, 0.0)]] + [[("x", 1, 1.0), ("y", 2, 0.0)]] * 3
                    + [[("y", 1, 1.0), ("x", 2, 0.0)]] * 3)
     ts = trueskill_table(db, "duel").set_index("agent")
-    assert ts.loc["x", "matches"] == 7 and ts.loc["x", "wins"] == 4
+    # the self-play match is out of the rating and of its counts too: 6 contested matches, 3 seats won in them,
+    # the counts of the win-rate table (engine.headline.agent_figures) beside it
+    assert ts.loc["x", "matches"] == 6 and ts.loc["x", "wins"] == 3
+    figures = agent_figures(db, ALL.of_game("duel")).set_index("agent")
+    assert (ts[["matches", "wins"]] == figures.loc[ts.index, ["matches", "wins"]]).all().all()
     assert ts.loc["y", "mu"] > ts.loc["x", "mu"]  # y won the later matches: TrueSkill follows recent form
     bt = bradley_terry_table(db, "duel", n_boot=20).set_index("agent")
     assert bt.loc["x", "rating"] == pytest.approx(bt.loc["y", "rating"], abs=1e-3)  # BT is order-free

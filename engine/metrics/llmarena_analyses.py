@@ -9,11 +9,13 @@ selected by `filters` (run, preset, date; every finished match by default)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from engine import store
+from engine.metrics.ratings import seat_outcomes_sql
 from engine.selection import ALL, Selection, agent_sql, contested_sql
 
 WIN_PROB_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -25,30 +27,38 @@ def _empty(columns: list[str]) -> pd.DataFrame:
 
 def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connect_four"),
                   filters: Selection = ALL) -> pd.DataFrame:
-    """Win rate (over contested matches: the one definition of engine/headline.py) and illegal-move rate (over
-    every match) with and without the legal-move hint (the paper's Table 2), per game, agent and hint. A move is
-    illegal when the agent's first answer was rejected (a re-ask or a fallback) or when it was played on a taken
-    cell / full column (it ended the game: `illegal: lose`)."""
+    """Per game, agent and hint (the paper's Table 2): its contested matches and win rate over them (the one
+    definition of engine/headline.py: seats won + half the seats drawn over seats held), and its moves, illegal
+    moves and illegal-move rate over every match, self-play included (legality does not depend on the opponent).
+    A move is illegal when the agent's first answer was rejected (a re-ask or a fallback) or when it was played
+    on a taken cell / full column (it ended the game: `illegal: lose`)."""
     columns = ["game", "agent", "hint", "matches", "win_rate", "moves", "illegal_moves", "illegal_move_rate"]
     if not games:
         return _empty(columns)
-    where, params = filters.where("m")
+    picked = replace(filters, games=tuple(g for g in games if not filters.games or g in filters.games))
+    if not picked.games:
+        return _empty(columns)
+    seated, seated_params = seat_outcomes_sql(picked)
+    where, params = picked.where("m")
+    hint = "coalesce(json_extract(m.params, '$.hint')::BOOLEAN, TRUE)"
     df = store.query(db, f"""
-        WITH finished AS (
-          SELECT match_id, game, coalesce(json_extract(params, '$.hint')::BOOLEAN, TRUE) AS hint
-          FROM matches m WHERE {where} AND game IN (SELECT unnest(?))),
+        WITH o AS ({seated}),
+        contested AS (
+          SELECT o.game, o.agent, {hint} AS hint, count(DISTINCT o.match_id) AS matches,
+                 sum(o.credit) / count(*) AS win_rate
+          FROM o JOIN matches m USING (match_id) WHERE {contested_sql("m")} GROUP BY ALL),
         moves AS (
-          SELECT match_id, seat, count(*) AS moves,
-                 count(*) FILTER (WHERE retries > 0 OR fallback
-                                  OR coalesce(json_extract(state, '$.last_move.illegal')::BOOLEAN, false)) AS illegal
-          FROM turns WHERE seat IS NOT NULL AND match_id IN (SELECT match_id FROM finished)  -- not every turn's JSON
-          GROUP BY match_id, seat)
-        SELECT f.game, {agent_sql("s")} AS agent, f.hint, count(*) AS matches,
-               avg(s.won::INTEGER) FILTER (WHERE {contested_sql("f")}) AS win_rate,
-               sum(coalesce(mv.moves, 0)) AS moves, sum(coalesce(mv.illegal, 0)) AS illegal_moves
-        FROM finished f JOIN seats s USING (match_id)
-        LEFT JOIN moves mv ON mv.match_id = s.match_id AND mv.seat = s.seat
-        GROUP BY ALL ORDER BY f.game, agent, f.hint DESC""", [*params, list(games)])
+          SELECT m.game, {agent_sql("s")} AS agent, {hint} AS hint, count(*) AS moves,
+                 count(*) FILTER (WHERE t.retries > 0 OR t.fallback
+                                  OR coalesce(json_extract(t.state, '$.last_move.illegal')::BOOLEAN, false))
+                   AS illegal_moves
+          FROM matches m JOIN seats s USING (match_id)
+          JOIN turns t ON t.match_id = s.match_id AND t.seat = s.seat
+          WHERE {where} GROUP BY ALL)
+        SELECT game, agent, hint, coalesce(c.matches, 0) AS matches, c.win_rate,
+               coalesce(v.moves, 0) AS moves, coalesce(v.illegal_moves, 0) AS illegal_moves
+        FROM moves v FULL JOIN contested c USING (game, agent, hint)
+        ORDER BY game, agent, hint DESC""", [*seated_params, *params])
     if df.empty:
         return _empty(columns)
     df["illegal_move_rate"] = df["illegal_moves"] / df["moves"].where(df["moves"] > 0)

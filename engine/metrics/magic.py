@@ -13,7 +13,8 @@ seven abilities, the overall win rate and the radar polygon's area, from ONE fun
 - Table 2's figures: `cost_sharing_cost` = the challenger's mean share (%) of the agreed split in the
   successful cost-sharing games (the authors' `collabration` Cost), `prisoner_score` = its mean final
   score in the Prisoner's Dilemma, `public_good_payback` = its mean payback from the multiplied pool.
-- `area`: the radar polygon of the seven abilities on the paper's 0-100 scale (Figure 1).
+- `area`: the radar polygon of the seven abilities (Figure 1) as a percentage of the full polygon (every ability
+  at 100%): 0-100 like the abilities themselves, where the polygon's raw area would read in the tens of thousands.
 A figure whose games are missing is NaN, never 0, and so is the area unless all seven abilities exist.
 Which seats are the challenger's: `magic_social` (the match's `tested_role`, else the one seat whose
 agent and strategy differ from the others'; in self-play every seat counts).
@@ -21,7 +22,6 @@ agent and strategy differ from the others'; in self-play every seat counts).
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pandas as pd
@@ -52,13 +52,12 @@ RADAR_SCALE = 100.0  # Figure 1 draws the abilities from 0 to 100
 
 
 def radar_area(values: list[float]) -> float:
-    """Area of the polygon of `values` (abilities as fractions) drawn on equally spaced axes of the
-    paper's 0-100 scale; NaN if any value is missing."""
+    """Area of the polygon of `values` (abilities as fractions) drawn on equally spaced axes, as a percentage
+    of the full polygon (every value 1): the wedges' constant cancels, leaving the mean product of neighbours.
+    NaN if any value is missing."""
     if not values or any(v != v for v in values):
         return float("nan")
-    wedge = math.sin(2 * math.pi / len(values)) / 2
-    scaled = [v * RADAR_SCALE for v in values]
-    return wedge * sum(a * b for a, b in zip(scaled, scaled[1:] + scaled[:1], strict=True))
+    return RADAR_SCALE * sum(a * b for a, b in zip(values, values[1:] + values[:1], strict=True)) / len(values)
 
 
 _SHARING, _PRISONER, _PUBLIC = "game = 'cost_sharing'", "game = 'prisoners_dilemma'", "game = 'magic_public_good'"
@@ -117,7 +116,8 @@ def ability_profile(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
         social = social_abilities_of(sums, reasoning_sums(db, where, params)).rename(columns=SOCIAL_ABILITY_COLUMNS)
     profile = social.merge(_theory_abilities_of(sums), on=["agent", "strategy"])
     profile = profile.reindex(columns=PROFILE_COLUMNS).astype({c: float for c in ABILITIES + ROLE_WIN_RATES + TABLE_2})
-    profile["strategy"] = profile["strategy"].fillna(NO_STRATEGY)
+    # bots have no strategy: blank, not magic_social's grouping key NO_STRATEGY ("-")
+    profile["strategy"] = [None if s != s or s in (None, NO_STRATEGY) else s for s in profile["strategy"]]
     roles = profile[ROLE_WIN_RATES]
     profile["win_rate"] = roles.mean(axis=1, skipna=True)
     profile["roles"] = roles.notna().sum(axis=1)

@@ -42,7 +42,7 @@ from engine import store
 from engine.games import all_games
 from engine.metrics.stats import Z95
 from engine.metrics.trueskill_update import rate
-from engine.selection import ALL, Selection, agent_sql, rule_set_sql
+from engine.selection import ALL, Selection, agent_sql, contested_sql, rule_set_sql
 
 MU = 25.0
 SIGMA = MU / 3
@@ -87,12 +87,14 @@ def seat_outcomes_sql(selection: Selection, after: tuple | None = None) -> tuple
 
 
 def _played(db: str | Path, selection: Selection) -> pd.DataFrame:
-    """Per agent, the matches it played and the matches in which one of its seats won."""
+    """Per agent of the selection, its contested matches and the seats it won in them: the counts of the win-rate
+    tables (engine/headline.py), since the ratings too leave self-play out and must not count it beside them (an
+    agent seen only in self-play is listed, with 0 of each)."""
     seats, params = seat_outcomes_sql(selection)
     return store.query(db, f"""
-        WITH s AS ({seats})
-        SELECT agent, count(DISTINCT match_id) AS matches, count(DISTINCT match_id) FILTER (WHERE won) AS wins
-        FROM s GROUP BY agent""", params)
+        WITH s AS ({seats}), c AS (SELECT * FROM s WHERE {contested_sql("s")})
+        SELECT s.agent, count(DISTINCT c.match_id) AS matches, count(*) FILTER (WHERE c.won) AS wins
+        FROM s LEFT JOIN c USING (match_id, seat) GROUP BY s.agent""", params)
 
 
 def _teams(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple]:
@@ -298,7 +300,8 @@ def trueskill_table(db: str | Path, game: str | None = None, filters: Selection 
     """TrueSkill of every agent over the selected matches (of `game` when given), with the 95% interval of its skill
     (`mu_lo`, `mu_hi`) and its `component` of the who-played-whom graph (`components`: skills of different
     components never met and are not comparable), best conservative (mu - 3 sigma) first within each component.
-    An agent that never met another agent has no rating: blank, with `note` saying why (not the prior)."""
+    An agent that never met another agent has no rating: blank, with `note` saying why (not the prior). `matches`
+    and `wins` are its contested matches and the seats it won in them (`_played`: self-play left out)."""
     columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "component", "note", "matches", "wins"]
     selection = _selection(game, filters)
     if selection is None:
