@@ -1,5 +1,6 @@
-"""litellm's success logging runs only when someone listens: without a callback its payload (a quarter of a
-call's CPU) is not built; a callback registered later hears every call again."""
+"""What a litellm call costs us in CPU: its success logging runs only when someone listens (without a callback
+its payload, a quarter of a call's CPU, is not built; a callback registered later hears every call again), and
+the request is prepared in the event loop's thread where that needs no network."""
 
 from __future__ import annotations
 
@@ -49,3 +50,27 @@ def test_the_logging_payload_is_built_only_for_a_listener(stub, monkeypatch):
     monkeypatch.setattr(litellm, "callbacks", [Listener()])
     ask(stub, 2)
     assert len(built) == 2 and heard == ["42", "42"], "a listener hears every call"
+
+
+def test_requests_are_prepared_in_the_loops_thread_only_for_providers_that_need_no_credential_fetch():
+    """litellm.acompletion hands `completion` (the request's preparation) to the loop's default executor: ours runs
+    it in place for OpenAI-compatible routes and leaves the rest (Vertex AI may fetch a token) to a thread."""
+    import threading
+    from functools import partial
+
+    from engine.agents import llm
+
+    litellm = load_litellm()
+    ran_in = []
+
+    def run(prepared):  # stands where litellm puts contextvars' Context.run
+        ran_in.append(threading.get_ident())
+        return prepared()
+
+    executor = llm._PreparedInline()
+    for model in ("openai/my-model", "vertex_ai/gemini-pro"):
+        prepared = partial(litellm.main.completion, model=model, messages=[{"role": "user", "content": "hi"}],
+                           mock_response="ok")
+        assert executor.submit(partial(run, prepared)).result(timeout=60).choices[0].message.content == "ok"
+    executor.shutdown()
+    assert ran_in[0] == threading.get_ident() != ran_in[1]
