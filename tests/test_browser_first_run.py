@@ -87,7 +87,8 @@ def test_a_researchers_click_through_the_first_run(first_visit, browser, tmp_pat
     assert page.evaluate(BLANK) < 80  # no band of blank page under the last table (Streamlit's 10rem)
     shoot(page, folder, "5_robustness")
     page = open_page(browser, f"{first_visit}/abilities")
-    page.locator("text.ytitle", has_text="radar area (x 1k, abilities 0-100)").wait_for(state="visible")  # Figure 1's
+    page.locator("text.gtitle", has_text="Radar area against the").wait_for(state="visible")  # Figure 1's
+    assert page.locator("text.legendtext", has_text="radar area (% of the full radar)").count() == 1
     assert page.evaluate(BLANK) < 80
     shoot(page, folder, "5_abilities")
     page = open_page(browser, f"{first_visit}/")
