@@ -64,7 +64,10 @@ def ratings(scope, suffix: str):
                 "in the order they finished). Skills compare only within a group of agents linked by matches "
                 "(`component`: 1 is the largest); an agent that never played against another has none. `matches` "
                 "and `wins`: its contested matches and the seats it won in them, as in the win-rate table above "
-                "(self-play is left out of the rating and of these counts).")
+                "(self-play is left out of the rating and of these counts). Every seat of a team weighs 1, as "
+                "LLMArena's code rates: in a game of one seat against four (Undercover, Chameleon) the lone seat's "
+                "rating moves far more than each of the four's, so μ follows the roles an agent played; the "
+                "Bradley-Terry table below weighs every match the same.")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
     st.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
                 f"{headline.DEFINITIONS['rank']}")
