@@ -56,7 +56,7 @@ def test_malformed_reply_is_reasked_once_then_accepted(stub, db_path):
     turns = decisions(db_path)
     assert (turns["retries"] == 1).all() and turns["legal"].all() and not turns["fallback"].any()
     assert (turns["response"] == "42").all()
-    assert "no number found" in turns["error"][0]
+    assert 'no JSON object with "chosen_number"' in turns["error"][0]
     assert len(stub.requests) == 2 * len(turns)
     invalid = store.query(db_path, "SELECT sum(value) AS n FROM metrics WHERE name = 'invalid_answers'")["n"][0]
     assert invalid == len(turns)

@@ -46,10 +46,12 @@ def test_guessing_private_feedback_is_only_seen_by_its_player():
     assert not any("You chose 10" in line for line in game.observe(1).history)
 
 
-def test_guessing_parser_reads_json_or_last_number_and_checks_the_range():
+def test_guessing_parser_reads_json_or_a_bare_number_and_checks_the_range():
     game = new("guessing_game")
     assert game.parse(0, '{"chosen_number": "17"}') == 17
-    assert game.parse(0, "I reason 2/3 of 50 is 33, so: 22") == 22
+    assert game.parse(0, 'I reason 2/3 of 50 is 33, so: {"chosen_number": 22}') == 22 and game.parse(0, "22") == 22
+    with pytest.raises(ParseError, match="no JSON object"):
+        game.parse(0, "I reason 2/3 of 50 is 33, so: 22")  # γ-Bench reads the JSON object (test_gamabench_games)
     with pytest.raises(ParseError, match="outside"):
         game.parse(0, "101")
     with pytest.raises(ParseError, match="whole number"):

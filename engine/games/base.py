@@ -42,6 +42,7 @@ class IntRange(ActionSpace):
     lo: int
     hi: int
     key: str = "number"  # the JSON key a structured answer may use
+    prose: bool = True  # whether the last number of a free-text answer counts (else only JSON or the bare number)
 
     def sample(self, rng: random.Random) -> int:
         return rng.randint(self.lo, self.hi)
@@ -50,7 +51,7 @@ class IntRange(ActionSpace):
         return f"an integer from {self.lo} to {self.hi}"
 
     def parse(self, text: str) -> int:
-        return parse_int(text, self.lo, self.hi, key=self.key)
+        return parse_int(text, self.lo, self.hi, key=self.key, prose=self.prose)
 
 
 @dataclass(frozen=True)

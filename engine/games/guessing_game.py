@@ -48,7 +48,7 @@ class GuessingGame(SimultaneousGame):
         super().start()
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(self.p["min"], self.p["max"], key="chosen_number")
+        return IntRange(self.p["min"], self.p["max"], key="chosen_number", prose=False)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"ratio_text": ratio_text(self.p["ratio"]),

@@ -2,7 +2,10 @@
 
 The convention every prompt states: the answer comes last, optionally as a JSON
 object. So a JSON object with the expected key wins; otherwise the last
-matching token in the text is the answer. Each failure raises one ParseError
+matching token in the text is the answer, except where a game asks for the JSON
+object only (γ-Bench's numbers, as its authors' code reads them): there an answer
+without it counts only if it is nothing but the number, never a number met in prose
+("... Player 1 with the" is not a guess of 1). Each failure raises one ParseError
 whose message says what was wrong, so a re-ask can tell the model.
 Work is linear in the text length: a huge answer is slow to read, never a hang.
 """
@@ -57,10 +60,20 @@ def _as_int(value: Any) -> int:
     return int(number)
 
 
-def parse_int(text: str, lo: int, hi: int, key: str = "number") -> int:
-    """An integer in [lo, hi]: the JSON field `key`, else the last number in the text."""
+_BARE = re.compile(r"""[\s"'`*]*(-?\d+(?:\.\d+)?)[\s"'`*.]*""")
+
+
+def parse_int(text: str, lo: int, hi: int, key: str = "number", prose: bool = True) -> int:
+    """An integer in [lo, hi]: the JSON field `key`, else the last number in the text (`prose`), or only an answer
+    that is the number alone (not `prose`)."""
     require_text(text)
     value = json_field(text, key)
+    if value is None and not prose:
+        bare = _BARE.fullmatch(text)
+        if bare is None:
+            raise ParseError(f'no JSON object with "{key}" found; answer with {{"{key}": <an integer from {lo} to '
+                             f"{hi}>}}")
+        value = bare.group(1)
     if value is None:
         numbers = _NUMBER.findall(text)
         if not numbers:

@@ -24,7 +24,7 @@ class PublicGoods(SimultaneousGame):
     }
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(0, self.p["tokens"], key="tokens_contributed")
+        return IntRange(0, self.p["tokens"], key="tokens_contributed", prose=False)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"ratio_text": f"{self.p['ratio']:g}",

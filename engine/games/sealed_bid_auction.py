@@ -58,7 +58,7 @@ class SealedBidAuction(SimultaneousGame):
         self.valuations = [int(v) for v in facts["valuations"]]
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(0, self.valuations[seat], key="bid")
+        return IntRange(0, self.valuations[seat], key="bid", prose=False)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"valuation": self.valuations[seat], "price_rule": _price_rule(self.p["pricing"]),
