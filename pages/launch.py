@@ -71,10 +71,7 @@ def game_section(game: str) -> form.GameChoice:
             if picked != value:
                 changed[name] = picked
     slot(form.field_key(game, "params"))
-    try:
-        n = form.seat_count(game, presets[0], changed) if presets else 0
-    except ValueError:
-        n = 0
+    n = form.seats_shown(game, presets, changed)  # follows the params (players=4: 4 pickers); a wrong one is left out
     options = form.agent_options(game, models_seen(str(DB)))
     seats = []
     columns = st.columns(min(max(n, 1), 5))
@@ -88,6 +85,8 @@ def game_section(game: str) -> form.GameChoice:
                                        "(provider/model, e.g. openai/gpt-4o-mini) and press Enter.")
             seats.append(seat_settings(game, i, picked))
             slot(form.field_key(game, "seat", i))
+            if problem := missing_key(picked):
+                st.warning(f"{code(picked.strip())} - {problem}")
     slot(form.field_key(game, "seats"))
     return form.GameChoice(game, presets, changed, seats)
 
@@ -100,6 +99,19 @@ def seat_settings(game: str, i: int, agent: str) -> form.SeatChoice:
                                   placeholder=f"run's ({run_temperature:g})")
     version = st.selectbox("prompt version", [RUN_DEFAULT, *versions(game)], key=f"{game}.prompt_version.{i}")
     return form.SeatChoice(agent, temperature, None if version == RUN_DEFAULT else version)
+
+
+def missing_key(agent: str | None) -> str | None:
+    """The preflight's "no key" line for a model seat whose provider key is not in the environment, shown as soon
+    as the seat is picked (no network; the one-token request waits for Start). None for a bot, a model string
+    the form refuses anyway (its message is under the seat) or a model whose key is there."""
+    agent = (agent or "").strip()
+    if not agent or agent.startswith("bot:") or form.check_model(agent) is not None:
+        return None
+    try:
+        return preflight.key_problem(agent)
+    except Exception:  # noqa: BLE001 - litellm's check of an odd string must not break the form; Start checks again
+        return None
 
 
 def fresh_name(taken: set[str]) -> str:
@@ -164,6 +176,8 @@ if built.spec is not None:
     st.markdown(f"{count(len(built.spec.matches), 'match')}, run id {code(built.spec.run_id)}.")
     if estimate:
         table = pd.DataFrame([vars(e) for e in estimate])
+        for column in ("matches", "calls", "tokens_in", "tokens_out"):
+            table[column] = table[column].map(lambda n: f"{int(n):,}")
         table["usd"] = table["usd"].map(usd)
         st.dataframe(table, hide_index=True, width="stretch")
         known = [e.usd for e in estimate if e.usd is not None]
@@ -201,14 +215,28 @@ def start(raw: dict, spec) -> None:
     st.rerun()  # the form shows the next run's fresh name before anyone can press Start again
 
 
+def name_taken(run_name: str) -> str | None:
+    """Why a run of this name may not start: one of that name is in the database (from any session, or before a
+    reload) or plays from here. Its id is the name plus a hash of the spec, so the same name re-ran (resumed) the
+    same run silently, and one changed field made a second run of the same name."""
+    existing = processes.runs_named(DB, run_name)
+    if existing:
+        more = f" and {count(len(existing) - 1, 'other')}" if len(existing) > 1 else ""
+        return (f"Not started: a run named {code(run_name)} already exists ({code(existing[0])}{more}); use its Resume "
+                "button (in its card below) or give the new run another name.")
+    if run_name in started_names:  # started from this page, its process gone before it wrote its row
+        return (f"Not started: this page already started a run named {code(run_name)}; give the new run another "
+                "name.")
+    return None
+
+
 if st.button("Start run", type="primary", key="start"):
     if not form.admin_ok(token):
         st.error(form.admin_refusal())
     elif built.spec is None:
         st.error(f"Not started: fix the {count(len(built.errors), 'field')} marked above.")
-    elif launch_form.name in started_names:  # typed again, or a second click that came before the fresh name
-        st.error(f"Not started: this page already started a run named {code(launch_form.name)}. Give the new run "
-                 "another name (that run's Resume is in its card below).")
+    elif refusal := name_taken(launch_form.name):
+        st.error(refusal)
     else:
         start(built.raw, built.spec)
 
@@ -265,9 +293,9 @@ def runs_panel() -> None:
                 with st.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):
                     st.code(log, language="text", wrap_lines=True)  # an error line reads whole
     shown = table.assign(status=table["status"].where(~table["playing"], "playing"),
-                         matches=[f"{d} of {n}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
+                         matches=[f"{d:,} of {n:,}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
                          tokens=table["tokens"].map(lambda n: numbers.number(n, 0)),
-                         usd=table["usd"].map(numbers.usd),
+                         usd=table["usd"].map(lambda v: usd(None if pd.isna(v) else float(v))),
                          finished_at=table["finished_at"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d %H:%M}"),
                          created_at=table["created_at"].map(lambda t: f"{t:%Y-%m-%d %H:%M}"))
     st.dataframe(shown[["run_id", "name", "source", "status", "matches", "errors", "tokens", "usd", "created_at",

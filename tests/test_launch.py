@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine import store
+from engine.games import get_game
 from engine.launch import cost, form, processes
 from engine.spec import MAX_REPEATS, parse_spec
 from engine.testing import StubReply
@@ -242,3 +243,48 @@ def test_the_server_stops_the_runs_it_started_when_it_exits(stub, db_path):
     pid = int((processes.launches_dir(db_path) / run_id / "pid").read_text())
     assert not processes.group_alive(pid)  # gone with the server that started it
     assert store.query(db_path, "SELECT status FROM runs")["status"].tolist() == ["cancelled"]
+
+
+def test_a_wrong_seat_count_parameter_gets_its_own_message_not_a_lineup_error():
+    """players=1 is outside the game's bounds (2 to 100): that parameter's message, never "this game has 10 seats,
+    the lineup lists 0"; the pickers follow the seat count the params give, a wrong one left out."""
+    bounds = get_game("public_goods").params["players"]
+    for players, said in ((1, f">= {bounds.lo}"), (101, f"<= {bounds.hi}")):
+        errors = form.build_spec(make_form(games=[form.GameChoice("public_goods", ["default"], {"players": players},
+                                                                  [])])).errors
+        assert errors == {"public_goods.param.players": f"parameter 'players' must be {said}, got {players}"}
+    assert form.seats_shown("public_goods", ["default"], {"players": 4}) == 4
+    assert form.seats_shown("public_goods", ["default"], {"players": 1}) == bounds.default  # not 0
+    assert form.seats_shown("public_goods", [], {}) == 0
+    built = form.build_spec(make_form(games=[form.GameChoice("public_goods", ["default"], {"players": 3},
+                                                             ["bot:random"] * 3)]))
+    assert built.errors == {} and len(built.spec.matches[0].seats) == 3
+    errors = form.build_spec(make_form(games=[form.GameChoice("public_goods", ["default"], {"players": 3},
+                                                              ["bot:random"] * 2)])).errors
+    assert errors == {"public_goods.seats": "this game has 3 seats, the lineup lists 2"}
+
+
+def test_a_missing_key_is_said_without_a_request(monkeypatch):
+    from engine.launch import preflight
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert preflight.key_problem("openai/gpt-4o-mini") == "no key: set OPENAI_API_KEY in the environment or in .env"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert preflight.key_problem("openai/gpt-4o-mini") is None
+
+
+def test_runs_of_a_name_are_found_in_the_database_and_among_the_launched(db_path):
+    """Any session's run of that name (the database's runs table) and one launched from here still starting."""
+    import asyncio
+
+    from engine.runner import run_spec
+
+    assert processes.runs_named(db_path, "twice") == []  # no database yet
+    raw = {"name": "twice", "games": [{"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]}
+    asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
+    assert processes.runs_named(db_path, "twice") == [parse_spec(raw).run_id]
+    assert processes.runs_named(db_path, "twic") == [] and processes.runs_named(db_path, "twice-") == []
+    other = raw | {"seed": 5}  # one field changed: another run id, the same name
+    run_id = processes.start_run(other, db_path)
+    assert run_id != parse_spec(raw).run_id and run_id in processes.runs_named(db_path, "twice")
+    wait_for(lambda: not processes.is_alive(db_path, run_id))

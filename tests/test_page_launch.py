@@ -164,8 +164,8 @@ def test_after_a_start_the_form_shows_a_fresh_name_and_never_starts_an_unseen_on
     assert any(m.value.startswith(f"1 match, run id `{second}-") for m in at.markdown)
     at.text_input(key="name").set_value(first).run()
     at.button(key="start").click().run()
-    assert at.error[-1].value == (f"Not started: this page already started a run named `{first}`. Give the new run "
-                                  "another name (that run's Resume is in its card below).")
+    assert at.error[-1].value == (f"Not started: a run named `{first}` already exists (`{run_id}`); use its Resume "
+                                  "button (in its card below) or give the new run another name.")
     assert [p.name for p in processes.launches_dir(db_path).iterdir()] == [run_id]  # nothing else launched
     deadline = time.monotonic() + 120
     while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
@@ -184,3 +184,69 @@ def test_launch_on_a_database_of_an_older_schema(tmp_path, monkeypatch):
     at.switch_page("pages/launch.py").run()
     assert not at.exception and not at.error
     assert any("schema v1 fixture" in m.value for m in at.markdown)
+
+
+def test_a_name_in_the_database_is_refused_after_a_reload_even_with_a_field_changed(db_path, monkeypatch):
+    """The check is the database's, not the browser session's: a reloaded page neither re-runs (resumes) a run of that
+    name silently nor, with one field changed, makes a second run of the same name."""
+    import asyncio
+
+    from engine.runner import run_spec
+    from engine.spec import parse_spec
+
+    raw = {"name": "mine", "games": [{"game": "tictactoe", "presets": ["default"],
+                                      "lineups": [["bot:random", "bot:random"]]}]}
+    run_id = parse_spec(raw).run_id
+    asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
+    at = page(db_path, monkeypatch)  # a new session: nothing started from it
+    at.text_input(key="name").set_value("mine").run()
+    refusal = (f"Not started: a run named `mine` already exists (`{run_id}`); use its Resume button (in its card "
+               "below) or give the new run another name.")
+    for change in (lambda: None, lambda: at.number_input(key="repeats").set_value(2).run()):
+        change()
+        at.button(key="start").click().run()
+        assert at.error[-1].value == refusal and not at.success
+    assert not processes.launches_dir(db_path).exists()
+    assert store.query(db_path, "SELECT name FROM runs")["name"].tolist() == ["mine"]
+
+
+def test_seat_pickers_follow_the_seat_count_and_a_wrong_count_gets_its_own_message(db_path, monkeypatch):
+    at = page(db_path, monkeypatch, games=["public_goods"])
+    seats = lambda: [b.key for b in at.selectbox if (b.key or "").startswith("public_goods.seat.")]  # noqa: E731
+    assert len(seats()) == 10 and not at.error
+    at.number_input(key="public_goods.param.players").set_value(4).run()
+    assert seats() == [f"public_goods.seat.{i}" for i in range(4)] and not at.error
+    at.number_input(key="public_goods.param.players").set_value(1).run()
+    assert [e.value for e in at.error] == ["parameter 'players' must be >= 2, got 1"]  # the Param's bounds, alone
+    assert len(seats()) == 10  # the pickers stay (the preset's count) while the wrong value is said
+
+
+def test_the_cost_estimate_counts_tokens_with_separators_and_dollars_in_the_one_format(db_path, monkeypatch):
+    at = page(db_path, monkeypatch)
+    at.number_input(key="repeats").set_value(5).run()
+    type_model(at, "tictactoe", 0, "openai/gpt-4o-mini")
+    shown = at.dataframe[0].value.set_index("model").loc["openai/gpt-4o-mini"]
+    spec = form.build_spec(form.LaunchForm(name="x", repeats=5, games=[form.GameChoice(
+        "tictactoe", ["default"], {}, ["openai/gpt-4o-mini", "bot:random"])])).spec
+    expected = cost.estimate_cost(spec)[0]
+    assert expected.tokens_in >= 1000 and shown["tokens_in"] == f"{expected.tokens_in:,}" and "," in shown["tokens_in"]
+    assert shown["tokens_out"] == f"{expected.tokens_out:,}" and shown["usd"] == usd(expected.usd)
+    assert f"Estimated total: **{usd(expected.usd)}**" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_model_seat_without_its_key_is_said_at_once_without_a_request(db_path, monkeypatch):
+    from engine.agents import llm
+
+    async def no_network(*args, **kwargs):
+        raise AssertionError("no request before Start")
+
+    monkeypatch.setattr(llm.LLMAgent, "call", no_network)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    at = page(db_path, monkeypatch)
+    assert not at.warning
+    type_model(at, "tictactoe", 1, "openai/gpt-4o-mini")
+    assert [w.value for w in at.warning] == [
+        "`openai/gpt-4o-mini` - no key: set OPENAI_API_KEY in the environment or in .env"]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    at.run()
+    assert not at.warning and not at.error

@@ -107,6 +107,36 @@ def seat_count(game: str, preset: str, params: dict[str, Any]) -> int:
     return cls.n_seats(cls.resolve_params(params, preset))
 
 
+def param_problems(game: str, params: dict[str, Any]) -> dict[str, str]:
+    """Each changed parameter that is wrong (unknown, or outside the game's Param bounds): name -> why."""
+    cls = get_game(game)
+    problems = {}
+    for pname, value in params.items():
+        if pname not in cls.params:
+            problems[pname] = f"'{game}' has no parameter '{pname}'"
+            continue
+        try:
+            cls.params[pname].validate(pname, value)
+        except (SpecError, ValueError) as exc:
+            problems[pname] = str(exc)
+    return problems
+
+
+def seats_shown(game: str, presets: list[str], params: dict[str, Any]) -> int:
+    """How many seat pickers the form shows: the seat count the first preset and the changed parameters give.
+    A wrong parameter (its own message says why) is left out, so the pickers stay for the seat count
+    the rest gives instead of vanishing; 0 without a known preset."""
+    cls = get_game(game)
+    preset = next((p for p in presets if p in cls.presets), None)
+    if preset is None:
+        return 0
+    wrong = param_problems(game, params)
+    try:
+        return seat_count(game, preset, {k: v for k, v in params.items() if k not in wrong})
+    except (SpecError, ValueError):
+        return 0
+
+
 def check_model(model: str) -> str | None:
     """Why `model` is not a litellm model string we can call, or None. No network: the provider prefix
     must be one litellm knows (or `local`), a bare name one of its price map."""
@@ -186,14 +216,10 @@ def build_spec(form: LaunchForm) -> BuiltSpec:
 def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) -> None:
     cls = get_game(choice.game)
     g = choice.game
-    valid_params = {}
-    for pname, value in choice.params.items():
-        if pname not in cls.params:
-            errors[field_key(g, "param", pname)] = f"'{g}' has no parameter '{pname}'"
-            continue
-        checked = _spec_error(errors, field_key(g, "param", pname), cls.params[pname].validate, pname, value)
-        if field_key(g, "param", pname) not in errors:
-            valid_params[pname] = checked
+    wrong_params = param_problems(g, choice.params)
+    for pname, problem in wrong_params.items():
+        errors[field_key(g, "param", pname)] = problem
+    valid_params = {k: cls.params[k].validate(k, v) for k, v in choice.params.items() if k not in wrong_params}
     unknown = [p for p in choice.presets if p not in cls.presets]
     if not choice.presets or unknown:
         errors[field_key(g, "presets")] = (f"'{g}' has no preset {', '.join(unknown)} (has: {', '.join(cls.presets)})"
@@ -203,7 +229,8 @@ def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) ->
     if len(seats) > 1:
         errors[field_key(g, "presets")] = (f"these presets seat different numbers of players ({sorted(seats)}): "
                                            "launch them as separate runs")
-    elif seats and len(choice.seats) != next(iter(seats)):
+    elif seats and not wrong_params and len(choice.seats) != next(iter(seats)):
+        # with a wrong parameter the seat count is not known (players=1): its own message says why, not this one
         errors[field_key(g, "seats")] = f"this game has {next(iter(seats))} seats, the lineup lists {len(choice.seats)}"
     defaults = {k: v for k, v in form.defaults().items() if k not in errors}  # a wrong default is said once, above
     models = [s for s in choice.seat_choices() if s.agent.strip() and not s.agent.strip().startswith("bot:")]

@@ -40,11 +40,19 @@ def missing_keys(model: str, api_base: str | None = None) -> list[str]:
     return [] if found.get("keys_in_environment") else list(found.get("missing_keys") or [])
 
 
+def key_problem(model: str, api_base: str | None = None) -> str | None:
+    """The preflight's "no key" line for `model`, or None when its key is there. No network: the form shows
+    it under a seat as soon as the model is picked (the one-token request waits for Start)."""
+    missing = missing_keys(model, api_base)
+    if not missing:
+        return None
+    names = missing[0] if len(missing) == 1 else "one of " + ", ".join(missing)
+    return f"no key: set {names} in the environment or in .env"
+
+
 async def check_model(seat: AgentSpec, timeout: float) -> ModelCheck:
-    missing = missing_keys(seat.agent, seat.api_base)
-    if missing:
-        names = missing[0] if len(missing) == 1 else "one of " + ", ".join(missing)
-        return ModelCheck(seat.agent, seat.api_base, False, f"no key: set {names} in the environment or in .env")
+    if problem := key_problem(seat.agent, seat.api_base):
+        return ModelCheck(seat.agent, seat.api_base, False, problem)
     agent = LLMAgent(AgentSpec(seat.agent, max_tokens=1, temperature=0.0, api_base=seat.api_base),
                      use_cache=False, transport_retries=0, timeout=timeout)
     try:

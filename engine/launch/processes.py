@@ -177,6 +177,28 @@ def resume_run(db: str | Path, run_id: str, concurrency: int | None = None) -> s
     return start_run(json.loads(rows["spec"][0]), db, concurrency)
 
 
+def runs_named(db: str | Path, name: str) -> list[str]:
+    """The run ids of the runs called `name`, newest first: those in the database's `runs` table (a short
+    read-only look) and those launched from here that play but have not written their row yet. A run's id
+    is its name plus a hash of its spec, so one changed field would otherwise make a second run of that name."""
+    found = list(store.query(db, "SELECT run_id FROM runs WHERE name = ? ORDER BY created_at DESC", [name])
+                 .get("run_id", []))
+    folder = launches_dir(db)
+    reap()
+    for spec_file in sorted(folder.glob("*/spec.yaml")) if folder.is_dir() else []:
+        try:
+            pid = int((spec_file.parent / "pid").read_text(encoding="utf-8"))
+            if pid not in _children and not _runs_engine(pid, str(spec_file).encode()):
+                continue  # not playing: a run that ended has its row in the database
+            raw = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
+            run_id = parse_spec(raw).run_id if isinstance(raw, dict) and raw.get("name") == name else None
+        except (OSError, ValueError, yaml.YAMLError):
+            continue
+        if run_id is not None and run_id not in found:
+            found.append(run_id)
+    return found
+
+
 def log_tail(db: str | Path, run_id: str, lines: int = 20) -> str:
     """The end of the run process's log, with anything secret-looking masked."""
     path = _folder(db, run_id) / "log.txt"
