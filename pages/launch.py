@@ -222,8 +222,8 @@ def name_taken(run_name: str) -> str | None:
     existing = processes.runs_named(DB, run_name)
     if existing:
         more = f" and {count(len(existing) - 1, 'other')}" if len(existing) > 1 else ""
-        return (f"Not started: a run named {code(run_name)} already exists ({code(existing[0])}{more}); use its Resume "
-                "button (in its card below) or give the new run another name.")
+        return (f"Not started: a run named {code(run_name)} already exists ({code(existing[0])}{more}); give the "
+                "new run another name (a run that did not finish has Resume in its card below).")
     if run_name in started_names:  # started from this page, its process gone before it wrote its row
         return (f"Not started: this page already started a run named {code(run_name)}; give the new run another "
                 "name.")

@@ -164,8 +164,8 @@ def test_after_a_start_the_form_shows_a_fresh_name_and_never_starts_an_unseen_on
     assert any(m.value.startswith(f"1 match, run id `{second}-") for m in at.markdown)
     at.text_input(key="name").set_value(first).run()
     at.button(key="start").click().run()
-    assert at.error[-1].value == (f"Not started: a run named `{first}` already exists (`{run_id}`); use its Resume "
-                                  "button (in its card below) or give the new run another name.")
+    assert at.error[-1].value == (f"Not started: a run named `{first}` already exists (`{run_id}`); give the new "
+                                  "run another name (a run that did not finish has Resume in its card below).")
     assert [p.name for p in processes.launches_dir(db_path).iterdir()] == [run_id]  # nothing else launched
     deadline = time.monotonic() + 120
     while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
@@ -200,8 +200,8 @@ def test_a_name_in_the_database_is_refused_after_a_reload_even_with_a_field_chan
     asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
     at = page(db_path, monkeypatch)  # a new session: nothing started from it
     at.text_input(key="name").set_value("mine").run()
-    refusal = (f"Not started: a run named `mine` already exists (`{run_id}`); use its Resume button (in its card "
-               "below) or give the new run another name.")
+    refusal = (f"Not started: a run named `mine` already exists (`{run_id}`); give the new run another name (a "
+               "run that did not finish has Resume in its card below).")
     for change in (lambda: None, lambda: at.number_input(key="repeats").set_value(2).run()):
         change()
         at.button(key="start").click().run()
