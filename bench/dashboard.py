@@ -228,6 +228,12 @@ def in_child(target: Callable[..., None], *args: object) -> bool:
 
 
 def peak_rss_mb() -> float:
+    """This process's peak RSS: the high-water mark of its own memory (VmHWM). Not getrusage's ru_maxrss, which
+    Linux carries over from the parent through fork and exec: a spawned child would report at least the peak of
+    the process that started it (here, the page queries' 673 MB before the dashboard child loaded a page)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

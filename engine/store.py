@@ -112,6 +112,10 @@ _HELD_HERE = "different configuration than existing connections"
 # back while the mark is fresh, for at most WRITER_FIRST s: readers share the file, so a stream of short readers
 # (a dashboard loading page after page) could otherwise keep it held for as long as they go on (a writer waited 13 s).
 WRITER_FIRST = 0.5
+# DuckDB keeps the blocks it read cached up to 80% of the machine's memory by default: a reader (a dashboard
+# page, a scorer) that scans the turns of a large database would hold them all. A reader's cache is bounded;
+# its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches).
+READER_MEMORY = "256MB"
 MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL * 1.5 s; an older one is gone
 
 
@@ -236,7 +240,8 @@ def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duc
     unreadable_tries = 0
     while True:
         try:
-            return duckdb.connect(str(db), read_only=read_only)
+            return duckdb.connect(str(db), read_only=read_only,
+                                  config={"memory_limit": READER_MEMORY} if read_only else {})
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
                 if _may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:

@@ -102,3 +102,12 @@ def test_the_negotiation_scorers_read_aggregates_not_seats(db_path, monkeypatch)
     assert bid["win_rate"].sum() == pytest.approx(1.0)  # over the contested matches only: self-play left out
     assert bargain.loc["bot:greedy", "games"] == 12 and bargain.loc["bot:greedy", "agreement_rate"] == 0.0
     assert bargain.index[0] == "bot:fair" and 0 < bargain.loc["bot:fair", "reward_share"] <= 1  # best reward first
+
+
+def test_a_readers_block_cache_is_bounded(db_path):
+    """DuckDB caches what it reads up to 80% of the machine's memory unless told otherwise: a dashboard page scanning
+    a large turn log would keep it all (bench/dashboard.py prints the dashboard's RSS on 200k matches)."""
+    store.init_db(db_path)
+    with store.connect(db_path, read_only=True) as con:
+        limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    assert limit == "244.1 MiB", limit  # store.READER_MEMORY, 256 MB, as DuckDB prints it

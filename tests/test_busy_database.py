@@ -177,11 +177,11 @@ def test_a_short_read_while_another_process_grows_the_file_is_tried_again(db_pat
     store.init_db(db_path)
     real_connect, failures = store.duckdb.connect, []
 
-    def growing(path, read_only=False):
+    def growing(path, read_only=False, config=None):
         if len(failures) < 2:
             failures.append(path)
             raise store.duckdb.IOException(f'IO Error: Could not read enough bytes from file "{path}"')
-        return real_connect(path, read_only=read_only)
+        return real_connect(path, read_only=read_only, config=config or {})
 
     monkeypatch.setattr(store.duckdb, "connect", growing)
     with store.connect(db_path, read_only=True) as con:
