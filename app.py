@@ -3,6 +3,7 @@
 import streamlit as st
 
 from engine import store
+from pages.shared import start_notices
 
 st.set_page_config(page_title="Game Arena for LLMs", layout="wide")
 # Streamlit pads the bottom of every page by 10rem (room for a chat input these pages do not have): a blank band
@@ -20,6 +21,23 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
+
+
+def unknown_page() -> list[str]:
+    """A link to a page that is not here (/nosuchpage): Streamlit opens the default page instead, said on it."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        wanted = get_script_run_ctx().pages_manager.intended_page_name
+    except Exception:  # noqa: BLE001 - Streamlit's internals moved: no notice rather than no page
+        return []
+    known = {p.url_path for p in PAGES} | {p.title for p in PAGES}
+    if not wanted or wanted in known or page.title != PAGES[0].title:
+        return []
+    return [f"No page '{wanted if len(wanted) <= 40 else wanted[:39] + '…'}': showing {page.title}."]
+
+
+start_notices(unknown_page())
 db = store.default_db()
 # A page that only reads shares one read-only connection among all its queries, opened by the check of the file:
 # while runs write, that is one wait for a gap between their flushes instead of a dozen. Not Launch: it stops runs

@@ -16,7 +16,9 @@ from pages.shared import (
     PAPER_ASIDE,
     Report,
     cached,
+    complete_first,
     own_table_view,
+    partial_rows,
     runs_of,
     show_table,
     show_wide_table,
@@ -70,17 +72,23 @@ missing = shown[shown[ABILITIES].isna().any(axis=1)]["challenger"].tolist()
 if missing:
     st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(missing)}.")
 
+short = partial_rows(shown, SUITE.name)  # a mean over fewer than the seven roles: marked on the chart
+ticks = [f"{c} (partial: {int(n)} of 7 roles)" if p else c
+         for c, n, p in zip(shown["challenger"], shown["roles"], short, strict=True)]
 bars = go.Figure([
-    go.Bar(x=shown["challenger"].tolist(), y=shown["area"].tolist(), name="radar area (% of the full radar)"),
-    go.Scatter(x=shown["challenger"].tolist(), y=(shown["win_rate"] * RADAR_SCALE).tolist(),
-               name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="lines+markers", line={"color": "red"}),
+    go.Bar(x=ticks, y=shown["area"].tolist(), name="radar area (% of the full radar)"),
+    go.Scatter(x=ticks, y=(shown["win_rate"] * RADAR_SCALE).tolist(),
+               name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="lines+markers", line={"color": "red"},
+               marker={"symbol": ["circle-open" if p else "circle" for p in short], "size": 10}),
 ])
 bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE} (the paper's Figure 1)", height=420,
                    legend=LEGEND_RIGHT, yaxis={"title": "%", "range": [0, RADAR_SCALE], "dtick": 20})
 st.plotly_chart(bars)
 report.figure(f"Radar area against the {MEAN_ROLE_WIN_RATE}", bars)
+partial_note = (" Partial (an open marker, named on the axis): a mean over only the roles the challenger played, "
+                "not comparable with a mean over all seven; it has no radar area." if short.any() else "")
 st.caption(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's: the mean of the challenger's seven role win rates, each role "
-           "weighing the same. It is not the win rate of the other pages (seats won / seats held).")
+           f"weighing the same. It is not the win rate of the other pages (seats won / seats held).{partial_note}")
 
 st.subheader("Vanilla against PGM")
 pairs = profile[profile["strategy"].isin(["vanilla", "pgm"])]
@@ -94,13 +102,15 @@ else:
         side = radar(pick[pick["strategy"] == strategy], strategy)
         column.plotly_chart(side)
         report.figure(f"Abilities: {strategy}", side)
-    wide = pick.pivot_table(index="agent", columns="strategy", values=[*ABILITIES, "win_rate", "area"])
+    pick = pick.assign(**{a: pick[a] * RADAR_SCALE for a in [*ABILITIES, "win_rate"]})  # 0-100, as the radars
+    wide = pick.pivot_table(index="agent", columns="strategy", values=[*ABILITIES, "win_rate", "area"]).rename(
+        columns={"win_rate": f"{MEAN_ROLE_WIN_RATE} %"})
     wide.columns = [f"{name} ({strategy})" for name, strategy in wide.columns]
     show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
 
 st.subheader("Profile")
 st.caption(SUITE.caption)
-table = profile.drop(columns=["challenger", "abilities"])
+table = complete_first(profile.drop(columns=["challenger", "abilities"]), SUITE.name)  # partial rows last
 show_wide_table(report, "Ability profile", table, "ability_profile", PAPER_ASIDE[SUITE.name],
                 shown=own_table_view(table, SUITE.name))
 report.download("abilities")

@@ -11,7 +11,17 @@ import streamlit as st
 
 from engine import headline, queries, store
 from engine.suites import suites_of
-from pages.shared import Report, cached, column_help, links, numbers, show_table, url_selectbox, win_rates_view
+from pages.shared import (
+    PAPER_COLUMNS,
+    Report,
+    cached,
+    column_help,
+    links,
+    numbers,
+    show_table,
+    url_selectbox,
+    win_rates_view,
+)
 from pages.shared.opening import open_filtered_page
 
 ANY = "any agent"
@@ -35,15 +45,19 @@ def only_mine(table):
 
 
 def rounds_caption(table, mine: str | None) -> str:
-    """What a per-round curve's points average: the matches that reached each round, fewer in later rounds
-    when matches of different lengths are selected."""
-    counts = table.sort_values("step")["matches"].astype(int)
-    first, last = counts.iloc[0], counts.iloc[-1]
+    """What a per-round curve's points average: the matches of its setting that reached each round (fewer in later
+    rounds when matches of one setting end at different rounds); one curve per setting."""
     where = "" if mine is None else f" with {mine} at the table"
-    spread = (f"{first} at round {table['step'].min()}, {last} at round {table['step'].max()}" if first != last
-              else f"{first} at every round")
-    return (f"Each round's point is the mean over the matches{where} that reached that round ({spread}; the "
-            "table's `matches` column gives each round's count).")
+    spreads = []
+    for setting, rows in (table.groupby("setting", sort=True) if "setting" in table else [("", table)]):
+        counts = rows.sort_values("step")["matches"].astype(int)
+        first, last = counts.iloc[0], counts.iloc[-1]
+        spread = (f"{first} at round {rows['step'].min()}, {last} at round {rows['step'].max()}" if first != last
+                  else f"{first} at every round")
+        spreads.append(f"{setting}: {spread}" if setting else spread)
+    return (f"One curve per setting (preset and parameters: a 3-player one-round game is never averaged with a "
+            f"10-player twenty-round one). Each round's point is the mean over the matches{where} of its setting that "
+            f"reached that round ({'; '.join(spreads)}; the table's `matches` column gives each round's count).")
 
 
 def axes(table, columns) -> list[tuple[str, list[str]]]:
@@ -56,21 +70,34 @@ def axes(table, columns) -> list[tuple[str, list[str]]]:
     return [(unit, group) for unit, group in (("", values), ("share", shares)) if group]
 
 
-def draw(figure, table) -> None:
+def draw_settings(figure, table) -> None:
+    """A per-round figure drawn once per setting (`setting` column), each its own chart; else as is."""
+    if "setting" not in table:
+        draw(figure, table)
+        return
+    for setting, rows in table.groupby("setting", sort=True):
+        draw(figure, rows.drop(columns="setting").reset_index(drop=True), setting)
+
+
+def draw(figure, table, setting: str = "") -> None:
     """A figure's chart, as its suite declares it (plotly express): one chart per unit (`axes`); a chart of rates
     that are all 0 keeps a 0-1 axis and says so, instead of an empty -1..1 axis."""
     chart = figure.chart
     plot = px.line if chart.kind == "line" else px.bar
     extra = {k: v for k, v in (("color", chart.color), ("facet_col", chart.facet_col), ("barmode", chart.barmode))
              if v is not None}
+    for key in ("color", "facet_col"):  # a yes/no field in the legend as its table shows it, not True/False
+        if key in extra and pd.api.types.is_bool_dtype(table[extra[key]]):
+            table = table.assign(**{extra[key]: table[extra[key]].map(numbers.number)})
     for unit, columns in axes(table, chart.columns(table)):
         title = f"{game}: {figure.title}" if chart.kind == "line" else figure.title
+        title += f", {setting}" if setting else ""
         title += f" ({unit}s)" if unit else ""
         fig = plot(table, x=chart.x, y=columns if len(columns) > 1 else columns[0], title=title, **extra,
                    **({"markers": True} if chart.kind == "line" else {}))
         fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=unit or chart.y_title, height=420)
         if unit or all(numbers.is_rate(c) for c in columns):
-            fig.update_yaxes(range=[0, 1])
+            fig.update_yaxes(range=[0, 1], tickformat=".0%")  # shares in %, as the tables show them
         if not table[columns].fillna(0).to_numpy().any():
             st.caption(f"{title}: every value is 0" + (" (no illegal moves)." if "illegal_move_rate" in columns
                                                        else "."))
@@ -94,13 +121,15 @@ for suite in suites_of(game):
     for figure in suite.figures_of(game):
         table = only_mine(cached(figure.table, DB, filters=selection))
         table = table.drop(columns=list(SEAT_INDICES.get(game, ())), errors="ignore")
+        if suite.name == "wis":  # WiS counts a seat as a game played: one name for it on every page
+            table = table.rename(columns=PAPER_COLUMNS["wis"])
         if table.empty:
             st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue
         if {"step", "matches"} <= set(table.columns):  # a per-round curve: say what each point averages
             st.caption(rounds_caption(table, mine))
         if figure.chart is not None:
-            draw(figure, table)
+            draw_settings(figure, table)
         if figure.show_table:
             show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game),
                        helps=column_help(table.columns, game))

@@ -20,6 +20,7 @@ from pages.shared import (
     PAPER_ASIDE,
     Report,
     cached,
+    complete_first,
     download_table,
     links,
     numbers,
@@ -46,7 +47,7 @@ def win_rate_chart(table, title: str) -> go.Figure:
         error_y={"type": "data", "symmetric": False, "array": table["win_hi"] - table["win_rate"],
                  "arrayminus": table["win_rate"] - table["win_lo"]}))
     fig.update_layout(title=title, yaxis_title="win rate per seat (95% Wilson interval)", yaxis_range=[0, 1],
-                      height=360)
+                      yaxis_tickformat=".0%", height=360)  # in %, as the table under it
     return fig
 
 
@@ -138,6 +139,16 @@ def coverage_caption(suite) -> str:
     return text + "."
 
 
+def empty_caption(suite) -> str:
+    """What a suite without a table holds in this selection: only self-play of some of its games (left out of every
+    number), or none of its games at all."""
+    _, self_play = cached(headline.coverage, DB, suite=suite.name, selection=filters)
+    if self_play:
+        return (f"Only self-play in this selection ({', '.join(self_play)}): left out of win rates and ratings, so "
+                f"{suite.title} has nothing to rank.")
+    return suite.empty
+
+
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
@@ -188,11 +199,11 @@ for suite in all_suites().values():
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         st.caption(suite.caption)
         paper = cached(published.reference, DB, suite=suite.name)  # the paper's rows for the models we played
-        board = published.beside(board, paper)
+        board = complete_first(published.beside(board, paper), suite.name)  # partial rows last
         show_wide_table(report, suite.title, board, suite.name, PAPER_ASIDE.get(suite.name, {}),
                         shown=own_table_view(board, suite.name))
     elif table.empty:
-        st.caption(suite.empty)
+        st.caption(empty_caption(suite))
     else:
         st.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
 

@@ -10,20 +10,27 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
-from pages.shared import links, numbers, readable, win_rates_view
+from pages.shared import Report, links, numbers, readable, runs_of, win_rates_view
 from pages.shared.markdown import plain
 from pages.shared.opening import open_page
 
 DB = store.default_db()
+# the runs table's columns in words (the database's names are for SQL)
+RUN_COLUMNS = {"run_id": "run", "name": "name", "source": "source", "status": "status", "n_done": "matches played",
+               "n_matches": "matches planned", "created_at": "created", "finished_at": "finished"}
+report = Report("Overview")
 
 open_page("Game Arena for LLMs", DB, caption=f"Database: `{DB}`")
 
 runs = queries.runs_table(DB)
 st.subheader("Runs")
-st.dataframe(readable(runs), hide_index=True, width="stretch")
+runs_shown = readable(runs).rename(columns=RUN_COLUMNS)
+st.dataframe(runs_shown, hide_index=True, width="stretch")
+report.table("Runs", runs_shown)
 
 choice = st.selectbox("Run", ["all runs", *runs["run_id"].tolist()])
 selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,))
+report.scope(DB, {} if choice == "all runs" else {"runs": choice}, runs_of(selection, queries.filter_options(DB)))
 
 st.subheader("Win rate and mean score per agent, by game and rule set")
 st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the contested matches of one game under "
@@ -44,13 +51,16 @@ if not figures.empty:
             **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
         st.dataframe(shown, hide_index=True, width="stretch",
                      column_config={"mean score": st.column_config.TextColumn("mean score", help=meaning)})
+        report.table(f"Win rate and mean score: {links.pool_label(game, rule_set)}", shown)
 
 st.subheader("Matches")
 matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
 opened = pd.DataFrame({"transcript": [f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]]})
-order = ["game", "lineup", "status", "error", "preset", "seed", "repeat", "finished_at", "match_id"]
+order = ["game", "status", "preset", "seed", "repeat", "finished_at", "match_id", "error", "lineup"]  # long text last
 shown = pd.concat([opened, readable(matches[order])], axis=1)  # the link first: never off-screen
 st.dataframe(shown, hide_index=True, width="stretch", column_config={
     "transcript": st.column_config.LinkColumn("transcript", display_text="open", width="small", pinned=True),
     "lineup": st.column_config.TextColumn("lineup", width="large"),
     "error": st.column_config.TextColumn("error", width="medium")})
+report.table("Matches", shown.drop(columns="transcript"))
+report.download("overview")

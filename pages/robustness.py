@@ -42,19 +42,18 @@ COMPARISON_COLUMNS = {
     "mean (95% CI)": "mean score, with the 95% interval of the mean (clipped to the score range)",
     "sd": "standard deviation of the scores",
     "difference (95% CI)": "mean minus the default's mean, with the test's 95% interval of the difference",
-    "test": f"paired t on the seeds both levels played (when every score has its pair), else Welch's t; "
-            f"'{stats.NOT_TESTED}' when this level or the default has fewer than {stats.MIN_SAMPLE} scores",
-    "paired seeds": "seeds both levels played, for the paired test",
-    "p": "two-sided p-value of the test (blank when both levels scored the same on every seed: no p)",
-    "p (Holm)": "p adjusted by Holm's method over the tested levels of this table",
-    "Cohen's d": "the difference in pooled standard deviations of the two levels' scores",
+    "test": f"paired t on the seeds both levels played (when every score has its pair; in brackets, how many), else "
+            f"Welch's t; '{stats.NOT_TESTED}' when this level or the default has fewer than {stats.MIN_SAMPLE} scores",
+    "p (Holm)": "the test's two-sided p-value adjusted by Holm's method over the tested levels of this table (blank "
+                "when both levels scored the same on every seed: no p; the unadjusted p is in the downloads)",
+    "d": "Cohen's d: the difference in pooled standard deviations of the two levels' scores",
     "significant": f"yes when p (Holm) < {stats.ALPHA:g}; blank when not tested"}
 VERDICT_COLUMNS = {
-    "levels": "values of the factor compared, the default included",
-    "levels tested": f"levels other than the default with {stats.MIN_SAMPLE} scores or more, as the default",
+    "tested": f"levels other than the default with {stats.MIN_SAMPLE} scores or more, as the default, of the levels "
+              "other than the default",
     "sd of means": "the paper's spread: standard deviation of the levels' mean scores",
     "margin": "the equivalence margin: how far a level's mean may be from the default's and count as the same",
-    "significant levels": "tested levels whose p (Holm) is below the threshold"}
+    "significant": "tested levels whose p (Holm) is below the threshold"}
 
 
 def p_text(p: float) -> str:
@@ -89,10 +88,10 @@ def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
         "sd": table["std"].map(numbers.number),
         "difference (95% CI)": [numbers.interval(*v) for v in zip(table["diff"], table["diff_low"],
                                                                     table["diff_high"], strict=True)],
-        "test": table["test"],
-        "paired seeds": table["pairs"].astype(object).map(numbers.number),
-        "p": table["p"].map(p_text), "p (Holm)": table["p_holm"].map(p_text),
-        "Cohen's d": table["cohens_d"].map(numbers.number),
+        "test": [f"{test} ({numbers.number(pairs)})" if test == "paired t" and not numbers.missing(pairs)
+                 else test for test, pairs in zip(table["test"], table["pairs"], strict=True)],
+        "p (Holm)": table["p_holm"].map(p_text),
+        "d": table["cohens_d"].map(numbers.number),
         "significant": table["significant"].map(numbers.number)})
 
 
@@ -156,15 +155,20 @@ st.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the paper's
             f"tested, else it is *not enough data*.")
 
 st.header("What it played")
-played_in = scores.assign(setting=queries.setting_names(scores), params=scores["params"].map(params_text))
+# a setting as every page names it ("vanilla", "custom: players=3, rounds=1": queries.setting_label, the rule of
+# γ-Bench's own table), for the blocks robustness_tables keys by queries.setting_names
+KEYS = zip(scores["game"], queries.setting_names(scores), strict=True)
+LABEL = dict(zip(KEYS, queries.setting_labels(scores), strict=True))
+played_in = scores.assign(setting=queries.setting_labels(scores), params=scores["params"].map(params_text))
 conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "params"],
                                dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "params", "scores", "mean", "sd"]
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
 show_table(report, "Scores per game, setting and condition", conditions, "robustness_conditions",
-           shown=readable(conditions, TWO_DECIMALS))
-definitions({"setting": "the matches' preset, then the parameters that tell this game's settings apart; levels are "
-                        "compared only within one setting",
+           shown=readable(conditions, TWO_DECIMALS), column_config={"params": {"width": 120}})  # in full on hover
+definitions({"setting": "vanilla: the game's default parameters; custom: the parameters that differ from them (as "
+                        "γ-Bench's own table on Leaderboards calls them), after the preset unless it is the default; "
+                        "levels are compared only within one setting",
              "prompt version, temperature, strategy": "the model's condition (blank for a bot)",
              "scores": "matches scored", "mean": "mean score", "sd": "standard deviation of the scores",
              "params": "every parameter of the setting"})
@@ -173,7 +177,8 @@ tables = queries.robustness_tables(scores)
 summary = []
 for factor, label in FACTOR_NAMES.items():
     st.header(label.capitalize())
-    blocks = [(game, setting, block.reset_index(drop=True)) for (f, game), table in tables.items() if f == factor
+    blocks = [(game, LABEL.get((game, setting), setting), block.reset_index(drop=True))
+              for (f, game), table in tables.items() if f == factor
               for setting, block in table.groupby("setting", sort=False)]
     if not blocks:
         st.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
@@ -189,15 +194,15 @@ for factor, label in FACTOR_NAMES.items():
         tested = table["test"].isin(["paired t", "Welch t"])
         significant = table["significant"].eq(True).sum() if tested.any() else pd.NA  # blank: nothing tested
         summary.append({"game": game, "setting": setting, "factor": factor.replace("_", " "), "levels": len(table),
-                        "levels tested": int(tested.sum()), "sd of means": table["mean"].std(ddof=1),
-                        "margin": margin, "significant levels": significant, "verdict": verdict})
+                        "tested": int(tested.sum()), "sd of means": table["mean"].std(ddof=1),
+                        "margin": margin, "significant": significant, "verdict": verdict})
         why = f" (a level or the default has fewer than {stats.MIN_SAMPLE} scores)" if verdict == "not enough data" \
             else ""
         st.markdown(f"**{plain(game)}**: {verdict}{why}, in setting {plain(setting)}")
         with st.expander(f"{game} ({setting}) across {label}", expanded=verdict != "not enough data"):
             slug = re.sub(r"\W+", "_", f"{factor} {game} {setting}")  # a file name and a widget key
             show_table(report, f"{game} ({setting}) across {label}", table, f"robustness_{slug}",
-                       shown=comparison_view(table))
+                       shown=comparison_view(table), helps=COMPARISON_COLUMNS)
             definitions(COMPARISON_COLUMNS)
 
 if summary:
@@ -209,7 +214,7 @@ if summary:
                f"{stats.SCORE_MARGIN:g} points of γ-Bench's 0-100 score (between the paper's \"consistent\" 2.4-3.4 "
                f"and the 7.6-11.0 it singles out) or {stats.SD_MARGIN:g} standard deviations of the default's scores "
                "on other games. **Inconclusive**: neither; more scores would tell.")
-    verdicts = pd.DataFrame(summary).astype({"significant levels": "Int64"})
+    verdicts = pd.DataFrame(summary).astype({"significant": "Int64"})
     per_game = verdicts.groupby(["game", "setting"], as_index=False).agg(
         factors=("factor", "nunique"),
         **{"with a verdict": ("verdict", lambda v: int((v != "not enough data").sum())),
@@ -221,6 +226,8 @@ if summary:
                  "sensitive to": "factors with a significant level",
                  "verdict": "sensitive to any factor; robust only when robust to every one; not enough data when "
                             "no factor has a verdict; else inconclusive"})
-    show_table(report, "Verdicts per factor", verdicts, "robustness_verdicts", shown=readable(verdicts, TWO_DECIMALS))
+    by_factor = readable(verdicts, TWO_DECIMALS).drop(columns="levels")  # "1 of 2" says both, in one narrow column
+    by_factor["tested"] = [f"{t} of {n - 1}" for t, n in zip(verdicts["tested"], verdicts["levels"], strict=True)]
+    show_table(report, "Verdicts per factor", verdicts, "robustness_verdicts", shown=by_factor, helps=VERDICT_COLUMNS)
     definitions(VERDICT_COLUMNS)
 report.download("robustness")

@@ -15,6 +15,7 @@ import streamlit as st
 from engine import boards, store, transcripts
 from engine.wording import count
 from pages.shared import (
+    COLUMN_HELP,
     Report,
     download_table,
     numbers,
@@ -109,23 +110,44 @@ def draw_social(state: dict) -> None:
         st.dataframe(pd.DataFrame([{"seat": s} | e for s, e in state["eliminated"].items()]).map(cell), hide_index=True)
 
 
-def draw_generic(state: dict) -> None:
+# fields of a drawn state that hold seat numbers (counted from 0), shown as the players' names the page uses
+SEAT_FIELDS = {"winners", "winner", "shooter", "proposer", "eliminated_seat"}
+SEAT_FIELDS_OF = {"battle_royale": {"target"}}
+HEADINGS = {"last": "The round just played"}  # a state's key as a heading ("Last" says nothing)
+
+
+def named_seats(record: dict, players: list[str], game: str) -> dict:
+    """`record` with its seat numbers (winners [2]) as the players' names (Player 3), as the rest of the page says."""
+    fields = SEAT_FIELDS | SEAT_FIELDS_OF.get(game, set())
+
+    def name(seat: Any) -> Any:
+        is_seat = isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players)
+        return players[seat] if is_seat else seat
+
+    return {k: ([name(v) for v in value] if isinstance(value, list) else name(value)) if k in fields else value
+            for k, value in record.items()}
+
+
+def draw_generic(state: dict, players: list[str], game: str) -> None:
     """Any other game: its scalar facts in one table, each list or mapping of records as its own table."""
+    state = named_seats(state, players, game)
     scalars = {k: v for k, v in state.items() if not isinstance(v, (dict, list))}
     if scalars:
         st.dataframe(pd.DataFrame([scalars]).map(cell), hide_index=True, width="stretch")
     for key, value in state.items():
+        heading = HEADINGS.get(key, key.replace("_", " ").capitalize())
         if isinstance(value, dict) and value and all(not isinstance(v, (dict, list)) for v in value.values()):
-            st.markdown(key.replace("_", " ").capitalize())
-            st.dataframe(pd.DataFrame([value]).map(cell), hide_index=True)
+            st.markdown(heading)
+            st.dataframe(pd.DataFrame([named_seats(value, players, game)]).map(cell), hide_index=True)
         elif isinstance(value, (dict, list)) and value:
-            st.markdown(key.replace("_", " ").capitalize())
+            st.markdown(heading)
             rows = value if isinstance(value, list) else [value]
-            table = pd.DataFrame([r if isinstance(r, dict) else {"value": r} for r in rows])
+            table = pd.DataFrame([named_seats(r, players, game) if isinstance(r, dict) else {"value": r}
+                                  for r in rows])
             st.dataframe(table.map(cell), hide_index=True, width="stretch")
 
 
-def draw_state(state: dict, game: str) -> None:
+def draw_state(state: dict, game: str, players: list[str]) -> None:
     if {"board", "rows", "cols"} <= set(state):
         draw_grid(state, game)
     elif {"street", "pot"} <= set(state):
@@ -133,7 +155,7 @@ def draw_state(state: dict, game: str) -> None:
     elif {"votes", "alive"} <= set(state):
         draw_social(state)
     else:
-        draw_generic(state)
+        draw_generic(state, players, game)
 
 
 def show_prompt(prompt: Any) -> None:
@@ -193,8 +215,11 @@ if found.empty:
     st.info("No match fits this search.")
     st.stop()
 links = readable(found).assign(open=[f"transcripts?{urlencode({'match': m})}" for m in found["match_id"]])
-show_table(report, "Matches", found, "matches", shown=links,
-           column_config={"open": st.column_config.LinkColumn("open", display_text="open", width="small")})
+links = links.rename(columns={"parse_failures": "failures"})  # defined in its header's tooltip
+links = links[[*(c for c in links.columns if c != "lineup"), "lineup"]]  # the long text last: the rest in view
+show_table(report, "Matches", found, "matches", shown=links, helps={"failures": COLUMN_HELP["parse_failures"]},
+           column_config={"open": st.column_config.LinkColumn("open", display_text="open", width="small"),
+                          "lineup": {"width": 180}})  # cut visibly, in full on hover
 
 # ---------------------------------------------------------------- one match, turn by turn
 ids = found["match_id"].tolist()
@@ -221,8 +246,9 @@ if info["error"]:
     st.badge("match error", icon=":material/error:", color="red")
     st.code(str(info["error"]), language="text", wrap_lines=True)
 seats = transcripts.match_seats(DB, match_id)
-st.dataframe(readable(seats), hide_index=True, width="stretch")
-report.table(f"Seats of match {match_id}", seats)
+seats_shown = readable(seats, {"score": 2, "temperature": 2})  # 99.00 as every score, never "99" beside "1.00"
+st.dataframe(seats_shown, hide_index=True, width="stretch")
+report.table(f"Seats of match {match_id}", seats_shown)  # as shown: blanks, yes/no, 2 decimals
 
 turns = transcripts.match_turns(DB, match_id)
 if turns.empty:
@@ -266,7 +292,11 @@ with answered:
     else:
         st.code(response, language="text", wrap_lines=True)
     if turn["phase"] != "moderator":
-        st.markdown("**How it was parsed**")
+        if pd.notna(turn["fallback"]) and bool(turn["fallback"]):  # a move the engine drew: nothing was parsed
+            st.markdown("**Random fallback (the answer could not be parsed)**")
+            st.caption("The engine played this legal move at random in the player's place.")
+        else:
+            st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)
         facts = {k: turn[k] for k in ("legal", "fallback", "retries", "call_errors", "tokens_in", "tokens_out",
                                       "latency_ms", "cached")}  # call_errors: transport failures retried
@@ -279,7 +309,7 @@ with answered:
 st.markdown("**Public state after this turn**")
 state = loads(turn["state"])
 if isinstance(state, dict):
-    draw_state(state, str(info["game"]))
+    draw_state(state, str(info["game"]), [str(p) for p in seats.sort_values("seat")["player"]])
     with st.expander("State as JSON"):
         st.json(state)
 else:

@@ -22,7 +22,7 @@ def test_overview_lists_runs_and_per_game_wins(db_path, monkeypatch):
     assert not at.exception
     frames = [df.value for df in at.dataframe]
     runs = frames[0]
-    assert list(runs["name"]) == ["overview"] and runs["n_done"][0] == "4"  # shown as text
+    assert list(runs["name"]) == ["overview"] and runs["matches played"][0] == "4"  # shown as text
     per_agent = {(row.agent, row.wins, row.seats) for df in frames for row in df.itertuples()
                  if "wins" in df.columns}
     # the defector wins both dilemmas; the cooperators win none (the page shows text: no "None", no "nan")

@@ -87,16 +87,21 @@ def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_ru
 
 
 def test_a_per_round_curve_says_how_many_matches_each_round_averages(first_run_db, monkeypatch):
-    """Games said "over 24 matches" while the first run's later guessing_game rounds average 6 (its 1-round
-    matches stop at round 1)."""
+    """Games said "over 24 matches" while the first run's later guessing_game rounds averaged 6 (its 1-round matches
+    stop at round 1); now one curve per setting, each saying how many matches its rounds average."""
     from engine.metrics.gamabench import round_curves
     from engine.selection import ALL
 
-    curves = round_curves(first_run_db, ALL.of_game("guessing_game")).sort_values("step")
-    first, last = int(curves["matches"].iloc[0]), int(curves["matches"].iloc[-1])
-    assert first > last
+    curves = round_curves(first_run_db, ALL.of_game("guessing_game"))
+    assert curves["setting"].nunique() >= 2  # a 3-player one-round and a 10-player twenty-round setting
     monkeypatch.setenv("ARENA_DB", str(first_run_db))
     at = AppTest.from_file("../pages/games.py", default_timeout=120).run()
     assert not at.exception
     said = " ".join(c.value for c in at.caption)
-    assert f"({first} at round 1, {last} at round {int(curves['step'].max())};" in said
+    for setting, rows in curves.groupby("setting"):
+        counts = rows.sort_values("step")["matches"].astype(int)
+        assert counts.is_monotonic_decreasing  # a round averages only the matches that reached it
+        told = (f"{setting}: {counts.iloc[0]} at every round" if counts.iloc[0] == counts.iloc[-1] else
+                f"{setting}: {counts.iloc[0]} at round {rows['step'].min()}, {counts.iloc[-1]} at round "
+                f"{rows['step'].max()}")
+        assert told in said

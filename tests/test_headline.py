@@ -111,10 +111,14 @@ def test_an_agent_scoring_the_same_in_every_match_is_ranked_on_that_score(tmp_pa
     assert table.loc["best", "note"] == "" and table.loc["best", "rank"] == 1 and table.loc["model", "rank"] == 2
 
 
-def test_a_scores_interval_stays_on_its_scale(first_run_db):
-    """local/smollm2 at t=1.0, prompt v1, read "79.8 [46.8 to 112.9]" on a 0-100 scale: six matches give a wide
-    t interval, which now stops at the scale's ends."""
+def test_a_scores_interval_stays_on_its_scale(first_run_db, monkeypatch):
+    """A mean of a few 0-100 scores far apart has a t interval past the scale (local/smollm2 once read "79.8 [46.8 to
+    112.9]"): it stops at the scale's ends."""
     table = headline.headline(first_run_db, "gamabench")
     assert table["value_lo"].ge(0).all() and table["value_hi"].le(100).all()
-    wide = table.set_index("agent").loc["local/smollm2 (t=1.0, prompt v1)"]
-    assert wide["value_hi"] == 100 and wide["value_lo"] < wide["value"] < 100
+    per_match = pd.DataFrame({"agent": ["wide"] * 3 + ["low"] * 3, "game": ["guessing_game"] * 6,
+                              "match_id": list("abcdef"), "score": [100.0, 90.0, 70.0, 0.0, 10.0, 30.0]})
+    monkeypatch.setattr(headline.store, "query", lambda db, sql, params=None: per_match)  # the matches' scores
+    scored = headline.scores(first_run_db, ALL, "score", bounds=(0, 100)).set_index("agent")
+    assert scored.loc["wide", "value_hi"] == 100 and 0 < scored.loc["wide", "value_lo"] < scored.loc["wide", "value"]
+    assert scored.loc["low", "value_lo"] == 0 and scored.loc["low", "value_hi"] < 100

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
+from pages.shared import SHORT_ABILITIES
 from tests.page_run import run_page
 
 
@@ -46,7 +47,7 @@ def page(db, monkeypatch, **params) -> AppTest:
 def test_radar_area_and_vanilla_against_pgm(db, monkeypatch):
     at = page(db, monkeypatch)
     assert not at.exception
-    profile = [df.value for df in at.dataframe if "Judgement" in df.value.columns][-1]
+    profile = [df.value for df in at.dataframe if "Judg." in df.value.columns][-1]
     assert {"bot:random", "bot:selfish", "openai/stub-model"} <= set(profile["agent"])
     assert "bot:letters" not in set(profile["agent"])  # it was a challenger only in self-play: out, as on Leaderboards
     assert {"vanilla", "pgm"} <= set(profile[profile["agent"] == "openai/stub-model"]["strategy"])
@@ -72,11 +73,11 @@ def test_the_page_opens_on_the_challengers_with_the_most_abilities(db, monkeypat
     from engine.metrics.magic import ABILITIES
 
     at = page(db, monkeypatch)
-    profile = [df.value for df in at.dataframe if "Judgement" in df.value.columns][-1]
+    profile = [df.value for df in at.dataframe if "Judg." in df.value.columns][-1]
     opening = at.multiselect(key="agents").value
     by_name = {(a if s in ("-", "") else f"{a} · {s}"): sum(v not in ("", None) for v in values)
-               for a, s, *values in zip(profile["agent"], profile["strategy"], *(profile[n] for n in ABILITIES),
-                                        strict=True)}
+               for a, s, *values in zip(profile["agent"], profile["strategy"],
+                                        *(profile[SHORT_ABILITIES[n]] for n in ABILITIES), strict=True)}
     measured = sorted(by_name.values(), reverse=True)
     assert [by_name[c] for c in opening] == measured[:len(opening)]
 
@@ -108,8 +109,8 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
 
     at = page(first_run_db, monkeypatch)
     assert not at.exception
-    profile = [df.value for df in at.dataframe if "Judgement" in df.value.columns][-1]
-    measured = (profile[ABILITIES] != "").sum(axis=1)
+    profile = [df.value for df in at.dataframe if "Judg." in df.value.columns][-1]
+    measured = (profile[list(SHORT_ABILITIES.values())] != "").sum(axis=1)
     fullest = set(profile[measured == measured.max()]["agent"])
     assert set(at.multiselect[0].value) == fullest and len(fullest) >= 2
     radar, bars = (json.loads(chart.proto.spec) for chart in at.get("plotly_chart")[:2])
@@ -125,3 +126,31 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     assert all(1 < w <= 100 for w in win["y"])
     for figure in (radar, bars):
         assert figure["layout"]["legend"]["x"] > 1  # right of the plot, not over or under it
+
+
+def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_run_db, monkeypatch):
+    """A new user's pass at 1400 px on the first run: bot:equilibrium's "100.0% (partial)" (1 of 7 roles) sat above
+    bot:scripted's complete 71.4%; Cooperation, Coordination and Rationality were off-screen; the table showed
+    abilities as 0.75 beside a 0-100 radar; the area chart did not mark a partial mean."""
+    import json
+
+    from engine.metrics.magic import ABILITIES
+    from tests.test_one_definition import PAGE_PX, widths
+
+    at = page(first_run_db, monkeypatch, agents=["bot:scripted", "bot:equilibrium"])
+    assert not at.exception
+    frame = [df for df in at.dataframe if "Judg." in df.value.columns][-1]
+    profile = frame.value
+    partial = profile["mean role win rate"].str.endswith("(partial)")
+    assert partial.any() and not partial.iloc[:(~partial).sum()].any()  # the complete rows first, then the partial
+    assert list(profile["agent"][:2]) == ["bot:scripted", "bot:random"]
+    assert set(SHORT_ABILITIES.values()) <= set(profile.columns) and sum(widths(frame).values()) <= PAGE_PX
+    helps = json.loads(frame.proto.columns)
+    assert all(helps[SHORT_ABILITIES[a]]["help"].startswith(f"{a}: 0-100") for a in ABILITIES)
+    scripted = profile.set_index("agent").loc["bot:scripted"]
+    assert scripted["Judg."] == "75.00" and scripted["roles"] == "7 of 7"  # 0-100 as the radar
+    bars = json.loads(at.get("plotly_chart")[1].proto.spec)
+    ticks = bars["data"][0]["x"]
+    assert "bot:equilibrium (partial: 1 of 7 roles)" in ticks and "bot:scripted" in ticks
+    assert "circle-open" in bars["data"][1]["marker"]["symbol"]
+    assert "Partial (an open marker" in " ".join(c.value for c in at.caption)

@@ -55,3 +55,27 @@ def test_who_is_spy_role_table(db, monkeypatch):
     assert not at.exception
     roles = at.dataframe[0].value
     assert set(roles["role"]) == {"spy", "civilian", "all"} and "bot:injector" in set(roles["agent"])
+
+
+def test_per_round_curves_are_drawn_per_setting_and_legends_say_yes_no(first_run_db, monkeypatch):
+    """A new user's pass on the first run: guessing_game's round 1 averaged 10-player twenty-round and 3-player
+    one-round games in one curve; the hint legend said True/False beside a table saying yes/no; WiS' role table
+    said "games" for what Leaderboards calls "seats played"; shares were drawn 0-1 beside tables in %."""
+    import json
+
+    at = page(first_run_db, monkeypatch, game="guessing_game")
+    assert not at.exception
+    curves = at.dataframe[0].value
+    assert set(curves["setting"]) == {"vanilla", "custom: players=3, rounds=1"}
+    assert list(curves[curves["setting"] == "custom: players=3, rounds=1"]["step"]) == ["1"]
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert any(t.endswith("per-round figures, vanilla") for t in titles), titles
+    assert any(t.endswith("per-round figures, custom: players=3, rounds=1") for t in titles), titles
+    said = " ".join(c.value for c in at.caption)
+    assert "custom: players=3, rounds=1: " in said and "vanilla: " in said
+    hints = page(first_run_db, monkeypatch, game="tictactoe")
+    spec = json.loads(hints.get("plotly_chart")[0].proto.spec)
+    assert {t["name"] for t in spec["data"]} == {"yes", "no"} and spec["layout"]["yaxis"]["tickformat"] == ".0%"
+    spy = page(first_run_db, monkeypatch, game="undercover")
+    roles = next(df.value for df in spy.dataframe if "role" in df.value.columns)
+    assert "seats played" in roles.columns and "games" not in roles.columns

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -165,3 +166,43 @@ def test_the_app_navigates_to_each_analysis_page(db, monkeypatch, path):
     at = AppTest.from_file("../app.py", default_timeout=60).run()
     at.switch_page(path).run()
     assert not at.exception and at.title[0].value != "Game Arena for LLMs"  # the page, not the overview
+
+
+def test_partial_rows_come_last_tables_fit_and_one_format_a_column(first_run_db, monkeypatch):
+    """A new user's pass at 1400 px on the first run: LLMArena's table led with bot:fair "100.00 (partial, 1 of 7)"
+    and MAgIC's with bot:equilibrium's "100.0% (partial)" above bot:scripted's complete 71.4%; the papers' tables
+    scrolled sideways; Bid read "100" and "0" beside "100.00"; the win-rate chart's axis read 0-1 beside tables in %."""
+    import json
+
+    from tests.test_one_definition import PAGE_PX, widths
+
+    at = page(first_run_db, monkeypatch, game="tictactoe")
+    assert not at.exception
+    frames = {name: next(df for df in at.dataframe if column in df.value.columns)
+              for name, column in (("magic", "mean role win rate"), ("llmarena", "bid"), ("gama", "overall"))}
+    magic = frames["magic"].value
+    partial = magic["mean role win rate"].str.endswith("(partial)")
+    assert partial.any() and not partial.iloc[:(~partial).sum()].any()
+    assert list(magic["agent"][:2]) == ["bot:scripted", "bot:random"]
+    arena = frames["llmarena"].value
+    covered = [int(g.split(" of ")[0]) for g in arena["games"]]
+    assert covered == sorted(covered, reverse=True) and arena["agent"].iloc[0] == "bot:random"
+    assert all(re.fullmatch(r"\d+\.\d{2}( \(partial\))?", v)
+               for column in ("bid", "bargain", "average") for v in arena[column] if v)
+    for name, frame in frames.items():
+        assert sum(widths(frame).values()) <= PAGE_PX, (name, widths(frame))
+    chart = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                 if json.loads(c.proto.spec)["layout"]["title"]["text"].startswith("Win rate"))
+    assert chart["layout"]["yaxis"]["tickformat"] == ".0%"
+
+
+def test_a_selection_of_self_play_only_says_so(tmp_path, monkeypatch):
+    """Leaderboards said "No LLMArena games in this selection" over a TicTacToe self-play match."""
+    path = tmp_path / "results.duckdb"
+    spec = {"name": "alone", "seed": 1, "games": [{"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]}
+    asyncio.run(run_spec(parse_spec(spec), path, progress=False))
+    at = page(path, monkeypatch)
+    assert not at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert "Only self-play in this selection (tictactoe): left out of win rates and ratings" in said
+    assert "No LLMArena games in this selection" not in said

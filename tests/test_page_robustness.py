@@ -67,8 +67,8 @@ def test_temperature_matters_and_the_prompt_version_does_not(db, monkeypatch):
     temps = next(f for f in comparisons(at) if set(f["level"]) == {"0.00", "1.00"})  # shown as text
     assert temps["level"].iloc[0] == "1.00" and temps["test"].iloc[0] == "default"  # the paper's default first
     cold = temps.iloc[1]
-    assert cold["test"] == "paired t" and cold["paired seeds"] == "5" and cold["significant"] == "yes"
-    assert first_number(cold["difference (95% CI)"]) > 30 and float(cold["Cohen's d"]) > 2
+    assert cold["test"] == "paired t (5)" and cold["significant"] == "yes"
+    assert first_number(cold["difference (95% CI)"]) > 30 and float(cold["d"]) > 2
     assert cold["p (Holm)"] == "< 0.01" or float(cold["p (Holm)"]) < 0.05
     versions = next(f for f in comparisons(at) if set(f["level"]) == {"v1", "v2"})
     assert versions["significant"].iloc[1] == "no"  # the same answers under both versions: no difference, no p
@@ -95,13 +95,14 @@ def test_below_the_minimum_sample_the_verdict_is_not_enough_data(tmp_path, monke
     assert not at.exception
     said = " ".join(m.value for m in at.markdown)
     assert "**Minimum sample: 5 scores a level**" in said
-    assert "**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting default" \
+    assert "**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting " \
+        "custom\\: players\\=3\\, rounds\\=2" \
         in said
     for table in comparisons(at):
         assert list(table["test"].iloc[1:]) == ["not tested"] * (len(table) - 1)
         assert set(table["significant"]) == {""} and set(table["p (Holm)"]) == {""}  # not "no": nothing was tested
     verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
-    assert set(verdicts["verdict"]) == {"not enough data"} and set(verdicts["significant levels"]) == {""}
+    assert set(verdicts["verdict"]) == {"not enough data"} and set(verdicts["significant"]) == {""}
 
 
 def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, monkeypatch):
@@ -140,9 +141,9 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
     at = run_page("robustness", first_run_db, monkeypatch, agent="bot:random")
     assert not at.exception
     said = " ".join(m.value for m in at.markdown)
-    for setting in ("players\\=10\\, rounds\\=20", "players\\=3\\, rounds\\=1"):  # two settings, apart
+    for setting in ("vanilla", "custom\\: players\\=3\\, rounds\\=1"):  # two settings, apart, named as γ-Bench's table
         assert f"**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting " \
-               f"default · {setting}" in said, said
+               f"{setting}" in said, said
     played = [df.value for df in at.dataframe][0]
     assert "players=3, rounds=1, min=0, max=100, ratio=0.67" in set(played["params"])  # each setting in full
     three_player = next(f for f in comparisons(at) if list(f["level"]) == [str(r) for r in range(6)])
@@ -151,11 +152,11 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
     verdicts = [df.value for df in at.dataframe][-1]
     assert "sensitive" not in set(verdicts["verdict"])
     assert set(verdicts[verdicts["game"] == "guessing_game"]["setting"]) == {
-        "default · players=10, rounds=20", "default · players=3, rounds=1"}
+        "vanilla", "custom: players=3, rounds=1"}
     # every interval of a mean inside the range its game's scores can take in that setting: γ-Bench's 0-100, else
     # the scores' own (Hold'em's chips: -18 to 100)
     rows = queries.robustness_scores(first_run_db, "bot:random")
-    ranges = rows.assign(setting=queries.setting_names(rows)).groupby(["game", "setting"])["score"]
+    ranges = rows.assign(setting=queries.setting_labels(rows)).groupby(["game", "setting"])["score"]
     checked = 0
     for expander in at.expander:
         game, setting = re.fullmatch(r"(\S+) \((.*)\) across \w+", expander.label).groups()
@@ -192,3 +193,21 @@ def test_p_values_agree_with_significance(db, first_run_db, monkeypatch):
             for p, significant in zip(table["p (Holm)"], table["significant"], strict=True):
                 if significant and p:  # (identical paired scores: tested, no difference, no p)
                     assert (p == "< 0.01" or float(p) < 0.05) == (significant == "yes"), table
+
+
+def test_level_tables_fit_the_window_and_settings_are_named_as_gamma_bench_names_them(first_run_db, monkeypatch):
+    """A new user's pass at 1400 px: the level tables scrolled ("significant" off-screen), and the 3-player guessing
+    games were "default" here but "custom" in γ-Bench's own table."""
+    from engine.metrics.gamabench import leaderboard
+    from tests.test_one_definition import PAGE_PX, widths
+
+    at = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2")
+    assert not at.exception
+    levels = [df for df in at.dataframe if "significant" in df.value.columns and "level" in df.value.columns]
+    inside = PAGE_PX - 34  # an expander's table area (904 px measured in Chromium)
+    assert levels and all(sum(widths(df).values()) <= inside for df in levels), [widths(df) for df in levels]
+    played = at.dataframe[0].value
+    assert set(played["setting"]) == {"custom: players=3, rounds=1"}
+    gama = leaderboard(first_run_db)
+    assert set(gama[gama["model"] == "local/smollm2"]["setting"]) == {"custom"}
+    assert queries.setting_label("guessing_game", "default", "{}") == "vanilla"

@@ -59,7 +59,7 @@ def test_search_by_game_agent_outcome_failures_and_text(db, monkeypatch):
     assert len(won) == wins and all("bot:equilibrium (won)" in lineup for lineup in won["lineup"])
     failures = found(page(db, monkeypatch, failures="1"))
     assert set(failures["game"]) == {"guessing_game"} and len(failures) == 2
-    assert (failures["parse_failures"].astype(int) > 0).all()
+    assert (failures["failures"].astype(int) > 0).all()
     by_text = found(page(db, monkeypatch, q="ALERT(\"owned"))  # case-insensitive, in the raw answers
     assert set(by_text["game"]) == {"guessing_game"}
     assert page(db, monkeypatch, q="never said by anyone").info[0].value == "No match fits this search."
@@ -247,6 +247,14 @@ def test_every_turns_table_puts_the_long_answer_last(db, monkeypatch):
     assert list(log.columns)[-1] == "response" and {"legal", "retries", "flags"} <= set(log.columns)
 
 
+def in_page_order(block) -> list:
+    """Every element of an AppTest block, top to bottom."""
+    out = []
+    for child in getattr(block, "children", {}).values():
+        out += in_page_order(child) if hasattr(child, "children") else [child]
+    return out
+
+
 def test_unknown_values_in_the_link_are_said_as_plain_text_not_silently_replaced(db, monkeypatch):
     """A stale or mistyped link says what it asked for and what is shown instead (the shared URL helpers, so every
     page does), in one line whose text comes out exactly as typed: never markdown or HTML."""
@@ -256,6 +264,8 @@ def test_unknown_values_in_the_link_are_said_as_plain_text_not_silently_replaced
     first = found(at)["match_id"][0]
     assert at.selectbox(key="match").value == first
     assert [w.value for w in at.warning] == [plain(f"Unknown match 'doesnotexist' in the link: showing {first}.")]
+    order = [type(node).__name__ for node in in_page_order(at.main)]
+    assert order.index("Warning") < order.index("Dataframe"), order  # at the top, not under the 200-row list
     at = page(db, monkeypatch, game=SCRIPT, agents=["zzz", "bot:random"])
     assert at.selectbox(key="game").value == "(any game)" and at.multiselect(key="agents").value == ["bot:random"]
     shown = f"{SCRIPT[:39]}…"  # a long value is cut: one line
@@ -307,3 +317,42 @@ def test_a_finished_boards_legend_names_no_one_to_move(db, monkeypatch):
     legend = at.table[0].value
     assert list(legend.columns) == ["moves", "winner"]
     assert legend["winner"].iloc[0] == (json.loads(states.iloc[-1])["winner"] or "none: a draw")
+
+
+def test_a_random_fallback_is_not_called_a_parse_and_seats_are_named_as_players(tmp_path, monkeypatch):
+    """A new user's pass: a random fallback move sat under "How it was parsed"; the round's record, headed "Last",
+    read "winners [2]" (seats from 0) beside "Player 3"; seat scores read "99" beside "1.00"; the match list cut
+    "finished_at" at 1400 px."""
+    from tests.test_one_definition import PAGE_PX, widths
+
+    path = tmp_path / "results.duckdb"
+    with StubServer(lambda request: StubReply("no idea")) as stub:  # never parseable: every move a fallback
+        seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 16}
+        spec = {"name": "fallback", "seed": 5, "games": [
+            {"game": "guessing_game", "params": {"players": 3, "rounds": 1}, "lineups": [[seat, "bot:random",
+                                                                                          "bot:equilibrium"]]}]}
+        asyncio.run(run_spec(parse_spec(spec), path, progress=False))
+    match = store.query(path, "SELECT match_id FROM matches")["match_id"][0]
+    turn = int(store.query(path, "SELECT min(turn) AS t FROM turns WHERE fallback")["t"][0])
+    at = page(path, monkeypatch, match=match, turn=str(turn))
+    assert not at.exception
+    said = [m.value for m in at.markdown]
+    assert "**Random fallback (the answer could not be parsed)**" in said and "**How it was parsed**" not in said
+    assert "The round just played" in said and "Last" not in said
+    players = {"Player 1", "Player 2", "Player 3"}
+    record = next(df.value for df in at.dataframe if "winners" in df.value.columns)
+    assert set(json.loads(record["winners"][0])) <= players  # names, never seat numbers
+    seats = next(df.value for df in at.dataframe if "score" in df.value.columns and "player" in df.value.columns)
+    assert all(len(v.split(".")[1]) == 2 for v in seats["score"] if v)
+    matches = at.dataframe[0]
+    columns = list(matches.value.columns)
+    shown = {c: {"small": 75, "medium": 200, "large": 400}.get(w, w) for c, w in widths(matches).items()}
+    assert sum(shown[c] for c in columns[:columns.index("finished_at") + 1]) <= PAGE_PX  # finished_at in view
+    bot_turn = int(store.query(path, "SELECT min(turn) AS t FROM turns WHERE seat = 1")["t"][0])
+    parsed = [m.value for m in page(path, monkeypatch, match=match, turn=str(bot_turn)).markdown]
+    assert "**How it was parsed**" in parsed
+
+
+def test_an_unknown_rule_set_in_a_link_is_said_in_the_interfaces_word(db, monkeypatch):
+    at = page(db, monkeypatch, game="tictactoe", variant="nosuch")
+    assert "has no rules 'nosuch'" in at.error[0].value and "variant" not in at.error[0].value

@@ -56,7 +56,7 @@ def test_a_filtered_leaderboard_report_names_its_database_filters_and_runs(db, m
     assert top["Made"].startswith(datetime.now(UTC).strftime("%Y-%m-%d"))
 
 
-@pytest.mark.parametrize("page", ["leaderboard", "games", "robustness", "abilities", "transcripts"])
+@pytest.mark.parametrize("page", ["overview", "leaderboard", "games", "robustness", "abilities", "transcripts"])
 def test_every_pages_report_starts_with_its_scope(db, monkeypatch, page):
     top = header(report_of(db, monkeypatch, page))
     assert top["Database"] == str(db) and top["Made"]
@@ -73,3 +73,14 @@ def test_runs_of_follows_every_filter(db):
     assert len(sharing.runs_of(Selection(), options)) == 2
     assert sharing.runs_of(Selection(presets=("nope",)), options) == []
     assert sharing.selection_of(Selection()) == {}
+
+
+def test_the_transcripts_report_shows_the_seats_as_the_page_does(db, monkeypatch):
+    """The seat table of a transcript's report read "None", "True" and 3 decimals: now blanks, yes/no, 2 decimals."""
+    html = report_of(db, monkeypatch, "transcripts")
+    seats = html.split("<h2>Seats of match", 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r"<td>(.*?)</td>", seats)
+    assert cells and not {"None", "True", "False", "nan"} & set(cells)
+    assert {"yes", "no"} & set(cells)
+    assert not [c for c in cells if re.fullmatch(r"-?\d+\.\d{3,}", c)]
+    assert [c for c in cells if re.fullmatch(r"-?\d+\.\d{2}", c)]  # scores with 2 decimals

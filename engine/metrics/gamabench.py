@@ -22,7 +22,7 @@ formula reaches the table without a replay of the agents.
   `valuations`, `winning_bid`; battle_royale `shooter`, `target`, `hit`, `players_left`; pirate_game
   `proposer`, `plan`, `votes`, `passed`. These records are the `last` field of the `state` JSON of each
   decision turn, so SQL works too: `SELECT match_id, round, state->'last' FROM turns WHERE seat IS NOT NULL`.
-- `round_curves(db, filters)`: those figures' numbers averaged per step over the matches of one game.
+- `round_curves(db, filters)`: those figures' numbers averaged per setting and step over the matches of one game.
 """
 
 from __future__ import annotations
@@ -141,19 +141,27 @@ def round_figures(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
 
 def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
     """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
-    per step over the selected matches of the one game the selection names (the newest MAX_CURVE_MATCHES).
-    Columns: step, matches, then one per numeric field (a yes/no field as its share)."""
+    per setting and step over the selected matches of the one game the selection names (the newest
+    MAX_CURVE_MATCHES): a 3-player one-round game is never averaged with a 10-player twenty-round one.
+    Columns: setting (`queries.setting_label`: "vanilla", "custom: players=3, rounds=1", as every page names it),
+    step, matches, then one per numeric field (a yes/no field as its share)."""
+    from engine.queries import setting_labels  # the one name of a setting (engine.queries imports this module)
+
     if len(filters.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
     records = _step_records(db, filters, newest=MAX_CURVE_MATCHES)
     if records.empty:
-        return pd.DataFrame(columns=["step", "matches"])
+        return pd.DataFrame(columns=["setting", "step", "matches"])
+    settings = store.query(db, """
+        SELECT match_id, game, preset, params::VARCHAR AS params FROM matches WHERE match_id IN (SELECT unnest(?))""",
+                           [records["match_id"].unique().tolist()])
+    setting = dict(zip(settings["match_id"], setting_labels(settings), strict=True))
     rows = []  # only the numbers of each record (a yes/no as 0/1): lists and names are left out as read
     for match_id, _, step, record in records.itertuples(index=False):
         fields = json.loads(record) or {}
-        rows.append({"match_id": match_id, "step": step} | {
+        rows.append({"match_id": match_id, "setting": setting.get(match_id, ""), "step": step} | {
             k: float(v) for k, v in fields.items() if isinstance(v, int | float) and k != "round"})
     per_step = pd.DataFrame(rows)
-    curves = per_step.drop(columns="match_id").groupby("step").mean()
-    curves.insert(0, "matches", per_step.groupby("step")["match_id"].nunique())
+    curves = per_step.drop(columns="match_id").groupby(["setting", "step"]).mean()
+    curves.insert(0, "matches", per_step.groupby(["setting", "step"])["match_id"].nunique())
     return curves.reset_index()

@@ -33,7 +33,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.metrics.magic import ROLE_WIN_RATES, TABLE_2
+from engine.headline import DEFINITIONS
+from engine.metrics.magic import ABILITIES, RADAR_SCALE, ROLE_WIN_RATES, TABLE_2
 from engine.metrics.magic_social import NO_STRATEGY
 from engine.selection import Selection
 from engine.suites import Scorer
@@ -50,13 +51,37 @@ def _remember(key: str, value: list[str] | str | None) -> None:
         st.query_params[key] = value
 
 
+NOTICE_AREA, PENDING_NOTICES = "_link_notice_area", "_link_notices"  # session keys, reset by every run of a page
+
+
+def link_notice(text: str) -> None:
+    """A notice about the page's link (an unknown page, match or option: what is shown instead) in the area right
+    under the page's title (`notice_area`), so it is seen before what the page shows instead; where the page has no
+    such area, where it is called. One line of plain text: a link's values come from whoever wrote the link, so
+    they must not become markdown or HTML."""
+    area = st.session_state.get(NOTICE_AREA)
+    (st if area is None else area).warning(plain(text), icon=":material/link_off:")
+
+
+def start_notices(pending: list[str] | None = None) -> None:
+    """Before a page runs (app.py): forget the last run's notice area; `pending` notices wait for the next one."""
+    st.session_state.pop(NOTICE_AREA, None)
+    st.session_state[PENDING_NOTICES] = list(pending or [])
+
+
+def notice_area() -> None:
+    """The place for this run's link notices, right under the title (pages/shared/opening.py), and those pending."""
+    st.session_state[NOTICE_AREA] = st.container()
+    for text in st.session_state.pop(PENDING_NOTICES, []):
+        link_notice(text)
+
+
 def _unknown_in_link(label: str, values: list[str], instead: str) -> None:
-    """Under the widget: the link asked for what is not here (a mistyped or stale link, another database), and
-    what is shown `instead`, rather than silently showing something else. One line of plain text: the values come
-    from whoever wrote the link, so they must not become markdown or HTML."""
+    """The link asked for what is not here (a mistyped or stale link, another database), and what is shown
+    `instead`, rather than silently showing something else: a `link_notice` at the top of the page."""
     if values:
         quoted = ", ".join(f"'{v if len(v) <= 40 else v[:39] + '…'}'" for v in values)
-        st.warning(plain(f"Unknown {label.lower()} {quoted} in the link: {instead}."))
+        link_notice(f"Unknown {label.lower()} {quoted} in the link: {instead}.")
 
 
 def url_multiselect(label: str, options: list[str], key: str, default: list[str] | None = None) -> list[str]:
@@ -280,7 +305,8 @@ class Report:
         self.parts.append(f"<p>{html.escape(markdown)}</p>")
 
     def table(self, title: str, df: pd.DataFrame) -> None:
-        self.parts.append(f"<h2>{html.escape(title)}</h2>" + df.to_html(index=False, na_rep="", float_format="%.3f"))
+        shown = readable(df)  # as the page shows it: blanks, yes/no, 2 decimals (text already shown passes as is)
+        self.parts.append(f"<h2>{html.escape(title)}</h2>" + shown.to_html(index=False, na_rep=""))
 
     def figure(self, title: str, fig) -> None:
         self.parts.append(f"<h2>{html.escape(title)}</h2>" + fig.to_html(
@@ -316,6 +342,11 @@ def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: 
     return shown
 
 
+# MAgIC's seven abilities under short headers (the full name and scale in the header's tooltip), so that the profile
+# shows every ability in a 1400 px window; shown 0-100 as the radar draws them
+SHORT_ABILITIES = dict(zip(ABILITIES, ["Judg.", "Reas.", "Decep.", "Self-aw.", "Coop.", "Coord.", "Rational."],
+                           strict=True))
+
 # What a column of the figures' and papers' tables means, one line each: shown as the header's tooltip by every
 # table and printed under the Games page's tables. `game:column` where a game's column means something of its own.
 COLUMN_HELP = {
@@ -349,6 +380,13 @@ COLUMN_HELP = {
     "illegal_move_rate": "illegal moves / moves, over every match (self-play included): a first answer rejected "
                          "(re-asked or a random fallback) or a move on a taken cell / full column",
     "parse_failures": "decisions whose answer was re-asked, illegal or replaced by a random fallback move",
+    **{short: f"{name}: 0-100, the radar's scale (MAgIC, seed 000 §3.3)" for name, short in SHORT_ABILITIES.items()},
+    "valid": DEFINITIONS["valid moves"], "fb wins": DEFINITIONS["fallback wins"], "$/match": DEFINITIONS["cost"],
+    "seats": "seats the agent held in its contested matches (a match may seat it more than once)",
+    "condition": "the model's prompt version, sampling temperature and prompting strategy (blank for a bot)",
+    "seats played": "seats the agent held: Who is Spy counts each seat as a game played (its ranking subtracts one "
+                    "per seat)",
+    "roles": "MAgIC's role win rates the mean role win rate averages, of its seven (fewer: partial)",
 }
 
 
@@ -411,22 +449,69 @@ PAPER_KEY = {"gamabench": ["overall", "matches", "setting", "source"], "magic": 
 COVERAGE = {"magic": ("win_rate", "roles", 7, "roles"), "llmarena": ("average", "games", 7, "games")}
 
 
+def partial_rows(board: pd.DataFrame, suite: str) -> pd.Series:
+    """Whether each row of a paper's own table averages only some of its parts (`COVERAGE`): False elsewhere."""
+    if suite not in COVERAGE or board.empty:
+        return pd.Series(False, index=board.index)
+    _, parts, whole, _ = COVERAGE[suite]
+    return board[parts].fillna(0) < whole
+
+
+def complete_first(board: pd.DataFrame, suite: str) -> pd.DataFrame:
+    """A paper's own table in reading order: ranked rows first (by `rank`, where the table has one), then the
+    complete unranked rows, then the partial rows (an average over 1 of 7 games must not lead at "100.00"), those
+    covering more parts first; otherwise in the table's own order."""
+    parts = board[COVERAGE[suite][1]] if suite in COVERAGE else pd.Series(0, index=board.index)
+    key = pd.DataFrame({"unranked": board["rank"].isna() if "rank" in board else False,
+                        "rank": board["rank"] if "rank" in board else 0,
+                        "partial": partial_rows(board, suite), "covers": -parts.fillna(0)}, index=board.index)
+    if "source" in board:  # a published row stays right under our row of its model (`published.beside`)
+        key = key.mask(board["source"] == "published").ffill()
+    key["row"] = range(len(key))
+    # the partial rows: those covering more parts first (4 of 7 games above 1 of 7, whatever its value)
+    key["covers"] = key["covers"].where(key["partial"].astype(bool), 0)
+    order = key.sort_values(["unranked", "partial", "rank", "covers", "row"], kind="stable",
+                            na_position="last").index
+    return board.loc[order]
+
+COUNTS = {"matches", "games", "roles", "seats", "wins", "draws", "moves", "decisions", "scores"}  # whole numbers
+
+
 def own_table_view(board: pd.DataFrame, suite: str) -> pd.DataFrame:
     """A paper's own table (`engine.suites.own_table`) as every page shows it: its key columns first, an average
     over only some of its parts (LLMArena's games, MAgIC's seven roles) marked beside its value and in its count
-    ("1 of 7 roles (partial)"), and its columns named so that none passes for the headline's win rate."""
-    shown = readable(board)
+    ("1 of 7 roles (partial)") and its row put last (`complete_first`), and its columns named so that none passes
+    for the headline's win rate."""
+    board = complete_first(board, suite)
+    scores = [c for c in board.columns if pd.api.types.is_float_dtype(board[c]) and c not in COUNTS]
+    shown = readable(board, dict.fromkeys(scores, 2))  # one format a column: 100.00 beside 91.22, never "100"
     first = list(board.columns[:1])
     key = [c for c in PAPER_KEY.get(suite, []) if c in board.columns and c not in first]
     shown = shown[first + key + [c for c in board.columns if c not in first + key]]
     if suite in COVERAGE and not board.empty:
-        value, parts, whole, unit = COVERAGE[suite]
+        value, parts, whole, _ = COVERAGE[suite]
         partial = board[parts] < whole
         shown[value] = [f"{text} (partial)" if text and short else text
                         for text, short in zip(shown[value], partial, strict=True)]
-        shown[parts] = [f"{int(n)} of {whole} {unit}" + (" (partial)" if n < whole else "") if n == n else ""
-                        for n in board[parts]]
-    return shown.rename(columns=PAPER_COLUMNS.get(suite, {}))
+        shown[parts] = [f"{int(n)} of {whole}" if n == n else "" for n in board[parts]]  # the header names the unit
+    if suite == "magic":
+        for ability in ABILITIES:
+            if ability in board:
+                shown[ability] = (board[ability] * RADAR_SCALE).map(numbers.number)
+        shown = shown.rename(columns=SHORT_ABILITIES)
+    condition = [c for c in ("prompt_version", "temperature", "strategy") if c in shown]
+    if len(condition) > 1:  # a model's condition in one column ("v1 · 1.00 · vanilla"), blank for a bot: narrower
+        at = list(shown.columns).index(condition[0])
+        joined = [" · ".join(v for v in row if v) for row in shown[condition].itertuples(index=False)]
+        shown = shown.drop(columns=condition)
+        shown.insert(at, "condition", joined)
+    # the key columns and MAgIC's figures stay even when blank (`overall` blank: not all eight games played; an
+    # ability no one has: the profile always has seven); a bot's strategy or a game no row played goes
+    kept = {*first, *key, *SHORT_ABILITIES.values(), *ROLE_WIN_RATES, *TABLE_2}
+    blank = [c for c in shown.columns if c not in kept and shown[c].eq("").all()]
+    if "source" in shown and shown["source"].eq("ours").all():
+        blank.append("source")  # nothing published beside ours: the column would only repeat "ours"
+    return shown.drop(columns=blank).rename(columns=PAPER_COLUMNS.get(suite, {}))
 
 
 def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: dict[str, list[str]],
@@ -448,13 +533,14 @@ def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, asi
 
 def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
     """`engine.headline.agent_figures` rows as every page shows them (one definition, one look): agent, contested
-    matches, seats, wins, draws, the win rate with its interval, valid moves, fallback wins, cost per match."""
+    matches, seats, wins, draws, the win rate with its interval, valid moves, fallback wins, cost per match (the
+    last three under the headline's short labels, defined in their headers' tooltips: `COLUMN_HELP`)."""
     return pd.DataFrame({
         "agent": rows["agent"], "matches": rows["matches"].map(numbers.number),
         "seats": rows["seats"].map(numbers.number), "wins": rows["wins"].map(numbers.number),
         "draws": rows["draws"].map(numbers.number),
         "win rate (95% CI)": [numbers.interval(*v, as_percent=True, decimals=1)
                               for v in zip(rows["win_rate"], rows["win_lo"], rows["win_hi"], strict=True)],
-        "valid moves": rows["valid_rate"].map(numbers.percent),
-        "fallback wins": rows["fallback_wins"].map(numbers.number),
-        "cost / match": rows["cost_per_match"].map(numbers.usd)})
+        "valid": rows["valid_rate"].map(numbers.percent),
+        "fb wins": rows["fallback_wins"].map(numbers.number),
+        "$/match": rows["cost_per_match"].map(numbers.usd)})

@@ -43,7 +43,13 @@ def linked_selection(get_all: Callable[[str], list[str]], game: str | None) -> S
     for name in get_all("variant")[:1]:
         if game is None:
             raise ValueError(f"a rule set ({name!r}) needs a game")
-        variants = (Variant.of(game, name),)
+        try:
+            variants = (Variant.of(game, name),)
+        except ValueError:  # said in the interface's word: rules, not the engine's "variant"
+            from engine.games import get_game
+
+            known = ", ".join(get_game(game).variants) or "none"
+            raise ValueError(f"game '{game}' has no rules '{name}' (has: {known})") from None
     return Selection(run_ids=tuple(get_all("runs")), presets=tuple(get_all("presets")), date_from=start,
                      date_to=end, variants=variants, contested=get_all("contested")[:1] == ["1"])
 

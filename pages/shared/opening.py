@@ -10,7 +10,7 @@ import streamlit as st
 
 from engine import queries, store
 from engine.selection import Selection
-from pages.shared import Report, filter_bar
+from pages.shared import Report, filter_bar, notice_area
 
 NO_MATCHES = "No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`)."
 
@@ -18,6 +18,7 @@ NO_MATCHES = "No matches yet. Play some with `python -m engine run runs/quick.ya
 def open_page(title: str, db: str | Path, empty: str = NO_MATCHES, caption: str | None = None) -> None:
     """The title (and `caption`); on a database without matches, `empty` and nothing more."""
     st.title(title)
+    notice_area()  # what the link asked for that is not here, said first
     if caption:
         st.caption(caption)
     if store.count_matches(db) == 0:
