@@ -199,9 +199,12 @@ def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[li
     out because the selection holds only self-play of them, each in the suite's order."""
     scope = selection.within(get_suite(suite).variants)
     where, params = scope.where("m")
-    played = store.query(db, f"""
+    found = store.query(db, f"""
         SELECT m.game, bool_or({contested_sql("m")}) AS contested FROM matches m WHERE {where} GROUP BY m.game""",
-                         params).set_index("game")["contested"]
+                        params)
+    if found.empty:  # no match of the suite (or no database yet: a frame without columns)
+        return [], []
+    played = found.set_index("game")["contested"]
     order = [g for g in get_suite(suite).games if g in played.index]
     return [g for g in order if played[g]], [g for g in order if not played[g]]
 

@@ -73,35 +73,6 @@ def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> p
         ORDER BY p.game, p.seed""", [*params, agent, agent])
 
 
-def setting_label(game: str, preset: str | None, params: str | dict | None) -> str:
-    """A setting (a match's preset and params) as every page names it, by the rule of γ-Bench's own table: "vanilla"
-    when its params are the game's defaults (`gamabench.setting_of`), else "custom: players=3, rounds=1" naming
-    those that differ; a preset other than "default" first ("no_hint · custom: hint=false")."""
-    from engine.metrics.gamabench import setting_of  # the table's own rule of what a setting is
-
-    values = json.loads(params) if isinstance(params, str) and params else dict(params or {})
-    try:
-        changed = setting_of(game, values)
-    except (KeyError, ValueError):  # a game this engine no longer knows: every param is the setting
-        changed = values
-    shown = ", ".join(f"{k}={f'{v:.2f}' if isinstance(v, float) else json.dumps(v).strip(chr(34))}"
-                      for k, v in sorted(changed.items()))
-    name = f"custom: {shown}" if changed else "vanilla"
-    return name if preset in (None, "", "default") else f"{preset} · {name}"
-
-
-def setting_labels(rows: pd.DataFrame) -> pd.Series:
-    """`setting_label` of each row of a frame with game, preset and params columns."""
-    cache: dict[tuple, str] = {}
-    labels = []
-    for game, preset, params in zip(rows["game"], rows["preset"], rows["params"], strict=True):
-        key = (game, preset if isinstance(preset, str) else None, params if isinstance(params, str) else None)
-        if key not in cache:
-            cache[key] = setting_label(*key)
-        labels.append(cache[key])
-    return pd.Series(labels, index=rows.index, dtype=object)
-
-
 def setting_names(scores: pd.DataFrame) -> pd.Series:
     """Each score's setting, its match's preset and params, named shortly: the preset, then the params that tell the
     game's settings in `scores` apart ("default · players=3, rounds=1" beside "default · players=10, rounds=20")."""

@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 
 from engine import queries, store
 from engine.metrics import stats
+from engine.settings import setting_labels
 from pages.shared import Report, numbers, readable, show_table, url_selectbox
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
@@ -158,8 +159,8 @@ st.header("What it played")
 # a setting as every page names it ("vanilla", "custom: players=3, rounds=1": queries.setting_label, the rule of
 # γ-Bench's own table), for the blocks robustness_tables keys by queries.setting_names
 KEYS = zip(scores["game"], queries.setting_names(scores), strict=True)
-LABEL = dict(zip(KEYS, queries.setting_labels(scores), strict=True))
-played_in = scores.assign(setting=queries.setting_labels(scores), params=scores["params"].map(params_text))
+LABEL = dict(zip(KEYS, setting_labels(scores), strict=True))
+played_in = scores.assign(setting=setting_labels(scores), params=scores["params"].map(params_text))
 conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "params"],
                                dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "params", "scores", "mean", "sd"]

@@ -18,8 +18,9 @@ import pytest
 
 from engine import store
 from engine.importers.gamabench import import_dir, model_name, parse_name
-from engine.metrics.gamabench import leaderboard, setting_of
+from engine.metrics.gamabench import leaderboard
 from engine.rescore import rescore
+from engine.settings import setting_of
 from tests.page_run import run_page
 
 DATA = Path(__file__).resolve().parent / "data" / "gamabench"

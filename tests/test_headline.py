@@ -122,3 +122,7 @@ def test_a_scores_interval_stays_on_its_scale(first_run_db, monkeypatch):
     scored = headline.scores(first_run_db, ALL, "score", bounds=(0, 100)).set_index("agent")
     assert scored.loc["wide", "value_hi"] == 100 and 0 < scored.loc["wide", "value_lo"] < scored.loc["wide", "value"]
     assert scored.loc["low", "value_lo"] == 0 and scored.loc["low", "value_hi"] < 100
+
+
+def test_coverage_of_a_database_not_made_yet_is_empty(tmp_path):
+    assert headline.coverage(tmp_path / "absent.duckdb", "gamabench") == ([], [])

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine import queries
 from engine.runner import run_spec
+from engine.settings import setting_label, setting_labels
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
@@ -156,7 +157,7 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
     # every interval of a mean inside the range its game's scores can take in that setting: γ-Bench's 0-100, else
     # the scores' own (Hold'em's chips: -18 to 100)
     rows = queries.robustness_scores(first_run_db, "bot:random")
-    ranges = rows.assign(setting=queries.setting_labels(rows)).groupby(["game", "setting"])["score"]
+    ranges = rows.assign(setting=setting_labels(rows)).groupby(["game", "setting"])["score"]
     checked = 0
     for expander in at.expander:
         game, setting = re.fullmatch(r"(\S+) \((.*)\) across \w+", expander.label).groups()
@@ -210,4 +211,4 @@ def test_level_tables_fit_the_window_and_settings_are_named_as_gamma_bench_names
     assert set(played["setting"]) == {"custom: players=3, rounds=1"}
     gama = leaderboard(first_run_db)
     assert set(gama[gama["model"] == "local/smollm2"]["setting"]) == {"custom"}
-    assert queries.setting_label("guessing_game", "default", "{}") == "vanilla"
+    assert setting_label("guessing_game", "default", "{}") == "vanilla"

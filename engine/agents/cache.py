@@ -63,9 +63,21 @@ class ResponseCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(SCHEMA)
+        self._set_up(time.monotonic() + 30.0)
+
+    def _set_up(self, deadline: float) -> None:
+        """WAL mode and the table. Processes opening a new file at once (a run's workers) can be told 'database is
+        locked' at once, without SQLite's busy wait, while another switches the file to WAL: try again."""
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute(SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def get(self, key: str) -> CachedReply | None:
         with self._lock:

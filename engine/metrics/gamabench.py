@@ -29,23 +29,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
 from engine import store
-from engine.games import get_game
 from engine.selection import ALL, Selection
+from engine.settings import setting_labels, setting_of
 from engine.suites.gamabench import GAMES
 
-NOT_A_SETTING = {"valuation_seed", "max_turns"}  # change no rule a player faces
 MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
-
-
-def setting_of(game: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The parameters that differ from the paper's defaults (empty: the vanilla setting)."""
-    defaults = get_game(game).resolve_params({})
-    return {k: v for k, v in params.items() if k not in NOT_A_SETTING and defaults.get(k) != v}
 
 
 def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
@@ -143,9 +135,9 @@ def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
     """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
     per setting and step over the selected matches of the one game the selection names (the newest
     MAX_CURVE_MATCHES): a 3-player one-round game is never averaged with a 10-player twenty-round one.
-    Columns: setting (`queries.setting_label`: "vanilla", "custom: players=3, rounds=1", as every page names it),
+    Columns: setting (`engine.settings.setting_label`: "vanilla", "custom: players=3, rounds=1", as every page
+    names it),
     step, matches, then one per numeric field (a yes/no field as its share)."""
-    from engine.queries import setting_labels  # the one name of a setting (engine.queries imports this module)
 
     if len(filters.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")

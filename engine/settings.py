@@ -1,0 +1,46 @@
+"""A match's setting, named one way on every page and table: its preset and the parameters that differ from the
+game's defaults ("vanilla" when none does: γ-Bench's own rule for its table, `engine.metrics.gamabench`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from engine.games import get_game
+
+NOT_A_SETTING = {"valuation_seed", "max_turns"}  # change no rule a player faces
+
+
+def setting_of(game: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters that differ from the paper's defaults (empty: the vanilla setting)."""
+    defaults = get_game(game).resolve_params({})
+    return {k: v for k, v in params.items() if k not in NOT_A_SETTING and defaults.get(k) != v}
+
+
+def setting_label(game: str, preset: str | None, params: str | dict | None) -> str:
+    """A setting (a match's preset and params) as every page names it, by the rule of γ-Bench's own table: "vanilla"
+    when its params are the game's defaults (`setting_of`), else "custom: players=3, rounds=1" naming
+    those that differ; a preset other than "default" first ("no_hint · custom: hint=false")."""
+    values = json.loads(params) if isinstance(params, str) and params else dict(params or {})
+    try:
+        changed = setting_of(game, values)
+    except (KeyError, ValueError):  # a game this engine no longer knows: every param is the setting
+        changed = values
+    shown = ", ".join(f"{k}={f'{v:.2f}' if isinstance(v, float) else json.dumps(v).strip(chr(34))}"
+                      for k, v in sorted(changed.items()))
+    name = f"custom: {shown}" if changed else "vanilla"
+    return name if preset in (None, "", "default") else f"{preset} · {name}"
+
+
+def setting_labels(rows: pd.DataFrame) -> pd.Series:
+    """`setting_label` of each row of a frame with game, preset and params columns."""
+    cache: dict[tuple, str] = {}
+    labels = []
+    for game, preset, params in zip(rows["game"], rows["preset"], rows["params"], strict=True):
+        key = (game, preset if isinstance(preset, str) else None, params if isinstance(params, str) else None)
+        if key not in cache:
+            cache[key] = setting_label(*key)
+        labels.append(cache[key])
+    return pd.Series(labels, index=rows.index, dtype=object)
