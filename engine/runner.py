@@ -36,7 +36,7 @@ from engine.store import MatchRecord
 
 MAX_STEPS = 10_000  # a game that never ends is a bug; stop it as an error instead of hanging
 NOTE_INTERVAL = 0.5  # seconds: a worker process sends its decisions' notes (turn-level progress) this often
-RAMP_S = 0.5  # seconds over which the first matches that call a model over the network start (see play_here)
+RAMP_S = 0.8  # seconds over which the first matches that call a model over the network start (see play_here)
 
 
 @dataclass
@@ -156,7 +156,10 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
     together, their calls reach the provider in one instant and come back in one instant; asyncio then serves
     the replies round-robin, so every one of them (~2 ms of CPU each in litellm) finishes only when the whole
     burst is done, and every match starts its next turn that late: the burst comes back every turn (at 256
-    calls in flight on 2 cores, 0.25 s a turn). Spread once, the calls stay spread."""
+    calls in flight on 2 cores, 0.25 s a turn). Spread once, the calls stay spread. Spread over most of a
+    second (a fast provider's turn) rather than the burst's own length: calls spread thinner wait less on
+    each other every turn, which bench/engine.py measured to outweigh the later start (overhead 1.11 at
+    0.25 s, 1.09 at 0.6 to 1.0 s)."""
     finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue()
     queue = iter(plans)
     worker = worker or this_worker()
