@@ -22,7 +22,7 @@ from scipy import stats as sps
 
 from engine import store
 from engine.metrics import stats
-from engine.metrics.ratings import OUTCOME, bradley_terry_table, pairwise_outcomes, seat_outcomes_sql
+from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs, seat_outcomes_sql
 from engine.selection import ALL, Selection, agent_sql, contested_sql
 from engine.suites import Headline, get_suite
 
@@ -104,6 +104,16 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
     return table
 
 
+def games_played(db: str | Path, selection: Selection) -> pd.Series:
+    """Per agent, how many games it has contested matches of in the selection (the seats `agent_figures` counts):
+    what the headline compares to mark a partial row."""
+    where, params = contested(selection)
+    table = store.query(db, f"""
+        SELECT {agent_sql("s")} AS agent, count(DISTINCT m.game) AS games
+        FROM matches m JOIN seats s USING (match_id) WHERE {where} AND s.rank IS NOT NULL GROUP BY 1""", params)
+    return table.set_index("agent")["games"]
+
+
 def per_game(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     """`agent_figures` per game: the table of a suite that defines none of its own (the games outside the papers)."""
     return agent_figures(db, filters, by_game=True)
@@ -131,10 +141,10 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
                              na_position="last", ignore_index=True)
 
 
-def one_sided(db: str | Path, selection: Selection) -> dict[str, str]:
-    """Agents whose every pairwise comparison went one way (a perfect record): their Bradley-Terry strength has
-    no finite maximum (only the ridge holds it), so the rating and its interval mean nothing."""
-    pairs = pairwise_outcomes(db, filters=selection)
+def one_sided(pairs: pd.DataFrame) -> dict[str, str]:
+    """Agents whose every pairwise comparison (`ratings.pairwise_outcomes`) went one way (a perfect record): their
+    Bradley-Terry strength has no finite maximum (only the ridge holds it), so the rating and its interval mean
+    nothing."""
     if pairs.empty:
         return {}
     share = pairs["matches"] * pairs["weight"]
@@ -150,11 +160,13 @@ def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Bradley-Terry over the contested matches of the selection, ranked by the headline's rule: agent, matches
     (contested), value = rating, value_lo, value_hi, note, provisional, rank."""
     scope = replace(selection, contested=True)
-    rated = bradley_terry_table(db, filters=scope)
+    read = rated_pairs(db, scope)  # one read of the pairs for the fit and the perfect records
     columns = ["rank", "agent", "provisional", "value", "value_lo", "value_hi", "note", "matches"]
-    if rated.empty:
+    if read is None:
         return pd.DataFrame(columns=columns)
-    notes = one_sided(db, scope)
+    pairs, played = read
+    rated = fit_bradley_terry(pairs, played)
+    notes = one_sided(pairs)
     table = rated.rename(columns={"rating": "value", "lo": "value_lo", "hi": "value_hi"}).drop(columns="rank")
     alike = ~(table["value_hi"] > table["value_lo"])  # every bootstrap resample gave one rating: no information
     table["note"] = table["agent"].map(notes).fillna("").where(~alike | table["agent"].isin(notes),
@@ -227,7 +239,7 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
                                            value_hi=figures["win_hi"], note="")
     table = figures.merge(values, on="agent", how="left")
     table["note"] = [n if n == n else "nothing to rate" for n in table["note"]]
-    played = agent_figures(db, scope, by_game=True).groupby("agent")["game"].nunique()
+    played = games_played(db, scope)
     table["games"] = table["agent"].map(played).fillna(0).astype(int)
     # a score or win rate pools the games an agent played, so fewer games is another mix; a rating is one fit over
     # every comparison (an agent is placed by whom it met, in any game), not an average over games

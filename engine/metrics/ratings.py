@@ -410,6 +410,9 @@ def components(pairs: pd.DataFrame) -> dict[str, int]:
     return {agent: number for number, group in enumerate(ordered, 1) for agent in group}
 
 
+BRADLEY_TERRY_COLUMNS = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
+
+
 def bradley_terry_table(db: str | Path, game: str | None = None, filters: Selection = ALL, n_boot: int = 200,
                         seed: int = 0) -> pd.DataFrame:
     """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals (matches resampled: the number of
@@ -417,11 +420,20 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Select
     apart for each connected `component` of the who-played-whom graph (1000 = the average agent of its
     component; agents of different components never met, so their ratings are not comparable);
     rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound."""
-    columns = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
     rated = _read_with_played(db, game, filters, pairwise_outcomes)
     if rated is None:
-        return pd.DataFrame({c: [] for c in columns})
-    pairs, played = rated
+        return pd.DataFrame({c: [] for c in BRADLEY_TERRY_COLUMNS})
+    return fit_bradley_terry(*rated, n_boot, seed)
+
+
+def rated_pairs(db: str | Path, filters: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """What `bradley_terry_table` reads of the selection: its pairwise outcomes and each agent's contested
+    matches and wins (None: nothing to rate), for a caller that also needs the pairs themselves."""
+    return _read_with_played(db, None, filters, pairwise_outcomes)
+
+
+def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+    """`bradley_terry_table` of pairs already read (`rated_pairs`)."""
     component = components(pairs)
     parts = []
     for number in sorted(set(component.values())):
@@ -434,7 +446,7 @@ def bradley_terry_table(db: str | Path, game: str | None = None, filters: Select
     table = table.merge(played, on="agent", how="left")
     table["matches"] = table["matches"].fillna(0).astype(int)
     return table.sort_values(["component", "rating", "agent"], ascending=[True, False, True],
-                             ignore_index=True)[columns]
+                             ignore_index=True)[BRADLEY_TERRY_COLUMNS]
 
 
 def _fitted(pairs: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
