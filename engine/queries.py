@@ -7,7 +7,6 @@ DuckDB over a short-lived read-only connection: no page loads a whole table into
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ import pandas as pd
 from engine import store
 from engine.metrics import stats
 from engine.selection import ALL, Selection, agent_sql
+from engine.settings import setting_labels
 from engine.suites import get_suite
 
 FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla", "repeat": 0}  # the paper's defaults
@@ -73,23 +73,6 @@ def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> p
         ORDER BY p.game, p.seed""", [*params, agent, agent])
 
 
-def setting_names(scores: pd.DataFrame) -> pd.Series:
-    """Each score's setting, its match's preset and params, named shortly: the preset, then the params that tell the
-    game's settings in `scores` apart ("default · players=3, rounds=1" beside "default · players=10, rounds=20")."""
-    names = pd.Series("", index=scores.index, dtype=object)
-    for _, rows in scores.groupby("game"):
-        settings = rows[["preset", "params"]].fillna("").drop_duplicates()
-        parsed = [json.loads(text) if text else {} for text in settings["params"]]
-        keys = sorted({k for p in parsed for k in p})
-        differing = [k for k in keys if len({json.dumps(p.get(k)) for p in parsed}) > 1]
-        for (preset, text), values in zip(settings.itertuples(index=False), parsed, strict=True):
-            shown = ", ".join(f"{k}={values[k] if isinstance(values.get(k), str) else json.dumps(values.get(k))}"
-                              for k in differing)
-            mask = (rows["preset"].fillna("") == preset) & (rows["params"].fillna("") == text)
-            names[rows.index[mask]] = f"{preset or 'default'} · {shown}" if shown else (preset or "default")
-    return names
-
-
 def score_range(game: str, scores: pd.Series) -> tuple[float, float]:
     """The range a game's scores can take: γ-Bench's 0-100, else the lowest and highest of `scores` (a mean cannot
     leave the range of its data)."""
@@ -98,11 +81,11 @@ def score_range(game: str, scores: pd.Series) -> tuple[float, float]:
 
 def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     """(factor, game) -> each level of the factor against its default (stats.compare_levels), in one block per
-    setting of the game (column `setting`: preset and params, `setting_names`): a 3-player and a 10-player guessing
-    game are compared within, never pooled. In a setting the other factors are held at their defaults where the data
-    has them; a block only where the factor took 2+ levels so held. Intervals of the mean are clipped to
-    `score_range`."""
-    scores = scores.assign(setting=setting_names(scores))
+    setting of the game (column `setting`: `engine.settings.setting_label`, as every page names it): a 3-player and
+    a 10-player guessing game are compared within, never pooled (a valuation seed changes no rule: one setting).
+    In a setting the other factors are held at their defaults where the data has them; a block only where the
+    factor took 2+ levels so held. Intervals of the mean are clipped to `score_range`."""
+    scores = scores.assign(setting=setting_labels(scores))
     blocks: dict[tuple[str, str], list[pd.DataFrame]] = {}
     for (game, setting), rows in scores.groupby(["game", "setting"], sort=True):
         bounds = score_range(game, rows["score"])

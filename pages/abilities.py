@@ -94,7 +94,9 @@ st.subheader("Vanilla against PGM")
 pairs = profile[profile["strategy"].isin(["vanilla", "pgm"])]
 both = sorted(a for a, rows in pairs.groupby("agent") if set(rows["strategy"]) == {"vanilla", "pgm"})
 if not both:
-    st.caption("No agent has played both the vanilla and the pgm strategy yet.")
+    st.caption("No agent has played both the vanilla and the pgm strategy yet: play one model twice, with "
+               "`strategy: vanilla` and with `strategy: pgm` (the commented-out challenger seats of "
+               "runs/magic_game_theory.yaml and runs/magic_social.yaml).")
 else:
     pick = pairs[pairs["agent"].isin(both)]
     left, right = st.columns(2)

@@ -141,6 +141,7 @@ rates = only_mine(headline.agent_figures(DB, filters.of_game(game), by_game=True
 if rates.empty:
     st.caption(f"No contested {game} match in this selection (self-play only, or none).")
 for rule_set, rows in rates.groupby("rule_set", sort=True):  # one pool per rule set, as Overview and Leaderboards
+    rows = rows.sort_values("win_rate", ascending=False, kind="stable")  # highest first, as they order it too
     pool = links.pool_label(game, rule_set)
     st.caption(f"Pools: the contested matches of {pool} in the selection, every preset.")
     show_table(report, f"{pool}: win rates", rows, f"win_rates_{game}{'_' + rule_set if rule_set else ''}",

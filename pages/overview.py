@@ -10,7 +10,17 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
-from pages.shared import Report, links, numbers, readable, runs_of, win_rates_view
+from pages.shared import (
+    Report,
+    column_width,
+    compact_lineup,
+    fitted_columns,
+    links,
+    numbers,
+    readable,
+    runs_of,
+    win_rates_view,
+)
 from pages.shared.markdown import plain
 from pages.shared.opening import open_page
 
@@ -18,6 +28,8 @@ DB = store.default_db()
 # the runs table's columns in words (the database's names are for SQL)
 RUN_COLUMNS = {"run_id": "run", "name": "name", "source": "source", "status": "status", "n_done": "matches played",
                "n_matches": "matches planned", "created_at": "created", "finished_at": "finished"}
+TABLE_PX, LONG_TEXT_PX = 936, 100  # a table's room in a 1400 px window (938 measured in Chromium); a long text's least
+WHOLE = "A double click on a cut cell shows it whole."
 report = Report("Overview")
 
 open_page("Game Arena for LLMs", DB, caption=f"Database: `{DB}`")
@@ -25,7 +37,9 @@ open_page("Game Arena for LLMs", DB, caption=f"Database: `{DB}`")
 runs = queries.runs_table(DB)
 st.subheader("Runs")
 runs_shown = readable(runs).rename(columns=RUN_COLUMNS)
-st.dataframe(runs_shown, hide_index=True, width="stretch")
+st.dataframe(runs_shown, hide_index=True, width="stretch", column_config={
+    "created": st.column_config.TextColumn(help="when the run started, in UTC"),
+    "finished": st.column_config.TextColumn(help="when the run ended, in UTC")})
 report.table("Runs", runs_shown)
 
 choice = st.selectbox("Run", ["all runs", *runs["run_id"].tolist()])
@@ -55,12 +69,25 @@ if not figures.empty:
 
 st.subheader("Matches")
 matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
+# the match id is the link to its transcript (one column, not two: the table fits a 1400 px window); an error column
+# only when a match has one; the long texts (an error, the lineup) last, as wide as the rest leaves (a cut cell reads
+# whole on a double click, as their headers' tooltips say)
+errored = matches["error"].fillna("").astype(str).str.strip().ne("").any()
+order = ["game", "status", "preset", "seed", "repeat", "finished_at", *(["error"] if errored else []), "lineup"]
 opened = pd.DataFrame({"transcript": [f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]]})
-order = ["game", "status", "preset", "seed", "repeat", "finished_at", "match_id", "error", "lineup"]  # long text last
-shown = pd.concat([opened, readable(matches[order])], axis=1)  # the link first: never off-screen
-st.dataframe(shown, hide_index=True, width="stretch", column_config={
-    "transcript": st.column_config.LinkColumn("transcript", display_text="open", width="small", pinned=True),
-    "lineup": st.column_config.TextColumn("lineup", width="large"),
-    "error": st.column_config.TextColumn("error", width="medium")})
-report.table("Matches", shown.drop(columns="transcript"))
+shown = pd.concat([opened, readable(matches[order]).assign(lineup=matches["lineup"].map(compact_lineup))],
+                  axis=1)  # the link first: never off-screen
+shown, config = fitted_columns(shown, {
+    "transcript": st.column_config.LinkColumn(
+        "match", display_text=r"match=(.+)", width=column_width(matches["match_id"], "match"),
+        help="the match's id: opens its turns in Transcripts, in a new tab"),
+    "finished_at": {"label": "finished", "help": "when the match finished, in UTC"},
+    "lineup": {"help": f"the agents in seat order, seat 0 first (×3: the same agent in three seats in a row). {WHOLE}"},
+    **({"error": {"help": f"why the match stopped. {WHOLE}"}} if errored else {})})
+long_texts = [c for c in ("error", "lineup") if c in shown]  # sharing what the rest leaves evenly
+left = TABLE_PX - sum(config[c]["width"] for c in shown.columns if c not in long_texts)
+for column in long_texts:
+    config[column]["width"] = max(left // len(long_texts), LONG_TEXT_PX)
+st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+report.table("Matches", readable(matches[["match_id", *order]]))
 report.download("overview")

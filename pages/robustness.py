@@ -19,7 +19,7 @@ from plotly.subplots import make_subplots
 from engine import queries, store
 from engine.metrics import stats
 from engine.settings import setting_labels
-from pages.shared import Report, numbers, readable, show_table, url_selectbox
+from pages.shared import Report, fitted_columns, numbers, readable, show_table, url_selectbox
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 
@@ -49,6 +49,14 @@ COMPARISON_COLUMNS = {
                 "when both levels scored the same on every seed: no p; the unadjusted p is in the downloads)",
     "d": "Cohen's d: the difference in pooled standard deviations of the two levels' scores",
     "significant": f"yes when p (Holm) < {stats.ALPHA:g}; blank when not tested"}
+PLAYED_COLUMNS = {
+    "setting": "vanilla: the game's default parameters; custom: the parameters that differ from them (as γ-Bench's own "
+               "table on Leaderboards calls them), after the preset unless it is the default; levels are compared only "
+               "within one setting",
+    "condition": "the model's prompt version, sampling temperature and prompting strategy (blank for a bot)",
+    "scores": "matches scored", "mean": "mean score", "sd": "standard deviation of the scores",
+    "params": "every parameter of the setting (a double click on a cut cell shows it whole)"}
+PLAYED_PX = 936  # the table's room in a 1400 px window (938 measured in Chromium)
 VERDICT_COLUMNS = {
     "tested": f"levels other than the default with {stats.MIN_SAMPLE} scores or more, as the default, of the levels "
               "other than the default",
@@ -115,7 +123,8 @@ def facets(blocks: list[tuple[str, str, pd.DataFrame]], label: str) -> go.Figure
         table = in_level_order(table)
         enough = table["n"] >= stats.MIN_SAMPLE
         fig.add_trace(go.Scatter(
-            x=table["level"].astype(str).tolist(), y=table["mean"].tolist(), mode="lines+markers", showlegend=False,
+            x=[numbers.cell(v, 2, "level") for v in table["level"]],  # as the level tables write them: 1.00
+            y=table["mean"].tolist(), mode="lines+markers", showlegend=False,
             marker={"color": ["#1f77b4" if ok else "#aaaaaa" for ok in enough], "size": 8},
             line={"color": "#1f77b4"}, customdata=table["n"].tolist(),
             hovertemplate="level %{x}<br>mean %{y:.2f}<br>%{customdata} scores<extra></extra>",
@@ -123,7 +132,7 @@ def facets(blocks: list[tuple[str, str, pd.DataFrame]], label: str) -> go.Figure
                      "array": (table["high"] - table["mean"]).fillna(0).tolist(),
                      "arrayminus": (table["mean"] - table["low"]).fillna(0).tolist()}),
             row=i // cols + 1, col=i % cols + 1)
-    fig.update_xaxes(type="category")  # levels as they are: 0.0 and 1.0, v1 and v2, repeats 0 1 2
+    fig.update_xaxes(type="category")  # levels as they are: 0.00 and 1.00, v1 and v2, repeats 0 1 2
     fig.update_annotations(font_size=12)
     fig.update_layout(title=f"Mean score (95% interval of the mean) across {label}, per game and setting",
                       height=height, margin={"t": 110})
@@ -156,29 +165,32 @@ st.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the paper's
             f"tested, else it is *not enough data*.")
 
 st.header("What it played")
-# a setting as every page names it ("vanilla", "custom: players=3, rounds=1": queries.setting_label, the rule of
-# γ-Bench's own table), for the blocks robustness_tables keys by queries.setting_names
-KEYS = zip(scores["game"], queries.setting_names(scores), strict=True)
-LABEL = dict(zip(KEYS, setting_labels(scores), strict=True))
+# a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.settings.setting_label, the
+# rule of γ-Bench's own table), as robustness_tables keys its blocks
 played_in = scores.assign(setting=setting_labels(scores), params=scores["params"].map(params_text))
 conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "params"],
                                dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "params", "scores", "mean", "sd"]
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
+# the model's condition in one column ("v1 · 1.00 · vanilla", blank for a bot, as the papers' tables on Leaderboards
+# show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
+# 1400 px window
+played_shown = readable(conditions, TWO_DECIMALS)
+parts = ["prompt version", "temperature", "strategy"]
+played_shown.insert(2, "condition", [" · ".join(v for v in row if v)
+                                     for row in played_shown[parts].itertuples(index=False)])
+played_shown, played_config = fitted_columns(played_shown.drop(columns=parts), None, PLAYED_COLUMNS)
+played_config["params"]["width"] = max(
+    PLAYED_PX - sum(played_config[c]["width"] for c in played_shown.columns if c != "params"), 120)
 show_table(report, "Scores per game, setting and condition", conditions, "robustness_conditions",
-           shown=readable(conditions, TWO_DECIMALS), column_config={"params": {"width": 120}})  # in full on hover
-definitions({"setting": "vanilla: the game's default parameters; custom: the parameters that differ from them (as "
-                        "γ-Bench's own table on Leaderboards calls them), after the preset unless it is the default; "
-                        "levels are compared only within one setting",
-             "prompt version, temperature, strategy": "the model's condition (blank for a bot)",
-             "scores": "matches scored", "mean": "mean score", "sd": "standard deviation of the scores",
-             "params": "every parameter of the setting"})
+           shown=played_shown, column_config=played_config)
+definitions(PLAYED_COLUMNS)
 
 tables = queries.robustness_tables(scores)
 summary = []
 for factor, label in FACTOR_NAMES.items():
     st.header(label.capitalize())
-    blocks = [(game, LABEL.get((game, setting), setting), block.reset_index(drop=True))
+    blocks = [(game, setting, block.reset_index(drop=True))
               for (f, game), table in tables.items() if f == factor
               for setting, block in table.groupby("setting", sort=False)]
     if not blocks:

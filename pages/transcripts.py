@@ -17,10 +17,12 @@ from engine.wording import count
 from pages.shared import (
     COLUMN_HELP,
     Report,
+    column_width,
+    compact_lineup,
     download_table,
+    fitted_columns,
     numbers,
     readable,
-    show_table,
     url_int,
     url_multiselect,
     url_selectbox,
@@ -33,6 +35,7 @@ from pages.shared.opening import open_page
 
 DB = store.default_db()
 ANY = "(any game)"
+LIST_PX = 936  # the match list's room in a 1400 px window (938 measured in Chromium)
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
 open_page("Transcripts", DB)
@@ -214,12 +217,24 @@ else:  # the list stops at MAX_RESULTS: say how many there are
 if found.empty:
     st.info("No match fits this search.")
     st.stop()
-links = readable(found).assign(open=[f"transcripts?{urlencode({'match': m})}" for m in found["match_id"]])
+# the match id is the link that opens the match below (one column, not two: the list fits a 1400 px window); the
+# lineup, the long text, last and as wide as the rest leaves (a cut cell reads whole on a double click)
+links = readable(found).assign(match_id=[f"transcripts?{urlencode({'match': m})}" for m in found["match_id"]],
+                               lineup=found["lineup"].map(compact_lineup))
 links = links.rename(columns={"parse_failures": "failures"})  # defined in its header's tooltip
-links = links[[*(c for c in links.columns if c != "lineup"), "lineup"]]  # the long text last: the rest in view
-show_table(report, "Matches", found, "matches", shown=links, helps={"failures": COLUMN_HELP["parse_failures"]},
-           column_config={"open": st.column_config.LinkColumn("open", display_text="open", width="small"),
-                          "lineup": {"width": 180}})  # cut visibly, in full on hover
+links = links[[*(c for c in links.columns if c != "lineup"), "lineup"]]
+listed, config = fitted_columns(links, {
+    "match_id": st.column_config.LinkColumn(
+        "match", display_text=r"match=(.+)", width=column_width(found["match_id"], "match"),
+        help="the match's id: opens its turns in a new tab (or pick it in Match, under the list, to open it here)"),
+    "finished_at": {"label": "finished", "help": "when the match finished, in UTC"},
+    "lineup": {"help": "the agents in seat order, seat 0 first, the winners marked (won) (×3: the same agent in "
+                       "three seats in a row). A double click on a cut cell shows it whole."}},
+    helps={"failures": COLUMN_HELP["parse_failures"]})
+config["lineup"]["width"] = max(LIST_PX - sum(config[c]["width"] for c in listed.columns if c != "lineup"), 160)
+st.dataframe(listed, hide_index=True, width="stretch", column_config=config)
+download_table(found, "matches")
+report.table("Matches", readable(found))
 
 # ---------------------------------------------------------------- one match, turn by turn
 ids = found["match_id"].tolist()

@@ -44,6 +44,8 @@ def headlines(at: AppTest) -> list:
 
 
 def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatch):
+    from tests.test_one_definition import PAGE_PX, widths
+
     at = page(db, monkeypatch)
     assert not at.exception
     arena = headlines(at)[0].set_index("agent")  # LLMArena: the TicTacToe matches (GAMA-Bench's are self-play)
@@ -62,8 +64,16 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     grids = [m for m in at.markdown if m.value.startswith("| agent |")]
     aside = {c for columns in PAPER_ASIDE.values() for group in columns.values() for c in group}
     asides = [f for f in at.dataframe if set(f.value.columns[1:]) <= aside]  # an own table's columns shown apart
-    assert asides and set(asides[-1].value.columns[1:]) == set(WIS_BY_ROLE)  # Who is Spy's by role: it fits
-    downloaded = len(at.dataframe) - len(asides) + len(grids)  # the asides are in their table's download
+    figures = ["win_rate", "mean_score", "foul_rate", "survival_rounds"]
+    # Who is Spy's by role: a row per agent and role it held, four figures that fit (eight side by side did not)
+    frames = [f for f in at.dataframe if list(f.value.columns) == ["agent", "role", *figures]]
+    roles = [f.value for f in frames]
+    assert len(roles) == 1 and not set(WIS_BY_ROLE) & set(ranking.columns)
+    assert sum(widths(frames[0]).values()) <= PAGE_PX - 34  # inside its expander (904 px measured in Chromium)
+    held = set(zip(roles[0]["agent"], roles[0]["role"], strict=True))
+    assert {("bot:injector", "spy"), ("bot:obedient", "civilian")} <= held and ("bot:injector", "civilian") not in held
+    assert roles[0].loc[roles[0]["agent"] == "bot:injector", "win_rate"].str.endswith("%").all()
+    downloaded = len(at.dataframe) - len(asides) - len(roles) + len(grids)  # the asides are in their table's download
     assert len(at.get("download_button")) == 2 * downloaded + 1  # CSV, Parquet; the report
     definitions = " ".join(m.value for m in at.markdown)
     assert "self-play" in definitions and "**fallback wins**" in definitions  # each number defined on the page

@@ -147,6 +147,11 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
                f"{setting}" in said, said
     played = [df.value for df in at.dataframe][0]
     assert "players=3, rounds=1, min=0, max=100, ratio=0.67" in set(played["params"])  # each setting in full
+    from tests.test_one_definition import PAGE_PX, widths
+
+    # "What it played" ran to 991 px: a bot's three blank condition columns are one, the params take what is left
+    assert sum(widths(at.dataframe[0]).values()) <= PAGE_PX and list(played.columns)[-1] == "params"
+    assert set(played["condition"]) == {""}
     three_player = next(f for f in comparisons(at) if list(f["level"]) == [str(r) for r in range(6)])
     assert list(three_player["scores"]) == ["3"] * 6
     assert list(three_player["test"]) == ["default"] + ["not tested"] * 5 and set(three_player["significant"]) == {""}
@@ -209,6 +214,8 @@ def test_level_tables_fit_the_window_and_settings_are_named_as_gamma_bench_names
     assert levels and all(sum(widths(df).values()) <= inside for df in levels), [widths(df) for df in levels]
     played = at.dataframe[0].value
     assert set(played["setting"]) == {"custom: players=3, rounds=1"}
+    assert set(played["condition"]) == {"v1 · 0.00 · vanilla", "v1 · 1.00 · vanilla", "v2 · 1.00 · vanilla"}
+    assert sum(widths(at.dataframe[0]).values()) <= PAGE_PX
     gama = leaderboard(first_run_db)
     assert set(gama[gama["model"] == "local/smollm2"]["setting"]) == {"custom"}
     assert setting_label("guessing_game", "default", "{}") == "vanilla"

@@ -46,7 +46,9 @@ def page(db, monkeypatch, **params) -> AppTest:
 
 
 def found(at: AppTest):
-    return at.dataframe[0].value
+    """The match list, its match ids as the ids (the page holds each as the link that opens it)."""
+    listed = at.dataframe[0].value
+    return listed.assign(match_id=listed["match_id"].str.removeprefix("transcripts?match="))
 
 
 def test_search_by_game_agent_outcome_failures_and_text(db, monkeypatch):
@@ -322,7 +324,7 @@ def test_a_finished_boards_legend_names_no_one_to_move(db, monkeypatch):
 def test_a_random_fallback_is_not_called_a_parse_and_seats_are_named_as_players(tmp_path, monkeypatch):
     """A new user's pass: a random fallback move sat under "How it was parsed"; the round's record, headed "Last",
     read "winners [2]" (seats from 0) beside "Player 3"; seat scores read "99" beside "1.00"; the match list cut
-    "finished_at" at 1400 px."""
+    "finished_at" at 1400 px, and its lineup past the edge."""
     from tests.test_one_definition import PAGE_PX, widths
 
     path = tmp_path / "results.duckdb"
@@ -348,6 +350,9 @@ def test_a_random_fallback_is_not_called_a_parse_and_seats_are_named_as_players(
     columns = list(matches.value.columns)
     shown = {c: {"small": 75, "medium": 200, "large": 400}.get(w, w) for c, w in widths(matches).items()}
     assert sum(shown[c] for c in columns[:columns.index("finished_at") + 1]) <= PAGE_PX  # finished_at in view
+    assert sum(shown.values()) <= PAGE_PX and columns[-1] == "lineup"  # every column, the lineup last (cut on hover)
+    link = json.loads(matches.proto.columns)["match_id"]  # the match id is the link: no second id column
+    assert link["label"] == "match" and link["pinned"] and found(at)["match_id"][0] == match
     bot_turn = int(store.query(path, "SELECT min(turn) AS t FROM turns WHERE seat = 1")["t"][0])
     parsed = [m.value for m in page(path, monkeypatch, match=match, turn=str(bot_turn)).markdown]
     assert "**How it was parsed**" in parsed

@@ -1,5 +1,5 @@
 """The robustness query compares like with like: a game's scores are split by setting (preset and params) before
-levels are compared, each setting is named by what tells it apart, and intervals of the mean stay in the range the
+levels are compared, each setting is named as every page names it, and intervals of the mean stay in the range the
 scores can take."""
 
 from __future__ import annotations
@@ -22,17 +22,15 @@ def scores(rows: list[tuple]) -> pd.DataFrame:
     return frame.assign(run_id="r", prompt_version=None, temperature=float("nan"), strategy=None)
 
 
-def test_settings_are_compared_apart_and_named_by_what_differs():
+def test_settings_are_compared_apart_and_named_as_on_every_page():
     """bot:random on the first run: 10-player guessing games (repeats 0-2) and 3-player ones (repeats 0-5), once
     pooled into one comparison; now two blocks, each its own default and Holm family."""
     rows = [("guessing_game", "default", TEN, r, r, 50.0 + r) for r in range(3) for _ in range(5)]
     rows += [("guessing_game", "default", THREE, r, r, 20.0 + 10 * r) for r in range(6) for _ in range(3)]
     frame = scores(rows)
-    names = queries.setting_names(frame)
-    assert set(names) == {"default · players=10, rounds=20", "default · players=3, rounds=1"}  # max is the same
     table = queries.robustness_tables(frame)[("repeat", "guessing_game")]
-    ten, three = (table[table["setting"] == name] for name in ("default · players=10, rounds=20",
-                                                                 "default · players=3, rounds=1"))
+    assert set(table["setting"]) == {"vanilla", "custom: players=3, rounds=1"}  # the paper's 10 players, 20 rounds
+    ten, three = (table[table["setting"] == name] for name in ("vanilla", "custom: players=3, rounds=1"))
     assert list(ten["level"]) == [0, 1, 2] and list(ten["n"]) == [5, 5, 5]
     assert list(three["level"]) == list(range(6)) and list(three["n"]) == [3] * 6
     assert list(three["test"]) == ["default"] + [stats.NOT_TESTED] * 5 and three["significant"].isna().all()
@@ -40,9 +38,12 @@ def test_settings_are_compared_apart_and_named_by_what_differs():
     assert stats.robustness_verdict(three.reset_index(drop=True), margin=5) == "not enough data"
 
 
-def test_a_single_setting_is_named_by_its_preset():
-    frame = scores([("tictactoe", "no_hint", json.dumps({"hint": False}), s, s, 0.5) for s in range(3)])
-    assert set(queries.setting_names(frame)) == {"no_hint"}
+def test_settings_that_differ_only_in_what_changes_no_rule_are_one_setting():
+    """A valuation seed draws other private values under the same rules: one setting, named by its preset."""
+    frame = scores([("sealed_bid_auction", "no_hint", json.dumps({"valuation_seed": s}), s, r, float(s + r))
+                    for s in range(5) for r in range(2)])
+    table = queries.robustness_tables(frame)[("repeat", "sealed_bid_auction")]
+    assert set(table["setting"]) == {"no_hint · vanilla"} and list(table["n"]) == [5, 5]
 
 
 def test_intervals_of_the_mean_stay_in_the_observed_range_or_the_0_100_scale():

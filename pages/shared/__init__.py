@@ -25,6 +25,8 @@ from __future__ import annotations
 import html
 import importlib
 import io
+import itertools
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -323,6 +325,19 @@ class Report:
     def download(self, name: str) -> None:
         st.download_button("Download this page as an HTML report", self.html().encode(), f"{name}.html",
                            "text/html", key=f"report_{name}")
+
+
+# a lineup's seats ("a, b, b"), split where a comma is not inside an agent's "(t=1.0, prompt v2)"
+SEAT_SEPARATOR = re.compile(r", (?![^(]*\))")
+
+
+def compact_lineup(lineup: str | None) -> str:
+    """A lineup with the same agent in seats in a row named once with how many ("bot:equilibrium, bot:random ×9"),
+    seat order kept, a winner's mark after its agent ("bot:random (won) ×2"): a ten-seat lineup fits the match
+    lists' column (Overview, Transcripts)."""
+    seats = SEAT_SEPARATOR.split(lineup) if isinstance(lineup, str) and lineup else []  # none: blank
+    return ", ".join(seat if n == 1 else f"{seat} ×{n}"
+                     for seat, n in ((s, len(list(g))) for s, g in itertools.groupby(seats)))
 
 
 def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:

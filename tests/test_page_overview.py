@@ -1,0 +1,51 @@
+"""The Overview page's matches table at 1400 px, headless: a new user's pass found it 1,258 px wide in a 938 px page
+(a link column and an id column, an empty error column, ten-seat lineups written seat by seat)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import duckdb
+
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from tests.page_run import run_page
+from tests.test_one_definition import PAGE_PX, widths
+
+SPEC = {"name": "overview", "seed": 4, "games": [
+    {"game": "guessing_game", "params": {"players": 4, "rounds": 2},
+     "lineups": [["bot:equilibrium", "bot:random", "bot:random", "bot:random"]]},
+    {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
+]}
+
+
+def matches_table(at):
+    frame = at.dataframe[-1]
+    return frame.value, json.loads(frame.proto.columns)
+
+
+def test_the_matches_table_fits_and_its_id_is_the_link(db_path, monkeypatch):
+    asyncio.run(run_spec(parse_spec(SPEC), db_path, progress=False))
+    at = run_page("overview", db_path, monkeypatch)
+    assert not at.exception
+    shown, config = matches_table(at)
+    assert sum(widths(at.dataframe[-1]).values()) <= PAGE_PX, widths(at.dataframe[-1])
+    assert list(shown.columns)[0] == "transcript" and list(shown.columns)[-1] == "lineup"
+    assert config["transcript"]["label"] == "match" and "match_id" not in shown  # the id is the link's text
+    assert "error" not in shown  # no match has one: no empty column
+    assert set(shown["lineup"]) == {"bot:equilibrium, bot:random ×3", "bot:equilibrium, bot:random"}
+    assert all(config[c].get("help") for c in ("transcript", "finished_at", "lineup"))
+
+
+def test_an_error_gets_its_column_and_the_table_still_fits(db_path, monkeypatch):
+    asyncio.run(run_spec(parse_spec(SPEC), db_path, progress=False))
+    with duckdb.connect(str(db_path)) as con:  # as a match the provider kept failing is stored
+        con.execute("UPDATE matches SET status = 'error', error = ? WHERE game = 'tictactoe'",
+                     ["RateLimitError: the provider refused every retry " * 3])
+    at = run_page("overview", db_path, monkeypatch)
+    assert not at.exception
+    shown, _ = matches_table(at)
+    assert sum(widths(at.dataframe[-1]).values()) <= PAGE_PX, widths(at.dataframe[-1])
+    assert list(shown.columns)[-2:] == ["error", "lineup"]
+    assert set(shown["error"]) == {"", "RateLimitError: the provider refused every retry " * 3}  # blank, never None
