@@ -16,7 +16,8 @@ from engine.agents.llm import load_litellm
 
 litellm = load_litellm()
 # litellm's first call imports the proxy's file-id helpers and builds the default tokenizer (~0.2 s); a
-# litellm without these names only costs that time again, in each worker
-with contextlib.suppress(ImportError, AttributeError):
+# litellm without one of these names only costs that part again, in each worker
+with contextlib.suppress(ImportError):
     importlib.import_module("litellm.proxy.openai_files_endpoints.common_utils")
+with contextlib.suppress(AttributeError):
     litellm.main.encoding  # noqa: B018 - the lazy attribute's load is the point

@@ -2,7 +2,6 @@
 seats won / seats held over contested matches, self-play left out) and mean score, and the newest matches,
 each linking to its transcript. Reads the database read-only through engine/queries.py and engine/headline.py."""
 
-from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -12,10 +11,10 @@ from engine.games import get_game
 from engine.selection import Selection
 from pages.shared import (
     Report,
-    column_width,
     compact_lineup,
     fitted_columns,
     links,
+    match_link_column,
     numbers,
     readable,
     runs_of,
@@ -28,7 +27,6 @@ DB = store.default_db()
 # the runs table's columns in words (the database's names are for SQL)
 RUN_COLUMNS = {"run_id": "run", "name": "name", "source": "source", "status": "status", "n_done": "matches played",
                "n_matches": "matches planned", "created_at": "created", "finished_at": "finished"}
-TABLE_PX, LONG_TEXT_PX = 936, 100  # a table's room in a 1400 px window (938 measured in Chromium); a long text's least
 WHOLE = "A double click on a cut cell shows it whole."
 report = Report("Overview")
 
@@ -74,20 +72,15 @@ matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
 # whole on a double click, as their headers' tooltips say)
 errored = matches["error"].fillna("").astype(str).str.strip().ne("").any()
 order = ["game", "status", "preset", "seed", "repeat", "finished_at", *(["error"] if errored else []), "lineup"]
-opened = pd.DataFrame({"transcript": [f"transcripts?{urlencode({'match': m})}" for m in matches["match_id"]]})
+opened = pd.DataFrame({"transcript": matches["match_id"].map(links.match_link)})
 shown = pd.concat([opened, readable(matches[order]).assign(lineup=matches["lineup"].map(compact_lineup))],
                   axis=1)  # the link first: never off-screen
 shown, config = fitted_columns(shown, {
-    "transcript": st.column_config.LinkColumn(
-        "match", display_text=r"match=(.+)", width=column_width(matches["match_id"], "match"),
-        help="the match's id: opens its turns in Transcripts, in a new tab"),
+    "transcript": match_link_column(matches["match_id"],
+                                    "the match's id: opens its turns in Transcripts, in a new tab"),
     "finished_at": {"label": "finished", "help": "when the match finished, in UTC"},
     "lineup": {"help": f"the agents in seat order, seat 0 first (×3: the same agent in three seats in a row). {WHOLE}"},
-    **({"error": {"help": f"why the match stopped. {WHOLE}"}} if errored else {})})
-long_texts = [c for c in ("error", "lineup") if c in shown]  # sharing what the rest leaves evenly
-left = TABLE_PX - sum(config[c]["width"] for c in shown.columns if c not in long_texts)
-for column in long_texts:
-    config[column]["width"] = max(left // len(long_texts), LONG_TEXT_PX)
+    **({"error": {"help": f"why the match stopped. {WHOLE}"}} if errored else {})}, fill=("error", "lineup"))
 st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
 report.table("Matches", readable(matches[["match_id", *order]]))
 report.download("overview")

@@ -19,7 +19,16 @@ from plotly.subplots import make_subplots
 from engine import queries, store
 from engine.metrics import stats
 from engine.settings import setting_labels
-from pages.shared import Report, fitted_columns, numbers, readable, show_table, url_selectbox
+from pages.shared import (
+    COLUMN_HELP,
+    Report,
+    fitted_columns,
+    numbers,
+    readable,
+    show_table,
+    url_selectbox,
+    with_condition,
+)
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 
@@ -53,10 +62,9 @@ PLAYED_COLUMNS = {
     "setting": "vanilla: the game's default parameters; custom: the parameters that differ from them (as γ-Bench's own "
                "table on Leaderboards calls them), after the preset unless it is the default; levels are compared only "
                "within one setting",
-    "condition": "the model's prompt version, sampling temperature and prompting strategy (blank for a bot)",
+    "condition": COLUMN_HELP["condition"],
     "scores": "matches scored", "mean": "mean score", "sd": "standard deviation of the scores",
     "params": "every parameter of the setting (a double click on a cut cell shows it whole)"}
-PLAYED_PX = 936  # the table's room in a 1400 px window (938 measured in Chromium)
 VERDICT_COLUMNS = {
     "tested": f"levels other than the default with {stats.MIN_SAMPLE} scores or more, as the default, of the levels "
               "other than the default",
@@ -175,13 +183,8 @@ conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the l
 # the model's condition in one column ("v1 · 1.00 · vanilla", blank for a bot, as the papers' tables on Leaderboards
 # show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
 # 1400 px window
-played_shown = readable(conditions, TWO_DECIMALS)
-parts = ["prompt version", "temperature", "strategy"]
-played_shown.insert(2, "condition", [" · ".join(v for v in row if v)
-                                     for row in played_shown[parts].itertuples(index=False)])
-played_shown, played_config = fitted_columns(played_shown.drop(columns=parts), None, PLAYED_COLUMNS)
-played_config["params"]["width"] = max(
-    PLAYED_PX - sum(played_config[c]["width"] for c in played_shown.columns if c != "params"), 120)
+played_shown = with_condition(readable(conditions, TWO_DECIMALS), ["prompt version", "temperature", "strategy"])
+played_shown, played_config = fitted_columns(played_shown, None, PLAYED_COLUMNS, fill=("params",), least=120)
 show_table(report, "Scores per game, setting and condition", conditions, "robustness_conditions",
            shown=played_shown, column_config=played_config)
 definitions(PLAYED_COLUMNS)

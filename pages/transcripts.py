@@ -7,7 +7,6 @@ answer holding markup or a script reaches the page escaped."""
 
 import json
 from typing import Any
-from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -17,10 +16,10 @@ from engine.wording import count
 from pages.shared import (
     COLUMN_HELP,
     Report,
-    column_width,
     compact_lineup,
     download_table,
     fitted_columns,
+    match_link_column,
     numbers,
     readable,
     url_int,
@@ -29,13 +28,12 @@ from pages.shared import (
     url_text,
     url_toggle,
 )
-from pages.shared.links import LINKED, described, linked_selection
+from pages.shared.links import LINKED, described, linked_selection, match_link
 from pages.shared.markdown import plain
 from pages.shared.opening import open_page
 
 DB = store.default_db()
 ANY = "(any game)"
-LIST_PX = 936  # the match list's room in a 1400 px window (938 measured in Chromium)
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
 open_page("Transcripts", DB)
@@ -219,19 +217,16 @@ if found.empty:
     st.stop()
 # the match id is the link that opens the match below (one column, not two: the list fits a 1400 px window); the
 # lineup, the long text, last and as wide as the rest leaves (a cut cell reads whole on a double click)
-links = readable(found).assign(match_id=[f"transcripts?{urlencode({'match': m})}" for m in found["match_id"]],
-                               lineup=found["lineup"].map(compact_lineup))
+links = readable(found).assign(match_id=found["match_id"].map(match_link), lineup=found["lineup"].map(compact_lineup))
 links = links.rename(columns={"parse_failures": "failures"})  # defined in its header's tooltip
 links = links[[*(c for c in links.columns if c != "lineup"), "lineup"]]
 listed, config = fitted_columns(links, {
-    "match_id": st.column_config.LinkColumn(
-        "match", display_text=r"match=(.+)", width=column_width(found["match_id"], "match"),
-        help="the match's id: opens its turns in a new tab (or pick it in Match, under the list, to open it here)"),
+    "match_id": match_link_column(found["match_id"], "the match's id: opens its turns in a new tab (or pick it in "
+                                                     "Match, under the list, to open it here)"),
     "finished_at": {"label": "finished", "help": "when the match finished, in UTC"},
     "lineup": {"help": "the agents in seat order, seat 0 first, the winners marked (won) (×3: the same agent in "
                        "three seats in a row). A double click on a cut cell shows it whole."}},
-    helps={"failures": COLUMN_HELP["parse_failures"]})
-config["lineup"]["width"] = max(LIST_PX - sum(config[c]["width"] for c in listed.columns if c != "lineup"), 160)
+    helps={"failures": COLUMN_HELP["parse_failures"]}, fill=("lineup",), least=160)
 st.dataframe(listed, hide_index=True, width="stretch", column_config=config)
 download_table(found, "matches")
 report.table("Matches", readable(found))

@@ -411,6 +411,7 @@ def column_help(columns, game: str | None = None) -> dict[str, str]:
     return {c: text for c, text in helps.items() if text}
 
 
+TABLE_PX = 936  # a table's room in a 1400 px window (938 measured in Chromium)
 CHAR_PX, PAD_PX, MAX_COLUMN_PX = 6.5, 26, 320  # px per character of the table font (5.8 measured), padding
 
 
@@ -422,11 +423,13 @@ def column_width(column: pd.Series, label: str) -> int:
     return min(round(CHAR_PX * longest) + PAD_PX, MAX_COLUMN_PX)
 
 
-def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: dict[str, str] | None = None
-                   ) -> tuple[pd.DataFrame, dict]:
+def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: dict[str, str] | None = None,
+                   fill: tuple[str, ...] = (), least: int = 100) -> tuple[pd.DataFrame, dict]:
     """The table with its link columns first (an "open" link past the right edge is never seen) and the first
     column pinned, each column as wide as its content (`column_width`) unless its config sets a width, and the
-    definitions `helps` (column -> text) as its header's tooltip."""
+    definitions `helps` (column -> text) as its header's tooltip. The long texts named in `fill` (a lineup, an
+    error) share evenly what the others leave of TABLE_PX, each at least `least` px: the table fits its window,
+    and a cut cell reads whole on a double click."""
     config = {k: dict(v) if isinstance(v, dict) else {"label": v} for k, v in (column_config or {}).items()}
     links = [c for c in display.columns if config.get(c, {}).get("type_config", {}).get("type") == "link"]
     display = display[links + [c for c in display.columns if c not in links]]
@@ -435,7 +438,29 @@ def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: dic
         own["width"] = own.get("width") or column_width(display[column], str(own.get("label") or column))
         own["help"] = own.get("help") or (helps or {}).get(column) or COLUMN_HELP.get(str(column))
         own["pinned"] = own.get("pinned") or position == 0
+    filled = [c for c in fill if c in display.columns]
+    if filled:
+        left = TABLE_PX - sum(config[c]["width"] for c in display.columns if c not in filled)
+        for column in filled:
+            config[column]["width"] = max(left // len(filled), least)
     return display, config
+
+
+def match_link_column(match_ids: pd.Series, help: str) -> Any:  # noqa: A002 - Streamlit's own name
+    """The column of `links.match_link`s of a match list, read as the match ids themselves (the link is the id:
+    one column, not two)."""
+    return st.column_config.LinkColumn("match", display_text=r"match=(.+)", width=column_width(match_ids, "match"),
+                                       help=help)
+
+
+def with_condition(shown: pd.DataFrame, parts: list[str]) -> pd.DataFrame:
+    """`shown` with a model's condition columns `parts` (prompt version, temperature, strategy, as shown) in one
+    column where the first was ("v1 · 1.00 · vanilla", blank for a bot): narrower than three."""
+    at = list(shown.columns).index(parts[0])
+    joined = [" · ".join(v for v in row if v) for row in shown[parts].itertuples(index=False)]
+    shown = shown.drop(columns=parts)
+    shown.insert(at, "condition", joined)
+    return shown
 
 
 def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
@@ -515,11 +540,8 @@ def own_table_view(board: pd.DataFrame, suite: str) -> pd.DataFrame:
                 shown[ability] = (board[ability] * RADAR_SCALE).map(numbers.number)
         shown = shown.rename(columns=SHORT_ABILITIES)
     condition = [c for c in ("prompt_version", "temperature", "strategy") if c in shown]
-    if len(condition) > 1:  # a model's condition in one column ("v1 · 1.00 · vanilla"), blank for a bot: narrower
-        at = list(shown.columns).index(condition[0])
-        joined = [" · ".join(v for v in row if v) for row in shown[condition].itertuples(index=False)]
-        shown = shown.drop(columns=condition)
-        shown.insert(at, "condition", joined)
+    if len(condition) > 1:
+        shown = with_condition(shown, condition)
     # the key columns and MAgIC's figures stay even when blank (`overall` blank: not all eight games played; an
     # ability no one has: the profile always has seven); a bot's strategy or a game no row played goes
     kept = {*first, *key, *SHORT_ABILITIES.values(), *ROLE_WIN_RATES, *TABLE_2}

@@ -27,6 +27,11 @@ def transcripts_link(selection: Selection, game: str, agent: str, variant: str =
     return f"transcripts?{urlencode(query)}"
 
 
+def match_link(match_id: str) -> str:
+    """The relative URL of Transcripts opening one match."""
+    return f"transcripts?{urlencode({'match': match_id})}"
+
+
 def linked_selection(get_all: Callable[[str], list[str]], game: str | None) -> Selection | None:
     """The selection a link put in the URL (`get_all(key)`: the key's values, as `st.query_params.get_all`),
     None when it holds none. A malformed date or an unknown rule set is a ValueError naming it."""
