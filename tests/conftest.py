@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -13,6 +14,16 @@ os.environ.setdefault("OPENAI_API_KEY", "stub-key-for-tests")
 os.environ["ARENA_CACHE"] = "off"
 
 from engine.testing import StubServer  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _main_module_restored():
+    """Streamlit's AppTest installs the page it ran as `sys.modules["__main__"]` and leaves it there; a local
+    executor's worker process started by a later test would then run that page again as its main module (and die
+    on it), so whether a test passed depended on which tests ran before it."""
+    main = sys.modules["__main__"]
+    yield
+    sys.modules["__main__"] = main
 
 
 @pytest.fixture
