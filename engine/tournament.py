@@ -1,4 +1,4 @@
-"""Round-robin tournaments played until the ratings settle (LLMArena seed 001 §3.1: games are played
+"""Round-robin tournaments played until the ratings settle (LLMArena paper §3.1: games are played
 until the TrueSkill ratings converge).
 
     name: llmarena_round_robin

@@ -1,4 +1,4 @@
-"""Abilities (MAgIC, seed 000 Figure 1): the radar of the seven abilities for several challengers at
+"""Abilities (MAgIC paper Figure 1): the radar of the seven abilities for several challengers at
 once, the radar's area against the win rate, and vanilla against PGM side by side, all on the paper's one
 0-100 scale (Figure 1: abilities and win rates in percent, the radar's area as a percentage of the full radar).
 Figures come from the MAgIC suite's own table, the one Leaderboards shows (`own_table`: contested matches, the

@@ -1,4 +1,4 @@
-"""Robustness (GAMA-Bench RQ1, seed 002 §4.1): for one model, its scores across prompt versions,
+"""Robustness (GAMA-Bench RQ1, γ-Bench paper §4.1): for one model, its scores across prompt versions,
 temperatures, strategies and repeats, compared within one game and setting (preset and params: a 3-player
 and a 10-player guessing game are never pooled); per level the mean and spread, a t-test against the default
 (paired on shared seeds, Welch otherwise; Holm-corrected) and Cohen's d, but only where the level and the

@@ -20,7 +20,7 @@ from tests.game_play import new_game as new
 
 def test_the_authors_instances_are_read_and_each_pool_is_worth_ten_to_both():
     rows = instances()
-    assert len(rows) == 1000  # SPEC.md says 999: the last line has no newline, wc -l misses it
+    assert len(rows) == 1000  # `wc -l` says 999: the last line has no newline, wc -l misses it
     assert rows[0] == ((1, 2, 3), (8, 1, 0), (4, 0, 2))
     assert all(sum(c * v for c, v in zip(counts, values, strict=True)) == 10
                for counts, a, b in rows for values in (a, b))

@@ -1,4 +1,4 @@
-"""ConnectFour's rules, the board value V of SPEC.md, the stored per-move reward, and the minimax bot."""
+"""ConnectFour's rules, the board value V (docs/GAMES.md), the stored per-move reward, and the minimax bot."""
 
 from __future__ import annotations
 

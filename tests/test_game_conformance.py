@@ -1,4 +1,4 @@
-"""Conformance of every registered game to the protocol of DESIGN.md (in the spirit of PettingZoo's
+"""Conformance of every registered game to the protocol of docs/CONTRACTS.md (in the spirit of PettingZoo's
 api_test): random legal play always ends, the same seed and actions replay the same match, every
 seat gets a result, views and states are JSON, each legal label parses back, prompts render."""
 

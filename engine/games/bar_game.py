@@ -1,7 +1,7 @@
-"""El Farol Bar (γ-Bench, seed 002 §2.1): each round every player goes to the bar or stays home at
+"""El Farol Bar (γ-Bench paper §2.1): each round every player goes to the bar or stays home at
 once. Going pays MAX if at most a share R goes, MIN if more; home pays HOME. In the implicit mode
 (the default, as scored by the paper) those at home learn only their own payoff; in the explicit
-mode everyone learns the attendance. Score per SPEC.md: 100 when the share going stays at R."""
+mode everyone learns the attendance. Score (docs/GAMES.md): 100 when the share going stays at R."""
 
 from __future__ import annotations
 

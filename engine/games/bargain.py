@@ -1,4 +1,4 @@
-"""Bargain (LLMArena, seed 001 §2, App. A.5; Deal or No Deal, Lewis et al. 2017): two players split a
+"""Bargain (LLMArena paper §2, App. A.5; Deal or No Deal, Lewis et al. 2017): two players split a
 pool of hats, balls and apples; each values the items privately. They speak in turn, Player A first,
 for at most `rounds` rounds of two messages (A's, then B's; 10 as LLMArena's env): a message is a plan
 (the items the speaker takes, the rest going to the other) with an optional remark, or "Deal",
@@ -7,7 +7,7 @@ rounds pays 0 to both. After a deal, the higher value wins. Quirk kept from the 
 (bargain.py `step`): the last round closes when B's message arrives, before it is read, so B's final
 message can neither deal nor propose.
 Instances (`counts values_A values_B`) are the authors', engine/data/llmarena/bargain_instances.txt: 1000
-lines (SPEC.md counts 999: the last has no newline).
+lines (`wc -l` counts 999: the last has no newline).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Battle Royale (γ-Bench, seed 002 §2.3): players with rising hit rates shoot in turn, the least
+"""Battle Royale (γ-Bench paper §2.3): players with rising hit rates shoot in turn, the least
 accurate first, with unlimited bullets; a player may miss on purpose; the last survivor wins.
-Hit rates run evenly from `hit_min` to `hit_max` (35%, 40%, ..., 80% by default). Score per
-SPEC.md: the share of shooting turns aimed at the surviving opponent with the highest hit rate.
+Hit rates run evenly from `hit_min` to `hit_max` (35%, 40%, ..., 80% by default). Score
+(docs/GAMES.md): the share of shooting turns aimed at the surviving opponent with the highest hit rate.
 `max_turns` only stops a match of players who never shoot (the survivors then share the win)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Bid (LLMArena, seed 001 §2, App. A.6): a first-price sealed-bid auction of one item between two
+"""Bid (LLMArena paper §2, App. A.6): a first-price sealed-bid auction of one item between two
 bidders. Each draws a private valuation v ~ U(0, 10) (cents), bids once without seeing the other's bid,
 never above its valuation; the higher bid wins (a tie is settled by the seed) and earns v - bid, the
-loser 0. With two bidders and uniform values the equilibrium bids v/2; SPEC.md's deviation from it is
+loser 0. With two bidders and uniform values the equilibrium bids v/2; the paper's deviation from it is
 (bid - v/2)/(v/2), stored per seat as `bid_deviation`.
 """
 

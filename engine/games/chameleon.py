@@ -1,9 +1,9 @@
-"""Chameleon (MAgIC, seed 000 §3.1, App. A): everyone knows the topic, all but the chameleon know
+"""Chameleon (MAgIC paper §3.1, App. A): everyone knows the topic, all but the chameleon know
 the secret word; one clue round, one vote; a caught chameleon may guess the word.
 
 With `probes` on, as the authors' chameleon_competition.py asks them: every seat answers a role
 probe before each clue and a belief probe after it (three of each in a 3-player game).
-Outcome flags and credits (chameleon / others) as ../shared/SPEC.md pins them:
+Outcome flags and credits (chameleon / others) as the authors' code scores them:
 0 caught and guessed wrong 0/2, 1 caught and guessed right 1/1, 2 wrong accusation 2/0, 3 tie 1/1.
 Settings are engine/data/magic/chameleon/<n>.json (topic, secret word, the chameleon's seat, one
 scripted clue per player for the fixed-clue option); 0.json is the authors' released setting byte for

@@ -1,7 +1,7 @@
-"""ConnectFour (LLMArena, seed 001 §2.2, App. A.2): a 6x7 grid, X first; a marker drops to the
+"""ConnectFour (LLMArena paper §2.2, App. A.2): a 6x7 grid, X first; a marker drops to the
 lowest empty cell of the chosen column (1-7, left to right); four in a row, column or diagonal
 wins. An off-board column is unparseable; a full one is an illegal move that loses
-(engine.games.grid). Each move's reward V(s') - V(s) (SPEC.md) is
+(engine.games.grid). Each move's reward V(s') - V(s) (docs/GAMES.md) is
 stored with the public state, so the paper's strategic-planning analysis is a query."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class ConnectFour(GridGame):
         return {"reward": board_value(tuple(self.board), mark) - board_value(before, mark)}
 
     def step_rewards(self) -> dict[int, float]:
-        """The mover's reward V(s') - V(s) (SPEC.md), as LLMArena's Figure 2 reads it (none for an illegal move,
+        """The mover's reward V(s') - V(s) (docs/GAMES.md), as LLMArena's Figure 2 reads it (none for an illegal move,
         which ends the game unplayed)."""
         move = self.last_move or {}
         return {move["seat"]: float(move["reward"])} if "reward" in move else {}

@@ -1,4 +1,4 @@
-"""Cost Sharing, MAgIC's airport fee (seed 000 §3.1, App. A): three airlines split a fixed airport fee
+"""Cost Sharing, MAgIC's airport fee (MAgIC paper §3.1, App. A): three airlines split a fixed airport fee
 by their usage. Each round every airline proposes a split (percentages for Player 1, 2, 3) and then
 votes for one of that round's proposals; the game succeeds when all votes name the same split, and
 fails after `rounds` rounds without one. Win = success (for every seat). Settings: 7 groups of airline

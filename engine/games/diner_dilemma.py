@@ -1,6 +1,6 @@
-"""Diner's Dilemma (γ-Bench, seed 002 §2.2): each round every diner orders the cheap or the costly
-dish at once and the bill is split evenly. Ordering the costly dish is the equilibrium; score per
-SPEC.md: the share of costly orders * 100."""
+"""Diner's Dilemma (γ-Bench paper §2.2): each round every diner orders the cheap or the costly
+dish at once and the bill is split evenly. Ordering the costly dish is the equilibrium; score
+(docs/GAMES.md): the share of costly orders * 100."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Divide the Dollar (γ-Bench, seed 002 §2.1): every player bids for a share of G golds at once;
-all bids are paid if their sum is at most G, else nobody gets anything. Score per SPEC.md:
+"""Divide the Dollar (γ-Bench paper §2.1): every player bids for a share of G golds at once;
+all bids are paid if their sum is at most G, else nobody gets anything. Score (docs/GAMES.md):
 100 when the bids average G/N."""
 
 from __future__ import annotations

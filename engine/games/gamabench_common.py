@@ -1,4 +1,4 @@
-"""What the eight γ-Bench games (GAMA-Bench, seed 002) share, in one place.
+"""What the eight γ-Bench games (GAMA-Bench, docs/PAPERS.md) share, in one place.
 
 - `Move`: one decision as the turn log keeps it (round, seat, phase, action) plus the public
   record of the step it closed (`context`). A γ-Bench score is a function of moves only, so a

@@ -1,5 +1,5 @@
-"""Guess 2/3 of the Average (γ-Bench, seed 002 §2.1): every player picks an integer at once;
-the one closest to R times the mean wins the round. Score per SPEC.md, 0-100."""
+"""Guess 2/3 of the Average (γ-Bench paper §2.1): every player picks an integer at once;
+the one closest to R times the mean wins the round. Score 0-100 (docs/GAMES.md)."""
 
 from __future__ import annotations
 

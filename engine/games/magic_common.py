@@ -1,4 +1,4 @@
-"""What MAgIC's three game-theory scenarios share (seed 000 §3.2, App. A): the settings on disk.
+"""What MAgIC's three game-theory scenarios share (MAgIC paper §3.2, App. A): the settings on disk.
 
 Each scenario's settings are `engine/data/magic/<game>/<n>.json` in the authors' format: groups of
 parameters (airline descriptions, payoff tables, multipliers) x 3 seats of the player under test

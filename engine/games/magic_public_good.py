@@ -1,4 +1,4 @@
-"""Public Good, MAgIC's version (seed 000 §3.1, App. A): three players start with 100 points each and
+"""Public Good, MAgIC's version (MAgIC paper §3.1, App. A): three players start with 100 points each and
 for 5 rounds secretly put some of their remaining points in a communal pool; after the last round the
 pool is multiplied and shared equally. Final points = points kept + the share; the highest wins, so
 investing the least is the rational move. Settings: 7 multipliers (1, 1.2, 1.5, 1.8, 2, 2.5, 3) in

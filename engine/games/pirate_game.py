@@ -1,6 +1,6 @@
-"""Pirate Game (γ-Bench, seed 002 §2.3): the most senior pirate proposes how to split G golds; all
+"""Pirate Game (γ-Bench paper §2.3): the most senior pirate proposes how to split G golds; all
 pirates still aboard vote (the proposer accepts its own plan); with at least half accepting the
-plan is paid, else the proposer is thrown overboard and the next one proposes. Score per SPEC.md:
+plan is paid, else the proposer is thrown overboard and the next one proposes. Score (docs/GAMES.md):
 half for proposals close (L1) to the equilibrium plan, half for voters' accuracy."""
 
 from __future__ import annotations

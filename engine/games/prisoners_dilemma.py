@@ -1,6 +1,6 @@
-"""Three-player iterated Prisoner's Dilemma (MAgIC, seed 000 §3): each round every player
+"""Three-player iterated Prisoner's Dilemma (MAgIC paper §3): each round every player
 cooperates or defects at once; payoffs follow the setting {cooperate, defect, one_defect,
-two_defect} of SPEC.md; the highest total after the last round wins. Presets `magic_1`..`magic_7`
+two_defect} (docs/GAMES.md); the highest total after the last round wins. Presets `magic_1`..`magic_7`
 play the seven payoff groups of engine/data/magic/prisoners_dilemma (see magic_common)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Public Goods (γ-Bench, seed 002 §2.2): each round every player gets T tokens and secretly puts
+"""Public Goods (γ-Bench paper §2.2): each round every player gets T tokens and secretly puts
 some in a pot; the pot times R is shared equally and kept tokens stay private. Contributing
-nothing is the equilibrium; score per SPEC.md: (T - mean contribution) / T * 100.
+nothing is the equilibrium; score (docs/GAMES.md): (T - mean contribution) / T * 100.
 (MAgIC's public good game is another game, `magic_public_good`.)"""
 
 from __future__ import annotations

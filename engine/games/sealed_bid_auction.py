@@ -1,7 +1,7 @@
-"""Sealed-Bid Auction (γ-Bench, seed 002 §2.2): each round every player learns a private valuation
+"""Sealed-Bid Auction (γ-Bench paper §2.2): each round every player learns a private valuation
 and bids at once; the highest bid wins and pays its own bid (first price, the default) or the
 second-highest bid (second price). Valuations come from `valuation_seed + round`, so they are the
-same for every model and every repeat, as in the paper. Score per SPEC.md: `current` is the mean
+same for every model and every repeat, as in the paper. Score (docs/GAMES.md): `current` is the mean
 of max(0, (v - b) / max(v, 1)) * 100; `paper` is the older mean(v - b) / max(v) * 100."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""TicTacToe (LLMArena, seed 001 App. A.1): X moves first; positions are (row, column), 1-based.
+"""TicTacToe (LLMArena paper App. A.1): X moves first; positions are (row, column), 1-based.
 An off-board position is unparseable (asked again); an occupied one is an illegal move that loses the
 game (LLMArena's rule, see engine.games.grid). `hint` toggles the list of legal positions in the prompt."""
 

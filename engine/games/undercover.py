@@ -1,15 +1,15 @@
 """Undercover in three rule sets (`rules`), one per paper, on the social-deduction core.
 
-- `magic` (MAgIC, seed 000): 3 players, two clue rounds, one vote. Outcome flags and credits
-  (undercover / each civilian): 0 caught 0/3, 1 survives 3/0, 2 tie 2/1 (../shared/SPEC.md).
+- `magic` (MAgIC paper): 3 players, two clue rounds, one vote. Outcome flags and credits
+  (undercover / each civilian): 0 caught 0/3, 1 survives 3/0, 2 tie 2/1 (docs/GAMES.md).
   Settings: engine/data/magic/undercover/<n>.json (two words, the undercover's seat, two scripted
   clues per player for the fixed-clue option).
-- `llmarena` (LLMArena, seed 001 §2.4, as the authors' undercover env plays it): 5 players, the
+- `llmarena` (LLMArena paper §2.4, as the authors' undercover env plays it): 5 players, the
   undercover in the last seat (it speaks last: Player 1 speaks first) with the FIRST word of its pair;
   a vote after each clue round eliminates the most-voted, a tie one of the most-voted at random; up to
   2 rounds; the undercover wins by surviving. Before each vote every player may be asked the others'
   words (`word_guesses`).
-- `wis` (Who is Spy, seed 003 §3, App. A): 6 players, a random first speaker, fouls (empty, own
+- `wis` (WiS paper §3, App. A): 6 players, a random first speaker, fouls (empty, own
   word, repeat) eliminate at once, speeches cut at 400 characters, votes with abstention, a tie
   eliminates no one; ends when the spy is out, fewer than 3 remain, or after 3 rounds; WiS scores.
 Word pairs for `llmarena` and `wis`: LLMArena's 69 (engine/data/llmarena/undercover_words.txt).

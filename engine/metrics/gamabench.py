@@ -1,4 +1,4 @@
-"""γ-Bench (GAMA-Bench, seed 002; formulas in SPEC.md): the 0-100 table and the per-round figures.
+"""γ-Bench (GAMA-Bench; formulas in docs/METRICS.md): the 0-100 table and the per-round figures.
 
 Each match's score is stored as the `gamabench_score` metric (the match's, seat NULL, and each seat's):
 a match we played by the game's own `score` classmethod over its moves (`Game.metrics`), an imported

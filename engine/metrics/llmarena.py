@@ -1,4 +1,4 @@
-"""LLMArena's main table (seed 001 Table 1, SPEC.md): per game a normalized score, and their average.
+"""LLMArena's main table (LLMArena paper Table 1, docs/METRICS.md): per game a normalized score, and their average.
 
 - `leaderboard(db)`: one row per agent; for the rated games (TicTacToe, ConnectFour, Texas Hold'em,
   Bargain) the TrueSkill mu replayed over the game's matches (`ratings.trueskill_table`: team members

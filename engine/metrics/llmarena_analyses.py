@@ -1,4 +1,4 @@
-"""LLMArena's analyses (seed 001 §3-4, SPEC.md) as queries over the stored matches of the sequential
+"""LLMArena's analyses (LLMArena paper §3-4, docs/METRICS.md) as queries over the stored matches of the sequential
 games. Everything they need was stored at play time: the `hint` parameter with the match, each
 decision's retries and fallback in the turn log, ConnectFour's per-move reward in `turns.reward`, the
 Monte-Carlo win probability of every Hold'em decision as the metric `win_prob:<action>`, and Hanabi's

@@ -1,4 +1,4 @@
-"""MAgIC's ability profile (seed 000 §3.3, App. A.2; formulas of ../shared/SPEC.md): per challenger, the
+"""MAgIC's ability profile (MAgIC paper §3.3, App. A.2; formulas in docs/METRICS.md): per challenger, the
 seven abilities, the overall win rate and the radar polygon's area, from ONE function the CLI
 (`python -m engine scores --suite magic`) and the dashboard both call.
 

@@ -1,6 +1,6 @@
 """MAgIC's cognition half (Chameleon and Undercover with `rules: magic`) and LLMArena's Undercover study.
 
-Formulas are the authors' `metrics_release.py` (cathyxl/MAgIC; ../shared/SPEC.md), pooled over all
+Formulas are the authors' `metrics_release.py` (cathyxl/MAgIC; docs/METRICS.md), pooled over all
 of an agent's games as that file does. Quirks kept from it:
 - Deception (`decept`): every outcome flag except 0 counts as a win as chameleon or undercover (a tie,
   a caught chameleon that guessed the word), plus 0.25 x its guess term computed as that function

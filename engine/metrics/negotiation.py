@@ -1,4 +1,4 @@
-"""LLMArena's Bargain and Bid figures (seed 001 §3-4; SPEC.md), per agent label and strategy, as queries
+"""LLMArena's Bargain and Bid figures (LLMArena paper §3-4; docs/METRICS.md), per agent label and strategy, as queries
 over the metrics the two games store per seat. Every seat of a two-player match is scored.
 
 - `bargain_table`: games, mean reward (value of the items obtained, 0 without a deal), reward as a share

@@ -1,4 +1,4 @@
-"""Skill ratings of agents from the stored match outcomes (SPEC.md, LLMArena seed 001).
+"""Skill ratings of agents from the stored match outcomes (LLMArena paper; docs/METRICS.md).
 
 One outcome, `OUTCOME`, for win rates and ratings alike: a seat the game declares a winner (alone, with its
 team, or sharing the win) wins; in a match nobody won, the seats sharing the best place with another team

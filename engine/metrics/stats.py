@@ -1,5 +1,5 @@
 """Statistics the dashboard puts on its figures: 95% intervals for win rates and means, and the
-robustness comparisons of GAMA-Bench's RQ1 (seed 002 §4.1) made testable.
+robustness comparisons of GAMA-Bench's RQ1 (γ-Bench paper §4.1) made testable.
 
 - `wilson_interval`: the Wilson score interval of a win rate (sound at 0 or n wins, unlike the
   normal approximation), from statsmodels.
@@ -8,7 +8,7 @@ robustness comparisons of GAMA-Bench's RQ1 (seed 002 §4.1) made testable.
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
   comparisons and Cohen's d. A level is tested only when it and the default have `MIN_SAMPLE`
   scores each (the paper's five runs); a t-test on two or three scores is left "not tested".
-- `robustness_verdict`: SPEC.md gives no numeric criterion. Absence of a significant difference is
+- `robustness_verdict`: the paper gives no numeric criterion. Absence of a significant difference is
   not robustness, so: unless every level and the default have `MIN_SAMPLE` scores, "not enough
   data"; "sensitive" when a level
   differs from the default with a Holm-significant p (alpha 0.05); "robust" only when every level's

@@ -1,4 +1,4 @@
-"""Who is Spy (seed 003 §3.4-3.5, §4.1): the ranking and the per-role figures of its leaderboard,
+"""Who is Spy (WiS paper §3.4-3.5, §4.1): the ranking and the per-role figures of its leaderboard,
 over the `rules: wis` Undercover games. An agent is `seats.label` with its strategy; every seat of
 a tournament counts.
 

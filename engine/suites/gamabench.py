@@ -1,4 +1,4 @@
-"""γ-Bench (GAMA-Bench, seed 002): eight multi-player games scored 0-100, and their per-round curves."""
+"""γ-Bench (GAMA-Bench, docs/PAPERS.md): eight multi-player games scored 0-100, and their per-round curves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LLMArena (seed 001): seven two-player and team games, a normalized TrueSkill table, and the analyses of
+"""LLMArena (docs/PAPERS.md): seven two-player and team games, a normalized TrueSkill table, and the analyses of
 its §4 (hint ablation, ConnectFour rewards, Hold'em actions against win probability, Hanabi's actions)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""MAgIC (seed 000): the social-deduction games (Chameleon, Undercover under MAgIC's rules) and three
+"""MAgIC (docs/PAPERS.md): the social-deduction games (Chameleon, Undercover under MAgIC's rules) and three
 game-theory games, scored as seven abilities per challenger."""
 
 from __future__ import annotations

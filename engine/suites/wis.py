@@ -1,4 +1,4 @@
-"""Who is Spy (seed 003): Undercover under its own rules, a ranking by points and the figures per role."""
+"""Who is Spy (WiS, docs/PAPERS.md): Undercover under its own rules, a ranking by points and the figures per role."""
 
 from __future__ import annotations
 

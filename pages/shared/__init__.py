@@ -395,7 +395,7 @@ COLUMN_HELP = {
     "illegal_move_rate": "illegal moves / moves, over every match (self-play included): a first answer rejected "
                          "(re-asked or a random fallback) or a move on a taken cell / full column",
     "parse_failures": "decisions whose answer was re-asked, illegal or replaced by a random fallback move",
-    **{short: f"{name}: 0-100, the radar's scale (MAgIC, seed 000 §3.3)" for name, short in SHORT_ABILITIES.items()},
+    **{short: f"{name}: 0-100, the radar's scale (MAgIC paper §3.3)" for name, short in SHORT_ABILITIES.items()},
     "valid": DEFINITIONS["valid moves"], "fb wins": DEFINITIONS["fallback wins"], "$/match": DEFINITIONS["cost"],
     "seats": "seats the agent held in its contested matches (a match may seat it more than once)",
     "condition": "the model's prompt version, sampling temperature and prompting strategy (blank for a bot)",
