@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DB     ?= results.duckdb
 
-.PHONY: run test venv local-model browser lint clean
+.PHONY: run test test-fast venv local-model browser lint clean
 
 venv: $(VENV)/.installed
 
@@ -33,6 +33,12 @@ browser:
 test: venv browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
+
+## make test-fast: lint, then every test not marked slow, browser, model or ray (the edit-test loop)
+FAST := not slow and not browser and not model and not ray
+test-fast: venv
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q -m "$(FAST)"
 
 lint: venv
 	$(PY) -m ruff check .

@@ -15,6 +15,18 @@ os.environ["ARENA_CACHE"] = "off"
 
 from engine.testing import StubServer  # noqa: E402
 
+FIRST_RUN_MARKS = ("model", "slow")
+
+
+def pytest_collection_modifyitems(items):
+    """A test that reads the first-run database needs the embedded model (runs/quick.yaml seats local/smollm2) and
+    waits for that run to be played once per session (minutes on 2 cores): it is marked `model` and `slow` in
+    whichever file it is, so `make test-fast` leaves it out while the file's other tests stay in."""
+    for item in items:
+        if "first_run_db" in getattr(item, "fixturenames", ()):
+            for mark in FIRST_RUN_MARKS:
+                item.add_marker(mark)
+
 
 @pytest.fixture(autouse=True)
 def _main_module_restored():

@@ -23,6 +23,8 @@ from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = "/usr/bin/chromium"  # Debian's package (`make browser` installs it); Playwright downloads nothing
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 PAGES = {"": "Overview", "launch": "Launch", "leaderboard": "Leaderboards", "abilities": "Abilities", "games": "Games",

@@ -15,6 +15,8 @@ from playwright.sync_api import expect, sync_playwright
 from engine.wording import count
 from tests.test_browser import CHROMIUM, FLAGS, open_page, serving, settle
 
+pytestmark = [pytest.mark.browser, pytest.mark.model]
+
 
 @pytest.fixture(scope="module")
 def first_visit(first_run_db):

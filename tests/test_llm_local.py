@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from engine import store
 from engine.agents import local_model
 from engine.runner import run_spec
 from engine.spec import parse_spec
+
+pytestmark = pytest.mark.model
 
 
 def test_smollm2_is_installed_where_make_installs_it():

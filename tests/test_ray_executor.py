@@ -25,6 +25,8 @@ from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
 
+pytestmark = pytest.mark.ray
+
 ROOT = Path(__file__).resolve().parents[1]
 LATENCY = 0.05  # seconds per model call
 SPREAD_LATENCY = 0.2  # the node-loss run: 32 matches x 10 rounds at 4 at once play ~16 s, far longer than a

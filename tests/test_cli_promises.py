@@ -1,0 +1,65 @@
+"""What the README's command table promises and no other test holds: the table names every command and option
+the CLI has (and only those), `--if-empty` leaves a database that holds matches alone, and `--db` defaults to
+`$ARENA_DB`, else `results.duckdb` at the repository root."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine import store
+from engine.__main__ import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_table() -> dict[str, set[str]]:
+    """Per command of the README's command table, the options its rows name."""
+    table: dict[str, set[str]] = {}
+    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+        row = re.match(r"\| `python -m engine (\w+)([^`]*)`", line)
+        if row:
+            table.setdefault(row.group(1), set()).update(re.findall(r"--[\w-]+", row.group(2)))
+    return table
+
+
+def cli_help(capsys, *command: str) -> str:
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--help"])
+    assert done.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_the_readmes_command_table_names_every_command_and_option_and_no_other(capsys):
+    table = readme_table()
+    listed = re.search(r"\{([\w,]+)\}", cli_help(capsys)).group(1).split(",")
+    assert sorted(table) == sorted(listed)
+    for command, options in table.items():
+        real = set(re.findall(r"--[\w-]+", cli_help(capsys, command))) - {"--help"}
+        said = options | ({"--db"} if "--db" in real else set())  # the table says once that every command takes it
+        assert said == real, command
+
+
+def bot_spec(path: Path, name: str) -> Path:
+    path.write_text(yaml.safe_dump({"name": name, "seed": 0, "repeats": 1,
+                                    "games": [{"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}))
+    return path
+
+
+def test_if_empty_plays_into_an_empty_database_and_leaves_one_with_matches_alone(tmp_path, capsys):
+    db = tmp_path / "results.duckdb"
+    assert main(["run", str(bot_spec(tmp_path / "a.yaml", "first")), "--db", str(db), "--if-empty", "--quiet"]) == 0
+    assert store.count_matches(db) == 1
+    assert main(["run", str(bot_spec(tmp_path / "b.yaml", "second")), "--db", str(db), "--if-empty", "--quiet"]) == 0
+    assert "already holds matches" in capsys.readouterr().out
+    assert store.rows(db, "SELECT name FROM runs") == [("first",)]
+
+
+def test_the_default_database_is_arena_db_else_results_duckdb_at_the_root(monkeypatch, tmp_path):
+    monkeypatch.setenv("ARENA_DB", str(tmp_path / "mine.duckdb"))
+    assert store.default_db() == tmp_path / "mine.duckdb"
+    monkeypatch.delenv("ARENA_DB")
+    assert store.default_db() == ROOT / "results.duckdb"
