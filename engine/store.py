@@ -378,10 +378,6 @@ def match_statuses(db: str | Path, run_id: str) -> dict[str, str]:
     return dict(rows)
 
 
-def finished_match_ids(db: str | Path, run_id: str) -> set[str]:
-    return {match_id for match_id, status in match_statuses(db, run_id).items() if status == "ok"}
-
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-from statistics import mean
 from typing import Any
 
 from engine.games.base import ActionSpace, Game, Observation, Param, SeatResult, rank_by
@@ -32,10 +31,6 @@ class Move:
     phase: str
     action: Any
     context: dict[str, Any]
-
-
-def mean_or_none(values: list[float]) -> float | None:
-    return mean(values) if values else None
 
 
 def players_param(default: int = 10) -> Param:

@@ -81,12 +81,6 @@ THEORY_COLUMNS = ["agent", "strategy", "Cooperation", "Coordination", "Rationali
                   "public_good_wr", *TABLE_2]
 
 
-def theory_abilities(db: str | Path) -> pd.DataFrame:
-    """Per challenger: Cooperation, Coordination, Rationality and the three game-theory win rates."""
-    sums = challenger_sums(db, THEORY_SELECTION, None, THEORY_METRICS, THEORY_SUMS)
-    return _theory_abilities_of(sums) if not sums.empty else pd.DataFrame(columns=THEORY_COLUMNS)
-
-
 def _theory_abilities_of(sums: pd.DataFrame) -> pd.DataFrame:
     """The game-theory abilities from the `THEORY_SUMS` per agent and strategy."""
     table = pd.DataFrame({
@@ -124,8 +118,3 @@ def ability_profile(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     profile["area"] = [radar_area(list(row)) for row in profile[ABILITIES].itertuples(index=False)]
     return profile.sort_values(["win_rate", "agent"], ascending=[False, True], na_position="last").reset_index(
         drop=True)
-
-
-def leaderboard(db: str | Path) -> pd.DataFrame:
-    """`python -m engine scores --suite magic`: the ability profile."""
-    return ability_profile(db)
