@@ -6,11 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from engine import store
 from engine.agents.llm import LLMAgent
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
+
+pytestmark = pytest.mark.slow
 
 
 def llm_spec(url: str, **game) -> dict:

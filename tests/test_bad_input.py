@@ -16,6 +16,8 @@ from engine import store
 from engine.__main__ import main
 from engine.spec import MAX_MATCHES, MAX_REPEATS, MAX_SEED, SpecError, load_spec, parse_spec
 
+pytestmark = pytest.mark.slow
+
 RECORDS = Path(__file__).parent.parent / "engine" / "data" / "gamabench" / "raw_results"
 SPEC = "name: tiny\ngames:\n  - game: tictactoe\n    lineups: [[bot:random, bot:random]]\n"
 

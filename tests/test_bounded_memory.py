@@ -12,6 +12,8 @@ from engine.metrics import wis
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
+pytestmark = pytest.mark.slow
+
 
 def test_the_wis_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     mixed = ["bot:random", "bot:letters", "bot:letters", "bot:random", "bot:letters", "bot:letters"]

@@ -13,6 +13,8 @@ import pytest
 
 from engine import store
 
+pytestmark = pytest.mark.slow
+
 HOLD = """
 import sys, time, duckdb
 con = duckdb.connect(sys.argv[1], read_only=sys.argv[2] == "ro")

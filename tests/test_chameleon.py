@@ -11,6 +11,8 @@ from engine.games.chameleon import Chameleon, topic_words
 from engine.games.social import DATA_DIR, magic_settings
 from engine.spec import parse_spec
 
+pytestmark = pytest.mark.slow
+
 
 def play(setting: int, votes: dict[int, int], guess: str | None = None, **params):
     game = Chameleon(Chameleon.resolve_params({"setting": setting, "probes": False} | params))

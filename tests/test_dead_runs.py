@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
@@ -16,6 +17,8 @@ from engine import store
 from engine.launch import processes
 from engine.spec import parse_spec
 from engine.testing import StubReply
+
+pytestmark = pytest.mark.slow
 
 
 def wait_for(condition, timeout: float = 60.0):

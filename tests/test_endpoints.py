@@ -13,6 +13,8 @@ from engine.runner import run_spec
 from engine.spec import SpecError, parse_spec
 from engine.testing import StubReply, StubServer
 
+pytestmark = pytest.mark.slow
+
 STOP_AFTER = 40  # calls the first endpoint answers before it dies
 
 

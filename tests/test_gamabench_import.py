@@ -19,6 +19,8 @@ from engine.selection import Selection
 from engine.spec import parse_spec
 from engine.suites.gamabench import GAMES
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 RAW = ROOT / "engine" / "data" / "gamabench" / "raw_results"  # shipped with the project: the README imports it
 PUBLISHED = {"guessing_game": "63.4", "bar_game": "68.7", "divide_dollar": "68.6", "public_goods": "38.9",

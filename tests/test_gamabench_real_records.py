@@ -23,6 +23,8 @@ from engine.rescore import rescore
 from engine.settings import setting_of
 from tests.page_run import run_page
 
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).resolve().parent / "data" / "gamabench"
 
 

@@ -15,6 +15,8 @@ from engine import group_commit, store
 from engine.runner import play_match, run_spec
 from engine.spec import parse_spec
 
+pytestmark = pytest.mark.slow
+
 BOTS = {"name": "bots", "seed": 0, "repeats": 120, "concurrency": 16,
         "games": [{"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}
 

@@ -22,6 +22,8 @@ from engine.agents.llm import LLMAgent, load_litellm
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
+pytestmark = pytest.mark.slow
+
 DEADLINE = 1.0
 RETRIES = 1
 GOOD = '{"chosen_number": 7}'

@@ -18,6 +18,8 @@ from engine.spec import MAX_REPEATS, parse_spec
 from engine.testing import StubReply
 from engine.wording import usd
 
+pytestmark = pytest.mark.slow
+
 
 def make_form(**changes) -> form.LaunchForm:
     base = dict(name="t", games=[form.GameChoice("tictactoe", ["default"], {}, ["bot:random", "bot:equilibrium"])])

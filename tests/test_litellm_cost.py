@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from engine.agents.base import AgentSpec
 from engine.agents.llm import LLMAgent, load_litellm
 from engine.testing import StubReply
+
+pytestmark = pytest.mark.slow
 
 
 def ask(stub, n: int) -> None:

@@ -18,6 +18,8 @@ from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 0.4
 FAULTS = {
     "429": lambda: StubReply("slow down", status=429, headers={"Retry-After": "0"}),

@@ -21,6 +21,8 @@ from engine.runner import default_workers, run_spec, this_worker
 from engine.spec import parse_spec
 from engine.testing import StubReply
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

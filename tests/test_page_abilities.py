@@ -14,6 +14,8 @@ from engine.testing import StubReply
 from pages.shared import SHORT_ABILITIES
 from tests.page_run import run_page
 
+pytestmark = pytest.mark.slow
+
 
 def llm(url: str, strategy: str) -> dict:
     return {"agent": "openai/stub-model", "api_base": url, "strategy": strategy, "max_tokens": 64}

@@ -16,6 +16,8 @@ from engine.runner import run_spec
 from engine.spec import parse_spec
 from tests.page_run import serve_like_the_dashboard
 
+pytestmark = pytest.mark.slow
+
 READING_PAGES = ("overview", "leaderboard", "games", "robustness", "abilities", "transcripts")
 
 

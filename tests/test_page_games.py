@@ -11,6 +11,8 @@ from engine.runner import run_spec
 from engine.spec import parse_spec
 from tests.page_run import run_page
 
+pytestmark = pytest.mark.slow
+
 SPEC = {"name": "games", "seed": 4, "repeats": 2, "games": [
     {"game": "guessing_game", "params": {"players": 4, "rounds": 5},
      "lineups": [["bot:equilibrium", "bot:random", "bot:random", "bot:random"], {"all": "bot:random"}]},

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 import yaml
 from streamlit.testing.v1 import AppTest
 
@@ -14,6 +15,8 @@ from engine.launch import cost, form, processes
 from engine.spec import MAX_REPEATS
 from engine.wording import usd
 from tests.page_run import run_page
+
+pytestmark = pytest.mark.slow
 
 
 def page(db, monkeypatch, **params) -> AppTest:

@@ -15,6 +15,8 @@ from pages.shared import PAPER_ASIDE, WIS_BY_ROLE
 from tests.page_run import run_page
 from tests.test_gamabench_import import RAW
 
+pytestmark = pytest.mark.slow
+
 SPEC = {"name": "leaderboard", "seed": 3, "repeats": 2, "games": [
     {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:random"]]},
     {"game": "guessing_game", "lineups": [{"all": "bot:random"}]},

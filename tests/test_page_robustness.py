@@ -21,6 +21,8 @@ from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
 
+pytestmark = pytest.mark.slow
+
 
 def first_number(text: str) -> float:
     """The value of a "value [lo to hi]" cell."""

@@ -15,6 +15,8 @@ from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
 
+pytestmark = pytest.mark.slow
+
 SCRIPT = '<script>alert("owned")</script> <b>bold</b>'
 BOTS = {"name": "bots", "seed": 3, "repeats": 2, "games": [
     {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},

@@ -19,6 +19,8 @@ from engine.runner import play_match
 from engine.spec import MatchPlan
 from tests.fuzz_answers import hostile_answer
 
+pytestmark = pytest.mark.slow
+
 GAMES = sorted(all_games())
 ANSWERS_PER_GAME = 10_000
 

@@ -7,10 +7,13 @@ import io
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from engine import store
 from engine.progress import LogProgress
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_line_at_the_start_every_interval_and_at_the_end():

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import published, store
 from engine.__main__ import main
 from engine.runner import run_spec
 from engine.spec import parse_spec
+
+pytestmark = pytest.mark.slow
 
 # bots labelled as two of the papers' models (and one no paper played)
 SPEC = {"name": "paper", "seed": 1, "games": [

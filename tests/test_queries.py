@@ -16,6 +16,8 @@ from engine.selection import Selection
 from engine.spec import parse_spec
 from tests.test_gamabench_import import RAW
 
+pytestmark = pytest.mark.slow
+
 SPEC = {"name": "q", "seed": 3, "repeats": 3, "games": [
     {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
     {"game": "guessing_game", "params": {"players": 4, "rounds": 3}, "lineups": [{"all": "bot:random"}]},

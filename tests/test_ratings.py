@@ -18,6 +18,8 @@ from engine.runner import run_spec
 from engine.selection import ALL
 from engine.spec import parse_spec
 
+pytestmark = pytest.mark.slow
+
 START = datetime(2026, 1, 1)
 
 

@@ -15,6 +15,8 @@ from engine.selection import Selection
 from engine.spec import parse_spec
 from pages import shared as sharing
 
+pytestmark = pytest.mark.slow
+
 SPECS = [{"name": "first", "seed": 1, "repeats": 2, "games": [
              {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},
              {"game": "cost_sharing", "lineups": [{"challenger": "bot:selfish", "others": "bot:fair"}]}]},

@@ -24,6 +24,8 @@ from engine.spec import parse_spec
 from engine.suites import all_suites
 from tests.test_gamabench_import import RAW
 
+pytestmark = pytest.mark.slow
+
 RANDOM = {"all": "bot:random"}
 SPEC = {"name": "every suite", "seed": 11, "repeats": 2, "games": [
     {"game": "guessing_game", "params": {"players": 4, "rounds": 3}, "lineups": [RANDOM]},

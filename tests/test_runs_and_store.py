@@ -19,6 +19,8 @@ from engine.runner import run_spec
 from engine.spec import SpecError, parse_spec
 from engine.testing import StubReply
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 BOTS_SPEC = {

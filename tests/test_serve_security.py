@@ -18,6 +18,8 @@ from engine import store
 from engine.__main__ import serve_argv
 from engine.launch import form, processes
 
+pytestmark = pytest.mark.slow
+
 
 def _free_port() -> int:
     with socket.socket() as s:

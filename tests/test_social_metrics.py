@@ -19,6 +19,8 @@ from engine.metrics.magic_social import (
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
+pytestmark = pytest.mark.slow
+
 
 def _turn(match_id, turn, seat, phase, action, fallback=False):
     return {"match_id": match_id, "turn": turn, "round": 1, "phase": phase, "seat": seat, "prompt": None,

@@ -13,6 +13,8 @@ from scipy import stats as sps
 
 from engine.metrics import stats
 
+pytestmark = pytest.mark.slow
+
 
 def test_wilson_interval_matches_the_formula_and_handles_the_edges():
     lo, hi = stats.wilson_interval(7, 10)

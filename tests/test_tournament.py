@@ -11,6 +11,8 @@ from engine.__main__ import main
 from engine.spec import SpecError
 from engine.tournament import load_tournament, parse_tournament, play_tournament
 
+pytestmark = pytest.mark.slow
+
 BASE = {"name": "tt", "batch": 2, "agents": {"eq": "bot:equilibrium", "rnd": "bot:random"},
         "games": [{"game": "tictactoe"}]}
 

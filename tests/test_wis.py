@@ -8,6 +8,7 @@ import json
 import re
 
 import pandas as pd
+import pytest
 
 from engine import store
 from engine.agents import AgentSpec
@@ -19,6 +20,8 @@ from engine.runner import play_match, run_spec
 from engine.selection import Selection
 from engine.spec import MatchPlan, parse_spec
 from engine.testing import StubReply
+
+pytestmark = pytest.mark.slow
 
 WIS = get_game("undercover").resolve_params({"role_seat": 0, "first_speaker": 0}, "wis")
 
