@@ -1,6 +1,6 @@
 """What the README's command table promises and no other test holds: the table names every command and option
-the CLI has (and only those), `--if-empty` leaves a database that holds matches alone, and `--db` defaults to
-`$ARENA_DB`, else `results.duckdb` at the repository root."""
+the CLI has (and only those), `--if-empty` leaves a database that holds matches alone, `--db` defaults to
+`$ARENA_DB`, else `results.duckdb` at the repository root, and `serve` listens on 127.0.0.1:8501 by default."""
 
 from __future__ import annotations
 
@@ -63,3 +63,13 @@ def test_the_default_database_is_arena_db_else_results_duckdb_at_the_root(monkey
     assert store.default_db() == tmp_path / "mine.duckdb"
     monkeypatch.delenv("ARENA_DB")
     assert store.default_db() == ROOT / "results.duckdb"
+
+
+def test_serve_defaults_to_this_machine_on_port_8501_and_the_default_database(monkeypatch):
+    import engine.__main__ as cli
+
+    served = []
+    monkeypatch.setattr(cli, "_cmd_serve", lambda args: served.append(args) or 0)
+    assert cli.main(["serve"]) == 0
+    (args,) = served
+    assert (args.address, args.port, args.db, args.allowed_host) == ("127.0.0.1", 8501, str(store.default_db()), [])
