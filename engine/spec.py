@@ -4,7 +4,7 @@
     seed: 0                     # repeat r plays with seed + r (or give `seeds: [..]`)
     repeats: 2
     concurrency: 8              # matches played at once
-    executor: local             # or ray: the matches played on a Ray cluster (see README)
+    executor: local             # or ray: the matches played on a Ray cluster (docs/RUNNING.md)
     model_concurrency: 16       # calls in flight per model
     model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
     defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}

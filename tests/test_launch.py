@@ -70,7 +70,7 @@ def test_the_run_wide_settings_are_named_as_such_and_bounded_as_the_spec_is():
                       "max_tokens": "run max_tokens must be a positive integer, got 0"}
     assert form.build_spec(make_form(repeats=MAX_REPEATS + 1)).errors == {
         "repeats": f"repeats: must be an integer from 1 to {MAX_REPEATS}, got {MAX_REPEATS + 1}"}
-    assert len(form.build_spec(make_form(repeats=MAX_REPEATS)).spec.matches) == MAX_REPEATS  # as the README says
+    assert len(form.build_spec(make_form(repeats=MAX_REPEATS)).spec.matches) == MAX_REPEATS  # as docs/RUNNING.md says
 
 
 def test_models_are_checked_without_network_and_lineups_must_fit():
