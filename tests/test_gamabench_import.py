@@ -13,6 +13,7 @@ import pytest
 from engine import store
 from engine.importers.gamabench import import_dir, parse_name
 from engine.metrics.gamabench import leaderboard, round_figures
+from engine.metrics.gamabench_records import record_score
 from engine.rescore import rescore
 from engine.runner import run_spec
 from engine.selection import Selection
@@ -46,6 +47,52 @@ def test_file_names_give_model_and_condition():
     assert parse_name("diner_dilemma_v1_cot1.json")["strategy"] == "cot"
     assert parse_name("pirate_game_v1_role3.json")["strategy"] == "persona:mathematician"
     assert parse_name("gpt-3.5_1106_sealed_bid_auction_v1_vr0.json")["variant"] == "vr0"
+
+
+def test_only_board_pys_runs_are_the_leaderboard_condition():
+    """The authors' board.py reads `<model>_<game>_v1_1.json` .. `_v1_5.json`; every other file is a study."""
+    run = parse_name("gpt-4o_pirate_game_v1_1.json")
+    assert (run["repeat"], run["own_setting"]) == (0, None)
+    unnumbered = parse_name("gpt-4o_pirate_game_v1.json")  # the prompt-version study's v1, not run 1
+    assert (unnumbered["prompt_version"], unnumbered["own_setting"]) == ("v1", "v1")
+    hot = parse_name("gpt-4o_pirate_game_v1_t5.json")  # the temperature study's 1.0, not the default temperature
+    assert (hot["temperature"], hot["own_setting"]) == (1.0, "t5")
+    assert parse_name("gemini-1.5-pro_battle_royale_v1_h0.json")["own_setting"] == "h0"
+    assert parse_name("gpt-4o_pirate_game_v1_6.json")["own_setting"] == "6"
+    assert parse_name("gpt-4o_pirate_game_v2.json")["own_setting"] == "v2"
+
+
+def test_a_whole_folder_keeps_the_leaderboard_row_to_its_runs_and_gives_each_study_and_setting_a_row(tmp_path):
+    """Published names and suffixes side by side: only `_v1_1` is the vanilla row; `_v1` (unsuffixed) and `_t5`
+    each have a row of their own, and each gold amount or hit-rate setting a row per value (Table 9)."""
+    raw = tmp_path / "raw"
+    for game in ("guessing_game", "pirate_game", "battle_royale"):
+        (raw / game).mkdir(parents=True)
+    guessing = RAW / "guessing_game"
+    shutil.copy(guessing / "guessing_game_v1_1.json", raw / "guessing_game" / "gpt-4o_guessing_game_v1_1.json")
+    shutil.copy(guessing / "guessing_game_v1_2.json", raw / "guessing_game" / "gpt-4o_guessing_game_v1.json")
+    shutil.copy(guessing / "guessing_game_v1_3.json", raw / "guessing_game" / "gpt-4o_guessing_game_v1_t5.json")
+    real = ROOT / "tests" / "data" / "gamabench"
+    four = json.loads((real / "pirate_game" / "gpt-4o_pirate_game_v1_g0.json").read_text())
+    (raw / "pirate_game" / "gpt-4o_pirate_game_v1_g0.json").write_text(json.dumps(four))
+    five = four | {"meta": four["meta"] | {"gold": 5}}
+    (raw / "pirate_game" / "gpt-4o_pirate_game_v1_g1.json").write_text(json.dumps(five))
+    shutil.copy(real / "battle_royale" / "gemini-1.5-pro_battle_royale_v1_h0.json",
+                raw / "battle_royale" / "gpt-4o_battle_royale_v1_h0.json")
+    db = tmp_path / "r.duckdb"
+    import_dir(raw, db)
+    board = leaderboard(db).set_index("setting")
+    score = {f.name: record_score(game, json.loads(f.read_text())) for game in ("guessing_game",)
+             for f in (guessing / "guessing_game_v1_1.json", guessing / "guessing_game_v1_2.json",
+                       guessing / "guessing_game_v1_3.json")}
+    assert set(board["model"]) == {"gpt-4o"} and set(board["temperature"]) == {1.0}
+    assert list(board.index) == ["vanilla", "custom: golds=4 (_g0)", "custom: golds=5 (_g1)",
+                                 "custom: hit_max=60, hit_min=51 (_h0)", "study _t5", "study _v1"]
+    assert board.loc["vanilla", "matches"] == 1
+    assert board.loc["vanilla", "guessing_game"] == pytest.approx(score["guessing_game_v1_1.json"])
+    assert board.loc["study _v1", "guessing_game"] == pytest.approx(score["guessing_game_v1_2.json"])
+    assert board.loc["study _t5", "guessing_game"] == pytest.approx(score["guessing_game_v1_3.json"])
+    assert list(board["matches"]) == [1] * 6
 
 
 def test_import_gives_one_match_per_file_with_seats_and_each_players_actions(imported):
@@ -167,9 +214,9 @@ def test_hostile_records_score_as_the_authors_code_scores_them(tmp_path):
     scores = store.query(db, "SELECT game, value FROM metrics JOIN matches USING (match_id) WHERE seat IS NULL "
                              "AND name = 'gamabench_score'")
     assert dict(zip(scores["game"], scores["value"], strict=True)) == {"diner_dilemma": 37.5, "battle_royale": 50.0}
-    row = leaderboard(db).iloc[0]
-    assert row["model"] == "mymodel"
-    assert (row["diner_dilemma"], row["battle_royale"]) == (37.5, 50.0)
+    board = leaderboard(db)  # two settings (2 and 3 players): a row each
+    assert set(board["model"]) == {"mymodel"}
+    assert (list(board["diner_dilemma"].dropna()), list(board["battle_royale"].dropna())) == ([37.5], [50.0])
     # our rules replay neither ("chea" is no dish; the battle is not over): their rounds are kept as recorded
     kept = store.query(db, "SELECT game, outcome->>'$.not_replayed_because' AS why FROM matches ORDER BY game")
     assert "ends before the game does" in kept["why"][0] and "'chea'" in kept["why"][1]
@@ -189,7 +236,7 @@ def test_our_matches_score_through_the_same_code_and_mixed_seats_report_per_mode
     table = leaderboard(db).set_index("model")
     assert table.loc["bot:equilibrium", "guessing_game"] == pytest.approx(100.0)
     assert table.loc["bot:fixed:50", "guessing_game"] == pytest.approx(50.0)
-    assert set(table["setting"]) == {"custom"}  # 2 rounds is not the paper's setting
+    assert set(table["setting"]) == {"custom: rounds=2"}  # 2 rounds is not the paper's setting
     stored = store.query(db, "SELECT value FROM metrics WHERE seat IS NULL AND name = 'gamabench_score'")
     assert stored["value"][0] == pytest.approx(75.0)
 

@@ -33,9 +33,9 @@ def _load(relative: str) -> dict:
 
 
 def their_pirate(data: dict) -> float:
-    """games/pirate_game.py: (2G - mean L1)/(2G)·50 + accuracy·50; L1 of each share ·100/G from the 100-gold
-    plan that gives 1 to every even offset; a vote is right when accepting >= 2 golds, or 1 gold at an even offset,
-    or rejecting 0; the accuracy divides by every pirate but the proposer."""
+    """games/pirate_game.py: (200 - mean L1)/200·50 + accuracy·50 (200 whatever G); L1 of each share ·100/G from
+    the 100-gold plan that gives 1 to every even offset; a vote is right when accepting >= 2 golds, or 1 gold at an
+    even offset, or rejecting 0; the accuracy divides by every pirate but the proposer."""
     gold = data["meta"].get("gold", 100)
     distances, right, asked = [], 0, 0
     for r in data["round_records"]:
@@ -48,7 +48,7 @@ def their_pirate(data: dict) -> float:
             right += (g >= 2 and vote == "accept") or (g == 1 and i % 2 == 0 and vote == "accept") \
                 or (g == 0 and vote == "reject")
         asked += len(plan) - 1
-    return (2 * gold - mean(distances)) / (2 * gold) * 50 + right / asked * 50
+    return (200 - mean(distances)) / 200 * 50 + right / asked * 50
 
 
 def their_battle(data: dict) -> float:
@@ -137,8 +137,10 @@ def test_hand_checked_scores(imported):
     assert score["battle_royale/battle_royale_cot2.json"] == pytest.approx(300 / 17)
     # go ratios 0.9, 0.1 against 60%: (0.6 - 0.4)/0.6
     assert score["bar_game/explicit/bar_game_explicit_v1_savept1_0.json"] == pytest.approx(100 / 3)
-    # 4 golds: the distance stays on the 100 scale and is divided by 2G = 8, as their code does
-    assert score["pirate_game/gpt-4o_pirate_game_v1_g0.json"] < 0
+    # 4 golds: each share x25; L1 98, 96, 98 from the 100-gold plan, divided by their code's 200 (not 2G = 8:
+    # -520.8); 7 + 7 + 4 of 9 + 8 + 7 votes right
+    assert score["pirate_game/gpt-4o_pirate_game_v1_g0.json"] == pytest.approx((200 - 292 / 3) / 200 * 50
+                                                                             + 18 / 24 * 50)
 
 
 def test_rescore_keeps_the_authors_scores_of_imported_records(imported, tmp_path):
@@ -156,7 +158,7 @@ def test_rescore_keeps_the_authors_scores_of_imported_records(imported, tmp_path
 def test_the_names_the_authors_repository_uses():
     assert parse_name("battle_royale_cot2.json") | {} == {
         "gama_game": "battle_royale", "model": "gpt-3.5-turbo-0125", "prompt_version": None, "temperature": 1.0,
-        "strategy": "cot", "repeat": 0, "variant": "cot2", "own_setting": None}
+        "strategy": "cot", "repeat": 0, "variant": "cot2", "own_setting": "cot2"}
     assert parse_name("sealed_bid_auction_t3.json")["temperature"] == 0.6
     assert parse_name("gpt-4-0125-preview-pirate_game_v1_3.json")["model"] == "gpt-4-0125-preview"
     assert parse_name("gpt-3.5_1106_sealed_bid_auction_v1_5.json")["model"] == "gpt-3.5-1106"
@@ -208,7 +210,8 @@ def test_the_leaderboard_page_shows_the_imported_models_marked_published(importe
 
 def test_a_suffix_of_its_own_is_never_the_papers_vanilla_setting(tmp_path):
     """Their table counts the numbered runs (`_1`.._5) and the condition series only: the same record filed as
-    `_s1` (a setting of the authors' own, with the paper's parameters) is 'custom', as `_2` it is 'vanilla'."""
+    `_s1` (a setting of the authors' own, with the paper's parameters) is a study of its own, as `_2` it is
+    'vanilla'."""
     raw = (DATA / "battle_royale" / "battle_royale_cot2.json").read_bytes()
     folder = tmp_path / "battle_royale"
     folder.mkdir()
@@ -217,6 +220,6 @@ def test_a_suffix_of_its_own_is_never_the_papers_vanilla_setting(tmp_path):
     db = tmp_path / "r.duckdb"
     import_dir(tmp_path, db)
     board = leaderboard(db).set_index("setting")
-    assert sorted(board.index) == ["custom", "vanilla"]
-    assert board.loc["custom", "battle_royale"] == board.loc["vanilla", "battle_royale"] == pytest.approx(300 / 17)
+    assert list(board.index) == ["vanilla", "study _s1"]
+    assert board.loc["study _s1", "battle_royale"] == board.loc["vanilla", "battle_royale"] == pytest.approx(300 / 17)
     assert set(board["strategy"]) == {"vanilla"}

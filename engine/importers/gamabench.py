@@ -7,9 +7,13 @@ name's prefix (no prefix: gpt-3.5-turbo-0125, the paper's model) unless that onl
 records (`model_name`). The suffix says the condition: `_1`.._5 repeats, `_t0`.._t5 temperatures 0.0..1.0,
 `_v2`.._v5 prompt versions, `_cot1`.. chain of thought, `_role1`.._role3 the personas (cooperative, selfish,
 mathematician); any other suffix (the generalizability settings `_r0`, `_vr1`, `_g0`, `_h0`, `_p1`, save points
-`_savept1_0`, `_m1`, `_s1`...) keeps the default condition and is a setting of its own (`own_setting` in the
-outcome): the 'custom' setting even where its parameters are the paper's, as the authors' table counts only the
-numbered runs and the condition series.
+`_savept1_0`, `_m1`, `_s1`...) keeps the default condition.
+The leaderboard's condition is what the authors' `board.py` reads: `<model>_<game>_v1_1.json` .. `_v1_5.json`
+(prompt v1, the default temperature, runs 1-5). Every other file belongs to a study of its own, named in the
+outcome (`own_setting`: the file's suffix, or its version when it has none), so it never lands in that row even
+where its condition looks the same: an unsuffixed `_v1.json` is the prompt-version study's v1 (not run 1), `_t5`
+the temperature study's 1.0 (not the default temperature), `_cot2` one of five CoT prompts, `_g0` a gold amount
+(`engine.metrics.gamabench.leaderboard` gives each study and setting value a row of its own).
 First or second price comes from meta `mode`, else the folder (`sealed_bid_auction/second_price/`).
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
@@ -50,6 +54,7 @@ SOURCE = "import:gamabench"
 MAX_LISTED = 50  # unreadable files named in the summary
 PAPER_MODEL = "gpt-3.5-turbo-0125"
 PERSONAS = {"1": "persona:cooperative", "2": "persona:selfish", "3": "persona:mathematician"}
+LEADERBOARD_RUNS = ("1", "2", "3", "4", "5")  # board.py: f"{model}{game}_v1_{i}.json" for i in range(1, 6)
 GAMA_NAMES = ("guessing_game", "bar_game_implicit", "bar_game_explicit", "bar_game", "divide_dollar",
               "public_goods", "diner_dilemma", "sealed_bid_auction", "battle_royale", "pirate_game")
 # the game's name in a file name: after the model and "_" (or "-": "gpt-4-0125-pirate_game_v1_1.json"), then an
@@ -66,7 +71,8 @@ def _num(value: Any) -> float:
 def parse_name(name: str) -> dict[str, Any]:
     """The match's game, model prefix and condition from a GAMA-Bench file name. `model` is the name's prefix
     (no prefix: the paper's model); `model_name` settles it against what the file records. `prompt_version`
-    is None when the name has none (the file's meta has it)."""
+    is None when the name has none (the file's meta has it). `own_setting` names the study of every file but
+    the leaderboard's runs (`_v1_1`.._v1_5`; a numbered run of another version is told apart by its version)."""
     m = FILE_NAME.search(name)
     if not m:
         raise RecordError("not a GAMA-Bench record name ([model_]game[_vK][_suffix].json)")
@@ -84,8 +90,8 @@ def parse_name(name: str) -> dict[str, Any]:
         cond["strategy"] = "cot"
     elif re.fullmatch(r"role[1-3]", suffix):
         cond["strategy"] = PERSONAS[suffix[-1]]
-    elif suffix:  # a setting of its own (`_r0`, `_g1`, `_savept1_0`, `_m1`...): never the paper's table
-        cond["own_setting"] = suffix
+    if not (suffix in LEADERBOARD_RUNS or suffix.isdigit() and m["version"] not in (None, "v1")):
+        cond["own_setting"] = suffix or m["version"] or "unnumbered"
     return cond
 
 

@@ -8,8 +8,10 @@ listed there). `python -m engine rescore` recomputes both from what the database
 formula reaches the table without a replay of the agents.
 
 - `leaderboard(db, filters)`: one row per model, condition (prompt_version, temperature, strategy),
-  `setting` ('vanilla' with the paper's default parameters, else 'custom'; an imported record of a setting of its
-  own, `own_setting` in its outcome, is custom whatever its parameters) and `source` (`ours`, or
+  `setting` ('vanilla' with the paper's default parameters, else the setting as every page names it, "custom:
+  golds=4": a row per setting value, as the paper's Table 9; an imported record of a study of its own,
+  `own_setting` in its outcome, is named with it, "study _t5", "custom: golds=4 (_g0)", whatever its
+  parameters: the authors' leaderboard reads only runs `_v1_1`..`_v1_5`) and `source` (`ours`, or
   `published` for imported records); one column per game; `overall` = the mean of the eight (empty unless
   all eight were played); each cell the mean over matches. A match whose seats all share the model and
   condition counts with its match score; in a mixed match each model and condition counts with the mean of
@@ -34,7 +36,7 @@ import pandas as pd
 
 from engine import store
 from engine.selection import ALL, Selection
-from engine.settings import setting_labels, setting_of
+from engine.settings import setting_label, setting_labels
 from engine.suites.gamabench import GAMES
 
 MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
@@ -45,7 +47,8 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     GAMA-Bench records), one column per game, `overall` = mean of the eight. The scores are the
     `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
     every seat of a match counts with the match score, else with the mean of its seats' scores; a cell
-    is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else 'custom'."""
+    is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else a row per setting
+    value and study (`_setting`)."""
     where, params = filters.where()
     df = store.query(db, f"""
         WITH picked AS (
@@ -72,8 +75,8 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                "overall", "matches"]
     if df.empty:
         return pd.DataFrame(columns=columns)
-    df["setting"] = ["vanilla" if pd.isna(own) and _is_vanilla(game, p) else "custom"
-                     for game, p, own in zip(df["game"], df["params"], df["own_setting"], strict=True)]
+    df["setting"] = [_setting(game, p, own) for game, p, own in zip(df["game"], df["params"], df["own_setting"],
+                                                                  strict=True)]
     keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
     frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
     frame["weighted"] = frame["score"] * frame["matches"]
@@ -86,19 +89,24 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     table.columns.name = None
     table["temperature"] = pd.to_numeric(table["temperature"].replace("-", None))  # bots have no condition
     table[["prompt_version", "strategy"]] = table[["prompt_version", "strategy"]].replace("-", None)
-    table = table.sort_values(["setting", "overall", "model"], ascending=[False, False, True], na_position="last")
+    table = table.assign(other=table["setting"] != "vanilla").sort_values(
+        ["other", "setting", "overall", "model"], ascending=[True, True, False, True], na_position="last")
     return table[columns].reset_index(drop=True)
 
 
-_VANILLA: dict[tuple[str, str], bool] = {}
+_SETTINGS: dict[tuple, str] = {}
 
 
-def _is_vanilla(game: str, params: str) -> bool:
-    """Whether the match ran with the paper's default parameters (cached: few distinct settings exist)."""
-    key = (game, params)
-    if key not in _VANILLA:
-        _VANILLA[key] = not setting_of(game, json.loads(params) if params else {})
-    return _VANILLA[key]
+def _setting(game: str, params: str | None, own_setting: str | None) -> str:
+    """A row's setting: its parameters as `setting_label` names them ("vanilla", "custom: golds=4"; the preset
+    is not named: El Farol's implicit and the first-price auction are the paper's table), with the study an
+    imported record's file belongs to when it is not one of the leaderboard's runs (cached: few settings exist)."""
+    own = None if pd.isna(own_setting) else own_setting
+    key = (game, params, own)
+    if key not in _SETTINGS:
+        label = setting_label(game, None, params)
+        _SETTINGS[key] = label if own is None else f"study _{own}" if label == "vanilla" else f"{label} (_{own})"
+    return _SETTINGS[key]
 
 
 def _step_records(db: str | Path, filters: Selection, newest: int | None = None) -> pd.DataFrame:

@@ -15,10 +15,11 @@ we: an imported record is scored from `meta` and `round_records` only. Quirks ke
 - Battle Royale: a shot counts as right when `shot_player` names the opponent with the highest hit
   rate among the round's `initial_players` (the players alive when the shot was taken); a
   `shot_player` of "null" (a deliberate miss) or one naming nobody alive counts as wrong.
-- Pirate Game with G golds (meta `gold`, 100 when absent): (2G - mean L1)/(2G)·50 + voter
+- Pirate Game with G golds (meta `gold`, 100 when absent): (200 - mean L1)/200·50 + voter
   accuracy·50, the L1 distance of each plan, each share scaled by 100/G, from the 100-gold
-  equilibrium plan; so with G != 100 (the `_g0`.. settings) the distance is still on the 100 scale
-  but divided by 2G, as their code does. Each recorded vote but the proposer's own is checked with
+  equilibrium plan; their `games/pirate_game.py` divides by a hard-coded 200 whatever G is (the
+  paper's Table 9 prints 73.8 for G=4, 47.3 for G=5, 83.6 for G=400 with it; 2G would give -254,
+  -640 and 93.7). Each recorded vote but the proposer's own is checked with
   `vote_is_right` on the exact string ('accept'); the accuracy divides by the plan's pirates but
   the proposer, voted or not.
 
@@ -147,7 +148,7 @@ def pirate(meta: dict[str, Any], data: dict[str, Any]) -> float:
         asked += len(golds) - 1
     if not asked:
         raise RecordError("no pirate but the proposer was asked to vote: their score divides by zero")
-    return (2 * gold - mean(distances)) / (2 * gold) * 50 + right / asked * 50
+    return (200 - mean(distances)) / 200 * 50 + right / asked * 50  # 200, not 2·gold: their code's constant
 
 
 SCORERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], float]] = {
