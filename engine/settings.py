@@ -10,7 +10,7 @@ import pandas as pd
 
 from engine.games import get_game
 
-NOT_A_SETTING = {"valuation_seed", "max_turns"}  # change no rule a player faces
+NOT_A_SETTING = {"valuation_seed"}  # changes no rule a player faces
 
 
 def setting_of(game: str, params: dict[str, Any]) -> dict[str, Any]:

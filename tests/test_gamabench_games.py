@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import random
+from pathlib import Path
 
 import pytest
 
+from engine.agents.prompting import render
 from engine.games import get_game
 from engine.games.base import ParseError
 from engine.games.gamabench_common import Move
@@ -15,6 +19,7 @@ from engine.runner import play_match
 from engine.spec import parse_spec
 from tests.game_play import new_game as new
 
+DATA = Path(__file__).resolve().parent / "data" / "gamabench"
 GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_dilemma", "sealed_bid_auction",
          "battle_royale", "pirate_game")
 
@@ -98,7 +103,7 @@ def test_sealed_bid_auction_valuations_do_not_depend_on_the_match_seed():
 
 
 def test_battle_royale_order_hits_and_target_score():
-    game = new("battle_royale", players=4, hit_min=35, hit_max=80)
+    game = new("battle_royale", preset="last_survivor", players=4, hit_min=35, hit_max=80)
     assert game.rates == [35, 50, 65, 80] and game.to_act() == [0]
     moves = [Move(1, 0, "shoot", 3, {"alive_before": [[0, 35], [1, 50], [2, 65], [3, 80]]}),
              Move(2, 1, "shoot", None, {"alive_before": [[0, 35], [1, 50], [2, 65], [3, 80]]}),
@@ -113,6 +118,45 @@ def test_battle_royale_order_hits_and_target_score():
         shooter = game.to_act()[0]
         game.step({shooter: min(s for s in game.alive if s != shooter)})
     assert len(game.alive) == 1 and game.result()[game.alive[0]].won
+
+
+def test_guessing_score_below_ratio_one_is_eq_1s_max_minus_s_when_min_is_not_0():
+    """Eq. 1 and their games/guessing_game.py: (MAX - S)/D·100, S the mean of (round mean - MIN)."""
+    game = new("guessing_game", players=2, rounds=1, min=10, max=110)
+    game.step({0: 30, 1: 50})  # mean 40: S = 30, D = 100 -> (110 - 30)/100 (not (D - S)/D = 70)
+    assert scores(game)[(None, "gamabench_score")] == pytest.approx(80.0)
+
+
+def test_the_pirate_v1_prompt_states_the_vote_rule_in_the_authors_words():
+    """prompt_template/pirate_game/description_v1.txt: "If equal to or greater than half of the pirates accept
+    the plan" (their code passes at an accepting rate >= 0.5, the proposer's own vote included)."""
+    game = new("pirate_game")
+    system = render(game.observe(0), "v1")[0]["content"]
+    assert "equal to or greater than half of the pirates accept the plan" in system
+
+
+def test_auction_valuations_are_the_authors_draws_round_1_with_the_seed_itself():
+    """Their round r: random.seed(seed + r - 1), then random.sample of the valuation grid; a published record
+    (seed 42 at the start, 62 saved after 20 rounds) has exactly those valuations in every round."""
+    game = new("sealed_bid_auction")
+    assert game.valuations == random.Random(42).sample(range(0, 201, 10), 10)
+    record = json.loads((DATA / "sealed_bid_auction" / "second_price" / "sealed_bid_auction_vr0.json").read_text())
+    params = get_game("sealed_bid_auction").resolve_params({"valuation_max": 100, "valuation_seed": 42})
+    assert [r["valuations"] for r in record["round_records"]] == [draw_valuations(params, k) for k in range(1, 21)]
+
+
+def test_battle_royale_stops_after_the_papers_20_rounds_unless_played_to_the_last_survivor():
+    """The authors' games stop after 20 rounds (one shot each): the survivors share the win."""
+    game = new("battle_royale")
+    for _ in range(20):
+        assert not game.done()
+        game.step({game.to_act()[0]: None})  # everyone misses on purpose
+    assert game.done() and len(game.records) == 20 and len(game.alive) == 10
+    assert all(r.won for r in game.result().values())
+    longer = new("battle_royale", preset="last_survivor")
+    for _ in range(20):
+        longer.step({longer.to_act()[0]: None})
+    assert not longer.done() and longer.p["rounds"] == 200
 
 
 def test_pirate_equilibrium_and_voting_rules():

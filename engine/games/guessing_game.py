@@ -12,12 +12,14 @@ from engine.games.extensions import policy
 from engine.games.gamabench_common import Move, SimultaneousGame
 
 
-def guessing_score(round_means: list[float], lo: int, hi: int, ratio: float) -> float:
-    """γ-Bench's 0-100 score of the mean chosen numbers: 100 is the equilibrium."""
+def guessing_score(round_means: list[float], lo: float, hi: float, ratio: float) -> float:
+    """γ-Bench's 0-100 score of the mean chosen numbers: 100 is the equilibrium. With R < 1 it is
+    (MAX - S)/D·100 with S measured from MIN, as the paper's Eq. 1 and the authors'
+    `games/guessing_game.py` write it: the same as (D - S)/D when MIN = 0, above 100 when MIN > 0."""
     d = hi - lo
     s = mean(m - lo for m in round_means)
     if ratio < 1:
-        return (d - s) / d * 100
+        return (hi - s) / d * 100
     if ratio == 1:
         return (1 - abs(2 * s - d) / d) * 100
     return s / d * 100

@@ -1,7 +1,8 @@
 """Pirate Game (γ-Bench paper §2.3): the most senior pirate proposes how to split G golds; all
 pirates still aboard vote (the proposer accepts its own plan); with at least half accepting the
 plan is paid, else the proposer is thrown overboard and the next one proposes. Score (docs/GAMES.md):
-half for proposals close (L1) to the equilibrium plan, half for voters' accuracy."""
+half for proposals close (L1) to the equilibrium plan, half for voters' accuracy; the L1 distance, on the
+100-gold scale, is divided by 200 whatever the gold, the authors' constant (`games/pirate_game.py`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """Sealed-Bid Auction (γ-Bench paper §2.2): each round every player learns a private valuation
 and bids at once; the highest bid wins and pays its own bid (first price, the default) or the
-second-highest bid (second price). Valuations come from `valuation_seed + round`, so they are the
-same for every model and every repeat, as in the paper. Score (docs/GAMES.md): `current` is the mean
+second-highest bid (second price). Round r draws its valuations with seed `valuation_seed + r - 1`
+(round 1: Random(42)), as the authors' `games/sealed_bid_auction.py` does (`random.seed(self.seed)`
+then `self.seed += 1` after each round; the seed their files save is the one after the last round),
+so they are the same for every model and every repeat, as in the paper. Score (docs/GAMES.md): `current` is the mean
 of max(0, (v - b) / max(v, 1)) * 100; `paper` is the older mean(v - b) / max(v) * 100."""
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from engine.games.gamabench_common import Move, SimultaneousGame
 def draw_valuations(params: dict[str, Any], round_: int) -> list[int]:
     """Distinct values from the grid min, min+step, ..., max while the grid is large enough, else repeats."""
     grid = list(range(params["valuation_min"], params["valuation_max"] + 1, params["valuation_step"]))
-    rng = random.Random(params["valuation_seed"] + round_)
+    rng = random.Random(params["valuation_seed"] + round_ - 1)
     n = params["players"]
     return rng.sample(grid, n) if len(grid) >= n else [rng.choice(grid) for _ in range(n)]
 
@@ -32,7 +34,7 @@ class SealedBidAuction(SimultaneousGame):
         "valuation_min": Param(0, "lowest valuation", lo=0),
         "valuation_max": Param(200, "highest valuation", lo=0),
         "valuation_step": Param(10, "valuations are multiples of this step above the minimum", lo=1),
-        "valuation_seed": Param(42, "round r draws valuations with seed valuation_seed + r"),
+        "valuation_seed": Param(42, "round r draws valuations with seed valuation_seed + r - 1"),
         "pricing": Param("first", "first: the winner pays its bid; second: the second-highest bid", kind=str,
                          choices=("first", "second")),
         "formula": Param("current", "score formula: current (per bid, clipped at 0) or paper (older table)",

@@ -183,10 +183,12 @@ def game_setup(gama_game: str, meta: dict[str, Any], data: dict[str, Any],
         return "sealed_bid_auction", f"{pricing}_price", {
             "players": n, "rounds": rounds, "valuation_min": int(_num(meta["valuation_min"])),
             "valuation_max": int(_num(meta["valuation_max"])), "valuation_step": int(_num(meta["interval"])),
-            "valuation_seed": int(_num(meta.get("seed", 42))), "pricing": pricing}
+            # their files save the seed after the last round (it grows by one a round): the match's is the first
+            "valuation_seed": int(_num(meta.get("seed", 42 + rounds))) - rounds, "pricing": pricing}
     if gama_game == "battle_royale":
         base, step = int(_num(meta["base_hit_rate"])), int(_num(meta["interval"]))
-        return "battle_royale", "default", {"players": n, "hit_min": base, "hit_max": base + step * (n - 1)}
+        return "battle_royale", "default", {"players": n, "hit_min": base, "hit_max": base + step * (n - 1),
+                                            "rounds": max(20, rounds)}  # their main.py's 20 (one shot a round)
     return "pirate_game", "default", {"players": n, "golds": int(_num(meta.get("gold", meta.get("golds", 100))))}
 
 

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from statistics import mean
 from typing import Any
 
+from engine.games.guessing_game import guessing_score
 from engine.games.pirate_game import equilibrium_plan, vote_is_right
 
 
@@ -62,13 +63,7 @@ def _per_round(data: dict[str, Any], key: str) -> list[float]:
 
 def guessing(meta: dict[str, Any], data: dict[str, Any]) -> float:
     lo, hi, ratio = (_number(meta, k, "meta") for k in ("min", "max", "ratio"))
-    s = mean(m - lo for m in _per_round(data, "mean"))
-    d = hi - lo
-    if ratio < 1:
-        return (hi - s) / d * 100
-    if ratio == 1:
-        return (1 - abs(2 * s - d) / d) * 100
-    return s / d * 100
+    return guessing_score(_per_round(data, "mean"), lo, hi, ratio)
 
 
 def bar(meta: dict[str, Any], data: dict[str, Any]) -> float:
