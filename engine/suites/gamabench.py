@@ -18,9 +18,12 @@ SUITE = Suite(
             "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
             "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
             "as costly; a record that stops early scores the rounds it has; Battle Royale `shot_player` "
-            "'null' is a wrong shot). `overall` needs all eight games. `setting`: vanilla = the game's "
-            "parameters as the paper plays it, custom = some parameter changed (players, rounds, ...): rows of "
-            "different settings score different games and do not compare. Unlike the headline, this table keeps "
+            "'null' is a wrong shot; the Pirate Game divides by their code's 200 whatever the gold). Battle "
+            "Royale stops after 20 rounds as theirs did (preset `last_survivor` plays on). `overall` needs all "
+            "eight games. `setting`: vanilla = the game's parameters as the paper plays it (for published rows: "
+            "only runs `_v1_1`..`_v1_5`, the files their board.py reads), `custom: golds=4` = a row per changed "
+            "value, `study _t5` = a published study of its own: rows of different settings score different "
+            "games and do not compare. Unlike the headline, this table keeps "
             "self-play: γ-Bench's protocol puts one model in every seat and scores it against the game's optimum.",
     empty="No γ-Bench games in this selection yet.",
     figures=(
