@@ -21,15 +21,9 @@ from typing import Any
 
 from engine.games import register
 from engine.games.base import Param, SeatResult, rank_by
-from engine.games.social import (
-    SOCIAL_PARAMS,
-    SocialDeduction,
-    llmarena_word_pairs,
-    magic_settings,
-    names_word,
-    normalize,
-    same_word,
-)
+from engine.games.social.answers import names_word, normalize, same_word
+from engine.games.social.rounds import SOCIAL_PARAMS, SocialDeduction
+from engine.games.social.word_settings import llmarena_word_pairs, magic_settings
 
 MAGIC_CREDITS = {0: (0, 3), 1: (3, 0), 2: (2, 1)}  # flag -> (undercover, each civilian)
 MAGIC_MAX_CREDITS = 3
