@@ -20,7 +20,8 @@ from typing import Any
 from engine.games import register
 from engine.games.base import Param, SeatResult, rank_by
 from engine.games.social.answers import same_word
-from engine.games.social.rounds import SOCIAL_PARAMS, SocialDeduction
+from engine.games.social.parameters import SOCIAL_PARAMS
+from engine.games.social.rounds import SocialDeduction
 from engine.games.social.word_settings import DATA_DIR, magic_settings
 
 CREDITS = {0: (0, 2), 1: (1, 1), 2: (2, 0), 3: (1, 1)}  # flag -> (chameleon, each non-chameleon)

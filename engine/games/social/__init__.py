@@ -2,7 +2,9 @@
 per module:
 
 - `rounds`: the round machinery (`SocialDeduction`: clue rounds, probes, votes, eliminations, figures);
-- `answers`: reading clues, votes and probes, and comparing words;
+- `parameters`: the parameters both games share;
+- `dealing`: the word setting, the special seat and the scripted clues of a match;
+- `answers`: reading clues, votes and probes (and MAgIC's own readings), and comparing words;
 - `word_settings`: the word settings and word pairs read from engine/data;
 - `bots`: the scripted players of both games;
 - `overlays`: Who-is-Spy's strategies (attack, defense, reasoning) and the pgm belief question.
@@ -13,7 +15,8 @@ The names below are the package's public ones, for the tests and the scorers.
 import engine.games.social.bots  # noqa: F401 - the registry imports this package only: it declares the bots
 from engine.games.social.answers import BeliefSpace, TextSpace, WordGuessSpace, read_belief_text
 from engine.games.social.overlays import ATTACK_TEXT, DEFENSE_TEXT, REASONING_TEXT
-from engine.games.social.rounds import SOCIAL_PARAMS, SocialDeduction
+from engine.games.social.parameters import SOCIAL_PARAMS
+from engine.games.social.rounds import SocialDeduction
 from engine.games.social.word_settings import DATA_DIR, llmarena_word_pairs, magic_settings
 
 __all__ = [

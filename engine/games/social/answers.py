@@ -127,6 +127,56 @@ def match_name(text: str, names: tuple[str, ...]) -> str | None:
     return name if name in names else None
 
 
+# ---------------------------------------------------------------- MAgIC's own readings (cathyxl/MAgIC)
+def first_in_seat_order(text: str, names: tuple[str, ...]) -> str | None:
+    """MAgIC's vote reading, `_text2vote` of chatarena/environments/chameleon_competition.py and
+    undercover_competition.py: the first player IN SEAT ORDER whose name ("player 2", "player2" or
+    "player_2", any case, as a plain substring) appears anywhere in the answer. Quirks kept: it is not
+    the first name in the text ("I vote for Player 3, not Player 1" reads Player 1), and the voter's own
+    name counts ("As Player 1, I vote
+    for Player 3" is Player 1's vote for itself)."""
+    low = text.lower()
+    for name in names:
+        n = name.lower()
+        if any(candidate in low for candidate in (n, n.replace(" ", ""), n.replace(" ", "_"))):
+            return name
+    return None
+
+
+_I_AM = re.compile(r"I am (Player \d+)")
+_MY_ROLE = re.compile(r"my role is ([ \w|-]+)")
+_ARTICLES = re.compile(r"\b(?:the|a|an)\b", re.IGNORECASE)
+
+
+def states_identity(text: str, player: str, role: str) -> bool:
+    """MAgIC's role probe (Self-awareness), `parse_consistency` of chameleon_competition.py and
+    undercover_competition.py: right only if the answer says "I am <its own player name>" and "my role is
+    <its role>" (case-sensitive phrases; articles dropped, the role compared lower-cased, so
+    "my role is the chameleon." is right and "my role is chameleon because ..." is not: the role phrase
+    runs on over words and spaces up to the first other character)."""
+    who, said = _I_AM.search(text), _MY_ROLE.search(text)
+    return bool(who and who.group(1) == player and said
+                and _ARTICLES.sub("", said.group(1)).strip().lower() == role)
+
+
+@dataclass(frozen=True)
+class IdentityStatementSpace(ActionSpace):
+    """MAgIC's role probe: the statement "I am Player N, my role is <role>", kept as said and judged by
+    `states_identity`. Any non-empty answer is a statement (a wrong one scores 0, never re-asked); the
+    fallback is no statement."""
+
+    roles: tuple[str, ...]
+
+    def sample(self, rng: random.Random) -> str:
+        return ""
+
+    def describe(self) -> str:
+        return f'the sentence "I am Player N, my role is {"/".join(self.roles)}"'
+
+    def parse(self, text: str) -> str:
+        return require_text(text).strip()
+
+
 # ---------------------------------------------------------------- reading free belief text (pgm)
 _THINKER = re.compile(r"(?:i think (?:now )?)?(player[ _]?\d{1,2})\s+thinks", re.IGNORECASE)
 _SUSPICION = re.compile(

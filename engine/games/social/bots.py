@@ -84,15 +84,23 @@ def bot_belief(obs: Observation, rng: random.Random) -> dict[str, Any]:
     return {"suspect": suspect, "thinks": thinks}
 
 
+def holds_special_role(obs: Observation) -> bool:
+    """What a bot answers to the role probe: the role it was told, else whether it is the odd one out."""
+    if obs.view["known_role"] is not None:
+        return obs.view["known_role"] == obs.view["special_role"]
+    return odd_one_out(obs) == obs.seat
+
+
 def letters_player(obs: Observation, rng: random.Random, arg: str | None) -> Any:
     """The scripted player of both games: clues from its word's spelling, votes for the odd one out."""
     phase = obs.phase
     if phase == "clue":
         return letter_clue(obs, bot_word(obs, rng))
     if phase == "role":
-        if obs.view["known_role"] is not None:
-            return "yes" if obs.view["known_role"] == obs.view["special_role"] else "no"
-        return "yes" if odd_one_out(obs) == obs.seat else "no"
+        return "yes" if holds_special_role(obs) else "no"
+    if phase == "consistency":
+        special = obs.view["special_role"]
+        return f"I am {obs.player}, my role is {special if holds_special_role(obs) else 'non-' + special}."
     if phase == "belief":
         return bot_belief(obs, rng)
     if phase == "words":

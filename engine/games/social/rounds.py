@@ -15,21 +15,22 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.games.base import ActionSpace, Choice, Game, Observation, Param, ParseError
-from engine.games.social.answers import BeliefSpace, TextSpace, WordGuessSpace, names_word, normalize
+from engine.games.base import ActionSpace, Choice, Game, Observation, ParseError
+from engine.games.parsing import require_text
+from engine.games.social.answers import (
+    BeliefSpace,
+    IdentityStatementSpace,
+    TextSpace,
+    WordGuessSpace,
+    first_in_seat_order,
+    names_word,
+    normalize,
+    states_identity,
+)
+from engine.games.social.dealing import Dealing
 
-SOCIAL_PARAMS: dict[str, Param] = {
-    "setting": Param(-1, "index of the word setting; -1 picks setting (seed mod number of settings)", lo=-1),
-    "role_seat": Param(-1, "seat of the special role; -1 = as the setting names it, else drawn by seed", lo=-1),
-    "first_speaker": Param(0, "seat that speaks first each round; -1 = drawn by seed", lo=-1),
-    "probes": Param(True, "ask every seat a role and a belief probe after each clue round", kind=bool),
-    "fixed_clues": Param(False, "seats other than challenger_seat give the setting's scripted clues", kind=bool),
-    "challenger_seat": Param(-1, "the seat under test whose clues are never scripted (-1: none)", lo=-1),
-    "tested_role": Param("", "seats under test (set by a {challenger, others} lineup): 'special' = the special "
-                         "seat, 'common' = every other seat, '' = as challenger_seat / the lineup says",
-                         kind=str, choices=("", "special", "common")),
-    "max_chars": Param(400, "a clue or speech is cut to this many characters", lo=20, hi=4000),
-}
+# A match stored before `role_probe` existed was asked yes or no: its replay (rescore) asks the same.
+BEFORE_ROLE_PROBE_PARAM = {"role_probe": "yes_no"}
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Clue:
     foul: str | None = None
 
 
-class SocialDeduction(Game):
+class SocialDeduction(Dealing, Game):
     """Clue rounds, probes, votes and eliminations; subclasses deal and judge.
 
     Subclasses set `special_role`/`common_role`, implement `deal` (self.special, self.words,
@@ -59,6 +60,9 @@ class SocialDeduction(Game):
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
         return params["players"]
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(BEFORE_ROLE_PROBE_PARAM | params)
 
     def reset(self, seed: int) -> None:
         self.seed = seed
@@ -87,6 +91,18 @@ class SocialDeduction(Game):
     def role_of(self, seat: int) -> str:
         return self.special_role if seat == self.special else self.common_role
 
+    def magic_rules(self) -> bool:
+        """Whether the match follows MAgIC's rules, where `vote_reading` and `role_probe` apply."""
+        return True
+
+    def role_stage(self) -> str:
+        """'consistency': MAgIC's role probe (a statement of who one is); 'role': a yes/no question."""
+        return "consistency" if self.magic_rules() and self.p["role_probe"] == "authors" else "role"
+
+    def stated_role(self, seat: int) -> str:
+        """The role MAgIC's probe expects the seat to state: the special role, or 'non-' and it."""
+        return self.special_role if seat == self.special else f"non-{self.special_role}"
+
     # ---- dealing
     def setup(self) -> None:
         n = self.n_seats(self.p)
@@ -114,58 +130,6 @@ class SocialDeduction(Game):
         names = ", ".join(self.player_name(s) for s in range(len(self.alive)))
         return f"The game begins with {names}. {self.player_name(self.first)} speaks first."
 
-    def setting_index(self, count: int) -> int:
-        return self.setting_for(self.p, self.seed, count)
-
-    @staticmethod
-    def setting_for(params: dict[str, Any], seed: int, count: int) -> int:
-        chosen = params["setting"]
-        if chosen >= count:
-            raise ValueError(f"parameter 'setting' must be below {count} (the number of settings)")
-        return seed % count if chosen == -1 else chosen
-
-    @classmethod
-    def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
-        """The special seat the match's word setting names (None: the deal draws one)."""
-        return None
-
-    @classmethod
-    def special_seat_for(cls, params: dict[str, Any], seed: int) -> int | None:
-        """The seat that will hold the special role in the match of `params` and `seed`, known before it
-        is played (None when the deal draws it): `pick_special`'s rule on `named_seat`."""
-        if params["role_seat"] >= 0:
-            return params["role_seat"]
-        named = cls.named_seat(params, seed)
-        return named if named is not None and named < params["players"] else None
-
-    def pick_special(self, named_seat: int | None) -> int:
-        n = len(self.alive)
-        if self.p["role_seat"] >= 0:
-            if self.p["role_seat"] >= n:
-                raise ValueError(f"parameter 'role_seat' must be below the number of players ({n})")
-            return self.p["role_seat"]
-        return named_seat if named_seat is not None and named_seat < n else self.rng.randrange(n)
-
-    def scripted(self, setting_clues: dict[str, Any], named_seat: int) -> dict[int, list[str]]:
-        """The setting's scripted clues re-dealt by role: the special seat gets the setting's special
-        player's clues, the other seats the remaining players' clues in order."""
-        if not self.p["fixed_clues"]:
-            return {}
-        per_player = [setting_clues[f"Player {i + 1}"] for i in range(len(setting_clues))]
-        per_player = [c if isinstance(c, list) else [c] for c in per_player]
-        if len(per_player) != len(self.alive):
-            raise ValueError(f"fixed_clues needs {len(per_player)} players (the setting's), not {len(self.alive)}")
-        common = iter(c for i, c in enumerate(per_player) if i != named_seat)
-        dealt = {s: (per_player[named_seat] if s == self.special else next(common)) for s in range(len(self.alive))}
-        return {s: clues for s, clues in dealt.items() if not self.under_test(s)}
-
-    def under_test(self, seat: int) -> bool:
-        """Whether `seat` is the challenger's (never scripted): by `tested_role`, else `challenger_seat`."""
-        tested = self.p["tested_role"]
-        if tested:
-            return (seat == self.special) == (tested == "special")
-        return seat == self.p["challenger_seat"]
-
     # ---- the flow
     def alive_seats(self) -> list[int]:
         return [s for s, a in enumerate(self.alive) if a]
@@ -181,7 +145,7 @@ class SocialDeduction(Game):
         self.announce(f"Round {r}: give your clues in this order: "
                       + ", ".join(self.player_name(s) for s in self.pending) + ".")
         if self.probing_each_clue():
-            self.stage = "role"
+            self.stage = self.role_stage()
             return
         self.play_scripted()
 
@@ -233,7 +197,7 @@ class SocialDeduction(Game):
         if self.fouls and self.decided():
             self.finish()
         elif self.p["probes"]:
-            self.stage = "role"
+            self.stage = self.role_stage()
         else:
             self.after_probes()
 
@@ -290,6 +254,8 @@ class SocialDeduction(Game):
             return TextSpace("clue", self.p["max_chars"])
         if self.stage == "role":
             return Choice(("yes", "no"), key="answer")
+        if self.stage == "consistency":
+            return IdentityStatementSpace((self.special_role, f"non-{self.special_role}"))
         if self.stage == "belief":
             return BeliefSpace(self.names(), self.player_name(seat), self.special_role)
         if self.stage == "words":
@@ -303,12 +269,22 @@ class SocialDeduction(Game):
 
     def parse(self, seat: int, text: str) -> Any:
         space = self.space(seat)
+        if self.stage == "vote" and self.magic_rules() and self.p["vote_reading"] == "authors":
+            return self.read_vote_as_authors(text, space)
         if self.stage == "vote" and self.abstain and isinstance(text, str) and text.strip():
             try:
                 return space.parse(text)
             except ParseError:
                 return None  # Who-is-Spy: a vote naming nobody on the list counts as an abstention
         return space.parse(text)
+
+    def read_vote_as_authors(self, text: str, space: ActionSpace) -> int:
+        """MAgIC's vote (`first_in_seat_order`): an answer naming no player is re-asked, then falls back like
+        any unreadable answer (which Judgement counts as a wrong vote, as the authors' `judge` does)."""
+        named = first_in_seat_order(require_text(text), self.names())
+        if named is None:
+            raise ParseError(f"no player named; answer with {space.describe()}")
+        return self.names().index(named)
 
     def observe(self, seat: int) -> Observation:
         space = self.space(seat)
@@ -342,10 +318,11 @@ class SocialDeduction(Game):
                 self.stage = "belief"
             else:
                 self.play_scripted()
-        elif self.stage == "role":
+        elif self.stage in ("role", "consistency"):
             for s, answer in sorted(actions.items()):
-                self.role_answers.append({"round": self.round, "seat": s, "answer": answer,
-                                          "correct": (answer == "yes") == (s == self.special)})
+                correct = (states_identity(answer, self.player_name(s), self.stated_role(s))
+                           if self.stage == "consistency" else (answer == "yes") == (s == self.special))
+                self.role_answers.append({"round": self.round, "seat": s, "answer": answer, "correct": correct})
             self.stage = "belief"
             if self.probing_each_clue():
                 self.stage = "clue"
@@ -354,7 +331,7 @@ class SocialDeduction(Game):
             for s, belief in sorted(actions.items()):
                 self.beliefs.append({"round": self.round, "seat": s, "belief": belief})
             if self.probing_each_clue() and self.pending:
-                self.stage = "role"
+                self.stage = self.role_stage()
             else:
                 self.after_probes()
         elif self.stage == "words":
