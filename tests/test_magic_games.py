@@ -197,3 +197,17 @@ def test_prisoners_dilemma_reads_any_answer_without_cooperate_as_a_defect_as_the
     assert strict.parse(0, "I will not cooperate, I defect") == "defect"
     with pytest.raises(ParseError):
         strict.parse(0, "Hmm, hard to say")
+
+
+def test_cost_sharing_vote_is_the_first_i_vote_for_player_n_as_the_authors():
+    """MAgIC's airportfee.py `_text2vote`: the first "I vote for Player N" wins, even over a later JSON
+    answer; without the phrase the answer is read as any choice (theirs asks gpt-3.5-turbo instead)."""
+    game = new("cost_sharing")
+    game.step({0: [40, 30, 30], 1: [50, 25, 25], 2: [50, 25, 25]})
+    assert game.parse(0, 'I vote for Player 2\'s proposal. {"vote": "Player 3"}') == 1
+    assert game.parse(0, "Player 1 asks too much. I vote for Player 3. Not Player 2.") == 2
+    assert game.parse(0, 'Player 2 is fine, {"vote": "Player 3"}') == 2
+    assert game.parse(0, "I vote for Player 7, no: Player 1") == 0  # no such player: read as any choice
+    last = new("cost_sharing", vote_reading="last")
+    last.step({0: [40, 30, 30], 1: [50, 25, 25], 2: [50, 25, 25]})
+    assert last.parse(0, 'I vote for Player 2\'s proposal. {"vote": "Player 3"}') == 2
