@@ -74,8 +74,9 @@ def test_probes_come_around_every_clue_and_are_counted():
     game = Chameleon(Chameleon.resolve_params({"setting": 3, "role_seat": 1}))
     game.reset(0)
     for speaker in range(3):  # as chameleon_competition.py: a role probe before each clue, a belief probe after
-        assert game.stage == "role" and game.to_act() == [0, 1, 2]
-        game.step({0: "no", 1: "yes", 2: "yes" if speaker == 0 else "no"})
+        assert game.stage == "consistency" and game.to_act() == [0, 1, 2]
+        game.step({0: "I am Player 1, my role is non-chameleon", 1: "I am Player 2, my role is chameleon",
+                   2: f"I am Player 3, my role is {'chameleon' if speaker == 0 else 'non-chameleon'}"})
         assert game.stage == "clue" and game.to_act() == [speaker]
         game.step({speaker: f"clue {speaker}"})
         assert game.stage == "belief" and game.to_act() == [0, 1, 2]
@@ -151,8 +152,9 @@ def test_llm_seats_play_every_phase_through_the_stub(stub):
         ask = request["messages"][-1]["content"].rsplit("\n\n", 1)[-1]
         if '"clue"' in ask:
             return StubReply('{"clue": "It is a kind of thing, ' + str(len(request["messages"][-1]["content"])) + '"}')
-        if '"answer"' in ask:
-            return StubReply('{"answer": "no"}')
+        if "I am Player N" in ask:
+            me = request["messages"][0]["content"].split("You are ", 1)[1].split(" in a game", 1)[0]
+            return StubReply(f"I am {me}, my role is non-chameleon")
         if "suspects" in ask:  # keys about oneself are simply not read
             return StubReply('{"suspect": "Player 2", "Player 1 suspects": "Player 2", '
                              '"Player 2 suspects": "Player 1", "Player 3 suspects": "Player 2"}')
@@ -169,6 +171,8 @@ def test_llm_seats_play_every_phase_through_the_stub(stub):
     record = asyncio.run(play_match(plan))
     assert record.match["status"] == "ok", record.match["error"]
     phases = [t["phase"] for t in record.turns if t["seat"] is not None]
-    assert phases == (["role"] * 3 + ["clue"] + ["belief"] * 3) * 3 + ["vote"] * 3 + ["guess"]
+    assert phases == (["consistency"] * 3 + ["clue"] + ["belief"] * 3) * 3 + ["vote"] * 3 + ["guess"]
     assert not any(t["fallback"] for t in record.turns if t["seat"] is not None)
     assert json.loads(record.match["outcome"])["flag"] == 1  # caught, guessed Grape right
+    probes = {(m["seat"], m["name"]): m["value"] for m in record.metrics}
+    assert [probes[(s, "role_probes_correct")] for s in range(3)] == [3, 0, 3]  # seat 1 is the chameleon

@@ -157,11 +157,57 @@ def test_magic_public_good_caps_contributions_at_the_points_left_and_defaults_to
                              pytest.approx(65.1667, abs=1e-3)]
 
 
-def test_magic_game_theory_spec_plays_every_setting_group_with_the_challenger_in_each_seat():
+def test_magic_game_theory_spec_plays_the_papers_21_competitions_per_game():
+    """7 groups x 3 seats of the challenger, as metrics_release.py counts them (num_of_game=21): the Public
+    Good's group 1 (the released multiplier 3.5) is not one of the paper's seven multipliers."""
     spec = load_spec("runs/magic_game_theory.yaml")
     for name in THEORY:
         plans = [m for m in spec.matches if m.game == name]
-        groups = group_count(name)
-        assert len(plans) == 3 * groups
+        first = 2 if name == "magic_public_good" else 1
+        assert len(plans) == 21 and group_count(name) - first + 1 == 7
         assert {(m.preset, next(s for s, a in enumerate(m.seats) if a.label == "challenger-bot"))
-                for m in plans} == {(f"magic_{g}", s) for g in range(1, groups + 1) for s in range(3)}
+                for m in plans} == {(f"magic_{g}", s) for g in range(first, first + 7) for s in range(3)}
+    multipliers = {load_group("magic_public_good", int(m.preset.split("_")[1]))["multiplier"]
+                   for m in spec.matches if m.game == "magic_public_good"}
+    assert multipliers == {1, 1.2, 1.5, 1.8, 2, 2.5, 3}
+
+
+@pytest.mark.parametrize("path", ["runs/magic_game_theory.yaml", "runs/magic_social.yaml",
+                                  "runs/magic_social_fixed_clues.yaml"])
+def test_magic_specs_seat_every_model_at_temperature_0_as_the_authors_configs(path):
+    """cathyxl/MAgIC config_release/*.json: "temperature": 0 for every player's backend. The specs set it
+    for every seat, and the model lines offered in their comments leave it to that default."""
+    spec = load_spec(path)
+    assert {a.temperature for m in spec.matches for a in m.seats} == {0.0}
+    assert "temperature" not in "".join(line for line in Path(path).read_text().splitlines(True)
+                                        if line.lstrip().startswith("#") and "agent:" in line)
+
+
+def test_prisoners_dilemma_reads_any_answer_without_cooperate_as_a_defect_as_the_authors():
+    """MAgIC's prisoner.py `_scoring` / metrics_release.py `norm_decision`: "cooperate" anywhere cooperates,
+    anything else defects, never re-asked; `decision_reading: strict` keeps our reading."""
+    game = new("prisoners_dilemma")
+    assert game.parse(0, "I choose to Cooperate.") == "cooperate"
+    assert game.parse(0, '{"action": "defect"}') == "defect"
+    assert game.parse(0, "I will not cooperate with them") == "cooperate"  # the quirk: the word is there
+    assert game.parse(0, "Hmm, hard to say") == "defect"
+    with pytest.raises(ParseError):
+        game.parse(0, "  ")  # no answer at all is still re-asked
+    strict = new("prisoners_dilemma", decision_reading="strict")
+    assert strict.parse(0, "I will not cooperate, I defect") == "defect"
+    with pytest.raises(ParseError):
+        strict.parse(0, "Hmm, hard to say")
+
+
+def test_cost_sharing_vote_is_the_first_i_vote_for_player_n_as_the_authors():
+    """MAgIC's airportfee.py `_text2vote`: the first "I vote for Player N" wins, even over a later JSON
+    answer; without the phrase the answer is read as any choice (theirs asks gpt-3.5-turbo instead)."""
+    game = new("cost_sharing")
+    game.step({0: [40, 30, 30], 1: [50, 25, 25], 2: [50, 25, 25]})
+    assert game.parse(0, 'I vote for Player 2\'s proposal. {"vote": "Player 3"}') == 1
+    assert game.parse(0, "Player 1 asks too much. I vote for Player 3. Not Player 2.") == 2
+    assert game.parse(0, 'Player 2 is fine, {"vote": "Player 3"}') == 2
+    assert game.parse(0, "I vote for Player 7, no: Player 1") == 0  # no such player: read as any choice
+    last = new("cost_sharing", vote_reading="last")
+    last.step({0: [40, 30, 30], 1: [50, 25, 25], 2: [50, 25, 25]})
+    assert last.parse(0, 'I vote for Player 2\'s proposal. {"vote": "Player 3"}') == 2

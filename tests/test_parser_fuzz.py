@@ -23,11 +23,14 @@ pytestmark = pytest.mark.slow
 
 GAMES = sorted(all_games())
 ANSWERS_PER_GAME = 10_000
+# MAgIC's Prisoner's Dilemma reading takes every non-empty answer (without "cooperate": a defect): it has
+# nothing to reject, so its strict reading is fuzzed here (test_magic_games tests the authors' one).
+FUZZED_PARAMS = {"prisoners_dilemma": {"decision_reading": "strict"}}
 
 
 def _states(cls, seed: int, n: int):
     """Up to n (game, seat) decision points along a random playthrough."""
-    game = cls(cls.resolve_params({}))
+    game = cls(cls.resolve_params(FUZZED_PARAMS.get(cls.name, {})))
     game.reset(seed)
     rng = random.Random(seed)
     points = []
@@ -84,7 +87,7 @@ class GarbageLLM(LLMAgent):
 @pytest.mark.parametrize("name", GAMES)
 def test_matches_of_garbage_answering_llms_end_with_an_outcome(name, db_path):
     cls = all_games()[name]
-    params = cls.resolve_params({})
+    params = cls.resolve_params(FUZZED_PARAMS.get(name, {}))
     n = cls.n_seats(params)
     seats = [AgentSpec(agent="openai/garbage")] * n
     plan = MatchPlan(match_id=f"fuzz-{name}", run_id="fuzz", game=name, preset="default", params=params,

@@ -19,7 +19,10 @@ from typing import Any
 
 from engine.games import register
 from engine.games.base import Param, SeatResult, rank_by
-from engine.games.social import DATA_DIR, SOCIAL_PARAMS, SocialDeduction, magic_settings, same_word
+from engine.games.social.answers import same_word
+from engine.games.social.parameters import SOCIAL_PARAMS
+from engine.games.social.rounds import SocialDeduction
+from engine.games.social.word_settings import DATA_DIR, magic_settings
 
 CREDITS = {0: (0, 2), 1: (1, 1), 2: (2, 0), 3: (1, 1)}  # flag -> (chameleon, each non-chameleon)
 MAX_CREDITS = 2

@@ -5,6 +5,12 @@ fails after `rounds` rounds without one. Win = success (for every seat). Setting
 descriptions in engine/data/magic/cost_sharing (group 1 is the authors' released setting), each with
 the airlines' opening proposals, announced before round 1. The settings are in the authors' format:
 the fee and the airlines are described in the `topic` text and read from it (`airport`).
+
+A vote is read as the authors' code reads it (`vote_reading: authors`, cathyxl/MAgIC
+chatarena/environments/airportfee.py `_text2vote`): the first "I vote for Player N" in the answer wins,
+even over a JSON answer after it. Where that phrase is missing their code asks gpt-3.5-turbo to name the
+player; here the answer is read as any choice is (the JSON field, else the last player named), which is
+also the whole reading with `vote_reading: last`.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from engine.games.magic_common import SEATS, MagicScenario, group_param, load_gr
 from engine.games.parsing import json_field, require_text
 
 TOLERANCE = 0.05  # percentages must add up to 100 within this
+_I_VOTE_FOR = re.compile(r"I vote for Player (\d+)")
 _SHARE = re.compile(r"(?<![\w.\-])(\d{1,3}(?:\.\d{1,2})?)(?![\w.])")
 
 
@@ -104,6 +111,9 @@ class CostSharing(MagicScenario):
     params = {
         "group": group_param("cost_sharing", 1, optional=False),
         "rounds": Param(5, "rounds of proposals and votes before the negotiation fails", lo=1, hi=20),
+        "vote_reading": Param("authors", "'authors': the first 'I vote for Player N' wins (MAgIC's airportfee.py), "
+                              "else as 'last': the JSON field, else the last player named", kind=str,
+                              choices=("authors", "last")),
     }
     def setup(self) -> None:
         self.setting = load_group(self.name, self.p["group"])
@@ -137,6 +147,12 @@ class CostSharing(MagicScenario):
 
     def listed(self, proposals: list[list[float]]) -> str:
         return "; ".join(f"{self.player_name(s)} proposes {fmt_split(p)}" for s, p in enumerate(proposals))
+
+    def parse(self, seat: int, text: str) -> Any:
+        said = _I_VOTE_FOR.search(text) if self.stage == "vote" and isinstance(text, str) else None
+        if said and self.p["vote_reading"] == "authors" and 1 <= int(said.group(1)) <= SEATS:
+            return int(said.group(1)) - 1
+        return super().parse(seat, text)
 
     def step(self, actions: dict[int, Any]) -> None:
         if self.stage == "propose":

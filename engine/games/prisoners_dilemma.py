@@ -1,7 +1,13 @@
 """Three-player iterated Prisoner's Dilemma (MAgIC paper §3): each round every player
 cooperates or defects at once; payoffs follow the setting {cooperate, defect, one_defect,
 two_defect} (docs/GAMES.md); the highest total after the last round wins. Presets `magic_1`..`magic_7`
-play the seven payoff groups of engine/data/magic/prisoners_dilemma (see magic_common)."""
+play the seven payoff groups of engine/data/magic/prisoners_dilemma (see magic_common).
+
+A decision is read as the authors' code reads it (`decision_reading: authors`, cathyxl/MAgIC
+chatarena/environments/prisoner.py `_scoring` and metrics_release.py `norm_decision`): an answer that
+contains "cooperate" anywhere (any case) cooperates, any other answer defects, never re-asked. So "I will
+not cooperate" cooperates and "no idea" defects. An empty answer is no answer and is re-asked, as in every
+game. `decision_reading: strict` reads the JSON field, else the last action named, and re-asks otherwise."""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from engine.games import register
 from engine.games.base import Choice, Observation, Param, SeatResult, rank_by
 from engine.games.extensions import policy
 from engine.games.magic_common import MagicScenario, group_param, load_group
+from engine.games.parsing import require_text
 
 ACTIONS = ("cooperate", "defect")
 PAYOFF_KEYS = ("cooperate", "defect", "one_defect", "two_defect")
@@ -39,6 +46,9 @@ class PrisonersDilemma(MagicScenario):
         "two_defect": Param(2.0, "payoff to each of two defectors (the cooperator gets 0)", kind=float),
         # group 1 is the authors' released setting (2, 1, 4, 2); groups 2-7 are ours, defection stays dominant
         "group": group_param("prisoners_dilemma", 0, optional=True),
+        "decision_reading": Param("authors", "'authors': an answer containing 'cooperate' cooperates, any other "
+                                  "defects (MAgIC's prisoner.py); 'strict': the JSON field or the last action named",
+                                  kind=str, choices=("authors", "strict")),
     }
 
     def setup(self) -> None:
@@ -56,6 +66,11 @@ class PrisonersDilemma(MagicScenario):
         view = {"totals": list(self.totals), "my_total": self.totals[seat],
                 "past_choices": [list(c) for c in self.history_choices]} | self.payoffs
         return self.make_observation(seat, "choose", view, Choice(ACTIONS, key="action"))
+
+    def parse(self, seat: int, text: str) -> str:
+        if self.p["decision_reading"] == "authors":
+            return "cooperate" if "cooperate" in require_text(text).lower() else "defect"
+        return super().parse(seat, text)
 
     def step(self, actions: dict[int, Any]) -> None:
         choices = [str(actions[s]) for s in range(3)]

@@ -21,15 +21,10 @@ from typing import Any
 
 from engine.games import register
 from engine.games.base import Param, SeatResult, rank_by
-from engine.games.social import (
-    SOCIAL_PARAMS,
-    SocialDeduction,
-    llmarena_word_pairs,
-    magic_settings,
-    names_word,
-    normalize,
-    same_word,
-)
+from engine.games.social.answers import names_word, normalize, same_word
+from engine.games.social.parameters import SOCIAL_PARAMS
+from engine.games.social.rounds import SocialDeduction
+from engine.games.social.word_settings import llmarena_word_pairs, magic_settings
 
 MAGIC_CREDITS = {0: (0, 3), 1: (3, 0), 2: (2, 1)}  # flag -> (undercover, each civilian)
 MAGIC_MAX_CREDITS = 3
@@ -141,6 +136,9 @@ class Undercover(SocialDeduction):
             f"spy is out, fewer than 3 players remain, or after {rounds} rounds; the spy wins if still in. Scores: "
             "spy out in round 1: spy 0, the surviving civilians share 12; in round 2: 4 and 8; in round 3: 8 and 4; "
             "spy survives: 12 and 0. Each civilian vote for the spy gives that civilian +1 and the spy -1.")
+
+    def magic_rules(self) -> bool:
+        return self.p["rules"] == "magic"
 
     def vote_due(self) -> bool:
         return self.p["rules"] != "magic" or self.round >= self.clue_rounds
