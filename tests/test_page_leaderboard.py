@@ -216,3 +216,34 @@ def test_a_selection_of_self_play_only_says_so(tmp_path, monkeypatch):
     said = " ".join(c.value for c in at.caption)
     assert "Only self-play in this selection (tictactoe): left out of win rates and ratings" in said
     assert "No LLMArena games in this selection" not in said
+
+
+def test_hanabis_self_play_keeps_its_column_and_the_page_says_which_games_are_cooperative(tmp_path, monkeypatch):
+    """LLMArena's round robin plays Hanabi as self-play (two copies of one agent are the team): its column left
+    LLMArena's table ("4 of 7" games) when self-play was left out of every table. A cooperative game keeps it, and
+    the page names the games whose self-play counts."""
+    from tests.test_suites import COOPERATIVE
+
+    path = tmp_path / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(COOPERATIVE), path, progress=False))
+    at = page(path, monkeypatch)
+    assert not at.exception
+    arena = frames_with(at, "hanabi")[0]
+    assert {"tictactoe", "hanabi"} <= set(arena.columns) and set(arena["games"]) == {"2 of 7"}
+    said = " ".join(c.value for c in at.caption)
+    assert "in the competitive games self-play" in said and "in the cooperative games (hanabi" in said
+    assert "leaves out" not in said  # Hanabi is counted, not left out as self-play
+
+
+def test_undercover_under_llmarenas_rules_with_one_agent_in_four_seats_shows_its_ratings(tmp_path, monkeypatch):
+    """runs/llmarena_undercover.yaml's lineup (one civilian agent in four seats): its TrueSkill replay met an update
+    floats cannot hold and the page showed trueskill's traceback for `game=undercover (llmarena rules)`."""
+    from tests.test_ratings import write_outcomes
+
+    path = tmp_path / "results.duckdb"
+    civilians_win = [("civ", 1, 1.0, "civilian")] * 4 + [("tested", 2, 0.0, "undercover")]
+    undercover_wins = [("civ", 2, 0.0, "civilian")] * 4 + [("tested", 1, 1.0, "undercover")]
+    write_outcomes(path, "undercover", [civilians_win] * 60 + [undercover_wins] * 2, params={"rules": "llmarena"})
+    at = page(path, monkeypatch, game="undercover (llmarena rules)")
+    assert not at.exception and not at.error
+    assert set(frames_with(at, "conservative")[0]["agent"]) == {"civ", "tested"}

@@ -8,8 +8,9 @@ listed there). `python -m engine rescore` recomputes both from what the database
 formula reaches the table without a replay of the agents.
 
 - `leaderboard(db, filters)`: one row per model, condition (prompt_version, temperature, strategy),
-  `setting` ('vanilla' with the paper's default parameters, else 'custom'; an imported record of a setting of its
-  own, `own_setting` in its outcome, is custom whatever its parameters) and `source` (`ours`, or
+  `setting` (`engine.settings.setting_label`, as every page names it: 'vanilla' with the paper's default
+  parameters, else 'custom: players=3, rounds=1' naming each one changed; an imported record of a setting of its
+  own, `own_setting` in its outcome, is 'custom: <that setting>' whatever its parameters) and `source` (`ours`, or
   `published` for imported records); one column per game; `overall` = the mean of the eight (empty unless
   all eight were played); each cell the mean over matches. A match whose seats all share the model and
   condition counts with its match score; in a mixed match each model and condition counts with the mean of
@@ -33,8 +34,9 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.selection import ALL, Selection
-from engine.settings import setting_labels, setting_of
+from engine.precision import fixed
+from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
+from engine.settings import setting_labels
 from engine.suites.gamabench import GAMES
 
 MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
@@ -45,11 +47,14 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     GAMA-Bench records), one column per game, `overall` = mean of the eight. The scores are the
     `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
     every seat of a match counts with the match score, else with the mean of its seats' scores; a cell
-    is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else 'custom'."""
+    is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else 'custom: ...' naming
+    every parameter changed, so two settings are never one row. A model is its seats' label (the model string
+    unless the run spec names one) with its max_tokens where that label was played with several
+    (`selection.agent_sql`; the condition's other settings have columns of their own)."""
     where, params = filters.where()
     df = store.query(db, f"""
         WITH picked AS (
-          SELECT m.match_id, m.game, m.params, m.outcome->>'$.own_setting' AS own_setting, r.source
+          SELECT m.match_id, m.game, m.preset, m.params, m.outcome->>'$.own_setting' AS own_setting, r.source
           FROM matches m LEFT JOIN runs r USING (run_id)
           WHERE {where} AND m.game IN (SELECT unnest(?))),
         seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
@@ -57,11 +62,12 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
         score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
                   AND match_id IN (SELECT match_id FROM picked)),
         groups AS (
-          SELECT s.match_id, s.agent AS model, s.prompt_version, s.temperature, s.strategy, count(*) AS n,
-                 avg(sc.value) AS seat_score
+          SELECT s.match_id, {agent_sql("s", (MAX_TOKENS,))} AS model, s.prompt_version, s.temperature, s.strategy,
+                 count(*) AS n, avg(sc.value) AS seat_score
           FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
           WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.params, p.own_setting,
+        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.preset, p.params::VARCHAR AS params,
+               p.own_setting,
                CASE WHEN p.source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source,
                avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
                count(*) AS matches
@@ -72,8 +78,9 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                "overall", "matches"]
     if df.empty:
         return pd.DataFrame(columns=columns)
-    df["setting"] = ["vanilla" if pd.isna(own) and _is_vanilla(game, p) else "custom"
-                     for game, p, own in zip(df["game"], df["params"], df["own_setting"], strict=True)]
+    named = setting_labels(df)
+    df["setting"] = [name if pd.isna(own) else f"custom: {own}" for name, own in zip(named, df["own_setting"],
+                                                                                       strict=True)]
     keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
     frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
     frame["weighted"] = frame["score"] * frame["matches"]
@@ -86,19 +93,9 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     table.columns.name = None
     table["temperature"] = pd.to_numeric(table["temperature"].replace("-", None))  # bots have no condition
     table[["prompt_version", "strategy"]] = table[["prompt_version", "strategy"]].replace("-", None)
-    table = table.sort_values(["setting", "overall", "model"], ascending=[False, False, True], na_position="last")
+    table = fixed(table).sort_values(["setting", "overall", "model"], ascending=[False, False, True],
+                                     na_position="last")
     return table[columns].reset_index(drop=True)
-
-
-_VANILLA: dict[tuple[str, str], bool] = {}
-
-
-def _is_vanilla(game: str, params: str) -> bool:
-    """Whether the match ran with the paper's default parameters (cached: few distinct settings exist)."""
-    key = (game, params)
-    if key not in _VANILLA:
-        _VANILLA[key] = not setting_of(game, json.loads(params) if params else {})
-    return _VANILLA[key]
 
 
 def _step_records(db: str | Path, filters: Selection, newest: int | None = None) -> pd.DataFrame:

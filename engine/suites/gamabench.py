@@ -19,8 +19,9 @@ SUITE = Suite(
             "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
             "as costly; a record that stops early scores the rounds it has; Battle Royale `shot_player` "
             "'null' is a wrong shot). `overall` needs all eight games. `setting`: vanilla = the game's "
-            "parameters as the paper plays it, custom = some parameter changed (players, rounds, ...): rows of "
-            "different settings score different games and do not compare. Unlike the headline, this table keeps "
+            "parameters as the paper plays it, custom: each parameter changed with its value (players=3, "
+            "rounds=1, ...), as every page names a setting: rows of different settings score different games and "
+            "do not compare. Unlike the headline, this table keeps "
             "self-play: γ-Bench's protocol puts one model in every seat and scores it against the game's optimum.",
     empty="No γ-Bench games in this selection yet.",
     figures=(
