@@ -229,7 +229,8 @@ def test_hanabis_self_play_keeps_its_column_and_the_page_says_which_games_are_co
     at = page(path, monkeypatch)
     assert not at.exception
     arena = frames_with(at, "hanabi")[0]
-    assert {"tictactoe", "hanabi"} <= set(arena.columns) and set(arena["games"]) == {"2 of 7"}
+    random = arena.set_index("agent").loc["bot:random"]
+    assert {"tictactoe", "hanabi"} <= set(arena.columns) and random["games"] == "2 of 7" and random["hanabi"] == "0.00"
     said = " ".join(c.value for c in at.caption)
     assert "in the competitive games self-play" in said and "in the cooperative games (hanabi" in said
     assert "leaves out" not in said  # Hanabi is counted, not left out as self-play
@@ -238,12 +239,10 @@ def test_hanabis_self_play_keeps_its_column_and_the_page_says_which_games_are_co
 def test_undercover_under_llmarenas_rules_with_one_agent_in_four_seats_shows_its_ratings(tmp_path, monkeypatch):
     """runs/llmarena_undercover.yaml's lineup (one civilian agent in four seats): its TrueSkill replay met an update
     floats cannot hold and the page showed trueskill's traceback for `game=undercover (llmarena rules)`."""
-    from tests.test_ratings import write_outcomes
+    from tests.test_ratings import undercover_matches, write_outcomes
 
     path = tmp_path / "results.duckdb"
-    civilians_win = [("civ", 1, 1.0, "civilian")] * 4 + [("tested", 2, 0.0, "undercover")]
-    undercover_wins = [("civ", 2, 0.0, "civilian")] * 4 + [("tested", 1, 1.0, "undercover")]
-    write_outcomes(path, "undercover", [civilians_win] * 60 + [undercover_wins] * 2, params={"rules": "llmarena"})
+    write_outcomes(path, "undercover", undercover_matches("CTTTTTTTCCCTCTTTCTTC"), params={"rules": "llmarena"})
     at = page(path, monkeypatch, game="undercover (llmarena rules)")
     assert not at.exception and not at.error
     assert set(frames_with(at, "conservative")[0]["agent"]) == {"civ", "tested"}

@@ -373,17 +373,23 @@ def test_an_update_floats_cannot_hold_is_made_in_arbitrary_precision():
 
 
 def test_llmarenas_undercover_with_one_agent_in_four_seats_rates_without_breaking(tmp_path):
-    """LLMArena's Undercover study: one civilian agent in four seats, the tested agent the undercover. The civilians'
-    four seats each move their agent, so its rating runs far ahead; the undercover's later win was an update floats
-    cannot hold, and the replay (after a run, on Leaderboards) raised FloatingPointError."""
+    """LLMArena's Undercover study: one civilian agent in four seats, the tested agent the undercover. Each of the
+    four seats moves the civilians' agent, so after the undercover's wins its rating sinks far below; the
+    civilians' next win was an update floats cannot hold, and the replay (after a run, on Leaderboards) raised
+    FloatingPointError. The order is runs/llmarena_undercover.yaml's first 20 matches (C: the civilians won)."""
     db = tmp_path / "undercover.duckdb"
-    civilians_win = [("civ", 1, 1.0, "civilian")] * 4 + [("tested", 2, 0.0, "undercover")]
-    undercover_wins = [("civ", 2, 0.0, "civilian")] * 4 + [("tested", 1, 1.0, "undercover")]
-    write_outcomes(db, "undercover", [civilians_win] * 60 + [undercover_wins] * 2 + [civilians_win] * 10,
-                   params={"rules": "llmarena"})
+    write_outcomes(db, "undercover", undercover_matches("CTTTTTTTCCCTCTTTCTTC"), params={"rules": "llmarena"})
     table = trueskill_table(db, "undercover").set_index("agent")
     assert np.isfinite(table[["mu", "sigma"]].to_numpy()).all()
-    assert table.loc["civ", "mu"] > table.loc["tested", "mu"]
+    assert (table["matches"] == 20).all() and (table["sigma"] < MU / 3).all()
+
+
+def undercover_matches(winners: str) -> list[list[tuple]]:
+    """LLMArena Undercover matches of agent `civ` in four civilian seats and `tested` as the undercover, one per
+    letter of `winners` (C: the civilians won, T: the undercover)."""
+    civilians_win = [("civ", 1, 1.0, "civilian")] * 4 + [("tested", 2, 0.0, "undercover")]
+    undercover_wins = [("civ", 2, 0.0, "civilian")] * 4 + [("tested", 1, 1.0, "undercover")]
+    return [civilians_win if w == "C" else undercover_wins for w in winners]
 
 
 def test_ratings_failing_after_a_run_are_one_line_with_their_exit_code_and_the_matches_stay(tmp_path, capsys,
