@@ -24,7 +24,7 @@ from scipy import stats as sps
 from engine import store
 from engine.metrics import stats
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs, seat_outcomes_sql
-from engine.precision import fixed
+from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games
 from engine.suites import Headline, get_suite
 
@@ -134,7 +134,7 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
     """`table` (agent, matches, value, value_lo, value_hi, note; `partial` if given) with `provisional` (fewer than
     MIN_MATCHES contested matches) and `rank` (the ranked: neither provisional, partial nor without an interval),
     the ranked first, best value first: the one rule of every ranked table."""
-    table = fixed(table)  # sorted by the digits it prints: agents tied in truth never swap on float noise
+    table = table.copy()
     table["note"] = [note or ("" if lo == lo and hi == hi else "no interval")  # a mean of equal scores: [x, x]
                      for note, lo, hi in zip(table["note"].fillna(""), table["value_lo"], table["value_hi"],
                                              strict=True)]
@@ -143,7 +143,7 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
     table["rank"] = ranks(table["value_lo"], table["value_hi"],
                           ~table["provisional"] & ~partial & (table["note"] == ""))
     return table.sort_values(["rank", "provisional", "value", "agent"], ascending=[True, True, False, True],
-                             na_position="last", ignore_index=True)
+                             na_position="last", ignore_index=True, key=fixed_values)
 
 
 def one_sided(pairs: pd.DataFrame) -> dict[str, str]:

@@ -55,7 +55,7 @@ def test_gamabench_table_marks_published_rows_and_settings(db):
     published = table[table["source"] == "published"]
     assert list(published["model"]) == ["gpt-3.5-turbo-0125"]
     assert published["guessing_game"].iloc[0] == pytest.approx(63.4, abs=0.05)  # the repository's 5-run mean
-    assert set(table["setting"]) == {"vanilla", "custom"}
+    assert set(table["setting"]) == {"vanilla", "custom: players=4, rounds=3"}  # named as every page names it
 
 
 def test_filters_narrow_by_run_game_preset_and_date(db):

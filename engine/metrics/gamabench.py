@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.precision import fixed
+from engine.precision import fixed_values
 from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
 from engine.settings import setting_labels
 from engine.suites.gamabench import GAMES
@@ -93,8 +93,8 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     table.columns.name = None
     table["temperature"] = pd.to_numeric(table["temperature"].replace("-", None))  # bots have no condition
     table[["prompt_version", "strategy"]] = table[["prompt_version", "strategy"]].replace("-", None)
-    table = fixed(table).sort_values(["setting", "overall", "model"], ascending=[False, False, True],
-                                     na_position="last")
+    table = table.sort_values(["setting", "overall", "model"], ascending=[False, False, True], na_position="last",
+                              key=fixed_values)
     return table[columns].reset_index(drop=True)
 
 
