@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from engine import store
-from engine.wording import count, usd
+from engine.wording import count, failure, usd
 
 EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_INTERRUPTED = 1, 2, 3, 130
 EXIT_CODES = {
@@ -87,17 +87,11 @@ def _refresh_ratings(db: Path) -> bool:
     try:
         refreshed = refresh_saved(db)
     except Exception as exc:  # noqa: BLE001 - whatever failed, the stored matches stand: one line, not a traceback
-        print(f"error: the ratings could not be brought up to date ({_one_line(exc)}); every match is stored, "
+        print(f"error: the ratings could not be brought up to date ({failure(exc)}); every match is stored, "
               "the dashboard computes the ratings when it opens", file=sys.stderr)
         return False
     print(f"ratings brought up to date ({count(len(refreshed), 'selection')}) in {time.perf_counter() - start:.1f} s")
     return True
-
-
-def _one_line(exc: BaseException) -> str:
-    """An exception as one line: its type and the first line of its message."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
@@ -128,7 +122,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     except store.DatabaseError:
         raise  # said by main(), as for every command
     except Exception as exc:  # noqa: BLE001 - one line saying what failed, never a traceback
-        print(f"error: the {args.suite} table could not be computed ({_one_line(exc)})", file=sys.stderr)
+        print(f"error: the {args.suite} table could not be computed ({failure(exc)})", file=sys.stderr)
         return EXIT_SCORING
     table = fixed(table)  # the same data prints the same digits (engine/precision.py)
     if args.format == "csv":

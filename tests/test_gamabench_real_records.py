@@ -206,7 +206,7 @@ def test_the_leaderboard_page_shows_the_imported_models_marked_published(importe
 
 def test_a_suffix_of_its_own_is_never_the_papers_vanilla_setting(tmp_path):
     """Their table counts the numbered runs (`_1`.._5) and the condition series only: the same record filed as
-    `_s1` (a setting of the authors' own, with the paper's parameters) is 'custom', as `_2` it is 'vanilla'."""
+    `_s1` (a setting of the authors' own, with the paper's parameters) is 'custom: s1', as `_2` it is 'vanilla'."""
     raw = (DATA / "battle_royale" / "battle_royale_cot2.json").read_bytes()
     folder = tmp_path / "battle_royale"
     folder.mkdir()
@@ -215,6 +215,6 @@ def test_a_suffix_of_its_own_is_never_the_papers_vanilla_setting(tmp_path):
     db = tmp_path / "r.duckdb"
     import_dir(tmp_path, db)
     board = leaderboard(db).set_index("setting")
-    assert sorted(board.index) == ["custom", "vanilla"]
-    assert board.loc["custom", "battle_royale"] == board.loc["vanilla", "battle_royale"] == pytest.approx(300 / 17)
+    assert sorted(board.index) == ["custom: s1", "vanilla"]
+    assert board.loc["custom: s1", "battle_royale"] == board.loc["vanilla", "battle_royale"] == pytest.approx(300 / 17)
     assert set(board["strategy"]) == {"vanilla"}

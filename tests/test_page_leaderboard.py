@@ -12,7 +12,7 @@ from engine.importers.gamabench import import_dir
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from pages.shared import PAPER_ASIDE, WIS_BY_ROLE
-from tests.page_run import run_page
+from tests.page_run import run_page, serve_like_the_dashboard
 from tests.test_gamabench_import import RAW
 
 SPEC = {"name": "leaderboard", "seed": 3, "repeats": 2, "games": [
@@ -246,3 +246,21 @@ def test_undercover_under_llmarenas_rules_with_one_agent_in_four_seats_shows_its
     at = page(path, monkeypatch, game="undercover (llmarena rules)")
     assert not at.exception and not at.error
     assert set(frames_with(at, "conservative")[0]["agent"]) == {"civ", "tested"}
+
+
+def test_a_page_that_fails_says_what_failed_in_one_line_never_a_traceback(db, monkeypatch):
+    """Whatever a page meets that it cannot draw (here the papers' rows), the served dashboard says what failed in
+    one line (the traceback goes to the dashboard's log), as the CLI does."""
+    from engine import published
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the paper's rows cannot be read\nsecond line")
+
+    monkeypatch.setattr(published, "beside", broken)
+    monkeypatch.setenv("ARENA_DB", str(db))
+    serve_like_the_dashboard(monkeypatch)  # the page runs inside app.py, as served
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Leaderboards could not be drawn (RuntimeError: the paper's rows cannot be "
+                                           "read); the details are in the dashboard's log."]

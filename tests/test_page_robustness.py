@@ -217,5 +217,5 @@ def test_level_tables_fit_the_window_and_settings_are_named_as_gamma_bench_names
     assert set(played["condition"]) == {"v1 · 0.00 · vanilla", "v1 · 1.00 · vanilla", "v2 · 1.00 · vanilla"}
     assert sum(widths(at.dataframe[0]).values()) <= PAGE_PX
     gama = leaderboard(first_run_db)
-    assert set(gama[gama["model"] == "local/smollm2"]["setting"]) == {"custom"}
+    assert set(gama[gama["model"] == "local/smollm2"]["setting"]) == {"custom: players=3, rounds=1"}  # one name
     assert setting_label("guessing_game", "default", "{}") == "vanilla"

@@ -470,10 +470,12 @@ def with_condition(shown: pd.DataFrame, parts: list[str]) -> pd.DataFrame:
 
 
 def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
-               column_config: dict | None = None, helps: dict[str, str] | None = None) -> None:
-    """A table on the page (as `readable` text unless `shown` is given) that fits its columns (`fitted_columns`),
-    in the report, and as CSV/Parquet downloads of the numbers themselves."""
-    display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps)
+               column_config: dict | None = None, helps: dict[str, str] | None = None,
+               fill: tuple[str, ...] = ()) -> None:
+    """A table on the page (as `readable` text unless `shown` is given) that fits its columns (`fitted_columns`,
+    the long texts `fill` sharing what the others leave), in the report, and as CSV/Parquet downloads of the
+    numbers themselves."""
+    display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps, fill=fill)
     st.dataframe(display, hide_index=True, width="stretch", column_config=config)
     download_table(df, name)
     report.table(title, display)
@@ -487,7 +489,10 @@ WIS_BY_ROLE = [f"{role}_{figure}" for figure in ("win_rate", "mean_score", "foul
 # a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it;
 # Who-is-Spy counts every seat a player held as a game played (its ranking subtracts one per seat)
 PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}, "wis": {"games": "seats played"}}
-PAPER_ASIDE = {"magic": MAGIC_ASIDE, "wis": {"Figures by role (spy, civilian)": WIS_BY_ROLE}}  # fits 1400 px
+# LLMArena's raw figures behind its normalized columns (7 game columns, Hanabi's among them, fill the window)
+LLMARENA_RAW = {"Raw figures, before normalizing to the best": ["bid_reward", "hanabi_reward", "undercover_win_rate"]}
+PAPER_ASIDE = {"magic": MAGIC_ASIDE, "wis": {"Figures by role (spy, civilian)": WIS_BY_ROLE},
+               "llmarena": LLMARENA_RAW}  # fits 1400 px
 # the columns that say who and how well, shown right after the first so they stay in view on a narrow window
 PAPER_KEY = {"gamabench": ["overall", "matches", "setting", "source"], "magic": ["win_rate", "roles", "area"],
              "llmarena": ["average", "games"], "wis": ["ranking", "games", "win_rate"]}
@@ -565,7 +570,8 @@ def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, asi
     display = readable(df) if shown is None else shown
     first = display.columns[0]
     apart = {c for columns in aside.values() for c in columns}
-    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]], helps=helps)
+    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]], helps=helps,
+               fill=("setting",))  # "custom: players=3, rounds=1": cut where it must, whole on a double click
     for label, columns in aside.items():
         present = [c for c in columns if c in display.columns]
         if present:
