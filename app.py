@@ -1,8 +1,11 @@
 """Streamlit entry point, served by `python -m engine serve` (`make run`): navigation over the pages in pages/."""
 
+import logging
+
 import streamlit as st
 
 from engine import store
+from engine.wording import failure
 from pages.shared import start_notices
 
 st.set_page_config(page_title="Game Arena for LLMs", layout="wide")
@@ -51,3 +54,6 @@ try:  # a bad file: one line saying what to do, on every page
             page.run()
 except store.DatabaseError as exc:
     st.error(str(exc))
+except Exception as exc:  # noqa: BLE001 - no page shows a raw traceback: what failed in one line, the rest in the log
+    logging.getLogger("arena.dashboard").exception("the page %s failed", page.title)
+    st.error(f"{page.title} could not be drawn ({failure(exc)}); the details are in the dashboard's log.")

@@ -1,4 +1,6 @@
-"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,serve} ...` (see README)."""
+"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,serve} ...` (see README).
+
+Exit codes (`EXIT_CODES`, printed by --help): what failed, in one line on stderr, never a traceback."""
 
 from __future__ import annotations
 
@@ -11,7 +13,18 @@ import time
 from pathlib import Path
 
 from engine import store
-from engine.wording import count, usd
+from engine.wording import count, failure, usd
+
+EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_INTERRUPTED = 1, 2, 3, 130
+EXIT_CODES = {
+    0: "done",
+    EXIT_ERRORS: "some matches ended in an error (run, tournament) or kept their old figures (rescore); the others "
+                 "are stored",
+    EXIT_BAD_INPUT: "bad input: a spec, an option or a database the arena cannot use; nothing was played",
+    EXIT_SCORING: "a score could not be computed (the ratings refreshed after a run or a rescore, or the table "
+                  "`scores` prints); every match played is stored",
+    EXIT_INTERRUPTED: "interrupted; the finished matches are stored",
+}
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -53,8 +66,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"longest wait for the database: {store.LONGEST_WAIT['write']:.2f} s")
     for line in summary.error_messages[:10]:
         print(f"  error {line}", file=sys.stderr)
-    _refresh_ratings(db)
-    return 1 if summary.errors else 0
+    if not _refresh_ratings(db):
+        return EXIT_SCORING
+    return EXIT_ERRORS if summary.errors else 0
 
 
 def _at_least_one(text: str) -> int:
@@ -64,13 +78,20 @@ def _at_least_one(text: str) -> int:
     return value
 
 
-def _refresh_ratings(db: Path) -> None:
-    """Replay the new matches into the saved ratings now, so the dashboard's first view does not wait for them."""
+def _refresh_ratings(db: Path) -> bool:
+    """Replay the new matches into the saved ratings now, so the dashboard's first view does not wait for them.
+    The matches are stored by then: a failure here is said in one line (False), and the dashboard replays later."""
     from engine.metrics.ratings import refresh_saved
 
     start = time.perf_counter()
-    refreshed = refresh_saved(db)
+    try:
+        refreshed = refresh_saved(db)
+    except Exception as exc:  # noqa: BLE001 - whatever failed, the stored matches stand: one line, not a traceback
+        print(f"error: the ratings could not be brought up to date ({failure(exc)}); every match is stored, "
+              "the dashboard computes the ratings when it opens", file=sys.stderr)
+        return False
     print(f"ratings brought up to date ({count(len(refreshed), 'selection')}) in {time.perf_counter() - start:.1f} s")
+    return True
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
@@ -90,13 +111,20 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
+    from engine.precision import fixed
     from engine.suites import get_suite
 
     try:
         table = get_suite(args.suite).leaderboard(Path(args.db))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
+    except store.DatabaseError:
+        raise  # said by main(), as for every command
+    except Exception as exc:  # noqa: BLE001 - one line saying what failed, never a traceback
+        print(f"error: the {args.suite} table could not be computed ({failure(exc)})", file=sys.stderr)
+        return EXIT_SCORING
+    table = fixed(table)  # the same data prints the same digits (engine/precision.py)
     if args.format == "csv":
         print(table.to_csv(index=False), end="")
     elif args.format == "json":
@@ -123,9 +151,9 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
     print(summary)
     for line in summary.failed[:10]:
         print(f"  kept {line}", file=sys.stderr)
-    if summary.rescored:
-        _refresh_ratings(Path(args.db))
-    return 1 if summary.failed else 0
+    if summary.rescored and not _refresh_ratings(Path(args.db)):
+        return EXIT_SCORING
+    return EXIT_ERRORS if summary.failed else 0
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -204,7 +232,9 @@ def _suite_names() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine", description="Play and score LLM game matches.")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine", description="Play and score LLM game matches.",
+        epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="play a run spec (re-running resumes it)")

@@ -1,11 +1,12 @@
 """A suite's headline table, Chatbot-Arena style, and the one definition of each number it shows (the
 dashboard prints `DEFINITIONS` under the table, and every page that shows a win rate uses `agent_figures`).
 
-Only contested matches count: a match where every seat is the same agent (self-play) says nothing about
-who is better, so it is left out of win rates, scores and ratings. Each suite ranks by one number
-(`Suite.headline`: a Bradley-Terry rating, the win rate, or a 0-100 score), in the unit its title states.
-An agent with fewer than `MIN_MATCHES` contested matches is provisional: shown, not ranked. Ranks come from
-the 95% intervals of that number: an agent's rank is 1 + the number of ranked agents whose interval lies
+Only contested matches count (`SELF_PLAY`): in a competitive game a match where every seat is the same agent
+(self-play) says nothing about who is better, so it is left out of win rates, scores and ratings; in a cooperative
+game (`Game.cooperative`: the seats share one score) one agent in every seat is the game, and every match counts.
+Each suite ranks by one number (`Suite.headline`: a Bradley-Terry rating, the win rate, or a 0-100 score), in the
+unit its title states. An agent with fewer than `MIN_MATCHES` contested matches is provisional: shown, not ranked.
+Ranks come from the 95% intervals of that number: an agent's rank is 1 + the number of ranked agents whose interval lies
 wholly above its own, so agents whose intervals overlap share a rank. An interval that cannot be computed
 (one match, a perfect record for a rating, every match scored alike) is not an interval: `note` says why,
 and the agent is not ranked.
@@ -23,10 +24,14 @@ from scipy import stats as sps
 from engine import store
 from engine.metrics import stats
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs, seat_outcomes_sql
-from engine.selection import ALL, Selection, agent_sql, contested_sql
+from engine.precision import fixed_values
+from engine.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games
 from engine.suites import Headline, get_suite
 
 MIN_MATCHES = 10
+SELF_PLAY = ("in the competitive games self-play (every seat the same agent) is left out: it says nothing about who "
+             "is better; in the cooperative games (" + ", ".join(cooperative_games()) + ": the seats share one "
+             "score) one agent in every seat is the game, and every match counts")
 NOT_COMPARED = "not compared: never played the others"
 DEFINITIONS = {
     "rank": f"1 + the number of ranked agents whose 95% interval of the ranked number (the table's first number: "
@@ -44,13 +49,13 @@ DEFINITIONS = {
              "mean of those per-game means, each game weighing the same, with its 95% t interval over matches. Only "
              "the games with contested matches in the selection count (the page names those left out, e.g. played "
              "only in self-play); an agent that played fewer of them is marked partial and not ranked",
-    "win rate": "(seats won + half the seats drawn) / seats held, over contested matches (self-play, where every "
-                "seat is the same agent, is left out), with its 95% Wilson interval taking the contested matches as "
-                "the sample size (an agent's seats in one match are not independent draws); the same on every "
-                "page. " + OUTCOME,
+    "win rate": f"(seats won + half the seats drawn) / seats held, over contested matches ({SELF_PLAY}), with "
+                "its 95% Wilson interval taking the contested matches as the sample size (an agent's seats in one "
+                "match are not independent draws); the same on every page. " + OUTCOME,
     "mean score": "per game, the mean over the agent's contested matches of its score in the match (the mean of "
                   "its seats' scores there): the headline's score of that one game",
     "matches": "contested matches in which the agent held at least one seat",
+    "contested": f"the matches every number counts: {SELF_PLAY}",
     "valid moves": "share of the agent's decisions whose answer was legal, possibly after a re-ask, without a "
                    "random fallback move (bots: always)",
     "fallback wins": "seats won in matches where the agent made at least one random fallback move: wins an LLM "
@@ -62,7 +67,7 @@ COLUMNS = ["rank", "agent", "provisional", "partial", "games", "value", "value_l
 
 
 def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
-    """A SQL condition over `matches AS alias`: selected, finished and not self-play (two agents or more)."""
+    """A SQL condition over `matches AS alias`: selected, finished and contested (`selection.contested_sql`)."""
     return replace(selection, contested=True).where(alias)
 
 
@@ -138,7 +143,7 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
     table["rank"] = ranks(table["value_lo"], table["value_hi"],
                           ~table["provisional"] & ~partial & (table["note"] == ""))
     return table.sort_values(["rank", "provisional", "value", "agent"], ascending=[True, True, False, True],
-                             na_position="last", ignore_index=True)
+                             na_position="last", ignore_index=True, key=fixed_values)
 
 
 def one_sided(pairs: pd.DataFrame) -> dict[str, str]:

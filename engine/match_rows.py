@@ -78,8 +78,8 @@ def match_metrics(match_id: str, game: Game, n_seats: int, turns: list[dict[str,
 
 def seat_rows(match_id: str, game: Game, players: list[dict[str, Any]],
               results: dict[int, SeatResult]) -> list[dict[str, Any]]:
-    """One row per seat: who sat there (`players[s]`: agent, label, prompt_version, strategy, temperature) and
-    how it ended (`results`, empty for a match that failed)."""
+    """One row per seat: who sat there (`players[s]`: agent, label, prompt_version, strategy, temperature,
+    max_tokens) and how it ended (`results`, empty for a match that failed)."""
     rows = []
     for s, who in enumerate(players):
         r = results.get(s)
@@ -87,5 +87,5 @@ def seat_rows(match_id: str, game: Game, players: list[dict[str, Any]],
                      "role": r.role if r else None, "prompt_version": who.get("prompt_version"),
                      "strategy": who.get("strategy"), "temperature": who.get("temperature"),
                      "score": r.score if r else None, "won": r.won if r else None, "rank": r.rank if r else None,
-                     "label": who.get("label") or who["agent"]})
+                     "label": who.get("label") or who["agent"], "max_tokens": who.get("max_tokens")})
     return rows

@@ -13,12 +13,15 @@ import numpy as np
 import pandas as pd
 
 from engine import store
+from engine.agents.base import AgentSpec
 from engine.metrics import stats
 from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
 from engine.suites import get_suite
 
-FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla", "repeat": 0}  # the paper's defaults
+# the paper's defaults, and the engine's answer length cap (a model's answers change with it)
+FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla",
+           "max_tokens": AgentSpec.__dataclass_fields__["max_tokens"].default, "repeat": 0}
 SCORED_0_100 = frozenset(get_suite("gamabench").games)  # γ-Bench's 0-100 score; other games' have no fixed scale
 
 
@@ -53,8 +56,8 @@ def agents(db: str | Path, filters: Selection = ALL, settings: bool = False) -> 
 # ---------------------------------------------------------------- robustness
 def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> pd.DataFrame:
     """One row per match and condition of `agent`'s seats: game, preset, params (JSON), run, seed, repeat,
-    prompt_version, temperature, strategy and its score (γ-Bench games: the 0-100 score, the match's when the agent
-    holds every seat; other games: the mean seat score)."""
+    prompt_version, temperature, strategy, max_tokens and its score (γ-Bench games: the 0-100 score, the match's
+    when the agent holds every seat; other games: the mean seat score)."""
     where, params = filters.where()
     return _query(db, f"""
         WITH picked AS (SELECT m.match_id, m.game, m.preset, m.params, m.run_id, m.seed, m."repeat" FROM matches m
@@ -62,11 +65,12 @@ def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> p
         seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
                        GROUP BY ALL),
         mine AS (
-          SELECT s.match_id, s.prompt_version, s.temperature, s.strategy, count(*) AS n, avg(s.score) AS seat_score
+          SELECT s.match_id, s.prompt_version, s.temperature, s.strategy, s.max_tokens, count(*) AS n,
+                 avg(s.score) AS seat_score
           FROM seats s WHERE s.match_id IN (SELECT match_id FROM picked) AND coalesce(s.label, s.agent) = ?
           GROUP BY ALL)
         SELECT p.game, p.preset, p.params::VARCHAR AS params, p.run_id, p.seed, p."repeat", x.prompt_version,
-               x.temperature, x.strategy,
+               x.temperature, x.strategy, x.max_tokens,
                CASE WHEN x.n = c.n THEN coalesce(ms.value, x.seat_score) ELSE x.seat_score END AS score
         FROM mine x JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
         LEFT JOIN metrics ms ON ms.match_id = x.match_id AND ms.seat IS NULL AND ms.name = 'gamabench_score'

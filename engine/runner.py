@@ -133,7 +133,8 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
         status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
 
     players = [{"agent": spec.agent, "label": spec.label} | ({} if spec.is_bot else {
-        "prompt_version": spec.prompt_version, "strategy": spec.strategy, "temperature": spec.temperature})
+        "prompt_version": spec.prompt_version, "strategy": spec.strategy, "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens})
         for spec in plan.seats]
     seats = seat_rows(plan.match_id, game, players, game.result() if status == "ok" else {})
     metrics = match_metrics(plan.match_id, game, len(plan.seats), log.rows) if status == "ok" else []

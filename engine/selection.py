@@ -58,16 +58,20 @@ def variants_sql(variants: tuple[Variant, ...], alias: str = "m") -> str:
 
 # what changes an agent's behaviour beyond its label: (seats column, how a value reads in its name). A strategy
 # is not here: the tables that compare strategies (MAgIC's profile, γ-Bench's) give it a column of its own.
-_BEHAVIOUR = (("CAST({a}.temperature AS VARCHAR)", "'t=' || {v}"), ("{a}.prompt_version", "'prompt ' || {v}"))
+TEMPERATURE = ("CAST({a}.temperature AS VARCHAR)", "'t=' || {v}")
+PROMPT_VERSION = ("{a}.prompt_version", "'prompt ' || {v}")
+MAX_TOKENS = ("CAST({a}.max_tokens AS VARCHAR)", "'max_tokens=' || {v}")
+BEHAVIOUR = (TEMPERATURE, PROMPT_VERSION, MAX_TOKENS)
 _DEFAULT = "'default'"
 
 
-def agent_sql(alias: str = "s") -> str:
+def agent_sql(alias: str = "s", behaviour: tuple[tuple[str, str], ...] = BEHAVIOUR) -> str:
     """An agent's identity, as every table names it, from `seats AS alias`: its label (the model string unless the
-    run spec names one), followed by what changes its behaviour wherever the database holds that label with
-    more than one value of it (temperature, prompt version), so that two settings of one model are two
-    rows: "local/smollm2 (t=0.7, prompt v2)". A label played one way keeps its plain name. (Uncorrelated
-    subqueries: DuckDB computes each once, where a correlated one cost 2 s over 200,000 seats.)"""
+    run spec names one), followed by what changes its behaviour (`behaviour`: every sampling setting by default;
+    a table with a column of its own for some passes the others) wherever the database holds that label with
+    more than one value of it (temperature, prompt version, max_tokens), so that two settings of one model are
+    two rows: "local/smollm2 (t=0.7, prompt v2, max_tokens=64)". A label played one way keeps its plain name.
+    (Uncorrelated subqueries: DuckDB computes each once, where a correlated one cost 2 s over 200,000 seats.)"""
     name = f"coalesce({alias}.label, {alias}.agent)"
 
     def varied(*columns: str) -> str:
@@ -76,8 +80,8 @@ def agent_sql(alias: str = "s") -> str:
         return f"{name} IN (SELECT coalesce(x.label, x.agent) FROM seats x GROUP BY 1 HAVING {many})"
 
     parts = [f"CASE WHEN {varied(column)} THEN {shown.format(v=f'coalesce({column.format(a=alias)}, {_DEFAULT})')} END"
-             for column, shown in _BEHAVIOUR]
-    return (f"({name} || CASE WHEN {varied(*(c for c, _ in _BEHAVIOUR))} "
+             for column, shown in behaviour]
+    return (f"({name} || CASE WHEN {varied(*(c for c, _ in behaviour))} "
             f"THEN ' (' || concat_ws(', ', {', '.join(parts)}) || ')' ELSE '' END)")
 
 
@@ -90,11 +94,22 @@ def rule_set_sql(alias: str = "m") -> str:
     return f"(CASE {' '.join(cases)} ELSE '' END)" if cases else "''"
 
 
+def cooperative_games() -> list[str]:
+    """The games whose seats share one outcome (`Game.cooperative`: Hanabi), as the games declare it."""
+    from engine.games import all_games
+
+    return sorted(name for name, game in all_games().items() if game.cooperative)
+
+
 def contested_sql(alias: str = "m") -> str:
-    """The matches of `alias` (any table with `match_id`) between two agents or more: self-play, every seat
-    one agent, says nothing about who is better, so no win rate counts it (engine/headline.py)."""
-    return (f"{alias}.match_id IN (SELECT s.match_id FROM seats s GROUP BY s.match_id "
-            f"HAVING count(DISTINCT {agent_sql('s')}) > 1)")
+    """The matches of `alias` (any table with `match_id`) that every table counts: in a competitive game those
+    between two agents or more (self-play, every seat one agent, says nothing about who is better, so no win rate
+    counts it: engine/headline.py); in a cooperative game (`cooperative_games`) every match, since its seats share
+    one score and one agent in every seat is the game itself (LLMArena's Hanabi)."""
+    shared = ", ".join(_literal(g) for g in cooperative_games())
+    together = f"{alias}.match_id IN (SELECT match_id FROM matches WHERE game IN ({shared})) OR " if shared else ""
+    return (f"({together}{alias}.match_id IN (SELECT s.match_id FROM seats s GROUP BY s.match_id "
+            f"HAVING count(DISTINCT {agent_sql('s')}) > 1))")
 
 
 @dataclass(frozen=True)
@@ -109,7 +124,7 @@ class Selection:
     date_to: date | None = None
     agents: tuple[str, ...] = ()  # matches in which one of these agents (`agent_sql`) holds a seat
     variants: tuple[Variant, ...] | None = None  # matches of one of these games' rule sets (None: any)
-    contested: bool = False  # only matches between two agents or more (self-play, every seat one agent, left out)
+    contested: bool = False  # only the matches `contested_sql` counts (self-play of a competitive game left out)
 
     def where(self, alias: str = "m") -> tuple[str, list]:
         """A SQL condition over `matches AS alias` (finished matches only) and its parameters."""

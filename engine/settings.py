@@ -22,7 +22,8 @@ def setting_of(game: str, params: dict[str, Any]) -> dict[str, Any]:
 def setting_label(game: str, preset: str | None, params: str | dict | None) -> str:
     """A setting (a match's preset and params) as every page names it, by the rule of γ-Bench's own table: "vanilla"
     when its params are the game's defaults (`setting_of`), else "custom: players=3, rounds=1" naming
-    those that differ; a preset other than "default" first ("no_hint · custom: hint=false")."""
+    those that differ; a preset that changes a default first ("no_hint · custom: hint=false"; bar_game's
+    "implicit", the paper's own mode, changes none and names nothing)."""
     values = json.loads(params) if isinstance(params, str) and params else dict(params or {})
     try:
         changed = setting_of(game, values)
@@ -31,7 +32,20 @@ def setting_label(game: str, preset: str | None, params: str | dict | None) -> s
     shown = ", ".join(f"{k}={f'{v:.2f}' if isinstance(v, float) else json.dumps(v).strip(chr(34))}"
                       for k, v in sorted(changed.items()))
     name = f"custom: {shown}" if changed else "vanilla"
-    return name if preset in (None, "", "default") else f"{preset} · {name}"
+    return f"{preset} · {name}" if _changes_a_default(game, preset) else name
+
+
+def _changes_a_default(game: str, preset: str | None) -> bool:
+    """Whether `preset` sets a parameter away from the game's default (a preset unknown here: assumed so)."""
+    if preset in (None, "", "default"):
+        return False
+    try:
+        cls = get_game(game)
+        values = cls.presets[preset]
+    except (KeyError, ValueError):
+        return True
+    defaults = cls.resolve_params({})
+    return any(defaults.get(k) != v for k, v in values.items())
 
 
 def setting_labels(rows: pd.DataFrame) -> pd.Series:

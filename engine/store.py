@@ -44,7 +44,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "seats": (
         ("match_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"), ("agent", "VARCHAR"), ("role", "VARCHAR"),
         ("prompt_version", "VARCHAR"), ("strategy", "VARCHAR"), ("temperature", "DOUBLE"), ("score", "DOUBLE"),
-        ("won", "BOOLEAN"), ("rank", "INTEGER"), ("label", "VARCHAR")),
+        ("won", "BOOLEAN"), ("rank", "INTEGER"), ("label", "VARCHAR"), ("max_tokens", "INTEGER")),
     "turns": (
         ("match_id", "VARCHAR"), ("turn", "INTEGER"), ("round", "INTEGER"), ("phase", "VARCHAR"), ("seat", "INTEGER"),
         ("prompt", "JSON"), ("response", "VARCHAR"), ("action", "JSON"), ("legal", "BOOLEAN"), ("fallback", "BOOLEAN"),
@@ -57,10 +57,11 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
                   ("name", "VARCHAR"), ("value", "DOUBLE")),
 }
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
-# matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table.
+# matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table; 5
+# seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; init_db adds it to older files.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

@@ -1,5 +1,5 @@
 """Wording for the pages and the CLI, in one place: counted nouns ("1 match", "2 matches", "1,204 turns"; never
-"1 matches" or "match(es)"), titles opening a sentence, and dollars."""
+"1 matches" or "match(es)"), titles opening a sentence, dollars, and a failure in one line."""
 
 from __future__ import annotations
 
@@ -37,3 +37,10 @@ def usd(value: float | None) -> str:
         return f"${value:,.2f}"
     decimals = 1 - math.floor(math.log10(abs(value)))
     return f"${value:.{decimals}f}"
+
+
+def failure(exc: BaseException) -> str:
+    """What failed, in one line for a user (never a traceback): the exception's type and its message's first
+    line."""
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__

@@ -68,10 +68,10 @@ def ratings(scope, suffix: str):
                 "in the order they finished). Skills compare only within a group of agents linked by matches "
                 "(`component`: 1 is the largest); an agent that never played against another has none. `matches` "
                 "and `wins`: its contested matches and the seats it won in them, as in the win-rate table above "
-                "(self-play is left out of the rating and of these counts). Every seat of a team weighs 1, as "
-                "LLMArena's code rates: in a game of one seat against four (Undercover, Chameleon) the lone seat's "
-                "rating moves far more than each of the four's, so μ follows the roles an agent played; the "
-                "Bradley-Terry table below weighs every match the same.")
+                "(self-play of a competitive game is left out of the rating and of these counts). Every seat of a "
+                "team weighs 1, as LLMArena's code rates: in a game of one seat against four (Undercover, "
+                "Chameleon) the lone seat's rating moves far more than each of the four's, so μ follows the roles an "
+                "agent played; the Bradley-Terry table below weighs every match the same.")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
     st.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
                 f"{headline.DEFINITIONS['rank']}")
@@ -79,8 +79,8 @@ def ratings(scope, suffix: str):
     show_table(report, f"Bradley-Terry ({suffix})", rated, f"bradley_terry_{suffix}", shown=ranked_view(rated, RATING))
 
 
-st.caption("Only contested matches count: self-play (every seat the same agent) is left out of win rates and "
-           f"ratings. Fewer than {headline.MIN_MATCHES} contested matches: provisional, not ranked.")
+st.caption(f"Only contested matches count: {headline.SELF_PLAY}. Fewer than {headline.MIN_MATCHES} contested "
+           "matches: provisional, not ranked.")
 with st.expander("What each number means"):
     st.markdown("\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items()))
 
@@ -134,7 +134,8 @@ def headline_help(measure) -> dict[str, str]:
 
 
 def coverage_caption(suite) -> str:
-    """Which of the suite's games the headline counts, and which it leaves out as played only in self-play."""
+    """Which of the suite's games the headline counts, and which it leaves out as played only in self-play (a
+    competitive game: `headline.SELF_PLAY`)."""
     counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=filters)
     text = f"Counts {', '.join(counted)}" if counted else "Counts no game"
     if self_play:
@@ -179,7 +180,7 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
     contested matches behind it, a link to exactly those matches in Transcripts (the page's filters, the suite's
-    rule set of the game, self-play left out); and the numbers for the download."""
+    rule set of the game, self-play of a competitive game left out); and the numbers for the download."""
     scope = replace(selection.within(suite.variants), contested=True)
     cells = headline.agent_figures(db, scope, by_game=True)
     rule_set = {v.game: v.name for v in suite.variants}

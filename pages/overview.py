@@ -49,7 +49,7 @@ st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the 
            "one rule set (a game played under several papers' rules, as Undercover is, gets a table per rule set: "
            "the same figure as that suite's grid on Leaderboards), of every preset it names. Mean score: "
            f"{headline.DEFINITIONS['mean score']}, on the game's own scale (it is not a win rate). "
-           "Games played only in self-play are not listed.")
+           "Competitive games played only in self-play are not listed.")
 figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:
     ordered = figures.sort_values(["game", "rule_set", "win_rate"], ascending=[True, True, False])

@@ -33,11 +33,13 @@ from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
-                "repeat": "repeats"}
+                "max_tokens": "answer length caps", "repeat": "repeats"}
 FACTOR_WHY = {
     "prompt_version": "the same game under the prompt's five wordings (v1 is the default)",
     "temperature": "the same game at other sampling temperatures (1.0 is the default)",
     "strategy": "the same game with a prompting strategy (cot, persona, pgm) against vanilla",
+    "max_tokens": f"the same game with another cap on the answer's tokens (max_tokens; {queries.FACTORS['max_tokens']} "
+                  "is the default)",
     "repeat": "the same condition played again on new seeds (γ-Bench runs a model five times to show its variance): "
               "a difference between repeats is chance alone, so a robust model shows none"}
 DB = store.default_db()
@@ -176,14 +178,20 @@ st.header("What it played")
 # a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.settings.setting_label, the
 # rule of γ-Bench's own table), as robustness_tables keys its blocks
 played_in = scores.assign(setting=setting_labels(scores), params=scores["params"].map(params_text))
-conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "params"],
-                               dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
-conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "params", "scores", "mean", "sd"]
+conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "max_tokens",
+                                 "params"], dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
+conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params", "scores",
+                      "mean", "sd"]
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
 # the model's condition in one column ("v1 · 1.00 · vanilla", blank for a bot, as the papers' tables on Leaderboards
 # show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
 # 1400 px window
-played_shown = with_condition(readable(conditions, TWO_DECIMALS), ["prompt version", "temperature", "strategy"])
+# a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
+capped = conditions["max tokens"].nunique() > 1
+played_shown = readable(conditions, TWO_DECIMALS)
+played_shown["max tokens"] = [f"max_tokens={int(v)}" if capped and pd.notna(v) else ""
+                              for v in conditions["max tokens"]]
+played_shown = with_condition(played_shown, ["prompt version", "temperature", "strategy", "max tokens"])
 played_shown, played_config = fitted_columns(played_shown, None, PLAYED_COLUMNS, fill=("params",), least=120)
 show_table(report, "Scores per game, setting and condition", conditions, "robustness_conditions",
            shown=played_shown, column_config=played_config)

@@ -46,6 +46,12 @@ def as_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 
+def text_of(value: Any) -> str:
+    """A text column's cell as the match holds it: blank where it holds none (a string column reads NaN for a
+    missing cell, and NaN is true: `if turn["error"]` would print "nan" under every clean turn)."""
+    return "" if numbers.missing(value) else str(value)
+
+
 def rounded(value: Any) -> Any:
     """Numbers of a drawn state to 2 decimals (19.333333333333332 reads as 19.33), inside lists and maps too."""
     if isinstance(value, float):
@@ -252,9 +258,9 @@ st.subheader(f"Match {plain(match_id)}")
 st.dataframe(readable(pd.DataFrame([info.drop(["error", "params", "outcome"])])), hide_index=True, width="stretch")
 st.code(f"params: {cell(loads(info['params']))}\noutcome: {cell(loads(info['outcome']))}", language="text",
         wrap_lines=True)  # long: wrapped; numbers to 2 decimals, as in the drawn state
-if info["error"]:
+if text_of(info["error"]):
     st.badge("match error", icon=":material/error:", color="red")
-    st.code(str(info["error"]), language="text", wrap_lines=True)
+    st.code(text_of(info["error"]), language="text", wrap_lines=True)
 seats = transcripts.match_seats(DB, match_id)
 seats_shown = readable(seats, {"score": 2, "temperature": 2})  # 99.00 as every score, never "99" beside "1.00"
 st.dataframe(seats_shown, hide_index=True, width="stretch")
@@ -291,7 +297,7 @@ with saw:
     show_prompt(loads(turn["prompt"]))
 with answered:
     st.markdown("**What it answered (raw)**" if turn["phase"] != "moderator" else "**What the moderator said**")
-    response = as_text(turn["response"]) if turn["response"] is not None else ""
+    response = text_of(turn["response"])
     cut = pd.notna(turn["response_chars"]) and turn["response_chars"] > transcripts.DISPLAY_CHARS
     if cut and st.toggle(f"Show all {int(turn['response_chars']):,} characters", key=f"all_{match_id}_{turn['turn']}"):
         response = as_text(transcripts.full_response(DB, match_id, int(turn["turn"])))
@@ -313,8 +319,8 @@ with answered:
         facts["cost_usd"] = numbers.usd(turn["cost_usd"])  # dollars as everywhere ("unknown" without a price)
         shown = readable(pd.DataFrame([facts])).T.reset_index()  # one fact a row: fits half the page
         st.dataframe(shown.set_axis(["fact", "value"], axis=1), hide_index=True)
-        if turn["error"]:
-            st.code(str(turn["error"]), language="text", wrap_lines=True)
+        if text_of(turn["error"]):
+            st.code(text_of(turn["error"]), language="text", wrap_lines=True)
 
 st.markdown("**Public state after this turn**")
 state = loads(turn["state"])

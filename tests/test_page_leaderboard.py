@@ -12,7 +12,7 @@ from engine.importers.gamabench import import_dir
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from pages.shared import PAPER_ASIDE, WIS_BY_ROLE
-from tests.page_run import run_page
+from tests.page_run import run_page, serve_like_the_dashboard
 from tests.test_gamabench_import import RAW
 
 pytestmark = pytest.mark.slow
@@ -218,3 +218,51 @@ def test_a_selection_of_self_play_only_says_so(tmp_path, monkeypatch):
     said = " ".join(c.value for c in at.caption)
     assert "Only self-play in this selection (tictactoe): left out of win rates and ratings" in said
     assert "No LLMArena games in this selection" not in said
+
+
+def test_hanabis_self_play_keeps_its_column_and_the_page_says_which_games_are_cooperative(tmp_path, monkeypatch):
+    """LLMArena's round robin plays Hanabi as self-play (two copies of one agent are the team): its column left
+    LLMArena's table ("4 of 7" games) when self-play was left out of every table. A cooperative game keeps it, and
+    the page names the games whose self-play counts."""
+    from tests.test_suites import COOPERATIVE
+
+    path = tmp_path / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(COOPERATIVE), path, progress=False))
+    at = page(path, monkeypatch)
+    assert not at.exception
+    arena = frames_with(at, "hanabi")[0]
+    random = arena.set_index("agent").loc["bot:random"]
+    assert {"tictactoe", "hanabi"} <= set(arena.columns) and random["games"] == "2 of 7" and random["hanabi"] == "0.00"
+    said = " ".join(c.value for c in at.caption)
+    assert "in the competitive games self-play" in said and "in the cooperative games (hanabi" in said
+    assert "leaves out" not in said  # Hanabi is counted, not left out as self-play
+
+
+def test_undercover_under_llmarenas_rules_with_one_agent_in_four_seats_shows_its_ratings(tmp_path, monkeypatch):
+    """runs/llmarena_undercover.yaml's lineup (one civilian agent in four seats): its TrueSkill replay met an update
+    floats cannot hold and the page showed trueskill's traceback for `game=undercover (llmarena rules)`."""
+    from tests.test_ratings import undercover_matches, write_outcomes
+
+    path = tmp_path / "results.duckdb"
+    write_outcomes(path, "undercover", undercover_matches("CTTTTTTTCCCTCTTTCTTC"), params={"rules": "llmarena"})
+    at = page(path, monkeypatch, game="undercover (llmarena rules)")
+    assert not at.exception and not at.error
+    assert set(frames_with(at, "conservative")[0]["agent"]) == {"civ", "tested"}
+
+
+def test_a_page_that_fails_says_what_failed_in_one_line_never_a_traceback(db, monkeypatch):
+    """Whatever a page meets that it cannot draw (here the papers' rows), the served dashboard says what failed in
+    one line (the traceback goes to the dashboard's log), as the CLI does."""
+    from engine import published
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the paper's rows cannot be read\nsecond line")
+
+    monkeypatch.setattr(published, "beside", broken)
+    monkeypatch.setenv("ARENA_DB", str(db))
+    serve_like_the_dashboard(monkeypatch)  # the page runs inside app.py, as served
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at.switch_page("pages/leaderboard.py").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Leaderboards could not be drawn (RuntimeError: the paper's rows cannot be "
+                                           "read); the details are in the dashboard's log."]

@@ -363,3 +363,19 @@ def test_a_random_fallback_is_not_called_a_parse_and_seats_are_named_as_players(
 def test_an_unknown_rule_set_in_a_link_is_said_in_the_interfaces_word(db, monkeypatch):
     at = page(db, monkeypatch, game="tictactoe", variant="nosuch")
     assert "has no rules 'nosuch'" in at.error[0].value and "variant" not in at.error[0].value
+
+
+def test_a_clean_turn_of_a_match_with_a_parse_failure_shows_no_nan(db, monkeypatch):
+    """The match's other turns hold an error text, so its error column is text with NaN where a turn has none:
+    a clean turn shows no error box (it showed one reading "nan"), the re-asked turn still shows its error."""
+    match_id = llm_match(db)
+    turns = store.query(db, "SELECT turn, error FROM turns WHERE match_id = ? AND seat IS NOT NULL ORDER BY turn",
+                        [match_id])
+    clean, failed = turns[turns["error"].isna()], turns[turns["error"].notna()]
+    assert len(clean) and len(failed)
+    for turn in clean["turn"]:
+        at = page(db, monkeypatch, match=match_id, turn=str(int(turn)))
+        assert not at.exception
+        assert not [c.value for c in at.code if c.value.strip().lower() in ("nan", "none")]
+    at = page(db, monkeypatch, match=match_id, turn=str(int(failed["turn"].iloc[0])))
+    assert any(c.value == failed["error"].iloc[0] for c in at.code)

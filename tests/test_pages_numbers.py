@@ -130,8 +130,9 @@ def test_agents_that_never_met_are_not_ranked_against_each_other(first_run_db, p
 
 def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pages):
     """MAgIC's mean role win rate read 100% for a bot that held one role, LLMArena's coverage read "5 of 5" over 7
-    game columns (a self-play Hanabi counted), Who-is-Spy's "6 of 9 (partial)" counted seats: now an average over
-    part of its whole says so beside its value, coverage counts the paper's games or roles, self-play is out."""
+    game columns, Who-is-Spy's "6 of 9 (partial)" counted seats: now an average over part of its whole says so beside
+    its value, coverage counts the paper's games or roles, self-play of a competitive game is out (Hanabi's, a
+    cooperative game, counts: issue 24)."""
     frames = [df.value for df in pages["leaderboard"].dataframe]
     magic = next(f for f in frames if "mean role win rate" in f.columns).set_index("agent")
     assert magic.loc["bot:equilibrium", "mean role win rate"] == "100.0% (partial)"
@@ -139,9 +140,10 @@ def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pa
     assert magic.loc["bot:scripted", "roles"] == "7 of 7"
     assert "partial" not in magic.loc["bot:scripted", "mean role win rate"]
     arena = next(f for f in frames if "average" in f.columns and "tictactoe" in f.columns).set_index("agent")
-    assert arena.loc["bot:random", "games"] == "4 of 7"  # its Hanabi was self-play
+    assert arena.loc["bot:random", "games"] == "5 of 7"  # its self-play Hanabi counts: two copies are the team
     assert arena.loc["bot:random", "average"].endswith(" (partial)")
-    assert not {"bot:letters", "bot:hint_follower"} & set(arena.index)  # they only ever played themselves
+    assert "bot:hint_follower" in arena.index  # Hanabi with itself, the cooperative game's only protocol
+    assert "bot:letters" not in arena.index  # it only ever played Undercover (competitive) against itself
     wis = next(f for f in frames if "ranking" in f.columns).set_index("agent")
     assert "games" not in wis.columns and wis.loc["bot:letters", "seats played"] == "6"
     captions = " ".join(c.value for c in pages["leaderboard"].caption)

@@ -345,3 +345,77 @@ def test_winners_come_first_and_a_draw_ties(tmp_path):
     assert bt.loc["x", "rating"] == pytest.approx(bt.loc["y", "rating"], abs=1e-6)
     ts = trueskill_table(db, "duel").set_index("agent")
     assert ts.loc["civ", "mu"] > MU > ts.loc["spy", "mu"]
+
+
+def test_an_update_floats_cannot_hold_is_made_in_arbitrary_precision():
+    """Four seats of one agent rated far above the fifth, who wins: the normal cdf underflows in floats and trueskill
+    raises FloatingPointError ("set backend to mpmath"). `rate_exactly` makes that update with trueskill's mpmath
+    backend (the package's own answer), and the usual float update everywhere else."""
+    import trueskill
+
+    from engine.metrics.ratings import ENV
+    from engine.metrics.trueskill_update import rate, rate_exactly
+
+    teams, ranks = [[(95.0, 1.2, 1.0)] * 4, [(5.0, 1.2, 1.0)]], [2, 1]
+    with pytest.raises(FloatingPointError):
+        rate(ENV, teams, ranks)
+    got = rate_exactly(ENV, teams, ranks)
+    precise = trueskill.TrueSkill(mu=ENV.mu, sigma=ENV.sigma, draw_probability=ENV.draw_probability,
+                                  backend="mpmath")
+    expected = precise.rate([tuple(precise.create_rating(mu, sigma) for mu, sigma, _ in team) for team in teams],
+                            ranks=ranks)
+    for want, team in zip(expected, got, strict=True):
+        for rating, (mu, sigma) in zip(want, team, strict=True):
+            assert isinstance(mu, float) and np.isfinite([mu, sigma]).all()
+            assert mu == pytest.approx(float(rating.mu), abs=1e-6) and sigma == pytest.approx(float(rating.sigma),
+                                                                                               abs=1e-6)
+    assert got[1][0][0] > 5.0 > got[0][0][0] - 90  # the upset moves both sides
+    usual = [[(30.0, 5.0, 1.0)], [(25.0, 5.0, 1.0)]]
+    assert rate_exactly(ENV, usual, [1, 2]) == rate(ENV, usual, [1, 2])
+
+
+def test_llmarenas_undercover_with_one_agent_in_four_seats_rates_without_breaking(tmp_path):
+    """LLMArena's Undercover study: one civilian agent in four seats, the tested agent the undercover. Each of the
+    four seats moves the civilians' agent, so after the undercover's wins its rating sinks far below; the
+    civilians' next win was an update floats cannot hold, and the replay (after a run, on Leaderboards) raised
+    FloatingPointError. The order is runs/llmarena_undercover.yaml's first 20 matches (C: the civilians won)."""
+    db = tmp_path / "undercover.duckdb"
+    write_outcomes(db, "undercover", undercover_matches("CTTTTTTTCCCTCTTTCTTC"), params={"rules": "llmarena"})
+    table = trueskill_table(db, "undercover").set_index("agent")
+    assert np.isfinite(table[["mu", "sigma"]].to_numpy()).all()
+    assert (table["matches"] == 20).all() and (table["sigma"] < MU / 3).all()
+
+
+def undercover_matches(winners: str) -> list[list[tuple]]:
+    """LLMArena Undercover matches of agent `civ` in four civilian seats and `tested` as the undercover, one per
+    letter of `winners` (C: the civilians won, T: the undercover)."""
+    civilians_win = [("civ", 1, 1.0, "civilian")] * 4 + [("tested", 2, 0.0, "undercover")]
+    undercover_wins = [("civ", 2, 0.0, "civilian")] * 4 + [("tested", 1, 1.0, "undercover")]
+    return [civilians_win if w == "C" else undercover_wins for w in winners]
+
+
+def test_ratings_failing_after_a_run_are_one_line_with_their_exit_code_and_the_matches_stay(tmp_path, capsys,
+                                                                                            monkeypatch):
+    """Whatever fails once the matches are stored (here the ratings' refresh) is said in one line, with the exit
+    code that names it (3: a score could not be computed), never a traceback; the matches are kept, and `rescore`
+    says the same."""
+    from engine.__main__ import EXIT_CODES, EXIT_SCORING, main
+    from engine.metrics import ratings
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: refresh\nrepeats: 3\ngames:\n"
+                    "  - {game: tictactoe, lineups: [[bot:random, bot:equilibrium]]}\n")
+    db = tmp_path / "results.duckdb"
+
+    def broken(db):
+        raise FloatingPointError("Cannot calculate correctly, set backend to \"mpmath\"\nand more")
+
+    monkeypatch.setattr(ratings, "refresh_saved", broken)
+    assert main(["run", str(spec), "--db", str(db), "--quiet"]) == EXIT_SCORING == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "ratings could not be brought up to date (FloatingPointError: Cannot calculate correctly" in err
+    assert store.rows(db, "SELECT count(*) FROM matches WHERE status = 'ok'")[0][0] == 3
+    assert main(["rescore", "--db", str(db)]) == EXIT_SCORING
+    assert capsys.readouterr().err.count("\n") == 1
+    assert "score could not be computed" in EXIT_CODES[EXIT_SCORING]

@@ -86,3 +86,36 @@ def test_the_transcripts_report_shows_the_seats_as_the_page_does(db, monkeypatch
     assert {"yes", "no"} & set(cells)
     assert not [c for c in cells if re.fullmatch(r"-?\d+\.\d{3,}", c)]
     assert [c for c in cells if re.fullmatch(r"-?\d+\.\d{2}", c)]  # scores with 2 decimals
+
+
+def test_downloads_and_reports_print_the_same_digits_for_the_same_data(monkeypatch):
+    """DuckDB's parallel sums give one number as 0.12500000000000003 one time and 0.125 the next: the CSV and
+    Parquet downloads, the page's tables and the HTML report hold both at the one precision (6 significant digits),
+    so a researcher diffing two exports sees no change that is not there."""
+    import io
+
+    import pandas as pd
+    import plotly.graph_objects as go
+    from streamlit.delta_generator import DeltaGenerator
+
+    downloaded: dict[str, list[bytes]] = {}
+
+    def keep(self, label, data, file_name, *args, **kwargs):
+        downloaded.setdefault(file_name, []).append(data)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", keep)
+    reports, pages = [], []
+    for noisy in (0.12500000000000003, 0.125):
+        table = pd.DataFrame({"agent": ["a"], "mean": [noisy], "ranking": [1540 + noisy * 1e-11]})
+        sharing.download_table(table, "noisy")
+        report = sharing.Report("Noise")
+        report.table("noisy", table)
+        report.figure("noisy", go.Figure(go.Bar(x=["a"], y=[noisy])))
+        made = re.sub(r"<tr><th>Made</th><td>[^<]*</td>", "", report.html())
+        reports.append(re.sub(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "id", made))  # plotly's div ids
+        pages.append(sharing.readable(table).to_dict())
+    assert downloaded["noisy.csv"][0] == downloaded["noisy.csv"][1]
+    assert b"0.125,1540.0" in downloaded["noisy.csv"][0]
+    parquet = [pd.read_parquet(io.BytesIO(data)) for data in downloaded["noisy.parquet"]]
+    assert parquet[0].equals(parquet[1]) and parquet[0]["mean"][0] == 0.125
+    assert reports[0] == reports[1] and pages[0] == pages[1]

@@ -19,7 +19,8 @@ THREE = json.dumps({"players": 3, "rounds": 1, "max": 100})
 def scores(rows: list[tuple]) -> pd.DataFrame:
     """robustness_scores' shape from (game, preset, params, seed, repeat, score) rows of a bot (no condition)."""
     frame = pd.DataFrame(rows, columns=["game", "preset", "params", "seed", "repeat", "score"])
-    return frame.assign(run_id="r", prompt_version=None, temperature=float("nan"), strategy=None)
+    return frame.assign(run_id="r", prompt_version=None, temperature=float("nan"), strategy=None,
+                        max_tokens=float("nan"))
 
 
 def test_settings_are_compared_apart_and_named_as_on_every_page():

@@ -97,3 +97,85 @@ def test_scores_command_reads_every_suite(db, capsys):
     capsys.readouterr()
     assert main(["scores", "--suite", "wis", "--db", str(db), "--format", "csv"]) == 0
     assert capsys.readouterr().out.startswith("agent,strategy,ranking,games")
+
+
+COOPERATIVE = {"name": "cooperative", "seed": 2, "repeats": 3, "games": [
+    {"game": "hanabi", "lineups": [{"all": "bot:hint_follower"}, {"all": "bot:random"}]},
+    {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:random"]]},
+]}
+
+
+@pytest.fixture(scope="module")
+def cooperative_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cooperative") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(COOPERATIVE), path, progress=False))
+    return path
+
+
+def test_a_cooperative_games_self_play_counts_in_every_table(cooperative_db, capsys):
+    """Hanabi declares that its seats share one score (`Game.cooperative`): two copies of one agent are the game,
+    so its self-play matches stay in LLMArena's table (`scores`), the headline's games and the win-rate figures.
+    TicTacToe is competitive: its self-play stays out of them."""
+    import io
+
+    import pandas as pd
+
+    from engine import headline
+    from engine.selection import cooperative_games
+
+    assert cooperative_games() == ["hanabi"]
+    assert main(["scores", "--suite", "llmarena", "--db", str(cooperative_db), "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("agent")
+    assert {"tictactoe", "hanabi", "hanabi_reward"} <= set(table.columns)
+    assert table["hanabi"].notna().sum() == 2 and table["games"].max() == 2
+    assert headline.coverage(cooperative_db, "llmarena") == (["tictactoe", "hanabi"], [])
+    hanabi = headline.agent_figures(cooperative_db, ALL.of_game("hanabi")).set_index("agent")
+    assert hanabi["matches"].to_dict() == {"bot:hint_follower": 3, "bot:random": 3}
+    tictactoe = headline.agent_figures(cooperative_db, ALL.of_game("tictactoe")).set_index("agent")
+    assert tictactoe.loc["bot:random", "matches"] == 3  # its three matches against itself are left out
+
+
+def test_what_counts_as_cooperative_is_what_the_game_declares(cooperative_db, monkeypatch):
+    """Not the game's name: a competitive game declared cooperative keeps its self-play too, and Hanabi declared
+    competitive loses it."""
+    from engine.games import get_game
+    from engine.headline import agent_figures
+
+    monkeypatch.setattr(get_game("tictactoe"), "cooperative", True)
+    monkeypatch.setattr(get_game("hanabi"), "cooperative", False)
+    assert agent_figures(cooperative_db, ALL.of_game("tictactoe")).set_index("agent").loc["bot:random",
+                                                                                          "matches"] == 6
+    assert agent_figures(cooperative_db, ALL.of_game("hanabi")).empty
+
+
+def test_scores_prints_the_same_digits_for_the_same_data(db, capsys, monkeypatch):
+    """DuckDB's parallel sums give the same ranking as 1540.0000000000055 one time and 1540.000000000006 the
+    next (after a rescore): `scores` prints both at the one precision (6 significant digits), in every format."""
+    import pandas as pd
+
+    from engine.metrics import wis
+
+    printed = {}
+    for noisy in (1540.0000000000055, 1540.000000000006):
+        board = pd.DataFrame({"agent": ["a"], "strategy": ["-"], "ranking": [noisy], "games": [3],
+                              "win_rate": [2 / 3 + (noisy - 1540)]})
+        monkeypatch.setattr(wis, "leaderboard", lambda db, filters=ALL, board=board: board)
+        for form in ("table", "csv", "json"):
+            assert main(["scores", "--suite", "wis", "--db", str(db), "--format", form]) == 0
+            printed.setdefault(form, set()).add(capsys.readouterr().out)
+    assert all(len(outputs) == 1 for outputs in printed.values()), printed
+    assert "1540.0," in printed["csv"].pop() and '"ranking":1540.0' in printed["json"].pop().replace(" ", "")
+
+
+def test_a_table_failing_to_compute_is_one_line_and_its_exit_code(db, capsys, monkeypatch):
+    from engine.__main__ import EXIT_SCORING
+    from engine.metrics import wis
+
+    def broken(db, filters=ALL):
+        raise FloatingPointError("Cannot calculate correctly\nsecond line")
+
+    monkeypatch.setattr(wis, "leaderboard", broken)
+    assert main(["scores", "--suite", "wis", "--db", str(db)]) == EXIT_SCORING == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "wis table could not be computed (FloatingPointError: Cannot calculate correctly)" in err

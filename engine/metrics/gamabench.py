@@ -8,10 +8,11 @@ listed there). `python -m engine rescore` recomputes both from what the database
 formula reaches the table without a replay of the agents.
 
 - `leaderboard(db, filters)`: one row per model, condition (prompt_version, temperature, strategy),
-  `setting` ('vanilla' with the paper's default parameters, else the setting as every page names it, "custom:
-  golds=4": a row per setting value, as the paper's Table 9; an imported record of a study of its own,
-  `own_setting` in its outcome, is named with it, "study _t5", "custom: golds=4 (_g0)", whatever its
-  parameters: the authors' leaderboard reads only runs `_v1_1`..`_v1_5`) and `source` (`ours`, or
+  `setting` (`engine.settings.setting_label`, as every page names it: 'vanilla' with the paper's default
+  parameters, else 'custom: golds=4' naming each one changed, a row per setting value as the paper's Table 9;
+  an imported record of a study of its own, `own_setting` in its outcome, is named with it, "study _t5",
+  "custom: golds=4 (_g0)", whatever its parameters: the authors' leaderboard reads only runs
+  `_v1_1`..`_v1_5`) and `source` (`ours`, or
   `published` for imported records); one column per game; `overall` = the mean of the eight (empty unless
   all eight were played); each cell the mean over matches. A match whose seats all share the model and
   condition counts with its match score; in a mixed match each model and condition counts with the mean of
@@ -35,8 +36,9 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.selection import ALL, Selection
-from engine.settings import setting_label, setting_labels
+from engine.precision import fixed_values
+from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
+from engine.settings import setting_labels
 from engine.suites.gamabench import GAMES
 
 MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
@@ -48,11 +50,13 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
     every seat of a match counts with the match score, else with the mean of its seats' scores; a cell
     is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else a row per setting
-    value and study (`_setting`)."""
+    value and study (`_setting`), so two settings are never one row. A model is its seats' label (the model
+    string unless the run spec names one) with its max_tokens where that label was played with several
+    (`selection.agent_sql`; the condition's other settings have columns of their own)."""
     where, params = filters.where()
     df = store.query(db, f"""
         WITH picked AS (
-          SELECT m.match_id, m.game, m.params, m.outcome->>'$.own_setting' AS own_setting, r.source
+          SELECT m.match_id, m.game, m.preset, m.params, m.outcome->>'$.own_setting' AS own_setting, r.source
           FROM matches m LEFT JOIN runs r USING (run_id)
           WHERE {where} AND m.game IN (SELECT unnest(?))),
         seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
@@ -60,11 +64,12 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
         score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
                   AND match_id IN (SELECT match_id FROM picked)),
         groups AS (
-          SELECT s.match_id, s.agent AS model, s.prompt_version, s.temperature, s.strategy, count(*) AS n,
-                 avg(sc.value) AS seat_score
+          SELECT s.match_id, {agent_sql("s", (MAX_TOKENS,))} AS model, s.prompt_version, s.temperature, s.strategy,
+                 count(*) AS n, avg(sc.value) AS seat_score
           FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
           WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.params, p.own_setting,
+        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.preset, p.params::VARCHAR AS params,
+               p.own_setting,
                CASE WHEN p.source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source,
                avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
                count(*) AS matches
@@ -75,8 +80,8 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                "overall", "matches"]
     if df.empty:
         return pd.DataFrame(columns=columns)
-    df["setting"] = [_setting(game, p, own) for game, p, own in zip(df["game"], df["params"], df["own_setting"],
-                                                                  strict=True)]
+    named = setting_labels(df)
+    df["setting"] = [_setting(name, own) for name, own in zip(named, df["own_setting"], strict=True)]
     keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
     frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
     frame["weighted"] = frame["score"] * frame["matches"]
@@ -90,23 +95,17 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     table["temperature"] = pd.to_numeric(table["temperature"].replace("-", None))  # bots have no condition
     table[["prompt_version", "strategy"]] = table[["prompt_version", "strategy"]].replace("-", None)
     table = table.assign(other=table["setting"] != "vanilla").sort_values(
-        ["other", "setting", "overall", "model"], ascending=[True, True, False, True], na_position="last")
+        ["other", "setting", "overall", "model"], ascending=[True, True, False, True], na_position="last",
+        key=fixed_values)
     return table[columns].reset_index(drop=True)
 
 
-_SETTINGS: dict[tuple, str] = {}
-
-
-def _setting(game: str, params: str | None, own_setting: str | None) -> str:
-    """A row's setting: its parameters as `setting_label` names them ("vanilla", "custom: golds=4"; the preset
-    is not named: El Farol's implicit and the first-price auction are the paper's table), with the study an
-    imported record's file belongs to when it is not one of the leaderboard's runs (cached: few settings exist)."""
-    own = None if pd.isna(own_setting) else own_setting
-    key = (game, params, own)
-    if key not in _SETTINGS:
-        label = setting_label(game, None, params)
-        _SETTINGS[key] = label if own is None else f"study _{own}" if label == "vanilla" else f"{label} (_{own})"
-    return _SETTINGS[key]
+def _setting(label: str, own_setting: str | None) -> str:
+    """A row's setting: its parameters as `setting_label` names them, with the study an imported record's file
+    belongs to when it is not one of the leaderboard's runs ("study _t5", "custom: golds=4 (_g0)")."""
+    if own_setting is None or pd.isna(own_setting):
+        return label
+    return f"study _{own_setting}" if label == "vanilla" else f"{label} (_{own_setting})"
 
 
 def _step_records(db: str | Path, filters: Selection, newest: int | None = None) -> pd.DataFrame:

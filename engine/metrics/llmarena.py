@@ -27,6 +27,7 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.ratings import trueskill_table
+from engine.precision import fixed_values
 from engine.selection import ALL, Selection, Variant, agent_sql
 
 GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
@@ -102,4 +103,4 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                                                                    else [])
     ordered = played + ["average", "games"] + raw
     table = table[ordered].rename_axis("agent").reset_index()
-    return table.sort_values(["average", "agent"], ascending=[False, True], ignore_index=True)
+    return table.sort_values(["average", "agent"], ascending=[False, True], ignore_index=True, key=fixed_values)

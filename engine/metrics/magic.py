@@ -37,6 +37,7 @@ from engine.metrics.magic_social import (
     reasoning_sums,
     social_abilities_of,
 )
+from engine.precision import fixed_values
 from engine.selection import ALL, Selection
 
 ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
@@ -116,5 +117,5 @@ def ability_profile(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     profile["win_rate"] = roles.mean(axis=1, skipna=True)
     profile["roles"] = roles.notna().sum(axis=1)
     profile["area"] = [radar_area(list(row)) for row in profile[ABILITIES].itertuples(index=False)]
-    return profile.sort_values(["win_rate", "agent"], ascending=[False, True], na_position="last").reset_index(
-        drop=True)
+    return profile.sort_values(["win_rate", "agent"], ascending=[False, True], na_position="last",
+                               key=fixed_values).reset_index(drop=True)

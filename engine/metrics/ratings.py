@@ -39,10 +39,9 @@ import pandas as pd
 import trueskill
 
 from engine import store
-from engine.games import all_games
 from engine.metrics.stats import Z95
-from engine.metrics.trueskill_update import rate
-from engine.selection import ALL, Selection, agent_sql, contested_sql, rule_set_sql
+from engine.metrics.trueskill_update import rate_exactly
+from engine.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games, rule_set_sql
 
 MU = 25.0
 SIGMA = MU / 3
@@ -67,7 +66,6 @@ def seat_outcomes_sql(selection: Selection, after: tuple | None = None) -> tuple
     if after is not None:
         where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
         params += [after[0], after[0], after[1]]
-    cooperative = [name for name, game in all_games().items() if game.cooperative]
     return f"""
         WITH placed AS (
           SELECT m.match_id, m.game, {rule_set_sql("m")} AS rule_set, m.preset, {FINISHED} AS finished_at, s.seat,
@@ -83,7 +81,7 @@ def seat_outcomes_sql(selection: Selection, after: tuple | None = None) -> tuple
         SELECT p.match_id, p.game, p.rule_set, p.preset, p.finished_at, p.seat, p.role, p.agent, p.won, p.place,
                dense_rank() OVER (PARTITION BY p.match_id ORDER BY NOT p.won, p.place)::INTEGER AS rank,
                CASE WHEN p.won THEN 1.0 WHEN p.place = p.best AND d.match_id IS NOT NULL THEN 0.5 ELSE 0.0 END AS credit
-        FROM placed p LEFT JOIN drawn d USING (match_id)""", [cooperative, *params]
+        FROM placed p LEFT JOIN drawn d USING (match_id)""", [cooperative_games(), *params]
 
 
 def _played(db: str | Path, selection: Selection) -> pd.DataFrame:
@@ -122,8 +120,8 @@ def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, t
         for agent in agents:
             ratings.setdefault(agent, (MU, SIGMA))
         keys = list(teams)
-        new = rate(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys],
-                   [rank for rank, _ in keys])
+        new = rate_exactly(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys],
+                           [rank for rank, _ in keys])
         moved: dict[str, list[tuple[float, float]]] = {}
         for k, group in zip(keys, new, strict=True):
             for (agent, _), rating in zip(teams[k], group, strict=True):

@@ -6,18 +6,25 @@ schedule (prior and performance layers down, the chain of team differences until
 under `min_delta` or 10 sweeps, then back up) in natural parameters (precision `pi`, precision-mean
 `tau`), and reuses the package's v/w functions and draw margin, so its ratings equal the package's
 (tests/test_ratings.py compares them on random matches).
+
+Floats cannot hold every update: when a team wins that its ratings said could all but not win (four seats of
+one agent whose rating has run far ahead of the fifth's), the normal cdf underflows to 0 and the package's
+v/w functions raise FloatingPointError. `rate_exactly` then makes the same update in arbitrary precision
+(the package's own advice: its mpmath backend), so no extreme match can stop a replay.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import cache
 
 import trueskill
 
 Player = tuple[float, float, float]  # mu, sigma, weight
 INF = math.inf
 SWEEPS = 10
+PRECISE_DIGITS = 50  # mpmath's working precision for an update floats cannot hold
 
 
 def _mu(pi: float, tau: float) -> float:
@@ -130,3 +137,24 @@ def rate(env: trueskill.TrueSkill, teams: Sequence[Sequence[Player]], ranks: Seq
     for position, j in enumerate(order):
         result[j] = rated[position]
     return result
+
+
+def rate_exactly(env: trueskill.TrueSkill, teams: Sequence[Sequence[Player]], ranks: Sequence[int]
+                 ) -> list[list[tuple[float, float]]]:
+    """`rate` with `env`'s floats, or where they underflow (FloatingPointError), the same update with `env`'s
+    parameters in mpmath at PRECISE_DIGITS digits, returned as floats."""
+    try:
+        return rate(env, teams, ranks)
+    except FloatingPointError:
+        import mpmath
+
+        with mpmath.workdps(PRECISE_DIGITS):
+            rated = rate(_precise(env), teams, ranks)
+        return [[(float(mu), float(sigma)) for mu, sigma in team] for team in rated]
+
+
+@cache
+def _precise(env: trueskill.TrueSkill) -> trueskill.TrueSkill:
+    """`env` on trueskill's mpmath backend (made once per environment: the backend imports mpmath)."""
+    return trueskill.TrueSkill(mu=env.mu, sigma=env.sigma, beta=env.beta, tau=env.tau,
+                               draw_probability=env.draw_probability, backend="mpmath")

@@ -15,6 +15,7 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.magic_social import NO_STRATEGY
+from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
 
 START_POINTS = 100
@@ -94,4 +95,4 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
              "spy_foul_rate", "civilian_foul_rate", "survival_rounds", "spy_survival_rounds",
              "civilian_survival_rounds"]
     board = board[[c for c in order if c in board.columns]]
-    return board.sort_values(["ranking", "agent"], ascending=[False, True]).reset_index(drop=True)
+    return board.sort_values(["ranking", "agent"], ascending=[False, True], key=fixed_values).reset_index(drop=True)

@@ -112,8 +112,9 @@ class Suite:
         return tuple(dict.fromkeys(v.game for v in self.variants))
 
     def leaderboard(self, db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
-        """The suite's table over the selected contested matches: self-play (every seat one agent) is left out, as
-        the headline leaves it out, unless the paper's protocol is self-play (`self_play`)."""
+        """The suite's table over the selected contested matches (`selection.contested_sql`): self-play of a
+        competitive game (every seat one agent) is left out, as the headline leaves it out, unless the paper's
+        protocol is self-play (`self_play`); a cooperative game's matches all count."""
         if self.board is None:
             return pd.DataFrame()
         selection = replace(selection, contested=not self.self_play)

@@ -14,7 +14,7 @@ def suite(claimed: set[str]) -> Suite:
         name="other", title="Other games", paper="",
         variants=tuple(Variant.of(g) for g in all_games() if g not in claimed),
         board=Scorer("engine.headline:per_game"), narrow=True,
-        caption="Win rates per seat with their Wilson 95% intervals (self-play left out): no paper defines a table "
-                "for these games.",
+        caption="Win rates per seat with their Wilson 95% intervals (self-play of a competitive game left out): no "
+                "paper defines a table for these games.",
         empty="No games outside the papers' suites in this selection.",
     )

@@ -33,11 +33,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from engine.headline import DEFINITIONS
 from engine.metrics.magic import ABILITIES, RADAR_SCALE, ROLE_WIN_RATES, TABLE_2
 from engine.metrics.magic_social import NO_STRATEGY
+from engine.precision import fixed, fixed_nested, fixed_values
 from engine.selection import Selection
 from engine.suites import Scorer
 from engine.wording import count
@@ -244,7 +246,9 @@ def to_parquet(df: pd.DataFrame) -> bytes:
 
 
 def download_table(df: pd.DataFrame, name: str) -> None:
-    """CSV and Parquet download buttons for one table."""
+    """CSV and Parquet download buttons for one table, its numbers at the arena's one precision
+    (engine/precision.py: the same data downloads the same digits)."""
+    df = fixed(df)
     left, right = st.columns(2)
     left.download_button("CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}")
     right.download_button("Parquet", to_parquet(df), f"{name}.parquet", "application/octet-stream",
@@ -311,6 +315,7 @@ class Report:
         self.parts.append(f"<h2>{html.escape(title)}</h2>" + shown.to_html(index=False, na_rep=""))
 
     def figure(self, title: str, fig) -> None:
+        fig = go.Figure(fixed_nested(fig.to_dict()))  # its numbers at the one precision, as the tables'
         self.parts.append(f"<h2>{html.escape(title)}</h2>" + fig.to_html(
             full_html=False, include_plotlyjs=not self._plotly_inlined))
         self._plotly_inlined = True
@@ -347,7 +352,7 @@ def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: 
     decimals = decimals or {}
     shown = pd.DataFrame(index=df.index)
     for column in df.columns:
-        values = df[column]
+        values = fixed_values(df[column])  # the one precision first: float noise never reaches a rounded digit
         known = values.dropna() if pd.api.types.is_float_dtype(values) else pd.Series([0.5])
         whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
         places = decimals.get(column, 0 if whole else default)
@@ -398,7 +403,8 @@ COLUMN_HELP = {
     **{short: f"{name}: 0-100, the radar's scale (MAgIC paper §3.3)" for name, short in SHORT_ABILITIES.items()},
     "valid": DEFINITIONS["valid moves"], "fb wins": DEFINITIONS["fallback wins"], "$/match": DEFINITIONS["cost"],
     "seats": "seats the agent held in its contested matches (a match may seat it more than once)",
-    "condition": "the model's prompt version, sampling temperature and prompting strategy (blank for a bot)",
+    "condition": "the model's prompt version, sampling temperature and prompting strategy (and its max_tokens where "
+                 "it played several; blank for a bot)",
     "seats played": "seats the agent held: Who is Spy counts each seat as a game played (its ranking subtracts one "
                     "per seat)",
     "roles": "MAgIC's role win rates the mean role win rate averages, of its seven (fewer: partial)",
@@ -464,10 +470,12 @@ def with_condition(shown: pd.DataFrame, parts: list[str]) -> pd.DataFrame:
 
 
 def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
-               column_config: dict | None = None, helps: dict[str, str] | None = None) -> None:
-    """A table on the page (as `readable` text unless `shown` is given) that fits its columns (`fitted_columns`),
-    in the report, and as CSV/Parquet downloads of the numbers themselves."""
-    display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps)
+               column_config: dict | None = None, helps: dict[str, str] | None = None,
+               fill: tuple[str, ...] = ()) -> None:
+    """A table on the page (as `readable` text unless `shown` is given) that fits its columns (`fitted_columns`,
+    the long texts `fill` sharing what the others leave), in the report, and as CSV/Parquet downloads of the
+    numbers themselves."""
+    display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps, fill=fill)
     st.dataframe(display, hide_index=True, width="stretch", column_config=config)
     download_table(df, name)
     report.table(title, display)
@@ -481,7 +489,10 @@ WIS_BY_ROLE = [f"{role}_{figure}" for figure in ("win_rate", "mean_score", "foul
 # a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it;
 # Who-is-Spy counts every seat a player held as a game played (its ranking subtracts one per seat)
 PAPER_COLUMNS = {"magic": {"win_rate": MEAN_ROLE_WIN_RATE}, "wis": {"games": "seats played"}}
-PAPER_ASIDE = {"magic": MAGIC_ASIDE, "wis": {"Figures by role (spy, civilian)": WIS_BY_ROLE}}  # fits 1400 px
+# LLMArena's raw figures behind its normalized columns (7 game columns, Hanabi's among them, fill the window)
+LLMARENA_RAW = {"Raw figures, before normalizing to the best": ["bid_reward", "hanabi_reward", "undercover_win_rate"]}
+PAPER_ASIDE = {"magic": MAGIC_ASIDE, "wis": {"Figures by role (spy, civilian)": WIS_BY_ROLE},
+               "llmarena": LLMARENA_RAW}  # fits 1400 px
 # the columns that say who and how well, shown right after the first so they stay in view on a narrow window
 PAPER_KEY = {"gamabench": ["overall", "matches", "setting", "source"], "magic": ["win_rate", "roles", "area"],
              "llmarena": ["average", "games"], "wis": ["ranking", "games", "win_rate"]}
@@ -559,7 +570,8 @@ def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, asi
     display = readable(df) if shown is None else shown
     first = display.columns[0]
     apart = {c for columns in aside.values() for c in columns}
-    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]], helps=helps)
+    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]], helps=helps,
+               fill=("setting",))  # "custom: players=3, rounds=1": cut where it must, whole on a double click
     for label, columns in aside.items():
         present = [c for c in columns if c in display.columns]
         if present:

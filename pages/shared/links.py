@@ -71,5 +71,5 @@ def described(selection: Selection) -> str:
              f"finished {selection.date_from or 'from the first'} to {selection.date_to or 'the last'}"
              if selection.date_from or selection.date_to else "",
              f"rules: {selection.variants[0].label}" if selection.variants else "",
-             "self-play left out" if selection.contested else ""]
+             "self-play left out (competitive games)" if selection.contested else ""]
     return "; ".join(p for p in parts if p)
