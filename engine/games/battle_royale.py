@@ -36,12 +36,16 @@ class BattleRoyale(GamaGame):
         "players": players_param(),
         "hit_min": Param(35, "hit rate (%) of the first, least accurate shooter", lo=0, hi=100),
         "hit_max": Param(80, "hit rate (%) of the last, most accurate shooter", lo=0, hi=100),
-        "max_turns": Param(200, "safety stop: turns after which the survivors share the win", lo=1),
+        "max_turns": Param(200, "safety stop: turns after which the survivors share the win", lo=1, hi=10_000),
     }
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        if params["hit_max"] < params["hit_min"]:
+            raise ValueError(f"parameter 'hit_max' must be at least 'hit_min' ({params['hit_min']}), "
+                             f"got {params['hit_max']}")
+
     def start(self) -> None:
-        if self.p["hit_max"] < self.p["hit_min"]:
-            raise ValueError("parameter 'hit_max' must be at least 'hit_min'")
         self.rates = hit_rates(self.p)
         self.alive = list(range(self.n))  # shooting order: rising hit rate, i.e. seat order
         self.out_at: dict[int, int] = {}

@@ -254,6 +254,22 @@ class SocialDeduction(Game):
     def n_seats(cls, params: dict[str, Any]) -> int:
         return params["players"]
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        n = params["players"]
+        for name in ("role_seat", "challenger_seat", "first_speaker"):
+            if params[name] >= n:
+                raise ValueError(f"parameter '{name}' must be below the number of players ({n}), got {params[name]}")
+        count = cls.setting_count(params)
+        if params["setting"] >= count:
+            raise ValueError(f"parameter 'setting' must be below {count} (the number of settings), "
+                             f"got {params['setting']}")
+
+    @classmethod
+    @abstractmethod
+    def setting_count(cls, params: dict[str, Any]) -> int:
+        """How many word settings the match's `setting` picks from."""
+
     def reset(self, seed: int) -> None:
         self.seed = seed
         super().reset(seed)
@@ -298,7 +314,7 @@ class SocialDeduction(Game):
         self.pending: list[int] = []
         self.deal()
         first = self.p["first_speaker"]
-        self.first = self.rng.randrange(n) if first == -1 else first % n
+        self.first = self.rng.randrange(n) if first == -1 else first
         self.announce(self.opening())
         for s in range(n):
             self.announce(self.briefing(s), to={s})
@@ -314,8 +330,6 @@ class SocialDeduction(Game):
     @staticmethod
     def setting_for(params: dict[str, Any], seed: int, count: int) -> int:
         chosen = params["setting"]
-        if chosen >= count:
-            raise ValueError(f"parameter 'setting' must be below {count} (the number of settings)")
         return seed % count if chosen == -1 else chosen
 
     @classmethod
@@ -335,8 +349,6 @@ class SocialDeduction(Game):
     def pick_special(self, named_seat: int | None) -> int:
         n = len(self.alive)
         if self.p["role_seat"] >= 0:
-            if self.p["role_seat"] >= n:
-                raise ValueError(f"parameter 'role_seat' must be below the number of players ({n})")
             return self.p["role_seat"]
         return named_seat if named_seat is not None and named_seat < n else self.rng.randrange(n)
 
@@ -711,6 +723,13 @@ def letters_player(obs: Observation, rng: random.Random, arg: str | None) -> Any
     return bot_vote(obs, rng)
 
 
+def injection(arg: str | None) -> str | None:
+    """`bot:injector`'s argument: none (it attacks) or `defense`."""
+    if arg not in (None, "defense"):
+        raise ValueError(f"bot:injector takes no argument (it attacks) or 'defense', got {arg!r}")
+    return arg
+
+
 def injector(obs: Observation, rng: random.Random, arg: str | None) -> Any:
     """Plays like `letters` but ends every speech with Who-is-Spy's injection (`bot:injector` attacks,
     `bot:injector:defense` defends)."""
@@ -734,7 +753,7 @@ def obedient(obs: Observation, rng: random.Random, arg: str | None) -> Any:
 
 for _game in ("chameleon", "undercover"):
     policy(_game, "letters")(letters_player)
-    policy(_game, "injector")(injector)
+    policy(_game, "injector", argument=injection)(injector)
     policy(_game, "obedient")(obedient)
 
 
