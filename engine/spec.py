@@ -189,8 +189,22 @@ def _expanded(node: yaml.Node, where: str, depth: int, seen: dict[int, tuple[int
     return size, height
 
 
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
 def _stable_hash(value: Any, n: int = 12) -> str:
-    return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:n]
+    return _hash_of(_canonical(value), n)
+
+
+def _hash_of(text: str, n: int) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:n]
+
+
+def _canonical_list(items_json: list[str]) -> str:
+    """`_canonical` of a list from its items' own: a lineup's seats (up to 100) are written once for all its seeds,
+    and every match id stays the hash it always was."""
+    return "[" + ", ".join(items_json) + "]"
 
 
 def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi: int = MAX_CONCURRENCY) -> int:
@@ -362,12 +376,16 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
         if len(plans) + len(expanded) * len(game_seeds) > room:  # checked before a single plan is built...
             raise _too_many(where)
         for li, lineup in enumerate(expanded):
+            for seat, agent in enumerate(_placed(cls, resolved, lineup, game_seeds[0], n)[0][1]):
+                _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")  # every seed seats the same agents
+            described: dict[int, str] = {}  # a lineup's seeds share its seats list: written once
             for r, seed in enumerate(game_seeds):
                 for match_params, seats in _placed(cls, resolved, lineup, seed, n):
-                    for seat, agent in enumerate(seats):
-                        _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")
-                    key = [run_id, gi, preset, match_params, li, [asdict(s) for s in seats], r, seed]
-                    plans.append(MatchPlan(match_id=_stable_hash(key, 16), run_id=run_id, game=cls.name,
+                    if id(seats) not in described:
+                        described[id(seats)] = _canonical([asdict(s) for s in seats])
+                    key = _canonical_list([*map(_canonical, [run_id, gi, preset, match_params, li]),
+                                           described[id(seats)], _canonical(r), _canonical(seed)])
+                    plans.append(MatchPlan(match_id=_hash_of(key, 16), run_id=run_id, game=cls.name,
                                            preset=preset, params=match_params, seed=seed, repeat=r, lineup=li,
                                            seats=seats))
                 if len(plans) > room:  # ...and as they are (a challenger lineup makes several per seed)
