@@ -16,8 +16,9 @@ from dotenv import dotenv_values
 ROOT = Path(__file__).resolve().parent.parent
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
 _KEY_SHAPE = re.compile(r"\b(sk|rk|pk|key|hf|gsk|xai)[-_][A-Za-z0-9_\-]{8,}\b")
-# Characters that show as nothing: zero-width spaces, joiners and marks, soft hyphens, bidi controls, variation selectors
-INVISIBLE = "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+# Characters that show as nothing: soft hyphens, zero-width spaces and joiners, bidi marks, variation selectors
+INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+             "\ufe00-\ufe0f\ufeff")
 _INVISIBLE_CHAR = re.compile(f"[{INVISIBLE}]")
 TAIL = 12  # a key's last characters that mark an echo of it; an echo without the prefix still ends with them
 
