@@ -28,8 +28,12 @@ Every error names where in the spec it is.
 
 Upper bounds, so a typo cannot eat the machine before anything is played: `repeats` (and the length
 of `seeds`) at most 10,000; seeds from 0 to 2^53 - 1; at most 100,000 matches in one run; every
-numeric game parameter finite and within +-10^9 (games set tighter bounds of their own, listed by
-`python -m engine games`); names, labels and agent strings without control characters.
+numeric game parameter finite and within +-10^9 (games set tighter bounds of their own, and relations
+between their parameters, listed by `python -m engine games`); names, labels and agent strings without
+control characters; free text (the description, a persona, an endpoint) of bounded length. The YAML itself
+is at most MAX_SPEC_CHARS characters, nested at most MAX_DEPTH deep, and its anchors may not expand it
+past MAX_EXPANDED nodes and characters (PyYAML expands aliases without limit: a few lines of anchors
+would otherwise fill the memory).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from typing import Any
 import yaml
 
 from engine.agents.base import AgentSpec
-from engine.agents.bots import find_policy
+from engine.agents.bots import check_bot
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
@@ -59,6 +63,14 @@ MAX_REPEATS = 10_000
 MAX_SEED = 2**53 - 1  # exact as a JSON number everywhere (a browser's too), well inside the database's BIGINT
 MAX_MATCHES = 100_000
 MAX_CONCURRENCY = 10_000
+MAX_SPEC_CHARS = 1_000_000  # the largest shipped study is a few KB
+MAX_DEPTH = 32  # a spec nests about 8 deep (games -> lineups -> seat -> api_base)
+MAX_EXPANDED = 2_000_000  # nodes and scalar characters once every alias is expanded
+MAX_DESCRIPTION = 10_000
+MAX_STRATEGY = 2_000  # a free-text persona goes into every prompt
+MAX_SETTING_TEXT = 2_000  # a prompt version, an endpoint URL
+MAX_ENDPOINTS = 64
+MAX_ANSWER_TOKENS = 1_000_000
 
 
 class SpecError(ValueError):
@@ -93,7 +105,14 @@ class RunSpec:
 def load_spec(path: str | Path) -> RunSpec:
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if path.exists() and not path.is_dir() and not path.is_file():  # a FIFO would block the read forever
+            raise SpecError(f"{path} is not a regular file: give the path of a run spec file (YAML)")
+        with path.open(encoding="utf-8") as f:
+            text = f.read(MAX_SPEC_CHARS + 1)
+        if len(text) > MAX_SPEC_CHARS:
+            raise SpecError(f"{path} is longer than {MAX_SPEC_CHARS:,} characters: a run spec is a few KB; "
+                            "split it into several runs")
+        raw = load_yaml(text)
     except FileNotFoundError:
         raise SpecError(f"no run spec at {path}") from None
     except IsADirectoryError:
@@ -107,8 +126,85 @@ def load_spec(path: str | Path) -> RunSpec:
     return parse_spec(raw)
 
 
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing nesting deeper than MAX_DEPTH while it composes (its composer recurses:
+    a few thousand nested lists end in RecursionError)."""
+
+    depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.depth >= MAX_DEPTH:
+            line = self.peek_event().start_mark.line + 1
+            raise SpecError(f"line {line}: nested more than {MAX_DEPTH} deep; a run spec nests about 8 deep")
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def load_yaml(text: str) -> Any:
+    """The YAML document of `text`, refused (SpecError) before it is built if its anchors expand it past
+    MAX_EXPANDED or MAX_DEPTH: an alias is one node in the text, but a copy everywhere after (in the run's
+    hash, in the database), and a merge key (`<<: *a`) copies while it is built."""
+    loader = _BoundedLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded(node, "", 1, {})
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded(node: yaml.Node, where: str, depth: int, seen: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(nodes and characters, depth) of `node` once its aliases are expanded, each shared node measured once;
+    SpecError naming where past MAX_EXPANDED or MAX_DEPTH (an anchor holding itself nests without end)."""
+    if id(node) not in seen:
+        if depth > MAX_DEPTH:
+            raise SpecError(f"{where or 'the spec'}: nested more than {MAX_DEPTH} deep once its YAML aliases are "
+                            "expanded; a run spec nests about 8 deep")
+        if isinstance(node, yaml.ScalarNode):
+            size, height = 1 + len(node.value), 1
+        else:
+            if isinstance(node, yaml.MappingNode):
+                children = []
+                for key, value in node.value:
+                    path = f"{where}.{key.value}".lstrip(".") if isinstance(key, yaml.ScalarNode) else where
+                    children += [(key, path), (value, path)]
+            else:
+                children = [(child, f"{where}[{i}]") for i, child in enumerate(node.value)]
+            measured = [_expanded(child, path, depth + 1, seen) for child, path in children]
+            size = 1 + sum(m[0] for m in measured)
+            height = 1 + max((m[1] for m in measured), default=0)
+        if size > MAX_EXPANDED:
+            raise SpecError(f"{where or 'the spec'}: more than {MAX_EXPANDED:,} nodes and characters once its YAML "
+                            "aliases are expanded; write it out, or use fewer anchors")
+        seen[id(node)] = (size, height)
+    size, height = seen[id(node)]
+    if depth - 1 + height > MAX_DEPTH:
+        raise SpecError(f"{where or 'the spec'}: nested more than {MAX_DEPTH} deep once its YAML aliases are "
+                        "expanded; a run spec nests about 8 deep")
+    return size, height
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
 def _stable_hash(value: Any, n: int = 12) -> str:
-    return hashlib.sha1(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:n]
+    return _hash_of(_canonical(value), n)
+
+
+def _hash_of(text: str, n: int) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:n]
+
+
+def _canonical_list(items_json: list[str]) -> str:
+    """`_canonical` of a list from its items' own: a lineup's seats (up to 100) are written once for all its seeds,
+    and every match id stays the hash it always was."""
+    return "[" + ", ".join(items_json) + "]"
 
 
 def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi: int = MAX_CONCURRENCY) -> int:
@@ -137,6 +233,15 @@ def _name(value: Any, where: str) -> str:
     return value.strip()
 
 
+def _text(value: Any, where: str, limit: int) -> str:
+    """Free text of at most `limit` characters (it is stored with the run and may go into every prompt)."""
+    if not isinstance(value, str):
+        raise SpecError(f"{where}: must be text, got {_short(value)}")
+    if len(value) > limit:
+        raise SpecError(f"{where}: at most {limit:,} characters, got {len(value):,}")
+    return value
+
+
 def control_character(text: str) -> int | None:
     """Where `text`'s first control character is (newline, escape, NUL, an unassigned code point...), or None."""
     return next((i for i, c in enumerate(text) if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn")), None)
@@ -148,12 +253,34 @@ def check_mapping(raw: Any, allowed: set[str], what: str, where: str = "") -> di
         raise SpecError(f"{where}{what}")
     unknown = set(raw) - allowed
     if unknown:
-        raise SpecError(f"{where}unknown key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+        raise SpecError(f"{where}unknown key(s) {sorted(unknown, key=str)}; allowed: {sorted(allowed)}")
     return raw
+
+
+def _check_shape(raw: Any) -> None:
+    """Every mapping's keys are text (the run id hashes the spec with its keys sorted) and nothing nests deeper than
+    MAX_DEPTH, whether the spec came from YAML or was built in code; a shared part is looked at once."""
+    seen: set[int] = set()
+    todo = [(raw, "", 1)]
+    while todo:
+        value, where, depth = todo.pop()
+        if not isinstance(value, (dict, list)) or id(value) in seen:
+            continue
+        seen.add(id(value))
+        if depth > MAX_DEPTH:
+            raise SpecError(f"{where}: nested more than {MAX_DEPTH} deep; a run spec nests about 8 deep")
+        if isinstance(value, list):
+            todo += [(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+            continue
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise SpecError(f"{where or 'the spec'}: a key must be text, got {_short(key)}")
+            todo.append((item, f"{where}.{key}".lstrip("."), depth + 1))
 
 
 def parse_spec(raw: Any) -> RunSpec:
     check_mapping(raw, TOP_KEYS, "a run spec must be a mapping with at least 'name' and 'games'")
+    _check_shape(raw)
     if not isinstance(raw.get("name"), str) or not raw["name"].strip():
         raise SpecError("name: a run spec needs a non-empty name")
     name = _name(raw["name"], "name")
@@ -166,10 +293,12 @@ def parse_spec(raw: Any) -> RunSpec:
             isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_SEED for s in seeds)):
         raise SpecError(f"seeds: must be a list of 1 to {MAX_REPEATS} integers from 0 to {MAX_SEED}, "
                         f"got {_short(seeds)}")
+    if raw.get("description") is not None:
+        _text(raw["description"], "description", MAX_DESCRIPTION)
     defaults = raw.get("defaults") or {}
-    aliases = raw.get("agents") or {}
-    if not isinstance(defaults, dict) or not isinstance(aliases, dict):
-        raise SpecError("defaults and agents must be mappings")
+    if not isinstance(defaults, dict):
+        raise SpecError(f"defaults: must be a mapping of seat settings, got {_short(defaults)}")
+    aliases = _aliases(raw.get("agents") or {})
     games = raw.get("games")
     if not isinstance(games, list) or not games:
         raise SpecError("games: a run spec needs a non-empty list of games")
@@ -184,6 +313,17 @@ def parse_spec(raw: Any) -> RunSpec:
         spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases,
                                        MAX_MATCHES - len(spec.matches)))
     return spec
+
+
+def _aliases(raw: Any) -> dict[str, str | dict]:
+    """`agents:`, names for seats: each an agent string or a seat mapping (checked where a lineup uses it)."""
+    if not isinstance(raw, dict):
+        raise SpecError(f"agents: must map names to agents, got {_short(raw)}")
+    for alias, seat in raw.items():
+        _name(alias, f"agents: the name {_short(alias)}")
+        if not isinstance(seat, (str, dict)):
+            raise SpecError(f"agents.{alias}: an agent string or a mapping with 'agent', got {_short(seat)}")
+    return raw
 
 
 def _executor(raw: Any) -> str:
@@ -206,14 +346,16 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
                defaults: dict, aliases: dict, room: int) -> list[MatchPlan]:
     """The game's matches; `room` is how many more the run may hold (checked before any is built)."""
     check_mapping(entry, GAME_KEYS, "must be a mapping with 'game' and 'lineups'", f"{where[:-1]}: ")
+    if not isinstance(entry.get("game"), str):
+        raise SpecError(f"{where}game: must be a game's name, got {_short(entry.get('game'))}")
     try:
-        cls = get_game(entry.get("game", ""))
+        cls = get_game(entry["game"])
     except ValueError as exc:
         raise SpecError(f"{where}game: {exc}") from None
-    presets = entry.get("presets") or [entry.get("preset", "default")]
+    presets = _presets(entry, cls, where)
     params = entry.get("params") or {}
-    if not isinstance(params, dict):
-        raise SpecError(f"{where}params: must be a mapping of parameter names to values")
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise SpecError(f"{where}params: must be a mapping of parameter names to values, got {_short(params)}")
     game_seeds = seeds
     if "repeats" in entry:
         game_seeds = [seeds[0] + r for r in range(int_setting(entry, "repeats", 1, 1, where, MAX_REPEATS))]
@@ -234,17 +376,38 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
         if len(plans) + len(expanded) * len(game_seeds) > room:  # checked before a single plan is built...
             raise _too_many(where)
         for li, lineup in enumerate(expanded):
+            for seat, agent in enumerate(_placed(cls, resolved, lineup, game_seeds[0], n)[0][1]):
+                _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")  # every seed seats the same agents
+            described: dict[int, str] = {}  # a lineup's seeds share its seats list: written once
             for r, seed in enumerate(game_seeds):
                 for match_params, seats in _placed(cls, resolved, lineup, seed, n):
-                    for seat, agent in enumerate(seats):
-                        _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")
-                    key = [run_id, gi, preset, match_params, li, [asdict(s) for s in seats], r, seed]
-                    plans.append(MatchPlan(match_id=_stable_hash(key, 16), run_id=run_id, game=cls.name,
+                    if id(seats) not in described:
+                        described[id(seats)] = _canonical([asdict(s) for s in seats])
+                    key = _canonical_list([*map(_canonical, [run_id, gi, preset, match_params, li]),
+                                           described[id(seats)], _canonical(r), _canonical(seed)])
+                    plans.append(MatchPlan(match_id=_hash_of(key, 16), run_id=run_id, game=cls.name,
                                            preset=preset, params=match_params, seed=seed, repeat=r, lineup=li,
                                            seats=seats))
                 if len(plans) > room:  # ...and as they are (a challenger lineup makes several per seed)
                     raise _too_many(where)
     return plans
+
+
+def _presets(entry: dict, cls: Any, where: str) -> list[str]:
+    """The game's presets: `presets: [a, b]`, or `preset: a` (default: `default`), each one the game has, once."""
+    if entry.get("presets") is not None and "preset" in entry:
+        raise SpecError(f"{where}preset: give 'preset' or 'presets', not both")
+    key = "presets" if entry.get("presets") is not None else "preset"
+    presets = entry["presets"] if key == "presets" else [entry.get("preset", "default")]
+    if not isinstance(presets, list) or not presets:
+        raise SpecError(f"{where}presets: must be a non-empty list of preset names, got {_short(presets)}")
+    for preset in presets:
+        if not isinstance(preset, str) or preset not in cls.presets:
+            raise SpecError(f"{where}{key}: game '{cls.name}' has no preset {_short(preset)} "
+                            f"(has: {', '.join(cls.presets)})")
+    if len(set(presets)) < len(presets):
+        raise SpecError(f"{where}presets: lists a preset twice (its matches would be played twice)")
+    return presets
 
 
 def _too_many(where: str) -> SpecError:
@@ -311,7 +474,10 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
     merged = dict(defaults) | raw
     unknown = set(merged) - SEAT_KEYS
     if unknown:
-        raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown)}; allowed: {sorted(SEAT_KEYS)}")
+        raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown, key=str)}; allowed: {sorted(SEAT_KEYS)}")
+    for key, limit in (("strategy", MAX_STRATEGY), ("prompt_version", MAX_SETTING_TEXT)):
+        if key in merged:
+            _text(merged[key], f"{where}.{key}", limit)
     if any(c.isspace() for c in merged["agent"]):
         raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
     temperature = merged.get("temperature", 1.0)
@@ -322,27 +488,29 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
     max_tokens = merged.get("max_tokens", 256)
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise SpecError(f"{where} max_tokens must be a positive integer, got {max_tokens!r}")
+    if max_tokens > MAX_ANSWER_TOKENS:
+        raise SpecError(f"{where} max_tokens must be at most {MAX_ANSWER_TOKENS:,}, got {max_tokens:,}")
     return AgentSpec(**merged)
 
 
 def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
     """One endpoint, or several serving the same model (a list: calls are balanced over them)."""
-    if raw is None or isinstance(raw, str) and raw.strip():
-        return raw
-    if isinstance(raw, list) and raw and all(isinstance(b, str) and b.strip() for b in raw):
-        return tuple(raw) if len(raw) > 1 else raw[0]
-    raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs, got {raw!r}")
+    if raw is None:
+        return None
+    bases = [raw] if isinstance(raw, str) else raw
+    if isinstance(bases, list) and 0 < len(bases) <= MAX_ENDPOINTS and all(
+            isinstance(b, str) and b.strip() and len(b) <= MAX_SETTING_TEXT for b in bases):
+        return tuple(bases) if len(bases) > 1 else bases[0]
+    raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs (at most {MAX_ENDPOINTS}, each "
+                    f"at most {MAX_SETTING_TEXT:,} characters), got {_short(raw)}")
 
 
 def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
     if agent.is_bot:
-        name = agent.agent.split(":")[1]
         try:
-            find_policy(game, name)
+            check_bot(game, agent.agent)
         except ValueError as exc:
             raise SpecError(f"{where}: {exc}") from None
-        if name == "fixed" and agent.agent.count(":") < 2:
-            raise SpecError(f"{where}: bot:fixed needs an answer, e.g. bot:fixed:0")
         return
     if agent.prompt_version not in versions(game):
         raise SpecError(f"{where}: game '{game}' has no prompt version '{agent.prompt_version}' "

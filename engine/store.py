@@ -195,12 +195,36 @@ def _may_be_mid_write(db: Path, exc: Exception) -> bool:
     return "Could not read enough bytes" in str(exc) and db.is_file() and db.stat().st_size > 0
 
 
-def _check_writable(db: Path) -> None:
+DUCKDB_MAGIC = b"DUCK"  # bytes 8 to 11 of every DuckDB file
+SQLITE_MAGIC = b"SQLite format 3\0"
+
+
+def _check_file(db: Path, read_only: bool) -> None:
+    """Refuse at once what DuckDB would hang on or misread: a FIFO or a device (opening one blocks until another
+    process opens its other end), another program's file (a SQLite file makes DuckDB fetch an extension over the
+    network), and for a writer a read-only file or folder (DuckDB's `.wal` beside the file cannot be made)."""
     if db.is_dir():
         raise DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
+    if db.exists() and not db.is_file():
+        raise DatabaseError(f"{db} is not a regular file (a FIFO, a socket or a device): pass --db (or set ARENA_DB) "
+                            f"to a database file")
+    if db.is_file() and db.stat().st_size >= len(SQLITE_MAGIC):
+        with db.open("rb") as f:
+            head = f.read(len(SQLITE_MAGIC))
+        if head == SQLITE_MAGIC:
+            raise DatabaseError(f"{db} is a SQLite database, not a DuckDB one: pass --db (or set ARENA_DB) to "
+                                f"another path")
+        if head[8:12] != DUCKDB_MAGIC:
+            raise _not_readable(db)
+    if read_only:
+        return
     if db.exists() and not db.stat().st_mode & 0o222:
         raise DatabaseError(f"{db} is read-only: make it writable (chmod u+w {db}), or pass --db (or set ARENA_DB) "
                             f"to another path")
+    folder = db.parent
+    if folder.is_dir() and not (os.access(folder, os.W_OK | os.X_OK) and folder.stat().st_mode & 0o222):
+        raise DatabaseError(f"cannot write in the folder of {db} (DuckDB keeps its {db.name}.wal there): make the "
+                            f"folder writable, or pass --db (or set ARENA_DB) to a path in a writable folder")
 
 
 @contextmanager
@@ -212,8 +236,8 @@ def connect(db: str | Path, read_only: bool = False,
     lost to a reader that holds the file; every `WAIT_REPORT_EVERY` s it says on stderr who holds it.
     A reader gives up after `timeout` s. A file DuckDB cannot open raises DatabaseError (one line)."""
     db = Path(db)
+    _check_file(db, read_only)
     if not read_only:
-        _check_writable(db)
         timeout = None
     start = time.monotonic()
     while read_only and _writer_waiting(db) and time.monotonic() - start < WRITER_FIRST:

@@ -170,7 +170,11 @@ built = form.build_spec(launch_form)
 for key, message in built.errors.items():
     (slots.get(key) or st).error(message)
 
-if built.spec is not None:
+if built.spec is not None and not form.admin_ok(token):  # rehearsing a run's matches costs CPU: not for anyone
+    st.subheader("Cost estimate")
+    st.info("The cost estimate needs the admin token (ARENA_ADMIN_TOKEN): enter it above."
+            if form.admin_required() and not form.serving_beyond_localhost() else form.admin_refusal())
+elif built.spec is not None:
     st.subheader("Cost estimate")
     estimate = cost.estimate_cost(built.spec)
     st.markdown(f"{count(len(built.spec.matches), 'match')}, run id {code(built.spec.run_id)}.")
@@ -182,8 +186,8 @@ if built.spec is not None:
         st.dataframe(table, hide_index=True, width="stretch")
         known = [e.usd for e in estimate if e.usd is not None]
         total = usd(sum(known)) if len(known) == len(estimate) else f"unknown ({usd(sum(known))} for the priced models)"
-        st.markdown(f"Estimated total: **{total}** (prompt sizes from a rehearsal with random moves; "
-                    "prices from litellm's map).")
+        st.markdown(f"Estimated total: **{total}** (prompt sizes from rehearsing a few matches of each kind with "
+                    "random moves; prices from litellm's map).")
     else:
         st.markdown(f"Estimated total: **{usd(0)}** (bots only).")
     with st.expander("Run spec"):

@@ -6,6 +6,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sqlite3
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -67,6 +71,17 @@ def _read_only_db(path):
     path.chmod(0o444)
 
 
+def _sqlite_db(path):
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE invoices(id INTEGER)")
+
+
+def _in_read_only_folder(path):
+    """DuckDB cannot make the file's `.wal` there: a writer got a TransactionException traceback."""
+    _valid_db(path)
+    path.parent.chmod(0o555)
+
+
 BAD_DATABASES = {
     "corrupt": (lambda p: p.write_bytes(os.urandom(50_000)), "not a readable DuckDB database"),
     "truncated": (_truncated_db, "not a readable DuckDB database"),
@@ -76,7 +91,10 @@ BAD_DATABASES = {
     "a directory": (lambda p: p.mkdir(), "is a directory, not a database file"),
     "a newer schema": (_newer_db, "made by a newer version of the arena"),
     "another program's": (_foreign_db, "of something else"),
+    "a SQLite database": (_sqlite_db, "is a SQLite database, not a DuckDB one"),  # DuckDB fetched an extension
+    "in a read-only folder": (_in_read_only_folder, "cannot write in the folder of"),
 }
+READ_ONLY_IS_FINE_TO_READ = {"read-only", "in a read-only folder"}
 
 
 def _fingerprint(path):
@@ -94,15 +112,33 @@ def test_a_bad_database_is_one_line_exit_2_and_left_as_it_was(tmp_path, spec_fil
     before = _fingerprint(db)
     argv = {"run": ["run", str(spec_file), "--quiet"], "scores": ["scores", "--suite", "gamabench"],
             "import": ["import", "gamabench", str(RECORDS)]}[command]
-    if kind == "read-only" and command == "scores":  # reading a read-only file is fine
-        assert main([*argv, "--db", str(db)]) == 0 and _fingerprint(db) == before
-        return
-    assert main([*argv, "--db", str(db)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and says in err and "Traceback" not in err
-    assert err.startswith(f"error: {db}") or err.startswith("error: cannot")
-    assert _fingerprint(db) == before
-    assert not (tmp_path / "results.duckdb.wal").exists()
+    try:
+        if kind in READ_ONLY_IS_FINE_TO_READ and command == "scores":  # reading a read-only file is fine
+            assert main([*argv, "--db", str(db)]) == 0 and _fingerprint(db) == before
+            return
+        assert main([*argv, "--db", str(db)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and says in err and "Traceback" not in err
+        assert err.startswith(f"error: {db}") or err.startswith("error: cannot")
+        assert _fingerprint(db) == before
+        assert not (tmp_path / "results.duckdb.wal").exists()
+    finally:
+        tmp_path.chmod(0o755)
+
+
+@pytest.mark.parametrize("command", [["run", "{spec}", "--quiet"], ["scores", "--suite", "gamabench"], ["rescore"]])
+def test_a_fifo_as_the_database_is_refused_at_once_not_waited_on(tmp_path, spec_file, command):
+    """Opening a FIFO blocks until something writes to it: run, scores and rescore hung."""
+    fifo = tmp_path / "results.duckdb"
+    os.mkfifo(fifo)
+    argv = [a.replace("{spec}", str(spec_file)) for a in command]
+    done = subprocess.run([sys.executable, "-m", "engine", *argv, "--db", str(fifo)], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).parent.parent)
+    err = done.stderr.strip()
+    assert done.returncode == 2 and err.count("\n") == 0 and "Traceback" not in err
+    assert err == f"error: {fifo} is not a regular file (a FIFO, a socket or a device): pass --db (or set ARENA_DB) " \
+                  "to a database file"
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and not (tmp_path / "results.duckdb.wal").exists()
 
 
 @pytest.mark.parametrize("kind", ["corrupt", "cut short after its catalog", "a directory", "a newer schema"])

@@ -1,8 +1,9 @@
 """Hostile endpoints, on a raw socket server (no http.server: it decides byte by byte what goes out).
 
 The model string picks the behaviour: `trickle` sends a valid reply a byte at a time, never silent
-long enough for a read timeout; `flood` answers 2 MB; `liar` claims 3e9 prompt tokens; `echo` puts
-the caller's API key in its answer; `hang` reads the request and never answers. A `-once` suffix
+long enough for a read timeout; `flood` answers 2 MB; `liar` claims 3e9 prompt tokens; `echo...` puts
+the caller's API key in its answer (as it is, without its prefix, upper-cased, with invisible characters
+between its characters); `hang` reads the request and never answers. A `-once` suffix
 misbehaves on the first call of each turn only. Every match must end within its deadline: the failed
 calls counted on the turn and retried, or the match in error, never a hang or a crash."""
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import sqlite3
 import threading
@@ -20,7 +22,9 @@ import pytest
 from engine import store
 from engine.agents.llm import LLMAgent, load_litellm
 from engine.runner import run_spec
+from engine.secrets import INVISIBLE
 from engine.spec import parse_spec
+from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +32,17 @@ DEADLINE = 1.0
 RETRIES = 1
 GOOD = '{"chosen_number": 7}'
 KEY = "sk-hostile-test-0123456789abcdef"
+
+
+# How an endpoint or a model gave the key back (the probe's echoes)
+ECHOES = {
+    "echo": lambda key: key,
+    "echo-bare": lambda key: key.removeprefix("sk-"),
+    "echo-upper": str.upper,
+    "echo-zero-width": lambda key: "\u200b".join(key),
+    "echo-joined-bare": lambda key: "\u200d".join(key.removeprefix("sk-")),
+    "echo-soft-hyphens-upper": lambda key: "\u00ad".join(key.removeprefix("sk-").upper()),
+}
 
 
 def _body(content: str, prompt_tokens: float = 10) -> bytes:
@@ -114,8 +129,10 @@ class HostileServer:
                 conn.sendall(bytes([byte]))
                 time.sleep(0.02)
             return
-        content = {"flood": "x" * 2_000_000, "echo": f"my key is {request['_auth'].removeprefix('Bearer ')} {GOOD}"
-                   }.get(behaviour, GOOD)
+        key = request["_auth"].removeprefix("Bearer ")
+        content = {"flood": "x" * 2_000_000}.get(behaviour, GOOD)
+        if behaviour in ECHOES:
+            content = f"my key is {ECHOES[behaviour](key)} {GOOD}"
         body = _body(content, prompt_tokens=3e9 if behaviour == "liar" else 10)
         conn.sendall(_head(len(body)) + body)
 
@@ -214,3 +231,38 @@ def test_a_key_echoed_in_an_answer_reaches_neither_the_cache_nor_the_database(ho
         assert KEY.encode() not in path.read_bytes()
     with sqlite3.connect(cache) as con:
         assert all(KEY not in text for (text,) in con.execute("SELECT text FROM responses"))
+
+
+def _shown(text: str) -> str:
+    """What a reader sees of `text`, in one case: invisible characters dropped."""
+    return re.sub(f"[{INVISIBLE}]", "", text).lower()
+
+
+@pytest.mark.parametrize("echo", sorted(set(ECHOES) - {"echo"}))
+def test_a_key_echoed_in_another_form_is_redacted_before_the_cache_and_the_database(hostile, tmp_path, monkeypatch,
+                                                                                    key, echo):
+    cache = tmp_path / "responses.sqlite"
+    monkeypatch.setenv("ARENA_CACHE", str(cache))
+    db = tmp_path / "results.duckdb"
+    summary, _ = play(hostile.url, echo, db)
+    assert summary.errors == 0, summary.error_messages
+    assert list(decisions_of(db)["response"]) == [f"my key is *** {GOOD}"] * 2
+    with sqlite3.connect(cache) as con:
+        cached = [text for (text,) in con.execute("SELECT text FROM responses")]
+    stored = [str(v) for row in store.rows(db, "SELECT * FROM turns") for v in row]
+    secret = KEY.removeprefix("sk-").lower()
+    assert cached and all(secret[-8:] not in _shown(text) for text in cached + stored)
+
+
+@pytest.mark.parametrize("count", [12.5, "12", "many", [1]])
+def test_an_odd_token_count_is_stored_as_unknown_and_the_match_plays(stub, db_path, count):
+    """litellm refused a whole OpenAI-style answer over a count of 12.5 (retried, then the match errored)."""
+    stub.responder = lambda request: StubReply(GOOD, prompt_tokens=count, completion_tokens=count)
+    raw = {"name": "odd", "seed": 1, "games": [{"game": "guessing_game", "params": {"players": 2, "rounds": 1},
+                                                "lineups": [{"all": {"agent": "openai/m", "api_base": stub.url}}]}]}
+    summary = asyncio.run(run_spec(parse_spec(raw), db_path, progress=False, agent_factory=strict_agent))
+    assert summary.errors == 0, summary.error_messages
+    turns = decisions_of(db_path)
+    assert list(turns["response"]) == [GOOD] * 2 and (turns["call_errors"] == 0).all()
+    assert turns["tokens_in"].isna().all() and turns["cost_usd"].isna().all()
+    assert store.rows(db_path, "SELECT tokens_out FROM turns WHERE seat IS NOT NULL") == [(None,), (None,)]

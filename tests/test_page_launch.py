@@ -10,7 +10,7 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 from engine import store
-from engine.games import get_game
+from engine.games import all_games, get_game
 from engine.launch import cost, form, processes
 from engine.spec import MAX_REPEATS
 from engine.wording import usd
@@ -253,3 +253,43 @@ def test_a_model_seat_without_its_key_is_said_at_once_without_a_request(db_path,
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     at.run()
     assert not at.warning and not at.error
+
+
+def test_the_cost_estimate_needs_the_admin_token_when_one_is_set(db_path, monkeypatch):
+    """Rehearsing a run's matches costs CPU: with a token set, nobody without it makes the page do it."""
+    monkeypatch.setenv(form.ADMIN_TOKEN_ENV, "open-sesame")
+    at = page(db_path, monkeypatch)
+    type_model(at, "tictactoe", 0, "openai/gpt-4o-mini")
+    assert not at.dataframe and not any(m.value.startswith("Estimated total") for m in at.markdown)
+    assert "The cost estimate needs the admin token (ARENA_ADMIN_TOKEN): enter it above." in [i.value for i in at.info]
+    at.text_input(key="admin_token").set_value("open-sesame").run()
+    assert at.dataframe[0].value.set_index("model").loc["openai/gpt-4o-mini", "matches"] == "1"
+
+
+def _largest(game: str, repeats: int, **params) -> form.LaunchForm:
+    cls = get_game(game)
+    seats = cls.n_seats(cls.resolve_params(params))
+    return form.LaunchForm(name="largest", repeats=repeats, seed=4242, games=[
+        form.GameChoice(game, ["default"], params, ["openai/gpt-4o-mini"] * seats)])
+
+
+def test_the_cost_estimate_costs_at_most_200_ms_for_the_largest_forms():
+    """It rehearsed one match per seed on every rerun (1,000 repeats: 6.6 s of CPU); a few seeds per kind of match
+    are rehearsed now, scaled, and remembered for the next rerun."""
+    every_game = form.LaunchForm(name="every", repeats=5_000, seed=4242, games=[
+        form.GameChoice(g, ["default"], {}, ["openai/gpt-4o-mini"] * cls.n_seats(cls.resolve_params({})))
+        for g, cls in all_games().items()])
+    forms = {"1,000 repeats": _largest("tictactoe", 1_000),
+             "100 players, 200 rounds, 10,000 repeats": _largest("public_goods", MAX_REPEATS, players=100, rounds=200),
+             "every game, 95,000 matches": every_game}
+    cost.price("openai/gpt-4o-mini")  # litellm's import (once per process) is not the estimate's
+    for name, launch_form in forms.items():
+        spec = form.build_spec(launch_form).spec
+        start = time.process_time()
+        (estimate,) = cost.estimate_cost(spec)
+        assert time.process_time() - start < 0.2, name
+        assert estimate.matches == len(spec.matches) and estimate.tokens_in > estimate.calls > 0
+    tictactoe = cost.estimate_cost(form.build_spec(forms["1,000 repeats"]).spec)[0]
+    assert 5 * 1_000 <= tictactoe.calls <= 9 * 1_000  # five to nine moves a game between two model seats
+    public_goods = cost.estimate_cost(form.build_spec(forms["100 players, 200 rounds, 10,000 repeats"]).spec)[0]
+    assert public_goods.calls == 100 * 200 * MAX_REPEATS  # a decision per player and round, though cut short

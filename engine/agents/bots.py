@@ -12,7 +12,7 @@ from typing import Any
 from engine.agents.base import AgentSpec, Decision, TurnContext
 from engine.games import all_games
 from engine.games.base import Observation, ParseError
-from engine.games.extensions import POLICIES, Policy
+from engine.games.extensions import ARGUMENTS, POLICIES, Policy
 
 
 def _random(obs: Observation, rng: random.Random, arg: str | None) -> Any:
@@ -41,6 +41,20 @@ def find_policy(game: str, name: str) -> Policy:
     if name in _GENERIC:
         return _GENERIC[name]
     raise ValueError(f"game '{game}' has no bot '{name}' (has: {', '.join(bot_names(game))})")
+
+
+def check_bot(game: str, agent: str) -> None:
+    """Raise ValueError if `agent` (`bot:<name>[:<arg>]`) is no bot of `game` or gives an argument the bot does not
+    take: caught with the spec, not in every match (a search depth too deep would never end one)."""
+    name, has_arg, arg = agent.removeprefix("bot:").partition(":")
+    find_policy(game, name)
+    if name == "fixed":
+        if not arg:
+            raise ValueError("bot:fixed needs an answer, e.g. bot:fixed:0")
+    elif (game, name) in ARGUMENTS:
+        ARGUMENTS[(game, name)](arg if has_arg else None)
+    elif has_arg:
+        raise ValueError(f"bot:{name} takes no argument, got '{agent}'")
 
 
 class BotAgent:

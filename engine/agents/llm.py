@@ -41,7 +41,7 @@ from engine.agents.limits import ModelLimits
 from engine.agents.prompting import render
 from engine.agents.strategies import append_to_last_user, find_probe
 from engine.agents.strategies import apply as apply_strategy
-from engine.agents.usage import call_cost, token_count
+from engine.agents.usage import USAGE_COUNTS, as_litellm_count, call_cost, token_count
 from engine.games.base import Observation, ParseError
 from engine.secrets import load_dotenv, redact
 
@@ -83,6 +83,7 @@ def load_litellm():
     litellm.drop_params = True
     litellm.response_cost_calculator = _unpriced_remembered(litellm, litellm.response_cost_calculator)
     _log_only_when_listened(litellm)
+    _odd_counts_unknown(litellm)
     local_model.register(litellm)
     # litellm's import leaves ~300k objects (its price map) that live as long as the process: keep the
     # cyclic GC from re-scanning them on every collection (it cost ~25% of the CPU of a call, in pauses).
@@ -172,6 +173,21 @@ def _unpriced_remembered(litellm: Any, calculate: Callable[..., float]) -> Calla
             raise
 
     return price
+
+
+def _odd_counts_unknown(litellm: Any) -> None:
+    """litellm builds every provider's token counts into its `Usage`, which takes whole numbers only: a count of
+    12.5 or "12" made it refuse the whole answer (retried, then the match errored). Such a count is handed over as
+    UNKNOWN_COUNT instead, and stored as unknown (engine.agents.usage)."""
+    build = litellm.Usage.__init__
+    names = USAGE_COUNTS[:3]  # the positional ones
+
+    def build_checked(self: Any, *args: Any, **counts: Any) -> None:
+        args = tuple(as_litellm_count(a) if i < len(names) else a for i, a in enumerate(args))
+        counts = {k: as_litellm_count(v) if k in USAGE_COUNTS else v for k, v in counts.items()}
+        build(self, *args, **counts)
+
+    litellm.Usage.__init__ = build_checked
 
 
 def _log_only_when_listened(litellm: Any) -> None:

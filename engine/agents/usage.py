@@ -9,6 +9,8 @@ from typing import Any
 
 MAX_TOKENS_PER_CALL = 10_000_000  # far beyond any context window, well inside the turn log's INTEGER
 MAX_COST_PER_CALL = 1_000.0  # dollars
+UNKNOWN_COUNT = -1  # what litellm is given for a count it would refuse; `token_count` reads it back as unknown
+USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens", "reasoning_tokens")
 
 
 def token_count(value: Any) -> int | None:
@@ -18,6 +20,12 @@ def token_count(value: Any) -> int | None:
     if isinstance(value, float) and not value.is_integer():
         return None
     return int(value) if 0 <= value <= MAX_TOKENS_PER_CALL else None
+
+
+def as_litellm_count(value: Any) -> Any:
+    """A provider's count as litellm's `Usage` takes it: a whole number or None as given, anything else (12.5, "12",
+    a list) UNKNOWN_COUNT. litellm refuses the whole response over one such count, and the match errors."""
+    return value if value is None or isinstance(value, int) and not isinstance(value, bool) else UNKNOWN_COUNT
 
 
 def call_cost(value: Any) -> float | None:

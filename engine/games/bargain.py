@@ -126,11 +126,15 @@ class Bargain(Game):
     def player_name(self, seat: int) -> str:
         return f"Player {'AB'[seat]}"
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        if params["instance"] >= len(instances()):
+            raise ValueError(f"parameter 'instance' must be below {len(instances())} (the instances file's lines), "
+                             f"got {params['instance']}")
+
     def setup(self) -> None:
         rows = instances()
         index = self.p["instance"] if self.p["instance"] >= 0 else self.rng.randrange(len(rows))
-        if index >= len(rows):
-            raise ValueError(f"parameter 'instance' must be below {len(rows)}")
         self.index = index
         self.counts, *values = rows[index]
         self.values = list(values)

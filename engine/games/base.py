@@ -184,7 +184,15 @@ class Game(ABC):
         unknown = sorted(set(merged) - set(cls.params))
         if unknown:
             raise ValueError(f"game '{cls.name}' has no parameter {unknown} (has: {sorted(cls.params)})")
-        return {k: cls.params[k].validate(k, v) for k, v in merged.items()}
+        resolved = {k: cls.params[k].validate(k, v) for k, v in merged.items()}
+        cls.check_params(resolved)
+        return resolved
+
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        """Raise ValueError if parameters each within bounds do not fit together (a minimum above its maximum, a
+        seat past the players): a spec is refused before anything is played, not every match as it starts."""
+        return None  # most games' parameters are independent
 
     @classmethod
     @abstractmethod

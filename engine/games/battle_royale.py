@@ -43,9 +43,13 @@ class BattleRoyale(GamaGame):
     }
     presets = {"default": {}, "last_survivor": {"rounds": 200}}
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        if params["hit_max"] < params["hit_min"]:
+            raise ValueError(f"parameter 'hit_max' must be at least 'hit_min' ({params['hit_min']}), "
+                             f"got {params['hit_max']}")
+
     def start(self) -> None:
-        if self.p["hit_max"] < self.p["hit_min"]:
-            raise ValueError("parameter 'hit_max' must be at least 'hit_min'")
         self.rates = hit_rates(self.p)
         self.alive = list(range(self.n))  # shooting order: rising hit rate, i.e. seat order
         self.out_at: dict[int, int] = {}

@@ -56,6 +56,10 @@ class Chameleon(SocialDeduction):
     params = {"players": Param(3, "number of players", lo=3, hi=8)} | SOCIAL_PARAMS
 
     @classmethod
+    def setting_count(cls, params: dict[str, Any]) -> int:
+        return len(magic_settings("chameleon"))
+
+    @classmethod
     def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
         settings = magic_settings("chameleon")
         setting = settings[cls.setting_for(params, seed, len(settings))]

@@ -16,14 +16,20 @@ from engine.games.base import Observation
 
 # ---------------------------------------------------------------- scripted bots
 Policy = Callable[[Observation, random.Random, str | None], Any]
+ArgumentReader = Callable[[str | None], Any]
 POLICIES: dict[tuple[str, str], Policy] = {}
+ARGUMENTS: dict[tuple[str, str], ArgumentReader] = {}
 
 
-def policy(game: str, name: str) -> Callable[[Policy], Policy]:
-    """Declare `bot:<name>` for `game`: a function of the structured view, the bot's rng and its argument."""
+def policy(game: str, name: str, argument: ArgumentReader | None = None) -> Callable[[Policy], Policy]:
+    """Declare `bot:<name>` for `game`: a function of the structured view, the bot's rng and its argument.
+    A bot that takes an argument (`bot:<name>:<arg>`) declares its reader, which raises ValueError on a wrong
+    one: a spec is checked with it before a match is played. A bot without one takes no argument."""
 
     def add(fn: Policy) -> Policy:
         POLICIES[(game, name)] = fn
+        if argument is not None:
+            ARGUMENTS[(game, name)] = argument
         return fn
 
     return add

@@ -44,10 +44,10 @@ class GuessingGame(SimultaneousGame):
     }
     presets = {"default": {}, "ratio_1_2": {"ratio": 0.5}, "ratio_4_3": {"ratio": 4 / 3}}
 
-    def start(self) -> None:
-        if self.p["max"] <= self.p["min"]:
-            raise ValueError("parameter 'max' must be larger than 'min'")
-        super().start()
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        if params["max"] <= params["min"]:
+            raise ValueError(f"parameter 'max' must be larger than 'min' ({params['min']}), got {params['max']}")
 
     def space(self, seat: int) -> IntRange:
         return IntRange(self.p["min"], self.p["max"], key="chosen_number", prose=False)

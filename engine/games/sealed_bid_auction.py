@@ -16,6 +16,7 @@ from engine.games.base import IntRange, Observation, Param
 from engine.games.extensions import policy
 from engine.games.gamabench_common import Move, SimultaneousGame
 
+MAX_VALUATIONS = 100_000  # the grid a round draws from is listed whole
 
 def draw_valuations(params: dict[str, Any], round_: int) -> list[int]:
     """Distinct values from the grid min, min+step, ..., max while the grid is large enough, else repeats."""
@@ -42,9 +43,16 @@ class SealedBidAuction(SimultaneousGame):
     }
     presets = {"default": {}, "first_price": {"pricing": "first"}, "second_price": {"pricing": "second"}}
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        low, high, step = params["valuation_min"], params["valuation_max"], params["valuation_step"]
+        if high < low:
+            raise ValueError(f"parameter 'valuation_max' must be at least 'valuation_min' ({low}), got {high}")
+        if (high - low) // step >= MAX_VALUATIONS:  # every round lists the grid to draw from
+            raise ValueError(f"parameters 'valuation_min' to 'valuation_max' by 'valuation_step' make "
+                             f"{(high - low) // step + 1:,} valuations; at most {MAX_VALUATIONS:,}")
+
     def start(self) -> None:
-        if self.p["valuation_max"] < self.p["valuation_min"]:
-            raise ValueError("parameter 'valuation_max' must be at least 'valuation_min'")
         super().start()
         self.valuations = draw_valuations(self.p, self.round)
 

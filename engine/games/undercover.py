@@ -77,6 +77,16 @@ class Undercover(SocialDeduction):
     }
 
     @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        super().check_params(params)
+        if params["fixed_clues"] and params["words"] != "magic":
+            raise ValueError("parameter 'fixed_clues' needs scripted clues: use words 'magic'")
+
+    @classmethod
+    def setting_count(cls, params: dict[str, Any]) -> int:
+        return len(magic_settings("undercover") if params["words"] == "magic" else llmarena_word_pairs())
+
+    @classmethod
     def named_seat(cls, params: dict[str, Any], seed: int) -> int | None:
         if params["rules"] == "llmarena":
             return params["players"] - 1  # the authors' env: the undercover is the last player
@@ -102,8 +112,6 @@ class Undercover(SocialDeduction):
             self.special = self.pick_special(named)
             self.script = self.scripted(setting["clues"], named)
         else:
-            if self.p["fixed_clues"]:
-                raise ValueError("fixed_clues needs scripted clues: use words 'magic'")
             pairs = llmarena_word_pairs()
             first, second = pairs[self.setting_index(len(pairs))]
             if rules == "llmarena":  # the authors' env gives the undercover the pair's first word

@@ -110,6 +110,13 @@ def letters_player(obs: Observation, rng: random.Random, arg: str | None) -> Any
     return bot_vote(obs, rng)
 
 
+def injection(arg: str | None) -> str | None:
+    """`bot:injector`'s argument: none (it attacks) or `defense`."""
+    if arg not in (None, "defense"):
+        raise ValueError(f"bot:injector takes no argument (it attacks) or 'defense', got {arg!r}")
+    return arg
+
+
 def injector(obs: Observation, rng: random.Random, arg: str | None) -> Any:
     """Plays like `letters` but ends every speech with Who-is-Spy's injection (`bot:injector` attacks,
     `bot:injector:defense` defends)."""
@@ -133,5 +140,5 @@ def obedient(obs: Observation, rng: random.Random, arg: str | None) -> Any:
 
 for _game in ("chameleon", "undercover"):
     policy(_game, "letters")(letters_player)
-    policy(_game, "injector")(injector)
+    policy(_game, "injector", argument=injection)(injector)
     policy(_game, "obedient")(obedient)

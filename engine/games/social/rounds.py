@@ -61,6 +61,22 @@ class SocialDeduction(Dealing, Game):
     def n_seats(cls, params: dict[str, Any]) -> int:
         return params["players"]
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        n = params["players"]
+        for name in ("role_seat", "challenger_seat", "first_speaker"):
+            if params[name] >= n:
+                raise ValueError(f"parameter '{name}' must be below the number of players ({n}), got {params[name]}")
+        count = cls.setting_count(params)
+        if params["setting"] >= count:
+            raise ValueError(f"parameter 'setting' must be below {count} (the number of settings), "
+                             f"got {params['setting']}")
+
+    @classmethod
+    @abstractmethod
+    def setting_count(cls, params: dict[str, Any]) -> int:
+        """How many word settings the match's `setting` picks from."""
+
     def __init__(self, params: dict[str, Any]):
         super().__init__(BEFORE_ROLE_PROBE_PARAM | params)
 
@@ -120,7 +136,7 @@ class SocialDeduction(Dealing, Game):
         self.pending: list[int] = []
         self.deal()
         first = self.p["first_speaker"]
-        self.first = self.rng.randrange(n) if first == -1 else first % n
+        self.first = self.rng.randrange(n) if first == -1 else first
         self.announce(self.opening())
         for s in range(n):
             self.announce(self.briefing(s), to={s})
