@@ -13,8 +13,11 @@ from pathlib import Path
 from engine import store
 from engine.wording import count, usd
 
+ALREADY_PLAYING = 3  # exit code of `run` when another live process plays that run
+
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from engine.run_lock import RunAlreadyPlaying
     from engine.runner import default_workers, run_spec
     from engine.spec import SpecError, load_spec
 
@@ -27,23 +30,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # Ctrl-C and the dashboard's Cancel interrupt the run, even when it was started in the background by a
     # shell, which hands its background jobs SIGINT ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    if args.if_empty and store.count_matches(db) > 0:
-        print(f"{db} already holds matches; not playing {args.spec}")
-        return 0
     tally = None
-    if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
-        from engine.launch.live import TurnTally
-
-        tally = TurnTally(Path(args.progress_file))
     try:
+        store.check_db(db, timeout=None)  # a run waits for a busy database as long as it takes, saying who holds it
+        if args.if_empty and store.count_matches(db, timeout=None) > 0:
+            print(f"{db} already holds matches; not playing {args.spec}")
+            return 0
+        if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
+            from engine.launch.live import TurnTally
+
+            tally = TurnTally(Path(args.progress_file))
         summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
                                        executor=args.executor or ("ray" if args.address else None),
                                        address=args.address, on_turn=tally.record if tally else None,
                                        workers=args.workers or default_workers(spec)))
+    except RunAlreadyPlaying as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ALREADY_PLAYING
     except KeyboardInterrupt:
         if tally:
             tally.write("cancelled")
-        print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
+        print(f"interrupted: {_saved(db, spec.run_id, len(spec.matches))}; run the same command again to resume",
+              file=sys.stderr)
         return 130
     if tally:
         tally.write("finished")
@@ -55,6 +63,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"  error {line}", file=sys.stderr)
     _refresh_ratings(db)
     return 1 if summary.errors else 0
+
+
+def _saved(db: Path, run_id: str, n_matches: int) -> str:
+    """How much of an interrupted run the database holds, read back from it: what the line says is so."""
+    try:
+        done = store.rows(db, "SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok'", [run_id])
+    except store.duckdb.CatalogException:  # interrupted before the database had its tables
+        done = []
+    return f"{done[0][0] if done else 0:,} of {count(n_matches, 'match')} done and saved"
 
 
 def _at_least_one(text: str) -> int:
@@ -207,7 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description="Play and score LLM game matches.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="play a run spec (re-running resumes it)")
+    run = sub.add_parser("run", help="play a run spec (re-running resumes it)",
+                         epilog=f"exit status: 0 every match played, 1 some ended in an error, 2 bad input, "
+                                f"{ALREADY_PLAYING} another process plays this run already, 130 interrupted")
     run.add_argument("spec", help="path to a run spec (YAML)")
     run.add_argument("--db", default=str(store.default_db()), help="DuckDB file (default: $ARENA_DB or results.duckdb)")
     run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
@@ -266,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
         parser.error("--concurrency must be at least 1")
     try:
-        if args.func not in (_cmd_games, _cmd_serve):  # the dashboard shows a bad database on its pages
+        # the dashboard shows a bad database on its pages; a run checks its own, waiting while it is busy
+        if args.func not in (_cmd_games, _cmd_serve, _cmd_run):
             store.check_db(args.db)
         return args.func(args)
     except store.DatabaseError as exc:  # one line that says what to do, not a traceback
