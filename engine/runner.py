@@ -6,7 +6,10 @@ calls in flight) or a Ray cluster (`engine.ray_executor`); either way the matche
 process is the only writer.
 Resuming is the same call: matches already `ok` in the database are skipped; errored and
 never-finished ones are played again (a match is only written when it ends, so a killed run
-leaves no partial match behind).
+leaves no partial match behind). One process plays a run at a time (`engine.run_lock`).
+Finished matches reach the database about every second whatever the agents (`let_others_run`), and a
+run plays on only as fast as they are written (`GroupCommit.wait_for_room`): its memory is bounded
+by its concurrency, not its length. Every match ends by its deadline (the spec's `match_deadline_s`).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from engine.store import MatchRecord
 MAX_STEPS = 10_000  # a game that never ends is a bug; stop it as an error instead of hanging
 NOTE_INTERVAL = 0.5  # seconds: a worker process sends its decisions' notes (turn-level progress) this often
 RAMP_S = 0.8  # seconds over which the first matches that call a model over the network start (see play_here)
-HOLD_LOOP_AT_MOST = 0.05  # seconds a match keeps the event loop before it lets the rest run (see let_others_run)
+HOLD_LOOP_AT_MOST = 0.05  # seconds the event loop may go without coming round (see let_others_run)
 
 
 @dataclass
@@ -105,8 +108,8 @@ async def let_others_run() -> None:
     to itself: the group commit's flush every second, Ctrl-C and the whole-match deadline would wait for the run's
     end. Called every turn: once the loop has not come round for HOLD_LOOP_AT_MOST s, every match hands it back at
     its next turn, until it has come round. The bound is the loop's, not each match's: 64 matches holding it
-    50 ms each would make a round last 3 s. Handing it back at every turn would cost bots-only runs a fifth of
-    their speed."""
+    50 ms each would make a round last 3 s. Handing it back at every turn would cost bots-only runs a fifth or
+    more of their speed."""
     loop = asyncio.get_running_loop()
     round_ = _rounds.get(loop)
     if round_ is None:
