@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from engine.store import DatabaseError
+
 # A look from the Launch page takes the lock for an instant: a player that starts in that instant tries again
 # for this long before it believes another player has the run.
 TAKE_FOR = 0.5
@@ -73,8 +75,12 @@ def already_playing(run_id: str, who: str) -> str:
 
 
 def _open(path: Path) -> int:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise DatabaseError(f"cannot make the run's lock {path} ({exc.strerror}): pass --db (or set ARENA_DB) to a "
+                            f"path in a writable folder") from None
 
 
 def _take(fd: int) -> bool:
