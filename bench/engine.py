@@ -1,5 +1,5 @@
-"""The engine's own speed: bots-only throughput, whether a write's cost grows with the database, and the
-overhead against a slow model at high concurrency.
+"""The engine's own speed: bots-only throughput, whether a write's cost grows with the database, the overhead
+against a slow model at high concurrency, and a long run's memory.
 
 1. `python -m engine run` plays 10,000 random-vs-random TicTacToe matches into a fresh database; the wall
    time includes the interpreter's start-up and imports. Prints decisions/s and matches/s. Target: <= 40 s.
@@ -12,9 +12,13 @@ overhead against a slow model at high concurrency.
    <= 1.10. Also prints the CPU seconds per call (process CPU / calls) of this process, of the workers and
    of the stub: figures a busy machine does not change, unlike the ratio. 256 calls a second on 2 cores
    leave ~7.8 ms of CPU per call for everything (engine, litellm, HTTP, the database writer and the stub).
+4. `python -m engine run` plays 100,000 bot matches of Guess 2/3 of the Average (3 players, 2 rounds: 5 to 10
+   minutes here) into a fresh database; prints the process's peak RSS. A run's memory is bounded by its
+   concurrency, not its length (finished matches are written as they come, and the run waits for its writer).
+   Target: <= 600 MB.
 
     .venv/bin/python bench/engine.py [--matches 10000] [--calls 4096] [--concurrency 256] [--latency 1.0]
-                                     [--workers CORES]
+                                     [--workers CORES] [--memory-matches 100000]
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from engine import store  # noqa: E402
 MAX_FIRST_S = 40.0
 MAX_GROWTH = 1.3
 MAX_OVERHEAD = 1.10
+MAX_PEAK_MB = 600
 
 
 def bots_run(db: Path, tmp: Path, seed: int, matches: int) -> tuple[float, int]:
@@ -59,6 +64,23 @@ def bots_run(db: Path, tmp: Path, seed: int, matches: int) -> tuple[float, int]:
     decisions = store.query(db, """SELECT count(*) AS n FROM turns JOIN matches USING (match_id)
                                    WHERE run_id = ? AND seat IS NOT NULL""", [run_id])["n"][0]
     return wall, int(decisions)
+
+
+def long_run_peak(db: Path, tmp: Path, matches: int) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one `python -m engine run` of `matches` guessing-game bot matches."""
+    per_lineup = min(matches, 10_000)  # a spec's repeats are at most 10,000: the rest come from more lineups
+    lineups = [{"all": "bot:random"}] * -(-matches // per_lineup)
+    spec = {"name": "bench-memory", "seed": 0, "repeats": per_lineup, "concurrency": 64, "games": [
+        {"game": "guessing_game", "params": {"players": 3, "rounds": 2}, "lineups": lineups}]}
+    path = tmp / "memory.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-m", "engine", "run", str(path), "--db", str(db), "--quiet"], cwd=ROOT,
+                             stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not the largest of every child so far
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"the long run failed ({os.waitstatus_to_exitcode(status)})")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
 
 
 def worker_pids(db: Path) -> set[int]:
@@ -136,6 +158,7 @@ def main() -> int:
     parser.add_argument("--model", default="openai/bench-model")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="processes of the local executor (default: one per core, as engine run)")
+    parser.add_argument("--memory-matches", type=int, default=100_000, help="matches of the long run (0: skip it)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -144,6 +167,8 @@ def main() -> int:
         first, first_decisions = bots_run(db, tmp, 0, args.matches)
         second, second_decisions = bots_run(db, tmp, 1, args.matches)
         overheads = {executor: overhead(args, tmp, executor) for executor in ("local", "ray")}
+        long_wall, peak_mb = long_run_peak(tmp / "memory.duckdb", tmp, args.memory_matches) if args.memory_matches \
+            else (0.0, 0.0)
 
     growth = second / first
     print(f"bots, first {args.matches:,} TicTacToe matches (fresh database, incl. start-up):  {first:.1f} s  "
@@ -160,7 +185,11 @@ def main() -> int:
               f"flight: {run.wall:.2f} s against an ideal {ideal:.2f} s, ratio {run.wall / ideal:.3f} "
               f"(must be <= {MAX_OVERHEAD})")
         print(f"  {run.cpu_line()}")
-    ok = first <= MAX_FIRST_S and growth <= MAX_GROWTH and min(ratios.values()) <= MAX_OVERHEAD
+    if args.memory_matches:
+        print(f"memory, {args.memory_matches:,} guessing-game bot matches in one run: peak RSS {peak_mb:.0f} MB "
+              f"(must be <= {MAX_PEAK_MB}), {long_wall:.0f} s")
+    ok = (first <= MAX_FIRST_S and growth <= MAX_GROWTH and min(ratios.values()) <= MAX_OVERHEAD
+          and peak_mb <= MAX_PEAK_MB)
     return 0 if ok else 1
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from engine import store
 from engine.wording import count, failure, usd
 
-EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_INTERRUPTED = 1, 2, 3, 130
+EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_ALREADY_PLAYING, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 EXIT_CODES = {
     0: "done",
     EXIT_ERRORS: "some matches ended in an error (run, tournament) or kept their old figures (rescore); the others "
@@ -23,11 +23,13 @@ EXIT_CODES = {
     EXIT_BAD_INPUT: "bad input: a spec, an option or a database the arena cannot use; nothing was played",
     EXIT_SCORING: "a score could not be computed (the ratings refreshed after a run or a rescore, or the table "
                   "`scores` prints); every match played is stored",
+    EXIT_ALREADY_PLAYING: "another live process plays this run already (run); nothing was written",
     EXIT_INTERRUPTED: "interrupted; the finished matches are stored",
 }
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from engine.run_lock import RunAlreadyPlaying
     from engine.runner import default_workers, run_spec
     from engine.spec import SpecError, load_spec
 
@@ -40,24 +42,29 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # Ctrl-C and the dashboard's Cancel interrupt the run, even when it was started in the background by a
     # shell, which hands its background jobs SIGINT ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    if args.if_empty and store.count_matches(db) > 0:
-        print(f"{db} already holds matches; not playing {args.spec}")
-        return 0
     tally = None
-    if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
-        from engine.launch.live import TurnTally
-
-        tally = TurnTally(Path(args.progress_file))
     try:
+        store.check_db(db, timeout=None)  # a run waits for a busy database as long as it takes, saying who holds it
+        if args.if_empty and store.count_matches(db, timeout=None) > 0:
+            print(f"{db} already holds matches; not playing {args.spec}")
+            return 0
+        if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
+            from engine.launch.live import TurnTally
+
+            tally = TurnTally(Path(args.progress_file))
         summary = asyncio.run(run_spec(spec, db, concurrency=args.concurrency, progress=not args.quiet,
                                        executor=args.executor or ("ray" if args.address else None),
                                        address=args.address, on_turn=tally.record if tally else None,
                                        workers=args.workers or default_workers(spec)))
+    except RunAlreadyPlaying as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ALREADY_PLAYING
     except KeyboardInterrupt:
         if tally:
             tally.write("cancelled")
-        print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
-        return 130
+        print(f"interrupted: {_saved(db, spec.run_id, len(spec.matches))}; run the same command again to resume",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     if tally:
         tally.write("finished")
     print(f"run {summary.run_id}: {count(summary.n_matches, 'match')}, {summary.skipped:,} already done, "
@@ -69,6 +76,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not _refresh_ratings(db):
         return EXIT_SCORING
     return EXIT_ERRORS if summary.errors else 0
+
+
+def _saved(db: Path, run_id: str, n_matches: int) -> str:
+    """How much of an interrupted run the database holds, read back from it: what the line says is so."""
+    try:
+        done = store.rows(db, "SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok'", [run_id])
+    except store.duckdb.CatalogException:  # interrupted before the database had its tables
+        done = []
+    return f"{done[0][0] if done else 0:,} of {count(n_matches, 'match')} done and saved"
 
 
 def _at_least_one(text: str) -> int:
@@ -179,7 +195,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         return 2
     except KeyboardInterrupt:
         print("interrupted: finished matches are saved; run the same command again to resume", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     for result in results:
         print(f"{result.game}: {count(result.rounds, 'round')}, {count(result.matches, 'match')}, "
               f"{count(result.errors, 'error')}, "
@@ -237,7 +253,8 @@ def main(argv: list[str] | None = None) -> int:
         epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="play a run spec (re-running resumes it)")
+    run = sub.add_parser("run", help="play a run spec (re-running resumes it)",
+                         epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     run.add_argument("spec", help="path to a run spec (YAML)")
     run.add_argument("--db", default=str(store.default_db()), help="DuckDB file (default: $ARENA_DB or results.duckdb)")
     run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
@@ -296,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
         parser.error("--concurrency must be at least 1")
     try:
-        if args.func not in (_cmd_games, _cmd_serve):  # the dashboard shows a bad database on its pages
+        # the dashboard shows a bad database on its pages; a run checks its own, waiting while it is busy
+        if args.func not in (_cmd_games, _cmd_serve, _cmd_run):
             store.check_db(args.db)
         return args.func(args)
     except store.DatabaseError as exc:  # one line that says what to do, not a traceback

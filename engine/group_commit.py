@@ -5,7 +5,8 @@ capped a run near 28 matches/s whatever its concurrency. Here the matches that f
 last second go in together: the flush runs in a worker thread while the matches go on playing, the
 connection is closed between flushes (the dashboard can read in the gaps), and the last flush
 happens when the run ends or is interrupted. A kill -9 loses at most the batch not yet flushed;
-resuming the run plays those matches again.
+resuming the run plays those matches again. A match the database already holds `ok` is not written
+again (`store.write_matches`); one whose stored attempt failed is replaced.
 """
 
 from __future__ import annotations
@@ -13,25 +14,26 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Collection
 from pathlib import Path
 
 from engine import store
 
 FLUSH_EVERY_S = 1.0
+# Rows (a match's own, its seats', turns' and metrics') that may wait to be written before the run waits for the
+# writer: a database held by a reader, or a flush slower than the matches, must not gather a run in memory.
+MAX_PENDING_ROWS = 200_000
 
 
 class GroupCommit:
-    """`async with GroupCommit(db) as writer: writer.add(record)`; matches named in `replace` (earlier
-    attempts in the database) replace those attempts, every other match is only appended."""
+    """`async with GroupCommit(db) as writer: writer.add(record)`."""
 
-    def __init__(self, db: str | Path, replace: Collection[str] = (), every: float = FLUSH_EVERY_S):
+    def __init__(self, db: str | Path, every: float = FLUSH_EVERY_S):
         self.db = db
-        self.replace = set(replace)
         self.every = every
         self.flushes = 0
-        self.written = 0
+        self.written = 0  # matches that went in (not those the database held `ok` already)
         self._pending: list[store.MatchRecord] = []
+        self._pending_rows = 0
         self._take = threading.Lock()   # guards `_pending`
         self._write = threading.Lock()  # one flush at a time: the final one waits for one still in its thread
         self._ticker: asyncio.Task | None = None
@@ -39,6 +41,17 @@ class GroupCommit:
     def add(self, record: store.MatchRecord) -> None:
         with self._take:
             self._pending.append(record)
+            self._pending_rows += _rows(record)
+        self._raise_if_failed()
+
+    async def wait_for_room(self) -> None:
+        """Return once at most MAX_PENDING_ROWS rows wait to be written: the run plays on only as fast as its
+        matches are written, so its memory is bounded by its concurrency, not its length."""
+        while self._pending_rows > MAX_PENDING_ROWS:
+            self._raise_if_failed()
+            await asyncio.sleep(0.05)
+
+    def _raise_if_failed(self) -> None:
         if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled():
             self._ticker.result()  # a flush failed (the database is unwritable): stop the run now, not at its end
 
@@ -48,17 +61,19 @@ class GroupCommit:
         (the run ending) has nobody to hear its error, and the final flush must still write that batch."""
         with self._write:
             with self._take:
-                batch, self._pending = self._pending, []
-            if batch:
-                try:
-                    store.write_matches(self.db, batch, self.replace)
-                except BaseException:
-                    with self._take:
-                        self._pending[:0] = batch
-                    raise
-                self.flushes += 1
-                self.written += len(batch)
-            return len(batch)
+                batch, self._pending, self._pending_rows = self._pending, [], 0
+            if not batch:
+                return 0
+            try:
+                written = store.write_matches(self.db, batch)
+            except BaseException:
+                with self._take:
+                    self._pending[:0] = batch
+                    self._pending_rows += sum(map(_rows, batch))
+                raise
+            self.flushes += 1
+            self.written += written
+            return written
 
     async def _tick(self) -> None:
         while True:
@@ -84,3 +99,7 @@ class GroupCommit:
             except Exception:  # noqa: BLE001 - its batch is retried just below, which raises if it fails again
                 pass
         self.flush()
+
+
+def _rows(record: store.MatchRecord) -> int:
+    return 1 + len(record.seats) + len(record.turns) + len(record.metrics)

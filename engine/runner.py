@@ -6,7 +6,10 @@ calls in flight) or a Ray cluster (`engine.ray_executor`); either way the matche
 process is the only writer.
 Resuming is the same call: matches already `ok` in the database are skipped; errored and
 never-finished ones are played again (a match is only written when it ends, so a killed run
-leaves no partial match behind).
+leaves no partial match behind). One process plays a run at a time (`engine.run_lock`).
+Finished matches reach the database about every second whatever the agents (`let_others_run`), and a
+run plays on only as fast as they are written (`GroupCommit.wait_for_room`): its memory is bounded
+by its concurrency, not its length. Every match ends by its deadline (the spec's `match_deadline_s`).
 """
 
 from __future__ import annotations
@@ -15,13 +18,15 @@ import asyncio
 import os
 import random
 import socket
+import time
 import traceback
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import store
+from engine import run_lock, store
 from engine.agents import Agent, TurnContext, make_agent
 from engine.agents import cache as response_cache
 from engine.agents.base import AgentError, AgentSpec, Decision
@@ -37,6 +42,7 @@ from engine.store import MatchRecord
 MAX_STEPS = 10_000  # a game that never ends is a bug; stop it as an error instead of hanging
 NOTE_INTERVAL = 0.5  # seconds: a worker process sends its decisions' notes (turn-level progress) this often
 RAMP_S = 0.8  # seconds over which the first matches that call a model over the network start (see play_here)
+HOLD_LOOP_AT_MOST = 0.05  # seconds the event loop may go without coming round (see let_others_run)
 
 
 @dataclass
@@ -83,6 +89,39 @@ class TurnNote:
 OnTurn = Callable[[TurnNote], None]
 
 
+@dataclass
+class _LoopRound:
+    """When an event loop last came round to its waiting tasks, and whether every match now hands it back."""
+
+    since: float = field(default_factory=time.monotonic)
+    handing_back: bool = False
+
+    def came_round(self) -> None:
+        self.since, self.handing_back = time.monotonic(), False
+
+
+_rounds: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopRound] = weakref.WeakKeyDictionary()
+
+
+async def let_others_run() -> None:
+    """A bot answers without ever awaiting, so a match of bots (and the next, and the next) would keep the event loop
+    to itself: the group commit's flush every second, Ctrl-C and the whole-match deadline would wait for the run's
+    end. Called every turn: once the loop has not come round for HOLD_LOOP_AT_MOST s, every match hands it back at
+    its next turn, until it has come round. The bound is the loop's, not each match's: 64 matches holding it
+    50 ms each would make a round last 3 s. Handing it back at every turn would cost bots-only runs a fifth or
+    more of their speed."""
+    loop = asyncio.get_running_loop()
+    round_ = _rounds.get(loop)
+    if round_ is None:
+        round_ = _rounds[loop] = _LoopRound()
+    if not round_.handing_back:
+        if time.monotonic() - round_.since < HOLD_LOOP_AT_MOST:
+            return
+        round_.handing_back = True
+        loop.call_soon(round_.came_round)
+    await asyncio.sleep(0)
+
+
 def this_worker() -> str:
     """Who plays a match in this process (`matches.worker`): host and process id."""
     return f"{socket.gethostname()}:{os.getpid()}"
@@ -99,38 +138,46 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
     game = get_game(plan.game)(plan.params)
     log = TurnLog(plan.match_id)
     status, error = "ok", None
+    deadline = asyncio.timeout(plan.deadline_s)  # a dead endpoint's retries, or a bot that thinks forever, end here
     try:
-        game.reset(plan.seed)
-        log.messages(game, store.to_json(game.public_state()))
-        for _ in range(MAX_STEPS):
-            if game.done():
-                break
-            seats = game.to_act()
-            if not seats:
-                raise RuntimeError(f"{plan.game}: no seat is to act but the game is not done")
-            observations = {s: game.observe(s) for s in seats}
-            first_turn = log.next_turn()
-            contexts = {s: TurnContext(plan.match_id, plan.seed, s, first_turn + i,
-                                       random.Random(f"{plan.seed}:{s}:{first_turn + i}"))
-                        for i, s in enumerate(seats)}
-            if len(seats) == 1:  # a turn-based game: no task to create and gather per move
-                decisions = [await agents[seats[0]].act(observations[seats[0]], contexts[seats[0]])]
+        async with deadline:
+            game.reset(plan.seed)
+            log.messages(game, store.to_json(game.public_state()))
+            for _ in range(MAX_STEPS):
+                if game.done():
+                    break
+                seats = game.to_act()
+                if not seats:
+                    raise RuntimeError(f"{plan.game}: no seat is to act but the game is not done")
+                observations = {s: game.observe(s) for s in seats}
+                first_turn = log.next_turn()
+                contexts = {s: TurnContext(plan.match_id, plan.seed, s, first_turn + i,
+                                           random.Random(f"{plan.seed}:{s}:{first_turn + i}"))
+                            for i, s in enumerate(seats)}
+                if len(seats) == 1:  # a turn-based game: no task to create and gather per move
+                    decisions = [await agents[seats[0]].act(observations[seats[0]], contexts[seats[0]])]
+                else:
+                    decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
+                game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
+                state = store.to_json(game.public_state())
+                rewards = game.step_rewards()
+                for s, d in zip(seats, decisions, strict=True):
+                    log.decision(observations[s].phase, observations[s].round, s, d, state, rewards.get(s))
+                    if on_turn is not None:
+                        on_turn(TurnNote.of(plan.match_id, plan.seats[s], d))
+                log.messages(game, state)
+                await let_others_run()
             else:
-                decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
-            game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
-            state = store.to_json(game.public_state())
-            rewards = game.step_rewards()
-            for s, d in zip(seats, decisions, strict=True):
-                log.decision(observations[s].phase, observations[s].round, s, d, state, rewards.get(s))
-                if on_turn is not None:
-                    on_turn(TurnNote.of(plan.match_id, plan.seats[s], d))
-            log.messages(game, state)
-        else:
-            raise RuntimeError(f"{plan.game}: no end after {MAX_STEPS} steps")
-    except AgentError as exc:
-        status, error = "error", str(exc)
+                raise RuntimeError(f"{plan.game}: no end after {MAX_STEPS} steps")
     except Exception as exc:  # noqa: BLE001 - a bug in one match must not stop the run
-        status, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
+        status = "error"
+        if deadline.expired():
+            error = (f"the match did not end within its deadline of {plan.deadline_s:g} s (match_deadline_s in the "
+                     f"spec; raise it for longer matches)")
+        elif isinstance(exc, AgentError):
+            error = str(exc)
+        else:
+            error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
 
     players = [{"agent": spec.agent, "label": spec.label} | ({} if spec.is_bot else {
         "prompt_version": spec.prompt_version, "strategy": spec.strategy, "temperature": spec.temperature,
@@ -161,10 +208,11 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
     second (a fast provider's turn) rather than the burst's own length: calls spread thinner wait less on
     each other every turn, which bench/engine.py measured to outweigh the later start (overhead 1.11 at
     0.25 s, 1.09 at 0.6 to 1.0 s)."""
-    finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue()
     queue = iter(plans)
     worker = worker or this_worker()
     n_players = min(concurrency, len(plans))
+    # bounded: players wait while their finished matches wait for the consumer (a run waiting for its writer)
+    finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue(maxsize=max(1, n_players))
     ramp = RAMP_S / n_players if calls_a_remote_model(plans) else 0.0
     if ramp:
         await warm_up()  # litellm's first call imports for a while: the ramp would queue up behind it
@@ -173,9 +221,9 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
         try:
             await asyncio.sleep(k * ramp)
             for plan in queue:
-                finished.put_nowait(await play_match(plan, limits, agent_factory, worker, on_turn))
+                await finished.put(await play_match(plan, limits, agent_factory, worker, on_turn))
         except Exception as exc:  # noqa: BLE001 - handed to the consumer, which re-raises it
-            finished.put_nowait(exc)
+            await finished.put(exc)
 
     players = [asyncio.create_task(player(k)) for k in range(n_players)]
     try:
@@ -255,12 +303,18 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
     at `address`; the local one in `workers` processes), writing the finished ones a batch per transaction;
     `on_turn` hears of every decision, in this process whichever executor plays it."""
     store.init_db(db)
+    with run_lock.playing(db, spec.run_id):  # before the run's row: a second player of the run changes nothing
+        return await _play(spec, db, concurrency or spec.concurrency, progress, agent_factory, executor, address,
+                           on_turn, workers)
+
+
+async def _play(spec: RunSpec, db: str | Path, concurrency: int, progress: bool, agent_factory: Callable[..., Agent],
+                executor: str | None, address: str | None, on_turn: OnTurn | None, workers: int) -> RunSummary:
     store.upsert_run(db, spec.run_id, spec.name, spec.raw, "engine", len(spec.matches))
     attempted = store.match_statuses(db, spec.run_id)
     todo = [m for m in spec.matches if attempted.get(m.match_id) != "ok"]
     summary = RunSummary(spec.run_id, len(spec.matches), skipped=len(spec.matches) - len(todo))
     limits = ModelLimits(spec.model_concurrency, spec.model_limits)
-    concurrency = concurrency or spec.concurrency
     if (executor or spec.executor) == "ray":
         from engine.ray_executor import play_on_ray
 
@@ -274,9 +328,10 @@ async def run_spec(spec: RunSpec, db: str | Path, concurrency: int | None = None
     bar = match_progress(len(spec.matches), summary.skipped, spec.name, progress)
     status = "cancelled"
     try:
-        async with GroupCommit(db, replace=[i for i, s in attempted.items() if s != "ok"]) as writer:
+        async with GroupCommit(db) as writer:
             async for record in played:
                 writer.add(record)
+                await writer.wait_for_room()
                 summary.count(record)
                 if bar is not None:
                     bar.update(1)

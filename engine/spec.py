@@ -7,6 +7,7 @@
     executor: local             # or ray: the matches played on a Ray cluster (docs/RUNNING.md)
     model_concurrency: 16       # calls in flight per model
     model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
+    match_deadline_s: 300       # a match not over by then ends as an error (a dead endpoint, a stuck agent)
     defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
     agents:                     # optional aliases
       gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
@@ -54,10 +55,10 @@ from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
 
 TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
-            "model_limits", "defaults", "agents", "games", "executor"}
+            "model_limits", "defaults", "agents", "games", "executor", "match_deadline_s"}
 GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
 SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
-NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description", "executor"}
+NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description", "executor", "match_deadline_s"}
 EXECUTORS = ("local", "ray")
 MAX_REPEATS = 10_000
 MAX_SEED = 2**53 - 1  # exact as a JSON number everywhere (a browser's too), well inside the database's BIGINT
@@ -71,6 +72,7 @@ MAX_STRATEGY = 2_000  # a free-text persona goes into every prompt
 MAX_SETTING_TEXT = 2_000  # a prompt version, an endpoint URL
 MAX_ENDPOINTS = 64
 MAX_ANSWER_TOKENS = 1_000_000
+MATCH_DEADLINE_S, MAX_MATCH_DEADLINE_S = 300, 7 * 24 * 3600
 
 
 class SpecError(ValueError):
@@ -88,6 +90,7 @@ class MatchPlan:
     repeat: int
     lineup: int
     seats: list[AgentSpec]
+    deadline_s: int = MATCH_DEADLINE_S  # the spec's match_deadline_s
 
 
 @dataclass
@@ -309,9 +312,12 @@ def parse_spec(raw: Any) -> RunSpec:
                    concurrency=int_setting(raw, "concurrency", 8, 1, ""),
                    model_concurrency=int_setting(raw, "model_concurrency", 16, 1, ""),
                    model_limits=_model_limits(raw.get("model_limits")), executor=_executor(raw.get("executor")))
+    deadline = int_setting(raw, "match_deadline_s", MATCH_DEADLINE_S, 1, "", MAX_MATCH_DEADLINE_S)
     for gi, entry in enumerate(games):
         spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases,
                                        MAX_MATCHES - len(spec.matches)))
+    for plan in spec.matches:
+        plan.deadline_s = deadline
     return spec
 
 

@@ -102,6 +102,7 @@ WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
 # Longest sleep between two tries. A reader (a page) tries often, a writer backs off further: when the file
 # comes free the page usually gets it first and is done in milliseconds; the writer has no one waiting on it.
 READER_POLL, WRITER_POLL = 0.02, 0.25
+READER_TIMEOUT = 30.0  # seconds a reader (a page, a scorer) waits for a busy file before it gives up
 
 
 # DuckDB's refusal when this very process has the file open in the other mode (a group commit flushing in its
@@ -117,6 +118,9 @@ WRITER_FIRST = 0.5
 # page, a scorer) that scans the turns of a large database would hold them all. A reader's cache is bounded;
 # its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches).
 READER_MEMORY = "256MB"
+# The writer's too: at each commit DuckDB checkpoints the row groups it appended to, and with its default cache a
+# run's writer peaked at 500 MB on a turn log of 400k rows (bench/engine.py prints a long run's peak RSS).
+WRITER_MEMORY = "128MB"
 MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL * 1.5 s; an older one is gone
 
 
@@ -229,12 +233,13 @@ def _check_file(db: Path, read_only: bool) -> None:
 
 @contextmanager
 def connect(db: str | Path, read_only: bool = False,
-            timeout: float | None = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A short-lived connection, retried with jittered backoff while another process holds the file.
+            timeout: float | None = READER_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection, retried with jittered backoff while another process holds the file; every
+    `WAIT_REPORT_EVERY` s of waiting it says on stderr who holds it.
 
     A writer (`read_only=False`) waits as long as it takes (`timeout=None`): a finished match must not be
-    lost to a reader that holds the file; every `WAIT_REPORT_EVERY` s it says on stderr who holds it.
-    A reader gives up after `timeout` s. A file DuckDB cannot open raises DatabaseError (one line)."""
+    lost to a reader that holds the file. A reader gives up after `timeout` s (None: it waits as long, as a
+    run's first look does). A file DuckDB cannot open raises DatabaseError (one line)."""
     db = Path(db)
     _check_file(db, read_only)
     if not read_only:
@@ -266,7 +271,7 @@ def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duc
     while True:
         try:
             return duckdb.connect(str(db), read_only=read_only,
-                                  config={"memory_limit": READER_MEMORY} if read_only else {})
+                                  config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
                 if _may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:
@@ -351,13 +356,14 @@ def init_db(db: str | Path) -> None:
         con.execute("COMMIT")
 
 
-def check_db(db: str | Path) -> None:
+def check_db(db: str | Path, timeout: float | None = READER_TIMEOUT) -> None:
     """Raise DatabaseError (one line) if `db` exists but the arena cannot read it; an older schema is
-    upgraded in place (the dashboard calls this before drawing a page). An absent file is fine: empty."""
+    upgraded in place (the dashboard calls this before drawing a page). An absent file is fine: empty.
+    A busy file is waited for up to `timeout` s (None: as long as it takes)."""
     db = Path(db)
     if not db.exists():
         return
-    with connect(db, read_only=True) as con:
+    with connect(db, read_only=True, timeout=timeout) as con:
         older = _older(db, con)
     if older:
         init_db(db)
@@ -442,31 +448,43 @@ class MatchRecord:
 _TABLES = {"matches": MATCH_SCHEMA, "seats": SEAT_SCHEMA, "turns": TURN_SCHEMA, "metrics": METRIC_SCHEMA}
 
 
-def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> None:
-    """Append a batch of finished matches in one transaction: all of them or none.
+def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> int:
+    """Write a batch of finished matches in one transaction, all of them or none; returns how many went in.
 
-    Only the matches named in `replace` (earlier attempts that are in the database: errors being played
-    again, a re-import) are deleted first. A match never attempted is only appended, so a write costs
-    the same in a database of a million matches as in an empty one."""
+    A match already in the database is written again only when its stored attempt failed (an error played
+    again) or it is named in `replace` (a re-import): its earlier rows are deleted first. A match stored `ok`
+    is never written a second time, so no match (and no `n_done`) is counted twice, whoever sends it again.
+    The look-up reads only the batch's runs (DuckDB skips the others' row groups), and a match never
+    attempted is only appended: a write costs about the same in a database of a million matches as in an
+    empty one."""
     if not records:
-        return
+        return 0
     tables = {
         "matches": [r.match for r in records], "seats": [s for r in records for s in r.seats],
         "turns": [t for r in records for t in r.turns], "metrics": [m for r in records for m in r.metrics],
     }
     arrow = {name: _table(rows, _TABLES[name]) for name, rows in tables.items()}
-    stale = sorted({r.match["match_id"] for r in records} & set(replace))
-    done: Counter[str] = Counter()
-    for r in records:
-        done[r.match["run_id"]] += r.match["status"] == "ok"
+    batch = pa.table({"match_id": [r.match["match_id"] for r in records],
+                      "run_id": [r.match["run_id"] for r in records]})
     with connect(db) as con:
         con.execute("BEGIN")
         try:
+            con.register("batch_ids", batch)
+            stored = dict(con.execute(
+                "SELECT match_id, status FROM matches WHERE run_id IN (SELECT run_id FROM batch_ids) "
+                "AND match_id IN (SELECT match_id FROM batch_ids)").fetchall())
+            con.unregister("batch_ids")
+            kept = [r for r in records if stored.get(r.match["match_id"]) != "ok" or r.match["match_id"] in replace]
+            kept_ids = {r.match["match_id"] for r in kept}
+            if len(kept) < len(records):  # matches already stored `ok` (another writer's): left out of every table
+                arrow = {name: table.filter(pc.is_in(table["match_id"], pa.array(sorted(kept_ids), pa.string())))
+                         for name, table in arrow.items()}
+            stale = sorted(kept_ids & set(stored))
+            done: Counter[str] = Counter()
+            for r in kept:
+                done[r.match["run_id"]] += (r.match["status"] == "ok") - (stored.get(r.match["match_id"]) == "ok")
             if stale:
                 con.register("stale_ids", pa.table({"match_id": stale}))
-                done.subtract(dict(con.execute(
-                    "SELECT run_id, count(*) FROM matches WHERE status = 'ok' AND match_id IN "
-                    "(SELECT match_id FROM stale_ids) GROUP BY run_id").fetchall()))
                 for name in _TABLES:
                     con.execute(f"DELETE FROM {name} WHERE match_id IN (SELECT match_id FROM stale_ids)")
                 con.unregister("stale_ids")
@@ -475,13 +493,14 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
                     con.register(f"new_{name}", table)
                     con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
                     con.unregister(f"new_{name}")
-            for run_id, n in done.items():  # every run of the batch (n may be 0: errors only) beats its heart
+            for run_id in {r.match["run_id"] for r in records}:  # every run of the batch beats its heart
                 con.execute("UPDATE runs SET n_done = n_done + ?, heartbeat_at = ? WHERE run_id = ?",
-                            [n, now(), run_id])
+                            [done[run_id], now(), run_id])
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
+    return len(kept)
 
 
 def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
@@ -519,12 +538,12 @@ def reading(db: str | Path, check: bool = False) -> Iterator[None]:
 
 
 @contextmanager
-def _reader(db: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
+def _reader(db: str | Path, timeout: float | None = READER_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
     shared = (_READING.get() or {}).get(str(Path(db).resolve()))
     if shared is not None:
         yield shared
         return
-    with connect(db, read_only=True) as con:
+    with connect(db, read_only=True, timeout=timeout) as con:
         yield con
 
 
@@ -557,9 +576,9 @@ def stream(db: str | Path, sql: str, params: list | None = None, size: int = 204
             yield from batch
 
 
-def count_matches(db: str | Path) -> int:
+def count_matches(db: str | Path, timeout: float | None = READER_TIMEOUT) -> int:
     if not Path(db).exists():
         return 0
-    with _reader(db) as con:
+    with _reader(db, timeout) as con:
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         return con.execute("SELECT count(*) FROM matches").fetchone()[0] if "matches" in tables else 0

@@ -189,3 +189,23 @@ def test_a_short_read_while_another_process_grows_the_file_is_tried_again(db_pat
     with store.connect(db_path, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
     assert len(failures) == 2
+
+
+def test_a_run_waits_for_a_busy_database_from_its_first_look_saying_who_holds_it(db_path, tmp_path):
+    """A run's first look at the database (is it one of ours? an older schema?) gave up after a reader's 30 s; a run
+    waits as long as it takes, as its writes do, and says every 10 s who holds the file."""
+    import yaml
+
+    store.init_db(db_path)
+    spec = tmp_path / "bots.yaml"
+    spec.write_text(yaml.safe_dump({"name": "patient", "repeats": 3, "games": [
+        {"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}))
+    holder = hold(db_path, "rw", store.READER_TIMEOUT + 3)
+    run = subprocess.run([sys.executable, "-m", "engine", "run", str(spec), "--db", str(db_path), "--quiet"],
+                         cwd=store.ROOT, capture_output=True, text=True, timeout=600)
+    holder.wait()
+    assert run.returncode == 0, run.stderr
+    waits = [line for line in run.stderr.splitlines() if line.startswith("waiting")]
+    assert [line.split()[1] for line in waits[:3]] == ["10", "20", "30"], run.stderr
+    assert all(f"held by PID {holder.pid} (" in line for line in waits)
+    assert store.rows(db_path, "SELECT n_done, status FROM runs") == [(3, "ok")]

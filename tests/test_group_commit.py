@@ -64,7 +64,7 @@ def test_a_run_writes_its_matches_in_a_few_batches(db_path, monkeypatch):
     batches = []
     real = store.write_matches
     monkeypatch.setattr(group_commit.store, "write_matches",
-                        lambda db, batch, replace=(): (batches.append(len(batch)), real(db, batch, replace)))
+                        lambda db, batch, replace=(): (batches.append(len(batch)), real(db, batch, replace))[1])
     summary = asyncio.run(run_spec(parse_spec(BOTS), db_path, progress=False))
     assert summary.played == sum(batches) == 120
     assert len(batches) < 20, f"one transaction per batch, not per match: {batches}"
@@ -159,7 +159,7 @@ def test_a_batch_whose_flush_fails_after_the_run_ended_is_written_by_the_final_f
             entered.set()
             release.wait(30)
             raise RuntimeError("busy")
-        real(db, batch, replace)
+        return real(db, batch, replace)
 
     monkeypatch.setattr(group_commit.store, "write_matches", flaky)
 
@@ -185,7 +185,7 @@ def test_a_flush_that_failed_once_is_written_at_the_end_and_a_lasting_failure_ra
             calls.append(len(batch))
             if len(calls) <= times:
                 raise RuntimeError("disk full")
-            real(db, batch, replace)
+            return real(db, batch, replace)
         return write
 
     async def run():

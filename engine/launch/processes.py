@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from engine import store
+from engine import run_lock, store
 from engine.launch.live import read_progress
 from engine.secrets import redact
 from engine.spec import parse_spec
@@ -55,10 +55,13 @@ def progress_file(db: str | Path, run_id: str) -> Path:
 
 def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = None) -> str:
     """Start `python -m engine run` on the spec, in its own process and session; returns the run id.
-    Starting a run that is already playing is refused; starting a finished or stopped one resumes it."""
+    Starting a run that is already playing (launched from here, or from a terminal) is refused; starting a
+    finished or stopped one resumes it."""
     spec = parse_spec(raw)
     if is_alive(db, spec.run_id):
         raise RuntimeError(f"run {spec.run_id} is already playing")
+    if (player := run_lock.holder(db, spec.run_id)) is not None:
+        raise RuntimeError(run_lock.already_playing(spec.run_id, player))
     folder = _folder(db, spec.run_id)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "spec.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")

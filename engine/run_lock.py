@@ -1,0 +1,104 @@
+"""One process plays a run at a time.
+
+Two processes playing the same run at once (two terminals, or Launch and a terminal) would each play and
+write every match. The process that plays a run holds an exclusive `flock` on a file beside the database,
+`<db>.runs/<hash of the run id>.lock`, from before it touches the run's row until the run has ended; a
+second one is refused in one line naming the holder, which the file records (pid, host, command).
+The kernel releases the lock when its process ends however it ends (kill -9, out of memory, a crash),
+so a dead player never blocks the resume, as a PID file left behind would.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from engine.store import DatabaseError
+
+# A look from the Launch page takes the lock for an instant: a player that starts in that instant tries again
+# for this long before it believes another player has the run.
+TAKE_FOR = 0.5
+HOLDER_WRITTEN_WITHIN = 1.0  # seconds a new holder takes at most to write its name into the file
+
+
+class RunAlreadyPlaying(Exception):
+    """Another live process plays this run. The message is one line naming it."""
+
+
+def lock_path(db: str | Path, run_id: str) -> Path:
+    db = Path(db).resolve()
+    return db.with_name(db.name + ".runs") / f"{hashlib.sha1(run_id.encode()).hexdigest()[:16]}.lock"
+
+
+@contextmanager
+def playing(db: str | Path, run_id: str) -> Iterator[None]:
+    """Hold the run's lock for the block; RunAlreadyPlaying if another process holds it."""
+    path = lock_path(db, run_id)
+    fd = _open(path)
+    try:
+        deadline = time.monotonic() + TAKE_FOR
+        while not _take(fd):
+            if time.monotonic() >= deadline:
+                raise RunAlreadyPlaying(already_playing(run_id, _holder(path)))
+            time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                 "command": " ".join(sys.argv)[:120]}).encode())
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def holder(db: str | Path, run_id: str) -> str | None:
+    """Who plays the run now ('PID 123 on host (command)'), or None when nobody does."""
+    path = lock_path(db, run_id)
+    if not path.exists():
+        return None
+    fd = _open(path)
+    try:
+        return None if _take(fd) else _holder(path)
+    finally:
+        os.close(fd)
+
+
+def already_playing(run_id: str, who: str) -> str:
+    return (f"run {run_id} is already being played by {who}: wait for it to end, or stop it (Ctrl-C in its "
+            f"terminal, Cancel on the Launch page), then the same command resumes it")
+
+
+def _open(path: Path) -> int:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise DatabaseError(f"cannot make the run's lock {path} ({exc.strerror}): pass --db (or set ARENA_DB) to a "
+                            f"path in a writable folder") from None
+
+
+def _take(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _holder(path: Path) -> str:
+    """The holder the lock file names (it writes its name just after taking the lock: wait for it a moment)."""
+    deadline = time.monotonic() + HOLDER_WRITTEN_WITHIN
+    while True:
+        try:
+            named = json.loads(path.read_text(encoding="utf-8"))
+            return f"PID {named['pid']} on {named['host']} ({named['command']})"
+        except (OSError, ValueError, KeyError, TypeError):
+            if time.monotonic() >= deadline:
+                return "another process"
+            time.sleep(0.05)
