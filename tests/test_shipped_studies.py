@@ -154,8 +154,8 @@ def scores_table(shipped: Shipped, suite: str) -> pd.DataFrame:
 
 @pytest.mark.parametrize("study", STUDIES)
 def test_the_study_plays_through_the_cli(shipped, study):
-    ran = shipped.played[study]
-    assert not ran.failure(), ran.failure()
+    if failure := shipped.played[study].failure():
+        pytest.fail(failure, pytrace=False)
 
 
 def test_max_matches_cuts_every_game_of_the_tournament_short(shipped):
@@ -186,7 +186,8 @@ def test_the_study_fills_its_papers_tables(shipped, study):
             if empty:
                 missing.append(f"scores --suite {suite}: {game} played, no value under {empty} "
                                f"(columns: {list(table.columns)})")
-    assert not missing, "\n".join(missing)
+    if missing:
+        pytest.fail("\n".join(missing), pytrace=False)
 
 
 @pytest.mark.parametrize("study", STUDIES)
@@ -206,30 +207,35 @@ def test_the_gamabench_table_keeps_the_studys_settings_apart(shipped, study):
         shown = set(ours.loc[ours[game].notna(), "setting"])
         if settings - shown:
             merged.append(f"{game}: settings {sorted(settings - shown)} have no row (rows: {sorted(shown)})")
-    assert not merged, "\n".join(merged)
+    if merged:
+        pytest.fail("\n".join(merged), pytrace=False)
 
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_scores_prints_every_suite(shipped, suite):
-    failures = [shipped.scores[(suite, fmt)].failure() for fmt in FORMATS]
-    assert not any(failures), "\n".join(failures)
+    if failures := [f for fmt in FORMATS if (f := shipped.scores[(suite, fmt)].failure())]:
+        pytest.fail("\n".join(failures), pytrace=False)
 
 
 def test_rescore_runs_clean(shipped):
-    assert not shipped.rescore.failure(), shipped.rescore.failure()
+    if failure := shipped.rescore.failure():
+        pytest.fail(failure, pytrace=False)
+
+
+def first_difference(before: str, after: str) -> str:
+    lines = list(zip([*before.splitlines(), ""], [*after.splitlines(), ""], strict=False))
+    line = next(i for i, (a, b) in enumerate(lines) if a != b)
+    return f"line {line + 1}:\n  before: {lines[line][0]}\n  after:  {lines[line][1]}"
 
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_scores_print_the_same_after_rescore(shipped, suite):
     """The turn log replayed into the same metrics: the same table, to the digit, in every format."""
-    changed = [fmt for fmt in FORMATS if shipped.rescored[(suite, fmt)].stdout != shipped.scores[(suite, fmt)].stdout]
-    for fmt in changed:
-        before = shipped.scores[(suite, fmt)].stdout.splitlines()
-        after = shipped.rescored[(suite, fmt)].stdout.splitlines()
-        first = next(i for i, (a, b) in enumerate(zip([*before, ""], [*after, ""], strict=False)) if a != b)
-        print(f"--format {fmt}, line {first + 1}:\n  before: {before[first:first + 1]}\n"
-              f"  after:  {after[first:first + 1]}")
-    assert not changed, f"scores --suite {suite} printed other output after rescore in format(s) {changed}"
+    before, after = ({fmt: ran[(suite, fmt)].stdout for fmt in FORMATS} for ran in (shipped.scores, shipped.rescored))
+    if changed := [f"--format {fmt}, {first_difference(before[fmt], after[fmt])}" for fmt in FORMATS
+                   if before[fmt] != after[fmt]]:
+        pytest.fail(f"scores --suite {suite} printed other output after rescore:\n" + "\n".join(changed),
+                    pytrace=False)
 
 
 # ---------------------------------------------------------------- the dashboard
@@ -247,24 +253,52 @@ def unreadable(at) -> list[str]:
     text reading None or nan."""
     problems = [f"exception: {e.value}" for e in at.exception] + [f"error: {e.value}" for e in at.error]
     problems += [f"text: {t[:300]}" for t in shown_texts(at) if t.strip() in MISSING or TRACEBACK in t]
+    problems += [f"markdown table row: {line[:300]}" for t in shown_texts(at) for line in t.splitlines()
+                 if line.startswith("|") and MISSING & {cell.strip() for cell in line.split("|")}]
     for frame in [df.value for df in at.dataframe] + [t.value for t in at.table]:
         if blanks(frame):
             problems.append(f"table {list(frame.columns)}: {blanks(frame)[:5]}")
     return problems
 
 
+def assert_reads_clean(at) -> None:
+    if problems := unreadable(at):
+        pytest.fail("\n".join(problems), pytrace=False)
+    assert at.dataframe or at.table, "the page shows no table"
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_reads_clean(shipped, monkeypatch, page):
-    at = run_page(page, shipped.db, monkeypatch)
-    problems = unreadable(at)
-    assert not problems, "\n".join(problems)
+    assert_reads_clean(run_page(page, shipped.db, monkeypatch))
 
 
-def test_a_match_with_a_parse_failure_reads_clean(shipped, monkeypatch):
-    """Transcripts opens the first match with a parse failure (the first run's real model has some) at its first
-    turn."""
-    failed = store.query(shipped.db, "SELECT count(*) AS n FROM turns WHERE retries > 0 OR fallback OR NOT legal")
-    assert failed["n"].iloc[0] > 0, "no parse failure in the shipped studies: this test would read nothing"
-    at = run_page("transcripts", shipped.db, monkeypatch, failures="1")
-    problems = unreadable(at)
-    assert not problems, "\n".join(problems)
+def test_a_legal_answer_beside_a_parse_failure_reads_clean(shipped, monkeypatch):
+    """Transcripts on a legal answer in a match where another answer failed to parse (the first run's real model
+    has such matches): the answer's facts and nothing more, no empty error box."""
+    turns = store.query(shipped.db, """
+        WITH failed AS (SELECT DISTINCT match_id FROM turns WHERE retries > 0 OR fallback OR NOT legal),
+             ordered AS (SELECT *, row_number() OVER (PARTITION BY match_id ORDER BY turn) - 1 AS position
+                         FROM turns WHERE match_id IN (SELECT match_id FROM failed))
+        SELECT match_id, position FROM ordered
+        WHERE seat IS NOT NULL AND legal AND NOT coalesce(fallback, false) AND retries = 0 AND error IS NULL
+        ORDER BY match_id, position LIMIT 1""")
+    assert not turns.empty, "no legal answer beside a parse failure in the shipped studies: this test reads nothing"
+    match_id, position = turns.iloc[0]
+    at = run_page("transcripts", shipped.db, monkeypatch, match=match_id, turn=str(position))
+    assert [s.value for s in at.subheader][-1] == f"Match {match_id}"
+    assert_reads_clean(at)
+
+
+def test_leaderboards_of_every_game_read_clean(shipped, monkeypatch):
+    """Leaderboards' per-game section (its win rates and ratings) for every game and rule set with contested
+    matches in the database, as its Game box offers them."""
+    from engine import headline
+    from pages.shared.links import pool_label
+
+    pools = headline.agent_figures(shipped.db, by_game=True)[["game", "rule_set"]].drop_duplicates()
+    problems = []
+    for game, rule_set in zip(pools["game"], pools["rule_set"], strict=True):
+        at = run_page("leaderboard", shipped.db, monkeypatch, game=pool_label(game, rule_set))
+        problems += [f"game={pool_label(game, rule_set)}: {problem}" for problem in unreadable(at)]
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
