@@ -241,19 +241,21 @@ def test_scores_print_the_same_after_rescore(shipped, suite):
 # ---------------------------------------------------------------- the dashboard
 
 
-def shown_texts(at) -> list[str]:
-    """What a page shows as text: its markdown, code boxes, captions, plain text and notices."""
+def shown_texts(at) -> list[tuple[str, str]]:
+    """What a page shows as text, by kind: its markdown, code boxes, captions, plain text and notices."""
     kinds = ("markdown", "code", "caption", "text", "info", "warning", "success", "error", "subheader", "header",
              "title")
-    return [str(element.value) for kind in kinds for element in at.get(kind)]
+    return [(kind, str(element.value)) for kind in kinds for element in at.get(kind)]
 
 
 def unreadable(at) -> list[str]:
     """Everything on a page a user should not meet: an exception, an error notice, a traceback, a table cell or a
     text reading None or nan."""
     problems = [f"exception: {e.value}" for e in at.exception] + [f"error: {e.value}" for e in at.error]
-    problems += [f"text: {t[:300]}" for t in shown_texts(at) if t.strip() in MISSING or TRACEBACK in t]
-    problems += [f"markdown table row: {line[:300]}" for t in shown_texts(at) for line in t.splitlines()
+    texts = shown_texts(at)
+    problems += [f"{kind} reading: {text[:300]}" for kind, text in texts
+                 if text.strip() in MISSING or TRACEBACK in text]
+    problems += [f"{kind} table row: {line[:300]}" for kind, text in texts for line in text.splitlines()
                  if line.startswith("|") and MISSING & {cell.strip() for cell in line.split("|")}]
     for frame in [df.value for df in at.dataframe] + [t.value for t in at.table]:
         if blanks(frame):
