@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from engine import store
@@ -189,6 +190,9 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
 
     try:
         tournament = load_tournament(args.spec)
+        if args.max_matches:  # a try before the full tournament: the same rounds, fewer of them
+            tournament = replace(tournament, max_matches=min(tournament.max_matches, args.max_matches),
+                                 min_matches=min(tournament.min_matches, args.max_matches))
         results = asyncio.run(play_tournament(tournament, Path(args.db), progress=not args.quiet))
     except SpecError as exc:
         print(f"error in {args.spec}: {exc}", file=sys.stderr)
@@ -295,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     tour = sub.add_parser("tournament", help="a round robin played until the TrueSkill ratings settle")
     tour.add_argument("spec", help="path to a tournament (YAML), e.g. runs/llmarena_round_robin.yaml")
     tour.add_argument("--db", default=str(store.default_db()))
+    tour.add_argument("--max-matches", type=_at_least_one, default=None, metavar="N",
+                      help="stop every game by N matches (lowers the spec's max_matches and min_matches; its first "
+                           "round always plays)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_cmd_tournament)
 
