@@ -38,6 +38,11 @@ class Variant:
     def label(self) -> str:
         return f"{self.game} ({self.name})" if self.name else self.game
 
+    def holds(self, game: str, params: dict[str, Any]) -> bool:
+        """Whether a match of `game` with `params` was played under this variant (the acceptance layer asks which
+        of a suite's games a study played)."""
+        return game == self.game and all(params.get(k) == v for k, v in self.fixed)
+
     def sql(self, alias: str = "m") -> str:
         """A SQL condition over `matches AS alias` (the values are the code's own constants, quoted here)."""
         parts = [f"{alias}.game = {_literal(self.game)}"]

@@ -112,7 +112,9 @@ def shipped(first_run_db, tmp_path_factory) -> Shipped:
     """The first run's database (a copy), every shipped study played into it (the first run again: it resumes, with
     nothing left to play), the suites' scores, a rescore and the scores after it."""
     db = tmp_path_factory.mktemp("shipped") / first_run_db.name
-    for part in first_run_db.parent.glob(first_run_db.name + "*"):  # the database and its saved ratings
+    for part in first_run_db.parent.glob(first_run_db.name + "*"):  # the database and its saved ratings (not the
+        if part.is_dir():  # run locks and launch folders beside it: they belong to the processes that made them)
+            continue
         shutil.copy(part, db.parent / part.name)
     start = time.perf_counter()
     played = {study: play(study, db) for study in [FIRST_RUN, *(s for s in STUDIES if s != FIRST_RUN)]}
