@@ -31,7 +31,7 @@ from typing import Any
 from engine.agents import Agent
 from engine.agents.cache import cache_from_env
 from engine.agents.limits import ModelLimits
-from engine.runner import OnTurn, TurnNote, play_streamed, this_worker
+from engine.playing import OnTurn, TurnNote, play_streamed, this_worker
 from engine.secrets import load_dotenv, redact
 from engine.spec import MatchPlan
 from engine.store import MatchRecord

@@ -1,8 +1,10 @@
 """The papers' own tables as reference rows: LLMArena's Table 1 (normalized scores of 14 models), MAgIC's
 Table 1 (the win rate and seven abilities of 8 models) and Table 2 (game-theory win rates, Cost, Score,
 Payback, with and without PGM). They are transcribed in engine/data/published/*.csv and written to the
-`published` table of every database (`store.init_db` calls `fill`), marked with their source, so the
-dashboard can show them beside our rows for the same models (`beside`). They never enter a suite's
+`published` table of every database (`store.init_db` calls `fill` in the same transaction that creates or
+upgrades the tables, whoever creates the database), marked with their source, so the dashboard can show them
+beside our rows for the same models (`beside`; `engine.queries.published_rows` reads them back). This module
+reads no database: the store sits above it. They never enter a suite's
 leaderboard: `python -m engine scores` prints only what was played. γ-Bench's published figures are
 not here: its rows come from the authors' raw records (`python -m engine import gamabench`).
 
@@ -64,22 +66,6 @@ def fill(con: duckdb.DuckDBPyConnection) -> None:
     con.register("published_rows", frame)
     con.execute("INSERT INTO published BY NAME SELECT * FROM published_rows")
     con.unregister("published_rows")
-
-
-def reference(db: str | Path, suite: str) -> pd.DataFrame:
-    """The published rows of `suite`, wide: source, agent (the paper's model name), strategy, one column per
-    figure. Empty when the database has none (a file not yet upgraded)."""
-    from engine import store  # store calls `fill`: imported here, not at the top
-
-    try:
-        long = store.query(db, "SELECT source, model, strategy, name, value FROM published WHERE suite = ?", [suite])
-    except duckdb.CatalogException:
-        return pd.DataFrame()
-    if long.empty:
-        return pd.DataFrame()
-    wide = long.pivot_table(index=["source", "model", "strategy"], columns="name", values="value", sort=False)
-    wide.columns.name = None
-    return wide.reset_index().rename(columns={"model": "agent"})
 
 
 def same_model(name: Any) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 
@@ -126,6 +127,21 @@ def models_played(db: str | Path) -> list[str]:
     """The model strings (not bots) that have played here: the launch form offers them first."""
     rows = _query(db, "SELECT DISTINCT agent FROM seats WHERE agent NOT LIKE 'bot:%' ORDER BY agent")
     return [] if rows.empty else rows["agent"].tolist()
+
+
+# ---------------------------------------------------------------- the leaderboards page
+def published_rows(db: str | Path, suite: str) -> pd.DataFrame:
+    """The papers' own rows of `suite` (`engine/published.py`), wide: source, agent (the paper's model name),
+    strategy, one column per figure. Empty when the database has none (a file not yet upgraded)."""
+    try:
+        long = _query(db, "SELECT source, model, strategy, name, value FROM published WHERE suite = ?", [suite])
+    except duckdb.CatalogException:
+        return pd.DataFrame()
+    if long.empty:
+        return pd.DataFrame()
+    wide = long.pivot_table(index=["source", "model", "strategy"], columns="name", values="value", sort=False)
+    wide.columns.name = None
+    return wide.reset_index().rename(columns={"model": "agent"})
 
 
 # ---------------------------------------------------------------- the overview page

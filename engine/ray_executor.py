@@ -26,7 +26,7 @@ from engine import store
 from engine.agents import Agent, make_agent
 from engine.agents import cache as response_cache
 from engine.agents.limits import ModelLimits
-from engine.runner import OnTurn, TurnNote, play_streamed
+from engine.playing import OnTurn, TurnNote, play_streamed
 from engine.spec import MatchPlan
 
 RAY_TEMP = store.ROOT / ".ray"  # a local cluster's sockets and logs stay inside the work tree
@@ -90,7 +90,7 @@ def worker_name() -> str:
 def play_chunk(plans: list[MatchPlan], concurrency: int, limits: ModelLimits, agent_factory: Callable[..., Agent],
                cache: RemoteCache | None, notes: bool = False) -> Iterator[store.MatchRecord | list[TurnNote]]:
     """A Ray generator task: play `plans` on this worker, `concurrency` at a time, yielding each finished match
-    and, if `notes`, the notes of the decisions made meanwhile (`engine.runner.play_streamed`)."""
+    and, if `notes`, the notes of the decisions made meanwhile (`engine.playing.play_streamed`)."""
     yield from play_streamed(plans, concurrency, limits, agent_factory, worker_name(), cache, notes)
 
 

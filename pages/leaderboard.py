@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import headline, published, store
+from engine import headline, published, queries, store
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.selection import Variant
 from engine.suites import Headline, all_suites, own_table
@@ -225,7 +225,7 @@ for suite in all_suites().values():
     if not board.empty:
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         st.caption(suite.caption)
-        paper = cached(published.reference, DB, suite=suite.name)  # the paper's rows for the models we played
+        paper = cached(queries.published_rows, DB, suite=suite.name)  # the paper's rows for the models we played
         board = complete_first(published.beside(board, paper), suite.name)  # partial rows last
         view = own_table_view(board, suite.name)
         if suite.name == "wis":  # the figures by role apart, a row per agent and role: 8 columns would not fit

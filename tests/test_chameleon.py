@@ -144,7 +144,7 @@ def test_llm_seats_play_every_phase_through_the_stub(stub):
     import asyncio
 
     from engine.agents import AgentSpec
-    from engine.runner import play_match
+    from engine.playing import play_match
     from engine.spec import MatchPlan
     from engine.testing import StubReply
 

@@ -12,7 +12,8 @@ from contextlib import contextmanager
 import pytest
 
 from engine import group_commit, store
-from engine.runner import play_match, run_spec
+from engine.playing import play_match
+from engine.runner import run_spec
 from engine.spec import parse_spec
 
 pytestmark = pytest.mark.slow

@@ -1,8 +1,9 @@
 """The layers point one way. Read from the source (every import statement, at module level or inside a
-function): games do not import agents, metrics do not import the dashboard's queries, the selection sits
-beneath queries, scorers and suites, and no module of the engine library imports Streamlit or the pages (the
-`serve` command, which starts the Streamlit server, is the one place that may). And what a game declares for
-the players (its bots, overlays and probes) is found whichever module is imported first."""
+function): no module of the engine imports, through any chain, one that imports it back; the store sits beneath
+the rest but the papers' tables; games do not import agents, metrics do not import the dashboard's queries, the
+selection sits beneath queries, scorers and suites, and no module of the engine library imports Streamlit or the
+pages (the `serve` command, which starts the Streamlit server, is the one place that may). And what a game
+declares for the players (its bots, overlays and probes) is found whichever module is imported first."""
 
 from __future__ import annotations
 
@@ -47,6 +48,90 @@ def offenders(folder: Path, forbidden: tuple[str, ...]) -> list[str]:
 def test_the_rules_are_read_from_every_module():
     assert len(modules(ENGINE)) > 60
     assert ("engine.suites.get_suite", "_cmd_scores") in imports(ENGINE / "__main__.py")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(folder: Path) -> dict[str, set[str]]:
+    """Module -> the modules of `folder` it imports (`from engine.x import name` is an arrow to `engine.x`, or to
+    `engine.x.name` when that is a module), lazy imports inside functions included."""
+    own = {module_name(path): path for path in modules(folder)}
+
+    def target(name: str) -> str | None:
+        parts = name.split(".")
+        return next((".".join(parts[:n]) for n in range(len(parts), 0, -1) if ".".join(parts[:n]) in own), None)
+
+    return {module: {t for name, _ in imports(path) if (t := target(name)) not in (None, module)}
+            for module, path in own.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module, as one circle through it (a -> b -> ... -> a)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = {stack.pop()}
+            while module not in group:
+                group.add(stack.pop())
+            groups.append(group)
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return [_circle_through(graph, group) for group in groups if len(group) > 1]
+
+
+def _circle_through(graph: dict[str, set[str]], group: set[str]) -> list[str]:
+    """A shortest path from the group's first module back to itself, inside the group."""
+    start = min(group)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for module in frontier:
+            for other in sorted(graph[module] & group):
+                if other == start:
+                    return paths[module] + [start]
+                if other not in paths:
+                    paths[other] = paths[module] + [other]
+                    following.append(other)
+        frontier = following
+    raise AssertionError(f"{group} is not a circle")
+
+
+def test_no_module_of_the_engine_imports_itself_back_through_others():
+    """An executor imports the match loop (`engine.playing`), never the runner that chooses it; the papers' tables
+    (`engine.published`) are filled by the store and read back by the queries, not read through the store."""
+    found = [" -> ".join(circle) for circle in circles(import_graph(ENGINE))]
+    assert found == [], "import circles:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("module, allowed", [("engine.published", set()), ("engine.store", {"engine.published"})])
+def test_the_store_and_the_papers_tables_sit_beneath_every_other_module_of_the_engine(module, allowed):
+    """The store imports nothing of the engine but the papers' tables it fills every database with; those tables
+    read no database (`engine.queries.published_rows` reads them back)."""
+    assert import_graph(ENGINE)[module] <= allowed
+
+
+def test_the_circle_finder_names_a_circle_whatever_its_length():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e", "d"}}
+    assert circles(graph) == [["a", "b", "c", "a"]]
+    assert circles({"x": {"y"}, "y": set()}) == []
 
 
 def test_games_do_not_import_agents():

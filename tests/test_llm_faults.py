@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from engine import runner, store
+from engine import playing, store
 from engine.agents.llm import LLMAgent, retry_after
 from engine.runner import run_spec
 from engine.spec import parse_spec
@@ -107,7 +107,7 @@ def test_a_provider_that_never_recovers_errors_the_match_and_resume_plays_it_aga
 
 
 def test_calls_in_flight_are_bounded_per_model_with_overrides(stub, db_path, monkeypatch):
-    monkeypatch.setattr(runner, "RAMP_S", 0.0)  # every match at once, so the bounds are reached
+    monkeypatch.setattr(playing, "RAMP_S", 0.0)  # every match at once, so the bounds are reached
     lock, in_flight, peak = threading.Lock(), {}, {}
 
     def slow(req):

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine import runner, store
-from engine.runner import default_workers, run_spec, this_worker
+from engine import playing, store
+from engine.playing import this_worker
+from engine.runner import default_workers, run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
 
@@ -120,27 +121,27 @@ def test_a_killed_driver_leaves_no_worker_calling_and_the_run_resumes(stub, tmp_
 
 
 def test_model_matches_start_spread_over_the_ramp_and_bot_matches_at_once(stub, db_path):
-    """Started together, a run's model calls would come back together every turn (see runner.play_here)."""
+    """Started together, a run's model calls would come back together every turn (see playing.play_here)."""
     arrivals = []
     # each match lasts longer than the ramp, so every one of the 8 players starts its own
     stub.responder = lambda req: arrivals.append(time.monotonic()) or StubReply('{"chosen_number": 5}',
-                                                                               delay=runner.RAMP_S + 0.2)
+                                                                               delay=playing.RAMP_S + 0.2)
     seat = {"agent": "openai/stub-model", "api_base": stub.url}
     raw = {"name": "ramp", "seed": 1, "repeats": 8, "concurrency": 8, "games": [
         {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [{"all": seat}]}]}
     assert asyncio.run(run_spec(parse_spec(raw), db_path, progress=False)).errors == 0
     assert len(arrivals) == 16
-    assert max(arrivals) - min(arrivals) >= runner.RAMP_S * 3 / 4  # the last of 8 starts 7/8 of the way in (all
+    assert max(arrivals) - min(arrivals) >= playing.RAMP_S * 3 / 4  # the last of 8 starts 7/8 of the way in (all
     # at once: within ~0.05 s)
 
     plans = parse_spec({"name": "bots", "repeats": 8, "games": [
         {"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}).matches
-    assert not runner.calls_a_remote_model(plans)  # bots (and the embedded model) do not wait
+    assert not playing.calls_a_remote_model(plans)  # bots (and the embedded model) do not wait
 
 
 def test_the_fork_servers_preload_leaves_a_workers_first_call_nothing_slow_to_import():
     """A worker forked after `engine.worker_preload` has its own code and litellm's first-call imports in memory:
-    none of the runner, the store, litellm's proxy types or the tokenizer is imported by the first call. Fails when
+    none of the match loop, the store, litellm's proxy types or the tokenizer is imported by the first call. Fails when
     a newer litellm moves what its first call imports (each worker would spend ~0.2 s on it again)."""
     probe = """
 import asyncio, sys
@@ -151,7 +152,7 @@ asyncio.run(warm_up())
 slow = ("engine.", "litellm.proxy", "tiktoken", "pandas", "duckdb")
 print(sorted(m for m in set(sys.modules) - before if m.startswith(slow) and m != "engine.testing"))
 """
-    out = subprocess.run([sys.executable, "-c", probe], cwd=Path(runner.__file__).parent.parent, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", probe], cwd=Path(playing.__file__).parent.parent, capture_output=True,
                          text=True, timeout=120, env=os.environ | {"LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"

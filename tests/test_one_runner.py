@@ -18,7 +18,7 @@ import yaml
 from engine import run_lock, store
 from engine.__main__ import EXIT_ALREADY_PLAYING as ALREADY_PLAYING
 from engine.launch import processes
-from engine.runner import play_match
+from engine.playing import play_match
 from engine.spec import parse_spec
 from engine.testing import StubReply
 

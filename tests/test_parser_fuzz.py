@@ -15,7 +15,7 @@ from engine.agents import AgentSpec
 from engine.agents.llm import LLMAgent, Reply
 from engine.games import all_games
 from engine.games.base import Choice, ParseError
-from engine.runner import play_match
+from engine.playing import play_match
 from engine.spec import MatchPlan
 from tests.fuzz_answers import hostile_answer
 

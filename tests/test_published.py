@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import published, store
+from engine import published, queries, store
 from engine.__main__ import main
 from engine.runner import run_spec
 from engine.spec import parse_spec
@@ -48,7 +48,7 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
         assert "paper" not in printed and "Llama" not in printed and "GPT o1" not in printed
     from engine.metrics.llmarena import leaderboard
 
-    table = published.beside(leaderboard(db_path), published.reference(db_path, "llmarena"))
+    table = published.beside(leaderboard(db_path), queries.published_rows(db_path, "llmarena"))
     assert list(zip(table["agent"], table["source"], strict=True)) == [
         ("openai/gpt-4", "ours"), ("GPT-4", "paper: LLMArena Table 1"),
         ("Qwen-72B-Chat", "ours"), ("Qwen-72B-Chat", "paper: LLMArena Table 1")]

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import yaml
 
-from engine import group_commit, run_lock, runner, store
+from engine import group_commit, playing, run_lock, store
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
@@ -95,7 +95,7 @@ def test_a_run_waits_for_its_writer_instead_of_gathering_its_matches(db_path, mo
     bound = group_commit.MAX_PENDING_ROWS
     monkeypatch.setattr(group_commit, "MAX_PENDING_ROWS", 100)  # a few TicTacToe matches
     played, released, played_while_stuck = [], threading.Event(), []
-    real_play, real_write = runner.play_match, store.write_matches
+    real_play, real_write = playing.play_match, store.write_matches
 
     async def counted(*args, **kwargs):
         played.append(1)
@@ -111,7 +111,7 @@ def test_a_run_waits_for_its_writer_instead_of_gathering_its_matches(db_path, mo
         group_commit.MAX_PENDING_ROWS = bound  # the rest at full speed
         released.set()
 
-    monkeypatch.setattr(runner, "play_match", counted)
+    monkeypatch.setattr(playing, "play_match", counted)
     monkeypatch.setattr(group_commit.store, "write_matches", stuck)
     spec = parse_spec({"name": "held", "seed": 0, "repeats": 500, "concurrency": 8,
                        "games": [{"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]})

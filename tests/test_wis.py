@@ -16,7 +16,8 @@ from engine.agents.strategies import apply as apply_strategy
 from engine.games import get_game
 from engine.games.social import ATTACK_TEXT, DEFENSE_TEXT, REASONING_TEXT
 from engine.metrics.wis import figures_by_role, leaderboard
-from engine.runner import play_match, run_spec
+from engine.playing import play_match
+from engine.runner import run_spec
 from engine.selection import Selection
 from engine.spec import MatchPlan, parse_spec
 from engine.testing import StubReply

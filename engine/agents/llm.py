@@ -141,7 +141,7 @@ async def warm_up() -> None:
     """One call through litellm to a stub on this machine, once per event loop, before a run's first model
     matches: litellm imports ~0.35 s of modules on its first call in a process and sets up its HTTP client on
     the first call in a loop, blocking the loop meanwhile; the matches started meanwhile (spread out, see
-    engine.runner.play_here) would queue behind it and then call all at once."""
+    engine.playing.play_here) would queue behind it and then call all at once."""
     loop = asyncio.get_running_loop()
     if loop in _warmed:
         return

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.runner import TurnNote
+from engine.playing import TurnNote
 from engine.wording import count, usd
 
 
