@@ -323,6 +323,11 @@ def main(argv: list[str] | None = None) -> int:
         # the dashboard shows a bad database on its pages; a run checks its own, waiting while it is busy
         if args.func not in (_cmd_games, _cmd_serve, _cmd_run):
             store.check_db(args.db)
+        if args.func in (_cmd_scores, _cmd_rescore) and not Path(args.db).exists():  # a typo in --db, not "no results"
+            raise store.DatabaseError(f"{args.db} does not exist: pass --db (or set ARENA_DB) to a database a run "
+                                      f"or an import has written")
+        if args.func is _cmd_serve:  # the file only: a run may hold the database while the dashboard starts
+            store.check_file(args.db)
         return args.func(args)
     except store.DatabaseError as exc:  # one line that says what to do, not a traceback
         print(f"error: {exc}", file=sys.stderr)

@@ -32,7 +32,7 @@ MIN_MATCHES = 10
 SELF_PLAY = ("in the competitive games self-play (every seat the same agent) is left out: it says nothing about who "
              "is better; in the cooperative games (" + ", ".join(cooperative_games()) + ": the seats share one "
              "score) one agent in every seat is the game, and every match counts")
-NOT_COMPARED = "not compared: never played the others"
+NOT_COMPARED = "not compared: never played the ranked group"
 DEFINITIONS = {
     "rank": f"1 + the number of ranked agents whose 95% interval of the ranked number (the table's first number: "
             "rating, win rate or score) lies wholly above this agent's, so overlapping intervals share a rank; "
@@ -42,7 +42,8 @@ DEFINITIONS = {
     "rating": "Bradley-Terry strength on the Elo scale (1000 = the average agent) fitted on the pairwise outcomes "
               "of contested matches, with its 95% bootstrap interval (matches resampled). A rating compares only "
               "agents linked by matches (who played whom, directly or through others): agents that never played "
-              f"the largest such group are rated apart and shown as '{NOT_COMPARED}', never ranked against it",
+              f"the group with the most matches are rated apart and shown as '{NOT_COMPARED}', never ranked "
+              "against it",
     "score": "per game, the mean over the agent's contested matches of its score in the match (the mean of its "
              "seats' scores there, every preset and setting in the selection) on the suite's own scale (γ-Bench: "
              "0-100, 100 = the game's best play); then the "

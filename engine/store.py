@@ -231,6 +231,12 @@ def _check_file(db: Path, read_only: bool) -> None:
                             f"folder writable, or pass --db (or set ARENA_DB) to a path in a writable folder")
 
 
+def check_file(db: str | Path) -> None:
+    """DatabaseError (one line) if `db` is a path the arena can never read (a directory, a FIFO, another program's
+    file); the file is not opened, so a run holding it does not matter (what `serve` checks before it starts)."""
+    _check_file(Path(db), read_only=True)
+
+
 @contextmanager
 def connect(db: str | Path, read_only: bool = False,
             timeout: float | None = READER_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:

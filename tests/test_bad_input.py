@@ -220,3 +220,26 @@ def test_the_largest_seed_is_written_and_read_back(db_path):
 
 def test_load_spec_still_reads_a_good_file(spec_file):
     assert load_spec(spec_file).name == "tiny"
+
+
+@pytest.mark.parametrize("command", [["scores", "--suite", "magic"], ["rescore"]])
+def test_scores_and_rescore_of_a_database_that_does_not_exist_say_so(tmp_path, capsys, command):
+    """A typo in --db printed "no magic results in ..." with exit 0: the user read an empty table, not the typo."""
+    missing = tmp_path / "reslts.duckdb"
+    assert main([*command, "--db", str(missing)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "does not exist" in err and str(missing) in err
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize("kind", ["directory", "text"])
+def test_serve_refuses_a_path_that_is_no_database_before_it_starts(tmp_path, capsys, kind):
+    """`serve --db` with a directory or a text file started the dashboard anyway; it says so in one line now."""
+    path = tmp_path / "db"
+    if kind == "directory":
+        path.mkdir()
+    else:
+        path.write_text("not a database\n" * 10)
+    assert main(["serve", "--db", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and err.count("\n") == 0 and str(path) in err

@@ -62,7 +62,7 @@ def test_a_researchers_click_through_the_first_run(first_visit, browser, tmp_pat
     folder.mkdir(parents=True, exist_ok=True)
     page = open_page(browser, f"{first_visit}/leaderboard")
     page.get_by_text("What each number means").click()
-    page.get_by_text("left out of win rates").first.wait_for(state="visible")
+    page.get_by_text("self-play (every seat the same agent) is left out").first.wait_for(state="visible")
     assert page.get_by_text("Agents x games").count() >= 3  # a grid per suite
     assert page.locator('[data-testid="stException"]').count() == 0
     shoot(page, folder, "1_leaderboards")

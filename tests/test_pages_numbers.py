@@ -125,7 +125,7 @@ def test_agents_that_never_met_are_not_ranked_against_each_other(first_run_db, p
     arena = next(df.value for df in pages["leaderboard"].dataframe if "rating (95% CI)" in df.value.columns)
     shown = arena.set_index("agent")
     assert shown.loc["bot:fair (provisional)", "rating (95% CI)"] == headline.NOT_COMPARED
-    assert "never played the largest such group" in " ".join(m.value for m in pages["leaderboard"].markdown)
+    assert "never played the group with the most matches" in " ".join(m.value for m in pages["leaderboard"].markdown)
 
 
 def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pages):

@@ -419,3 +419,14 @@ def test_ratings_failing_after_a_run_are_one_line_with_their_exit_code_and_the_m
     assert main(["rescore", "--db", str(db)]) == EXIT_SCORING
     assert capsys.readouterr().err.count("\n") == 1
     assert "score could not be computed" in EXIT_CODES[EXIT_SCORING]
+
+
+def test_the_ranked_group_is_the_one_with_the_most_comparisons_not_the_most_agents():
+    """Three bots of a 3-match first run outnumbered two agents with 384 matches between them, and the study's own
+    agents were shown as 'not compared'. The group with the most comparisons is the ranked one (component 1)."""
+    from engine.metrics.ratings import components
+
+    pairs = pd.DataFrame({"a": ["x", "y", "alpha"], "b": ["y", "z", "beta"], "matches": [2, 1, 384]})
+    numbered = components(pairs)
+    assert numbered["alpha"] == numbered["beta"] == 1
+    assert numbered["x"] == numbered["y"] == numbered["z"] == 2

@@ -387,8 +387,9 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
 
 def components(pairs: pd.DataFrame) -> dict[str, int]:
     """Agent -> its connected component of the who-played-whom graph of `pairs` (`pairwise_outcomes` rows): 1 for
-    the component with the most agents (then the most comparisons), 2 for the next, ... Ratings of agents in
-    different components are on unrelated scales: no match links them."""
+    the component with the most comparisons (then the most agents), 2 for the next, ... Ratings of agents in
+    different components are on unrelated scales: no match links them. The most comparisons, not the most agents:
+    three bots of a 3-match first run must not push a 400-match study off the ranking."""
     parent: dict[str, str] = {}
 
     def root(agent: str) -> str:
@@ -404,7 +405,7 @@ def components(pairs: pd.DataFrame) -> dict[str, int]:
         groups.setdefault(root(agent), []).append(agent)
     sides = [pairs.groupby(side)["matches"].sum() for side in ("a", "b")]
     weight = pd.concat(sides).groupby(level=0).sum()
-    ordered = sorted(groups.values(), key=lambda g: (-len(g), -int(weight.reindex(g).sum()), g[0]))
+    ordered = sorted(groups.values(), key=lambda g: (-int(weight.reindex(g).sum()), -len(g), g[0]))
     return {agent: number for number, group in enumerate(ordered, 1) for agent in group}
 
 
