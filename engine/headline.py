@@ -32,7 +32,7 @@ MIN_MATCHES = 10
 SELF_PLAY = ("in the competitive games self-play (every seat the same agent) is left out: it says nothing about who "
              "is better; in the cooperative games (" + ", ".join(cooperative_games()) + ": the seats share one "
              "score) one agent in every seat is the game, and every match counts")
-NOT_COMPARED = "not compared: never played the ranked group"
+NOT_COMPARED = "not compared: never met ranked agents"  # fits the rating column
 DEFINITIONS = {
     "rank": f"1 + the number of ranked agents whose 95% interval of the ranked number (the table's first number: "
             "rating, win rate or score) lies wholly above this agent's, so overlapping intervals share a rank; "
