@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 import yaml
@@ -21,6 +20,7 @@ from engine.launch import processes
 from engine.playing import play_match
 from engine.spec import parse_spec
 from engine.testing import StubReply
+from tests.test_dead_runs import wait_for
 
 
 def slow_spec(stub, name: str = "twice", repeats: int = 12) -> dict:
@@ -35,16 +35,6 @@ def engine_run(spec_file, db, *extra) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "engine", "run", str(spec_file), "--db", str(db), "--quiet",
                              "--workers", "1", *extra], cwd=store.ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=os.environ | {"ARENA_CACHE": "off"})
-
-
-def wait_for(condition, timeout: float = 60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def test_two_processes_started_together_play_every_match_once(stub, tmp_path):
