@@ -63,7 +63,7 @@ def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
                    CASE WHEN {games}[1 + i % {len(GAMES)}] = 'undercover' THEN '{{"rules": "wis"}}' ELSE '{{}}' END,
                    (i // {len(GAMES)}) % 50, (i // {len(GAMES) * 50}) % 5, 'ok', NULL,
                    TIMESTAMP '2025-01-01' + INTERVAL (i % 30) DAY, TIMESTAMP '2025-01-01' + INTERVAL (i % 30) DAY,
-                   '{{"special_seat": 0, "words": ["w0", "w1", "w2", "w3"]}}', 'bench'
+                   '{{"special_seat": 0, "words": ["w0", "w1", "w2", "w3"]}}', 'bench', 1
             FROM range({n_matches}) t(i);
             INSERT INTO seats SELECT 'm' || lpad(i::VARCHAR, 7, '0'), s, 'p' || s,
                    'model-' || ((i // 3 + s * (i % 2)) % {MODELS}),

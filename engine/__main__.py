@@ -13,6 +13,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import duckdb
+
 from engine import store
 from engine.wording import count, failure, usd
 
@@ -83,7 +85,7 @@ def _saved(db: Path, run_id: str, n_matches: int) -> str:
     """How much of an interrupted run the database holds, read back from it: what the line says is so."""
     try:
         done = store.rows(db, "SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok'", [run_id])
-    except store.duckdb.CatalogException:  # interrupted before the database had its tables
+    except duckdb.CatalogException:  # interrupted before the database had its tables
         done = []
     return f"{done[0][0] if done else 0:,} of {count(n_matches, 'match')} done and saved"
 

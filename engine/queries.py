@@ -153,12 +153,13 @@ def runs_table(db: str | Path) -> pd.DataFrame:
 
 
 def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) -> pd.DataFrame:
-    """The newest `limit` matches (any status) with their lineups."""
+    """The newest `limit` matches (any status) with their lineups and the version of their game's rules they were
+    played under (`matches.rules_version`)."""
     return _query(db, f"""
         WITH recent AS (
             SELECT * FROM matches m WHERE ? IS NULL OR m.run_id = ?
             ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
-        SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error,
+        SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error, m.rules_version,
                string_agg({agent_sql("s")}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
         FROM recent m JOIN seats s USING (match_id)
         GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [run_id, run_id, limit])

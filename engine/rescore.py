@@ -4,7 +4,10 @@ seed; its `metrics` rows, its seats' score, win, rank and role, and its turns' p
 replaced by what the game's current rules and formulas say. An imported match is rescored by its
 importer (`engine.importers.<name>.rescore`), from what it kept of the record.
 
-A match whose log no longer replays (the rules changed under it) keeps its rows and is reported.
+A match whose log no longer replays (the rules changed under it) keeps its rows and is reported. Each match
+recorded the version of its game's rules it was played under (`matches.rules_version`): the summary names, per
+game, the matches played under rules older than the game's current `rules_version`, rescored with the current
+ones where their log still replays (their `rules_version` stays what they were played under).
 Matches are read and written a chunk at a time, each chunk in one transaction. The saved ratings
 replays are dropped (a rank may have changed); the command brings them up to date again.
 """
@@ -20,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from engine import store
+from engine.games import get_game
 from engine.games.base import SeatResult
 from engine.match_rows import match_metrics
 from engine.metrics.ratings import saved_replays_path
@@ -44,10 +48,33 @@ class RescoreSummary:
     matches: int = 0
     rescored: int = 0
     failed: list[str] = field(default_factory=list)
+    # game -> (its matches played under rules older than its current ones, the current rules_version)
+    older_rules: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __str__(self) -> str:
         text = f"rescored {self.rescored:,} of {count(self.matches, 'match')}"
-        return text + (f"; {len(self.failed)} kept their old figures" if self.failed else "")
+        lines = [text + (f"; {len(self.failed)} kept their old figures" if self.failed else "")]
+        lines += [f"  {game}: {count(n, 'match')} played under rules older than its current version {current}, "
+                  f"rescored with the current rules (those whose log no longer replays kept their old figures)"
+                  for game, (n, current) in sorted(self.older_rules.items())]
+        return "\n".join(lines)
+
+
+def older_rules(matches: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """Per game of `matches` (game, rules_version): how many were played under rules older than the game's
+    current `rules_version`, and that version. A game this engine no longer knows is left out."""
+    found: dict[str, tuple[int, int]] = {}
+    if matches.empty:
+        return found
+    for game, versions in matches.groupby("game", sort=True)["rules_version"]:
+        try:
+            current = get_game(game).rules_version
+        except ValueError:
+            continue
+        older = int((versions.fillna(1) < current).sum())  # NULL: stored before versions, the first rules
+        if older:
+            found[game] = (older, current)
+    return found
 
 
 def replayed_figures(match: dict[str, Any], n_seats: int, turns: list[dict[str, Any]]) -> Rescored:
@@ -69,10 +96,10 @@ def rescore(db: str | Path, selection: Selection = ALL) -> RescoreSummary:
     """Rescore every selected finished match of `db`."""
     where, params = selection.where("m")
     matches = store.query(db, f"""
-        SELECT m.match_id, m.game, m.params, m.seed, m.outcome, r.source,
+        SELECT m.match_id, m.game, m.params, m.seed, m.outcome, m.rules_version, r.source,
                (SELECT count(*) FROM seats s WHERE s.match_id = m.match_id) AS n_seats
         FROM matches m LEFT JOIN runs r USING (run_id) WHERE {where} ORDER BY m.match_id""", params)
-    summary = RescoreSummary(matches=len(matches))
+    summary = RescoreSummary(matches=len(matches), older_rules=older_rules(matches))
     saved_replays_path(db).unlink(missing_ok=True)  # ranks may change: the saved ratings replay from the start
     for start in range(0, len(matches), CHUNK):
         chunk = matches.iloc[start:start + CHUNK].to_dict("records")

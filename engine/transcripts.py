@@ -127,7 +127,7 @@ def full_response(db: str | Path, match_id: str, turn: int) -> str:
 
 def match_info(db: str | Path, match_id: str) -> pd.DataFrame:
     return store.query(db, """
-        SELECT match_id, run_id, game, preset, params, seed, "repeat", status, error, outcome
+        SELECT match_id, run_id, game, preset, params, seed, "repeat", rules_version, status, error, outcome
         FROM matches WHERE match_id = ?""", [match_id])
 
 

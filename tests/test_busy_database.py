@@ -9,9 +9,11 @@ import subprocess
 import sys
 import time
 
+import duckdb
 import pytest
 
 from engine import store
+from engine.store import connections
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +34,7 @@ def hold(db, mode: str, seconds: float) -> subprocess.Popen:
 
 def test_a_writer_outwaits_a_reader_and_says_who_holds_the_file(db_path, monkeypatch, capsys):
     store.init_db(db_path)
-    monkeypatch.setattr(store, "WAIT_REPORT_EVERY", 0.3)
+    monkeypatch.setattr(connections, "WAIT_REPORT_EVERY", 0.3)
     holder = hold(db_path, "ro", 1.5)
     start = time.monotonic()
     with store.connect(db_path, timeout=0.1) as con:  # a writer ignores a timeout: it must not lose its match
@@ -69,7 +71,7 @@ def test_a_connection_of_this_same_process_in_the_other_mode_is_waited_for(db_pa
     import duckdb
 
     store.init_db(db_path)
-    monkeypatch.setattr(store, "WAIT_REPORT_EVERY", 0.1)
+    monkeypatch.setattr(connections, "WAIT_REPORT_EVERY", 0.1)
     holder = duckdb.connect(str(db_path), read_only=held == "ro")
     outcome = []
 
@@ -113,7 +115,7 @@ def test_a_new_reader_stands_back_while_a_writer_waits(db_path, monkeypatch, tmp
     import threading
 
     store.init_db(db_path)
-    monkeypatch.setattr(store, "WRITER_FIRST", 120.0)  # here: until the writer is in, however loaded the machine
+    monkeypatch.setattr(connections, "WRITER_FIRST", 120.0)  # here: until the writer is in, however loaded the machine
     release = tmp_path / "release"
     holder = subprocess.Popen([sys.executable, "-c", HOLD_UNTIL, str(db_path), str(release)], stdout=subprocess.PIPE,
                               text=True)
@@ -126,7 +128,7 @@ def test_a_new_reader_stands_back_while_a_writer_waits(db_path, monkeypatch, tmp
             seen.append(con.execute("SELECT count(*) FROM metrics").fetchone()[0])
 
     try:
-        mark = store._waiting_mark(db_path)
+        mark = connections._waiting_mark(db_path)
         deadline = time.monotonic() + 120
         while not mark.exists() and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -145,11 +147,11 @@ def test_a_new_reader_stands_back_while_a_writer_waits(db_path, monkeypatch, tmp
 def test_a_reader_stands_back_for_a_fresh_mark_only(db_path):
     """A writer killed while it waited leaves its mark behind: once stale, nobody stands back for it."""
     store.init_db(db_path)
-    store._waiting_mark(db_path).touch()
-    assert store._writer_waiting(db_path)
-    old = time.time() - 2 * store.MARK_FRESH
-    os.utime(store._waiting_mark(db_path), (old, old))
-    assert not store._writer_waiting(db_path)
+    connections._waiting_mark(db_path).touch()
+    assert connections._writer_waiting(db_path)
+    old = time.time() - 2 * connections.MARK_FRESH
+    os.utime(connections._waiting_mark(db_path), (old, old))
+    assert not connections._writer_waiting(db_path)
 
 
 def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monkeypatch):
@@ -177,15 +179,15 @@ def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monk
 
 def test_a_short_read_while_another_process_grows_the_file_is_tried_again(db_path, monkeypatch):
     store.init_db(db_path)
-    real_connect, failures = store.duckdb.connect, []
+    real_connect, failures = duckdb.connect, []
 
     def growing(path, read_only=False, config=None):
         if len(failures) < 2:
             failures.append(path)
-            raise store.duckdb.IOException(f'IO Error: Could not read enough bytes from file "{path}"')
+            raise duckdb.IOException(f'IO Error: Could not read enough bytes from file "{path}"')
         return real_connect(path, read_only=read_only, config=config or {})
 
-    monkeypatch.setattr(store.duckdb, "connect", growing)
+    monkeypatch.setattr(duckdb, "connect", growing)
     with store.connect(db_path, read_only=True) as con:
         assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
     assert len(failures) == 2

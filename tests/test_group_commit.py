@@ -15,6 +15,7 @@ from engine import group_commit, store
 from engine.playing import play_match
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from engine.store import connections
 
 pytestmark = pytest.mark.slow
 
@@ -37,14 +38,14 @@ class Recorder:
     def __init__(self, monkeypatch, fail_on: str | None = None):
         self.sql: list[str] = []
         self.fail_on = fail_on
-        real = store.connect
+        real = connections.connect
 
         @contextmanager
         def connect(db, read_only=False, timeout=60.0):
             with real(db, read_only, timeout) as con:
                 yield Proxy(con, self)
 
-        monkeypatch.setattr(store, "connect", connect)
+        monkeypatch.setattr(connections, "connect", connect)
 
 
 class Proxy:

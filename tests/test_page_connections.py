@@ -11,9 +11,9 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from engine import store
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from engine.store import connections, reader
 from tests.page_run import serve_like_the_dashboard
 
 pytestmark = pytest.mark.slow
@@ -36,7 +36,7 @@ def db(tmp_path_factory):
 def opened(monkeypatch):
     """Every `store.connect` of the test, and whether a shared read connection was open while Launch ran."""
     calls = []
-    real = store.connect
+    real = connections.connect
 
     @contextmanager
     def counting(db, read_only=False, timeout=30.0):
@@ -44,7 +44,7 @@ def opened(monkeypatch):
         with real(db, read_only, timeout) as con:
             yield con
 
-    monkeypatch.setattr(store, "connect", counting)
+    monkeypatch.setattr(connections, "connect", counting)
     return calls
 
 
@@ -64,15 +64,15 @@ def test_launch_holds_no_connection_while_it_runs(db, monkeypatch, opened):
     serve_like_the_dashboard(monkeypatch)
     monkeypatch.setenv("ARENA_DB", str(db))
     shared_during_launch = []
-    real_reader = store._reader
+    real_reader = reader._reader
 
     @contextmanager
-    def reader(path):
-        shared_during_launch.append(bool(store._READING.get()))
+    def watching_reader(path):
+        shared_during_launch.append(bool(reader._READING.get()))
         with real_reader(path) as con:
             yield con
 
-    monkeypatch.setattr(store, "_reader", reader)
+    monkeypatch.setattr(reader, "_reader", watching_reader)
     at = AppTest.from_file("../app.py", default_timeout=120).run()
     shared_during_launch.clear()
     at.switch_page("pages/launch.py").run()

@@ -14,6 +14,7 @@ import threading
 import time
 from datetime import UTC, datetime
 
+import duckdb
 import yaml
 
 from engine import group_commit, playing, run_lock, store
@@ -38,7 +39,7 @@ def stored(db) -> int:
     """The matches another process sees in the database now (0 while it has none yet)."""
     try:
         return store.rows(db, "SELECT count(*) FROM matches")[0][0] if db.exists() else 0
-    except store.duckdb.CatalogException:  # the file is there, its tables not yet
+    except duckdb.CatalogException:  # the file is there, its tables not yet
         return 0
 
 

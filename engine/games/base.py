@@ -167,6 +167,10 @@ class Game(ABC):
     cooperative: ClassVar[bool] = False
     # What a seat's `SeatResult.score` counts, for pages that show it (a mean score is unreadable without it).
     score_meaning: ClassVar[str] = "the seat's score as the game counts it"
+    # The version of the rules and scorer each match records (`matches.rules_version`). Bump it when a change of a
+    # rule or of a figure the game computes would score a stored match differently: `rescore` then names the
+    # matches played under older rules (and rescores them with the current ones), and the pages can tell them apart.
+    rules_version: ClassVar[int] = 1
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)

@@ -336,7 +336,7 @@ def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
     now = store.now()
     match = {"match_id": match_id, "run_id": None, "game": game_name, "preset": preset,
              "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
-             "started_at": now, "finished_at": now,
+             "started_at": now, "finished_at": now, "rules_version": cls.rules_version,
              "outcome": store.to_json(outcome | {"score": score, "source_file": path.relative_to(root).as_posix(),
                                                  "variant": cond["variant"], "own_setting": cond["own_setting"],
                                                  "replayed": replayed is None,

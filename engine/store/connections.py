@@ -1,0 +1,158 @@
+"""Connections to the database file, short-lived and retried while it is busy.
+
+DuckDB admits one writing process per file and a reader blocks a writer: a writer waits as long as it takes
+(saying every `WAIT_REPORT_EVERY` s who holds the file) and marks that it waits, so new readers stand back; a
+reader gives up after `READER_TIMEOUT` s. Each connection's block cache is bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from engine.store.files import DatabaseError, check_path, damaged, may_be_mid_write, unusable
+
+_LOCK_HOLDER = re.compile(r"lock is held in (.*?) \(PID (\d+)\)")
+WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
+# Longest sleep between two tries. A reader (a page) tries often, a writer backs off further: when the file
+# comes free the page usually gets it first and is done in milliseconds; the writer has no one waiting on it.
+READER_POLL, WRITER_POLL = 0.02, 0.25
+READER_TIMEOUT = 30.0  # seconds a reader (a page, a scorer) waits for a busy file before it gives up
+
+
+# DuckDB's refusal when this very process has the file open in the other mode (a group commit flushing in its
+# thread while the run or the dashboard reads, or the reverse): the same wait as for another process's lock
+_HELD_HERE = "different configuration than existing connections"
+
+
+# A writer that finds the file busy marks it (`<db>.writer-waiting`, touched at every try) and a new reader stands
+# back while the mark is fresh, for at most WRITER_FIRST s: readers share the file, so a stream of short readers
+# (a dashboard loading page after page) could otherwise keep it held for as long as they go on (a writer waited 13 s).
+WRITER_FIRST = 0.5
+# DuckDB keeps the blocks it read cached up to 80% of the machine's memory by default: a reader (a dashboard
+# page, a scorer) that scans the turns of a large database would hold them all. A reader's cache is bounded;
+# its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches).
+READER_MEMORY = "256MB"
+# The writer's too: at each commit DuckDB checkpoints the row groups it appended to, and with its default cache a
+# run's writer peaked at 500 MB on a turn log of 400k rows (bench/engine.py prints a long run's peak RSS).
+WRITER_MEMORY = "128MB"
+MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL * 1.5 s; an older one is gone
+UNREADABLE_TRIES = 5  # a file that reads short this many times in a row (a second apart) is truly damaged
+
+
+def _waiting_mark(db: Path) -> Path:
+    return db.with_name(db.name + ".writer-waiting")
+
+
+def _writer_waiting(db: Path) -> bool:
+    try:
+        return time.time() - _waiting_mark(db).stat().st_mtime < MARK_FRESH
+    except OSError:
+        return False
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return ("lock" in text or "being used by another process" in text or "conflicting" in text
+            or _HELD_HERE in text)
+
+
+def lock_holder(exc: Exception) -> str:
+    """Who holds the file, from DuckDB's lock error: 'PID 123 (python -m engine run ...)'."""
+    if _HELD_HERE in str(exc):
+        return f"PID {os.getpid()} (this process, another of its connections)"
+    m = _LOCK_HOLDER.search(str(exc))
+    if not m:
+        return "another process"
+    try:
+        raw = Path(f"/proc/{m.group(2)}/cmdline").read_bytes().decode(errors="replace")
+        command = " ".join(raw.replace("\0", " ").split())
+    except OSError:
+        command = m.group(1)
+    return f"PID {m.group(2)} ({command[:120]})"
+
+
+@contextmanager
+def connect(db: str | Path, read_only: bool = False,
+            timeout: float | None = READER_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection, retried with jittered backoff while another process holds the file; every
+    `WAIT_REPORT_EVERY` s of waiting it says on stderr who holds it.
+
+    A writer (`read_only=False`) waits as long as it takes (`timeout=None`): a finished match must not be
+    lost to a reader that holds the file. A reader gives up after `timeout` s (None: it waits as long, as a
+    run's first look does). A file DuckDB cannot open raises DatabaseError (one line)."""
+    db = Path(db)
+    check_path(db, read_only)
+    if not read_only:
+        timeout = None
+    start = time.monotonic()
+    while read_only and _writer_waiting(db) and time.monotonic() - start < WRITER_FIRST:
+        time.sleep(READER_POLL)
+    try:
+        con = _open(db, read_only, timeout, start)
+    finally:
+        if not read_only:
+            _waiting_mark(db).unlink(missing_ok=True)
+    _note_wait(read_only, time.monotonic() - start)
+    try:
+        yield con
+    except duckdb.Error as exc:
+        if damaged(exc):  # the header and catalog read, a table's blocks not: cut short or overwritten
+            raise unusable(db, exc) from None
+        raise
+    finally:
+        con.close()
+
+
+def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duckdb.DuckDBPyConnection:
+    """`connect`'s tries, until DuckDB opens the file; a waiting writer marks it at every try."""
+    next_report = start + WAIT_REPORT_EVERY
+    delay = 0.01
+    unreadable_tries = 0
+    while True:
+        try:
+            return duckdb.connect(str(db), read_only=read_only,
+                                  config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
+        except (duckdb.IOException, duckdb.ConnectionException) as exc:
+            if not _is_lock_error(exc):
+                if may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:
+                    unreadable_tries += 1  # another process may be checkpointing it: look again before judging
+                    time.sleep(0.2)
+                    continue
+                raise unusable(db, exc) from None
+            waited = time.monotonic() - start
+            if timeout is not None and waited > timeout:
+                raise DatabaseError(f"{db} stayed busy for {waited:.0f} s (held by {lock_holder(exc)}): "
+                                    f"try again when it is done") from None
+            if time.monotonic() >= next_report:
+                print(f"waiting {waited:.0f} s for {db}: held by {lock_holder(exc)}", file=sys.stderr, flush=True)
+                next_report += WAIT_REPORT_EVERY
+            if not read_only:
+                _mark_waiting(db)
+            time.sleep(delay * random.uniform(0.5, 1.5))
+            delay = min(delay * 2, READER_POLL if read_only else WRITER_POLL)
+        except duckdb.Error as exc:
+            raise unusable(db, exc) from None
+
+
+def _mark_waiting(db: Path) -> None:
+    try:
+        _waiting_mark(db).touch()
+    except OSError:
+        pass  # a folder this process cannot write in: the writer only loses its turn ahead of new readers
+
+
+LONGEST_WAIT = {"read": 0.0, "write": 0.0}  # seconds this process waited for the file, for the run's summary
+
+
+def _note_wait(read_only: bool, waited: float) -> None:
+    kind = "read" if read_only else "write"
+    LONGEST_WAIT[kind] = max(LONGEST_WAIT[kind], waited)

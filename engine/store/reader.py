@@ -1,0 +1,87 @@
+"""The read helpers the scorers and pages share: a read-only query as a DataFrame, as tuples or streamed, over
+a connection of its own or the one a `reading` block shares. An absent database reads as empty."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+import duckdb
+
+from engine.store import connections, upgrades
+
+_READING: ContextVar[dict[str, duckdb.DuckDBPyConnection] | None] = ContextVar("reading", default=None)
+
+
+@contextmanager
+def reading(db: str | Path, check: bool = False) -> Iterator[None]:
+    """Share one read-only connection among the `query`, `rows`, `stream` and `count_matches` calls made inside
+    the block (in this thread or task): opening a large database costs 10-20 ms, more than most of a page's
+    queries, and while runs write, each open waits for a gap between their flushes.
+    Keep the block short, since a reader holds off the writer for as long as it stays open.
+    With `check`, the connection first does `check_db`'s work (an older schema is upgraded, then reopened)."""
+    key = str(Path(db).resolve())
+    open_now = _READING.get() or {}
+    if key in open_now or not Path(db).exists():
+        yield
+        return
+    with ExitStack() as opened:
+        con = opened.enter_context(connections.connect(db, read_only=True))
+        if check and upgrades.needs_upgrade(Path(db), con):
+            opened.close()  # the upgrade writes: this process must not hold the file meanwhile
+            upgrades.init_db(db)
+            con = opened.enter_context(connections.connect(db, read_only=True))
+        token = _READING.set({**open_now, key: con})
+        try:
+            yield
+        finally:
+            _READING.reset(token)
+
+
+@contextmanager
+def _reader(db: str | Path, timeout: float | None = connections.READER_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
+    shared = (_READING.get() or {}).get(str(Path(db).resolve()))
+    if shared is not None:
+        yield shared
+        return
+    with connections.connect(db, read_only=True, timeout=timeout) as con:
+        yield con
+
+
+def query(db: str | Path, sql: str, params: list | None = None):
+    """Run a read-only query and return a DataFrame; an absent database reads as empty."""
+    import pandas as pd
+
+    if not Path(db).exists():
+        return pd.DataFrame()
+    with _reader(db) as con:
+        return con.execute(sql, params or []).df()
+
+
+def rows(db: str | Path, sql: str, params: list | None = None) -> list[tuple]:
+    """Run a read-only query and return its rows as tuples (for loops that would pay for a DataFrame)."""
+    if not Path(db).exists():
+        return []
+    with _reader(db) as con:
+        return con.execute(sql, params or []).fetchall()
+
+
+def stream(db: str | Path, sql: str, params: list | None = None, size: int = 2048) -> Iterator[tuple]:
+    """Run a read-only query and yield its rows, fetched `size` at a time: for a scorer that folds the rows
+    as they come instead of holding them all (consume it whole inside the block that reads)."""
+    if not Path(db).exists():
+        return
+    with _reader(db) as con:
+        result = con.execute(sql, params or [])
+        while batch := result.fetchmany(size):
+            yield from batch
+
+
+def count_matches(db: str | Path, timeout: float | None = connections.READER_TIMEOUT) -> int:
+    if not Path(db).exists():
+        return 0
+    with _reader(db, timeout) as con:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        return con.execute("SELECT count(*) FROM matches").fetchone()[0] if "matches" in tables else 0

@@ -1,0 +1,82 @@
+"""The tables and their columns, written once: the DDL and the Arrow schemas the writer appends with both come
+from here, with the schema version an upgrade brings an older database to and the form values are stored in."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "runs": (
+        ("run_id", "VARCHAR"), ("name", "VARCHAR"), ("spec", "JSON"), ("source", "VARCHAR"), ("status", "VARCHAR"),
+        ("created_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("n_matches", "INTEGER"), ("n_done", "INTEGER"),
+        ("pid", "INTEGER"), ("host", "VARCHAR"), ("heartbeat_at", "TIMESTAMP")),
+    "matches": (
+        ("match_id", "VARCHAR"), ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("preset", "VARCHAR"),
+        ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("status", "VARCHAR"), ("error", "VARCHAR"),
+        ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("outcome", "JSON"), ("worker", "VARCHAR"),
+        ("rules_version", "INTEGER")),
+    "seats": (
+        ("match_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"), ("agent", "VARCHAR"), ("role", "VARCHAR"),
+        ("prompt_version", "VARCHAR"), ("strategy", "VARCHAR"), ("temperature", "DOUBLE"), ("score", "DOUBLE"),
+        ("won", "BOOLEAN"), ("rank", "INTEGER"), ("label", "VARCHAR"), ("max_tokens", "INTEGER")),
+    "turns": (
+        ("match_id", "VARCHAR"), ("turn", "INTEGER"), ("round", "INTEGER"), ("phase", "VARCHAR"), ("seat", "INTEGER"),
+        ("prompt", "JSON"), ("response", "VARCHAR"), ("action", "JSON"), ("legal", "BOOLEAN"), ("fallback", "BOOLEAN"),
+        ("retries", "INTEGER"), ("error", "VARCHAR"), ("state", "JSON"), ("reward", "DOUBLE"), ("tokens_in", "INTEGER"),
+        ("tokens_out", "INTEGER"), ("cost_usd", "DOUBLE"), ("latency_ms", "DOUBLE"), ("cached", "BOOLEAN"),
+        ("call_errors", "INTEGER")),
+    "metrics": (("match_id", "VARCHAR"), ("seat", "INTEGER"), ("name", "VARCHAR"), ("value", "DOUBLE")),
+    # the papers' own tables, reference rows marked by their source (engine/published.py fills it)
+    "published": (("suite", "VARCHAR"), ("source", "VARCHAR"), ("model", "VARCHAR"), ("strategy", "VARCHAR"),
+                  ("name", "VARCHAR"), ("value", "DOUBLE")),
+}
+# Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
+# matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table; 5
+# seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies);
+# 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`).
+# An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
+# To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
+# older files (and fills its old rows there, when NULL would not say what they hold).
+SCHEMA_VERSION = 6
+_ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
+                "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    """Explicit Arrow types for appending to `table`, so an all-NULL column still has its type."""
+    return pa.schema([(name, _ARROW_TYPES[sql]) for name, sql in TABLES[table]])
+
+
+def create_table_sql(table: str) -> str:
+    return f"CREATE TABLE IF NOT EXISTS {table}({', '.join(f'{n} {t}' for n, t in TABLES[table])})"
+
+
+MATCH_SCHEMA = arrow_schema("matches")
+SEAT_SCHEMA = arrow_schema("seats")
+TURN_SCHEMA = arrow_schema("turns")
+METRIC_SCHEMA = arrow_schema("metrics")
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The database's schema version: 0 if it holds no arena table yet, None if it is not an arena database."""
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if "schema_version" in tables:
+        return con.execute("SELECT max(version) FROM schema_version").fetchone()[0] or 0
+    if {"runs", "matches"} <= tables:
+        return 1
+    return None if tables else 0
+
+
+def now() -> datetime:
+    """A stored timestamp: UTC, without a time zone (the TIMESTAMP columns)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def to_json(value: Any) -> str | None:
+    """A value as a JSON column stores it (None stays NULL)."""
+    return None if value is None else json.dumps(value, default=str, ensure_ascii=False)

@@ -1,0 +1,98 @@
+"""A database made by an older version of the arena, brought up to this one in place: the tables and columns it
+lacks are added, the rows those columns would misread are filled, and the papers' tables are written. A database
+made by a newer version, or by something else, is refused in one line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+
+from engine import published
+from engine.store import connections
+from engine.store.files import DatabaseError, check_whole
+from engine.store.schema import SCHEMA_VERSION, TABLES, create_table_sql, now, schema_version
+
+
+def _played_under_the_first_rules(con: duckdb.DuckDBPyConnection) -> None:
+    """Matches stored before matches.rules_version were played under each game's first rules (version 1)."""
+    con.execute("UPDATE matches SET rules_version = 1 WHERE rules_version IS NULL")
+
+
+def _battle_royale_rounds(con: duckdb.DuckDBPyConnection) -> None:
+    """Battle Royale's `max_turns` (the shots after which the survivors share the win) was renamed `rounds`, its
+    meaning kept: a stored match names it as the game reads it now, so it replays, rescores and is labelled."""
+    con.execute("""UPDATE matches SET params = json_merge_patch(params,
+                       json_object('rounds', params->'max_turns', 'max_turns', NULL))
+                   WHERE game = 'battle_royale' AND json_exists(params, '$.max_turns')""")
+
+
+# What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
+# step: a database older than that version goes through it, in order, inside the upgrade's transaction.
+FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
+    (6, _played_under_the_first_rules),
+    (6, _battle_royale_rounds),
+)
+
+
+def _check_version(db: Path, version: int | None) -> None:
+    if version is None:
+        raise DatabaseError(f"{db} is a DuckDB database of something else (no arena tables): pass --db (or set "
+                            f"ARENA_DB) to another path")
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(f"{db} was made by a newer version of the arena (schema {version}, this code knows "
+                            f"{SCHEMA_VERSION}): update the code (git pull), or pass --db to another path")
+
+
+def init_db(db: str | Path) -> None:
+    """Create the tables, or bring a database made by an older version up to this one, in place."""
+    db = Path(db)
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create the folder of {db} ({exc.strerror}): pass --db (or set ARENA_DB) "
+                            f"to a path in a writable folder") from None
+    with connections.connect(db) as con:
+        check_whole(db, con)
+        version = schema_version(con)
+        _check_version(db, version)
+        if version == SCHEMA_VERSION:
+            return
+        con.execute("BEGIN")
+        for table in TABLES:
+            con.execute(create_table_sql(table))
+            have = {r[0] for r in con.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]).fetchall()}
+            for name, sql in TABLES[table]:
+                if name not in have:
+                    con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sql}")
+        for brought_by, fill in FILLS:
+            if 0 < version < brought_by:  # a new database (0) has no old rows
+                fill(con)
+        published.fill(con)
+        con.execute("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, upgraded_at TIMESTAMP)")
+        con.execute("INSERT INTO schema_version VALUES (?, ?)", [SCHEMA_VERSION, now()])
+        con.execute("COMMIT")
+
+
+def needs_upgrade(db: Path, con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `db` (open as `con`) holds an older arena schema to upgrade; DatabaseError if it is no arena
+    database, a newer one or a file cut short."""
+    check_whole(db, con)
+    version = schema_version(con)
+    _check_version(db, version)
+    return 0 < version < SCHEMA_VERSION
+
+
+def check_db(db: str | Path, timeout: float | None = connections.READER_TIMEOUT) -> None:
+    """Raise DatabaseError (one line) if `db` exists but the arena cannot read it; an older schema is
+    upgraded in place (the dashboard calls this before drawing a page). An absent file is fine: empty.
+    A busy file is waited for up to `timeout` s (None: as long as it takes)."""
+    db = Path(db)
+    if not db.exists():
+        return
+    with connections.connect(db, read_only=True, timeout=timeout) as con:
+        older = needs_upgrade(db, con)
+    if older:
+        init_db(db)

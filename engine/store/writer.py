@@ -1,0 +1,148 @@
+"""The writer: runs created, resumed and finished, and finished matches written a batch per transaction from
+Arrow tables, so a match is in the database whole or not at all, and at most once."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from collections import Counter
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from engine.store import connections
+from engine.store.schema import MATCH_SCHEMA, METRIC_SCHEMA, SEAT_SCHEMA, TURN_SCHEMA, now, to_json
+
+
+def upsert_run(db: str | Path, run_id: str, name: str, spec: dict, source: str, n_matches: int) -> None:
+    """Create the run, or mark an existing one as running again (a resume)."""
+    with connections.connect(db) as con:
+        con.execute("BEGIN")
+        exists = con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        if exists:
+            con.execute("UPDATE runs SET status = 'running', finished_at = NULL, n_matches = ?, pid = ?, host = ?, "
+                        "heartbeat_at = ? WHERE run_id = ?",
+                        [n_matches, os.getpid(), socket.gethostname(), now(), run_id])
+        else:
+            con.execute("INSERT INTO runs BY NAME SELECT ? AS run_id, ? AS name, ? AS spec, ? AS source, "
+                        "'running' AS status, ? AS created_at, ? AS n_matches, 0 AS n_done, ? AS pid, ? AS host, "
+                        "? AS heartbeat_at", [run_id, name, to_json(spec), source, now(), n_matches, os.getpid(),
+                                              socket.gethostname(), now()])
+        con.execute("COMMIT")
+
+
+def finish_run(db: str | Path, run_id: str, status: str) -> None:
+    with connections.connect(db) as con:
+        con.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?", [status, now(), run_id])
+
+
+def match_statuses(db: str | Path, run_id: str) -> dict[str, str]:
+    """Every match of the run already in the database, and its status: `ok` ones are done, the others
+    (errors) are played again and replace their earlier attempt."""
+    with connections.connect(db) as con:
+        rows = con.execute("SELECT match_id, status FROM matches WHERE run_id = ?", [run_id]).fetchall()
+    return dict(rows)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(value: Any) -> Any:
+    """Text the database accepts: a lone surrogate (a JSON "\\ud800" from a provider decodes to one)
+    becomes U+FFFD and a NUL byte a visible "\\x00", instead of failing the match's write."""
+    if not isinstance(value, str) or value.isascii() and "\x00" not in value:
+        return value
+    return _SURROGATE.sub("\ufffd", value).replace("\x00", "\\x00")
+
+
+def _table(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """Rows as an Arrow table, made `storable`: only a batch holding a lone surrogate (which Arrow cannot
+    encode) pays for cleaning value by value; NUL bytes are replaced a whole column at a time."""
+    try:
+        table = pa.Table.from_pylist(rows, schema=schema)
+    except UnicodeEncodeError:
+        return pa.Table.from_pylist([{k: storable(v) for k, v in row.items()} for row in rows], schema=schema)
+    strings = [i for i, f in enumerate(schema) if pa.types.is_string(f.type)]
+    for i in strings:
+        column = table.column(i)
+        if pc.any(pc.match_substring(column, "\x00")).as_py():
+            table = table.set_column(i, schema.field(i), pc.replace_substring(column, "\x00", "\\x00"))
+    return table
+
+
+@dataclass
+class MatchRecord:
+    """One finished match: its rows for every table, as `write_matches` takes them."""
+
+    match: dict[str, Any]
+    seats: list[dict[str, Any]]
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+
+
+_TABLES = {"matches": MATCH_SCHEMA, "seats": SEAT_SCHEMA, "turns": TURN_SCHEMA, "metrics": METRIC_SCHEMA}
+
+
+def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> int:
+    """Write a batch of finished matches in one transaction, all of them or none; returns how many went in.
+
+    A match already in the database is written again only when its stored attempt failed (an error played
+    again) or it is named in `replace` (a re-import): its earlier rows are deleted first. A match stored `ok`
+    is never written a second time, so no match (and no `n_done`) is counted twice, whoever sends it again.
+    The look-up reads only the batch's runs (DuckDB skips the others' row groups), and a match never
+    attempted is only appended: a write costs about the same in a database of a million matches as in an
+    empty one."""
+    if not records:
+        return 0
+    tables = {
+        "matches": [r.match for r in records], "seats": [s for r in records for s in r.seats],
+        "turns": [t for r in records for t in r.turns], "metrics": [m for r in records for m in r.metrics],
+    }
+    arrow = {name: _table(rows, _TABLES[name]) for name, rows in tables.items()}
+    batch = pa.table({"match_id": [r.match["match_id"] for r in records],
+                      "run_id": [r.match["run_id"] for r in records]})
+    with connections.connect(db) as con:
+        con.execute("BEGIN")
+        try:
+            con.register("batch_ids", batch)
+            stored = dict(con.execute(
+                "SELECT match_id, status FROM matches WHERE run_id IN (SELECT run_id FROM batch_ids) "
+                "AND match_id IN (SELECT match_id FROM batch_ids)").fetchall())
+            con.unregister("batch_ids")
+            kept = [r for r in records if stored.get(r.match["match_id"]) != "ok" or r.match["match_id"] in replace]
+            kept_ids = {r.match["match_id"] for r in kept}
+            if len(kept) < len(records):  # matches already stored `ok` (another writer's): left out of every table
+                arrow = {name: table.filter(pc.is_in(table["match_id"], pa.array(sorted(kept_ids), pa.string())))
+                         for name, table in arrow.items()}
+            stale = sorted(kept_ids & set(stored))
+            done: Counter[str] = Counter()
+            for r in kept:
+                done[r.match["run_id"]] += (r.match["status"] == "ok") - (stored.get(r.match["match_id"]) == "ok")
+            if stale:
+                con.register("stale_ids", pa.table({"match_id": stale}))
+                for name in _TABLES:
+                    con.execute(f"DELETE FROM {name} WHERE match_id IN (SELECT match_id FROM stale_ids)")
+                con.unregister("stale_ids")
+            for name, table in arrow.items():
+                if table.num_rows:
+                    con.register(f"new_{name}", table)
+                    con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
+                    con.unregister(f"new_{name}")
+            for run_id in {r.match["run_id"] for r in records}:  # every run of the batch beats its heart
+                con.execute("UPDATE runs SET n_done = n_done + ?, heartbeat_at = ? WHERE run_id = ?",
+                            [done[run_id], now(), run_id])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+    return len(kept)
+
+
+def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
+    """Replace any earlier attempt of this match with this one, in one transaction."""
+    write_matches(db, [MatchRecord(match, seats, turns, metrics)], replace={match["match_id"]})
