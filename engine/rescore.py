@@ -8,7 +8,8 @@ A match whose log no longer replays (the rules changed under it) keeps its rows 
 recorded the version of its game's rules it was played under (`matches.rules_version`): the summary names, per
 game, the matches played under rules older than the game's current `rules_version`, rescored with the current
 ones where their log still replays (their `rules_version` stays what they were played under).
-Matches are read and written a chunk at a time, each chunk in one transaction. The saved ratings
+Matches are read and written a chunk at a time, each chunk in one transaction; the summaries
+(engine/store/summaries.py) are then rebuilt from the log. The saved ratings
 replays are dropped (a rank may have changed); the command brings them up to date again.
 """
 
@@ -29,6 +30,7 @@ from engine.match_rows import match_metrics
 from engine.metrics.ratings import saved_replays_path
 from engine.replay import ReplayError, logged_decisions, replay
 from engine.selection import ALL, Selection
+from engine.store import summaries
 from engine.wording import count
 
 CHUNK = 250  # matches read, replayed and written together
@@ -106,6 +108,7 @@ def rescore(db: str | Path, selection: Selection = ALL) -> RescoreSummary:
         done = _rescore_chunk(db, chunk, summary)
         _write(db, done)
         summary.rescored += len(done)
+    store.rebuild_summaries(db)  # the seats' results changed under them
     return summary
 
 
@@ -156,6 +159,7 @@ def _write(db: str | Path, done: dict[str, Rescored]) -> None:
                            WHERE turns.match_id = n.match_id AND turns.turn = n.turn""")
             con.execute("""UPDATE seats SET score = n.score, won = n.won, rank = n.rank, role = n.role
                            FROM new_seats n WHERE seats.match_id = n.match_id AND seats.seat = n.seat""")
+            summaries.out_of_step(con)  # until the rebuild at the end: a rescore cut short leaves them to the log
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")

@@ -1,11 +1,12 @@
 """The results database (DuckDB), one module per job: `schema` (the tables and their columns), `files` (which
 file, and whether the arena can use it), `connections` (short-lived connections, waited for while the file is
-busy), `upgrades` (an older database brought up to this version), `writer` (runs and finished matches) and
-`reader` (the read helpers the scorers and pages share). Callers use the names below: `store.query(...)`."""
+busy), `upgrades` (an older database brought up to this version), `writer` (runs and finished matches), `summaries`
+(the per-agent sums the headline reads, kept in step by the writer) and `reader` (the read helpers the scorers and
+pages share). Callers use the names below: `store.query(...)`."""
 
 from engine.store.connections import LONGEST_WAIT, READER_MEMORY, READER_TIMEOUT, connect
 from engine.store.files import ROOT, DatabaseError, check_file, default_db
-from engine.store.reader import count_matches, query, reading, rows, stream
+from engine.store.reader import count_matches, generation, query, reading, rows, stream, summaries_in_step
 from engine.store.schema import (
     MATCH_SCHEMA,
     SCHEMA_VERSION,
@@ -16,12 +17,20 @@ from engine.store.schema import (
     to_json,
 )
 from engine.store.upgrades import check_db, init_db
-from engine.store.writer import MatchRecord, finish_run, match_statuses, upsert_run, write_match, write_matches
+from engine.store.writer import (
+    MatchRecord,
+    finish_run,
+    match_statuses,
+    rebuild_summaries,
+    upsert_run,
+    write_match,
+    write_matches,
+)
 
 __all__ = [
     "LONGEST_WAIT", "MATCH_SCHEMA", "READER_MEMORY", "READER_TIMEOUT", "ROOT", "SCHEMA_VERSION", "TABLES",
     "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
-    "default_db", "finish_run", "init_db", "match_statuses", "now", "query",
-    "reading", "rows", "schema_version", "stream", "to_json", "upsert_run", "write_match",
+    "default_db", "finish_run", "generation", "init_db", "match_statuses", "now", "query", "rebuild_summaries",
+    "reading", "rows", "schema_version", "stream", "summaries_in_step", "to_json", "upsert_run", "write_match",
     "write_matches",
 ]

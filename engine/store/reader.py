@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from engine.store import connections, upgrades
+from engine.store import connections, summaries, upgrades
 
 _READING: ContextVar[dict[str, duckdb.DuckDBPyConnection] | None] = ContextVar("reading", default=None)
 
@@ -85,3 +85,19 @@ def count_matches(db: str | Path, timeout: float | None = connections.READER_TIM
     with _reader(db, timeout) as con:
         tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         return con.execute("SELECT count(*) FROM matches").fetchone()[0] if "matches" in tables else 0
+
+
+def generation(db: str | Path) -> int:
+    """The database's write count (`summaries.generation`): what a cache of its figures keys on (0: no file)."""
+    if not Path(db).exists():
+        return 0
+    with _reader(db) as con:
+        return summaries.generation(con)
+
+
+def summaries_in_step(db: str | Path) -> bool:
+    """Whether the summaries count every `ok` match stored, so a sum of them is the log's figure."""
+    if not Path(db).exists():
+        return False
+    with _reader(db) as con:
+        return summaries.in_step(con)

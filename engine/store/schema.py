@@ -34,15 +34,26 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     # the papers' own tables, reference rows marked by their source (engine/published.py fills it)
     "published": (("suite", "VARCHAR"), ("source", "VARCHAR"), ("model", "VARCHAR"), ("strategy", "VARCHAR"),
                   ("name", "VARCHAR"), ("value", "DOUBLE")),
+    # what the headline tables sum, per run x game x params x preset x agent (engine/store/summaries.py)
+    "agent_summary": (
+        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+        ("several", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
+        ("max_tokens", "INTEGER"), ("matches", "BIGINT"), ("seats", "BIGINT"), ("wins", "BIGINT"),
+        ("draws", "BIGINT"), ("draws_shared", "BIGINT"), ("score_sum", "DOUBLE"), ("score_weight", "DOUBLE"),
+        ("decisions", "BIGINT"), ("valid", "BIGINT"), ("fallback_wins", "BIGINT"), ("cost", "DOUBLE"),
+        ("unpriced", "BIGINT")),
+    # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
+    "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
 # matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table; 5
 # seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies);
-# 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`).
+# 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`);
+# 7 the summaries (agent_summary, generation: engine/store/summaries.py), built from the log by the upgrade.
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from engine import published
-from engine.store import connections
+from engine.store import connections, summaries
 from engine.store.files import DatabaseError, check_whole
 from engine.store.schema import SCHEMA_VERSION, TABLES, create_table_sql, now, schema_version
 
@@ -33,6 +33,7 @@ def _battle_royale_rounds(con: duckdb.DuckDBPyConnection) -> None:
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (6, _played_under_the_first_rules),
     (6, _battle_royale_rounds),
+    (7, summaries.rebuild),
 )
 
 
@@ -71,6 +72,7 @@ def init_db(db: str | Path) -> None:
             if 0 < version < brought_by:  # a new database (0) has no old rows
                 fill(con)
         published.fill(con)
+        summaries.ensure_state(con)
         con.execute("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, upgraded_at TIMESTAMP)")
         con.execute("INSERT INTO schema_version VALUES (?, ?)", [SCHEMA_VERSION, now()])
         con.execute("COMMIT")

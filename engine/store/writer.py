@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.store import connections
+from engine.store import connections, summaries
 from engine.store.schema import MATCH_SCHEMA, METRIC_SCHEMA, SEAT_SCHEMA, TURN_SCHEMA, now, to_json
 
 
@@ -33,12 +33,16 @@ def upsert_run(db: str | Path, run_id: str, name: str, spec: dict, source: str, 
                         "'running' AS status, ? AS created_at, ? AS n_matches, 0 AS n_done, ? AS pid, ? AS host, "
                         "? AS heartbeat_at", [run_id, name, to_json(spec), source, now(), n_matches, os.getpid(),
                                               socket.gethostname(), now()])
+        summaries.bump(con)
         con.execute("COMMIT")
 
 
 def finish_run(db: str | Path, run_id: str, status: str) -> None:
     with connections.connect(db) as con:
+        con.execute("BEGIN")
         con.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?", [status, now(), run_id])
+        summaries.bump(con)
+        con.execute("COMMIT")
 
 
 def match_statuses(db: str | Path, run_id: str) -> dict[str, str]:
@@ -86,6 +90,7 @@ class MatchRecord:
 
 
 _TABLES = {"matches": MATCH_SCHEMA, "seats": SEAT_SCHEMA, "turns": TURN_SCHEMA, "metrics": METRIC_SCHEMA}
+_SUMMARIZED = ("matches", "seats", "turns")  # what the summaries are computed from
 
 
 def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> int:
@@ -125,14 +130,17 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
                 done[r.match["run_id"]] += (r.match["status"] == "ok") - (stored.get(r.match["match_id"]) == "ok")
             if stale:
                 con.register("stale_ids", pa.table({"match_id": stale}))
+                _uncount(con, [r.match["run_id"] for r in kept if r.match["match_id"] in stored])
                 for name in _TABLES:
                     con.execute(f"DELETE FROM {name} WHERE match_id IN (SELECT match_id FROM stale_ids)")
                 con.unregister("stale_ids")
             for name, table in arrow.items():
+                con.register(f"new_{name}", table)
                 if table.num_rows:
-                    con.register(f"new_{name}", table)
                     con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
-                    con.unregister(f"new_{name}")
+            summaries.add_matches(con, "new_matches", "new_seats", "new_turns")
+            for name in arrow:
+                con.unregister(f"new_{name}")
             for run_id in {r.match["run_id"] for r in records}:  # every run of the batch beats its heart
                 con.execute("UPDATE runs SET n_done = n_done + ?, heartbeat_at = ? WHERE run_id = ?",
                             [done[run_id], now(), run_id])
@@ -143,6 +151,32 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
     return len(kept)
 
 
+def _uncount(con, run_ids: list[str]) -> None:
+    """Take the stored attempts of the matches `stale_ids` names out of the summaries (only an `ok` one was in
+    them: a re-import), before their rows are deleted. The runs narrow the look-up as in `write_matches`."""
+    con.register("stale_runs", pa.table({"run_id": sorted(set(run_ids))}))
+    for name in _SUMMARIZED:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW stale_{name} AS SELECT * FROM {name} WHERE match_id IN "
+                    "(SELECT match_id FROM stale_ids)" + (" AND run_id IN (SELECT run_id FROM stale_runs)"
+                                                          if name == "matches" else ""))
+    summaries.add_matches(con, "stale_matches", "stale_seats", "stale_turns", sign=-1)
+    for name in _SUMMARIZED:
+        con.execute(f"DROP VIEW stale_{name}")
+    con.unregister("stale_runs")
+
+
 def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
     """Replace any earlier attempt of this match with this one, in one transaction."""
     write_matches(db, [MatchRecord(match, seats, turns, metrics)], replace={match["match_id"]})
+
+
+def rebuild_summaries(db: str | Path) -> None:
+    """The summaries computed again from the whole log, in one transaction (`engine rescore`, a bulk load)."""
+    with connections.connect(db) as con:
+        con.execute("BEGIN")
+        try:
+            summaries.rebuild(con)
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise

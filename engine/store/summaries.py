@@ -1,0 +1,144 @@
+"""The summaries: what the headline tables add up per agent, kept beside the turn log so a page sums a few
+thousand rows instead of joining a million turns. One row of `agent_summary` per run x game x match params x
+preset x (whether the match had several agents) x agent (its label and the settings that can name it apart:
+temperature, prompt version, max_tokens): contested matches, seats, wins, draws, score sums, decisions, valid
+decisions, fallback wins and cost. The summing grain is what a page selects by (runs, games, rule sets, which
+are params, presets), so any such selection is a sum of rows; a date range or an agent filter is not, and is
+read from the log (engine/headline.py decides).
+
+Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
+stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
+match is never counted twice. `rebuild` computes them again from the log (`engine rescore`, an upgrade).
+
+The store knows nothing of the games: which are cooperative (their seats without a team share one, so a tie is
+no draw) is the reader's to apply, so a row keeps both readings of its draws (`draws`: seats without a team
+play apart; `draws_shared`: they play together), and whether a match had several agents (`several`), which
+with the game's kind says whether it is contested.
+
+The one-row `generation` table counts the writes (`generation`, bumped by every transaction that changes a
+run, a match or a summary: a cache keyed on it is never stale) and the `ok` matches the summaries count
+(`summarized`): a reader uses the summaries only when it equals the `ok` matches stored (rows inserted around
+the writer, or a rescore cut short, leave them out of step, NULL, until `rebuild`)."""
+
+from __future__ import annotations
+
+import duckdb
+
+from engine.store.schema import TABLES
+
+KEYS = ("run_id", "game", "params", "preset", "several", "label", "temperature", "prompt_version", "max_tokens")
+COUNTS = tuple(name for name, _ in TABLES["agent_summary"] if name not in KEYS)
+# an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
+_IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
+             "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
+
+
+def contributions_sql(matches: str, seats: str, turns: str) -> str:
+    """The summary rows of the `ok` matches of the tables (or views) named: the headline's per-agent figures
+    (engine/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over rows."""
+    identity = ", ".join(_IDENTITY)
+    return f"""
+        WITH m AS (SELECT match_id, run_id, game, params, preset FROM {matches} WHERE status = 'ok'),
+        s AS (SELECT s.match_id, s.seat, s.rank, s.role, s.score, coalesce(s.won, false) AS won,
+                     s.agent, coalesce(s.label, s.agent) AS label, s.temperature, s.prompt_version, s.max_tokens,
+                     m.run_id, m.game, m.params, m.preset
+              FROM {seats} s JOIN m USING (match_id)),
+        agents AS (SELECT match_id, count(DISTINCT ({identity})) > 1 AS several FROM {seats} s
+                   WHERE match_id IN (SELECT match_id FROM m) GROUP BY match_id),
+        placed AS (SELECT *, min(rank) OVER (PARTITION BY match_id) AS best,
+                          count(*) OVER (PARTITION BY match_id, {identity}) AS held
+                   FROM s WHERE rank IS NOT NULL),
+        ties AS (  -- nobody won and two teams or more share the best place: seats without a team apart or together
+          SELECT match_id,
+                 NOT bool_or(won) AND count(DISTINCT (rank, coalesce(role, 'seat ' || seat)))
+                     FILTER (WHERE rank = best) > 1 AS apart,
+                 NOT bool_or(won) AND count(DISTINCT (rank, coalesce(role, ''))) FILTER (WHERE rank = best) > 1
+                     AS shared
+          FROM placed GROUP BY match_id),
+        moves AS (
+          SELECT t.match_id, t.seat, count(*) AS decisions,
+                 count(*) FILTER (WHERE coalesce(t.legal, true) AND NOT coalesce(t.fallback, false)) AS valid,
+                 count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
+                 count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
+          FROM {turns} t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM m) GROUP BY ALL)
+        SELECT p.run_id, p.game, p.params, p.preset, a.several, p.label, p.temperature, p.prompt_version,
+               p.max_tokens, count(DISTINCT p.match_id) AS matches, count(*) AS seats,
+               count(*) FILTER (WHERE p.won) AS wins,
+               count(*) FILTER (WHERE NOT p.won AND p.rank = p.best AND d.apart) AS draws,
+               count(*) FILTER (WHERE NOT p.won AND p.rank = p.best AND d.shared) AS draws_shared,
+               sum(p.score / p.held) AS score_sum, sum(1.0 / p.held) FILTER (WHERE p.score IS NOT NULL) AS score_weight,
+               sum(coalesce(x.decisions, 0)) AS decisions, sum(coalesce(x.valid, 0)) AS valid,
+               count(*) FILTER (WHERE p.won AND x.fallbacks > 0) AS fallback_wins,
+               sum(coalesce(x.cost, 0)) AS cost, sum(coalesce(x.unpriced, 0)) AS unpriced
+        FROM placed p JOIN agents a USING (match_id) JOIN ties d USING (match_id)
+        LEFT JOIN moves x ON x.match_id = p.match_id AND x.seat = p.seat
+        GROUP BY ALL"""
+
+
+def _same_key(left: str, right: str) -> str:
+    return " AND ".join(f"{left}.{k} IS NOT DISTINCT FROM {right}.{k}" for k in KEYS)
+
+
+def _merge(con: duckdb.DuckDBPyConnection, rows_sql: str, sign: int) -> None:
+    """Add (`sign` 1) or take away (-1) the summary rows `rows_sql` selects: the rows of their keys are
+    replaced by their sums, and a key no match counts any more is dropped."""
+    keys, counts = ", ".join(KEYS), ", ".join(f"sum({c}) AS {c}" for c in COUNTS)
+    signed = ", ".join(f"{sign} * {c} AS {c}" for c in COUNTS)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE summary_delta AS SELECT {keys}, {signed} FROM ({rows_sql})")
+    con.execute(f"""CREATE OR REPLACE TEMP TABLE summary_merged AS
+        SELECT {keys}, {counts} FROM (
+          SELECT * FROM agent_summary a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {_same_key('a', 'd')})
+          UNION ALL BY NAME SELECT * FROM summary_delta)
+        GROUP BY ALL""")
+    con.execute(f"DELETE FROM agent_summary a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {_same_key('a', 'd')})")
+    con.execute("INSERT INTO agent_summary BY NAME SELECT * FROM summary_merged WHERE matches <> 0")
+    con.execute("DROP TABLE summary_delta")
+    con.execute("DROP TABLE summary_merged")
+
+
+def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
+    """Inside the writer's transaction: count (or with `sign` -1, uncount) the `ok` matches of the tables or
+    views named, and bump the generation."""
+    _merge(con, contributions_sql(matches, seats, turns), sign)
+    con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
+                f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
+    bump(con)
+
+
+def bump(con: duckdb.DuckDBPyConnection) -> None:
+    """A write that changes what a page shows: caches keyed on the generation compute again."""
+    con.execute("UPDATE generation SET generation = generation + 1")
+
+
+def out_of_step(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction that changes stored figures under the summaries (a rescore's chunk): readers go to
+    the log until `rebuild`."""
+    con.execute("UPDATE generation SET summarized = NULL")
+    bump(con)
+
+
+def ensure_state(con: duckdb.DuckDBPyConnection) -> None:
+    """The generation row, if the database has none yet: in step when it holds no match (a new database)."""
+    con.execute("INSERT INTO generation SELECT 0, CASE WHEN NOT EXISTS (SELECT 1 FROM matches) THEN 0 END "
+                "WHERE NOT EXISTS (SELECT 1 FROM generation)")
+
+
+def rebuild(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: the summaries computed again from the whole log."""
+    con.execute("DELETE FROM agent_summary")
+    con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
+    written = generation(con)
+    con.execute("DELETE FROM generation")
+    con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])
+
+
+def generation(con: duckdb.DuckDBPyConnection) -> int:
+    """How many writes the database has seen: a cache of anything read from it keys on this."""
+    row = con.execute("SELECT max(generation) FROM generation").fetchone()
+    return int(row[0] or 0)
+
+
+def in_step(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the summaries count every `ok` match stored (and nothing else)."""
+    return bool(con.execute("SELECT (SELECT max(summarized) FROM generation) = "
+                            "(SELECT count(*) FROM matches WHERE status = 'ok')").fetchone()[0])
