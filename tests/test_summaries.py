@@ -1,0 +1,183 @@
+"""engine/store/summaries.py: the per-agent sums the headline reads are written with the matches they count, so
+they are never stale and never count a match twice (a resumed run, an errored match played again, a re-import);
+`engine rescore` rebuilds them from the log to the same rows; the headline's figures summed from them are the
+log's, for every selection their grain answers, and a selection it does not answer (a date range, an agent)
+or summaries out of step with the log (rows inserted around the writer) are read from the log."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from engine import headline, store
+from engine.playing import play_match
+from engine.runner import run_spec
+from engine.selection import ALL, Selection
+from engine.spec import parse_spec
+from engine.store import summaries
+from engine.suites import get_suite
+from tests.test_ratings import write_outcomes
+from tests.test_schema import DATA
+
+RANDOM = {"all": "bot:random"}
+GAMES = [
+    {"game": "tictactoe", "presets": ["default", "no_hint"],
+     "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:random"]]},  # self-play too
+    {"game": "hanabi", "lineups": [RANDOM]},  # cooperative: its self-play counts
+    {"game": "undercover", "presets": ["magic", "wis"],
+     "lineups": [{"challenger": "bot:letters", "others": "bot:random"}]},
+    {"game": "guessing_game", "params": {"players": 3, "rounds": 2}, "lineups": [RANDOM]},
+    {"game": "connect_four", "lineups": [["bot:random", "bot:minimax"]]},
+]
+
+
+def spec(name: str, seed: int, repeats: int = 2):
+    return parse_spec({"name": name, "seed": seed, "repeats": repeats, "games": GAMES})
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """Two runs, the first resumed (every match sent again: none is written twice), and in the second an errored
+    match replaced by its replay and an ok match re-imported (`replace`)."""
+    db = tmp_path_factory.mktemp("summaries") / "results.duckdb"
+    first, second = spec("first", 1), spec("second", 2, repeats=1)
+    assert asyncio.run(run_spec(first, db, progress=False)).errors == 0
+    assert asyncio.run(run_spec(first, db, progress=False)).played == 0  # resumed: all done already
+
+    async def play():
+        return [await play_match(plan) for plan in second.matches]
+
+    store.upsert_run(db, second.run_id, second.name, second.raw, "engine", len(second.matches))
+    records = asyncio.run(play())
+    errored = records[0]
+    errored_first = type(errored)(errored.match | {"status": "error", "error": "provider down"}, errored.seats,
+                                  errored.turns, errored.metrics)
+    assert store.write_matches(db, [errored_first, *records[1:]]) == len(records)
+    assert store.write_matches(db, records) == 1  # the errored one played again; the others are kept
+    store.write_match(db, records[1].match, records[1].seats, records[1].turns, records[1].metrics)  # re-import
+    return db
+
+
+def summary_rows(db) -> pd.DataFrame:
+    table = store.query(db, "SELECT * FROM agent_summary")
+    return table.sort_values(list(summaries.KEYS), ignore_index=True, na_position="first")
+
+
+def same_figures(left: pd.DataFrame, right: pd.DataFrame, keys: list[str]) -> None:
+    pd.testing.assert_frame_equal(left.sort_values(keys, ignore_index=True), right.sort_values(keys, ignore_index=True),
+                                  check_exact=False, rtol=1e-12)
+
+
+def test_the_writer_keeps_the_summaries_in_step_and_a_rebuild_gives_the_same_rows(played, tmp_path):
+    assert store.summaries_in_step(played)
+    counted = store.rows(played, "SELECT sum(matches) FILTER (WHERE label = 'bot:letters') FROM agent_summary")
+    assert counted == store.rows(played, """SELECT count(DISTINCT m.match_id) FROM matches m JOIN seats s
+        USING (match_id) WHERE m.status = 'ok' AND s.label = 'bot:letters' AND s.rank IS NOT NULL""")
+    incremental = summary_rows(played)
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(played.read_bytes())
+    store.rebuild_summaries(copy)
+    assert store.summaries_in_step(copy) and len(incremental) > 20
+    pd.testing.assert_frame_equal(incremental, summary_rows(copy), check_exact=False, rtol=1e-12)
+
+
+SELECTIONS = {
+    "all": ALL,
+    "one run": Selection(run_ids=(spec("second", 2, repeats=1).run_id,)),
+    "one game": ALL.of_game("undercover"),
+    "one preset": Selection(presets=("no_hint",)),
+    "two games, one preset": Selection(games=("tictactoe", "hanabi"), presets=("default",)),
+    "a suite's rule sets": ALL.within(get_suite("wis").variants),
+}
+
+
+@pytest.mark.parametrize("name", list(SELECTIONS))
+def test_the_headline_figures_summed_are_the_logs(played, name, monkeypatch):
+    selection = SELECTIONS[name]
+    for by_game in (False, True):
+        keys = ["game", "rule_set", "agent"] if by_game else ["agent"]
+        summed = headline.agent_figures(played, selection, by_game)
+        with monkeypatch.context() as patched:  # the same call with the summaries out of the way
+            patched.setattr(store, "summaries_in_step", lambda db: False)
+            logged = headline.agent_figures(played, selection, by_game)
+        assert not logged.empty
+        same_figures(summed, logged, keys)
+
+
+def test_the_summaries_answer_the_selections_their_grain_allows_without_the_log(played, monkeypatch):
+    """Else a test comparing the two paths could pass with the summaries never read."""
+    def no_log(*args):
+        raise AssertionError("read the log")
+
+    monkeypatch.setattr(headline, "_logged_figures", no_log)
+    for selection in SELECTIONS.values():
+        headline.agent_figures(played, selection, by_game=True)
+    for suite in ("llmarena", "magic", "wis", "gamabench"):
+        headline.headline(played, suite)
+    with pytest.raises(AssertionError, match="read the log"):
+        headline.agent_figures(played, Selection(date_from=date(2000, 1, 1)))
+    with pytest.raises(AssertionError, match="read the log"):
+        headline.agent_figures(played, Selection(agents=("bot:letters",)))
+
+
+@pytest.mark.parametrize("suite", ["llmarena", "magic", "wis", "gamabench"])
+def test_every_suites_headline_is_the_same_from_summaries_and_from_the_log(played, suite, monkeypatch):
+    summed = headline.headline(played, suite)
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
+    pd.testing.assert_frame_equal(summed, headline.headline(played, suite), check_exact=False, rtol=1e-12)
+
+
+def test_rows_written_around_the_writer_put_the_summaries_out_of_step_and_the_log_answers(played, tmp_path):
+    db = tmp_path / "around.duckdb"
+    db.write_bytes(played.read_bytes())
+    before = headline.agent_figures(db)
+    write_outcomes(db, "tictactoe", [[("x", 1, 1.0, "X"), ("bot:random", 2, 0.0, "O")]] * 3)
+    assert not store.summaries_in_step(db)
+    figures = headline.agent_figures(db).set_index("agent")
+    assert figures.loc["x", "wins"] == 3
+    assert figures.loc["bot:random", "matches"] == before.set_index("agent").loc["bot:random", "matches"] + 3
+    store.rebuild_summaries(db)
+    assert store.summaries_in_step(db)
+    same_figures(headline.agent_figures(db).reset_index(drop=True), figures.reset_index(), ["agent"])
+
+
+def test_every_write_bumps_the_generation(tmp_path):
+    db = tmp_path / "gen.duckdb"
+    assert store.generation(db) == 0
+    store.init_db(db)
+    run = spec("gen", 3, repeats=1)
+    seen = [store.generation(db)]
+    store.upsert_run(db, run.run_id, run.name, run.raw, "engine", len(run.matches))
+    seen.append(store.generation(db))
+    record = asyncio.run(play_match(run.matches[0]))
+    store.write_matches(db, [record])
+    seen.append(store.generation(db))
+    store.finish_run(db, run.run_id, "ok")
+    seen.append(store.generation(db))
+    assert seen == sorted(set(seen)), seen  # strictly increasing
+    assert store.summaries_in_step(db)
+
+
+def test_a_version_6_database_gets_its_summaries_built_by_the_upgrade(played, tmp_path):
+    db = tmp_path / "v6.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("DROP TABLE agent_summary")
+        con.execute("DROP TABLE generation")
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (6, now())")
+    store.check_db(db)
+    assert store.summaries_in_step(db)
+    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
+
+
+def test_a_version_1_database_is_summarized_too(tmp_path):
+    db = tmp_path / "v1.duckdb"
+    db.write_bytes(gzip.decompress((DATA / "v1.duckdb.gz").read_bytes()))
+    store.init_db(db)
+    assert store.summaries_in_step(db)
+    assert store.rows(db, "SELECT sum(matches) > 0 FROM agent_summary") == [(True,)]
