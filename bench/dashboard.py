@@ -94,6 +94,9 @@ def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
                                  'votes_correct', 'speeches', 'fouls']) AS name)
             WHERE {games}[1 + i % {len(GAMES)}] IN ('texas_holdem', 'hanabi', 'undercover', 'chameleon');
         """)
+    start = time.perf_counter()
+    store.rebuild_summaries(db)  # rows inserted around the writer: their summaries built as `rescore` builds them
+    print(f"summaries built from the log in {time.perf_counter() - start:.1f} s", flush=True)
 
 
 def refresh_ratings(db: Path) -> None:

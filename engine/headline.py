@@ -88,8 +88,8 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
     played under. Summed from the summaries (engine/store/summaries.py) when the selection is a sum of their rows
     and they are in step with the log, else read from the log: the same figures either way."""
     with store.reading(db):
-        where = summary_where(selection)
-        if where is not None and store.summaries_in_step(db):
+        where = _summed(db, selection)
+        if where is not None:
             table = _summed_figures(db, where, by_game)
         else:
             table = _logged_figures(db, selection, by_game)
@@ -121,15 +121,29 @@ def summary_where(selection: Selection, alias: str = "k") -> tuple[str, list] | 
     return " AND ".join(parts), params
 
 
-def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> pd.DataFrame:
-    """`agent_figures`' counts summed from the summary rows `where` selects."""
+def _summed(db: str | Path, selection: Selection) -> tuple[str, list] | None:
+    """`summary_where(selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
+    where = summary_where(selection)
+    return where if where is not None and store.summaries_in_step(db) else None
+
+
+def _summary_rows(where: tuple[str, list]) -> tuple[str, list]:
+    """The summary rows `where` selects (`k`), each with its agent's name, its rule set and its draws read as its
+    game's kind says (a cooperative game's seats without a team play together)."""
     condition, params = where
-    game = "k.game, k.rule_set, " if by_game else ""
-    return store.query(db, f"""
+    return f"""
         WITH k AS (
           SELECT *, {agent_sql("z")} AS agent_name, {rule_set_sql("z")} AS rule_set,
                  CASE WHEN z.game IN (SELECT unnest(?)) THEN z.draws_shared ELSE z.draws END AS drawn
           FROM (SELECT *, label AS agent FROM agent_summary) z)
+        SELECT * FROM k WHERE {condition}""", [cooperative_games(), *params]
+
+
+def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> pd.DataFrame:
+    """`agent_figures`' counts summed from the summary rows `where` selects."""
+    rows, params = _summary_rows(where)
+    game = "k.game, k.rule_set, " if by_game else ""
+    return store.query(db, f"""
         SELECT {game}k.agent_name AS agent, sum(k.matches)::BIGINT AS matches, sum(k.seats)::BIGINT AS seats,
                sum(k.wins)::BIGINT AS wins, sum(k.drawn)::BIGINT AS draws,
                (sum(k.wins) + sum(k.drawn) / 2)::DOUBLE AS credit,
@@ -138,8 +152,7 @@ def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> p
                sum(k.decisions)::DOUBLE AS decisions, sum(k.valid)::DOUBLE AS valid,
                sum(k.fallback_wins)::BIGINT AS fallback_wins, sum(k.cost)::DOUBLE AS cost,
                sum(k.unpriced)::DOUBLE AS unpriced
-        FROM k WHERE {condition}
-        GROUP BY ALL""", [cooperative_games(), *params])
+        FROM ({rows}) k GROUP BY ALL""", params)
 
 
 def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.DataFrame:
@@ -169,11 +182,19 @@ def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.D
 
 def games_played(db: str | Path, selection: Selection) -> pd.Series:
     """Per agent, how many games it has contested matches of in the selection (the seats `agent_figures` counts):
-    what the headline compares to mark a partial row."""
-    where, params = contested(selection)
-    table = store.query(db, f"""
-        SELECT {agent_sql("s")} AS agent, count(DISTINCT m.game) AS games
-        FROM matches m JOIN seats s USING (match_id) WHERE {where} AND s.rank IS NOT NULL GROUP BY 1""", params)
+    what the headline compares to mark a partial row. From the summaries where they answer (`agent_figures`)."""
+    with store.reading(db):
+        where = _summed(db, selection)
+        if where is not None:
+            rows, params = _summary_rows(where)
+            table = store.query(db, f"SELECT agent_name AS agent, count(DISTINCT game) AS games FROM ({rows}) k "
+                                    "GROUP BY 1", params)
+        else:
+            where, params = contested(selection)
+            table = store.query(db, f"""
+                SELECT {agent_sql("s")} AS agent, count(DISTINCT m.game) AS games
+                FROM matches m JOIN seats s USING (match_id) WHERE {where} AND s.rank IS NOT NULL GROUP BY 1""",
+                                params)
     return table.set_index("agent")["games"]
 
 
