@@ -15,6 +15,7 @@ import pytest
 
 from engine import headline, store
 from engine.playing import play_match
+from engine.rescore import rescore
 from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.spec import parse_spec
@@ -181,3 +182,14 @@ def test_a_version_1_database_is_summarized_too(tmp_path):
     store.init_db(db)
     assert store.summaries_in_step(db)
     assert store.rows(db, "SELECT sum(matches) > 0 FROM agent_summary") == [(True,)]
+
+
+def test_rescore_rebuilds_the_summaries_from_the_log(played, tmp_path, monkeypatch):
+    db = tmp_path / "rescored.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("UPDATE agent_summary SET wins = 0, decisions = 0")  # summaries gone wrong, still in step
+    summary = rescore(db, ALL.of_game("tictactoe"))
+    assert summary.rescored > 0 and not summary.failed
+    assert store.summaries_in_step(db)
+    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
