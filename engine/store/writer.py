@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -130,7 +131,9 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
                 done[r.match["run_id"]] += (r.match["status"] == "ok") - (stored.get(r.match["match_id"]) == "ok")
             if stale:
                 con.register("stale_ids", pa.table({"match_id": stale}))
-                _uncount(con, [r.match["run_id"] for r in kept if r.match["match_id"] in stored])
+                counted = [r.match for r in kept if stored.get(r.match["match_id"]) == "ok"]  # a re-import
+                if counted:
+                    _uncount(con, counted)
                 for name in _TABLES:
                     con.execute(f"DELETE FROM {name} WHERE match_id IN (SELECT match_id FROM stale_ids)")
                 con.unregister("stale_ids")
@@ -151,18 +154,19 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
     return len(kept)
 
 
-def _uncount(con, run_ids: list[str]) -> None:
-    """Take the stored attempts of the matches `stale_ids` names out of the summaries (only an `ok` one was in
-    them: a re-import), before their rows are deleted. The runs narrow the look-up as in `write_matches`."""
-    con.register("stale_runs", pa.table({"run_id": sorted(set(run_ids))}))
+def _uncount(con: duckdb.DuckDBPyConnection, matches: list[dict[str, Any]]) -> None:
+    """Take the stored `ok` attempts of `matches` (a re-import replaces them) out of the summaries, before their
+    rows are deleted; an errored attempt was never in them. The runs narrow the look-up as in `write_matches`."""
+    con.register("counted_ids", pa.table({"match_id": [m["match_id"] for m in matches],
+                                          "run_id": [m["run_id"] for m in matches]}))
     for name in _SUMMARIZED:
         con.execute(f"CREATE OR REPLACE TEMP VIEW stale_{name} AS SELECT * FROM {name} WHERE match_id IN "
-                    "(SELECT match_id FROM stale_ids)" + (" AND run_id IN (SELECT run_id FROM stale_runs)"
-                                                          if name == "matches" else ""))
+                    "(SELECT match_id FROM counted_ids)" + (" AND run_id IN (SELECT run_id FROM counted_ids)"
+                                                            if name == "matches" else ""))
     summaries.add_matches(con, "stale_matches", "stale_seats", "stale_turns", sign=-1)
     for name in _SUMMARIZED:
         con.execute(f"DROP VIEW stale_{name}")
-    con.unregister("stale_runs")
+    con.unregister("counted_ids")
 
 
 def write_match(db: str | Path, match: dict, seats: list[dict], turns: list[dict], metrics: list[dict]) -> None:
