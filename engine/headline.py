@@ -127,23 +127,24 @@ def _summed(db: str | Path, selection: Selection) -> tuple[str, list] | None:
     return where if where is not None and store.summaries_in_step(db) else None
 
 
-def _summary_rows(where: tuple[str, list]) -> tuple[str, list]:
-    """The summary rows `where` selects (`k`), each with its agent's name, its rule set and its draws read as its
-    game's kind says (a cooperative game's seats without a team play together)."""
+def _summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:
+    """The rows of summary `table` that `where` selects (`k`), each with its agent's name and its rule set."""
     condition, params = where
     return f"""
         WITH k AS (
-          SELECT *, {agent_sql("z")} AS agent_name, {rule_set_sql("z")} AS rule_set,
-                 CASE WHEN z.game IN (SELECT unnest(?)) THEN z.draws_shared ELSE z.draws END AS drawn
-          FROM (SELECT *, label AS agent FROM agent_summary) z)
-        SELECT * FROM k WHERE {condition}""", [cooperative_games(), *params]
+          SELECT *, {agent_sql("z")} AS agent_name, {rule_set_sql("z")} AS rule_set
+          FROM (SELECT *, label AS agent FROM {table}) z)
+        SELECT * FROM k WHERE {condition}""", params
 
 
 def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> pd.DataFrame:
-    """`agent_figures`' counts summed from the summary rows `where` selects."""
+    """`agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's kind says
+    (a cooperative game's seats without a team play together)."""
     rows, params = _summary_rows(where)
     game = "k.game, k.rule_set, " if by_game else ""
     return store.query(db, f"""
+        WITH k AS (SELECT *, CASE WHEN game IN (SELECT unnest(?)) THEN draws_shared ELSE draws END AS drawn
+                   FROM ({rows}))
         SELECT {game}k.agent_name AS agent, sum(k.matches)::BIGINT AS matches, sum(k.seats)::BIGINT AS seats,
                sum(k.wins)::BIGINT AS wins, sum(k.drawn)::BIGINT AS draws,
                (sum(k.wins) + sum(k.drawn) / 2)::DOUBLE AS credit,
@@ -152,7 +153,7 @@ def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> p
                sum(k.decisions)::DOUBLE AS decisions, sum(k.valid)::DOUBLE AS valid,
                sum(k.fallback_wins)::BIGINT AS fallback_wins, sum(k.cost)::DOUBLE AS cost,
                sum(k.unpriced)::DOUBLE AS unpriced
-        FROM ({rows}) k GROUP BY ALL""", params)
+        FROM k GROUP BY ALL""", [cooperative_games(), *params])
 
 
 def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.DataFrame:
@@ -265,16 +266,12 @@ def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[floa
     match's score: the mean of the agent's seats' `metric` there), with a 95% t interval from the games' own
     variances over matches, clipped to the scale `bounds` (a 0-100 score read "79.8 [46.8 to 100.0]"): agent,
     value, value_lo, value_hi, note, games (the games it averages)."""
-    where, params = contested(selection)
-    per_match = store.query(db, f"""
-        SELECT {agent_sql("s")} AS agent, m.game, m.match_id, avg(x.value) AS score
-        FROM matches m JOIN seats s USING (match_id)
-        JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = ?
-        WHERE {where} GROUP BY ALL""", [metric, *params])
+    with store.reading(db):
+        where = _summed(db, selection)
+        games = _logged_scores(db, selection, metric) if where is None else _summed_scores(db, where, metric)
     columns = ["agent", "value", "value_lo", "value_hi", "note", "games"]
-    if per_match.empty:
+    if games.empty:
         return pd.DataFrame(columns=columns)
-    games = per_match.groupby(["agent", "game"])["score"].agg(["mean", "var", "count"]).reset_index()
     games["se2"] = games["var"] / games["count"]  # NaN for a game of one match: no interval
     rows = []
     for agent, own in games.groupby("agent"):
@@ -288,6 +285,34 @@ def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[floa
     low, high = (-np.inf, np.inf) if bounds is None else bounds
     table["value_lo"], table["value_hi"] = table["value_lo"].clip(lower=low), table["value_hi"].clip(upper=high)
     return table
+
+
+def _logged_scores(db: str | Path, selection: Selection, metric: str) -> pd.DataFrame:
+    """Per agent and game: the mean, variance and count of its score per contested match, read from the log."""
+    where, params = contested(selection)
+    per_match = store.query(db, f"""
+        SELECT {agent_sql("s")} AS agent, m.game, m.match_id, avg(x.value) AS score
+        FROM matches m JOIN seats s USING (match_id)
+        JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = ?
+        WHERE {where} GROUP BY ALL""", [metric, *params])
+    if per_match.empty:
+        return per_match
+    return per_match.groupby(["agent", "game"])["score"].agg(["mean", "var", "count"]).reset_index()
+
+
+def _summed_scores(db: str | Path, where: tuple[str, list], metric: str) -> pd.DataFrame:
+    """`_logged_scores` from the metric summaries: the variance from the sum of squares."""
+    rows, params = _summary_rows(where, "metric_summary")
+    games = store.query(db, f"""
+        SELECT k.agent_name AS agent, k.game, sum(k.matches)::BIGINT AS count, sum(k.total) AS total,
+               sum(k.squares) AS squares
+        FROM ({rows}) k WHERE k.name = ? GROUP BY ALL ORDER BY agent, game""", [*params, metric])
+    if games.empty:
+        return games
+    games["mean"] = games["total"] / games["count"]
+    spread = (games["squares"] - games["total"] * games["mean"]).clip(lower=0)
+    games["var"] = (spread / (games["count"] - 1)).where(games["count"] > 1)
+    return games[["agent", "game", "mean", "var", "count"]]
 
 
 def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[list[str], list[str]]:

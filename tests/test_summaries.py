@@ -31,7 +31,8 @@ GAMES = [
     {"game": "hanabi", "lineups": [RANDOM]},  # cooperative: its self-play counts
     {"game": "undercover", "presets": ["magic", "wis"],
      "lineups": [{"challenger": "bot:letters", "others": "bot:random"}]},
-    {"game": "guessing_game", "params": {"players": 3, "rounds": 2}, "lineups": [RANDOM]},
+    {"game": "guessing_game", "params": {"players": 3, "rounds": 2},
+     "lineups": [RANDOM, ["bot:random", "bot:equilibrium", "bot:random"]]},  # γ-Bench's 0-100 score
     {"game": "connect_four", "lineups": [["bot:random", "bot:minimax"]]},
 ]
 
@@ -115,8 +116,10 @@ def test_the_summaries_answer_the_selections_their_grain_allows_without_the_log(
         raise AssertionError("read the log")
 
     monkeypatch.setattr(headline, "_logged_figures", no_log)
+    monkeypatch.setattr(headline, "_logged_scores", no_log)
     for selection in SELECTIONS.values():
         headline.agent_figures(played, selection, by_game=True)
+        headline.scores(played, selection, "gamabench_score")
     for suite in ("llmarena", "magic", "wis", "gamabench"):
         headline.headline(played, suite)
     with pytest.raises(AssertionError, match="read the log"):
@@ -128,8 +131,20 @@ def test_the_summaries_answer_the_selections_their_grain_allows_without_the_log(
 @pytest.mark.parametrize("suite", ["llmarena", "magic", "wis", "gamabench"])
 def test_every_suites_headline_is_the_same_from_summaries_and_from_the_log(played, suite, monkeypatch):
     summed = headline.headline(played, suite)
+    assert len(summed) >= 2
     monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
     pd.testing.assert_frame_equal(summed, headline.headline(played, suite), check_exact=False, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(SELECTIONS))
+def test_the_scores_from_the_metric_summaries_are_the_logs(played, name, monkeypatch):
+    """γ-Bench's score: the mean over games of the per-match means, its interval from their variances (here
+    from sums of squares)."""
+    summed = headline.scores(played, SELECTIONS[name], "gamabench_score", (0, 100))
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
+    logged = headline.scores(played, SELECTIONS[name], "gamabench_score", (0, 100))
+    assert (not logged.empty) == (name in ("all", "one run"))
+    pd.testing.assert_frame_equal(summed, logged, check_exact=False, rtol=1e-9)
 
 
 def test_rows_written_around_the_writer_put_the_summaries_out_of_step_and_the_log_answers(played, tmp_path):

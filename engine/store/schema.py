@@ -42,6 +42,13 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("draws", "BIGINT"), ("draws_shared", "BIGINT"), ("score_sum", "DOUBLE"), ("score_weight", "DOUBLE"),
         ("decisions", "BIGINT"), ("valid", "BIGINT"), ("fallback_wins", "BIGINT"), ("cost", "DOUBLE"),
         ("unpriced", "BIGINT")),
+    # per the same keys and a metric: the matches of the agent scored by it, the sum and sum of squares of its
+    # score per match (the mean of its seats' values there): what `headline.scores` averages
+    "metric_summary": (
+        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+        ("several", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
+        ("max_tokens", "INTEGER"), ("name", "VARCHAR"), ("matches", "BIGINT"), ("total", "DOUBLE"),
+        ("squares", "DOUBLE")),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
@@ -49,7 +56,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table; 5
 # seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies);
 # 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`);
-# 7 the summaries (agent_summary, generation: engine/store/summaries.py), built from the log by the upgrade.
+# 7 the summaries (agent_summary, metric_summary, generation: engine/store/summaries.py), built from the log
+# by the upgrade.
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).

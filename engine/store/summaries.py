@@ -2,9 +2,10 @@
 thousand rows instead of joining a million turns. One row of `agent_summary` per run x game x match params x
 preset x (whether the match had several agents) x agent (its label and the settings that can name it apart:
 temperature, prompt version, max_tokens): contested matches, seats, wins, draws, score sums, decisions, valid
-decisions, fallback wins and cost. The summing grain is what a page selects by (runs, games, rule sets, which
-are params, presets), so any such selection is a sum of rows; a date range or an agent filter is not, and is
-read from the log (engine/headline.py decides).
+decisions, fallback wins and cost; of `metric_summary`, per the same and a metric, what a score averages. The
+summing grain is what a page selects by (runs, games, rule sets, which are params, presets), so any such
+selection is a sum of rows; a date range or an agent filter is not, and is read from the log (engine/headline.py
+decides).
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -27,15 +28,15 @@ import duckdb
 from engine.store.schema import TABLES
 
 KEYS = ("run_id", "game", "params", "preset", "several", "label", "temperature", "prompt_version", "max_tokens")
-COUNTS = tuple(name for name, _ in TABLES["agent_summary"] if name not in KEYS)
+SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name")}  # each table and the columns it sums by
 # an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
 _IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
              "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
 
 
-def contributions_sql(matches: str, seats: str, turns: str) -> str:
-    """The summary rows of the `ok` matches of the tables (or views) named: the headline's per-agent figures
-    (engine/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over rows."""
+def _seats_sql(matches: str, seats: str) -> str:
+    """The CTEs both summaries start from: the seats of the `ok` matches (`s`) and whether each match had
+    several agents (`agents`)."""
     identity = ", ".join(_IDENTITY)
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset FROM {matches} WHERE status = 'ok'),
@@ -44,7 +45,27 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
                      m.run_id, m.game, m.params, m.preset
               FROM {seats} s JOIN m USING (match_id)),
         agents AS (SELECT match_id, count(DISTINCT ({identity})) > 1 AS several FROM {seats} s
-                   WHERE match_id IN (SELECT match_id FROM m) GROUP BY match_id),
+                   WHERE match_id IN (SELECT match_id FROM m) GROUP BY match_id)"""
+
+
+def metric_contributions_sql(matches: str, seats: str, metrics: str) -> str:
+    """The `metric_summary` rows of the `ok` matches of the tables (or views) named: per agent and metric, its
+    score per match as `headline.scores` takes it (the mean of its seats' values), counted, summed and squared."""
+    return f"""{_seats_sql(matches, seats)},
+        per_match AS (
+          SELECT s.match_id, s.run_id, s.game, s.params, s.preset, s.label, s.temperature, s.prompt_version,
+                 s.max_tokens, x.name, avg(x.value) AS score
+          FROM s JOIN {metrics} x ON x.match_id = s.match_id AND x.seat = s.seat GROUP BY ALL)
+        SELECT p.run_id, p.game, p.params, p.preset, a.several, p.label, p.temperature, p.prompt_version,
+               p.max_tokens, p.name, count(*) AS matches, sum(p.score) AS total, sum(p.score * p.score) AS squares
+        FROM per_match p JOIN agents a USING (match_id) GROUP BY ALL"""
+
+
+def contributions_sql(matches: str, seats: str, turns: str) -> str:
+    """The summary rows of the `ok` matches of the tables (or views) named: the headline's per-agent figures
+    (engine/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over rows."""
+    identity = ", ".join(_IDENTITY)
+    return f"""{_seats_sql(matches, seats)},
         placed AS (SELECT *, min(rank) OVER (PARTITION BY match_id) AS best,
                           count(*) OVER (PARTITION BY match_id, {identity}) AS held
                    FROM s WHERE rank IS NOT NULL),
@@ -75,31 +96,31 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
         GROUP BY ALL"""
 
 
-def _same_key(left: str, right: str) -> str:
-    return " AND ".join(f"{left}.{k} IS NOT DISTINCT FROM {right}.{k}" for k in KEYS)
-
-
-def _merge(con: duckdb.DuckDBPyConnection, rows_sql: str, sign: int) -> None:
-    """Add (`sign` 1) or take away (-1) the summary rows `rows_sql` selects: the rows of their keys are
-    replaced by their sums, and a key no match counts any more is dropped."""
-    keys, counts = ", ".join(KEYS), ", ".join(f"sum({c}) AS {c}" for c in COUNTS)
-    signed = ", ".join(f"{sign} * {c} AS {c}" for c in COUNTS)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE summary_delta AS SELECT {keys}, {signed} FROM ({rows_sql})")
+def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
+    """Add (`sign` 1) or take away (-1) the rows `rows_sql` selects to summary `table`: the rows of their keys
+    are replaced by their sums, and a key no match counts any more is dropped."""
+    keys = SUMMARIES[table]
+    counts = [name for name, _ in TABLES[table] if name not in keys]
+    same = " AND ".join(f"a.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)
+    signed = ", ".join(f"{sign} * {c} AS {c}" for c in counts)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE summary_delta AS SELECT {', '.join(keys)}, {signed} FROM ({rows_sql})")
     con.execute(f"""CREATE OR REPLACE TEMP TABLE summary_merged AS
-        SELECT {keys}, {counts} FROM (
-          SELECT * FROM agent_summary a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {_same_key('a', 'd')})
+        SELECT {', '.join(keys)}, {', '.join(f"sum({c}) AS {c}" for c in counts)} FROM (
+          SELECT * FROM {table} a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {same})
           UNION ALL BY NAME SELECT * FROM summary_delta)
         GROUP BY ALL""")
-    con.execute(f"DELETE FROM agent_summary a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {_same_key('a', 'd')})")
-    con.execute("INSERT INTO agent_summary BY NAME SELECT * FROM summary_merged WHERE matches <> 0")
+    con.execute(f"DELETE FROM {table} a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {same})")
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM summary_merged WHERE matches <> 0")
     con.execute("DROP TABLE summary_delta")
     con.execute("DROP TABLE summary_merged")
 
 
-def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
+def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, metrics: str,
+                sign: int = 1) -> None:
     """Inside the writer's transaction: count (or with `sign` -1, uncount) the `ok` matches of the tables or
     views named, and bump the generation."""
-    _merge(con, contributions_sql(matches, seats, turns), sign)
+    _merge(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
+    _merge(con, "metric_summary", metric_contributions_sql(matches, seats, metrics), sign)
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
     bump(con)
@@ -127,6 +148,8 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries computed again from the whole log."""
     con.execute("DELETE FROM agent_summary")
     con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
+    con.execute("DELETE FROM metric_summary")
+    con.execute(f"INSERT INTO metric_summary BY NAME {metric_contributions_sql('matches', 'seats', 'metrics')}")
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])

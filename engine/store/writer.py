@@ -91,7 +91,7 @@ class MatchRecord:
 
 
 _TABLES = {"matches": MATCH_SCHEMA, "seats": SEAT_SCHEMA, "turns": TURN_SCHEMA, "metrics": METRIC_SCHEMA}
-_SUMMARIZED = ("matches", "seats", "turns")  # what the summaries are computed from
+_SUMMARIZED = ("matches", "seats", "turns", "metrics")  # what the summaries are computed from
 
 
 def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> int:
@@ -141,7 +141,7 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
                 con.register(f"new_{name}", table)
                 if table.num_rows:
                     con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
-            summaries.add_matches(con, "new_matches", "new_seats", "new_turns")
+            summaries.add_matches(con, "new_matches", "new_seats", "new_turns", "new_metrics")
             for name in arrow:
                 con.unregister(f"new_{name}")
             for run_id in {r.match["run_id"] for r in records}:  # every run of the batch beats its heart
@@ -163,7 +163,7 @@ def _uncount(con: duckdb.DuckDBPyConnection, matches: list[dict[str, Any]]) -> N
         con.execute(f"CREATE OR REPLACE TEMP VIEW stale_{name} AS SELECT * FROM {name} WHERE match_id IN "
                     "(SELECT match_id FROM counted_ids)" + (" AND run_id IN (SELECT run_id FROM counted_ids)"
                                                             if name == "matches" else ""))
-    summaries.add_matches(con, "stale_matches", "stale_seats", "stale_turns", sign=-1)
+    summaries.add_matches(con, "stale_matches", "stale_seats", "stale_turns", "stale_metrics", sign=-1)
     for name in _SUMMARIZED:
         con.execute(f"DROP VIEW stale_{name}")
     con.unregister("counted_ids")
