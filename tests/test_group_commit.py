@@ -103,7 +103,7 @@ def test_a_failed_batch_leaves_nothing_of_any_of_its_matches(db_path, monkeypatc
 
 def match_deletes(recorder) -> list[str]:
     """The DELETEs of the match tables (the summaries' few rows of the keys a batch touches are replaced)."""
-    return [s for s in recorder.sql if s.startswith("DELETE") and "agent_summary" not in s]
+    return [s for s in recorder.sql if s.startswith("DELETE") and "_summary" not in s]
 
 
 def test_new_matches_are_appended_without_a_delete_and_earlier_attempts_are_replaced(db_path, monkeypatch):

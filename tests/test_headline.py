@@ -119,6 +119,7 @@ def test_a_scores_interval_stays_on_its_scale(first_run_db, monkeypatch):
     per_match = pd.DataFrame({"agent": ["wide"] * 3 + ["low"] * 3, "game": ["guessing_game"] * 6,
                               "match_id": list("abcdef"), "score": [100.0, 90.0, 70.0, 0.0, 10.0, 30.0]})
     monkeypatch.setattr(headline.store, "query", lambda db, sql, params=None: per_match)  # the matches' scores
+    monkeypatch.setattr(headline.store, "summaries_in_step", lambda db: False)  # read as the log's
     scored = headline.scores(first_run_db, ALL, "score", bounds=(0, 100)).set_index("agent")
     assert scored.loc["wide", "value_hi"] == 100 and 0 < scored.loc["wide", "value_lo"] < scored.loc["wide", "value"]
     assert scored.loc["low", "value_lo"] == 0 and scored.loc["low", "value_hi"] < 100
