@@ -19,7 +19,7 @@ ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperati
 RADAR_SCALE = 100.0  # Figure 1 draws the abilities from 0 to 100, and Table 1 prints them so
 ABILITY_COLUMNS = [f"{name} (0-100)" for name in ABILITIES]  # every output path names the scale
 AREA = "area (% of full radar)"
-PAPER_AREA = "area (paper: 0-100 axes)"  # no comma: a CSV header as it reads
+PAPER_AREA = "area (0-100 axes)"  # the raw polygon, as Figures 1 and 6 plot it
 
 
 def _neighbour_products(values: Sequence[float]) -> float:
