@@ -108,7 +108,9 @@ else:
     pick = pick.assign(win_rate=pick["win_rate"] * RADAR_SCALE)  # 0-100, as the radars and the abilities
     wide = pick.pivot_table(index="agent", columns="strategy", values=[*ABILITY_COLUMNS, "win_rate", AREA]).rename(
         columns={"win_rate": f"{MEAN_ROLE_WIN_RATE} (%)"})
-    wide.columns = [f"{name} ({strategy})" for name, strategy in wide.columns]
+    # "Rationality · pgm (0-100)": the strategy beside the figure, its scale last as in every header
+    wide.columns = [f"{name} · {strategy} ({unit}" for (name, _, unit), strategy in
+                    ((column.rpartition(" ("), strategy) for column, strategy in wide.columns)]
     show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
 
 st.subheader("Profile")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
 RADAR_SCALE = 100.0  # Figure 1 draws the abilities from 0 to 100, and Table 1 prints them so
 ABILITY_COLUMNS = [f"{name} (0-100)" for name in ABILITIES]  # every output path names the scale
-AREA = "area (% of full radar)"
+AREA = "area (%)"  # of the full radar; short: the profile fits a 1400 px window
 PAPER_AREA = "area (0-100 axes)"  # the raw polygon, as Figures 1 and 6 plot it
 
 
