@@ -141,3 +141,21 @@ def test_table_2_figures_are_the_challengers_mean_cost_score_and_payback(db_path
     assert row["cost_sharing_cost"] == pytest.approx(sum(costs) / 3)
     assert row["prisoner_score"] == pytest.approx(sum(scores) / 3)
     assert row["public_good_payback"] == pytest.approx(sum(paybacks) / 3) and row["public_good_payback"] > 0
+
+
+def test_the_scorers_read_the_suites_game_lists_not_their_own():
+    """MAgIC's games are declared once, in engine/suites/magic.py: the scorers' selections are built from its SOCIAL
+    and THEORY variants (a rule set added there is scored here), and no SQL of theirs names a game itself."""
+    import inspect
+    import re
+
+    from engine.metrics import magic, magic_social
+    from engine.selection import variants_sql
+    from engine.suites.magic import SOCIAL, SUITE, THEORY
+
+    assert SUITE.variants == SOCIAL + THEORY
+    assert magic_social.SOCIAL_GAMES == variants_sql(SOCIAL) and magic.THEORY_SELECTION == variants_sql(THEORY)
+    per_game = " ".join(magic.THEORY_SUMS.values())
+    assert {variant.game for variant in THEORY} == set(re.findall(r"game = '(\w+)'", per_game))
+    for module in (magic, magic_social):
+        assert not re.search(r"game\s*(=|IN)\s*\(?'", inspect.getsource(module)), module.__name__
