@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, RADAR_SCALE
+from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
 from engine.selection import Selection
 from engine.suites import get_suite, own_table
 from pages.shared import (
@@ -77,7 +77,9 @@ short = partial_rows(shown, SUITE.name)  # a mean over fewer than the seven role
 ticks = [f"{c} (partial: {int(n)} of 7 roles)" if p else c
          for c, n, p in zip(shown["challenger"], shown["roles"], short, strict=True)]
 bars = go.Figure([
-    go.Bar(x=ticks, y=shown[AREA].tolist(), name="radar area (% of the full radar)"),
+    go.Bar(x=ticks, y=shown[AREA].tolist(), name="radar area (% of the full radar)",
+           customdata=shown[PAPER_AREA].tolist(),  # the paper's own unit, in the hover
+           hovertemplate="%{y:.1f}% of the full radar; %{customdata:,.0f} on 0-100 axes (Figures 1 and 6)"),
     go.Scatter(x=ticks, y=(shown["win_rate"] * RADAR_SCALE).tolist(),
                name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="lines+markers", line={"color": "red"},
                marker={"symbol": ["circle-open" if p else "circle" for p in short], "size": 10}),
@@ -89,7 +91,10 @@ report.figure(f"Radar area against the {MEAN_ROLE_WIN_RATE}", bars)
 partial_note = (" Partial (an open marker, named on the axis): a mean over only the roles the challenger played, "
                 "not comparable with a mean over all seven; it has no radar area." if short.any() else "")
 st.caption(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's: the mean of the challenger's seven role win rates, each role "
-           f"weighing the same. It is not the win rate of the other pages (seats won / seats held).{partial_note}")
+           f"weighing the same. It is not the win rate of the other pages (seats won / seats held). The bars are "
+           f"the radar's area as a percentage of the full radar; the paper's bars plot the raw area on 0-100 axes "
+           f"(full radar about 27,400; GPT-4-turbo about 9,300): that unit is in the hover and in the profile's "
+           f"'{PAPER_AREA}'.{partial_note}")
 
 st.subheader("Vanilla against PGM")
 pairs = profile[profile["strategy"].isin(["vanilla", "pgm"])]

@@ -4,6 +4,7 @@ bots' games and a stub LLM playing the prisoner's dilemma with both strategies."
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -126,6 +127,10 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     area, win = bars["data"]
     assert area_percent([100.0] * len(ABILITIES)) == 100 and bars["layout"]["yaxis"]["range"] == [0, 100]
     assert all(0 < a <= 100 for a in area["y"])  # win rate and area share the one 0-100 axis
+    # the paper's unit in the hover: the same polygon's raw area on 0-100 axes (the full radar's 27,364 = 100%)
+    full = 100 * 100 * 7 / 2 * math.sin(2 * math.pi / 7)
+    assert area["customdata"] == pytest.approx([a * full / 100 for a in area["y"]])
+    assert "on 0-100 axes" in area["hovertemplate"]
     assert all(1 < w <= 100 for w in win["y"])
     for figure in (radar, bars):
         assert figure["layout"]["legend"]["x"] > 1  # right of the plot, not over or under it
