@@ -43,7 +43,7 @@ from engine.suites.magic import SOCIAL
 
 DECEPTION_GUESS_WEIGHT = 0.25
 SOCIAL_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
-                   "judgement", "reasoning", "deception", "self_awareness"]
+                  "judgement", "reasoning", "deception", "self_awareness"]
 NO_STRATEGY = "-"  # bots have none
 SOCIAL_GAMES = variants_sql(SOCIAL)  # over matches AS m
 AUTHORS, UNMATCHED = "authors", "unmatched"  # how Reasoning reads a missing suspicion row
