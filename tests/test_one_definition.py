@@ -86,8 +86,8 @@ def test_abilities_and_leaderboards_show_one_magic_profile(first_run_db, leaderb
     one_role = mine[mine["roles"] == "1 of 7"]
     assert len(one_role) and one_role["mean role win rate"].str.endswith("(partial)").all()
     assert "strategy" not in mine or "-" not in set(mine["strategy"])  # bots only: no strategy column at all
-    areas = [float(a) for a in mine["area"] if a]
-    assert areas and all(0 <= a <= 100 for a in areas) and all(len(a.split(".")[1]) == 2 for a in mine["area"] if a)
+    areas = [float(a) for a in mine["area (%)"] if a]
+    assert areas and all(0 <= a <= 100 for a in areas) and all(len(a.split(".")[1]) == 2 for a in mine["area (%)"] if a)
 
 
 def test_headline_tables_fit_the_window_and_keep_whole_labels(leaderboard):

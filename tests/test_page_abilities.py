@@ -4,6 +4,7 @@ bots' games and a stub LLM playing the prisoner's dilemma with both strategies."
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -55,7 +56,7 @@ def test_radar_area_and_vanilla_against_pgm(db, monkeypatch):
     assert {"vanilla", "pgm"} <= set(profile[profile["agent"] == "openai/stub-model"]["strategy"])
     charts = at.get("plotly_chart")
     assert len(charts) == 4  # the radar, the area bars, and the vanilla and pgm radars side by side
-    side = [df.value for df in at.dataframe if "Rationality (pgm)" in df.value.columns]
+    side = [df.value for df in at.dataframe if "Rationality · pgm (0-100)" in df.value.columns]
     assert list(side[0]["agent"]) == ["openai/stub-model"]
 
 
@@ -88,12 +89,12 @@ def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db
     differed from the win rate of the other pages under the same name."""
     import json
 
-    from engine.metrics.magic import ROLE_WIN_RATES
+    from engine.metrics.magic import AREA, ROLE_WIN_RATES
 
     monkeypatch.setenv("ARENA_DB", str(db))
     at = AppTest.from_file("../pages/abilities.py", default_timeout=60).run()
     assert not at.exception
-    profile, roles = [df for df in at.dataframe if "area" in df.value.columns or "cost_sharing_wr" in df.value.columns]
+    profile, roles = [df for df in at.dataframe if AREA in df.value.columns or "cost_sharing_wr" in df.value.columns]
     assert "mean role win rate" in profile.value.columns and "win_rate" not in profile.value.columns
     assert not set(ROLE_WIN_RATES) & set(profile.value.columns) and set(ROLE_WIN_RATES) <= set(roles.value.columns)
     assert json.loads(profile.proto.columns)["agent"]["pinned"] is True
@@ -107,7 +108,8 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     legends beside the plots; the page opens on the challengers with the most abilities measured."""
     import json
 
-    from engine.metrics.magic import ABILITIES, radar_area
+    from engine.metrics.magic import ABILITIES
+    from engine.metrics.magic_radar import area_percent
 
     at = page(first_run_db, monkeypatch)
     assert not at.exception
@@ -123,8 +125,12 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     offset = (polar["radialaxis"]["angle"] - polar["angularaxis"]["rotation"]) % step
     assert min(offset, step - offset) > step / 4  # the radial numbers sit between two abilities' axes
     area, win = bars["data"]
-    assert radar_area([1.0] * len(ABILITIES)) == 100 and bars["layout"]["yaxis"]["range"] == [0, 100]
+    assert area_percent([100.0] * len(ABILITIES)) == 100 and bars["layout"]["yaxis"]["range"] == [0, 100]
     assert all(0 < a <= 100 for a in area["y"])  # win rate and area share the one 0-100 axis
+    # the paper's unit in the hover: the same polygon's raw area on 0-100 axes (the full radar's 27,364 = 100%)
+    full = 100 * 100 * 7 / 2 * math.sin(2 * math.pi / 7)
+    assert area["customdata"] == pytest.approx([a * full / 100 for a in area["y"]])
+    assert "on 0-100 axes" in area["hovertemplate"]
     assert all(1 < w <= 100 for w in win["y"])
     for figure in (radar, bars):
         assert figure["layout"]["legend"]["x"] > 1  # right of the plot, not over or under it

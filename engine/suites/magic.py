@@ -15,7 +15,8 @@ SUITE = Suite(
     board=Scorer("engine.metrics.magic:ability_profile"),
     headline=Headline("win_rate", "win rate"),  # MAgIC compares challengers by win rate (here: the one definition)
     caption="Per challenger: the seven abilities, the mean role win rate (the mean of its seven role win rates, "
-            "MAgIC's Table 1 win rate: not the headline's win rate), the radar's area (on the paper's 0-100 scale), "
+            "MAgIC's Table 1 win rate: not the headline's win rate), the radar's area (as a % of the full radar, and "
+            "in the paper's unit: the raw polygon on 0-100 axes, Figures 1 and 6), "
             "Table 2's cost_sharing_cost (its mean share, %, of the agreed split in successful cost-sharing games), "
             "prisoner_score (its mean final score in the Prisoner's Dilemma) and public_good_payback (its mean payout "
             "from the public pool: every player's contributions over the rounds x the multiplier / 3, in points, each "
@@ -23,7 +24,8 @@ SUITE = Suite(
             "authors' metrics_release.py computes them: Deception counts every outcome but 0 as a win as "
             "chameleon/undercover, plus 0.25 x (flag 1 seen) / (distinct flags 0, 1 seen as a non-chameleon); "
             "Self-awareness pools both games unweighted; Reasoning has one gold and one inter item per probe "
-            "(inter right only if both other beliefs match); a fallback vote is a wrong vote in Judgement. Rows "
+            "(inter right only if both other beliefs match), and a missing suspicion row reads as Player 1 (their "
+            "argmax of zeros); a fallback vote is a wrong vote in Judgement. Rows "
             "with source `paper: ...` are the paper's Tables 1 and 2 for the same models (never in `scores`).",
     empty="No Chameleon, Undercover (MAgIC rules), cost sharing, prisoner's dilemma or public good matches "
           "in this selection.",

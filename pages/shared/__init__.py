@@ -37,7 +37,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.headline import DEFINITIONS
-from engine.metrics.magic import ABILITIES, RADAR_SCALE, ROLE_WIN_RATES, TABLE_2
+from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, ROLE_WIN_RATES, TABLE_2
 from engine.metrics.magic_social import NO_STRATEGY
 from engine.precision import fixed, fixed_nested, fixed_values
 from engine.selection import Selection
@@ -483,7 +483,8 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
 
 MEAN_ROLE_WIN_RATE = "mean role win rate"  # MAgIC's Table 1 "win rate": not the win rate of engine/headline.py
 # MAgIC's profile beyond the abilities, shown apart so that the table fits a 1400 px window
-MAGIC_ASIDE = {"The seven role win rates": ROLE_WIN_RATES, "MAgIC's Table 2": TABLE_2}
+MAGIC_ASIDE = {"The seven role win rates": ROLE_WIN_RATES, "MAgIC's Table 2": TABLE_2,
+               "The radar's area in the paper's unit (Figures 1 and 6)": [PAPER_AREA]}
 WIS_BY_ROLE = [f"{role}_{figure}" for figure in ("win_rate", "mean_score", "foul_rate", "survival_rounds")
                for role in ("spy", "civilian")]
 # a paper's own number that is not the one win rate of engine/headline.py, named so that it cannot pass for it;
@@ -494,7 +495,7 @@ LLMARENA_RAW = {"Raw figures, before normalizing to the best": ["bid_reward", "h
 PAPER_ASIDE = {"magic": MAGIC_ASIDE, "wis": {"Figures by role (spy, civilian)": WIS_BY_ROLE},
                "llmarena": LLMARENA_RAW}  # fits 1400 px
 # the columns that say who and how well, shown right after the first so they stay in view on a narrow window
-PAPER_KEY = {"gamabench": ["overall", "matches", "setting", "source"], "magic": ["win_rate", "roles", "area"],
+PAPER_KEY = {"gamabench": ["overall", "matches", "setting", "source"], "magic": ["win_rate", "roles", AREA],
              "llmarena": ["average", "games"], "wis": ["ranking", "games", "win_rate"]}
 # an average over parts: (its column, the column counting its parts, the whole, what a part is)
 COVERAGE = {"magic": ("win_rate", "roles", 7, "roles"), "llmarena": ("average", "games", 7, "games")}
@@ -545,11 +546,8 @@ def own_table_view(board: pd.DataFrame, suite: str) -> pd.DataFrame:
         shown[value] = [f"{text} (partial)" if text and short else text
                         for text, short in zip(shown[value], partial, strict=True)]
         shown[parts] = [f"{int(n)} of {whole}" if n == n else "" for n in board[parts]]  # the header names the unit
-    if suite == "magic":
-        for ability in ABILITIES:
-            if ability in board:
-                shown[ability] = (board[ability] * RADAR_SCALE).map(numbers.number)
-        shown = shown.rename(columns=SHORT_ABILITIES)
+    if suite == "magic":  # the abilities 0-100 as the scorer gives them, under short headers
+        shown = shown.rename(columns=dict(zip(ABILITY_COLUMNS, SHORT_ABILITIES.values(), strict=True)))
     condition = [c for c in ("prompt_version", "temperature", "strategy") if c in shown]
     if len(condition) > 1:
         shown = with_condition(shown, condition)
