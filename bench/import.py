@@ -31,7 +31,7 @@ MAX_SECONDS = 20.0
 # the file-name prefixes of the authors' board.py (the paper's model has none) and GPT-4o's
 MODELS = ("", "gpt-3.5-turbo-1106_", "gpt-3.5-turbo-0613_", "gpt-4-0125-preview_", "gemini-1.0-pro_",
           "gemini-1.5-pro_", "llama-3.1-8b_", "llama-3.1-70b_", "llama-3.1-405b_", "mixtral-8x7b_",
-          "mixtral-8x22b_", "qwen2-72b_", "gpt-4o-2024-08-06_")
+          "mixtral-8x22b_", "qwen2-72b_", "gpt-4o_")
 # after the leaderboard runs, the studies' suffixes, in turn (the paper's model ran most of them)
 STUDIES = ("", "_t0", "_t1", "_t2", "_t3", "_t4", "_t5", "_cot1", "_cot2", "_cot3", "_role1", "_role2", "_role3",
            "_r0", "_r1", "_r2", "_savept1_0", "_savept2_1", "_m1", "_s1")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,7 @@ GUESSING = RAW / "guessing_game"
 # board.py's `models_path` (the paper's model has no prefix) and GPT-4o's: the published leaderboard's 13 models
 PREFIXES = ("", "gpt-3.5-turbo-1106_", "gpt-3.5-turbo-0613_", "gpt-4-0125-preview_", "gemini-1.0-pro_",
             "gemini-1.5-pro_", "llama-3.1-8b_", "llama-3.1-70b_", "llama-3.1-405b_", "mixtral-8x7b_",
-            "mixtral-8x22b_", "qwen2-72b_", "gpt-4o-2024-08-06_")
+            "mixtral-8x22b_", "qwen2-72b_", "gpt-4o_")
 TABLES = {"matches": "match_id, run_id, game, preset, params, seed, \"repeat\", status, outcome",
           "seats": "*", "turns": "*", "metrics": "*"}
 
@@ -144,3 +145,16 @@ def test_what_a_player_saw_without_a_conversation_in_the_record():
     # more decisions than answers kept: the first have nothing, the rules stay on the first
     assert seen_by_turn({"prompt": chat}, 3) == [[chat[0], NOT_KEPT], [chat[1]], chat[3:4]]
     assert seen_by_turn({"prompt": chat}, 1) == [[chat[0], *chat[3:4]]]  # fewer: the last answers
+
+
+def test_a_published_row_shows_its_spread_over_its_five_runs(tmp_path):
+    db = tmp_path / "r.duckdb"
+    import_dir(RAW, db)
+    files = {f: json.loads(f.read_text()) for f in RAW.rglob("*_v1_[1-5].json")}
+    games = {"bar_game_implicit": "bar_game"}
+    runs = [statistics.mean(record_score(games.get(f.parent.name, f.name.split("_v1_")[0]), data)
+                            for f, data in files.items() if f.name.endswith(f"_v1_{k}.json")) for k in range(1, 6)]
+    row = leaderboard(db).iloc[0]
+    assert row["overall"] == pytest.approx(statistics.mean(runs))
+    assert row["overall_sd"] == pytest.approx(statistics.stdev(runs))
+    assert row["overall_sd"] > 0
