@@ -162,7 +162,7 @@ def test_imported_scores_come_from_the_stored_round_records_not_the_answers(impo
         match_id, state = con.execute("""SELECT match_id, t.state FROM matches JOIN turns t USING (match_id)
             WHERE outcome->>'source_file' = ? AND t.turn = 0""", [source]).fetchone()
         state = json.loads(state)
-        for r in state["gama_record"]["round_records"]:
+        for r in state["round_records"]:
             r["mean"] = 0
         con.execute("UPDATE turns SET state = ? WHERE match_id = ? AND turn = 0", [json.dumps(state), match_id])
     assert leaderboard(db).iloc[0]["guessing_game"] == pytest.approx(63.438, abs=1e-3)  # stored until rescored

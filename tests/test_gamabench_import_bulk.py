@@ -18,6 +18,7 @@ from engine.importers import gamabench
 from engine.importers.gamabench import NOT_KEPT, import_dir, seen_by_turn
 from engine.metrics.gamabench import leaderboard
 from engine.metrics.gamabench_records import record_score
+from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
 
@@ -118,7 +119,7 @@ def test_the_match_header_holds_the_games_parameters_and_the_record_is_a_turn(tr
     assert "gama_record" not in json.loads(outcome) and "round_records" not in outcome
     first = _turns(transcripts, "guessing_game", None)[0]
     assert first["turn"] == 0
-    assert json.loads(first["state"]) == {"gama_record": {"meta": data["meta"], "round_records": data["round_records"]}}
+    assert json.loads(first["state"]) == {"meta": data["meta"], "round_records": data["round_records"]}
 
 
 def test_each_decision_shows_what_its_player_saw_as_far_as_the_record_has_it(transcripts):
@@ -158,3 +159,21 @@ def test_a_published_row_shows_its_spread_over_its_five_runs(tmp_path):
     assert row["overall"] == pytest.approx(statistics.mean(runs))
     assert row["overall_sd"] == pytest.approx(statistics.stdev(runs))
     assert row["overall_sd"] > 0
+
+
+def test_the_transcripts_page_reads_an_imported_match_as_a_played_one(transcripts, monkeypatch):
+    match_id = store.rows(transcripts, "SELECT match_id FROM matches WHERE game = 'guessing_game'")[0][0]
+    first_decision = store.rows(transcripts, "SELECT min(turn) FROM turns WHERE match_id = ? AND seat = 0",
+                                [match_id])[0][0]
+    at = run_page("transcripts", transcripts, monkeypatch, match=match_id, turn=str(first_decision))
+    assert not at.exception
+    header = at.code[0].value
+    assert header.startswith("params: ") and '"ratio"' in header and "round_records" not in header
+    saw = [c.value for c in at.code[1:]]
+    assert any("You are participating in a game played by 10 players" in text for text in saw)
+    assert not any("nothing: a moderator message" in c.value for c in at.caption)
+    # turn 0: the authors' record, drawn as tables (the meta block; a row per round record)
+    record = run_page("transcripts", transcripts, monkeypatch, match=match_id, turn="0")
+    assert not record.exception
+    assert {"Meta", "Round records"} <= {m.value for m in record.markdown}
+    assert 20 in {len(d.value) for d in record.dataframe}

@@ -18,7 +18,8 @@ First or second price comes from meta `mode`, else the folder (`sealed_bid_aucti
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
 round record stores, as their `compute_score` does; the record's `meta` and `round_records` are
-kept in the match outcome (`gama_record`) so the leaderboard recomputes it from the database.
+kept as the state of the match's first turn (`record_turn`), so `rescore` recomputes it from the database and the
+Transcripts page shows them as tables (the match header keeps to the game's parameters).
 A record their code cannot score, and any other .json file under the folder, is reported with its reason and not
 imported; every other record is imported. The turns: each player's actions, read from `player_data[i].records` (the
 round `responses` lists are shuffled in some games), are replayed through our own game, so the
@@ -26,7 +27,7 @@ match has the same turns, states and per-round figures as matches we play (aucti
 who shoots when and whether a shot landed are forced from the file). A record our rules cannot
 replay (it stops before the game ends, an answer outside the option list...) keeps its rounds as
 recorded instead: one moderator turn per round record, its fields as the public state.
-The files' conversations are not kept (they hold each player's whole final conversation).
+Each decision's prompt is what its player saw as far as the file's conversation has it (`seen_by_turn`).
 Match ids hash the file name and content: importing again adds nothing.
 """
 
@@ -64,7 +65,6 @@ MAX_LISTED = 50  # unreadable files named in the summary
 PARALLEL_FROM = 64  # files: a smaller folder is read in this process (starting workers would cost more)
 CHUNK = 16  # files a worker reads per task
 PAPER_MODEL = "gpt-3.5-turbo-0125"
-RECORD = "gama_record"  # the state key of the record's turn (`record_turn`)
 NOT_KEPT = {"role": "note", "content": "The record keeps no conversation for this answer."}
 PERSONAS = {"1": "persona:cooperative", "2": "persona:selfish", "3": "persona:mathematician"}
 LEADERBOARD_RUNS = ("1", "2", "3", "4", "5")  # board.py: f"{model}{game}_v1_{i}.json" for i in range(1, 6)
@@ -324,15 +324,17 @@ def record_turn(log: TurnLog, source_file: str, data: dict[str, Any]) -> None:
     Transcripts page draws it as tables (the meta block, a row per round record) where the match header would
     otherwise dump it, and `rescore` reads the authors' score from it."""
     log.moderator(0, f"GAMA-Bench's published record {source_file}: its meta block and the figures of each "
-                     f"round, which the authors' score reads.", store.to_json({RECORD: kept_record(data)}))
+                     f"round, which the authors' score reads.", store.to_json(kept_record(data)))
 
 
 def stored_record(match: dict[str, Any], turns: list[dict[str, Any]]) -> dict[str, Any]:
     """The record `record_turn` kept (an import of an earlier version kept it in the match outcome)."""
     for t in turns:
-        if t["seat"] is None and t["state"] and RECORD in (state := json.loads(t["state"])):
-            return state[RECORD]
-    return json.loads(match["outcome"])[RECORD]
+        if t["seat"] is None and t["turn"] == 0 and t["state"]:
+            state = json.loads(t["state"])
+            if isinstance(state, dict) and {"meta", "round_records"} <= set(state):
+                return state
+    return json.loads(match["outcome"])["gama_record"]  # imported before the record was a turn
 
 
 def _conversation(player: Any) -> list[dict[str, str]] | None:
