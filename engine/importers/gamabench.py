@@ -471,6 +471,7 @@ def readers(n_files: int, workers: int | None) -> Iterator[ProcessPoolExecutor |
         yield None
         return
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pool.submit(int).result()  # a forking pool starts all its processes at its first task: now, not after the bar
         yield pool
 
 
