@@ -179,7 +179,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from engine.importers import import_records
 
     try:
-        print(import_records(args.source, args.dir, args.db))
+        print(import_records(args.source, args.dir, args.db, progress=not args.quiet))
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -296,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("source", help="which benchmark's format, e.g. gamabench")
     imp.add_argument("dir", help="folder of records")
     imp.add_argument("--db", default=str(store.default_db()))
+    imp.add_argument("--quiet", action="store_true", help="no progress bar")
     imp.set_defaults(func=_cmd_import)
 
     tour = sub.add_parser("tournament", help="a round robin played until the TrueSkill ratings settle")
