@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from engine.suites.magic import SHORT_ABILITIES
 from engine.testing import StubReply
-from pages.shared import SHORT_ABILITIES
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
