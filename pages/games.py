@@ -19,8 +19,6 @@ from pages.shared.tables import column_help, show_table, win_rates_view
 from pages.shared.url_widgets import url_selectbox
 
 ANY = "any agent"
-# per-round fields that name a seat (who shot, whom, who proposed): their mean over matches means nothing
-SEAT_INDICES = {"battle_royale": ("shooter", "target"), "pirate_game": ("proposer",)}
 DB = store.default_db()
 report = Report("Games")
 
@@ -114,7 +112,7 @@ selection = replace(filters.of_game(game), agents=() if mine is None else (mine,
 for suite in suites_of(game):
     for figure in suite.figures_of(game):
         table = only_mine(cached(figure.table, DB, filters=selection))
-        table = table.drop(columns=list(SEAT_INDICES.get(game, ())), errors="ignore")
+        table = table.drop(columns=list(figure.hidden.get(game, ())), errors="ignore")
         table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
         if table.empty:
             st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")

@@ -57,7 +57,8 @@ class Chart:
 @dataclass(frozen=True)
 class Figure:
     """One of a paper's per-game figures: `table(db, filters=selection)` over the selection narrowed to one of
-    `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download."""
+    `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download. `hidden`: per
+    game, the columns not shown (a field naming a seat, whose mean over matches means nothing)."""
 
     name: str
     title: str
@@ -65,6 +66,7 @@ class Figure:
     table: Scorer
     chart: Chart | None = None
     show_table: bool = True
+    hidden: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def compute(self, db: str | Path, selection: Selection) -> pd.DataFrame:
         return self.table(db, filters=selection)

@@ -29,6 +29,7 @@ SUITE = Suite(
     empty="No γ-Bench games in this selection yet.",
     figures=(
         Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.metrics.gamabench:round_curves"),
-               Chart("line", "step", skip=("matches",), x_title="round", y_title="value")),
+               Chart("line", "step", skip=("matches",), x_title="round", y_title="value"),
+               hidden={"battle_royale": ("shooter", "target"), "pirate_game": ("proposer",)}),  # who, not how much
     ),
 )
