@@ -197,7 +197,9 @@ def suite_names_compared_in(path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
-            found += [n.value for n in (node.left, *node.comparators) if named(n)]
+            sides = [n for side in (node.left, *node.comparators)
+                     for n in (side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side])]
+            found += [n.value for n in sides if named(n)]
         elif isinstance(node, ast.Dict):
             found += [k.value for k in node.keys if k is not None and named(k)]
         elif isinstance(node, ast.Subscript) and named(node.slice):
@@ -222,9 +224,9 @@ def test_no_page_tells_suites_apart_by_name():
 def test_the_name_check_sees_each_way_of_telling_suites_apart(tmp_path):
     path = tmp_path / "page.py"
     path.write_text('if suite.name == "wis": pass\nKEY = {"magic": 1}\nx = PAPER["llmarena"]\ny = ASIDE.get("other")\n'
-                    'SUITE = get_suite("magic")\nmore = count(2, "other")\n')
+                    'z = name in ("gamabench",)\nSUITE = get_suite("magic")\nmore = count(2, "other")\n')
     assert suite_names_compared_in(path) == ["page.py: 'wis'", "page.py: 'magic'", "page.py: 'llmarena'",
-                                             "page.py: 'other'"]
+                                             "page.py: 'other'", "page.py: 'gamabench'"]
 
 
 def test_each_layout_names_columns_its_board_has(db):
