@@ -265,3 +265,31 @@ def test_a_layout_marks_partial_rows_orders_scales_and_renames():
     assert list(view["mean"]) == ["40.00", "90.00 (partial)", "100.00 (partial)"]
     assert list(view["parts"]) == ["3 of 3", "2 of 3", "1 of 3"] and list(view["Skill"]) == ["50.00", "25.00", "100.00"]
     assert list(own_table_view(board, TableLayout())["agent"]) == ["a", "b", "c"]
+
+
+def game_lists_in(path, games: set[str]) -> list[str]:
+    """The literal tuples, lists and sets of two or more of the papers' games in the file's code."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            names = [e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in games]
+            if len(names) >= 2:
+                found.append(f"{path.name}:{node.lineno} {names}")
+    return found
+
+
+# MAgIC's scorers still copy its theory games; engine/suites/magic.py's THEORY is the list to read there
+NOT_YET = {"magic.py"}
+
+
+def test_scorers_read_their_game_lists_from_the_suite():
+    """A paper's game list is its suite's declaration (engine/suites/): a scorer that kept its own copy would miss
+    a game added to the suite."""
+    from pathlib import Path
+
+    games = {g for s in all_suites().values() if s.name != "other" for g in s.games}
+    metrics = sorted((Path(__file__).resolve().parent.parent / "engine" / "metrics").glob("*.py"))
+    assert len(metrics) > 10
+    assert [hit for path in metrics if path.name not in NOT_YET for hit in game_lists_in(path, games)] == []
