@@ -10,7 +10,7 @@ not here: its rows come from the authors' raw records (`python -m engine import 
 
 Units and names follow our boards: LLMArena's normalized scores as printed (0-100); MAgIC's abilities as
 printed (0-100) under our profile's names ("Judgement (0-100)"), with the radar's area in both our unit and
-the paper's (`engine.metrics.magic_radar`: computed from Table 1's abilities, as Figures 1 and 6 draw them;
+the paper's (`engine.magic_radar`: computed from Table 1's abilities, as Figures 1 and 6 draw them;
 the paper prints no number for those bars); win rates, printed in %, as fractions; Table 2's Cost (%), Score
 and Payback as printed. Table 2 abbreviates two model names ("GPT-3.5-T", "Llama-2", as Figure 1's legend
 does); the CSV keeps the paper's text and `PAPER_NAMES` reads them as Table 1 names them ("GPT-3.5-turbo",
@@ -27,7 +27,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from engine.metrics.magic_radar import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, area_paper, area_percent
+from engine.magic_radar import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, area_paper, area_percent
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "published"
 PAPER = "paper"  # the `source` column of our rows says "ours"; a reference row's says "paper: <table>"

@@ -12,20 +12,13 @@ from engine import queries, store
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
 from engine.selection import Selection
 from engine.suites import get_suite, own_table
-from pages.shared import (
-    MEAN_ROLE_WIN_RATE,
-    PAPER_ASIDE,
-    Report,
-    cached,
-    complete_first,
-    own_table_view,
-    partial_rows,
-    runs_of,
-    show_table,
-    show_wide_table,
-    url_multiselect,
-)
+from engine.suites.magic import MEAN_ROLE_WIN_RATE
+from pages.shared.caching import cached
 from pages.shared.opening import open_page
+from pages.shared.own_tables import complete_first, partial_rows, show_own_table
+from pages.shared.report import Report, runs_of
+from pages.shared.tables import show_table
+from pages.shared.url_widgets import url_multiselect
 
 SUITE = get_suite("magic")
 RADIAL_ANGLE = 90 + 180 / len(ABILITIES)  # the scale's numbers between the first two abilities, not on one's label
@@ -73,8 +66,9 @@ missing = shown[shown[ABILITY_COLUMNS].isna().any(axis=1)]["challenger"].tolist(
 if missing:
     st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(missing)}.")
 
-short = partial_rows(shown, SUITE.name)  # a mean over fewer than the seven roles: marked on the chart
-ticks = [f"{c} (partial: {int(n)} of 7 roles)" if p else c
+short = partial_rows(shown, SUITE.layout)  # a mean over fewer than the seven roles: marked on the chart
+coverage = SUITE.layout.coverage
+ticks = [f"{c} (partial: {int(n)} of {coverage.whole} {coverage.unit})" if p else c
          for c, n, p in zip(shown["challenger"], shown["roles"], short, strict=True)]
 bars = go.Figure([
     go.Bar(x=ticks, y=shown[AREA].tolist(), name="radar area (% of the full radar)",
@@ -120,7 +114,6 @@ else:
 
 st.subheader("Profile")
 st.caption(SUITE.caption)
-table = complete_first(profile.drop(columns=["challenger", "abilities"]), SUITE.name)  # partial rows last
-show_wide_table(report, "Ability profile", table, "ability_profile", PAPER_ASIDE[SUITE.name],
-                shown=own_table_view(table, SUITE.name))
+table = complete_first(profile.drop(columns=["challenger", "abilities"]), SUITE.layout)  # partial rows last
+show_own_table(report, "Ability profile", table, "ability_profile", SUITE.layout)
 report.download("abilities")

@@ -11,22 +11,14 @@ import streamlit as st
 
 from engine import headline, queries, store
 from engine.suites import suites_of
-from pages.shared import (
-    PAPER_COLUMNS,
-    Report,
-    cached,
-    column_help,
-    links,
-    numbers,
-    show_table,
-    url_selectbox,
-    win_rates_view,
-)
+from pages.shared import links, numbers
+from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
+from pages.shared.report import Report
+from pages.shared.tables import column_help, show_table, win_rates_view
+from pages.shared.url_widgets import url_selectbox
 
 ANY = "any agent"
-# per-round fields that name a seat (who shot, whom, who proposed): their mean over matches means nothing
-SEAT_INDICES = {"battle_royale": ("shooter", "target"), "pirate_game": ("proposer",)}
 DB = store.default_db()
 report = Report("Games")
 
@@ -108,9 +100,9 @@ def draw(figure, table, setting: str = "") -> None:
         report.figure(title, fig)
 
 
-def definitions(table) -> None:
-    """One line per column of the table that `COLUMN_HELP` defines, under it."""
-    lines = [f"`{column}`: {text}" for column, text in column_help(table.columns, game).items()]
+def definitions(helps: dict[str, str]) -> None:
+    """One line per column of the table that has a definition (`column_help`), under it."""
+    lines = [f"`{column}`: {text}" for column, text in helps.items()]
     if lines:
         st.caption("  \n".join(lines))
 
@@ -120,9 +112,8 @@ selection = replace(filters.of_game(game), agents=() if mine is None else (mine,
 for suite in suites_of(game):
     for figure in suite.figures_of(game):
         table = only_mine(cached(figure.table, DB, filters=selection))
-        table = table.drop(columns=list(SEAT_INDICES.get(game, ())), errors="ignore")
-        if suite.name == "wis":  # WiS counts a seat as a game played: one name for it on every page
-            table = table.rename(columns=PAPER_COLUMNS["wis"])
+        table = table.drop(columns=list(figure.hidden.get(game, ())), errors="ignore")
+        table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
         if table.empty:
             st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue
@@ -131,9 +122,9 @@ for suite in suites_of(game):
         if figure.chart is not None:
             draw_settings(figure, table)
         if figure.show_table:
-            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game),
-                       helps=column_help(table.columns, game))
-            definitions(table)
+            helps = column_help(table.columns, game, suite.layout.helps)
+            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps)
+            definitions(helps)
 
 st.subheader("Win rates")
 st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")

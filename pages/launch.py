@@ -15,8 +15,9 @@ from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
 from engine.wording import count, usd
-from pages.shared import numbers, url_multiselect
+from pages.shared import numbers
 from pages.shared.markdown import code, plain
+from pages.shared.url_widgets import url_multiselect
 
 DB = store.default_db()
 GAMES = all_games()

@@ -16,27 +16,15 @@ from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.selection import Variant
 from engine.suites import Headline, all_suites, own_table
 from engine.wording import sentence_start
-from pages.shared import (
-    COLUMN_HELP,
-    PAPER_ASIDE,
-    WIS_BY_ROLE,
-    Report,
-    cached,
-    complete_first,
-    download_table,
-    fitted_columns,
-    links,
-    numbers,
-    own_table_view,
-    readable,
-    show_table,
-    show_wide_table,
-    slow_scorer_wanted,
-    url_selectbox,
-    win_rates_view,
-)
+from pages.shared import links, numbers
+from pages.shared.caching import cached, slow_scorer_wanted
 from pages.shared.markdown import plain
+from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
+from pages.shared.own_tables import complete_first, show_own_table
+from pages.shared.report import Report, download_table
+from pages.shared.tables import show_table, win_rates_view
+from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
 report = Report("Leaderboards")
@@ -153,29 +141,6 @@ def empty_caption(suite) -> str:
     return suite.empty
 
 
-ROLE_FIGURES = {  # Who is Spy's figures of one role, each seat of the agent in that role counted (self-play too)
-    "win_rate": "seats won / seats held in this role", "mean_score": "mean score of the seats held in this role",
-    "foul_rate": COLUMN_HELP["foul_rate"], "survival_rounds": COLUMN_HELP["survival_rounds"]}
-
-
-def by_role(view: pd.DataFrame, title: str) -> None:
-    """Who is Spy's figures by role (the `spy_*` and `civilian_*` columns of its own table, as shown) in an expander
-    under it, a row per agent and role it held: four columns that fit, where eight side by side (half of them blank,
-    an agent holding one role) ran past a 1400 px window. The table's download holds them as they are."""
-    keys = [c for c in view.columns[:1]] + [c for c in ("strategy", "condition") if c in view.columns[1:]]
-    rows = [{**{k: row[k] for k in keys}, "role": role, **{f: row.get(f"{role}_{f}", "") for f in ROLE_FIGURES}}
-            for _, row in view.iterrows() for role in ("spy", "civilian")]
-    table = pd.DataFrame(rows, columns=[*keys, "role", *ROLE_FIGURES])
-    table = table[table[list(ROLE_FIGURES)].ne("").any(axis=1)].reset_index(drop=True)  # roles it never held: no row
-    if table.empty:
-        return
-    with st.expander("Figures by role (spy, civilian)"):
-        shown, config = fitted_columns(table, None, {"role": "the role the agent held (a row for each role it "
-                                                             "held)", **ROLE_FIGURES})
-        st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
-    report.table(f"{title}: figures by role", table)
-
-
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
@@ -199,7 +164,7 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
 
 
 for suite in all_suites().values():
-    if suite.name == "other" and not suite.games:
+    if not suite.games:  # the games outside the papers, when every game is a paper's
         continue
     st.header(suite.title)
     table = cached(headline.headline, DB, suite=suite.name, selection=filters)
@@ -226,14 +191,8 @@ for suite in all_suites().values():
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         st.caption(suite.caption)
         paper = cached(queries.published_rows, DB, suite=suite.name)  # the paper's rows for the models we played
-        board = complete_first(published.beside(board, paper), suite.name)  # partial rows last
-        view = own_table_view(board, suite.name)
-        if suite.name == "wis":  # the figures by role apart, a row per agent and role: 8 columns would not fit
-            show_wide_table(report, suite.title, board, suite.name, {},
-                            shown=view.drop(columns=[c for c in WIS_BY_ROLE if c in view]))
-            by_role(view, suite.title)
-        else:
-            show_wide_table(report, suite.title, board, suite.name, PAPER_ASIDE.get(suite.name, {}), shown=view)
+        board = complete_first(published.beside(board, paper), suite.layout)  # partial rows last
+        show_own_table(report, suite.title, board, suite.name, suite.layout)
     elif table.empty:
         st.caption(empty_caption(suite))
     else:

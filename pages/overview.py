@@ -9,19 +9,12 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
-from pages.shared import (
-    Report,
-    compact_lineup,
-    fitted_columns,
-    links,
-    match_link_column,
-    numbers,
-    readable,
-    runs_of,
-    win_rates_view,
-)
+from pages.shared import links, numbers
 from pages.shared.markdown import plain
+from pages.shared.numbers import readable
 from pages.shared.opening import open_page
+from pages.shared.report import Report, runs_of
+from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, win_rates_view
 
 DB = store.default_db()
 # the runs table's columns in words (the database's names are for SQL)

@@ -19,18 +19,13 @@ from plotly.subplots import make_subplots
 from engine import queries, store
 from engine.metrics import stats
 from engine.settings import setting_labels
-from pages.shared import (
-    COLUMN_HELP,
-    Report,
-    fitted_columns,
-    numbers,
-    readable,
-    show_table,
-    url_selectbox,
-    with_condition,
-)
+from pages.shared import numbers
 from pages.shared.markdown import plain
+from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
+from pages.shared.report import Report
+from pages.shared.tables import COLUMN_HELP, fitted_columns, show_table, with_condition
+from pages.shared.url_widgets import url_selectbox
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "max_tokens": "answer length caps", "repeat": "repeats"}

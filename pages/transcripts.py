@@ -13,24 +13,14 @@ import streamlit as st
 
 from engine import boards, store, transcripts
 from engine.wording import count
-from pages.shared import (
-    COLUMN_HELP,
-    Report,
-    compact_lineup,
-    download_table,
-    fitted_columns,
-    match_link_column,
-    numbers,
-    readable,
-    url_int,
-    url_multiselect,
-    url_selectbox,
-    url_text,
-    url_toggle,
-)
+from pages.shared import numbers
 from pages.shared.links import LINKED, described, linked_selection, match_link
 from pages.shared.markdown import plain
+from pages.shared.numbers import readable
 from pages.shared.opening import open_page
+from pages.shared.report import Report, download_table
+from pages.shared.tables import COLUMN_HELP, compact_lineup, fitted_columns, match_link_column
+from pages.shared.url_widgets import url_int, url_multiselect, url_selectbox, url_text, url_toggle
 
 DB = store.default_db()
 ANY = "(any game)"

@@ -15,8 +15,8 @@ import pytest
 
 from engine import store
 from engine.__main__ import main
+from engine.magic_radar import area_paper, area_percent
 from engine.metrics.magic import ABILITY_COLUMNS, AREA, PAPER_AREA, PROFILE_COLUMNS, ability_profile
-from engine.metrics.magic_radar import area_paper, area_percent
 from engine.metrics.magic_social import social_abilities
 from engine.runner import run_spec
 from engine.spec import parse_spec

@@ -14,7 +14,7 @@ from engine import headline
 from engine.metrics import stats
 from engine.metrics.llmarena_analyses import hint_ablation
 from engine.selection import ALL
-from pages.shared import column_width, fitted_columns
+from pages.shared.tables import column_width, fitted_columns
 from tests.page_run import run_page
 
 PAGE_PX = 938  # the table area of a page in a 1400 x 900 Chromium window, sidebar open (measured)

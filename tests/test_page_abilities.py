@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from engine.suites.magic import SHORT_ABILITIES
 from engine.testing import StubReply
-from pages.shared import SHORT_ABILITIES
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
@@ -73,14 +73,14 @@ def test_no_magic_games_says_so(tmp_path, monkeypatch):
 
 
 def test_the_page_opens_on_the_challengers_with_the_most_abilities(db, monkeypatch):
-    from engine.metrics.magic import ABILITIES
+    from engine.metrics.magic import ABILITY_COLUMNS
 
     at = page(db, monkeypatch)
     profile = [df.value for df in at.dataframe if "Judg." in df.value.columns][-1]
     opening = at.multiselect(key="agents").value
     by_name = {(a if s in ("-", "") else f"{a} · {s}"): sum(v not in ("", None) for v in values)
                for a, s, *values in zip(profile["agent"], profile["strategy"],
-                                        *(profile[SHORT_ABILITIES[n]] for n in ABILITIES), strict=True)}
+                                        *(profile[SHORT_ABILITIES[n]] for n in ABILITY_COLUMNS), strict=True)}
     measured = sorted(by_name.values(), reverse=True)
     assert [by_name[c] for c in opening] == measured[:len(opening)]
 
@@ -108,8 +108,8 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     legends beside the plots; the page opens on the challengers with the most abilities measured."""
     import json
 
+    from engine.magic_radar import area_percent
     from engine.metrics.magic import ABILITIES
-    from engine.metrics.magic_radar import area_percent
 
     at = page(first_run_db, monkeypatch)
     assert not at.exception
@@ -142,7 +142,7 @@ def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_ru
     abilities as 0.75 beside a 0-100 radar; the area chart did not mark a partial mean."""
     import json
 
-    from engine.metrics.magic import ABILITIES
+    from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS
     from tests.test_one_definition import PAGE_PX, widths
 
     at = page(first_run_db, monkeypatch, agents=["bot:scripted", "bot:equilibrium"])
@@ -154,7 +154,8 @@ def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_ru
     assert list(profile["agent"][:2]) == ["bot:scripted", "bot:random"]
     assert set(SHORT_ABILITIES.values()) <= set(profile.columns) and sum(widths(frame).values()) <= PAGE_PX
     helps = json.loads(frame.proto.columns)
-    assert all(helps[SHORT_ABILITIES[a]]["help"].startswith(f"{a}: 0-100") for a in ABILITIES)
+    assert all(helps[SHORT_ABILITIES[c]]["help"].startswith(f"{a}: 0-100")
+               for a, c in zip(ABILITIES, ABILITY_COLUMNS, strict=True))
     scripted = profile.set_index("agent").loc["bot:scripted"]
     assert scripted["Judg."] == "75.00" and scripted["roles"] == "7 of 7"  # 0-100 as the radar
     bars = json.loads(at.get("plotly_chart")[1].proto.spec)

@@ -19,6 +19,7 @@ SPEC = {"name": "games", "seed": 4, "repeats": 2, "games": [
     {"game": "tictactoe", "presets": ["default", "no_hint"], "lineups": [["bot:equilibrium", "bot:random"]]},
     {"game": "undercover", "preset": "wis", "params": {"role_seat": 0}, "lineups": [
         ["bot:injector", "bot:obedient", "bot:letters", "bot:obedient", "bot:letters", "bot:obedient"]]},
+    {"game": "battle_royale", "params": {"players": 3, "rounds": 4}, "lineups": [{"all": "bot:random"}]},
 ]}
 
 
@@ -57,6 +58,18 @@ def test_who_is_spy_role_table(db, monkeypatch):
     assert not at.exception
     roles = at.dataframe[0].value
     assert set(roles["role"]) == {"spy", "civilian", "all"} and "bot:injector" in set(roles["agent"])
+    # a seat counts as a game played in Who is Spy: the name its suite's table gives it, defined under the table
+    assert "seats played" in roles.columns and "games" not in roles.columns
+    assert any("`seats played`: seats the agent held" in c.value for c in at.caption)
+
+
+def test_a_figure_leaves_out_the_fields_naming_a_seat(db, monkeypatch):
+    """Battle Royale's shooter and target are seats: their mean over matches means nothing, so γ-Bench's figure
+    declaration hides them (`Figure.hidden`)."""
+    at = page(db, monkeypatch, game="battle_royale")
+    assert not at.exception
+    curves = at.dataframe[0].value
+    assert {"hit", "players_left"} <= set(curves.columns) and not {"shooter", "target"} & set(curves.columns)
 
 
 def test_per_round_curves_are_drawn_per_setting_and_legends_say_yes_no(first_run_db, monkeypatch):

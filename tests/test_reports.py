@@ -13,7 +13,8 @@ from engine import queries
 from engine.runner import run_spec
 from engine.selection import Selection
 from engine.spec import parse_spec
-from pages import shared as sharing
+from pages.shared import report as sharing
+from pages.shared.numbers import readable
 
 pytestmark = pytest.mark.slow
 
@@ -113,7 +114,7 @@ def test_downloads_and_reports_print_the_same_digits_for_the_same_data(monkeypat
         report.figure("noisy", go.Figure(go.Bar(x=["a"], y=[noisy])))
         made = re.sub(r"<tr><th>Made</th><td>[^<]*</td>", "", report.html())
         reports.append(re.sub(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "id", made))  # plotly's div ids
-        pages.append(sharing.readable(table).to_dict())
+        pages.append(readable(table).to_dict())
     assert downloaded["noisy.csv"][0] == downloaded["noisy.csv"][1]
     assert b"0.125,1540.0" in downloaded["noisy.csv"][0]
     parquet = [pd.read_parquet(io.BytesIO(data)) for data in downloaded["noisy.parquet"]]

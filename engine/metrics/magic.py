@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.metrics.magic_radar import (
+from engine.magic_radar import (
     ABILITIES,
     ABILITY_COLUMNS,
     AREA,
@@ -53,14 +53,14 @@ from engine.metrics.magic_social import (
 )
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, variants_sql
+from engine.suites.magic import ROLE_WIN_RATES as SUITE_ROLE_WIN_RATES
+from engine.suites.magic import TABLE_2 as SUITE_TABLE_2
 from engine.suites.magic import THEORY
 
 SOCIAL_ABILITY_COLUMNS = {"judgement": "Judgement", "reasoning": "Reasoning", "deception": "Deception",
                           "self_awareness": "Self-awareness"}
-ROLE_WIN_RATES = ["chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr", "cost_sharing_wr",
-                  "prisoner_wr", "public_good_wr"]
+ROLE_WIN_RATES, TABLE_2 = list(SUITE_ROLE_WIN_RATES), list(SUITE_TABLE_2)  # named once, in the suite's declaration
 THEORY_SELECTION = variants_sql(THEORY)
-TABLE_2 = ["cost_sharing_cost", "prisoner_score", "public_good_payback"]
 PROFILE_COLUMNS = ["agent", "strategy", *ABILITY_COLUMNS, "win_rate", "roles", AREA, PAPER_AREA, *ROLE_WIN_RATES,
                    *TABLE_2]
 __all__ = ["ABILITIES", "ABILITY_COLUMNS", "AREA", "PAPER_AREA", "PROFILE_COLUMNS", "RADAR_SCALE", "ROLE_WIN_RATES",

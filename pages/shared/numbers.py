@@ -2,7 +2,7 @@
 every number but identifiers (a seed, a round), rates as percentages, p-values below 0.01 as "< 0.01",
 intervals as "value [lo to hi]" (a comma would read as a thousands separator, a dash as a minus), dollars as
 the engine writes them ("unknown" without a price), and a blank for any other missing value (Streamlit would
-print "None")."""
+print "None"); `readable` is a whole table in it."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from engine import wording
+from engine.metrics.magic_social import NO_STRATEGY
+from engine.precision import fixed_values
 
 IDENTIFIERS = {"seed", "repeat", "turn", "round", "seat", "step", "player", "rank", "roles"}  # numbers as names
 
@@ -73,3 +75,20 @@ def cell(value: Any, decimals: int, column: str = "") -> str:
             return p_value(value)
         return number(value, decimals, separators=column not in IDENTIFIERS)
     return str(value)
+
+
+def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:
+    """The table as text for the page in the one number format (`cell`): numbers with `default`
+    decimals (or the column's own), counts (a float column of whole numbers beyond 1) whole, rates as
+    percentages, yes/no, and a blank for every missing value."""
+    decimals = decimals or {}
+    shown = pd.DataFrame(index=df.index)
+    for column in df.columns:
+        values = fixed_values(df[column])  # the one precision first: float noise never reaches a rounded digit
+        known = values.dropna() if pd.api.types.is_float_dtype(values) else pd.Series([0.5])
+        whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
+        places = decimals.get(column, 0 if whole else default)
+        shown[column] = [cell(v, places, str(column)) for v in values.astype(object)]
+    if "strategy" in shown:  # a bot has no strategy: blank, not the scorers' grouping key "-"
+        shown["strategy"] = shown["strategy"].replace(NO_STRATEGY, "")
+    return shown
