@@ -1,16 +1,29 @@
-"""What a litellm call costs us in CPU: its success logging runs only when someone listens (without a callback
-its payload, a quarter of a call's CPU, is not built; a callback registered later hears every call again), and
-the request is prepared in the event loop's thread where that needs no network."""
+"""The litellm tuning (engine.agents.litellm_tuning): the private names it relies on are where the pinned litellm
+has them (a test that names the litellm version when one moves), its success logging runs only when someone
+listens (a callback registered later hears every call again), the request is prepared in the event loop's thread
+where that needs no network, and no production path imports engine.testing (the warm-up calls no stub)."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import importlib.metadata
+import os
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
 
 import pytest
 
+from engine.agents import litellm_tuning
 from engine.agents.base import AgentSpec
+from engine.agents.litellm_tuning import Hook, moved_hooks
 from engine.agents.llm import LLMAgent, load_litellm
 from engine.testing import StubReply
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.slow
 
@@ -62,8 +75,6 @@ def test_requests_are_prepared_in_the_loops_thread_only_for_providers_that_need_
     import threading
     from functools import partial
 
-    from engine.agents import llm
-
     litellm = load_litellm()
     ran_in = []
 
@@ -71,10 +82,83 @@ def test_requests_are_prepared_in_the_loops_thread_only_for_providers_that_need_
         ran_in.append(threading.get_ident())
         return prepared()
 
-    executor = llm._PreparedInline()
+    executor = litellm_tuning.PreparedInline(litellm.main.completion)
     for model in ("openai/my-model", "vertex_ai/gemini-pro"):
         prepared = partial(litellm.main.completion, model=model, messages=[{"role": "user", "content": "hi"}],
                            mock_response="ok")
         assert executor.submit(partial(run, prepared)).result(timeout=60).choices[0].message.content == "ok"
     executor.shutdown()
     assert ran_in[0] == threading.get_ident() != ran_in[1]
+
+
+def test_the_pinned_litellm_has_every_private_name_the_tuning_relies_on():
+    litellm = load_litellm()
+    version = importlib.metadata.version("litellm")
+    pinned = re.search(r"^litellm==(\S+)", (ROOT / "requirements.txt").read_text(), re.M)
+    assert pinned and pinned.group(1) == version, f"litellm {version} installed, requirements.txt pins {pinned}"
+    moved = moved_hooks(litellm)
+    assert not moved, (f"litellm {version} moved what engine/agents/litellm_tuning.py relies on: {moved}. Adapt the "
+                       "change or drop it, and measure it again (docs/RUNNING.md)")
+    assert litellm_tuning._APPLIED == set(litellm_tuning.TUNINGS)
+
+
+def test_a_moved_hook_is_named_and_its_change_left_out(monkeypatch):
+    """The check above can fail: a name gone or a statement changed is reported per change, and `tune` leaves that
+    change out (the call works as litellm made it)."""
+    litellm = load_litellm()
+    assert Hook("litellm.utils._client_async_logging_helper", "logging_obj").moved(litellm) is None
+    assert Hook("litellm.utils._client_async_logging_helper", "no such text").moved(litellm) == \
+        "litellm.utils._client_async_logging_helper no longer holds `no such text`"
+    gone = moved_hooks(types.SimpleNamespace())
+    assert gone["log_only_when_listened"][0] == "litellm.utils._client_async_logging_helper is gone"
+    assert {"own_http_handler", "remember_unpriced", "prepare_inline"} <= set(gone)
+
+    fake = types.SimpleNamespace(response_cost_calculator="litellm's own")
+    monkeypatch.setattr(litellm_tuning, "_APPLIED", set())
+    monkeypatch.setattr(litellm_tuning, "TUNINGS", {"remember_unpriced": litellm_tuning.TUNINGS["remember_unpriced"]})
+    litellm_tuning.tune(fake)
+    assert fake.response_cost_calculator == "litellm's own" and litellm_tuning._APPLIED == set()
+
+
+def test_no_production_module_imports_the_test_stub():
+    """engine.testing (the stub provider) is for tests and benchmarks: no module of the engine, the pages or the app
+    imports it, at module level or inside a function."""
+    found = []
+    for path in [*sorted((ROOT / "engine").rglob("*.py")), *sorted((ROOT / "pages").rglob("*.py")), ROOT / "app.py"]:
+        if path == ROOT / "engine" / "testing.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{path.relative_to(ROOT)}: {name}" for name in names if name.startswith("engine.testing")]
+    assert not found
+
+
+def run_probe(code: str, **env: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env=os.environ | {"LITELLM_LOCAL_MODEL_COST_MAP": "True"} | env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+WARM_UP_PROBE = """
+import asyncio, sys
+import litellm.utils
+from engine.agents import litellm_tuning
+from engine.agents.llm import warm_up
+helper = litellm.utils._client_async_logging_helper
+asyncio.run(warm_up())
+print("engine.testing" in sys.modules, "litellm.proxy.openai_files_endpoints.common_utils" in sys.modules,
+      litellm.utils._client_async_logging_helper is helper, ",".join(sorted(litellm_tuning._APPLIED)) or "-")
+"""
+
+
+def test_the_warm_up_does_the_first_calls_imports_without_a_stub_server():
+    assert run_probe(WARM_UP_PROBE) == ["False", "True", "False", ",".join(sorted(litellm_tuning.TUNINGS))]
+
+
+def test_every_change_can_be_left_off_to_measure_it_again():
+    """ARENA_LITELLM_UNTUNED=all: litellm as it comes (how docs/RUNNING.md's figures are measured A/B)."""
+    assert run_probe(WARM_UP_PROBE, ARENA_LITELLM_UNTUNED="all") == ["False", "False", "True", "-"]
+    changed = run_probe(WARM_UP_PROBE, ARENA_LITELLM_UNTUNED="warm_up, prepare_inline")[-1].split(",")
+    assert set(changed) == set(litellm_tuning.TUNINGS) - {"warm_up", "prepare_inline"}
