@@ -1,7 +1,7 @@
 """The litellm tuning (engine.agents.litellm_tuning): the private names it relies on are where the pinned litellm
 has them (a test that names the litellm version when one moves), its success logging runs only when someone
-listens (a callback registered later hears every call again), the request is prepared in the event loop's thread
-where that needs no network, and no production path imports engine.testing (the warm-up calls no stub)."""
+listens (a callback registered later hears every call again), every change can be left off to measure it, and no
+production path imports engine.testing."""
 
 from __future__ import annotations
 
@@ -25,8 +25,6 @@ from engine.testing import StubReply
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.slow
-
 
 def ask(stub, n: int) -> None:
     agent = LLMAgent(AgentSpec(agent="openai/stub-model", api_base=stub.url, max_tokens=8), use_cache=False)
@@ -39,6 +37,7 @@ def ask(stub, n: int) -> None:
     asyncio.run(calls())
 
 
+@pytest.mark.slow
 def test_the_logging_payload_is_built_only_for_a_listener(stub, monkeypatch):
     litellm = load_litellm()
     from litellm.integrations.custom_logger import CustomLogger
@@ -69,28 +68,6 @@ def test_the_logging_payload_is_built_only_for_a_listener(stub, monkeypatch):
     assert len(built) == 2 and heard == ["42", "42"], "a listener hears every call"
 
 
-def test_requests_are_prepared_in_the_loops_thread_only_for_providers_that_need_no_credential_fetch():
-    """litellm.acompletion hands `completion` (the request's preparation) to the loop's default executor: ours runs
-    it in place for OpenAI-compatible routes and leaves the rest (Vertex AI may fetch a token) to a thread."""
-    import threading
-    from functools import partial
-
-    litellm = load_litellm()
-    ran_in = []
-
-    def run(prepared):  # stands where litellm puts contextvars' Context.run
-        ran_in.append(threading.get_ident())
-        return prepared()
-
-    executor = litellm_tuning.PreparedInline(litellm.main.completion)
-    for model in ("openai/my-model", "vertex_ai/gemini-pro"):
-        prepared = partial(litellm.main.completion, model=model, messages=[{"role": "user", "content": "hi"}],
-                           mock_response="ok")
-        assert executor.submit(partial(run, prepared)).result(timeout=60).choices[0].message.content == "ok"
-    executor.shutdown()
-    assert ran_in[0] == threading.get_ident() != ran_in[1]
-
-
 def test_the_pinned_litellm_has_every_private_name_the_tuning_relies_on():
     litellm = load_litellm()
     version = importlib.metadata.version("litellm")
@@ -111,7 +88,7 @@ def test_a_moved_hook_is_named_and_its_change_left_out(monkeypatch):
         "litellm.utils._client_async_logging_helper no longer holds `no such text`"
     gone = moved_hooks(types.SimpleNamespace())
     assert gone["log_only_when_listened"][0] == "litellm.utils._client_async_logging_helper is gone"
-    assert {"own_http_handler", "remember_unpriced", "prepare_inline"} <= set(gone)
+    assert set(gone) == set(litellm_tuning.TUNINGS)
 
     fake = types.SimpleNamespace(response_cost_calculator="litellm's own")
     monkeypatch.setattr(litellm_tuning, "_APPLIED", set())
@@ -141,24 +118,21 @@ def run_probe(code: str, **env: str) -> list[str]:
     return out.stdout.split()
 
 
-WARM_UP_PROBE = """
-import asyncio, sys
+TUNED_PROBE = """
+import sys
 import litellm.utils
 from engine.agents import litellm_tuning
-from engine.agents.llm import warm_up
 helper = litellm.utils._client_async_logging_helper
-asyncio.run(warm_up())
-print("engine.testing" in sys.modules, "litellm.proxy.openai_files_endpoints.common_utils" in sys.modules,
-      litellm.utils._client_async_logging_helper is helper, ",".join(sorted(litellm_tuning._APPLIED)) or "-")
+from engine.agents.llm import load_litellm
+load_litellm()
+print(litellm.utils._client_async_logging_helper is helper, ",".join(sorted(litellm_tuning._APPLIED)) or "-")
 """
 
 
-def test_the_warm_up_does_the_first_calls_imports_without_a_stub_server():
-    assert run_probe(WARM_UP_PROBE) == ["False", "True", "False", ",".join(sorted(litellm_tuning.TUNINGS))]
-
-
+@pytest.mark.slow
 def test_every_change_can_be_left_off_to_measure_it_again():
     """ARENA_LITELLM_UNTUNED=all: litellm as it comes (how docs/RUNNING.md's figures are measured A/B)."""
-    assert run_probe(WARM_UP_PROBE, ARENA_LITELLM_UNTUNED="all") == ["False", "False", "True", "-"]
-    changed = run_probe(WARM_UP_PROBE, ARENA_LITELLM_UNTUNED="warm_up, prepare_inline")[-1].split(",")
-    assert set(changed) == set(litellm_tuning.TUNINGS) - {"warm_up", "prepare_inline"}
+    assert run_probe(TUNED_PROBE) == ["False", ",".join(sorted(litellm_tuning.TUNINGS))]
+    assert run_probe(TUNED_PROBE, ARENA_LITELLM_UNTUNED="all") == ["True", "-"]
+    changed = run_probe(TUNED_PROBE, ARENA_LITELLM_UNTUNED="remember_unpriced, own_http_handler")[-1].split(",")
+    assert set(changed) == set(litellm_tuning.TUNINGS) - {"remember_unpriced", "own_http_handler"}

@@ -82,12 +82,6 @@ def load_litellm():
     return litellm
 
 
-async def warm_up() -> None:
-    """Before a run's first model matches (engine.playing.play_here): litellm loaded and its first call's imports
-    done (engine.agents.litellm_tuning.warm_up)."""
-    await litellm_tuning.warm_up(load_litellm())
-
-
 def _odd_counts_unknown(litellm: Any) -> None:
     """litellm builds every provider's token counts into its `Usage`, which takes whole numbers only: a count of
     12.5 or "12" made it refuse the whole answer (retried, then the match errored). Such a count is handed over as
@@ -291,7 +285,6 @@ class LLMAgent:
         import httpx
 
         litellm = load_litellm()
-        litellm_tuning.prepare_inline(litellm)
         timeout = httpx.Timeout(self.timeout, connect=self.connect_timeout, read=self.first_byte_timeout)
         kwargs: dict[str, Any] = {"model": self.spec.agent, "messages": messages, **params, "timeout": timeout}
         bases = self.spec.api_base
