@@ -18,7 +18,11 @@ against a slow model at high concurrency, and a long run's memory.
    Target: <= 600 MB.
 
     .venv/bin/python bench/engine.py [--matches 10000] [--calls 4096] [--concurrency 256] [--latency 1.0]
-                                     [--workers CORES] [--memory-matches 100000]
+                                     [--workers CORES] [--executors local,ray] [--memory-matches 100000]
+
+`--matches 0 --memory-matches 0 --executors local --workers 1` keeps only the overhead run in this process: the
+CPU per call that the litellm tuning (engine/agents/litellm_tuning.py) is measured by, with and without a change
+(`ARENA_LITELLM_UNTUNED`, docs/RUNNING.md).
 """
 
 from __future__ import annotations
@@ -158,9 +162,12 @@ def main() -> int:
     parser.add_argument("--model", default="openai/bench-model")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="processes of the local executor (default: one per core, as engine run)")
-    parser.add_argument("--executors", default="local,ray", help="the executors of the overhead runs, comma-separated")
+    parser.add_argument("--executors", default="local,ray", type=lambda text: text.split(","),
+                        help="the executors of the overhead runs, comma-separated (local, ray)")
     parser.add_argument("--memory-matches", type=int, default=100_000, help="matches of the long run (0: skip it)")
     args = parser.parse_args()
+    if not args.executors or set(args.executors) - {"local", "ray"}:
+        parser.error(f"--executors takes local, ray or both, not {','.join(args.executors)}")
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -168,7 +175,7 @@ def main() -> int:
         if args.matches:
             first, first_decisions = bots_run(db, tmp, 0, args.matches)
             second, second_decisions = bots_run(db, tmp, 1, args.matches)
-        overheads = {executor: overhead(args, tmp, executor) for executor in args.executors.split(",")}
+        overheads = {executor: overhead(args, tmp, executor) for executor in args.executors}
         long_wall, peak_mb = long_run_peak(tmp / "memory.duckdb", tmp, args.memory_matches) if args.memory_matches \
             else (0.0, 0.0)
 
