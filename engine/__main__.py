@@ -302,7 +302,8 @@ def _importers_help() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m engine", description="Play and score LLM game matches.",
+        prog="python -m engine",
+        description="Play and score LLM game matches. `python -m engine COMMAND --help` explains a command's options.",
         epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -313,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
     run.add_argument("--if-empty", action="store_true", help="play only if the database holds no match yet")
     run.add_argument("--executor", choices=["local", "ray"], default=None,
-                     help="where the matches are played: this process (local) or a Ray cluster (overrides the spec)")
+                     help="where the matches are played: local, on this machine (in --workers processes), or ray, on a "
+                          "Ray cluster (overrides the spec)")
     run.add_argument("--address", default=None,
                      help="the Ray cluster to play on (implies --executor ray; default: $RAY_ADDRESS, "
                           "else a local cluster for this run)")
