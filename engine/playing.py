@@ -26,7 +26,7 @@ from engine.agents import Agent, TurnContext, make_agent
 from engine.agents import cache as response_cache
 from engine.agents.base import AgentError, AgentSpec, Decision
 from engine.agents.limits import ModelLimits
-from engine.agents.llm import LOCAL_PREFIX, warm_up
+from engine.agents.llm import LOCAL_PREFIX
 from engine.games import get_game
 from engine.match_rows import TurnLog, match_metrics, seat_rows
 from engine.spec import MatchPlan
@@ -186,8 +186,6 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
     # bounded: players wait while their finished matches wait for the consumer (a run waiting for its writer)
     finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue(maxsize=max(1, n_players))
     ramp = RAMP_S / n_players if calls_a_remote_model(plans) else 0.0
-    if ramp:
-        await warm_up()  # litellm's first call imports for a while: the ramp would queue up behind it
 
     async def player(k: int) -> None:
         try:
