@@ -36,14 +36,14 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine import numbers
 from engine.headline import DEFINITIONS
 from engine.metrics.magic import ABILITIES, RADAR_SCALE, ROLE_WIN_RATES, TABLE_2
-from engine.metrics.magic_social import NO_STRATEGY
-from engine.precision import fixed, fixed_nested, fixed_values
+from engine.numbers import readable
+from engine.precision import fixed, fixed_nested
 from engine.selection import Selection
 from engine.suites import Scorer
 from engine.wording import count
-from pages.shared import numbers
 from pages.shared.markdown import plain
 
 
@@ -343,23 +343,6 @@ def compact_lineup(lineup: str | None) -> str:
     seats = SEAT_SEPARATOR.split(lineup) if isinstance(lineup, str) and lineup else []  # none: blank
     return ", ".join(seat if n == 1 else f"{seat} ×{n}"
                      for seat, n in ((s, len(list(g))) for s, g in itertools.groupby(seats)))
-
-
-def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:
-    """The table as text for the page in the one number format (pages/shared/numbers.py): numbers with `default`
-    decimals (or the column's own), counts (a float column of whole numbers beyond 1) whole, rates as
-    percentages, yes/no, and a blank for every missing value."""
-    decimals = decimals or {}
-    shown = pd.DataFrame(index=df.index)
-    for column in df.columns:
-        values = fixed_values(df[column])  # the one precision first: float noise never reaches a rounded digit
-        known = values.dropna() if pd.api.types.is_float_dtype(values) else pd.Series([0.5])
-        whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
-        places = decimals.get(column, 0 if whole else default)
-        shown[column] = [numbers.cell(v, places, str(column)) for v in values.astype(object)]
-    if "strategy" in shown:  # a bot has no strategy: blank, not the scorers' grouping key "-"
-        shown["strategy"] = shown["strategy"].replace(NO_STRATEGY, "")
-    return shown
 
 
 # MAgIC's seven abilities under short headers (the full name and scale in the header's tooltip), so that the profile
