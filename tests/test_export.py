@@ -7,6 +7,8 @@ with exit code 2 that leaves the folder as it was."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -45,12 +47,23 @@ def played(tmp_path_factory):
     return db, model_run.run_id
 
 
+pytestmark = pytest.mark.slow  # a few exports of the whole study: ~1 min on 2 busy cores
+
+
 @pytest.fixture(scope="module")
-def site(played, tmp_path_factory):
+def exported(played, tmp_path_factory):
+    """(the site's folder, what the command printed): the whole study exported by the command."""
     db, _ = played
     folder = tmp_path_factory.mktemp("sites") / "site"
-    assert main(["export", str(folder), "--db", str(db)]) == 0
-    return folder
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["export", str(folder), "--db", str(db)]) == 0
+    return folder, printed.getvalue().strip()
+
+
+@pytest.fixture(scope="module")
+def site(exported):
+    return exported[0]
 
 
 class Links(HTMLParser):
@@ -117,11 +130,10 @@ def test_the_site_has_an_index_and_every_link_reaches_a_file_of_the_site(site, c
     assert charted and all(any(t.endswith("assets/plotly.min.js") for t in parsed(p).targets) for p in charted)
 
 
-def test_the_command_states_the_pages_matches_and_size(played, tmp_path, capsys):
+def test_the_command_states_the_pages_matches_and_size(played, exported):
     db, _ = played
-    assert main(["export", str(tmp_path / "s"), "--db", str(db)]) == 0
-    line = capsys.readouterr().out.strip()
-    matches = len(list((tmp_path / "s" / "matches").glob("*.html")))
+    site, line = exported
+    matches = len(list((site / "matches").glob("*.html")))
     assert matches == store.rows(db, "SELECT count(*) FROM matches WHERE status = 'ok'")[0][0]
     assert re.fullmatch(rf"exported [\d,]+ pages \({matches} match transcripts\) to .+: [\d.]+ MB, of which "
                         r"transcripts [\d.]+ MB \([\d.]+ KB a match\)", line), line
