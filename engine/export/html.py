@@ -60,6 +60,10 @@ def note(text: Any) -> str:
     return f'<p class="note">{esc(text)}</p>'
 
 
+def note_link(href: str, label: Any) -> str:
+    return f'<p class="note">{link(href, label)}</p>'
+
+
 def definitions(items: Mapping[str, str]) -> str:
     return "<dl>" + "".join(f"<dt><b>{esc(k)}</b></dt><dd>{esc(v)}</dd>" for k, v in items.items()) + "</dl>"
 

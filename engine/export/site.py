@@ -21,7 +21,7 @@ import pandas as pd
 
 from engine import headline, published, queries, store, transcripts
 from engine.export import charts
-from engine.export.html import definitions, esc, link, note, page, relative, table
+from engine.export.html import definitions, esc, link, note, note_link, page, relative, table
 from engine.export.transcript import match_body
 from engine.numbers import interval, number, percent, readable, usd
 from engine.selection import Selection, Variant
@@ -88,7 +88,8 @@ RANKED = {"rating": (False, 0), "win_rate": (True, 1), "score": (False, 2)}  # (
 
 def headline_view(table_: pd.DataFrame, measure) -> pd.DataFrame:
     """The headline table as text: rank (blank: not ranked), agent (provisional marked), the ranked number with
-    its interval (or why it has none), matches, win rate, valid moves, fallback wins and dollars per match."""
+    its interval (or why it has none), matches, win rate (unless it is the ranked number), valid moves, fallback
+    wins and dollars per match."""
     rate, places = RANKED[measure.by]
     games = table_["games"].max()
     ranked = [note_ or interval(v, lo, hi, as_percent=rate, decimals=places)
@@ -101,7 +102,8 @@ def headline_view(table_: pd.DataFrame, measure) -> pd.DataFrame:
                                                                        strict=True)],
         f"{measure.title} (95% CI)": ranked, "matches": table_["matches"].map(number),
         "win rate": table_["win_rate"].map(percent), "valid": table_["valid_rate"].map(percent),
-        "fb wins": table_["fallback_wins"].map(number), "$/match": table_["cost_per_match"].map(usd)})
+        "fb wins": table_["fallback_wins"].map(number), "$/match": table_["cost_per_match"].map(usd),
+    }).drop(columns=["win rate"] if measure.by == "win_rate" else [])  # ranked by it: its column is the third
 
 
 HEADLINE_HELP = {"valid": "valid moves", "fb wins": "fallback wins", "$/match": "cost"}
@@ -137,9 +139,18 @@ def suite_page(site: Site, suite) -> str | None:
         paper = queries.published_rows(site.db, suite.name)  # the paper's rows for the models played here
         own = published.beside(own, paper)
         body += f"<h2>{esc(suite.paper + chr(39) + 's own table' if suite.paper else 'Per game')}</h2>"
-        body += note(suite.caption) + table(readable(own))
+        body += note(suite.caption) + table(shown_columns(readable(own)))
     site.write(path, suite.title, body)
     return path
+
+
+def shown_columns(shown: pd.DataFrame) -> pd.DataFrame:
+    """A paper's table without the columns no row fills (a game not played, a bot's strategy), nor `source` when
+    every row is ours: what is left fits the window."""
+    blank = [c for c in shown.columns[1:] if shown[c].eq("").all()]
+    if "source" in shown and shown["source"].eq("ours").all():
+        blank.append("source")
+    return shown.drop(columns=blank)
 
 
 def grid(site: Site, path: str, suite, scope: Selection) -> str:
@@ -179,6 +190,9 @@ def game_page(site: Site, game: str) -> str:
                 body += note("Nothing recorded for this selection.")
                 continue
             if figure.chart is not None:
+                plotted = figures[figure.chart.columns(figures)]
+                if not plotted.fillna(0).to_numpy().any():  # an empty-looking chart: say why
+                    body += note("Every value of this chart is 0.")
                 for fig in charts.declared(figure.chart, figures, f"{game}: {figure.title}"):
                     body += charts.chart_html(fig)
                     drawn = True
@@ -276,5 +290,8 @@ def build(site: Site) -> None:
     for start in range(0, len(ids), BATCH):
         with store.reading(site.db):
             for match_id in ids[start:start + BATCH]:
-                title, body = match_body(site.db, match_id)
-                site.write(match_path(match_id), title, body)
+                game, title, body = match_body(site.db, match_id)
+                path = match_path(match_id)
+                if game in game_paths:
+                    body = note_link(relative(path, game_paths[game]), f"{game}: its figures and win rates") + body
+                site.write(path, title, body)

@@ -127,8 +127,8 @@ def _turn(turn: dict, memory: Memory) -> str:
             "</section>")
 
 
-def match_body(db: str | Path, match_id: str) -> tuple[str, str]:
-    """(the page's title, its body) for one match."""
+def match_body(db: str | Path, match_id: str) -> tuple[str, str, str]:
+    """(its game, the page's title, its body) for one match."""
     info = transcripts.match_info(db, match_id).iloc[0]
     facts = readable(pd.DataFrame([info.drop(["error", "params", "outcome"])]))
     body = table(facts)
@@ -143,4 +143,4 @@ def match_body(db: str | Path, match_id: str) -> tuple[str, str]:
         body += '<p class="note">This match has no turns recorded.</p>'
     memory = Memory()
     body += "".join(_turn(turn, memory) for turn in turns.to_dict("records"))
-    return f"Match {match_id}: {info['game']}", body
+    return str(info["game"]), f"Match {match_id}: {info['game']}", body
