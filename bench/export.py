@@ -35,14 +35,18 @@ GAMES = [  # the papers' games at their defaults (Undercover under Who-is-Spy's 
 
 
 def spec(matches: int) -> dict:
-    """About `matches` matches, shared evenly by the games (a challenger lineup plays once per seat)."""
+    """`matches` matches, shared about evenly by the games (a challenger lineup plays once per seat); TicTacToe
+    takes what the shares leave over."""
     from engine.games import get_game
 
-    games = []
+    games, played = [], 0
     for entry in GAMES:
         game = get_game(entry["game"])
         seats = game.n_seats(game.resolve_params({})) if "challenger" in entry["lineups"][0] else 1
-        games.append(entry | {"repeats": max(1, round(matches / len(GAMES) / seats))})
+        repeats = max(1, round(matches / len(GAMES) / seats))
+        games.append(entry | {"repeats": repeats})
+        played += repeats * seats
+    games[1]["repeats"] += matches - played  # TicTacToe, one match a repeat
     return {"name": "export-bench", "seed": 7, "concurrency": 8, "games": games}
 
 
