@@ -35,19 +35,18 @@ GAMES = [  # the papers' games at their defaults (Undercover under Who-is-Spy's 
 
 
 def spec(matches: int) -> dict:
-    """`matches` matches, shared about evenly by the games (a challenger lineup plays once per seat); TicTacToe
-    takes what the shares leave over."""
+    """`matches` matches, shared about evenly by the games (a challenger lineup plays several matches a repeat);
+    TicTacToe, one match a repeat, takes what the shares leave over."""
     from engine.games import get_game
 
-    games, played = [], 0
+    games = []
     for entry in GAMES:
         game = get_game(entry["game"])
         seats = game.n_seats(game.resolve_params({})) if "challenger" in entry["lineups"][0] else 1
-        repeats = max(1, round(matches / len(GAMES) / seats))
-        games.append(entry | {"repeats": repeats})
-        played += repeats * seats
-    games[1]["repeats"] += matches - played  # TicTacToe, one match a repeat
-    return {"name": "export-bench", "seed": 7, "concurrency": 8, "games": games}
+        games.append(entry | {"repeats": max(1, round(matches / len(GAMES) / seats))})
+    study = {"name": "export-bench", "seed": 7, "concurrency": 8, "games": games}
+    games[1]["repeats"] += matches - len(parse_spec(study).matches)
+    return study
 
 
 def main() -> None:
