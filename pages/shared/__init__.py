@@ -13,7 +13,7 @@ Signatures (every widget keeps its value in `st.query_params[key]`, read once pe
     cached(fn, db, **kwargs) -> DataFrame;  slow_scorer_wanted(what, options, games, key) -> bool
     to_parquet(df) -> bytes;  download_table(df, name);  show_table(report, title, df, name, helps=None)
     show_wide_table(report, title, df, name, aside);  win_rates_view(agent_figures rows) -> DataFrame
-    readable(df) -> DataFrame  (the one number format: pages/shared/numbers.py)
+    readable(df) -> DataFrame  (the one number format: engine/numbers.py)
     links.transcripts_link(selection, game, agent, variant) -> str;  links.linked_selection(get_all, game)
     selection_of(filters) -> dict;  runs_of(filters, options) -> list[str]
     Report(title): .scope(db, selection, runs) .text(markdown) .table(title, df) .figure(title, fig)
