@@ -1,4 +1,4 @@
-"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,serve} ...` (see README).
+"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,export,serve} ...` (see README).
 
 Exit codes (`EXIT_CODES`, printed by --help): what failed, in one line on stderr, never a traceback."""
 
@@ -230,6 +230,17 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 1 if any(r.errors for r in results) else 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from engine.export import ExportError, export_site
+
+    try:
+        print(export_site(args.db, args.site_dir, tuple(args.run or ())))
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
+
+
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
@@ -362,6 +373,12 @@ def main(argv: list[str] | None = None) -> int:
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_cmd_tournament)
 
+    export = sub.add_parser("export", help="the study (or the selected runs) as a static site that opens from disk")
+    export.add_argument("site_dir", metavar="SITE_DIR", help="a new or empty folder (an earlier export's is replaced)")
+    export.add_argument("--run", action="append", help="only this run's matches (repeatable)")
+    export.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
+    export.set_defaults(func=_cmd_export)
+
     serve = sub.add_parser("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")
     serve.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     serve.add_argument("--address", default="127.0.0.1",
@@ -380,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         # the dashboard shows a bad database on its pages; a run checks its own, waiting while it is busy
         if args.func not in (_cmd_games, _cmd_serve, _cmd_run):
             store.check_db(args.db)
-        if args.func in (_cmd_scores, _cmd_rescore) and not Path(args.db).exists():  # a typo in --db, not "no results"
+        # a typo in --db, not "no results"
+        if args.func in (_cmd_scores, _cmd_rescore, _cmd_export) and not Path(args.db).exists():
             raise store.DatabaseError(f"{args.db} does not exist: pass --db (or set ARENA_DB) to a database a run "
                                       f"or an import has written")
         if args.func is _cmd_serve:  # the file only: a run may hold the database while the dashboard starts
