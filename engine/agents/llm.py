@@ -309,8 +309,13 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def _nth(attempt: int) -> str:
+    """The sample key's suffix for a re-ask: none for the first ask, so the keys of first asks never change."""
+    return f":{attempt}" if attempt else ""
+
+
 class LLMAgent:
-    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None, max_reasks: int = 2,
+    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None, max_reasks: int | None = None,
                  transport_retries: int = 5, timeout: float = 120.0, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, max_wait: float = 120.0, cache: ResponseCache | None = None,
                  use_cache: bool = True, connect_timeout: float = 10.0, first_byte_timeout: float = 60.0,
@@ -343,41 +348,45 @@ class LLMAgent:
                                 {"role": "user", "content": question.decide.format(format=obs.space.describe())}]
         error = None
         text = ""
-        for attempt in range(self.max_reasks + 1):
-            reply = await self.complete(messages, ctx)
+        tries = obs.retry.tries if self.max_reasks is None else self.max_reasks + 1  # the game's policy by default
+        for attempt in range(tries):
+            reply = await self.complete(messages, ctx, attempt)
             usage.add(reply)
             text = reply.text
             try:
                 action = obs.parse(text)
             except ParseError as exc:
                 error = str(exc)
-                if attempt == self.max_reasks:
+                if attempt == tries - 1:
                     break
-                messages = messages + [
-                    {"role": "assistant", "content": text},
-                    {"role": "user", "content": REASK.format(error=error, format=obs.space.describe())},
-                ]
+                if obs.retry.feedback:  # else the same question again, as LLMArena's code asks it
+                    messages = messages + [
+                        {"role": "assistant", "content": text},
+                        {"role": "user", "content": REASK.format(error=error, format=obs.space.describe())},
+                    ]
                 continue
             return Decision(action=action, response=text, prompt=messages, retries=attempt, error=error,
                             extra=extra, **usage.fields())
         return Decision(action=obs.space.sample(ctx.rng), response=text, prompt=messages, legal=False,
-                        fallback=True, retries=self.max_reasks, error=error, extra=extra, **usage.fields())
+                        fallback=True, retries=tries - 1, error=error, extra=extra, **usage.fields())
 
-    def sampling(self, ctx: TurnContext) -> dict[str, Any]:
+    def sampling(self, ctx: TurnContext, attempt: int = 0) -> dict[str, Any]:
         """The sampling parameters of a call (part of the cache key). The embedded model also gets a
         seed from the sample key, so its answers are reproducible."""
         params: dict[str, Any] = {"temperature": self.spec.temperature, "max_tokens": self.spec.max_tokens}
         if self.spec.agent.startswith(LOCAL_PREFIX):
-            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}".encode())
+            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}{_nth(attempt)}".encode())
         return params
 
-    async def complete(self, messages: list[dict[str, str]], ctx: TurnContext) -> Reply:
-        """One answer: from the cache if this exact question was asked for this sample, else from the provider."""
-        params = self.sampling(ctx)
+    async def complete(self, messages: list[dict[str, str]], ctx: TurnContext, attempt: int = 0) -> Reply:
+        """One answer: from the cache if this exact question was asked for this sample, else from the provider.
+        A re-ask of the same question (a policy without feedback) is a new sample: `attempt` is in its key."""
+        params = self.sampling(ctx, attempt)
         if self.cache is None:
             return await self.call(messages, params)
         start = time.perf_counter()
-        key = cache_key(self.spec.agent, self.spec.api_base, messages, params, (ctx.match_seed, ctx.seat, ctx.turn))
+        sample = (ctx.match_seed, ctx.seat, ctx.turn) + ((attempt,) if attempt else ())
+        key = cache_key(self.spec.agent, self.spec.api_base, messages, params, sample)
         hit = await self.cache.aget(key)
         if hit is not None:  # redacted again: an entry cached before answers were redacted
             return Reply(redact(hit.text), hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000,

@@ -3,7 +3,13 @@ k marks in a row, column or diagonal win, a full grid is a draw. The board is dr
 `hint` parameter puts the legal moves in the prompt. An answer naming no move on the board is
 unparseable (asked again, then a random legal move: the agent's 3 tries). A parsed move on a taken
 cell or a full column is illegal: it ends the game as a loss for its player, as LLMArena's code plays
-it (PettingZoo's TerminateIllegalWrapper). Subclasses say how a move is written and where it lands."""
+it (PettingZoo's TerminateIllegalWrapper). Subclasses say how a move is written and where it lands.
+
+As LLMArena's code plays them (examples/selfplay/opponent_templates/tictactoe_v3/opponent.py,
+connect_four_v3/opponent.py, their info.json): 3 tries, each the same question again (the model is not
+told what was wrong), then a random legal move (`retry: authors`; `retry: feedback` tells the model its
+error); each prompt is the board alone, without the match so far (`need_history: false`; `history: true`
+adds it)."""
 
 from __future__ import annotations
 
@@ -12,7 +18,18 @@ from abc import abstractmethod
 from functools import cache
 from typing import Any, ClassVar
 
-from engine.games.base import Choice, Game, Observation, Param, SeatResult
+from engine.games.base import (
+    FORFEIT,
+    RANDOM,
+    Choice,
+    Game,
+    Observation,
+    Param,
+    RetryPolicy,
+    SeatResult,
+    history_param,
+    retry_param,
+)
 from engine.games.legal_actions import hint_line
 from engine.games.parsing import json_field, require_text
 
@@ -60,8 +77,14 @@ class GridGame(Game):
     connect: ClassVar[int]
     hint_template: ClassVar[str]  # with {moves}
     answer_key: ClassVar[str]  # the JSON key a structured answer may use
-    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool)}
+    retry_policies = {
+        "authors": RetryPolicy("authors", tries=3, feedback=False, exhausted=RANDOM, illegal=FORFEIT),
+        "feedback": RetryPolicy("feedback", tries=3, feedback=True, exhausted=RANDOM, illegal=FORFEIT),
+    }
+    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool),
+              "retry": retry_param(retry_policies), "history": history_param()}
     presets = {"default": {}, "no_hint": {"hint": False}}
+    rules_version = 2  # LLMArena's re-asks (same question, no error told) and prompts without the match so far
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -94,12 +117,12 @@ class GridGame(Game):
         self.to_move = 0
         self.moves: list[int] = []
         self.last_move: dict[str, Any] | None = None
-        self.forfeit: int | None = None  # the seat whose illegal move ended the game
+        self.forfeited_by: int | None = None  # the seat whose illegal move ended the game
         self.round = 1
 
     def winner(self) -> str | None:
-        if self.forfeit is not None:
-            return MARKS[1 - self.forfeit]
+        if self.forfeited_by is not None:
+            return MARKS[1 - self.forfeited_by]
         return winner_on(tuple(self.board), self.rows, self.cols, self.connect)
 
     def to_act(self) -> list[int]:
@@ -123,10 +146,9 @@ class GridGame(Game):
         seat = self.to_move
         move = int(actions[seat])
         if move not in self.legal_moves():
-            self.forfeit = seat
             self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(move), "illegal": True}
-            self.announce(f"{self.player_name(seat)} ({MARKS[seat]}) played {self.move_label(move)}: "
-                          f"{self.why_illegal(move)}. An illegal move loses the game.")
+            self.forfeit(seat, f"{self.player_name(seat)} ({MARKS[seat]}) played {self.move_label(move)}: "
+                               f"{self.why_illegal(move)}. An illegal move loses the game.")
             return
         before = tuple(self.board)
         self.board[self.landing_cell(move)] = MARKS[seat]
@@ -138,11 +160,15 @@ class GridGame(Game):
         self.to_move = 1 - seat
         self.round += 1
 
+    def forfeit(self, seat: int, reason: str) -> None:
+        self.forfeited_by = seat
+        self.announce(reason)
+
     def done(self) -> bool:
         return self.winner() is not None or not self.legal_moves()
 
     def outcome(self) -> dict[str, Any]:
-        return {"winner": self.winner(), "moves": len(self.moves), "illegal_move_by": self.forfeit}
+        return {"winner": self.winner(), "moves": len(self.moves), "illegal_move_by": self.forfeited_by}
 
     def public_state(self) -> dict[str, Any]:
         return {"board": list(self.board), "rows": self.rows, "cols": self.cols,
