@@ -118,8 +118,9 @@ def as_asked(obs: Observation) -> Observation:
 
 
 def settle(game: Game, seat: int, decision: Decision, policy: RetryPolicy) -> bool:
-    """Apply the game's retry policy to a model's decision, and note on it which policy applied and what happened
-    (the turn's `action.extra.retry`, shown by the transcripts). Returns whether the seat forfeited the game."""
+    """Apply the game's retry policy to a model's decision and, where the policy acted (a re-ask, a fallback, a
+    forfeit), note on it which policy and what happened: the turn's `action.extra.retry`, which the transcripts
+    show (a turn without it was answered on the first try). Returns whether the seat forfeited the game."""
     forfeited = False
     if isinstance(decision.action, Illegal):
         decision.action, decision.error, decision.legal = decision.action.action, decision.action.reason, False
@@ -137,8 +138,8 @@ def settle(game: Game, seat: int, decision: Decision, policy: RetryPolicy) -> bo
                          f"(retry policy '{policy.name}': {policy.describe()}); last error: {decision.error}")
     else:
         outcome = "random action"
-    decision.extra["retry"] = {"policy": policy.name, "rule": policy.describe(), "tries": decision.retries + 1,
-                               "outcome": outcome}
+    if decision.retries or outcome != "answered":
+        decision.extra["retry"] = {"policy": policy.name, "tries": decision.retries + 1, "outcome": outcome}
     return forfeited
 
 

@@ -31,7 +31,7 @@ import weakref
 import zlib
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -350,7 +350,7 @@ class LLMAgent:
         text = ""
         tries = obs.retry.tries if self.max_reasks is None else self.max_reasks + 1  # the game's policy by default
         for attempt in range(tries):
-            reply = await self.complete(messages, ctx, attempt)
+            reply = await self.complete(messages, replace(ctx, attempt=attempt) if attempt else ctx)
             usage.add(reply)
             text = reply.text
             try:
@@ -370,22 +370,22 @@ class LLMAgent:
         return Decision(action=obs.space.sample(ctx.rng), response=text, prompt=messages, legal=False,
                         fallback=True, retries=tries - 1, error=error, extra=extra, **usage.fields())
 
-    def sampling(self, ctx: TurnContext, attempt: int = 0) -> dict[str, Any]:
+    def sampling(self, ctx: TurnContext) -> dict[str, Any]:
         """The sampling parameters of a call (part of the cache key). The embedded model also gets a
         seed from the sample key, so its answers are reproducible."""
         params: dict[str, Any] = {"temperature": self.spec.temperature, "max_tokens": self.spec.max_tokens}
         if self.spec.agent.startswith(LOCAL_PREFIX):
-            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}{_nth(attempt)}".encode())
+            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}{_nth(ctx.attempt)}".encode())
         return params
 
-    async def complete(self, messages: list[dict[str, str]], ctx: TurnContext, attempt: int = 0) -> Reply:
+    async def complete(self, messages: list[dict[str, str]], ctx: TurnContext) -> Reply:
         """One answer: from the cache if this exact question was asked for this sample, else from the provider.
-        A re-ask of the same question (a policy without feedback) is a new sample: `attempt` is in its key."""
-        params = self.sampling(ctx, attempt)
+        A re-ask of the same question (a policy without feedback) is a new sample: its attempt is in the key."""
+        params = self.sampling(ctx)
         if self.cache is None:
             return await self.call(messages, params)
         start = time.perf_counter()
-        sample = (ctx.match_seed, ctx.seat, ctx.turn) + ((attempt,) if attempt else ())
+        sample = (ctx.match_seed, ctx.seat, ctx.turn) + ((ctx.attempt,) if ctx.attempt else ())
         key = cache_key(self.spec.agent, self.spec.api_base, messages, params, sample)
         hit = await self.cache.aget(key)
         if hit is not None:  # redacted again: an entry cached before answers were redacted
