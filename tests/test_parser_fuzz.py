@@ -44,7 +44,8 @@ def _states(cls, seed: int, n: int):
 def _legal_hint(obs, rng) -> str:
     if isinstance(obs.space, Choice):
         labels = obs.space.labels or tuple(str(o) for o in obs.space.options)
-        return rng.choice(labels)
+        mark = obs.view.get("mark")  # a grid game reads only a stated move ("X: (1,3)"), not a cell met in prose
+        return f"{mark}: {rng.choice(labels)}" if mark else rng.choice(labels)
     return str(obs.space.sample(rng))
 
 

@@ -31,7 +31,7 @@ from engine.games.base import (
     retry_param,
 )
 from engine.games.legal_actions import hint_line
-from engine.games.parsing import json_field, require_text
+from engine.games.parsing import ParseError, json_field, require_text
 
 MARKS = ("X", "O")
 Board = tuple[str | None, ...]
@@ -183,15 +183,46 @@ class GridGame(Game):
                 for s in (0, 1)}
 
 
-_PAIR = re.compile(r"(?<!\d)(-?\d{1,3})\s*,\s*(-?\d{1,3})(?!\d)")  # bounded: linear on huge answers
-_SINGLE = re.compile(r"(?<!\d)(-?\d{1,3})(?!\d)(?!\.\d)")
+# Reading the move an answer states. A position met in prose is not a move: "(1,2) is the top left corner of the
+# empty cell" describes a cell, and reading the last number of such an answer earned a small model wins it never
+# played (issue 29). A move is stated (1) in the asked format, a mark or a label and a colon ("X: (1,3)",
+# "Position: 4"), else (2) as the whole answer ("(2,2)", "O 4."), else (3) after a verb of moving ("I place my
+# mark at (1, 2)"). The first of these that states any position decides; one distinct position there is the
+# move, several are unparseable (asked again). Patterns are bounded: linear on huge answers.
+_PAIR = r"\(?\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*\)?"
+_SINGLE = r"(-?\d{1,3})(?!\s*,\s*-?\d)(?!\d)(?!\.\d)"
+_LABELLED = r"(?:(?<![A-Za-z])[XO]|\b(?:position|column|move|answer|action|final answer))\s*[:=]\s*"
+_MARK = r"(?:[XO]\s*[:\-]?\s*)?"
+_VERBED = (r"\b(?:place|placing|put|putting|mark|play|playing|move|choose|choosing|select|pick|take|go|drop|dropping)"
+           r"\b[^\n.;!?()\d]{0,40}?")
 
 
-def last_pair(text: str) -> tuple[int, int] | None:
-    found = _PAIR.findall(text)
-    return (int(found[-1][0]), int(found[-1][1])) if found else None
+def _readers(position: str) -> tuple[re.Pattern[str], ...]:
+    return (re.compile(rf"(?i){_LABELLED}(?:column\s*)?{position}"),
+            re.compile(rf"(?i)^[\s\"'`*]*{_MARK}(?:column\s*)?{position}[\s\"'`*.!]*$"),
+            re.compile(rf"(?i){_VERBED}(?:column\s*)?{position}"))
 
 
-def last_int(text: str) -> int | None:
-    found = _SINGLE.findall(text)
-    return int(found[-1]) if found else None
+_PAIR_READERS, _SINGLE_READERS = _readers(_PAIR), _readers(_SINGLE)
+
+
+def _stated(text: str, readers: tuple[re.Pattern[str], ...], what: str, example: str) -> tuple[int, ...]:
+    for reader in readers:
+        moves = {tuple(int(n) for n in m.groups()) for m in reader.finditer(text)}
+        if len(moves) == 1:
+            return moves.pop()
+        if moves:
+            listed = ", ".join(str(m if len(m) > 1 else m[0]) for m in sorted(moves))
+            raise ParseError(f"the answer states several moves ({listed}); state one, like {example}")
+    raise ParseError(f"no {what} stated as the move (a {what} met in the text is not one); answer like {example}")
+
+
+def stated_pair(text: str, example: str) -> tuple[int, int]:
+    """The one (row, column) the answer states as its move (see above), else ParseError."""
+    row, col = _stated(text, _PAIR_READERS, "position", example)
+    return row, col
+
+
+def stated_int(text: str, example: str) -> int:
+    """The one number (a column) the answer states as its move (see above), else ParseError."""
+    return _stated(text, _SINGLE_READERS, "column", example)[0]
