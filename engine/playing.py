@@ -124,7 +124,7 @@ def settle(game: Game, seat: int, decision: Decision, policy: RetryPolicy) -> bo
     forfeited = False
     if isinstance(decision.action, Illegal):
         decision.action, decision.error, decision.legal = decision.action.action, decision.action.reason, False
-        game.forfeit(seat, f"an illegal action: {decision.error}")
+        game.forfeit(seat, decision.error, decision.action)
         outcome, forfeited = "forfeit (illegal action)", True
     elif not decision.fallback:
         outcome = "answered"

@@ -102,6 +102,16 @@ def test_holdem_with_feedback_asks_again_after_an_illegal_action():
     assert json.loads(record.match["outcome"])["illegal_action_by"] is None
 
 
+def test_tictactoe_a_taken_cell_loses_at_once_and_is_no_valid_answer():
+    moves = {0: iter(["X: (2,2)"]), 1: iter(["O: (2,2)"])}
+    record, calls = play("tictactoe", lambda seat, messages: next(moves[seat]))
+    assert len(calls) == 2
+    illegal = decisions(record)[-1]
+    assert not illegal["legal"] and retry_note(illegal)["outcome"] == "forfeit (illegal action)"
+    assert json.loads(illegal["state"])["last_move"]["illegal"] is True
+    assert json.loads(record.match["outcome"]) == {"winner": "X", "moves": 1, "illegal_move_by": 1}
+
+
 def test_bid_asks_once_and_an_answer_without_a_bid_is_zero():
     record, calls = play("bid", lambda seat, messages: "I would rather wait.")
     assert asks_per_turn(calls) == [1, 1]

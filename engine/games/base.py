@@ -290,8 +290,8 @@ class Game(ABC):
         """The action a seat takes when its tries run out under a FIXED policy (Bid: a bid of 0)."""
         raise NotImplementedError(f"game '{self.name}' has no fixed action")
 
-    def forfeit(self, seat: int, reason: str) -> None:
-        """End the game as a loss for `seat` (a FORFEIT policy: its illegal action, or no usable answer)."""
+    def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
+        """End the game as a loss for `seat` (a FORFEIT policy: its illegal `action`, or no usable answer)."""
         raise NotImplementedError(f"game '{self.name}' cannot be forfeited")
 
     def metrics(self) -> list[tuple[int | None, str, float]]:

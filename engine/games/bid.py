@@ -122,7 +122,7 @@ class Bid(Game):
     def fixed_action(self, seat: int) -> float:
         return 0.0  # LLMArena's code bids 0 when it finds no bid in the answer
 
-    def forfeit(self, seat: int, reason: str) -> None:
+    def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
         self.forfeited.add(seat)
         self.announce(f"{self.player_name(seat)} loses the auction: {reason}. The item is not sold.")
 

@@ -31,7 +31,7 @@ from engine.games.base import (
     retry_param,
 )
 from engine.games.legal_actions import hint_line
-from engine.games.parsing import ParseError, json_field, require_text
+from engine.games.parsing import IllegalAction, ParseError, json_field, require_text
 
 MARKS = ("X", "O")
 Board = tuple[str | None, ...]
@@ -138,17 +138,19 @@ class GridGame(Game):
         return self.make_observation(seat, "move", view, Choice(tuple(legal), labels, key=self.answer_key))
 
     def parse(self, seat: int, text: str) -> int:
+        """The move the answer states; a move on a taken cell or a full column is an IllegalAction, which loses."""
         require_text(text)
         value = json_field(text, self.answer_key)
-        return self.read_move(str(value) if value is not None else text)
+        move = self.read_move(str(value) if value is not None else text)
+        if move not in self.legal_moves():
+            raise IllegalAction(f"{self.why_illegal(move)} (an illegal move loses the game)", move)
+        return move
 
     def step(self, actions: dict[int, Any]) -> None:
         seat = self.to_move
         move = int(actions[seat])
         if move not in self.legal_moves():
-            self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(move), "illegal": True}
-            self.forfeit(seat, f"{self.player_name(seat)} ({MARKS[seat]}) played {self.move_label(move)}: "
-                               f"{self.why_illegal(move)}. An illegal move loses the game.")
+            self.forfeit(seat, f"{self.why_illegal(move)} (an illegal move loses the game)", move)
             return
         before = tuple(self.board)
         self.board[self.landing_cell(move)] = MARKS[seat]
@@ -160,9 +162,13 @@ class GridGame(Game):
         self.to_move = 1 - seat
         self.round += 1
 
-    def forfeit(self, seat: int, reason: str) -> None:
+    def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
         self.forfeited_by = seat
-        self.announce(reason)
+        played = ""
+        if action is not None:
+            self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(action), "illegal": True}
+            played = f" played {self.move_label(action)}:"
+        self.announce(f"{self.player_name(seat)} ({MARKS[seat]}){played} {reason}. {self.player_name(seat)} loses.")
 
     def done(self) -> bool:
         return self.winner() is not None or not self.legal_moves()

@@ -247,7 +247,7 @@ class TexasHoldem(NamedActionTurns, Game):
                               f"{self.player_name(winner)} wins {pot}.")
         self.finished = True
 
-    def forfeit(self, seat: int, reason: str) -> None:
+    def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
         """TerminateIllegalWrapper's rule: the hand ends at once as a loss for `seat`, which leaves its chips in the
         pot as a fold does."""
         self.forfeited_by = self.folded = seat
