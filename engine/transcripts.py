@@ -15,6 +15,7 @@ from engine import store
 from engine.games import get_game
 from engine.games.base import FEEDBACK
 from engine.selection import Selection, agent_sql
+from engine.valid_answers import invalid_sql
 from engine.wording import count
 
 OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
@@ -79,8 +80,8 @@ def _conditions(search: MatchSearch) -> tuple[str, list]:
     elif search.outcome == "error":
         where.append("m.status = 'error'")
     if search.parse_failures:
-        where.append("EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id "
-                     "AND (t.retries > 0 OR t.fallback OR NOT t.legal))")
+        where.append(f"EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND t.seat IS NOT NULL "
+                     f"AND {invalid_sql('t')})")
     if search.text.strip():
         pattern = literal_pattern(search.text.strip())
         said = "regexp_matches(t.response, ?, 'i')"
@@ -107,8 +108,8 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
         SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
                string_agg({agent_sql("s")} || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
                           ORDER BY s.seat) AS lineup,
-               (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id
-                AND (t.retries > 0 OR t.fallback OR NOT t.legal)) AS parse_failures,
+               (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id AND t.seat IS NOT NULL
+                AND {invalid_sql("t")}) AS parse_failures,
                m.finished_at
         FROM picked m JOIN seats s USING (match_id)
         GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [*params, limit or MAX_RESULTS])

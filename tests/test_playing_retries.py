@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Callable
+from functools import partial
 
-from engine.agents import AgentSpec
+from engine import headline, store, transcripts
+from engine.agents import AgentSpec, make_agent
 from engine.agents.llm import LLMAgent, Reply
 from engine.games import get_game
 from engine.playing import play_match
@@ -147,3 +150,38 @@ def test_a_first_try_answer_carries_no_retry_note():
     moves = iter(["X: (1,1)", "O: (2,2)", "X: (1,2)", "O: (3,3)", "X: (1,3)"])
     record, _ = play("tictactoe", lambda seat, messages: next(moves))
     assert all(retry_note(t) is None for t in decisions(record))
+
+
+def test_a_valid_answer_is_parsed_and_legal_on_the_first_try_on_the_headline_and_in_transcripts(db_path):
+    """One definition (engine.valid_answers): a decision answered right only when asked again, or replaced by a
+    fallback move, is no valid answer (the headline counted a re-asked one as valid)."""
+    answers = iter(["first legal", "dunno", "first legal", "dunno", "dunno", "dunno"])
+
+    def script(seat, messages):
+        answer = next(answers, "first legal")
+        if answer != "first legal":
+            return answer
+        free = re.search(r"\[(\(\d,\d\))", messages[-1]["content"]).group(1)  # the hint lists the free cells
+        return f"X: {free}"
+
+    cls = get_game("tictactoe")
+    params = cls.resolve_params({})
+    plan = MatchPlan(match_id="valid", run_id="valid", game="tictactoe", preset="default", params=params, seed=2,
+                     repeat=0, lineup=0, seats=[AgentSpec(agent="openai/scripted"), AgentSpec(agent="bot:random")])
+    calls: list = []
+    factory = partial(make_agent_or_script, script=script, calls=calls)
+    record = asyncio.run(play_match(plan, agent_factory=factory))
+    mine = [t for t in decisions(record) if t["seat"] == 0]
+    assert [(t["retries"], t["fallback"]) for t in mine[:3]] == [(0, False), (1, False), (2, True)]
+    store.init_db(db_path)
+    store.write_match(db_path, record.match, record.seats, record.turns, record.metrics)
+    figures = headline.agent_figures(db_path).set_index("agent")
+    first_try = sum(1 for t in mine if not t["retries"] and not t["fallback"] and t["legal"])
+    assert figures.loc["openai/scripted", "valid_rate"] == first_try / len(mine) < (len(mine) - 1) / len(mine)
+    assert figures.loc["bot:random", "valid_rate"] == 1.0
+    found = transcripts.find_matches(db_path, transcripts.MatchSearch(parse_failures=True))
+    assert found["parse_failures"].tolist() == [len(mine) - first_try]
+
+
+def make_agent_or_script(spec: AgentSpec, script: Script, calls: list, **kwargs):
+    return make_agent(spec, **kwargs) if spec.is_bot else ScriptedLLM(spec, script, calls)
