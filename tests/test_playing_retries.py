@@ -185,3 +185,11 @@ def test_a_valid_answer_is_parsed_and_legal_on_the_first_try_on_the_headline_and
 
 def make_agent_or_script(spec: AgentSpec, script: Script, calls: list, **kwargs):
     return make_agent(spec, **kwargs) if spec.is_bot else ScriptedLLM(spec, script, calls)
+
+
+def test_gamabench_asks_until_parsed_and_keeps_the_arenas_policy_as_a_parameter():
+    cls = get_game("guessing_game")
+    assert cls(cls.resolve_params({})).retry_policy().exhausted == "error"  # the authors' (test_agent_stub plays it)
+    record, calls = play("guessing_game", lambda seat, messages: "about half", players=2, rounds=1, retry="feedback")
+    assert set(asks_per_turn(calls)) == {3} and all(t["fallback"] for t in decisions(record))
+    assert "could not be used" in calls[-1][2][-1]["content"]
