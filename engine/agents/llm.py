@@ -1,5 +1,6 @@
-"""The LLM player: prompt -> litellm.acompletion -> the game's parser, with a bounded re-ask on an
-unusable answer and a random legal fallback after the last one.
+"""The LLM player: prompt -> litellm.acompletion -> the game's parser, with the re-asks of the game's retry
+policy on an unusable answer (told its error or the same question again) and a random legal fallback after
+the last one, which the match loop may replace (engine.playing.settle).
 
 Every call goes through litellm, so any model string works (`openai/...`, `anthropic/...`,
 `ollama/...`, `hosted_vllm/...`, an OpenAI-compatible server through `api_base`, and the
@@ -315,14 +316,13 @@ def _nth(attempt: int) -> str:
 
 
 class LLMAgent:
-    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None, max_reasks: int | None = None,
+    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None,
                  transport_retries: int = 5, timeout: float = 120.0, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, max_wait: float = 120.0, cache: ResponseCache | None = None,
                  use_cache: bool = True, connect_timeout: float = 10.0, first_byte_timeout: float = 60.0,
                  max_answer_chars: int = 100_000):
         self.spec = spec
         self.limits = limits or ModelLimits()
-        self.max_reasks = max_reasks
         self.transport_retries = transport_retries
         self.timeout = timeout  # the whole call, from connecting to the last byte
         self.connect_timeout = min(connect_timeout, timeout)
@@ -348,7 +348,7 @@ class LLMAgent:
                                 {"role": "user", "content": question.decide.format(format=obs.space.describe())}]
         error = None
         text = ""
-        tries = obs.retry.tries if self.max_reasks is None else self.max_reasks + 1  # the game's policy by default
+        tries = obs.retry.tries  # the game's retry policy (RetryPolicy); engine.playing applies the rest
         for attempt in range(tries):
             reply = await self.complete(messages, replace(ctx, attempt=attempt) if attempt else ctx)
             usage.add(reply)
