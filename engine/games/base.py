@@ -113,14 +113,14 @@ def retry_param(policies: dict[str, RetryPolicy]) -> Param:
     """The `retry` parameter of a game with several policies; the first one is the default."""
     names = tuple(policies)
     return Param(names[0], "what happens to an unusable answer: " + "; ".join(
-        f"{n}: {p.describe()}" for n, p in policies.items()), kind=str, choices=names)
+        f"{n}: {p.describe()}" for n, p in policies.items()), kind=str, choices=names, added_later=True)
 
 
 def history_param() -> Param:
     """The `history` parameter of a game whose paper's prompts carry no history (LLMArena's configs say
     `need_history: false`): each prompt is the current state alone unless a researcher turns it on."""
     return Param(False, "put every message of the match so far in each prompt (LLMArena's code: no history)",
-                 kind=bool)
+                 kind=bool, added_later=True)
 
 
 # ---------------------------------------------------------------- messages and views
@@ -180,6 +180,9 @@ class Param:
     lo: float | None = None
     hi: float | None = None
     choices: tuple[Any, ...] | None = None
+    # Added after matches were played (`retry`, `history`): at its default it is left out of a match's id, so a
+    # database's earlier matches keep theirs and their run resumes (engine.spec); the match's params still hold it.
+    added_later: bool = False
 
     def validate(self, name: str, value: Any) -> Any:
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
