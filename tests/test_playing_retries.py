@@ -15,7 +15,7 @@ from engine.agents import AgentSpec, make_agent
 from engine.agents.llm import LLMAgent, Reply
 from engine.games import get_game
 from engine.playing import play_match
-from engine.spec import MatchPlan, parse_spec
+from engine.spec import MatchPlan
 from engine.store import MatchRecord
 
 Script = Callable[[int, list[dict[str, str]]], str]  # (seat, messages) -> the answer
@@ -194,13 +194,3 @@ def test_gamabench_asks_until_parsed_and_keeps_the_arenas_policy_as_a_parameter(
     assert set(asks_per_turn(calls)) == {3} and all(t["fallback"] for t in decisions(record))
     assert "could not be used" in calls[-1][2][-1]["content"]
 
-
-def test_a_policy_added_later_keeps_earlier_match_ids_at_its_default_and_a_chosen_one_is_its_own_match():
-    """tests/test_schema.py resumes a database played before `retry` and `history` existed: at their defaults the
-    match ids are the ones they were; another policy is another condition, so other matches."""
-    def ids(**params) -> set[str]:
-        entry = {"game": "tictactoe", "params": params, "lineups": [["bot:random", "bot:random"]]}
-        return {p.match_id for p in parse_spec({"name": "ids", "seed": 1, "games": [entry]}).matches}
-
-    assert ids() == ids(retry="authors", history=False)
-    assert ids().isdisjoint(ids(retry="feedback")) and ids().isdisjoint(ids(history=True))
