@@ -86,7 +86,8 @@ class RetryPolicy:
     Each paper's code does this its own way (LLMArena per game, γ-Bench until it parses), and the choice moves
     published numbers: a model that never answers wins by random moves under one rule and loses under another.
     So the game declares it (`Game.retry_policies`), the LLM agent asks `tries` times, and the match loop
-    (engine.playing) applies `exhausted` and `illegal`; each turn records the policy and what happened."""
+    (engine.playing) applies `exhausted` and `illegal`; a turn where the policy acted records which and what it did
+    (its `action.extra.retry`), and the Transcripts page names the policy on every turn."""
 
     name: str
     tries: int = 3  # asks in all, the first one included
