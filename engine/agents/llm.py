@@ -1,5 +1,6 @@
-"""The LLM player: prompt -> litellm.acompletion -> the game's parser, with a bounded re-ask on an
-unusable answer and a random legal fallback after the last one.
+"""The LLM player: prompt -> litellm.acompletion -> the game's parser, with the re-asks of the game's retry
+policy on an unusable answer (told its error or the same question again) and a random legal fallback after
+the last one, which the match loop may replace (engine.playing.settle).
 
 Every call goes through litellm, so any model string works (`openai/...`, `anthropic/...`,
 `ollama/...`, `hosted_vllm/...`, an OpenAI-compatible server through `api_base`, and the
@@ -27,7 +28,7 @@ import random
 import time
 import weakref
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -197,15 +198,19 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def _nth(attempt: int) -> str:
+    """The sample key's suffix for a re-ask: none for the first ask, so the keys of first asks never change."""
+    return f":{attempt}" if attempt else ""
+
+
 class LLMAgent:
-    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None, max_reasks: int = 2,
+    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None,
                  transport_retries: int = 5, timeout: float = 120.0, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, max_wait: float = 120.0, cache: ResponseCache | None = None,
                  use_cache: bool = True, connect_timeout: float = 10.0, first_byte_timeout: float = 60.0,
                  max_answer_chars: int = 100_000):
         self.spec = spec
         self.limits = limits or ModelLimits()
-        self.max_reasks = max_reasks
         self.transport_retries = transport_retries
         self.timeout = timeout  # the whole call, from connecting to the last byte
         self.connect_timeout = min(connect_timeout, timeout)
@@ -231,41 +236,45 @@ class LLMAgent:
                                 {"role": "user", "content": question.decide.format(format=obs.space.describe())}]
         error = None
         text = ""
-        for attempt in range(self.max_reasks + 1):
-            reply = await self.complete(messages, ctx)
+        tries = obs.retry.tries  # the game's retry policy (RetryPolicy); engine.playing applies the rest
+        for attempt in range(tries):
+            reply = await self.complete(messages, replace(ctx, attempt=attempt) if attempt else ctx)
             usage.add(reply)
             text = reply.text
             try:
                 action = obs.parse(text)
             except ParseError as exc:
                 error = str(exc)
-                if attempt == self.max_reasks:
+                if attempt == tries - 1:
                     break
-                messages = messages + [
-                    {"role": "assistant", "content": text},
-                    {"role": "user", "content": REASK.format(error=error, format=obs.space.describe())},
-                ]
+                if obs.retry.feedback:  # else the same question again, as LLMArena's code asks it
+                    messages = messages + [
+                        {"role": "assistant", "content": text},
+                        {"role": "user", "content": REASK.format(error=error, format=obs.space.describe())},
+                    ]
                 continue
             return Decision(action=action, response=text, prompt=messages, retries=attempt, error=error,
                             extra=extra, **usage.fields())
         return Decision(action=obs.space.sample(ctx.rng), response=text, prompt=messages, legal=False,
-                        fallback=True, retries=self.max_reasks, error=error, extra=extra, **usage.fields())
+                        fallback=True, retries=tries - 1, error=error, extra=extra, **usage.fields())
 
     def sampling(self, ctx: TurnContext) -> dict[str, Any]:
         """The sampling parameters of a call (part of the cache key). The embedded model also gets a
         seed from the sample key, so its answers are reproducible."""
         params: dict[str, Any] = {"temperature": self.spec.temperature, "max_tokens": self.spec.max_tokens}
         if self.spec.agent.startswith(LOCAL_PREFIX):
-            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}".encode())
+            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}{_nth(ctx.attempt)}".encode())
         return params
 
     async def complete(self, messages: list[dict[str, str]], ctx: TurnContext) -> Reply:
-        """One answer: from the cache if this exact question was asked for this sample, else from the provider."""
+        """One answer: from the cache if this exact question was asked for this sample, else from the provider.
+        A re-ask of the same question (a policy without feedback) is a new sample: its attempt is in the key."""
         params = self.sampling(ctx)
         if self.cache is None:
             return await self.call(messages, params)
         start = time.perf_counter()
-        key = cache_key(self.spec.agent, self.spec.api_base, messages, params, (ctx.match_seed, ctx.seat, ctx.turn))
+        sample = (ctx.match_seed, ctx.seat, ctx.turn) + ((ctx.attempt,) if ctx.attempt else ())
+        key = cache_key(self.spec.agent, self.spec.api_base, messages, params, sample)
         hit = await self.cache.aget(key)
         if hit is not None:  # redacted again: an entry cached before answers were redacted
             return Reply(redact(hit.text), hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000,

@@ -13,6 +13,8 @@
   word, repeat) eliminate at once, speeches cut at 400 characters, votes with abstention, a tie
   eliminates no one; ends when the spy is out, fewer than 3 remain, or after 3 rounds; WiS scores.
 Word pairs for `llmarena` and `wis`: LLMArena's 69 (engine/data/llmarena/undercover_words.txt).
+Re-asks: under `llmarena` rules one ask, then a random action, as the authors' code
+(examples/selfplay/opponent_templates/undercover_v1/opponent.py); `magic` and `wis`: 3 tries, told the error.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Param, SeatResult, rank_by
+from engine.games.base import FEEDBACK, LLMARENA_ONE_TRY, Param, RetryPolicy, SeatResult, rank_by
 from engine.games.social.answers import names_word, normalize, same_word
 from engine.games.social.parameters import SOCIAL_PARAMS
 from engine.games.social.rounds import SocialDeduction
@@ -75,6 +77,11 @@ class Undercover(SocialDeduction):
         "wis": {"rules": "wis", "players": 6, "rounds": 3, "words": "llmarena", "probes": False,
                 "first_speaker": -1},
     }
+
+    rules_version = 2  # LLMArena's rules: one ask, then a random action
+
+    def retry_policy(self) -> RetryPolicy:
+        return LLMARENA_ONE_TRY if self.p["rules"] == "llmarena" else FEEDBACK
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:
