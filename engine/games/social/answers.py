@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.games.base import ActionSpace, ParseError
+from engine.games.base import ActionSpace, Choice, ParseError
 from engine.games.parsing import json_field, require_text
 
 
@@ -111,6 +111,39 @@ class WordGuessSpace(ActionSpace):
                 raise ParseError(f'missing the guess "{n} word" ({self.describe()})')
             guesses[n] = str(value).strip()[:60]
         return guesses
+
+
+_VOTE_LINE = re.compile(r"vote:\s*(.*)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class WordGuessVoteSpace(ActionSpace):
+    """LLMArena's accusation answer (THU-BPM/LLMArena, examples/selfplay/opponent_templates/undercover_v1/
+    opponent.py): the other players' words first, then the vote, in one answer. As there, only the vote must
+    be readable: the JSON field "vote", else the player named on the line after "vote:" (as their
+    regular expression reads it); a word guess left out is recorded empty, a wrong guess, and never costs the vote."""
+
+    words: WordGuessSpace
+    vote: Choice
+
+    def sample(self, rng: random.Random) -> dict[str, Any]:
+        return {"words": self.words.sample(rng), "vote": self.vote.sample(rng)}
+
+    def describe(self) -> str:
+        fields = ", ".join(f'"{n} word": "<word>"' for n in self.words.others)
+        return f'a JSON object {{{fields}, "vote": "<player>"}}, the vote {self.vote.describe()}'
+
+    def parse(self, text: str) -> dict[str, Any]:
+        require_text(text)
+        if json_field(text, self.vote.key) is not None:
+            vote = self.vote.parse(text)
+        else:
+            line = _VOTE_LINE.search(text)
+            if line is None:
+                raise ParseError(f'no vote found; answer with {self.describe()}')
+            vote = self.vote.parse(line.group(1))
+        guesses = {n: str(json_field(text, f"{n} word") or "").strip()[:60] for n in self.words.others}
+        return {"words": guesses, "vote": vote}
 
 
 _NAME = re.compile(r"player[ _]?(\d{1,2})(?!\d)", re.IGNORECASE)
