@@ -115,6 +115,7 @@ def test_the_vote_answer_reads_as_the_authors_and_a_missing_guess_costs_nothing(
     # the authors' format: free guesses, then "vote: <player>"; the guesses there are not JSON: recorded empty
     said = game.parse(0, "Player 2 has Pear, Player 5 maybe Apple.\nvote: Player 5.")
     assert said == {"words": {f"Player {o}": "" for o in (2, 3, 4, 5)}, "vote": 4}
+    assert game.parse(0, "Vote: Player 3, not Player 2")["vote"] == 2  # theirs: the first one after "vote:"
     said = game.parse(1, '{"Player 1 word": "Pear", "Player 5 word": "apple", "vote": "Player 5"}')
     assert said["vote"] == 4 and said["words"]["Player 1"] == "Pear" and said["words"]["Player 3"] == ""
     for unreadable in ("Player 2 has Pear, I suspect Player 5", '{"vote": "Player 2"}', "vote: nobody"):

@@ -1,6 +1,6 @@
 """Reading the social games' answers: clues and speeches (free text), the belief probe, the word-guess
-probe, a player's name in a vote or a belief, a belief written as free text (the pgm strategy's analysis),
-and the word comparisons the judging and the fouls rely on.
+probe and LLMArena's guesses-and-vote answer, a player's name in a vote or a belief, a belief written as
+free text (the pgm strategy's analysis), and the word comparisons the judging and the fouls rely on.
 """
 
 from __future__ import annotations
@@ -113,6 +113,20 @@ class WordGuessSpace(ActionSpace):
         return guesses
 
 
+_NAME = re.compile(r"player[ _]?(\d{1,2})(?!\d)", re.IGNORECASE)
+
+
+def match_name(text: str, names: tuple[str, ...]) -> str | None:
+    """The player name a short answer gives ("Player 2", "player_2", "2"), or None."""
+    found = _NAME.findall(text[:200])
+    if not found and text.strip().isdigit():
+        found = [text.strip()]
+    if not found:
+        return None
+    name = f"Player {int(found[-1])}"
+    return name if name in names else None
+
+
 _VOTE_LINE = re.compile(r"vote:\s*(.*)", re.IGNORECASE)
 
 
@@ -120,7 +134,7 @@ _VOTE_LINE = re.compile(r"vote:\s*(.*)", re.IGNORECASE)
 class WordGuessVoteSpace(ActionSpace):
     """LLMArena's accusation answer (THU-BPM/LLMArena, examples/selfplay/opponent_templates/undercover_v1/
     opponent.py): the other players' words first, then the vote, in one answer. As there, only the vote must
-    be readable: the JSON field "vote", else the player named on the line after "vote:" (as their
+    be readable: the JSON field "vote", else the first player named on the line after "vote:" (as their
     regular expression reads it); a word guess left out is recorded empty, a wrong guess, and never costs the vote."""
 
     words: WordGuessSpace
@@ -141,23 +155,10 @@ class WordGuessVoteSpace(ActionSpace):
             line = _VOTE_LINE.search(text)
             if line is None:
                 raise ParseError(f'no vote found; answer with {self.describe()}')
-            vote = self.vote.parse(line.group(1))
+            first = _NAME.search(line.group(1))  # theirs: the first digit after "vote:"
+            vote = self.vote.parse(f"Player {int(first.group(1))}" if first else line.group(1))
         guesses = {n: str(json_field(text, f"{n} word") or "").strip()[:60] for n in self.words.others}
         return {"words": guesses, "vote": vote}
-
-
-_NAME = re.compile(r"player[ _]?(\d{1,2})(?!\d)", re.IGNORECASE)
-
-
-def match_name(text: str, names: tuple[str, ...]) -> str | None:
-    """The player name a short answer gives ("Player 2", "player_2", "2"), or None."""
-    found = _NAME.findall(text[:200])
-    if not found and text.strip().isdigit():
-        found = [text.strip()]
-    if not found:
-        return None
-    name = f"Player {int(found[-1])}"
-    return name if name in names else None
 
 
 # ---------------------------------------------------------------- MAgIC's own readings (cathyxl/MAgIC)
