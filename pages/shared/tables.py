@@ -4,6 +4,7 @@ report, a table too wide for the window with column groups apart, and the win ra
 
     column_help(columns, game, own) -> dict;  fitted_columns(display, config, helps, fill) -> (display, config)
     show_table(report, title, df, name, shown=None, helps=None);  show_wide_table(report, title, df, name, aside)
+    tooltips(config) -> dict
     win_rates_view(agent_figures rows) -> DataFrame;  compact_lineup(lineup) -> str
 """
 
@@ -120,6 +121,12 @@ def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: Map
     return display, config
 
 
+def tooltips(config: Mapping[str, dict]) -> dict[str, str]:
+    """The header tooltips of a `fitted_columns` config (column -> definition): what a report lists under the
+    table."""
+    return {column: own.get("help") for column, own in config.items() if own.get("help")}
+
+
 def match_link_column(match_ids: pd.Series, help: str) -> Any:  # noqa: A002 - Streamlit's own name
     """The column of `links.match_link`s of a match list, read as the match ids themselves (the link is the id:
     one column, not two)."""
@@ -146,7 +153,7 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
     display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps, fill=fill)
     st.dataframe(display, hide_index=True, width="stretch", column_config=config)
     download_table(df, name)
-    report.table(title, display)
+    report.table(title, display, helps=tooltips(config))
 
 
 def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: Mapping[str, list[str]],
@@ -165,6 +172,7 @@ def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, asi
             with st.expander(label):
                 part, config = fitted_columns(display[[first, *present]], None, helps)
                 st.dataframe(part, hide_index=True, width="stretch", column_config=config)
+            report.table(f"{title}: {label}", part, helps=tooltips(config))
 
 
 def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
