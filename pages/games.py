@@ -63,6 +63,15 @@ def axes(table, columns) -> list[tuple[str, list[str]]]:
     return [(unit, group) for unit, group in (("", values), ("share", shares)) if group]
 
 
+def without_blank_rounds(table):
+    """A per-round table without the rounds that have no figure left to show: Pirate's proposal step records only
+    the proposer (a seat, hidden), so its row was blank beside a count of matches."""
+    if not {"step", "matches"} <= set(table.columns):
+        return table
+    shown = [c for c in table.columns if c not in ("setting", "step", "matches")]
+    return table.dropna(how="all", subset=shown).reset_index(drop=True) if shown else table
+
+
 def draw_settings(figure, table) -> None:
     """A per-round figure drawn once per setting (`setting` column), each its own chart; else as is."""
     if "setting" not in table:
@@ -82,13 +91,19 @@ def draw(figure, table, setting: str = "") -> None:
     for key in ("color", "facet_col"):  # a yes/no field in the legend as its table shows it, not True/False
         if key in extra and pd.api.types.is_bool_dtype(table[extra[key]]):
             table = table.assign(**{extra[key]: table[extra[key]].map(numbers.number)})
+    if chart.kind == "line" and table[chart.x].nunique() == 1:
+        plot = px.bar  # one round recorded: bars, where a line would be a lone dot
+        extra.setdefault("barmode", "group")
     for unit, columns in axes(table, chart.columns(table)):
         title = f"{game}: {figure.title}" if chart.kind == "line" else figure.title
         title += f", {setting}" if setting else ""
         title += f" ({unit}s)" if unit else ""
-        fig = plot(table, x=chart.x, y=columns if len(columns) > 1 else columns[0], title=title, **extra,
-                   color_discrete_sequence=PALETTE, **({"markers": True} if chart.kind == "line" else {}))
-        fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=unit or chart.y_title, height=420)
+        # without a colour of their own, the series are the legend's entries (a single one too: it is named)
+        series = columns if len(columns) > 1 or "color" not in extra else columns[0]
+        fig = plot(table, x=chart.x, y=series, title=title, **extra, color_discrete_sequence=PALETTE,
+                   **({"markers": True} if plot is px.line else {}))
+        fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_label(columns, unit), height=420,
+                          legend_title_text=chart.color or "", showlegend=True)
         if unit or all(numbers.is_rate(c) for c in columns):
             fig.update_yaxes(range=[0, 1], tickformat=".0%")  # shares in %, as the tables show them
         if not table[columns].fillna(0).to_numpy().any():
@@ -116,6 +131,7 @@ for suite in suites_of(game):
         table = only_mine(cached(figure.table, DB, filters=selection))
         table = table.drop(columns=list(figure.hidden.get(game, ())), errors="ignore")
         table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
+        table = without_blank_rounds(table)
         if table.empty:
             report.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue
