@@ -202,3 +202,12 @@ def test_the_overview_report_keeps_its_captions_and_every_table_downloads(db, mo
     assert "Mean score:" in text_of(made) and "Pools: the contested matches of" in text_of(made)
     assert {"runs.csv", "matches.csv", "win_rates_tictactoe.csv"} <= set(files), files
     assert "when the run started, in UTC" in made  # the runs' column definitions
+
+
+def test_the_pages_markdown_reads_as_html_and_markup_stays_text():
+    """A caption's **bold**, *italics*, `code` and list read as on the page; a link keeps its text (its target is
+    the server the report leaves); any markup a model or a run name carries stays text."""
+    assert sharing.markdown_html("**Minimum: 5** is *not enough data* for `x` [the matches](/transcripts?g=1)") == (
+        "<b>Minimum: 5</b> is <i>not enough data</i> for <code>x</code> the matches")
+    assert sharing.markdown_html("- **a**: x\n- **b**: y") == "<ul><li><b>a</b>: x</li><li><b>b</b>: y</li></ul>"
+    assert sharing.markdown_html("<script>alert(1)</script>  \nnext") == "&lt;script&gt;alert(1)&lt;/script&gt;<br>next"

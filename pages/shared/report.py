@@ -72,12 +72,13 @@ def runs_of(filters: Selection, options: pd.DataFrame) -> list[str]:
 
 
 def markdown_html(markdown: str) -> str:
-    """The little markdown the pages write (**bold**, `code`, [text](link), "- " items, a line break "  \n") as
-    HTML, every other character escaped; a link keeps its text only (it points into the server the report
-    leaves)."""
+    """The little markdown the pages write (**bold**, *italics*, `code`, [text](link), "- " items, a line break
+    "  \n") as HTML, every other character escaped; a link keeps its text only (it points into the server the
+    report leaves)."""
     text = html.escape(markdown, quote=False)
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r"\*([^*\s][^*]*)\*", r"<i>\1</i>", text)
     text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
     lines = text.replace("  \n", "<br>").split("\n")
     items = [line[2:] for line in lines if line.startswith("- ")]
