@@ -10,6 +10,7 @@ import streamlit as st
 
 from engine import queries, store
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
+from engine.palette import painted
 from engine.selection import Selection
 from engine.suites import get_suite, own_table
 from engine.suites.magic import MEAN_ROLE_WIN_RATE
@@ -47,7 +48,7 @@ shown = profile[profile["challenger"].isin(chosen)]
 
 
 def radar(rows, title: str) -> go.Figure:
-    fig = go.Figure()
+    fig = painted(go.Figure())  # agents told apart (Streamlit's theme draws two in near-identical blues)
     for row in rows.itertuples(index=False):
         values = [row[rows.columns.get_loc(a)] for a in ABILITY_COLUMNS]  # 0-100 as the scorer gives them
         fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]], name=row.challenger,

@@ -20,6 +20,7 @@ SPEC = {"name": "games", "seed": 4, "repeats": 2, "games": [
     {"game": "undercover", "preset": "wis", "params": {"role_seat": 0}, "lineups": [
         ["bot:injector", "bot:obedient", "bot:letters", "bot:obedient", "bot:letters", "bot:obedient"]]},
     {"game": "battle_royale", "params": {"players": 3, "rounds": 4}, "lineups": [{"all": "bot:random"}]},
+    {"game": "pirate_game", "lineups": [{"all": "bot:equilibrium"}]},
 ]}
 
 
@@ -94,3 +95,35 @@ def test_per_round_curves_are_drawn_per_setting_and_legends_say_yes_no(first_run
     spy = page(first_run_db, monkeypatch, game="undercover")
     roles = next(df.value for df in spy.dataframe if "role" in df.value.columns)
     assert "seats played" in roles.columns and "games" not in roles.columns
+
+
+def charts_of(at) -> list[dict]:
+    import json
+
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_battle_royales_charts_name_what_they_draw(db, monkeypatch):
+    """Issue 29: Battle Royale's players-left chart said "value" on its axis and had no legend: a chart of one
+    series names it on its axis and in the legend; every series takes a colour of the arena's palette."""
+    from engine.palette import PALETTE
+
+    charts = charts_of(page(db, monkeypatch, game="battle_royale"))
+    assert len(charts) == 2  # players left, and the share of shots that hit (a count and a share never share an axis)
+    for chart in charts:
+        names = [t["name"] for t in chart["data"]]
+        assert chart["layout"]["showlegend"] and names and all(names), names
+        assert chart["layout"]["yaxis"]["title"]["text"] in {"players_left", "hit (share)"}
+        assert {t["line"]["color"] for t in chart["data"]} <= set(PALETTE)
+
+
+def test_pirates_table_has_no_blank_round_and_its_one_round_is_drawn_as_bars(db, monkeypatch):
+    """Issue 29: the Pirate game's proposal step records only the proposer (a seat, hidden), so its row read blank
+    beside "2" matches, and the one round of votes was a line chart of a lone dot."""
+    at = page(db, monkeypatch, game="pirate_game")
+    assert not at.exception
+    curves = at.dataframe[0].value
+    figures = curves.drop(columns=["setting", "step", "matches"], errors="ignore")
+    assert len(curves) and not figures.eq("").all(axis=1).any(), curves
+    charts = charts_of(at)
+    assert charts and all(t["type"] == "bar" for chart in charts for t in chart["data"]), charts

@@ -12,10 +12,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from engine.numbers import is_rate
+from engine.palette import PALETTE
 from engine.precision import fixed_nested
 from engine.suites import Chart
-
-PALETTE = px.colors.qualitative.Safe  # colour-blind safe (Paul Tol's), told apart in print too
 
 
 def chart_html(fig: go.Figure) -> str:

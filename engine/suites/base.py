@@ -45,6 +45,13 @@ class Chart:
     x_title: str | None = None
     y_title: str | None = None
 
+    def y_label(self, columns: list[str], unit: str = "") -> str:
+        """The y axis's title: the one series' own name when the chart draws one (a bare "value" over a single
+        unlabelled curve says nothing), else the unit the series share, else `y_title` (the legend names each)."""
+        if len(columns) == 1:
+            return f"{columns[0]} ({unit})" if unit else columns[0]
+        return unit or self.y_title or "value"
+
     def columns(self, table: pd.DataFrame) -> list[str] | str:
         if isinstance(self.y, str):
             return self.y

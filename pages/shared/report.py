@@ -1,17 +1,19 @@
 """What a page offers to take away: its tables as CSV and Parquet downloads (at the arena's one precision), and the
-whole page as one self-contained HTML report (tables and plotly figures, plotly.js inlined once) whose header says
-what it was made from.
+whole page as one self-contained HTML report whose header says what it was made from and which keeps the page's
+meaning: its captions and definitions, its tables as shown ("14.3% (21)", not 0.143) with their columns' definitions,
+its charts in the arena's palette, and plotly.js inlined once, so that it opens offline.
 
     to_parquet(df) -> bytes;  download_table(df, name)
     selection_of(filters) -> dict;  runs_of(filters, options) -> list[str]
-    Report(title): .scope(db, selection, runs) .text(markdown) .table(title, df) .figure(title, fig)
-                   .html() -> str .download(name)
+    Report(title): .scope(db, selection, runs) .caption(markdown) .markdown(markdown) .text(markdown)
+                   .table(title, df, helps) .figure(title, fig) .html() -> str .download(name)
 """
 
 from __future__ import annotations
 
 import html
 import io
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine.palette import painted
 from engine.precision import fixed, fixed_nested
 from engine.selection import Selection
 from engine.wording import count
@@ -68,6 +71,22 @@ def runs_of(filters: Selection, options: pd.DataFrame) -> list[str]:
     return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in kept.items()]
 
 
+def markdown_html(markdown: str) -> str:
+    """The little markdown the pages write (**bold**, *italics*, `code`, [text](link), "- " items, a line break
+    "  \n") as HTML, every other character escaped; a link keeps its text only (it points into the server the
+    report leaves)."""
+    text = html.escape(markdown, quote=False)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r"\*([^*\s][^*]*)\*", r"<i>\1</i>", text)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    lines = text.replace("  \n", "<br>").split("\n")
+    items = [line[2:] for line in lines if line.startswith("- ")]
+    if items and len(items) == len([line for line in lines if line.strip()]):
+        return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+    return "<br>".join(lines)
+
+
 @dataclass
 class Report:
     """The page as it was shown, collected section by section and offered as one HTML file whose header
@@ -95,14 +114,37 @@ class Report:
                 f"<tr><th>Made</th><td>{made}</td></tr></table>")
 
     def text(self, markdown: str) -> None:
-        self.parts.append(f"<p>{html.escape(markdown)}</p>")
+        """A paragraph of the report only (the page shows it its own way: an expander, a table's tooltips)."""
+        self.parts.append(f"<p>{markdown_html(markdown)}</p>")
 
-    def table(self, title: str, df: pd.DataFrame) -> None:
-        shown = readable(df)  # as the page shows it: blanks, yes/no, 2 decimals (text already shown passes as is)
-        self.parts.append(f"<h2>{html.escape(title)}</h2>" + shown.to_html(index=False, na_rep=""))
+    def caption(self, markdown: str) -> None:
+        """A caption on the page and in the report: what makes a number mean what it says (provisional, partial,
+        self-play left out) travels with it."""
+        st.caption(markdown)
+        self.parts.append(f"<p class='caption'>{markdown_html(markdown)}</p>")
+
+    def markdown(self, markdown: str) -> None:
+        """A paragraph on the page and in the report."""
+        st.markdown(markdown)
+        self.text(markdown)
+
+    def table(self, title: str, df: pd.DataFrame, helps: dict[str, str] | None = None) -> None:
+        """The table as the page shows it (`readable` blanks, yes/no and 2 decimals; text already shown, as "14.3%
+        (21)", passes as is), each column's definition `helps` in its header's tooltip and listed under it."""
+        shown = readable(df)
+        helps = {str(c): text for c, text in (helps or {}).items() if text and c in shown.columns}
+        table = shown.to_html(index=False, na_rep="")
+        for column, text in helps.items():  # a header's tooltip, as on the page
+            table = table.replace(f"<th>{html.escape(column, quote=False)}</th>",
+                                  f"<th title='{html.escape(text)}'>{html.escape(column, quote=False)}</th>", 1)
+        defined = "".join(f"<li><code>{html.escape(c)}</code>: {html.escape(t)}</li>" for c, t in helps.items())
+        self.parts.append(f"<h2>{html.escape(title)}</h2>" + table
+                          + (f"<ul class='definitions'>{defined}</ul>" if defined else ""))
 
     def figure(self, title: str, fig) -> None:
-        fig = go.Figure(fixed_nested(fig.to_dict()))  # its numbers at the one precision, as the tables'
+        """The chart in the arena's palette (`engine/palette.py`, whatever theme drew it on the page) and its
+        numbers at the one precision, as the tables'."""
+        fig = painted(go.Figure(fixed_nested(fig.to_dict())))
         self.parts.append(f"<h2>{html.escape(title)}</h2>" + fig.to_html(
             full_html=False, include_plotlyjs=not self._plotly_inlined))
         self._plotly_inlined = True
@@ -111,7 +153,8 @@ class Report:
         body = "\n".join(self.parts)
         return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
                 "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-                "td,th{border:1px solid #ccc;padding:2px 6px}</style></head>"
+                "td,th{border:1px solid #ccc;padding:2px 6px}.caption,.definitions{color:#555;font-size:90%}"
+                "</style></head>"
                 f"<body><h1>{html.escape(self.title)}</h1>{self.header()}{body}</body></html>")
 
     def download(self, name: str) -> None:

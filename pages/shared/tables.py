@@ -4,6 +4,7 @@ report, a table too wide for the window with column groups apart, and the win ra
 
     column_help(columns, game, own) -> dict;  fitted_columns(display, config, helps, fill) -> (display, config)
     show_table(report, title, df, name, shown=None, helps=None);  show_wide_table(report, title, df, name, aside)
+    tooltips(config) -> dict
     win_rates_view(agent_figures rows) -> DataFrame;  compact_lineup(lineup) -> str
 """
 
@@ -117,7 +118,35 @@ def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: Map
         left = TABLE_PX - sum(config[c]["width"] for c in display.columns if c not in filled)
         for column in filled:
             config[column]["width"] = max(left // len(filled), least)
-    return display, config
+    return display, squeezed(display, config)
+
+
+def squeezed(display: pd.DataFrame, config: dict) -> dict:
+    """`config` with its widest columns narrowed to one common width until the table fits TABLE_PX, none narrower
+    than its label (a long agent name or run name is cut, whole on hover, so that the last column, LLMArena's
+    `$/match`, is not past the window's edge); a table that cannot fit so keeps its widths (`scrolls` says so)."""
+    widths = {c: config[c]["width"] for c in display.columns if isinstance(config[c]["width"], int)}
+    labels = {c: column_width(pd.Series([], dtype=object), str(config[c].get("label") or c)) for c in widths}
+    if sum(widths.values()) <= TABLE_PX or sum(labels.values()) > TABLE_PX:
+        return config
+    cap = max(widths.values())
+    while sum(max(min(w, cap), labels[c]) for c, w in widths.items()) > TABLE_PX:
+        cap -= 1
+    for column, width in widths.items():
+        config[column]["width"] = max(min(width, cap), labels[column])
+    return config
+
+
+def scrolls(config: dict) -> bool:
+    """Whether a fitted table is still wider than its room in a 1400 px window (more columns than their labels
+    fit): the page says so under it."""
+    return sum(own["width"] for own in config.values() if isinstance(own.get("width"), int)) > TABLE_PX
+
+
+def tooltips(config: Mapping[str, dict]) -> dict[str, str]:
+    """The header tooltips of a `fitted_columns` config (column -> definition): what a report lists under the
+    table."""
+    return {column: own.get("help") for column, own in config.items() if own.get("help")}
 
 
 def match_link_column(match_ids: pd.Series, help: str) -> Any:  # noqa: A002 - Streamlit's own name
@@ -145,8 +174,11 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
     numbers themselves."""
     display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps, fill=fill)
     st.dataframe(display, hide_index=True, width="stretch", column_config=config)
+    if scrolls(config):
+        report.caption(f"{len(display.columns)} columns, more than a 1400 px window shows with their names whole: "
+                       "scroll the table sideways (the downloads hold every column).")
     download_table(df, name)
-    report.table(title, display)
+    report.table(title, display, helps=tooltips(config))
 
 
 def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: Mapping[str, list[str]],
@@ -165,6 +197,7 @@ def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, asi
             with st.expander(label):
                 part, config = fitted_columns(display[[first, *present]], None, helps)
                 st.dataframe(part, hide_index=True, width="stretch", column_config=config)
+            report.table(f"{title}: {label}", part, helps=tooltips(config))
 
 
 def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
