@@ -6,7 +6,7 @@ import streamlit as st
 
 from engine import store
 from engine.wording import failure
-from pages.shared import start_notices
+from pages.shared.url_widgets import start_notices
 
 st.set_page_config(page_title="Game Arena for LLMs", layout="wide")
 # Streamlit pads the bottom of every page by 10rem (room for a chat input these pages do not have): a blank band

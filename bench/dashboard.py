@@ -36,7 +36,7 @@ from engine.metrics import ratings  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.suites import all_suites, get_suite  # noqa: E402
 from engine.suites.gamabench import GAMES as GAMABENCH  # noqa: E402
-from pages.shared import SLOW_SCORER_LIMIT  # noqa: E402
+from pages.shared.caching import SLOW_SCORER_LIMIT  # noqa: E402
 
 BUDGET_MS = 300.0
 BUDGET_RSS_MB = 600.0

@@ -1,4 +1,4 @@
-"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,serve} ...` (see README).
+"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,export,serve} ...` (see README).
 
 Exit codes (`EXIT_CODES`, printed by --help): what failed, in one line on stderr, never a traceback."""
 
@@ -123,10 +123,30 @@ def _cmd_games(args: argparse.Namespace) -> int:
         print(f"{name}  -  {cls.title} ({cls.paper}), {count(cls.n_seats(defaults), 'seat')}")
         print(f"  presets: {', '.join(cls.presets)}")
         for pname, param in cls.params.items():
-            print(f"  {pname} = {param.default!r}: {param.help}")
+            print(f"  {pname} = {param.default!r} ({_bounds(param)}): {param.help}")
         print(f"  bots: {', '.join('bot:' + b for b in bot_names(name))}")
         print(f"  prompt versions: {', '.join(versions(name))}")
     return 0
+
+
+def _bounds(param) -> str:
+    """The values a game parameter accepts (`Param.validate`), in words."""
+    from engine.games.base import MAX_PARAM
+
+    if param.choices is not None:
+        return "one of " + ", ".join(repr(c) for c in param.choices)
+    if param.kind is bool:
+        return "true or false"
+    if param.kind not in (int, float):
+        return "text" if param.kind is str else "any value"
+    number, limit = "whole number" if param.kind is int else "number", f"{MAX_PARAM:,.0f}"
+    if param.lo is not None and param.hi is not None:
+        return f"{number}, {param.lo:g} to {param.hi:g}"
+    if param.lo is not None:
+        return f"{number}, {param.lo:g} to {limit}"
+    if param.hi is not None:
+        return f"{number}, -{limit} to {param.hi:g}"
+    return f"{number}, -{limit} to {limit}"
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
@@ -179,7 +199,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from engine.importers import import_records
 
     try:
-        print(import_records(args.source, args.dir, args.db))
+        print(import_records(args.source, args.dir, args.db, progress=not args.quiet))
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -208,6 +228,17 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
               f"stopped by {result.stopped_by}")
         print(result.ratings.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     return 1 if any(r.errors for r in results) else 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from engine.export import ExportError, export_site
+
+    try:
+        print(export_site(args.db, args.site_dir, tuple(args.run or ())))
+    except ExportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
 
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -247,26 +278,57 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return streamlit_cli.main()
 
 
+DB_HELP = "the study's DuckDB file (default: $ARENA_DB, else results.duckdb at the repository root)"
+FORMAT_HELP = "table: aligned text to read; csv or json: the same rows for a spreadsheet or a program (default: table)"
+
+
 def _suite_names() -> list[str]:
     from engine.suites import all_suites
 
     return list(all_suites())
 
 
+def _suites_help(what: str) -> str:
+    """Each suite a `--suite` accepts, and what it holds."""
+    from engine.suites import all_suites
+
+    said = [f"{s.name}: {s.title}, the games of {s.paper}" if s.paper
+            else f"{s.name}: {s.title}, the games no paper's suite plays (win rates per game)"
+            for s in all_suites().values()]
+    return f"{what} ({'; '.join(said)})"
+
+
+def _importers_help() -> str:
+    """Each importer of engine/importers (its module name, and its docstring's first line), read without importing."""
+    import ast
+    import pkgutil
+
+    import engine.importers
+
+    said = []
+    for module in pkgutil.iter_modules(engine.importers.__path__):
+        path = Path(engine.importers.__path__[0]) / f"{module.name}.py"
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        said.append(f"{module.name}: {doc.splitlines()[0] if doc else 'no description'}")
+    return "which benchmark's records DIR holds: " + "; ".join(said)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m engine", description="Play and score LLM game matches.",
+        prog="python -m engine",
+        description="Play and score LLM game matches. `python -m engine COMMAND --help` explains a command's options.",
         epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="play a run spec (re-running resumes it)",
                          epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     run.add_argument("spec", help="path to a run spec (YAML)")
-    run.add_argument("--db", default=str(store.default_db()), help="DuckDB file (default: $ARENA_DB or results.duckdb)")
+    run.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
     run.add_argument("--if-empty", action="store_true", help="play only if the database holds no match yet")
     run.add_argument("--executor", choices=["local", "ray"], default=None,
-                     help="where the matches are played: this process (local) or a Ray cluster (overrides the spec)")
+                     help="where the matches are played: local, on this machine (in --workers processes), or ray, on a "
+                          "Ray cluster (overrides the spec)")
     run.add_argument("--address", default=None,
                      help="the Ray cluster to play on (implies --executor ray; default: $RAY_ADDRESS, "
                           "else a local cluster for this run)")
@@ -277,42 +339,52 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
     run.set_defaults(func=_cmd_run)
 
-    games = sub.add_parser("games", help="list every game, its presets, parameters and bots")
+    games = sub.add_parser("games", help="list every game, its presets, parameters (defaults and bounds), bots and "
+                                         "prompt versions")
     games.set_defaults(func=_cmd_games)
 
     scores = sub.add_parser("scores", help="a suite's leaderboard as its paper defines it")
-    scores.add_argument("--suite", required=True, choices=list(_suite_names()))
-    scores.add_argument("--db", default=str(store.default_db()))
-    scores.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    scores.add_argument("--suite", required=True, choices=list(_suite_names()), help=_suites_help("the table to print"))
+    scores.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
+    scores.add_argument("--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP)
     scores.set_defaults(func=_cmd_scores)
 
     rescore = sub.add_parser("rescore", help="recompute the stored metrics from the turn log (no agent is asked)")
-    rescore.add_argument("--suite", choices=list(_suite_names()), help="only the matches of this suite's games")
-    rescore.add_argument("--run", action="append", help="only this run's matches (repeatable)")
-    rescore.add_argument("--db", default=str(store.default_db()))
+    rescore.add_argument("--suite", choices=list(_suite_names()),
+                         help=_suites_help("only the matches of this suite's games (default: every game)"))
+    rescore.add_argument("--run", action="append", metavar="RUN_ID",
+                         help="only this run's matches (repeatable; default: every run)")
+    rescore.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     rescore.set_defaults(func=_cmd_rescore)
 
     imp = sub.add_parser("import", help="ingest another benchmark's published records")
-    imp.add_argument("source", help="which benchmark's format, e.g. gamabench")
-    imp.add_argument("dir", help="folder of records")
-    imp.add_argument("--db", default=str(store.default_db()))
+    imp.add_argument("source", help=_importers_help())
+    imp.add_argument("dir", help="the folder of records, as that benchmark publishes them")
+    imp.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
+    imp.add_argument("--quiet", action="store_true", help="no progress bar (for logs and scripts)")
     imp.set_defaults(func=_cmd_import)
 
     tour = sub.add_parser("tournament", help="a round robin played until the TrueSkill ratings settle")
     tour.add_argument("spec", help="path to a tournament (YAML), e.g. runs/llmarena_round_robin.yaml")
-    tour.add_argument("--db", default=str(store.default_db()))
+    tour.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     tour.add_argument("--max-matches", type=_at_least_one, default=None, metavar="N",
                       help="stop every game by N matches (lowers the spec's max_matches and min_matches; its first "
                            "round always plays)")
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_cmd_tournament)
 
+    export = sub.add_parser("export", help="the study (or the selected runs) as a static site that opens from disk")
+    export.add_argument("site_dir", metavar="SITE_DIR", help="a new or empty folder (an earlier export's is replaced)")
+    export.add_argument("--run", action="append", help="only this run's matches (repeatable)")
+    export.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
+    export.set_defaults(func=_cmd_export)
+
     serve = sub.add_parser("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")
-    serve.add_argument("--db", default=str(store.default_db()))
+    serve.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     serve.add_argument("--address", default="127.0.0.1",
                        help="interface to listen on (default 127.0.0.1: this machine only; beyond it, Launch needs "
                             "ARENA_ADMIN_TOKEN)")
-    serve.add_argument("--port", type=int, default=8501)
+    serve.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")
     serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                        help="a host name browsers use to reach the dashboard, besides localhost (repeatable; "
                             "'*.example.com' for subdomains)")
@@ -325,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         # the dashboard shows a bad database on its pages; a run checks its own, waiting while it is busy
         if args.func not in (_cmd_games, _cmd_serve, _cmd_run):
             store.check_db(args.db)
-        if args.func in (_cmd_scores, _cmd_rescore) and not Path(args.db).exists():  # a typo in --db, not "no results"
+        # a typo in --db, not "no results"
+        if args.func in (_cmd_scores, _cmd_rescore, _cmd_export) and not Path(args.db).exists():
             raise store.DatabaseError(f"{args.db} does not exist: pass --db (or set ARENA_DB) to a database a run "
                                       f"or an import has written")
         if args.func is _cmd_serve:  # the file only: a run may hold the database while the dashboard starts

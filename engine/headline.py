@@ -35,6 +35,8 @@ from engine.selection import (
     variants_sql,
 )
 from engine.suites import Headline, get_suite
+from engine.valid_answers import DEFINITION as VALID_ANSWER
+from engine.valid_answers import valid_sql
 
 MIN_MATCHES = 10
 SELF_PLAY = ("in the competitive games self-play (every seat the same agent) is left out: it says nothing about who "
@@ -65,8 +67,7 @@ DEFINITIONS = {
                   "its seats' scores there): the headline's score of that one game",
     "matches": "contested matches in which the agent held at least one seat",
     "contested": f"the matches every number counts: {SELF_PLAY}",
-    "valid moves": "share of the agent's decisions whose answer was legal, possibly after a re-ask, without a "
-                   "random fallback move (bots: always)",
+    "valid moves": VALID_ANSWER,
     "fallback wins": "seats won in matches where the agent made at least one random fallback move: wins an LLM "
                      "may owe to chance",
     "cost": "dollars the agent's calls cost, per contested match (blank when some call had no price)",
@@ -164,7 +165,7 @@ def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.D
         WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),
         moves AS (
           SELECT t.match_id, t.seat, count(*) AS decisions,
-                 count(*) FILTER (WHERE coalesce(t.legal, true) AND NOT coalesce(t.fallback, false)) AS valid,
+                 count(*) FILTER (WHERE {valid_sql("t")}) AS valid,
                  count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
                  count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
           FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM o) GROUP BY ALL)

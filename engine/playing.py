@@ -18,7 +18,7 @@ import time
 import traceback
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import store
@@ -26,8 +26,9 @@ from engine.agents import Agent, TurnContext, make_agent
 from engine.agents import cache as response_cache
 from engine.agents.base import AgentError, AgentSpec, Decision
 from engine.agents.limits import ModelLimits
-from engine.agents.llm import LOCAL_PREFIX, warm_up
+from engine.agents.llm import LOCAL_PREFIX
 from engine.games import get_game
+from engine.games.base import ERROR, FIXED, FORFEIT, Game, IllegalAction, Observation, RetryPolicy
 from engine.match_rows import TurnLog, match_metrics, seat_rows
 from engine.spec import MatchPlan
 from engine.store import MatchRecord
@@ -93,6 +94,55 @@ async def let_others_run() -> None:
     await asyncio.sleep(0)
 
 
+@dataclass(frozen=True)
+class Illegal:
+    """A well-formed but forbidden answer under a policy where it loses the game: a usable answer, not a re-ask."""
+
+    action: Any
+    reason: str
+
+
+def as_asked(obs: Observation) -> Observation:
+    """The observation a model answers: under a policy where an illegal action loses (LLMArena's Hold'em and Bid,
+    PettingZoo's TerminateIllegalWrapper), the parser hands back the illegal action instead of asking again."""
+    if obs.retry.illegal != FORFEIT:
+        return obs
+
+    def parse(text: str) -> Any:
+        try:
+            return obs.parse(text)
+        except IllegalAction as exc:
+            return Illegal(exc.action, str(exc))
+
+    return replace(obs, parse=parse)
+
+
+def settle(game: Game, seat: int, decision: Decision, policy: RetryPolicy) -> bool:
+    """Apply the game's retry policy to a model's decision and, where the policy acted (a re-ask, a fallback, a
+    forfeit), note on it which policy and what happened: the turn's `action.extra.retry`, which the transcripts
+    show (a turn without it was answered on the first try). Returns whether the seat forfeited the game."""
+    forfeited = False
+    if isinstance(decision.action, Illegal):
+        decision.action, decision.error, decision.legal = decision.action.action, decision.action.reason, False
+        game.forfeit(seat, decision.error, decision.action)
+        outcome, forfeited = "forfeit (illegal action)", True
+    elif not decision.fallback:
+        outcome = "answered"
+    elif policy.exhausted == FIXED:
+        decision.action, outcome = game.fixed_action(seat), "fixed action"
+    elif policy.exhausted == FORFEIT:
+        game.forfeit(seat, "no usable answer")
+        outcome, forfeited = "forfeit (no usable answer)", True
+    elif policy.exhausted == ERROR:
+        raise AgentError(f"{game.name}: {game.player_name(seat)} gave no usable answer in {policy.tries} tries "
+                         f"(retry policy '{policy.name}': {policy.describe()}); last error: {decision.error}")
+    else:
+        outcome = "random action"
+    if decision.retries or outcome != "answered":
+        decision.extra["retry"] = {"policy": policy.name, "tries": decision.retries + 1, "outcome": outcome}
+    return forfeited
+
+
 def this_worker() -> str:
     """Who plays a match in this process (`matches.worker`): host and process id."""
     return f"{socket.gethostname()}:{os.getpid()}"
@@ -125,11 +175,17 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
                 contexts = {s: TurnContext(plan.match_id, plan.seed, s, first_turn + i,
                                            random.Random(f"{plan.seed}:{s}:{first_turn + i}"))
                             for i, s in enumerate(seats)}
+                asked = {s: observations[s] if plan.seats[s].is_bot else as_asked(observations[s]) for s in seats}
                 if len(seats) == 1:  # a turn-based game: no task to create and gather per move
-                    decisions = [await agents[seats[0]].act(observations[seats[0]], contexts[seats[0]])]
+                    decisions = [await agents[seats[0]].act(asked[seats[0]], contexts[seats[0]])]
                 else:
-                    decisions = await asyncio.gather(*(agents[s].act(observations[s], contexts[s]) for s in seats))
-                game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
+                    decisions = await asyncio.gather(*(agents[s].act(asked[s], contexts[s]) for s in seats))
+                forfeited = False
+                for s, d in zip(seats, decisions, strict=True):
+                    if not plan.seats[s].is_bot:
+                        forfeited |= settle(game, s, d, observations[s].retry)
+                if not forfeited:
+                    game.step({s: d.action for s, d in zip(seats, decisions, strict=True)})
                 state = store.to_json(game.public_state())
                 rewards = game.step_rewards()
                 for s, d in zip(seats, decisions, strict=True):
@@ -186,8 +242,6 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
     # bounded: players wait while their finished matches wait for the consumer (a run waiting for its writer)
     finished: asyncio.Queue[MatchRecord | BaseException] = asyncio.Queue(maxsize=max(1, n_players))
     ramp = RAMP_S / n_players if calls_a_remote_model(plans) else 0.0
-    if ramp:
-        await warm_up()  # litellm's first call imports for a while: the ramp would queue up behind it
 
     async def player(k: int) -> None:
         try:

@@ -8,10 +8,13 @@ reads no database: the store sits above it. They never enter a suite's
 leaderboard: `python -m engine scores` prints only what was played. γ-Bench's published figures are
 not here: its rows come from the authors' raw records (`python -m engine import gamabench`).
 
-Units follow our boards: LLMArena's normalized scores as printed (0-100); MAgIC's abilities and win
-rates, printed in %, as fractions (our ability profile's unit); Table 2's Cost (%), Score and Payback
-as printed. Table 2 abbreviates two model names ("GPT-3.5-T", "Llama-2"); they are written as in
-Table 1 ("GPT-3.5-turbo", "Llama-2-70B") so the two tables line up.
+Units and names follow our boards: LLMArena's normalized scores as printed (0-100); MAgIC's abilities as
+printed (0-100) under our profile's names ("Judgement (0-100)"), with the radar's area in both our unit and
+the paper's (`engine.magic_radar`: computed from Table 1's abilities, as Figures 1 and 6 draw them;
+the paper prints no number for those bars); win rates, printed in %, as fractions; Table 2's Cost (%), Score
+and Payback as printed. Table 2 abbreviates two model names ("GPT-3.5-T", "Llama-2", as Figure 1's legend
+does); the CSV keeps the paper's text and `PAPER_NAMES` reads them as Table 1 names them ("GPT-3.5-turbo",
+"Llama-2-70B"), so that every published row sits beside our rows of the same model.
 """
 
 from __future__ import annotations
@@ -24,8 +27,11 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from engine.magic_radar import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, area_paper, area_percent
+
 DATA_DIR = Path(__file__).resolve().parent / "data" / "published"
 PAPER = "paper"  # the `source` column of our rows says "ours"; a reference row's says "paper: <table>"
+PAPER_NAMES = {"GPT-3.5-T": "GPT-3.5-turbo", "Llama-2": "Llama-2-70B"}  # MAgIC Table 2's short names
 
 
 @dataclass(frozen=True)
@@ -34,13 +40,12 @@ class PublishedTable:
     title: str  # e.g. "LLMArena Table 1"
     file: str
     percent: tuple[str, ...] = ()  # columns printed in % that our board holds as fractions
+    radar: bool = False  # MAgIC's abilities: named as our profile names them, with the radar's areas
 
 
 TABLES = (
     PublishedTable("llmarena", "LLMArena Table 1", "llmarena_table1.csv"),
-    PublishedTable("magic", "MAgIC Table 1", "magic_table1.csv",
-                   ("win_rate", "Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation",
-                    "Coordination", "Rationality")),
+    PublishedTable("magic", "MAgIC Table 1", "magic_table1.csv", ("win_rate",), radar=True),
     PublishedTable("magic", "MAgIC Table 2", "magic_table2.csv", ("cost_sharing_wr", "prisoner_wr", "public_good_wr")),
 )
 
@@ -49,7 +54,7 @@ def rows() -> pd.DataFrame:
     """Every published figure, one row each: suite, source, model, strategy, name, value."""
     out = []
     for table in TABLES:
-        wide = pd.read_csv(DATA_DIR / table.file)
+        wide = _read(table)
         strategy = wide.pop("strategy") if "strategy" in wide else pd.Series("vanilla", index=wide.index)
         for (_, row), strat in zip(wide.iterrows(), strategy, strict=True):
             for name, value in row.drop("model").items():
@@ -57,6 +62,19 @@ def rows() -> pd.DataFrame:
                 out.append({"suite": table.suite, "source": f"{PAPER}: {table.title}", "model": row["model"],
                             "strategy": strat, "name": name, "value": float(value) / scale})
     return pd.DataFrame(out, columns=["suite", "source", "model", "strategy", "name", "value"])
+
+
+def _read(table: PublishedTable) -> pd.DataFrame:
+    """A published table as transcribed, its models named as Table 1 names them and, for MAgIC's abilities,
+    under our profile's names with the radar's two areas."""
+    wide = pd.read_csv(DATA_DIR / table.file)
+    wide["model"] = wide["model"].replace(PAPER_NAMES)
+    if table.radar:
+        wide = wide.rename(columns=dict(zip(ABILITIES, ABILITY_COLUMNS, strict=True)))
+        abilities = [list(row) for row in wide[ABILITY_COLUMNS].itertuples(index=False)]
+        wide[AREA] = [area_percent(values) for values in abilities]
+        wide[PAPER_AREA] = [area_paper(values) for values in abilities]
+    return wide
 
 
 def fill(con: duckdb.DuckDBPyConnection) -> None:

@@ -116,7 +116,8 @@ def _rescore_chunk(db: str | Path, chunk: list[dict[str, Any]], summary: Rescore
     ids = [m["match_id"] for m in chunk]
     turns = store.query(db, """
         SELECT match_id, turn, seat, action, state, retries, fallback FROM turns
-        WHERE seat IS NOT NULL AND match_id IN (SELECT unnest(?)) ORDER BY match_id, turn""", [ids])
+        WHERE (seat IS NOT NULL OR turn = 0) AND match_id IN (SELECT unnest(?)) ORDER BY match_id, turn""",
+                        [ids])  # turn 0: the decisions' and, in an imported match, the record the importer kept
     by_match = {mid: rows.to_dict("records") for mid, rows in turns.groupby("match_id", sort=False)} \
         if not turns.empty else {}
     for rows in by_match.values():

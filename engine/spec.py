@@ -389,7 +389,7 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
                 for match_params, seats in _placed(cls, resolved, lineup, seed, n):
                     if id(seats) not in described:
                         described[id(seats)] = _canonical([asdict(s) for s in seats])
-                    key = _canonical_list([*map(_canonical, [run_id, gi, preset, match_params, li]),
+                    key = _canonical_list([*map(_canonical, [run_id, gi, preset, _identity(cls, match_params), li]),
                                            described[id(seats)], _canonical(r), _canonical(seed)])
                     plans.append(MatchPlan(match_id=_hash_of(key, 16), run_id=run_id, game=cls.name,
                                            preset=preset, params=match_params, seed=seed, repeat=r, lineup=li,
@@ -426,6 +426,12 @@ class _ByRole:
 
     hero: AgentSpec
     other: AgentSpec
+
+
+def _identity(cls: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The params a match id hashes: all but those added later at their default (`Param.added_later`)."""
+    return {k: v for k, v in params.items()
+            if not (k in cls.params and cls.params[k].added_later and v == cls.params[k].default)}
 
 
 def _placed(cls: Any, params: dict[str, Any], lineup: list[AgentSpec] | _ByRole, seed: int,

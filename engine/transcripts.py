@@ -4,6 +4,7 @@ messages), then one match's seats and turns in order. Read-only, one short conne
 from __future__ import annotations
 
 import html
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +12,11 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.games import get_game
+from engine.games.base import FEEDBACK
 from engine.selection import Selection, agent_sql
+from engine.valid_answers import invalid_sql
+from engine.wording import count
 
 OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
 MAX_RESULTS = 200
@@ -75,8 +80,8 @@ def _conditions(search: MatchSearch) -> tuple[str, list]:
     elif search.outcome == "error":
         where.append("m.status = 'error'")
     if search.parse_failures:
-        where.append("EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id "
-                     "AND (t.retries > 0 OR t.fallback OR NOT t.legal))")
+        where.append(f"EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND t.seat IS NOT NULL "
+                     f"AND {invalid_sql('t')})")
     if search.text.strip():
         pattern = literal_pattern(search.text.strip())
         said = "regexp_matches(t.response, ?, 'i')"
@@ -103,8 +108,8 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
         SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
                string_agg({agent_sql("s")} || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
                           ORDER BY s.seat) AS lineup,
-               (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id
-                AND (t.retries > 0 OR t.fallback OR NOT t.legal)) AS parse_failures,
+               (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id AND t.seat IS NOT NULL
+                AND {invalid_sql("t")}) AS parse_failures,
                m.finished_at
         FROM picked m JOIN seats s USING (match_id)
         GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [*params, limit or MAX_RESULTS])
@@ -165,6 +170,42 @@ def highlighted(text: str, query: str) -> str:
     return f"<pre style='white-space: pre-wrap; font-size: 0.85em'>{body}</pre>"
 
 
+def retry_note(turn: pd.Series) -> dict | None:
+    """What the game's retry policy did on a decision (engine.playing.settle): policy, tries, outcome; None where the
+    first answer was usable (or the match was played before the notes)."""
+    try:
+        action = json.loads(turn.get("action") or "null")
+    except (TypeError, ValueError):
+        return None
+    note = (action.get("extra") or {}).get("retry") if isinstance(action, dict) else None
+    return note if isinstance(note, dict) else None
+
+
+def retry_rule(game: str, params: str | None, turns: pd.DataFrame) -> str:
+    """The retry policy a match played by, in words, for the page's header. Matches played before games declared
+    their policies (no turn has a note, yet some answer was re-asked or replaced) played by the arena's old one."""
+    if not any(retry_note(t) for _, t in turns.iterrows()):
+        reasked = turns["retries"].fillna(0).gt(0).any() or turns["fallback"].fillna(False).astype(bool).any()
+        if reasked:
+            return f"{FEEDBACK.describe()} (played before games declared their retry policies)"
+    try:
+        policy = get_game(game)(json.loads(params or "{}")).retry_policy()
+    except (ValueError, TypeError):
+        return "unknown (a game this arena does not play)"
+    return f"'{policy.name}': {policy.describe()}"
+
+
+def retry_outcome(turn: pd.Series) -> str:
+    """One decision's line under the policy: 'answered on the first try', 're-asked: answered after 2 tries',
+    'authors: random action after 3 tries', 'authors: forfeit (illegal action)'."""
+    note = retry_note(turn)
+    if note is None:
+        retries = turn.get("retries")
+        tries = 1 + (0 if retries is None or pd.isna(retries) else int(retries))
+        return "answered on the first try" if tries == 1 else f"answered after {tries} tries"
+    return f"{note.get('policy')}: {note.get('outcome')} after {count(int(note.get('tries') or 1), 'try')}"
+
+
 def badges(turn: pd.Series) -> list[tuple[str, str, str]]:
     """(label, colour, icon) for what went wrong in a decision: re-asks, an illegal answer replaced by a random
     fallback move, an error of its own (a failed call)."""
@@ -173,9 +214,14 @@ def badges(turn: pd.Series) -> list[tuple[str, str, str]]:
         return None if value is None or pd.isna(value) else value
 
     found = []
+    outcome = (retry_note(turn) or {}).get("outcome", "")
     if (known("retries") or 0) > 0:
         found.append((f"re-asked x{int(known('retries'))}", "orange", ":material/replay:"))
-    if known("fallback"):
+    if outcome.startswith("forfeit"):
+        found.append((f"{outcome}: the seat loses", "red", ":material/flag:"))
+    elif outcome == "fixed action":
+        found.append(("fixed fallback action", "red", ":material/pin:"))
+    elif known("fallback"):
         found.append(("random fallback move", "red", ":material/casino:"))
     elif known("legal") is not None and not known("legal"):
         found.append(("illegal answer", "red", ":material/block:"))

@@ -1,6 +1,7 @@
 """Abilities (MAgIC paper Figure 1): the radar of the seven abilities for several challengers at
 once, the radar's area against the win rate, and vanilla against PGM side by side, all on the paper's one
-0-100 scale (Figure 1: abilities and win rates in percent, the radar's area as a percentage of the full radar).
+0-100 scale (Figure 1: abilities and win rates in percent, the radar's area as a percentage of the full radar;
+the profile adds the area in the paper's own unit, the raw polygon on 0-100 axes).
 Figures come from the MAgIC suite's own table, the one Leaderboards shows (`own_table`: contested matches, the
 same partial marks through `own_table_view`); NaN where a game was not played."""
 
@@ -8,23 +9,17 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
-from engine.metrics.magic import ABILITIES, RADAR_SCALE
+from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
+from engine.palette import painted
 from engine.selection import Selection
 from engine.suites import get_suite, own_table
-from pages.shared import (
-    MEAN_ROLE_WIN_RATE,
-    PAPER_ASIDE,
-    Report,
-    cached,
-    complete_first,
-    own_table_view,
-    partial_rows,
-    runs_of,
-    show_table,
-    show_wide_table,
-    url_multiselect,
-)
+from engine.suites.magic import MEAN_ROLE_WIN_RATE
+from pages.shared.caching import cached
 from pages.shared.opening import open_page
+from pages.shared.own_tables import complete_first, partial_rows, show_own_table
+from pages.shared.report import Report, runs_of
+from pages.shared.tables import show_table
+from pages.shared.url_widgets import url_multiselect
 
 SUITE = get_suite("magic")
 RADIAL_ANGLE = 90 + 180 / len(ABILITIES)  # the scale's numbers between the first two abilities, not on one's label
@@ -43,8 +38,8 @@ if profile.empty:
 profile["challenger"] = [f"{a} · {s}" if isinstance(s, str) and s else a for a, s in
                          zip(profile["agent"], profile["strategy"], strict=True)]  # bots have no strategy
 names = profile["challenger"].tolist()
-profile["abilities"] = profile[ABILITIES].notna().sum(axis=1)
-fullest = profile.sort_values(["abilities", "area", "win_rate"], ascending=False, na_position="last", kind="stable")
+profile["abilities"] = profile[ABILITY_COLUMNS].notna().sum(axis=1)
+fullest = profile.sort_values(["abilities", AREA, "win_rate"], ascending=False, na_position="last", kind="stable")
 complete = fullest[fullest["abilities"] == fullest["abilities"].max()]
 opening = (complete if len(complete) >= 2 else fullest)["challenger"].tolist()[:4]  # the most abilities measured
 chosen = url_multiselect("Challengers", names, "agents", default=opening) or opening
@@ -53,9 +48,9 @@ shown = profile[profile["challenger"].isin(chosen)]
 
 
 def radar(rows, title: str) -> go.Figure:
-    fig = go.Figure()
+    fig = painted(go.Figure())  # agents told apart (Streamlit's theme draws two in near-identical blues)
     for row in rows.itertuples(index=False):
-        values = [row[rows.columns.get_loc(a)] * RADAR_SCALE for a in ABILITIES]
+        values = [row[rows.columns.get_loc(a)] for a in ABILITY_COLUMNS]  # 0-100 as the scorer gives them
         fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]], name=row.challenger,
                                       fill="toself", opacity=0.6))
     fig.update_layout(title=title, height=520, legend=LEGEND_RIGHT, polar={
@@ -68,15 +63,18 @@ def radar(rows, title: str) -> go.Figure:
 fig = radar(shown, "Seven abilities")
 st.plotly_chart(fig)
 report.figure("Seven abilities", fig)
-missing = shown[shown[ABILITIES].isna().any(axis=1)]["challenger"].tolist()
+missing = shown[shown[ABILITY_COLUMNS].isna().any(axis=1)]["challenger"].tolist()
 if missing:
     st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(missing)}.")
 
-short = partial_rows(shown, SUITE.name)  # a mean over fewer than the seven roles: marked on the chart
-ticks = [f"{c} (partial: {int(n)} of 7 roles)" if p else c
+short = partial_rows(shown, SUITE.layout)  # a mean over fewer than the seven roles: marked on the chart
+coverage = SUITE.layout.coverage
+ticks = [f"{c} (partial: {int(n)} of {coverage.whole} {coverage.unit})" if p else c
          for c, n, p in zip(shown["challenger"], shown["roles"], short, strict=True)]
 bars = go.Figure([
-    go.Bar(x=ticks, y=shown["area"].tolist(), name="radar area (% of the full radar)"),
+    go.Bar(x=ticks, y=shown[AREA].tolist(), name="radar area (% of the full radar)",
+           customdata=shown[PAPER_AREA].tolist(),  # the paper's own unit, in the hover
+           hovertemplate="%{y:.1f}% of the full radar; %{customdata:,.0f} on 0-100 axes (Figures 1 and 6)"),
     go.Scatter(x=ticks, y=(shown["win_rate"] * RADAR_SCALE).tolist(),
                name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="lines+markers", line={"color": "red"},
                marker={"symbol": ["circle-open" if p else "circle" for p in short], "size": 10}),
@@ -88,7 +86,10 @@ report.figure(f"Radar area against the {MEAN_ROLE_WIN_RATE}", bars)
 partial_note = (" Partial (an open marker, named on the axis): a mean over only the roles the challenger played, "
                 "not comparable with a mean over all seven; it has no radar area." if short.any() else "")
 st.caption(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's: the mean of the challenger's seven role win rates, each role "
-           f"weighing the same. It is not the win rate of the other pages (seats won / seats held).{partial_note}")
+           f"weighing the same. It is not the win rate of the other pages (seats won / seats held). The bars are "
+           f"the radar's area as a percentage of the full radar; the paper's bars plot the raw area on 0-100 axes "
+           f"(full radar about 27,400; GPT-4-turbo about 9,300): that unit is in the hover and in the profile's "
+           f"'{PAPER_AREA}'.{partial_note}")
 
 st.subheader("Vanilla against PGM")
 pairs = profile[profile["strategy"].isin(["vanilla", "pgm"])]
@@ -104,15 +105,16 @@ else:
         side = radar(pick[pick["strategy"] == strategy], strategy)
         column.plotly_chart(side)
         report.figure(f"Abilities: {strategy}", side)
-    pick = pick.assign(**{a: pick[a] * RADAR_SCALE for a in [*ABILITIES, "win_rate"]})  # 0-100, as the radars
-    wide = pick.pivot_table(index="agent", columns="strategy", values=[*ABILITIES, "win_rate", "area"]).rename(
-        columns={"win_rate": f"{MEAN_ROLE_WIN_RATE} %"})
-    wide.columns = [f"{name} ({strategy})" for name, strategy in wide.columns]
+    pick = pick.assign(win_rate=pick["win_rate"] * RADAR_SCALE)  # 0-100, as the radars and the abilities
+    wide = pick.pivot_table(index="agent", columns="strategy", values=[*ABILITY_COLUMNS, "win_rate", AREA]).rename(
+        columns={"win_rate": f"{MEAN_ROLE_WIN_RATE} (%)"})
+    # "Rationality · pgm (0-100)": the strategy beside the figure, its scale last as in every header
+    wide.columns = [f"{name} · {strategy} ({unit}" for (name, _, unit), strategy in
+                    ((column.rpartition(" ("), strategy) for column, strategy in wide.columns)]
     show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
 
 st.subheader("Profile")
 st.caption(SUITE.caption)
-table = complete_first(profile.drop(columns=["challenger", "abilities"]), SUITE.name)  # partial rows last
-show_wide_table(report, "Ability profile", table, "ability_profile", PAPER_ASIDE[SUITE.name],
-                shown=own_table_view(table, SUITE.name))
+table = complete_first(profile.drop(columns=["challenger", "abilities"]), SUITE.layout)  # partial rows last
+show_own_table(report, "Ability profile", table, "ability_profile", SUITE.layout)
 report.download("abilities")

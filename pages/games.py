@@ -10,23 +10,16 @@ import plotly.express as px
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.palette import PALETTE
 from engine.suites import suites_of
-from pages.shared import (
-    PAPER_COLUMNS,
-    Report,
-    cached,
-    column_help,
-    links,
-    numbers,
-    show_table,
-    url_selectbox,
-    win_rates_view,
-)
+from pages.shared import links, numbers
+from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
+from pages.shared.report import Report
+from pages.shared.tables import column_help, show_table, win_rates_view
+from pages.shared.url_widgets import url_selectbox
 
 ANY = "any agent"
-# per-round fields that name a seat (who shot, whom, who proposed): their mean over matches means nothing
-SEAT_INDICES = {"battle_royale": ("shooter", "target"), "pirate_game": ("proposer",)}
 DB = store.default_db()
 report = Report("Games")
 
@@ -70,6 +63,15 @@ def axes(table, columns) -> list[tuple[str, list[str]]]:
     return [(unit, group) for unit, group in (("", values), ("share", shares)) if group]
 
 
+def without_blank_rounds(table):
+    """A per-round table without the rounds that have no figure left to show: Pirate's proposal step records only
+    the proposer (a seat, hidden), so its row was blank beside a count of matches."""
+    if not {"step", "matches"} <= set(table.columns):
+        return table
+    shown = [c for c in table.columns if c not in ("setting", "step", "matches")]
+    return table.dropna(how="all", subset=shown).reset_index(drop=True) if shown else table
+
+
 def draw_settings(figure, table) -> None:
     """A per-round figure drawn once per setting (`setting` column), each its own chart; else as is."""
     if "setting" not in table:
@@ -89,17 +91,23 @@ def draw(figure, table, setting: str = "") -> None:
     for key in ("color", "facet_col"):  # a yes/no field in the legend as its table shows it, not True/False
         if key in extra and pd.api.types.is_bool_dtype(table[extra[key]]):
             table = table.assign(**{extra[key]: table[extra[key]].map(numbers.number)})
+    if chart.kind == "line" and table[chart.x].nunique() == 1:
+        plot = px.bar  # one round recorded: bars, where a line would be a lone dot
+        extra.setdefault("barmode", "group")
     for unit, columns in axes(table, chart.columns(table)):
         title = f"{game}: {figure.title}" if chart.kind == "line" else figure.title
         title += f", {setting}" if setting else ""
         title += f" ({unit}s)" if unit else ""
-        fig = plot(table, x=chart.x, y=columns if len(columns) > 1 else columns[0], title=title, **extra,
-                   **({"markers": True} if chart.kind == "line" else {}))
-        fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=unit or chart.y_title, height=420)
+        # without a colour of their own, the series are the legend's entries (a single one too: it is named)
+        series = columns if len(columns) > 1 or "color" not in extra else columns[0]
+        fig = plot(table, x=chart.x, y=series, title=title, **extra, color_discrete_sequence=PALETTE,
+                   **({"markers": True} if plot is px.line else {}))
+        fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_label(columns, unit), height=420,
+                          legend_title_text=chart.color or "", showlegend=True)
         if unit or all(numbers.is_rate(c) for c in columns):
             fig.update_yaxes(range=[0, 1], tickformat=".0%")  # shares in %, as the tables show them
         if not table[columns].fillna(0).to_numpy().any():
-            st.caption(f"{title}: every value is 0" + (" (no illegal moves)." if "illegal_move_rate" in columns
+            report.caption(f"{title}: every value is 0" + (" (no illegal moves)." if "illegal_move_rate" in columns
                                                        else "."))
         steps = table[chart.x]
         if pd.api.types.is_integer_dtype(steps):  # rounds, steps: whole-number ticks, never 2.5
@@ -108,9 +116,10 @@ def draw(figure, table, setting: str = "") -> None:
         report.figure(title, fig)
 
 
-def definitions(table) -> None:
-    """One line per column of the table that `COLUMN_HELP` defines, under it."""
-    lines = [f"`{column}`: {text}" for column, text in column_help(table.columns, game).items()]
+def definitions(helps: dict[str, str]) -> None:
+    """One line per column of the table that has a definition (`column_help`), under it (the report lists them under
+    its copy of the table)."""
+    lines = [f"`{column}`: {text}" for column, text in helps.items()]
     if lines:
         st.caption("  \n".join(lines))
 
@@ -120,30 +129,30 @@ selection = replace(filters.of_game(game), agents=() if mine is None else (mine,
 for suite in suites_of(game):
     for figure in suite.figures_of(game):
         table = only_mine(cached(figure.table, DB, filters=selection))
-        table = table.drop(columns=list(SEAT_INDICES.get(game, ())), errors="ignore")
-        if suite.name == "wis":  # WiS counts a seat as a game played: one name for it on every page
-            table = table.rename(columns=PAPER_COLUMNS["wis"])
+        table = table.drop(columns=list(figure.hidden.get(game, ())), errors="ignore")
+        table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
+        table = without_blank_rounds(table)
         if table.empty:
-            st.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
+            report.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue
         if {"step", "matches"} <= set(table.columns):  # a per-round curve: say what each point averages
-            st.caption(rounds_caption(table, mine))
+            report.caption(rounds_caption(table, mine))
         if figure.chart is not None:
             draw_settings(figure, table)
         if figure.show_table:
-            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game),
-                       helps=column_help(table.columns, game))
-            definitions(table)
+            helps = column_help(table.columns, game, suite.layout.helps)
+            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps)
+            definitions(helps)
 
 st.subheader("Win rates")
-st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
+report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
 rates = only_mine(headline.agent_figures(DB, filters.of_game(game), by_game=True))
 if rates.empty:
-    st.caption(f"No contested {game} match in this selection (self-play only, or none).")
+    report.caption(f"No contested {game} match in this selection (self-play only, or none).")
 for rule_set, rows in rates.groupby("rule_set", sort=True):  # one pool per rule set, as Overview and Leaderboards
     rows = rows.sort_values("win_rate", ascending=False, kind="stable")  # highest first, as they order it too
     pool = links.pool_label(game, rule_set)
-    st.caption(f"Pools: the contested matches of {pool} in the selection, every preset.")
+    report.caption(f"Pools: the contested matches of {pool} in the selection, every preset.")
     show_table(report, f"{pool}: win rates", rows, f"win_rates_{game}{'_' + rule_set if rule_set else ''}",
                shown=win_rates_view(rows))
 report.download(f"games_{game}")

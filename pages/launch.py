@@ -15,8 +15,11 @@ from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
 from engine.wording import count, usd
-from pages.shared import numbers, url_multiselect
+from pages.shared import numbers
 from pages.shared.markdown import code, plain
+from pages.shared.report import download_table
+from pages.shared.tables import fitted_columns
+from pages.shared.url_widgets import url_multiselect
 
 DB = store.default_db()
 GAMES = all_games()
@@ -302,8 +305,13 @@ def runs_panel() -> None:
                          usd=table["usd"].map(lambda v: usd(None if pd.isna(v) else float(v))),
                          finished_at=table["finished_at"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d %H:%M}"),
                          created_at=table["created_at"].map(lambda t: f"{t:%Y-%m-%d %H:%M}"))
-    st.dataframe(shown[["run_id", "name", "source", "status", "matches", "errors", "tokens", "usd", "created_at",
-                        "finished_at"]], hide_index=True, width="stretch")
+    columns = ["run_id", "name", "source", "status", "matches", "errors", "tokens", "usd", "created_at", "finished_at"]
+    # the run's name takes what the others leave of a 1400 px window: a long one is cut, whole on a double click
+    shown, config = fitted_columns(shown[columns], {"name": {"help": "the run's name (its spec's `name`); a double "
+                                                             "click on a cut name shows it whole"}}, fill=("name",))
+    st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    download_table(table[["run_id", "name", "source", "status", "n_done", "n_matches", "errors", "tokens", "usd",
+                          "created_at", "finished_at"]], "launch_runs")
 
 
 runs_panel()

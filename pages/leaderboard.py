@@ -8,50 +8,27 @@ Selection by run, game, preset and date."""
 from dataclasses import replace
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine import headline, published, queries, store
+from engine.export.charts import win_rates as win_rate_chart
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.selection import Variant
 from engine.suites import Headline, all_suites, own_table
 from engine.wording import sentence_start
-from pages.shared import (
-    COLUMN_HELP,
-    PAPER_ASIDE,
-    WIS_BY_ROLE,
-    Report,
-    cached,
-    complete_first,
-    download_table,
-    fitted_columns,
-    links,
-    numbers,
-    own_table_view,
-    readable,
-    show_table,
-    show_wide_table,
-    slow_scorer_wanted,
-    url_selectbox,
-    win_rates_view,
-)
+from pages.shared import links, numbers
+from pages.shared.caching import cached, slow_scorer_wanted
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
+from pages.shared.own_tables import complete_first, show_own_table
+from pages.shared.report import Report, download_table
+from pages.shared.tables import show_table, win_rates_view
+from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
 report = Report("Leaderboards")
 
 options, filters = open_filtered_page("Leaderboards", DB, report)
-
-
-def win_rate_chart(table, title: str) -> go.Figure:
-    fig = go.Figure(go.Bar(
-        x=table["agent"], y=table["win_rate"],
-        error_y={"type": "data", "symmetric": False, "array": table["win_hi"] - table["win_rate"],
-                 "arrayminus": table["win_rate"] - table["win_lo"]}))
-    fig.update_layout(title=title, yaxis_title="win rate per seat (95% Wilson interval)", yaxis_range=[0, 1],
-                      yaxis_tickformat=".0%", height=360)  # in %, as the table under it
-    return fig
 
 
 RATING = Headline()
@@ -64,25 +41,27 @@ def ratings(scope, suffix: str):
     if not saved_replay(scope) and not slow_scorer_wanted("TrueSkill", options, scope.games or None,
                                                           f"ratings_{suffix}"):
         return
-    st.markdown("TrueSkill (μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed "
-                "in the order they finished). Skills compare only within a group of agents linked by matches "
-                "(`component`: 1 is the largest); an agent that never played against another has none. `matches` "
-                "and `wins`: its contested matches and the seats it won in them, as in the win-rate table above "
-                "(self-play of a competitive game is left out of the rating and of these counts). Every seat of a "
-                "team weighs 1, as LLMArena's code rates: in a game of one seat against four (Undercover, "
-                "Chameleon) the lone seat's rating moves far more than each of the four's, so μ follows the roles an "
-                "agent played; the Bradley-Terry table below weighs every match the same.")
+    report.markdown(
+        "TrueSkill (μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed in the "
+        "order they finished). Skills compare only within a group of agents linked by matches (`component`: 1 is the "
+        "largest); an agent that never played against another has none. `matches` and `wins`: its contested matches "
+        "and the seats it won in them, as in the win-rate table above (self-play of a competitive game is left out of "
+        "the rating and of these counts). Every seat of a team weighs 1, as LLMArena's code rates: in a game of one "
+        "seat against four (Undercover, Chameleon) the lone seat's rating moves far more than each of the four's, so "
+        "μ follows the roles an agent played; the Bradley-Terry table below weighs every match the same.")
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
-    st.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
-                f"{headline.DEFINITIONS['rank']}")
+    report.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
+                    f"{headline.DEFINITIONS['rank']}")
     rated = cached(headline.ratings, DB, selection=scope)
     show_table(report, f"Bradley-Terry ({suffix})", rated, f"bradley_terry_{suffix}", shown=ranked_view(rated, RATING))
 
 
-st.caption(f"Only contested matches count: {headline.SELF_PLAY}. Fewer than {headline.MIN_MATCHES} contested "
-           "matches: provisional, not ranked.")
+report.caption(f"Only contested matches count: {headline.SELF_PLAY}. Fewer than {headline.MIN_MATCHES} contested "
+               "matches: provisional, not ranked.")
+meanings = "\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items())
 with st.expander("What each number means"):
-    st.markdown("\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items()))
+    st.markdown(meanings)
+report.text(meanings)
 
 
 # the ranked number's column label: its values are wider than the label, so "(95% CI)" costs no width
@@ -153,91 +132,66 @@ def empty_caption(suite) -> str:
     return suite.empty
 
 
-ROLE_FIGURES = {  # Who is Spy's figures of one role, each seat of the agent in that role counted (self-play too)
-    "win_rate": "seats won / seats held in this role", "mean_score": "mean score of the seats held in this role",
-    "foul_rate": COLUMN_HELP["foul_rate"], "survival_rounds": COLUMN_HELP["survival_rounds"]}
-
-
-def by_role(view: pd.DataFrame, title: str) -> None:
-    """Who is Spy's figures by role (the `spy_*` and `civilian_*` columns of its own table, as shown) in an expander
-    under it, a row per agent and role it held: four columns that fit, where eight side by side (half of them blank,
-    an agent holding one role) ran past a 1400 px window. The table's download holds them as they are."""
-    keys = [c for c in view.columns[:1]] + [c for c in ("strategy", "condition") if c in view.columns[1:]]
-    rows = [{**{k: row[k] for k in keys}, "role": role, **{f: row.get(f"{role}_{f}", "") for f in ROLE_FIGURES}}
-            for _, row in view.iterrows() for role in ("spy", "civilian")]
-    table = pd.DataFrame(rows, columns=[*keys, "role", *ROLE_FIGURES])
-    table = table[table[list(ROLE_FIGURES)].ne("").any(axis=1)].reset_index(drop=True)  # roles it never held: no row
-    if table.empty:
-        return
-    with st.expander("Figures by role (spy, civilian)"):
-        shown, config = fitted_columns(table, None, {"role": "the role the agent held (a row for each role it "
-                                                             "held)", **ROLE_FIGURES})
-        st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
-    report.table(f"{title}: figures by role", table)
-
-
-def grid(db, suite, selection) -> tuple[str, pd.DataFrame]:
+def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
     contested matches behind it, a link to exactly those matches in Transcripts (the page's filters, the suite's
-    rule set of the game, self-play of a competitive game left out); and the numbers for the download."""
+    rule set of the game, self-play of a competitive game left out); the cells as text for the report; and the
+    numbers for the download."""
     scope = replace(selection.within(suite.variants), contested=True)
     cells = headline.agent_figures(db, scope, by_game=True)
     rule_set = {v.game: v.name for v in suite.variants}
-    cells["shown"] = [
-        f"[{numbers.percent(w)} ({numbers.number(n)})]({links.transcripts_link(scope, g, a, rule_set[g])})"
-        for g, a, w, n in zip(cells["game"], cells["agent"], cells["win_rate"], cells["matches"], strict=True)]
+    cells["text"] = [f"{numbers.percent(w)} ({numbers.number(n)})"
+                     for w, n in zip(cells["win_rate"], cells["matches"], strict=True)]
+    cells["shown"] = [f"[{text}]({links.transcripts_link(scope, g, a, rule_set[g])})"
+                      for g, a, text in zip(cells["game"], cells["agent"], cells["text"], strict=True)]
     agents = sorted(cells["agent"].unique())
     games = [g for g in suite.games if g in set(cells["game"])]
     shown = cells.set_index(["agent", "game"])["shown"]
     rows = ["| agent | " + " | ".join(plain(links.pool_label(g, rule_set[g])) for g in games) + " |",
             "|---" * (len(games) + 1) + "|"]
     rows += [f"| {plain(a)} | " + " | ".join(shown.get((a, g), "") for g in games) + " |" for a in agents]
+    texts = (cells.pivot(index="agent", columns="game", values="text").reindex(index=agents, columns=games)
+             .fillna("").rename(columns={g: links.pool_label(g, rule_set[g]) for g in games}).reset_index())
     rates = cells.pivot(index="agent", columns="game", values="win_rate").reindex(columns=games).reset_index()
-    rates.columns.name = None
-    return "\n".join(rows), rates
+    texts.columns.name = rates.columns.name = None
+    return "\n".join(rows), texts, rates
 
 
 for suite in all_suites().values():
-    if suite.name == "other" and not suite.games:
+    if not suite.games:  # the games outside the papers, when every game is a paper's
         continue
     st.header(suite.title)
     table = cached(headline.headline, DB, suite=suite.name, selection=filters)
     if not table.empty:
-        st.caption(f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} lies "
-                   "wholly above this agent's, so overlapping intervals share a rank; provisional agents (fewer "
-                   f"than {headline.MIN_MATCHES} contested matches) and agents without an interval are not ranked. "
-                   f"{sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}. "
-                   f"{coverage_caption(suite)} Column definitions: hover a header.")
+        report.caption(f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} "
+                       "lies wholly above this agent's, so overlapping intervals share a rank; provisional agents "
+                       f"(fewer than {headline.MIN_MATCHES} contested matches) and agents without an interval are not "
+                       f"ranked. {sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}. "
+                       f"{coverage_caption(suite)} Column definitions: hover a header.")
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline), helps=headline_help(suite.headline))
-        cells, rates = grid(DB, suite, filters)
-        st.markdown("**Agents x games**: win rate (contested matches behind it), over each game's contested "
-                    "matches under the rules named in its column, every preset in the selection (the same pool as "
-                    "Overview's table of that game and rule set); a cell opens those matches in Transcripts.")
+        cells, texts, rates = grid(DB, suite, filters)
+        report.markdown("**Agents x games**: win rate (contested matches behind it), over each game's contested "
+                        "matches under the rules named in its column, every preset in the selection (the same pool "
+                        "as Overview's table of that game and rule set); a cell opens those matches in Transcripts.")
         st.markdown(cells)
         download_table(rates, f"grid_{suite.name}")
-        report.table(f"{suite.title}: agents x games (win rate)", readable(rates))
+        report.table(f"{suite.title}: agents x games (win rate)", texts)
     if suite.slow and not saved_replay(replace(filters, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue
     board = cached(own_table, DB, suite=suite.name, selection=filters)
     if not board.empty:
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
-        st.caption(suite.caption)
+        report.caption(suite.caption)
         paper = cached(queries.published_rows, DB, suite=suite.name)  # the paper's rows for the models we played
-        board = complete_first(published.beside(board, paper), suite.name)  # partial rows last
-        view = own_table_view(board, suite.name)
-        if suite.name == "wis":  # the figures by role apart, a row per agent and role: 8 columns would not fit
-            show_wide_table(report, suite.title, board, suite.name, {},
-                            shown=view.drop(columns=[c for c in WIS_BY_ROLE if c in view]))
-            by_role(view, suite.title)
-        else:
-            show_wide_table(report, suite.title, board, suite.name, PAPER_ASIDE.get(suite.name, {}), shown=view)
+        board = complete_first(published.beside(board, paper), suite.layout)  # partial rows last
+        show_own_table(report, suite.title, board, suite.name, suite.layout)
     elif table.empty:
-        st.caption(empty_caption(suite))
+        report.caption(empty_caption(suite))
     else:
-        st.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
+        report.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
 
 st.header("Per game")
 pooled = headline.agent_figures(DB, filters, by_game=True)  # games with contested matches, by rule set
@@ -250,7 +204,7 @@ if rule_set:
     scope = scope.within((Variant.of(game, rule_set),))
 rows = headline.agent_figures(DB, scope) if game else pd.DataFrame()
 if rows.empty:
-    st.caption("No contested match in this selection (self-play only, or none).")  # names no game: never 'None'
+    report.caption("No contested match in this selection (self-play only, or none).")  # names no game: never 'None'
 else:
     rows = rows.sort_values("win_rate", ascending=False)[[
         "agent", "matches", "seats", "wins", "draws", "win_rate", "win_lo", "win_hi", "valid_rate", "fallback_wins",
@@ -258,8 +212,8 @@ else:
     fig = win_rate_chart(rows, f"Win rate: {choice}")
     st.plotly_chart(fig)
     report.figure(f"Win rate: {choice}", fig)
-    st.caption(f"Pools: the contested matches of {links.pool_label(game, rule_set)} in the selection, every preset. "
-               f"Win rate: {headline.DEFINITIONS['win rate']}.")
+    report.caption(f"Pools: the contested matches of {links.pool_label(game, rule_set)} in the selection, every "
+                   f"preset. Win rate: {headline.DEFINITIONS['win rate']}.")
     show_table(report, f"Win rates: {choice}", rows, f"win_rates_{game}", shown=win_rates_view(rows))
     ratings(scope, f"{game}_{rule_set}" if rule_set else game)
 

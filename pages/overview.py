@@ -9,19 +9,12 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
-from pages.shared import (
-    Report,
-    compact_lineup,
-    fitted_columns,
-    links,
-    match_link_column,
-    numbers,
-    readable,
-    runs_of,
-    win_rates_view,
-)
+from pages.shared import links, numbers
 from pages.shared.markdown import plain
+from pages.shared.numbers import readable
 from pages.shared.opening import open_page
+from pages.shared.report import Report, download_table, runs_of
+from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, show_table, tooltips, win_rates_view
 
 DB = store.default_db()
 # the runs table's columns in words (the database's names are for SQL)
@@ -34,22 +27,22 @@ open_page("Game Arena for LLMs", DB, caption=f"Database: `{DB}`")
 
 runs = queries.runs_table(DB)
 st.subheader("Runs")
-runs_shown = readable(runs).rename(columns=RUN_COLUMNS)
-st.dataframe(runs_shown, hide_index=True, width="stretch", column_config={
-    "created": st.column_config.TextColumn(help="when the run started, in UTC"),
-    "finished": st.column_config.TextColumn(help="when the run ended, in UTC")})
-report.table("Runs", runs_shown)
+# the run's name takes what the other columns leave of the window (a long name is cut, whole on a double click)
+show_table(report, "Runs", runs, "runs", shown=readable(runs).rename(columns=RUN_COLUMNS), column_config={
+    "name": {"help": f"the run's name (its spec's `name`). {WHOLE}"},
+    "created": {"help": "when the run started, in UTC"}, "finished": {"help": "when the run ended, in UTC"}},
+    fill=("name",))
 
 choice = st.selectbox("Run", ["all runs", *runs["run_id"].tolist()])
 selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,))
 report.scope(DB, {} if choice == "all runs" else {"runs": choice}, runs_of(selection, queries.filter_options(DB)))
 
 st.subheader("Win rate and mean score per agent, by game and rule set")
-st.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the contested matches of one game under "
-           "one rule set (a game played under several papers' rules, as Undercover is, gets a table per rule set: "
-           "the same figure as that suite's grid on Leaderboards), of every preset it names. Mean score: "
-           f"{headline.DEFINITIONS['mean score']}, on the game's own scale (it is not a win rate). "
-           "Competitive games played only in self-play are not listed.")
+report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the contested matches of one game "
+               "under one rule set (a game played under several papers' rules, as Undercover is, gets a table per rule "
+               "set: the same figure as that suite's grid on Leaderboards), of every preset it names. Mean score: "
+               f"{headline.DEFINITIONS['mean score']}, on the game's own scale (it is not a win rate). "
+               "Competitive games played only in self-play are not listed.")
 figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:
     ordered = figures.sort_values(["game", "rule_set", "win_rate"], ascending=[True, True, False])
@@ -57,13 +50,14 @@ if not figures.empty:
         meaning = get_game(game).score_meaning
         presets = sorted({p for listed in rows["presets"] for p in listed})
         st.markdown(f"**{plain(links.pool_label(game, rule_set))}**")
-        st.caption(f"Pools: the contested matches of {plain(links.pool_label(game, rule_set))}, "
-                   f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}.")
+        report.caption(f"Pools: the contested matches of {plain(links.pool_label(game, rule_set))}, "
+                       f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}.")
         shown = win_rates_view(rows)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
             **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
-        st.dataframe(shown, hide_index=True, width="stretch",
-                     column_config={"mean score": st.column_config.TextColumn("mean score", help=meaning)})
-        report.table(f"Win rate and mean score: {links.pool_label(game, rule_set)}", shown)
+        show_table(report, f"Win rate and mean score: {links.pool_label(game, rule_set)}",
+                   rows.drop(columns=["presets"], errors="ignore"),
+                   f"win_rates_{game}{'_' + rule_set if rule_set else ''}", shown=shown,
+                   column_config={"mean score": {"help": meaning}})
 
 st.subheader("Matches")
 matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
@@ -82,5 +76,7 @@ shown, config = fitted_columns(shown, {
     "lineup": {"help": f"the agents in seat order, seat 0 first (×3: the same agent in three seats in a row). {WHOLE}"},
     **({"error": {"help": f"why the match stopped. {WHOLE}"}} if errored else {})}, fill=("error", "lineup"))
 st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
-report.table("Matches", readable(matches[["match_id", *order]]))
+download_table(matches[["match_id", *order]], "matches")
+report.table("Matches", readable(matches[["match_id", *order]]).assign(lineup=shown["lineup"].to_numpy()),
+             helps=tooltips(config))
 report.download("overview")

@@ -19,18 +19,13 @@ from plotly.subplots import make_subplots
 from engine import queries, store
 from engine.metrics import stats
 from engine.settings import setting_labels
-from pages.shared import (
-    COLUMN_HELP,
-    Report,
-    fitted_columns,
-    numbers,
-    readable,
-    show_table,
-    url_selectbox,
-    with_condition,
-)
+from pages.shared import numbers
 from pages.shared.markdown import plain
+from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
+from pages.shared.report import Report
+from pages.shared.tables import COLUMN_HELP, fitted_columns, show_table, with_condition
+from pages.shared.url_widgets import url_selectbox
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "max_tokens": "answer length caps", "repeat": "repeats"}
@@ -94,7 +89,7 @@ def params_text(params: str | None) -> str:
 
 def definitions(columns: dict[str, str]) -> None:
     """One line per column under a table, as the leaderboards define their numbers."""
-    st.caption("  \n".join(f"**{name}**: {text}" for name, text in columns.items()))
+    report.caption("  \n".join(f"**{name}**: {text}" for name, text in columns.items()))
 
 
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -170,9 +165,9 @@ if scores is None or scores.empty:
     st.info("No scored matches of this model in the selection.")
     st.stop()
 
-st.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the paper's five runs). A level with fewer, or "
-            f"whose default has fewer, is shown but not tested; a verdict needs every level of the comparison "
-            f"tested, else it is *not enough data*.")
+report.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the paper's five runs). A level with fewer, "
+                "or whose default has fewer, is shown but not tested; a verdict needs every level of the comparison "
+                "tested, else it is *not enough data*.")
 
 st.header("What it played")
 # a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.settings.setting_label, the
@@ -205,9 +200,9 @@ for factor, label in FACTOR_NAMES.items():
               for (f, game), table in tables.items() if f == factor
               for setting, block in table.groupby("setting", sort=False)]
     if not blocks:
-        st.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
+        report.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
         continue
-    st.caption(f"Compared: {FACTOR_WHY[factor]}; other factors held at their defaults. {CLIPPED} Grey points: "
+    report.caption(f"Compared: {FACTOR_WHY[factor]}; other factors held at their defaults. {CLIPPED} Grey points: "
                f"fewer than {stats.MIN_SAMPLE} scores, not tested.")
     fig = facets(blocks, label)
     st.plotly_chart(fig)
@@ -222,7 +217,7 @@ for factor, label in FACTOR_NAMES.items():
                         "margin": margin, "significant": significant, "verdict": verdict})
         why = f" (a level or the default has fewer than {stats.MIN_SAMPLE} scores)" if verdict == "not enough data" \
             else ""
-        st.markdown(f"**{plain(game)}**: {verdict}{why}, in setting {plain(setting)}")
+        report.markdown(f"**{plain(game)}**: {verdict}{why}, in setting {plain(setting)}")
         with st.expander(f"{game} ({setting}) across {label}", expanded=verdict != "not enough data"):
             slug = re.sub(r"\W+", "_", f"{factor} {game} {setting}")  # a file name and a widget key
             show_table(report, f"{game} ({setting}) across {label}", table, f"robustness_{slug}",
@@ -231,7 +226,7 @@ for factor, label in FACTOR_NAMES.items():
 
 if summary:
     st.header("Verdicts")
-    st.caption(f"A verdict needs {stats.MIN_SAMPLE} scores or more at the default and at every other level of the "
+    report.caption(f"A verdict needs {stats.MIN_SAMPLE} scores or more at the default and at every other level of the "
                f"comparison (the paper's five runs); below that: not enough data. **Sensitive**: a level differs "
                f"from the default with a Holm-adjusted p < {stats.ALPHA:g}. **Robust**: the 95% interval of every "
                f"level's difference from the default lies within ± the margin (an equivalence test), "

@@ -13,24 +13,14 @@ import streamlit as st
 
 from engine import boards, store, transcripts
 from engine.wording import count
-from pages.shared import (
-    COLUMN_HELP,
-    Report,
-    compact_lineup,
-    download_table,
-    fitted_columns,
-    match_link_column,
-    numbers,
-    readable,
-    url_int,
-    url_multiselect,
-    url_selectbox,
-    url_text,
-    url_toggle,
-)
+from pages.shared import numbers
 from pages.shared.links import LINKED, described, linked_selection, match_link
 from pages.shared.markdown import plain
+from pages.shared.numbers import readable
 from pages.shared.opening import open_page
+from pages.shared.report import Report, download_table
+from pages.shared.tables import COLUMN_HELP, compact_lineup, fitted_columns, match_link_column
+from pages.shared.url_widgets import url_int, url_multiselect, url_selectbox, url_text, url_toggle
 
 DB = store.default_db()
 ANY = "(any game)"
@@ -261,12 +251,14 @@ st.code(f"params: {cell(loads(info['params']))}\noutcome: {cell(loads(info['outc
 if text_of(info["error"]):
     st.badge("match error", icon=":material/error:", color="red")
     st.code(text_of(info["error"]), language="text", wrap_lines=True)
+turns = transcripts.match_turns(DB, match_id)
+rule = transcripts.retry_rule(str(info["game"]), info["params"], turns)
+st.caption(plain(f"Unusable answers (the game's retry policy): {rule}."))
 seats = transcripts.match_seats(DB, match_id)
 seats_shown = readable(seats, {"score": 2, "temperature": 2})  # 99.00 as every score, never "99" beside "1.00"
 st.dataframe(seats_shown, hide_index=True, width="stretch")
 report.table(f"Seats of match {match_id}", seats_shown)  # as shown: blanks, yes/no, 2 decimals
 
-turns = transcripts.match_turns(DB, match_id)
 if turns.empty:
     st.info("This match has no turns recorded.")
     st.stop()
@@ -308,14 +300,19 @@ with answered:
     else:
         st.code(response, language="text", wrap_lines=True)
     if turn["phase"] != "moderator":
-        if pd.notna(turn["fallback"]) and bool(turn["fallback"]):  # a move the engine drew: nothing was parsed
+        outcome = (transcripts.retry_note(turn) or {}).get("outcome")
+        if outcome == "fixed action":  # the game's fixed action in the player's place (Bid's $0)
+            st.markdown("**Fixed fallback (no usable answer in the tries the game allows)**")
+            st.caption("The engine played the game's fixed action in the player's place.")
+        elif pd.notna(turn["fallback"]) and bool(turn["fallback"]):  # a move the engine drew: nothing was parsed
             st.markdown("**Random fallback (the answer could not be parsed)**")
             st.caption("The engine played this legal move at random in the player's place.")
         else:
             st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)
-        facts = {k: turn[k] for k in ("legal", "fallback", "retries", "call_errors", "tokens_in", "tokens_out",
-                                      "latency_ms", "cached")}  # call_errors: transport failures retried
+        facts = {"retry policy": transcripts.retry_outcome(turn)} | {
+            k: turn[k] for k in ("legal", "fallback", "retries", "call_errors", "tokens_in", "tokens_out",
+                                 "latency_ms", "cached")}  # call_errors: transport failures retried
         facts["cost_usd"] = numbers.usd(turn["cost_usd"])  # dollars as everywhere ("unknown" without a price)
         shown = readable(pd.DataFrame([facts])).T.reset_index()  # one fact a row: fits half the page
         st.dataframe(shown.set_axis(["fact", "value"], axis=1), hide_index=True)
@@ -332,8 +329,9 @@ else:
     st.caption("no public state recorded")
 
 flags = [", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()]
+policy = [None if t["phase"] == "moderator" else transcripts.retry_outcome(t) for _, t in turns.iterrows()]
 log = turns[["turn", "round", "phase", "seat", "player", "agent", "legal", "fallback", "retries"]].assign(
-    flags=flags, response=turns["response"])  # the long text last: the short columns stay inside the page
+    flags=flags, retry_policy=policy, response=turns["response"])  # the long text last: the short columns stay in
 report.table(f"Turns of match {match_id}", readable(log))
 with st.expander("Every turn of this match"):
     st.dataframe(readable(log), hide_index=True, width="stretch")

@@ -10,6 +10,7 @@ import pytest
 
 from engine import store
 from engine.agents.llm import LLMAgent
+from engine.games.gamabench_common import MAX_TRIES
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
@@ -51,28 +52,32 @@ def test_canned_replies_are_recorded_raw_with_tokens_latency_and_null_cost(stub,
 
 
 def test_malformed_reply_is_reasked_once_then_accepted(stub, db_path):
-    def responder(req):
-        reasked = "could not be used" in req["messages"][-1]["content"]
-        return StubReply("42" if reasked else "I would rather not say.")
+    asked: dict[str, int] = {}
+
+    def responder(req):  # γ-Bench's authors ask the same question again: the second ask of a question answers
+        question = json.dumps(req["messages"])
+        asked[question] = asked.get(question, 0) + 1
+        return StubReply("42" if asked[question] == 2 else "I would rather not say.")
 
     stub.responder = responder
-    asyncio.run(run_spec(parse_spec(llm_spec(stub.url)), db_path, progress=False))
+    asyncio.run(run_spec(parse_spec(llm_spec(stub.url) | {"repeats": 1}), db_path, progress=False))
     turns = decisions(db_path)
     assert (turns["retries"] == 1).all() and turns["legal"].all() and not turns["fallback"].any()
     assert (turns["response"] == "42").all()
     assert 'no JSON object with "chosen_number"' in turns["error"][0]
-    assert len(stub.requests) == 2 * len(turns)
+    assert len(stub.requests) == 2 * len(turns) and set(asked.values()) == {2}
     invalid = store.query(db_path, "SELECT sum(value) AS n FROM metrics WHERE name = 'invalid_answers'")["n"][0]
     assert invalid == len(turns)
 
 
-def test_always_malformed_falls_back_to_a_random_legal_action(stub, db_path):
+def test_always_malformed_ends_the_match_as_an_error_after_the_cap(stub, db_path):
+    """γ-Bench's authors ask until the answer parses and never play a random move: past the cap, an error."""
     stub.responder = lambda req: StubReply('{"chosen_number": "lots"}')
     summary = asyncio.run(run_spec(parse_spec(llm_spec(stub.url)), db_path, progress=False))
-    assert summary.errors == 0
-    turns = decisions(db_path)
-    assert turns["fallback"].all() and not turns["legal"].any() and (turns["retries"] == 2).all()
-    assert all(0 <= json.loads(a)["action"] <= 100 for a in turns["action"])
+    assert summary.errors == 2
+    errors = store.query(db_path, "SELECT error FROM matches")["error"]
+    assert all(f"no usable answer in {MAX_TRIES} tries" in e for e in errors)
+    assert len(stub.requests) == 2 * 3 * MAX_TRIES  # each match: its three players asked at once, then the end
 
 
 def test_slow_then_failing_provider_errors_the_match_and_resume_replays_it(stub, db_path):

@@ -74,7 +74,7 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     social = magic_social.social_abilities(db_path)
     assert n_seats > 50 and sorted(profile.agent) == ["A", "B"] and sorted(social.agent) == ["A", "B"]
     assert max(largest) <= 2, "the seats stayed in DuckDB: one row per challenger came out"
-    assert len(set(streamed)) > 1 and profile["Reasoning"].notna().all()
+    assert len(set(streamed)) > 1 and profile["Reasoning (0-100)"].notna().all()
 
 
 def test_the_negotiation_scorers_read_aggregates_not_seats(db_path, monkeypatch):

@@ -157,7 +157,7 @@ def test_a_reader_stands_back_for_a_fresh_mark_only(db_path):
 def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monkeypatch):
     import asyncio
 
-    from engine.metrics import ratings
+    from engine.metrics import trueskill_replay as ratings
     from engine.runner import run_spec
     from engine.spec import parse_spec
 

@@ -8,7 +8,7 @@ from functools import partial
 import pytest
 
 from engine.agents.bots import find_policy
-from engine.games.base import ParseError
+from engine.games.base import IllegalAction, ParseError
 from engine.games.connect_four import board_value, counts
 from tests.game_play import new_game
 
@@ -41,7 +41,8 @@ def test_a_diagonal_wins():
 def test_off_board_columns_and_answers_without_one_are_unparseable_with_reasons():
     game = new()
     play(game, [5] * 6)
-    assert game.parse(0, "X: 5") == 4  # a full column parses: playing it loses (below)
+    with pytest.raises(IllegalAction, match="column 5 is full"):  # a full column: the illegal move, which loses
+        game.parse(0, "X: 5")
     with pytest.raises(ParseError, match="off the board"):
         game.parse(0, "X: 8")
     with pytest.raises(ParseError, match="no column"):
@@ -106,7 +107,7 @@ def test_minimax_beats_random_and_blocks_an_open_three():
 def test_a_full_column_played_ends_the_game_as_a_loss_for_its_player():
     game = new()
     play(game, [5] * 6)
-    play(game, [5])  # X drops into the full column 5
+    game.step({0: 4})  # X drops into the full column 5 (its answer is an IllegalAction: the move, which loses)
     assert game.done() and game.winner() == "O" and game.outcome()["illegal_move_by"] == 0
     assert "column 5 is full" in game.log[-1].text
     assert [game.result()[s].won for s in (0, 1)] == [False, True]

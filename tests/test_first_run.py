@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from engine import queries, store
 from engine.games import all_games
 from engine.metrics import stats
-from engine.metrics.magic import ability_profile
+from engine.metrics.magic import AREA, ability_profile
 from pages.shared.numbers import IDENTIFIERS
 
 
@@ -26,8 +26,8 @@ def test_every_match_of_the_first_run_finished(first_run_db):
 
 def test_two_challengers_have_all_seven_magic_abilities(first_run_db):
     profile = ability_profile(first_run_db)
-    complete = profile[(profile["roles"] == 7) & profile["area"].map(math.isfinite)]
-    assert len(complete) >= 2, profile[["agent", "roles", "area"]]
+    complete = profile[(profile["roles"] == 7) & profile[AREA].map(math.isfinite)]
+    assert len(complete) >= 2, profile[["agent", "roles", AREA]]
 
 
 def test_the_real_model_plays_and_its_robustness_gets_a_verdict(first_run_db):

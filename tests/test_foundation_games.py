@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine.games.base import ParseError
+from engine.games.base import IllegalAction, ParseError
 from engine.games.guessing_game import guessing_score
 from engine.games.prisoners_dilemma import round_payoffs
 from engine.games.tictactoe import winner_of
@@ -77,8 +77,9 @@ def test_tictactoe_win_draw_and_illegal_moves():
 def test_a_parsed_move_on_a_taken_cell_loses_the_game_as_llmarenas_wrapper_plays_it():
     game = new("tictactoe")
     game.step({0: game.parse(0, "X: (2,2)")})
-    move = game.parse(1, "O: (2,2)")  # parsed, but the cell is taken: no re-ask, the move is played
-    game.step({1: move})
+    with pytest.raises(IllegalAction) as illegal:  # parsed, but the cell is taken: the illegal move, which loses
+        game.parse(1, "O: (2,2)")
+    game.step({1: illegal.value.action})
     assert game.done() and game.winner() == "X" and game.outcome()["illegal_move_by"] == 1
     result = game.result()
     assert result[0].won and result[0].rank == 1 and not result[1].won and result[1].score == 0.0

@@ -159,12 +159,12 @@ def test_imported_scores_come_from_the_stored_round_records_not_the_answers(impo
     assert leaderboard(db).iloc[0]["guessing_game"] == pytest.approx(63.438, abs=1e-3)
     with store.connect(db) as con:
         # the stored round means change: every round's mean 0 scores (MAX - 0)/D = 100
-        match_id, outcome = con.execute("SELECT match_id, outcome FROM matches WHERE outcome->>'source_file' = ?",
-                                        [source]).fetchone()
-        outcome = json.loads(outcome)
-        for r in outcome["gama_record"]["round_records"]:
+        match_id, state = con.execute("""SELECT match_id, t.state FROM matches JOIN turns t USING (match_id)
+            WHERE outcome->>'source_file' = ? AND t.turn = 0""", [source]).fetchone()
+        state = json.loads(state)
+        for r in state["round_records"]:
             r["mean"] = 0
-        con.execute("UPDATE matches SET outcome = ? WHERE match_id = ?", [json.dumps(outcome), match_id])
+        con.execute("UPDATE turns SET state = ? WHERE match_id = ? AND turn = 0", [json.dumps(state), match_id])
     assert leaderboard(db).iloc[0]["guessing_game"] == pytest.approx(63.438, abs=1e-3)  # stored until rescored
     rescore(db)
     row = leaderboard(db).iloc[0]
@@ -222,7 +222,7 @@ def test_hostile_records_score_as_the_authors_code_scores_them(tmp_path):
     assert "ends before the game does" in kept["why"][0] and "'chea'" in kept["why"][1]
     turns = store.query(db, "SELECT count(*) AS n FROM turns JOIN matches USING (match_id) "
                             "WHERE game = 'diner_dilemma' AND phase = 'moderator'")
-    assert turns["n"][0] == 1 + 2
+    assert turns["n"][0] == 1 + 1 + 2  # the record, why it is kept as recorded, its two rounds
 
 
 def test_our_matches_score_through_the_same_code_and_mixed_seats_report_per_model(tmp_path, imported):

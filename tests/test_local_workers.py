@@ -146,9 +146,12 @@ def test_the_fork_servers_preload_leaves_a_workers_first_call_nothing_slow_to_im
     probe = """
 import asyncio, sys
 import engine.worker_preload
-from engine.agents.llm import warm_up
+from engine.agents.llm import load_litellm
+from engine.testing import StubReply, StubServer
 before = set(sys.modules)
-asyncio.run(warm_up())
+with StubServer(lambda request: StubReply("ok")) as stub:
+    asyncio.run(load_litellm().acompletion(model="openai/first", api_base=stub.url, api_key="k",
+                                           messages=[{"role": "user", "content": "first?"}]))
 slow = ("engine.", "litellm.proxy", "tiktoken", "pandas", "duckdb")
 print(sorted(m for m in set(sys.modules) - before if m.startswith(slow) and m != "engine.testing"))
 """

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pages.shared import numbers, readable
+from pages.shared import numbers
+from pages.shared.numbers import readable
 
 
 def test_thousands_separators_on_every_number_but_identifiers():

@@ -14,7 +14,7 @@ from engine import headline
 from engine.metrics import stats
 from engine.metrics.llmarena_analyses import hint_ablation
 from engine.selection import ALL
-from pages.shared import column_width, fitted_columns
+from pages.shared.tables import column_width, fitted_columns
 from tests.page_run import run_page
 
 PAGE_PX = 938  # the table area of a page in a 1400 x 900 Chromium window, sidebar open (measured)
@@ -86,8 +86,8 @@ def test_abilities_and_leaderboards_show_one_magic_profile(first_run_db, leaderb
     one_role = mine[mine["roles"] == "1 of 7"]
     assert len(one_role) and one_role["mean role win rate"].str.endswith("(partial)").all()
     assert "strategy" not in mine or "-" not in set(mine["strategy"])  # bots only: no strategy column at all
-    areas = [float(a) for a in mine["area"] if a]
-    assert areas and all(0 <= a <= 100 for a in areas) and all(len(a.split(".")[1]) == 2 for a in mine["area"] if a)
+    areas = [float(a) for a in mine["area (%)"] if a]
+    assert areas and all(0 <= a <= 100 for a in areas) and all(len(a.split(".")[1]) == 2 for a in mine["area (%)"] if a)
 
 
 def test_headline_tables_fit_the_window_and_keep_whole_labels(leaderboard):

@@ -4,14 +4,15 @@ bots' games and a stub LLM playing the prisoner's dilemma with both strategies."
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from engine.suites.magic import SHORT_ABILITIES
 from engine.testing import StubReply
-from pages.shared import SHORT_ABILITIES
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
@@ -55,7 +56,7 @@ def test_radar_area_and_vanilla_against_pgm(db, monkeypatch):
     assert {"vanilla", "pgm"} <= set(profile[profile["agent"] == "openai/stub-model"]["strategy"])
     charts = at.get("plotly_chart")
     assert len(charts) == 4  # the radar, the area bars, and the vanilla and pgm radars side by side
-    side = [df.value for df in at.dataframe if "Rationality (pgm)" in df.value.columns]
+    side = [df.value for df in at.dataframe if "Rationality · pgm (0-100)" in df.value.columns]
     assert list(side[0]["agent"]) == ["openai/stub-model"]
 
 
@@ -72,14 +73,14 @@ def test_no_magic_games_says_so(tmp_path, monkeypatch):
 
 
 def test_the_page_opens_on_the_challengers_with_the_most_abilities(db, monkeypatch):
-    from engine.metrics.magic import ABILITIES
+    from engine.metrics.magic import ABILITY_COLUMNS
 
     at = page(db, monkeypatch)
     profile = [df.value for df in at.dataframe if "Judg." in df.value.columns][-1]
     opening = at.multiselect(key="agents").value
     by_name = {(a if s in ("-", "") else f"{a} · {s}"): sum(v not in ("", None) for v in values)
                for a, s, *values in zip(profile["agent"], profile["strategy"],
-                                        *(profile[SHORT_ABILITIES[n]] for n in ABILITIES), strict=True)}
+                                        *(profile[SHORT_ABILITIES[n]] for n in ABILITY_COLUMNS), strict=True)}
     measured = sorted(by_name.values(), reverse=True)
     assert [by_name[c] for c in opening] == measured[:len(opening)]
 
@@ -88,12 +89,12 @@ def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db
     differed from the win rate of the other pages under the same name."""
     import json
 
-    from engine.metrics.magic import ROLE_WIN_RATES
+    from engine.metrics.magic import AREA, ROLE_WIN_RATES
 
     monkeypatch.setenv("ARENA_DB", str(db))
     at = AppTest.from_file("../pages/abilities.py", default_timeout=60).run()
     assert not at.exception
-    profile, roles = [df for df in at.dataframe if "area" in df.value.columns or "cost_sharing_wr" in df.value.columns]
+    profile, roles = [df for df in at.dataframe if AREA in df.value.columns or "cost_sharing_wr" in df.value.columns]
     assert "mean role win rate" in profile.value.columns and "win_rate" not in profile.value.columns
     assert not set(ROLE_WIN_RATES) & set(profile.value.columns) and set(ROLE_WIN_RATES) <= set(roles.value.columns)
     assert json.loads(profile.proto.columns)["agent"]["pinned"] is True
@@ -107,7 +108,8 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     legends beside the plots; the page opens on the challengers with the most abilities measured."""
     import json
 
-    from engine.metrics.magic import ABILITIES, radar_area
+    from engine.magic_radar import area_percent
+    from engine.metrics.magic import ABILITIES
 
     at = page(first_run_db, monkeypatch)
     assert not at.exception
@@ -123,8 +125,12 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     offset = (polar["radialaxis"]["angle"] - polar["angularaxis"]["rotation"]) % step
     assert min(offset, step - offset) > step / 4  # the radial numbers sit between two abilities' axes
     area, win = bars["data"]
-    assert radar_area([1.0] * len(ABILITIES)) == 100 and bars["layout"]["yaxis"]["range"] == [0, 100]
+    assert area_percent([100.0] * len(ABILITIES)) == 100 and bars["layout"]["yaxis"]["range"] == [0, 100]
     assert all(0 < a <= 100 for a in area["y"])  # win rate and area share the one 0-100 axis
+    # the paper's unit in the hover: the same polygon's raw area on 0-100 axes (the full radar's 27,364 = 100%)
+    full = 100 * 100 * 7 / 2 * math.sin(2 * math.pi / 7)
+    assert area["customdata"] == pytest.approx([a * full / 100 for a in area["y"]])
+    assert "on 0-100 axes" in area["hovertemplate"]
     assert all(1 < w <= 100 for w in win["y"])
     for figure in (radar, bars):
         assert figure["layout"]["legend"]["x"] > 1  # right of the plot, not over or under it
@@ -136,7 +142,7 @@ def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_ru
     abilities as 0.75 beside a 0-100 radar; the area chart did not mark a partial mean."""
     import json
 
-    from engine.metrics.magic import ABILITIES
+    from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS
     from tests.test_one_definition import PAGE_PX, widths
 
     at = page(first_run_db, monkeypatch, agents=["bot:scripted", "bot:equilibrium"])
@@ -148,7 +154,8 @@ def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_ru
     assert list(profile["agent"][:2]) == ["bot:scripted", "bot:random"]
     assert set(SHORT_ABILITIES.values()) <= set(profile.columns) and sum(widths(frame).values()) <= PAGE_PX
     helps = json.loads(frame.proto.columns)
-    assert all(helps[SHORT_ABILITIES[a]]["help"].startswith(f"{a}: 0-100") for a in ABILITIES)
+    assert all(helps[SHORT_ABILITIES[c]]["help"].startswith(f"{a}: 0-100")
+               for a, c in zip(ABILITIES, ABILITY_COLUMNS, strict=True))
     scripted = profile.set_index("agent").loc["bot:scripted"]
     assert scripted["Judg."] == "75.00" and scripted["roles"] == "7 of 7"  # 0-100 as the radar
     bars = json.loads(at.get("plotly_chart")[1].proto.spec)

@@ -38,8 +38,9 @@ def test_the_form_shows_each_games_parameters_with_their_defaults(db_path, monke
     assert not at.exception and not at.error
     for game in ("tictactoe", "connect_four"):
         for name, param in get_game(game).params.items():
-            widget = at.checkbox(key=f"{game}.param.{name}") if param.kind is bool else at.number_input(
-                key=f"{game}.param.{name}")
+            key = f"{game}.param.{name}"  # a parameter with choices (the retry policy) is a select box
+            widget = (at.selectbox(key=key) if param.choices is not None else at.checkbox(key=key)
+                      if param.kind is bool else at.number_input(key=key))
             assert widget.value == param.default
         assert [at.selectbox(key=f"{game}.seat.{i}").value for i in range(2)] == ["bot:random"] * 2
     assert at.multiselect(key="connect_four.presets").value == ["default"]

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from engine.importers.gamabench import import_dir
 from engine.runner import run_spec
 from engine.spec import parse_spec
-from pages.shared import PAPER_ASIDE, WIS_BY_ROLE
+from engine.suites import all_suites, get_suite
 from tests.page_run import run_page, serve_like_the_dashboard
 from tests.test_gamabench_import import RAW
 
@@ -64,13 +64,13 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert at.get("plotly_chart")
     grids = [m for m in at.markdown if m.value.startswith("| agent |")]
-    aside = {c for columns in PAPER_ASIDE.values() for group in columns.values() for c in group}
+    aside = {c for suite in all_suites().values() for group in suite.layout.aside.values() for c in group}
     asides = [f for f in at.dataframe if set(f.value.columns[1:]) <= aside]  # an own table's columns shown apart
     figures = ["win_rate", "mean_score", "foul_rate", "survival_rounds"]
     # Who is Spy's by role: a row per agent and role it held, four figures that fit (eight side by side did not)
     frames = [f for f in at.dataframe if list(f.value.columns) == ["agent", "role", *figures]]
     roles = [f.value for f in frames]
-    assert len(roles) == 1 and not set(WIS_BY_ROLE) & set(ranking.columns)
+    assert len(roles) == 1 and not set(get_suite("wis").layout.by_role.columns) & set(ranking.columns)
     assert sum(widths(frames[0]).values()) <= PAGE_PX - 34  # inside its expander (904 px measured in Chromium)
     held = set(zip(roles[0]["agent"], roles[0]["role"], strict=True))
     assert {("bot:injector", "spy"), ("bot:obedient", "civilian")} <= held and ("bot:injector", "civilian") not in held
@@ -140,9 +140,9 @@ def test_only_a_filtered_trueskill_replay_waits_to_be_asked_on_big_databases(db,
     """Every game's and each game's replay is saved and kept current, so those show at once however big the
     database; a selection by run replays from scratch, which waits for a click above the limit."""
     from engine import queries
-    from pages import shared as sharing
+    from pages.shared import caching
 
-    monkeypatch.setattr(sharing, "SLOW_SCORER_LIMIT", 0)
+    monkeypatch.setattr(caching, "SLOW_SCORER_LIMIT", 0)
     at = page(db, monkeypatch)
     assert not at.exception and not at.checkbox
     assert frames_with(at, "conservative") and frames_with(at, "ranking") and frames_with(at, "average")

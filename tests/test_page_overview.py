@@ -49,3 +49,23 @@ def test_an_error_gets_its_column_and_the_table_still_fits(db_path, monkeypatch)
     assert sum(widths(at.dataframe[-1]).values()) <= PAGE_PX, widths(at.dataframe[-1])
     assert list(shown.columns)[-2:] == ["error", "lineup"]
     assert set(shown["error"]) == {"", "RateLimitError: the provider refused every retry " * 3}  # blank, never None
+
+
+def test_every_overview_table_fits_and_downloads(db_path, monkeypatch):
+    """Issue 29: the runs table and the per-game tables ran past a 1400 px window (a long run name, a long model
+    name) and none of Overview's tables downloaded."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    long = {**SPEC, "name": "a study of the guessing game at four players with the equilibrium bot, run twice"}
+    asyncio.run(run_spec(parse_spec(long), db_path, progress=False))
+    with duckdb.connect(str(db_path)) as con:  # an agent whose name is as long as a local model's path
+        con.execute("UPDATE seats SET agent = 'local/' || repeat('a-very-long-model-name-', 4) "
+                    "WHERE agent = 'bot:equilibrium'")
+    files: list[str] = []
+    monkeypatch.setattr(DeltaGenerator, "download_button",
+                        lambda self, label, data, file_name, *a, **k: files.append(file_name))
+    at = run_page("overview", db_path, monkeypatch)
+    assert not at.exception and len(at.dataframe) == 4  # runs, two games, matches
+    for frame in at.dataframe:
+        assert sum(widths(frame).values()) <= PAGE_PX, widths(frame)
+    assert {"runs.csv", "matches.csv", "win_rates_guessing_game.csv", "win_rates_tictactoe.csv"} <= set(files), files

@@ -21,6 +21,9 @@ from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
 
+# runs/quick.yaml's 3-player guessing games (`retry: feedback`: a small model is asked again when unparsed)
+FIRST_RUN_THREE_PLAYERS = "custom: players=3, retry=feedback, rounds=1"
+
 pytestmark = pytest.mark.slow
 
 
@@ -144,11 +147,12 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
     at = run_page("robustness", first_run_db, monkeypatch, agent="bot:random")
     assert not at.exception
     said = " ".join(m.value for m in at.markdown)
-    for setting in ("vanilla", "custom\\: players\\=3\\, rounds\\=1"):  # two settings, apart, named as γ-Bench's table
+    for setting in ("vanilla", re.sub(r"([:=,])", r"\\\1", FIRST_RUN_THREE_PLAYERS)):  # apart, as γ-Bench names them
         assert f"**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting " \
                f"{setting}" in said, said
     played = [df.value for df in at.dataframe][0]
-    assert "players=3, rounds=1, min=0, max=100, ratio=0.67" in set(played["params"])  # each setting in full
+    assert "players=3, rounds=1, retry=feedback, min=0, max=100, ratio=0.67" in set(played["params"]), set(
+        played["params"])  # each setting in full
     from tests.test_one_definition import PAGE_PX, widths
 
     # "What it played" ran to 991 px: a bot's three blank condition columns are one, the params take what is left
@@ -160,7 +164,7 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
     verdicts = [df.value for df in at.dataframe][-1]
     assert "sensitive" not in set(verdicts["verdict"])
     assert set(verdicts[verdicts["game"] == "guessing_game"]["setting"]) == {
-        "vanilla", "custom: players=3, rounds=1"}
+        "vanilla", FIRST_RUN_THREE_PLAYERS}
     # every interval of a mean inside the range its game's scores can take in that setting: γ-Bench's 0-100, else
     # the scores' own (Hold'em's chips: -18 to 100)
     rows = queries.robustness_scores(first_run_db, "bot:random")
@@ -215,9 +219,9 @@ def test_level_tables_fit_the_window_and_settings_are_named_as_gamma_bench_names
     inside = PAGE_PX - 34  # an expander's table area (904 px measured in Chromium)
     assert levels and all(sum(widths(df).values()) <= inside for df in levels), [widths(df) for df in levels]
     played = at.dataframe[0].value
-    assert set(played["setting"]) == {"custom: players=3, rounds=1"}
+    assert set(played["setting"]) == {FIRST_RUN_THREE_PLAYERS}
     assert set(played["condition"]) == {"v1 · 0.00 · vanilla", "v1 · 1.00 · vanilla", "v2 · 1.00 · vanilla"}
     assert sum(widths(at.dataframe[0]).values()) <= PAGE_PX
     gama = leaderboard(first_run_db)
-    assert set(gama[gama["model"] == "local/smollm2"]["setting"]) == {"custom: players=3, rounds=1"}
+    assert set(gama[gama["model"] == "local/smollm2"]["setting"]) == {FIRST_RUN_THREE_PLAYERS}
     assert setting_label("guessing_game", "default", "{}") == "vanilla"

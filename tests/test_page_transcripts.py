@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,6 +14,7 @@ from engine import store
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
+from pages.shared.markdown import plain
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
@@ -25,19 +27,26 @@ BOTS = {"name": "bots", "seed": 3, "repeats": 2, "games": [
 ]}
 
 
-def hostile(request: dict) -> StubReply:
-    """First answer unparseable, the re-ask gets a number wrapped in markup."""
-    reasked = "could not be used" in request["messages"][-1]["content"]
-    return StubReply(f'{SCRIPT} {{"chosen_number": 7}}' if reasked else "no idea")
+def hostile() -> Callable[[dict], StubReply]:
+    """First answer to a question unparseable, the re-ask (γ-Bench's: the same question again) a number wrapped in
+    markup."""
+    asked: dict[str, int] = {}
+
+    def answer(request: dict) -> StubReply:
+        question = json.dumps(request["messages"])
+        asked[question] = asked.get(question, 0) + 1
+        return StubReply(f'{SCRIPT} {{"chosen_number": 7}}' if asked[question] % 2 == 0 else "no idea")
+
+    return answer
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("transcripts") / "results.duckdb"
     asyncio.run(run_spec(parse_spec(BOTS), path, progress=False))
-    with StubServer(hostile) as stub:
+    with StubServer(hostile()) as stub:
         seat = {"agent": "openai/stub-model", "api_base": stub.url, "temperature": 0.0, "max_tokens": 32}
-        llm = {"name": "llm", "seed": 1, "repeats": 2, "games": [
+        llm = {"name": "llm", "seed": 1, "repeats": 2, "concurrency": 1, "games": [  # one at a time: asked in turn
             {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}
         asyncio.run(run_spec(parse_spec(llm), path, progress=False))
     return path
@@ -123,7 +132,7 @@ def test_a_script_in_an_answer_is_shown_as_text_only(db, monkeypatch):
     markdown = [m.value for m in at.markdown] + [c.value for c in at.caption] + [t.value for t in at.text]
     assert not any("<script" in m or "<b>" in m for m in markdown)  # never handed to markdown
     assert not at.get("html")
-    assert any("no idea" in c.value for c in at.code) or "no number" in " ".join(c.value for c in at.code)
+    assert 'no JSON object with "chosen_number"' in " ".join(c.value for c in at.code)  # why it was asked again
     report = at.get("download_button")
     assert report
     assert any(d.proto.label.startswith("Download this page") for d in report)
@@ -332,16 +341,26 @@ def test_a_random_fallback_is_not_called_a_parse_and_seats_are_named_as_players(
     path = tmp_path / "results.duckdb"
     with StubServer(lambda request: StubReply("no idea")) as stub:  # never parseable: every move a fallback
         seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 16}
-        spec = {"name": "fallback", "seed": 5, "games": [
-            {"game": "guessing_game", "params": {"players": 3, "rounds": 1}, "lineups": [[seat, "bot:random",
-                                                                                          "bot:equilibrium"]]}]}
+        spec = {"name": "fallback", "seed": 5, "games": [  # TicTacToe falls back to a random move; γ-Bench never does
+            {"game": "tictactoe", "lineups": [[seat, "bot:random"]]}]}
         asyncio.run(run_spec(parse_spec(spec), path, progress=False))
-    match = store.query(path, "SELECT match_id FROM matches")["match_id"][0]
+    fallback_match = store.query(path, "SELECT match_id FROM matches")["match_id"][0]
     turn = int(store.query(path, "SELECT min(turn) AS t FROM turns WHERE fallback")["t"][0])
-    at = page(path, monkeypatch, match=match, turn=str(turn))
+    at = page(path, monkeypatch, match=fallback_match, turn=str(turn))
     assert not at.exception
     said = [m.value for m in at.markdown]
     assert "**Random fallback (the answer could not be parsed)**" in said and "**How it was parsed**" not in said
+    facts = next(df.value for df in at.dataframe if list(df.value.columns) == ["fact", "value"])
+    assert facts.set_index("fact")["value"]["retry policy"] == "authors: random action after 3 tries"
+    rule = plain("'authors': 3 tries, asked the same again, then a random legal action")  # as the page escapes it
+    assert any(rule in c.value for c in at.caption)
+    spec = {"name": "gama", "seed": 5, "games": [
+        {"game": "guessing_game", "params": {"players": 3, "rounds": 1},
+         "lineups": [["bot:random", "bot:random", "bot:equilibrium"]]}]}
+    asyncio.run(run_spec(parse_spec(spec), path, progress=False))
+    match = store.query(path, "SELECT match_id FROM matches WHERE game = 'guessing_game'")["match_id"][0]
+    at = page(path, monkeypatch, match=match, turn="1")
+    said = [m.value for m in at.markdown]
     assert "The round just played" in said and "Last" not in said
     players = {"Player 1", "Player 2", "Player 3"}
     record = next(df.value for df in at.dataframe if "winners" in df.value.columns)
@@ -355,7 +374,8 @@ def test_a_random_fallback_is_not_called_a_parse_and_seats_are_named_as_players(
     assert sum(shown.values()) <= PAGE_PX and columns[-1] == "lineup"  # every column, the lineup last (cut on hover)
     link = json.loads(matches.proto.columns)["match_id"]  # the match id is the link: no second id column
     assert link["label"] == "match" and link["pinned"] and found(at)["match_id"][0] == match
-    bot_turn = int(store.query(path, "SELECT min(turn) AS t FROM turns WHERE seat = 1")["t"][0])
+    bot_turn = int(store.query(path, "SELECT min(turn) AS t FROM turns WHERE seat = 1 AND match_id = ?",
+                               [match])["t"][0])
     parsed = [m.value for m in page(path, monkeypatch, match=match, turn=str(bot_turn)).markdown]
     assert "**How it was parsed**" in parsed
 

@@ -14,7 +14,7 @@ from engine import store
 from engine.agents import AgentSpec
 from engine.agents.llm import LLMAgent, Reply
 from engine.games import all_games
-from engine.games.base import Choice, ParseError
+from engine.games.base import ERROR, Choice, ParseError
 from engine.playing import play_match
 from engine.spec import MatchPlan
 from tests.fuzz_answers import hostile_answer
@@ -44,7 +44,8 @@ def _states(cls, seed: int, n: int):
 def _legal_hint(obs, rng) -> str:
     if isinstance(obs.space, Choice):
         labels = obs.space.labels or tuple(str(o) for o in obs.space.options)
-        return rng.choice(labels)
+        mark = obs.view.get("mark")  # a grid game reads only a stated move ("X: (1,3)"), not a cell met in prose
+        return f"{mark}: {rng.choice(labels)}" if mark else rng.choice(labels)
     return str(obs.space.sample(rng))
 
 
@@ -94,6 +95,9 @@ def test_matches_of_garbage_answering_llms_end_with_an_outcome(name, db_path):
                      seed=1, repeat=0, lineup=0, seats=seats)
     rng = random.Random(name)
     record = asyncio.run(play_match(plan, agent_factory=lambda spec, **_: GarbageLLM(spec, rng)))
+    if cls(params).retry_policy().exhausted == ERROR:  # γ-Bench: asked until it parses, never a random move
+        assert record.match["status"] == "error" and "gave no usable answer in" in record.match["error"]
+        return
     assert record.match["status"] == "ok", record.match["error"]
     assert record.match["outcome"] is not None
     decisions = [t for t in record.turns if t["seat"] is not None]

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine import published, queries, store
 from engine.__main__ import main
+from engine.metrics.magic import AREA, PAPER_AREA, ability_profile
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
@@ -29,15 +30,21 @@ def test_the_papers_tables_enter_every_database_marked_paper(db_path):
     store.init_db(db_path)
     counts = store.query(db_path, "SELECT source, count(*) AS n FROM published GROUP BY source ORDER BY source")
     assert dict(zip(counts["source"], counts["n"], strict=True)) == {
-        "paper: LLMArena Table 1": 14 * 8, "paper: MAgIC Table 1": 8 * 8, "paper: MAgIC Table 2": 6 * 6}
+        "paper: LLMArena Table 1": 14 * 8, "paper: MAgIC Table 1": 8 * (8 + 2), "paper: MAgIC Table 2": 6 * 6}
 
     def value(model, name, strategy="vanilla"):
         return store.rows(db_path, "SELECT value FROM published WHERE model = ? AND name = ? AND strategy = ?",
                           [model, name, strategy])[0][0]
 
     assert value("GPT-3.5-Turbo", "undercover") == 92.59  # LLMArena's normalized scores as printed
-    assert value("GPT o1", "Judgement") == 0.9 and value("Llama-2-70B", "win_rate") == 0.265  # % -> fractions
+    # MAgIC's abilities as printed, under our profile's names (0-100); win rates in % -> fractions
+    assert value("GPT o1", "Judgement (0-100)") == 90.0 and value("Llama-2-70B", "win_rate") == 0.265
     assert value("GPT-4", "public_good_payback", "pgm") == 144.1 and value("GPT-4", "prisoner_wr", "pgm") == 0.762
+    # the radar's area from Table 1's abilities: Figure 1's bars (GPT-4-turbo about 9.3 thousand) and ours
+    assert 9_250 < value("GPT-4-turbo", PAPER_AREA) < 9_350 and 30 < value("GPT-4-turbo", AREA) < 40
+    # Table 2's "GPT-3.5-T" and "Llama-2" under Table 1's names
+    assert value("GPT-3.5-turbo", "prisoner_score", "pgm") == 11.6 and value("Llama-2-70B", "prisoner_score") == 6.05
+    assert not store.rows(db_path, "SELECT model FROM published WHERE model IN ('GPT-3.5-T', 'Llama-2')")
 
 
 def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db_path, capsys, monkeypatch):
@@ -61,3 +68,22 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
         ("gpt-4", "ours"), ("GPT-4", "paper: MAgIC Table 1"), ("GPT-4", "paper: MAgIC Table 2")]
     table_2 = next(df.value for df in at.dataframe if "prisoner_score" in df.value.columns)  # beside, same rows
     assert table_2["prisoner_score"].iloc[2] == "9.95" and table_2["prisoner_score"].iloc[0] != ""  # as shown
+
+
+def test_every_published_magic_row_sits_beside_ours_for_the_same_model(db_path):
+    """Table 2 abbreviates GPT-3.5-turbo and Llama-2-70B: their rows of both tables follow ours, in our columns
+    (the abilities 0-100, the radar's area in both units)."""
+    lineup = [{"challenger": {"agent": "bot:always_defect", "label": label},
+               "others": {"agent": "bot:tit_for_tat", "label": "mine"}}
+              for label in ("GPT-3.5-Turbo", "together_ai/Llama-2-70B")]
+    spec = {"name": "names", "seed": 1,
+            "games": [{"game": "prisoners_dilemma", "preset": "magic_1", "lineups": lineup}]}
+    asyncio.run(run_spec(parse_spec(spec), db_path, progress=False))
+    table = published.beside(ability_profile(db_path), queries.published_rows(db_path, "magic"))
+    assert list(zip(table["agent"], table["source"], strict=True)) == [
+        ("GPT-3.5-Turbo", "ours"), ("GPT-3.5-turbo", "paper: MAgIC Table 1"), ("GPT-3.5-turbo", "paper: MAgIC Table 2"),
+        ("together_ai/Llama-2-70B", "ours"), ("Llama-2-70B", "paper: MAgIC Table 1"),
+        ("Llama-2-70B", "paper: MAgIC Table 2")]
+    paper = table[table["source"] == "paper: MAgIC Table 1"].set_index("agent")
+    assert paper.loc["GPT-3.5-turbo", "Judgement (0-100)"] == 52.5 and paper.loc["Llama-2-70B", PAPER_AREA] > 1_000
+    assert table[table["source"] == "paper: MAgIC Table 2"]["prisoner_score"].tolist() == [9.57, 6.05]

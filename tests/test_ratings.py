@@ -127,7 +127,7 @@ def test_a_rarely_seen_agent_is_judged_on_the_resamples_it_is_in(tmp_path):
 
 
 def test_team_members_weigh_one_as_trueskill_rate_defaults(tmp_path):
-    from engine.metrics.ratings import ENV
+    from engine.metrics.trueskill_replay import ENV
 
     db = tmp_path / "team.duckdb"
     civilians = ["c1", "c2", "c3", "c4"]
@@ -206,7 +206,7 @@ def test_our_trueskill_update_equals_the_trueskill_package():
     matches of 2-6 teams, 1-4 players, unequal weights and ties."""
     import random
 
-    from engine.metrics.ratings import ENV
+    from engine.metrics.trueskill_replay import ENV
     from engine.metrics.trueskill_update import rate
 
     rng, compared, worst = random.Random(7), 0, 0.0
@@ -230,10 +230,10 @@ def test_our_trueskill_update_equals_the_trueskill_package():
 
 def forget_replays(db) -> None:
     """As a new process on a database whose saved replays were never written."""
-    from engine.metrics import ratings
+    from engine.metrics import saved_replays, trueskill_replay
 
-    ratings._REPLAYED.clear()
-    ratings.saved_replays_path(db).unlink(missing_ok=True)
+    trueskill_replay._REPLAYED.clear()
+    saved_replays.saved_replays_path(db).unlink(missing_ok=True)
 
 
 def test_replay_after_new_matches_equals_a_full_replay(tmp_path):
@@ -262,7 +262,7 @@ def test_replay_after_new_matches_equals_a_full_replay(tmp_path):
 def test_a_new_process_replays_only_what_finished_after_the_saved_replay(tmp_path, monkeypatch):
     """The unfiltered replays are saved next to the database: a new process (memo empty) plays only the
     matches that finished since; a damaged or stale file costs a full replay, never a wrong rating."""
-    from engine.metrics import ratings
+    from engine.metrics import ratings, trueskill_replay
 
     db = tmp_path / "saved.duckdb"
     rng = np.random.default_rng(5)
@@ -274,14 +274,14 @@ def test_a_new_process_replays_only_what_finished_after_the_saved_replay(tmp_pat
         con.execute("DELETE FROM seats; DELETE FROM matches")
     write_outcomes(db, "duel", games)
     replayed = []
-    real_replay = ratings._replay
+    real_replay = trueskill_replay._replay
 
     def counted_replay(matches, *args):
         replayed.append(len(matches))
         real_replay(matches, *args)
 
-    monkeypatch.setattr(ratings, "_replay", counted_replay)
-    ratings._REPLAYED.clear()
+    monkeypatch.setattr(trueskill_replay, "_replay", counted_replay)
+    trueskill_replay._REPLAYED.clear()
     resumed = trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]]
     assert replayed == [20]
     forget_replays(db)
@@ -289,7 +289,7 @@ def test_a_new_process_replays_only_what_finished_after_the_saved_replay(tmp_pat
     assert replayed == [20, 50] and np.allclose(resumed, full)
     for damaged in ("{not json", '{"duel": {"ratings": {"a": [99, 1], "b": [1, 1]}, "last": null, "count": 7, '
                                  '"checksum": "1"}}'):
-        ratings._REPLAYED.clear()
+        trueskill_replay._REPLAYED.clear()
         ratings.saved_replays_path(db).write_text(damaged)
         assert np.allclose(trueskill_table(db, "duel").set_index("agent")[["mu", "sigma"]], full)
     assert replayed == [20, 50, 50, 50]
@@ -353,7 +353,7 @@ def test_an_update_floats_cannot_hold_is_made_in_arbitrary_precision():
     backend (the package's own answer), and the usual float update everywhere else."""
     import trueskill
 
-    from engine.metrics.ratings import ENV
+    from engine.metrics.trueskill_replay import ENV
     from engine.metrics.trueskill_update import rate, rate_exactly
 
     teams, ranks = [[(95.0, 1.2, 1.0)] * 4, [(5.0, 1.2, 1.0)]], [2, 1]

@@ -13,7 +13,8 @@ from engine import queries
 from engine.runner import run_spec
 from engine.selection import Selection
 from engine.spec import parse_spec
-from pages import shared as sharing
+from pages.shared import report as sharing
+from pages.shared.numbers import readable
 
 pytestmark = pytest.mark.slow
 
@@ -113,9 +114,100 @@ def test_downloads_and_reports_print_the_same_digits_for_the_same_data(monkeypat
         report.figure("noisy", go.Figure(go.Bar(x=["a"], y=[noisy])))
         made = re.sub(r"<tr><th>Made</th><td>[^<]*</td>", "", report.html())
         reports.append(re.sub(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "id", made))  # plotly's div ids
-        pages.append(sharing.readable(table).to_dict())
+        pages.append(readable(table).to_dict())
     assert downloaded["noisy.csv"][0] == downloaded["noisy.csv"][1]
     assert b"0.125,1540.0" in downloaded["noisy.csv"][0]
     parquet = [pd.read_parquet(io.BytesIO(data)) for data in downloaded["noisy.parquet"]]
     assert parquet[0].equals(parquet[1]) and parquet[0]["mean"][0] == 0.125
     assert reports[0] == reports[1] and pages[0] == pages[1]
+
+
+def text_of(html: str) -> str:
+    """The report's words as a reader sees them: tags gone, entities read."""
+    import html as entities
+
+    return entities.unescape(re.sub(r"\s+", " ", re.sub("<[^>]+>", " ", html)))
+
+
+def test_the_leaderboard_report_keeps_the_pages_captions_definitions_and_shown_cells(db, monkeypatch):
+    """Issue 29: the report dropped every caption and definition, and the grid's "50.0% (2)" became a bare 0.5."""
+    from engine import headline
+
+    made = report_of(db, monkeypatch, "leaderboard", game="tictactoe")
+    words = text_of(made)
+    assert headline.SELF_PLAY in words and "provisional, not ranked" in words  # the page's captions
+    assert headline.DEFINITIONS["fallback wins"] in words  # the "fb wins" header's definition
+    assert "(self-play of a competitive game is left out of the rating" in words  # TrueSkill's paragraph
+    grid = made.split("agents x games (win rate)</h2>", 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r"<td>(.*?)</td>", grid)
+    assert any(re.fullmatch(r"\d+\.\d% \(\d+\)", c) for c in cells), cells  # as the page shows it
+    assert not [c for c in cells if re.fullmatch(r"0\.\d+", c)]
+    assert "<th title=" in made  # a header's tooltip, as on the page
+
+
+def figure_colours(made: str) -> list[dict]:
+    """The figures a report draws, as plotly's JSON (`Plotly.newPlot(id, data, layout, config)`)."""
+    import json
+
+    decoder = json.JSONDecoder()
+    figures = []
+    for call in made.split("Plotly.newPlot(")[1:]:
+        rest = call.split(",", 1)[1].lstrip()
+        data, end = decoder.raw_decode(rest)
+        layout, _ = decoder.raw_decode(rest[end:].lstrip(", "))
+        figures.append({"data": data, "layout": layout})
+    return figures
+
+
+def test_a_reports_charts_keep_the_palettes_colours_and_open_offline(db, monkeypatch):
+    """Issue 29: charts lost their colours (the radar's two agents in one grey, Streamlit's two near-identical blues
+    on the page): every figure names the arena's colour-blind safe palette as its own, and the one copy of plotly.js
+    is inlined (no CDN), so the file opens offline."""
+    from engine.palette import PALETTE
+
+    made = report_of(db, monkeypatch, "leaderboard", game="tictactoe")
+    figures = figure_colours(made)
+    assert figures and all(f["layout"].get("colorway") == PALETTE for f in figures)
+    bars = figures[0]["data"][0]
+    assert len(bars["x"]) == 2 and len(set(bars["marker"]["color"])) == 2  # two agents, two colours
+    assert set(bars["marker"]["color"]) <= set(PALETTE)
+    assert not re.search(r"<script[^>]*\ssrc=", made)  # nothing loaded from elsewhere
+    assert made.count("Plotly.newPlot(") == len(figures) and len(re.findall(r"plotly\.js v\d", made)) == 1
+
+    import plotly.graph_objects as go
+
+    radar = sharing.Report("Radar")  # a figure drawn in Streamlit's theme, no colour of its own
+    radar.figure("two agents", go.Figure([go.Scatterpolar(r=[1, 2], name=a) for a in ("a", "b")],
+                                         layout={"template": "streamlit"}))
+    assert figure_colours(radar.html())[0]["layout"]["colorway"] == PALETTE
+
+
+def test_the_games_reports_curves_are_drawn_in_the_palette(db, monkeypatch):
+    """A game's figures (TicTacToe's hint ablation), one colour per series, from the palette (not the theme's blues)."""
+    from engine.palette import PALETTE
+
+    figures = figure_colours(report_of(db, monkeypatch, "games", game="tictactoe"))
+    colours = [t.get("line", {}).get("color") or t.get("marker", {}).get("color") for f in figures for t in f["data"]]
+    assert figures and colours and set(colours) <= set(PALETTE), colours
+
+
+def test_the_overview_report_keeps_its_captions_and_every_table_downloads(db, monkeypatch):
+    """Overview's tables had no download and its report no caption."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    files: list[str] = []
+    monkeypatch.setattr(DeltaGenerator, "download_button",
+                        lambda self, label, data, file_name, *a, **k: files.append(file_name))
+    made = report_of(db, monkeypatch, "overview")
+    assert "Mean score:" in text_of(made) and "Pools: the contested matches of" in text_of(made)
+    assert {"runs.csv", "matches.csv", "win_rates_tictactoe.csv"} <= set(files), files
+    assert "when the run started, in UTC" in made  # the runs' column definitions
+
+
+def test_the_pages_markdown_reads_as_html_and_markup_stays_text():
+    """A caption's **bold**, *italics*, `code` and list read as on the page; a link keeps its text (its target is
+    the server the report leaves); any markup a model or a run name carries stays text."""
+    assert sharing.markdown_html("**Minimum: 5** is *not enough data* for `x` [the matches](/transcripts?g=1)") == (
+        "<b>Minimum: 5</b> is <i>not enough data</i> for <code>x</code> the matches")
+    assert sharing.markdown_html("- **a**: x\n- **b**: y") == "<ul><li><b>a</b>: x</li><li><b>b</b>: y</li></ul>"
+    assert sharing.markdown_html("<script>alert(1)</script>  \nnext") == "&lt;script&gt;alert(1)&lt;/script&gt;<br>next"

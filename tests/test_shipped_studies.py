@@ -40,10 +40,10 @@ TRACEBACK = "Traceback (most recent call last)"
 
 # How a game of a paper shows in its suite's table: LLMArena and γ-Bench have a column per game, MAgIC the abilities
 # the game measures (its paper's definitions, engine/metrics/magic.py), Who is Spy one ranking.
-MAGIC_ABILITIES = {"chameleon": list(SOCIAL_ABILITY_COLUMNS.values()),
-                   "undercover": list(SOCIAL_ABILITY_COLUMNS.values()),
-                   "cost_sharing": ["Cooperation", "Coordination"],
-                   "prisoners_dilemma": ["Rationality"], "magic_public_good": ["Rationality"]}
+MAGIC_ABILITIES = {game: [f"{ability} (0-100)" for ability in abilities] for game, abilities in {
+    "chameleon": list(SOCIAL_ABILITY_COLUMNS.values()), "undercover": list(SOCIAL_ABILITY_COLUMNS.values()),
+    "cost_sharing": ["Cooperation", "Coordination"],
+    "prisoners_dilemma": ["Rationality"], "magic_public_good": ["Rationality"]}.items()}
 
 
 def columns_of(suite: str, game: str) -> list[str]:

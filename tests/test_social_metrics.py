@@ -74,7 +74,9 @@ def hand_db(db_path):
            [(0, "belief", belief("Player 2", Player_2="Player 1", Player_3="Player 1")),
             (1, "belief", belief("Player 3", Player_1="Player 1", Player_3="Player 1")),
             (2, "belief", belief("Player 2", Player_1="Player 3", Player_2="Player 1") | {"extra": {"belief": pgm}})])
-    # D: X is the undercover and is caught (flag 0, 0/3); its belief probe fell back: both items wrong
+    # D: X is the undercover (Player 1) and is caught (flag 0, 0/3); its first belief probe fell back: read as the
+    # authors' zero row, its suspect is Player 1, the special player (gold right), and whom it thinks the others
+    # suspect Player 1, where Player 2 said Player 3 (inter wrong)
     _write(db_path, "D", "undercover", "magic", 0, 0, "undercover", False,
            {"credits": 0, "max_credits": 3, "role_probes": 2, "role_probes_correct": 0}, {"flag": 0},
            [(0, "belief", belief("Player 1", Player_2="Player 3", Player_3="Player 2"), True),
@@ -103,7 +105,26 @@ def test_social_abilities_follow_metrics_release(hand_db):
     # flags A 2, F 1 count as wins, D 0 not: 2/3; as a non-chameleon flags {0, 1} were seen: 1/2
     assert row.deception == pytest.approx(2 / 3 + 0.25 * 1 / 2)
     assert row.self_awareness == pytest.approx(4 / 8)  # pooled, unweighted
-    assert row.reasoning == pytest.approx((2 + 1 + 0) / (2 + 2 + 2))  # A gold+inter, C inter, D none
+    assert row.reasoning == pytest.approx((2 + 1 + 1) / (2 + 2 + 2))  # A gold+inter, C inter, D gold (Player 1)
+    cleaner = social_abilities(hand_db, missing_suspicion="unmatched").iloc[0]
+    assert cleaner.reasoning == pytest.approx((2 + 1 + 0) / (2 + 2 + 2))  # D's failed probe: never right
+    assert cleaner.judgement == row.judgement and cleaner.deception == row.deception
+
+
+def test_a_missing_suspicion_row_reads_as_player_1_as_the_authors_argmax_of_zeros(db_path):
+    """compute_pgm_metric (chameleon_competition_pgm.py) takes np.argmax of each suspicion row; a row nobody filled
+    is all zeros and names Player 1. X (Player 2) names no suspect of its own and guesses only that Player 3
+    suspects Player 2; Player 3 says so, Player 1 states nothing. The chameleon is Player 1."""
+    store.init_db(db_path)
+    _write(db_path, "Q", "chameleon", None, 0, 1, "non-chameleon", True, {"credits": 2, "max_credits": 2}, {},
+           [(1, "belief", belief(None, Player_3="Player 2")), (2, "belief", belief("Player 2"))])
+    # authors: gold Player 1 = the chameleon (right); inter: Player 1's missing row and X's missing guess of it
+    # both read Player 1 (a match), Player 3's as X guessed -> 2 / 2
+    assert social_abilities(db_path).reasoning[0] == 1.0
+    # the cleaner reading: no suspect is never right, and an unstated belief matches nothing -> 0 / 2
+    assert social_abilities(db_path, missing_suspicion="unmatched").reasoning[0] == 0.0
+    with pytest.raises(ValueError, match="missing_suspicion"):
+        social_abilities(db_path, missing_suspicion="zeros")
 
 
 def test_empty_database_gives_empty_tables(db_path):

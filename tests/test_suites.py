@@ -179,3 +179,114 @@ def test_a_table_failing_to_compute_is_one_line_and_its_exit_code(db, capsys, mo
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "wis table could not be computed (FloatingPointError: Cannot calculate correctly)" in err
+
+
+SUITE_NAMES = tuple(all_suites())
+
+
+def suite_names_compared_in(path) -> list[str]:
+    """Where the file's code tells suites apart by name: a suite's name (a string) compared with something, used as a
+    dict key or an index, or looked up with `.get`/`.pop`."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def named(node) -> bool:
+        return isinstance(node, ast.Constant) and node.value in SUITE_NAMES
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [n for side in (node.left, *node.comparators)
+                     for n in (side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side])]
+            found += [n.value for n in sides if named(n)]
+        elif isinstance(node, ast.Dict):
+            found += [k.value for k in node.keys if k is not None and named(k)]
+        elif isinstance(node, ast.Subscript) and named(node.slice):
+            found.append(node.slice.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop"):
+            found += [a.value for a in node.args if named(a)]
+    return [f"{path.name}: '{name}'" for name in found]
+
+
+def test_no_page_tells_suites_apart_by_name():
+    """How a suite's table is shown is declared with the suite (`Suite.layout`): a page reads it for whichever suite
+    it shows, so a new suite needs no page changed (pages/abilities.py, MAgIC's own page, may ask for its suite by
+    name: a call, not a comparison)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    files = [root / "app.py", *sorted((root / "pages").rglob("*.py"))]
+    assert len(files) > 10
+    assert [hit for path in files for hit in suite_names_compared_in(path)] == []
+
+
+def test_the_name_check_sees_each_way_of_telling_suites_apart(tmp_path):
+    path = tmp_path / "page.py"
+    path.write_text('if suite.name == "wis": pass\nKEY = {"magic": 1}\nx = PAPER["llmarena"]\ny = ASIDE.get("other")\n'
+                    'z = name in ("gamabench",)\nSUITE = get_suite("magic")\nmore = count(2, "other")\n')
+    assert suite_names_compared_in(path) == ["page.py: 'wis'", "page.py: 'magic'", "page.py: 'llmarena'",
+                                             "page.py: 'other'", "page.py: 'gamabench'"]
+
+
+def test_each_layout_names_columns_its_board_has(db):
+    """A layout names the board's columns; a renamed or dropped column would silently show the table otherwise."""
+    from engine.metrics.magic import ABILITY_COLUMNS, PROFILE_COLUMNS
+
+    def named(layout) -> set[str]:
+        coverage = (layout.coverage.value, layout.coverage.parts) if layout.coverage else ()
+        by_role = layout.by_role.columns if layout.by_role else []
+        return {*layout.key, *(c for group in layout.aside.values() for c in group), *by_role, *coverage,
+                *layout.kept, *layout.renamed}
+
+    assert named(get_suite("magic").layout) <= set(PROFILE_COLUMNS)
+    assert set(ABILITY_COLUMNS) <= set(get_suite("magic").layout.renamed)  # every ability shown, short
+    assert named(get_suite("wis").layout) <= set(get_suite("wis").board(db).columns)
+    assert named(get_suite("gamabench").layout) <= set(get_suite("gamabench").board(db).columns)
+
+
+def test_a_layout_marks_partial_rows_orders_and_renames():
+    """pages/shared/own_tables.py shows any suite's table from its layout alone: the average over fewer parts than
+    the whole marked and put last (fewer parts lower), the key columns first, renamed columns, and a
+    blank column kept only when the layout keeps it."""
+    import pandas as pd
+
+    from engine.suites.base import Coverage, TableLayout
+    from pages.shared.own_tables import complete_first, own_table_view, partial_rows
+
+    board = pd.DataFrame({"agent": ["a", "b", "c"], "skill": [0.5, 0.25, 1.0], "blank": [None] * 3,
+                          "kept": [None] * 3, "average": [40.0, 90.0, 100.0], "parts": [3, 2, 1]})
+    layout = TableLayout(key=("average", "parts"), coverage=Coverage("average", "parts", 3, "games"),
+                         kept=("kept",), renamed={"skill": "Skill", "average": "mean"})
+    assert list(partial_rows(board, layout)) == [False, True, True]
+    assert list(complete_first(board, layout)["agent"]) == ["a", "b", "c"]
+    view = own_table_view(board, layout)
+    assert list(view.columns) == ["agent", "mean", "parts", "Skill", "kept"]
+    assert list(view["mean"]) == ["40.00", "90.00 (partial)", "100.00 (partial)"]
+    assert list(view["parts"]) == ["3 of 3", "2 of 3", "1 of 3"] and list(view["Skill"]) == ["0.50", "0.25", "1.00"]
+    assert list(own_table_view(board, TableLayout())["agent"]) == ["a", "b", "c"]
+
+
+def game_lists_in(path, games: set[str]) -> list[str]:
+    """The literal tuples, lists and sets of two or more of the papers' games in the file's code."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            names = [e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in games]
+            if len(names) >= 2:
+                found.append(f"{path.name}:{node.lineno} {names}")
+    return found
+
+
+# MAgIC's scorers still copy its theory games; engine/suites/magic.py's THEORY is the list to read there
+def test_scorers_read_their_game_lists_from_the_suite():
+    """A paper's game list is its suite's declaration (engine/suites/): a scorer that kept its own copy would miss
+    a game added to the suite."""
+    from pathlib import Path
+
+    games = {g for s in all_suites().values() if s.name != "other" for g in s.games}
+    metrics = sorted((Path(__file__).resolve().parent.parent / "engine" / "metrics").glob("*.py"))
+    assert len(metrics) > 10
+    assert [hit for path in metrics for hit in game_lists_in(path, games)] == []

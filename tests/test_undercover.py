@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import random
+
+import pytest
+
+from engine.agents.prompting import render, versions
+from engine.games import get_game
+from engine.games.base import ParseError
 from engine.games.social import llmarena_word_pairs, magic_settings
+from engine.games.social.bots import letters_player
 from engine.games.undercover import describes_own_word, wis_base_scores
 from tests.game_play import new_game
 from tests.game_play import speak_all as speak_clues
@@ -48,24 +57,79 @@ def test_magic_roles_are_not_told():
     assert all("undercover" not in line.lower() for line in game.history(0) if "secret word" in line)
 
 
-def test_llmarena_undercover_survives_two_rounds_and_word_guesses_are_scored():
+def guess_all(odd, common, seats, wrong=()):
+    """Each seat's guesses: the right word for every other player, except `wrong` seats guess "nothing"."""
+    return {s: {f"Player {o + 1}": "nothing" if s in wrong else (odd if o == 4 else common)
+                for o in range(5) if o != s} for s in seats}
+
+
+def test_llmarena_undercover_survives_two_rounds_and_word_guesses_are_scored_from_the_vote_answer():
     game = new("llmarena", seed=3)
     # as the authors' env: the undercover is the last player, speaks last, and holds the pair's first word
     assert game.special == 4 and len(game.alive) == 5 and game.pending == [0, 1, 2, 3, 4]
     assert (game.odd_word, game.common_word) == llmarena_word_pairs()[3]
     speak_all(game)
-    assert game.stage == "words"
+    # the authors' vote prompt: the guesses first, then the vote, in ONE answer (undercover_v1/opponent.py)
+    assert game.stage == "words_vote" and game.to_act() == [0, 1, 2, 3, 4]
+    assert '"vote"' in game.observe(0).view["format"] and '"Player 2 word"' in game.observe(0).view["format"]
     odd, common = game.odd_word, game.common_word
-    game.step({s: {f"Player {o + 1}": (odd if o == 4 else common) for o in range(5) if o != s} for s in range(5)})
-    game.step({0: 1, 1: 2, 2: 1, 3: 1, 4: 1})  # a civilian goes out
-    assert game.eliminated == {1: (1, "voted out")} and game.round == 2
+    votes = {0: 1, 1: 2, 2: 1, 3: 1, 4: 1}  # a civilian goes out
+    game.step({s: game.parse(s, json.dumps({**{f"{n} word": w for n, w in words.items()},
+                                            "vote": f"Player {votes[s] + 1}"}))
+               for s, words in guess_all(odd, common, range(5)).items()})
+    assert game.eliminated == {1: (1, "voted out")} and game.round == 2 and len(game.guesses) == 5
     speak_all(game)
-    game.step({s: {f"Player {o + 1}": "nothing" for o in range(5) if o != s} for s in game.alive_seats()})
-    game.step({0: 2, 2: 3, 3: 0, 4: 0})  # Player 1 out: the undercover survives both rounds
+    assert game.stage == "words_vote"
+    game.step({s: {"words": w, "vote": v} for (s, w), v in
+               zip(guess_all(odd, common, game.alive_seats(), wrong=(2,)).items(), (2, 3, 0, 0), strict=True)})
     assert game.done() and game.result()[4].won and game.outcome()["winner"] == "undercover"
     m = {(s, n): v for s, n, v in game.metrics()}
     assert m[(2, "word_guess_any")] == 1 and m[(2, "word_guess_all")] == 1 and m[(2, "word_guess_probes")] == 2
-    assert m[(4, "clues_given")] == 2
+    assert m[(0, "word_guess_all")] == 2 and m[(4, "clues_given")] == 2
+
+
+def test_llmarena_word_probe_separate_asks_the_guesses_before_the_vote():
+    game = new("llmarena", seed=3, word_probe="separate")
+    speak_all(game)
+    assert game.stage == "words"
+    game.step(guess_all(game.odd_word, game.common_word, range(5)))
+    assert game.stage == "vote" and len(game.guesses) == 5
+    game.step({0: 4, 1: 4, 2: 4, 3: 4, 4: 0})
+    assert game.done() and game.outcome()["winner"] == "civilians"
+    assert {(s, n): v for s, n, v in game.metrics()}[(3, "word_guess_all")] == 1
+
+
+def test_a_match_stored_before_word_probe_replays_its_separate_probe():
+    cls = get_game("undercover")
+    stored = cls.resolve_params({}, "llmarena")
+    del stored["word_probe"]
+    game = cls(stored)
+    game.reset(3)
+    speak_all(game)
+    assert game.stage == "words"
+
+
+def test_the_vote_answer_reads_as_the_authors_and_a_missing_guess_costs_nothing():
+    game = new("llmarena", seed=3)
+    speak_all(game)
+    # the authors' format: free guesses, then "vote: <player>"; the guesses there are not JSON: recorded empty
+    said = game.parse(0, "Player 2 has Pear, Player 5 maybe Apple.\nvote: Player 5.")
+    assert said == {"words": {f"Player {o}": "" for o in (2, 3, 4, 5)}, "vote": 4}
+    assert game.parse(0, "Vote: Player 3, not Player 2")["vote"] == 2  # theirs: the first one after "vote:"
+    said = game.parse(1, '{"Player 1 word": "Pear", "Player 5 word": "apple", "vote": "Player 5"}')
+    assert said["vote"] == 4 and said["words"]["Player 1"] == "Pear" and said["words"]["Player 3"] == ""
+    for unreadable in ("Player 2 has Pear, I suspect Player 5", '{"vote": "Player 2"}', "vote: nobody"):
+        with pytest.raises(ParseError):
+            game.parse(1, unreadable)  # no vote, or a vote for oneself / nobody listed
+
+
+def test_magic_and_wis_rules_keep_the_separate_word_probe():
+    for preset, players in (("magic", 3), ("wis", 6)):
+        game = new(preset, seed=0, probes=False, word_guesses=True, role_seat=0, first_speaker=0)
+        speak_all(game)
+        if preset == "magic":
+            speak_all(game)
+        assert game.stage == "words" and len(game.to_act()) == players
 
 
 def test_llmarena_tied_vote_eliminates_one_of_the_most_voted_at_random():
@@ -128,3 +192,55 @@ def test_wis_spy_out_in_round_two_and_survival_rounds():
     assert scores[3] == 4 - 1 - 4 and scores[1] == 0 and scores[5] == 8 / 4 + 2
     m = {(s, n): v for s, n, v in game.metrics()}
     assert m[(1, "survival_rounds")] == 0 and m[(0, "survival_rounds")] == 2 and m[(3, "eliminated_round")] == 2
+
+
+def test_the_combined_ask_renders_in_every_prompt_version():
+    game = new("llmarena", seed=3)
+    speak_all(game)
+    obs = game.observe(0)
+    for version in versions("undercover"):
+        ask = render(obs, version)[-1]["content"]
+        assert '"Player 5 word"' in ask and '"vote"' in ask and "undercover" in ask
+
+
+def test_llm_seats_answer_guesses_and_vote_in_one_turn_through_the_stub(stub):
+    import asyncio
+
+    from engine.agents import AgentSpec
+    from engine.playing import play_match
+    from engine.spec import MatchPlan
+    from engine.testing import StubReply
+
+    def answer(request):
+        ask = request["messages"][-1]["content"]
+        me = request["messages"][0]["content"].split("You are ", 1)[1].split(" in a game", 1)[0]
+        if '"clue"' in ask:
+            return StubReply(f'{{"clue": "{me} says it grows on trees"}}')
+        guesses = ", ".join(f'"Player {o} word": "Pear"' for o in range(1, 6) if f"Player {o}" != me)
+        return StubReply(f"{{{guesses}}}\nvote: {'Player 1' if me == 'Player 5' else 'Player 5'}")
+
+    stub.responder = answer
+    llm = AgentSpec(agent="openai/stub-model", api_base=stub.url)
+    cls = get_game("undercover")
+    plan = MatchPlan(match_id="uc-llm", run_id="t", game="undercover", preset="llmarena",
+                     params=cls.resolve_params({}, "llmarena"), seed=0, repeat=0, lineup=0, seats=[llm] * 5)
+    record = asyncio.run(play_match(plan))
+    assert record.match["status"] == "ok", record.match["error"]
+    phases = [t["phase"] for t in record.turns if t["seat"] is not None]
+    assert phases == ["clue"] * 5 + ["words_vote"] * 5  # one decision per player at the vote, no probe turn
+    assert not any(t["fallback"] for t in record.turns if t["seat"] is not None)
+    assert json.loads(record.match["outcome"])["winner"] == "civilians"
+    figures = {(m["seat"], m["name"]): m["value"] for m in record.metrics}
+    assert [figures[(s, "word_guess_probes")] for s in range(5)] == [1] * 5
+    # the pair's second word is the civilians' (Apple/Pear): a civilian is right on the 3 other civilians only
+    assert figures[(0, "word_guess_any")] == 1 and figures[(0, "word_guess_all")] == 0
+    assert figures[(4, "word_guess_all")] == 1  # the undercover: all four hold Pear
+
+
+def test_letters_bots_answer_the_combined_ask():
+    game = new("llmarena", seed=3)
+    rng = random.Random(0)
+    while not game.done():
+        game.step({s: letters_player(game.observe(s), rng, None) for s in game.to_act()})
+    assert game.guesses and all(len(g["words"]) == 4 for g in game.guesses) and game.votes
+    assert all(isinstance(v["target"], int) and v["target"] != v["voter"] for v in game.votes)

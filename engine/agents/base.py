@@ -35,6 +35,7 @@ class TurnContext:
     seat: int
     turn: int
     rng: random.Random
+    attempt: int = 0  # a re-ask of the same question is another sample (0: the first ask)
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""The LLM player: prompt -> litellm.acompletion -> the game's parser, with a bounded re-ask on an
-unusable answer and a random legal fallback after the last one.
+"""The LLM player: prompt -> litellm.acompletion -> the game's parser, with the re-asks of the game's retry
+policy on an unusable answer (told its error or the same question again) and a random legal fallback after
+the last one, which the match loop may replace (engine.playing.settle).
 
 Every call goes through litellm, so any model string works (`openai/...`, `anthropic/...`,
 `ollama/...`, `hosted_vllm/...`, an OpenAI-compatible server through `api_base`, and the
@@ -21,20 +22,17 @@ reaches the cache or the database.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import email.utils
-import gc
 import os
 import random
 import time
 import weakref
 import zlib
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from functools import lru_cache, partial
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
+from engine.agents import litellm_tuning
 from engine.agents.base import AgentError, AgentSpec, Decision, TurnContext
 from engine.agents.cache import CachedReply, ResponseCache, cache_from_env, cache_key
 from engine.agents.limits import ModelLimits
@@ -68,12 +66,10 @@ class AnswerTooLarge(CallRefused):
 @lru_cache(maxsize=1)
 def load_litellm():
     """litellm takes seconds to import and would fetch its price map from the network: do it once,
-    offline, with the `.env` keys in the environment and the embedded model registered."""
+    offline, with the `.env` keys in the environment, the embedded model registered and our tuning
+    (engine.agents.litellm_tuning) applied."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    # OpenAI-style routes through litellm's own HTTP handler instead of the OpenAI SDK, which re-validates
-    # every request body against its typed schema and re-parses the answer: ~30% of a call's CPU, and at
-    # 256 calls in flight one core is the limit (bench/engine.py). Same wire format, errors and timeouts.
-    os.environ.setdefault("EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER", "True")
+    litellm_tuning.before_import()
     load_dotenv()
     import litellm
 
@@ -81,98 +77,10 @@ def load_litellm():
 
     litellm.suppress_debug_info = True
     litellm.drop_params = True
-    litellm.response_cost_calculator = _unpriced_remembered(litellm, litellm.response_cost_calculator)
-    _log_only_when_listened(litellm)
     _odd_counts_unknown(litellm)
     local_model.register(litellm)
-    # litellm's import leaves ~300k objects (its price map) that live as long as the process: keep the
-    # cyclic GC from re-scanning them on every collection (it cost ~25% of the CPU of a call, in pauses).
-    gc.collect()
-    gc.freeze()
-    atexit.register(gc.unfreeze)  # let the interpreter's last collection free them (extension modules check)
+    litellm_tuning.tune(litellm)
     return litellm
-
-
-# Providers whose request litellm prepares from the call and the environment alone (no credentials fetched over
-# the network, as Vertex AI's or Bedrock's may be): their preparation can run in the event loop's thread.
-PREPARED_INLINE = {"openai", "hosted_vllm", "anthropic", "ollama", "ollama_chat", "groq", "together_ai", "mistral",
-                   "deepseek", "fireworks_ai", "openrouter", "xai", "cerebras", "perplexity", "lm_studio",
-                   "custom_openai", "local"}
-
-
-class _PreparedInline(ThreadPoolExecutor):
-    """An event loop's default executor that runs litellm's request preparation in the loop's own thread.
-
-    `litellm.acompletion` hands its synchronous half (`completion`: ~1 ms of CPU building the request) to the
-    loop's default executor: a thread hop per call, and a thread that then competes with the loop for the GIL,
-    which Python hands over only every 5 ms. At hundreds of calls in flight that was a fifth of a call's CPU and
-    more of its latency. Run in place it costs its CPU once. Everything else given to the executor (DNS lookups,
-    other providers' preparation, which may fetch credentials) still goes to a thread."""
-
-    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future:
-        prepared = fn.args[0] if isinstance(fn, partial) and fn.args else None  # partial(context.run, partial(...))
-        litellm = load_litellm()
-        if (getattr(prepared, "func", None) is litellm.main.completion
-                and str(prepared.keywords.get("model", "")).split("/", 1)[0] in PREPARED_INLINE):
-            done: Future = Future()
-            try:
-                done.set_result(fn(*args, **kwargs))
-            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting call, as the thread would
-                done.set_exception(exc)
-            return done
-        return super().submit(fn, *args, **kwargs)
-
-
-_inline_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
-
-
-def _prepare_inline() -> None:
-    """Give the running loop the executor that prepares litellm's requests in place (once per loop)."""
-    loop = asyncio.get_running_loop()
-    if loop not in _inline_loops:
-        loop.set_default_executor(_PreparedInline())
-        _inline_loops.add(loop)
-
-
-_warmed: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
-
-
-async def warm_up() -> None:
-    """One call through litellm to a stub on this machine, once per event loop, before a run's first model
-    matches: litellm imports ~0.35 s of modules on its first call in a process and sets up its HTTP client on
-    the first call in a loop, blocking the loop meanwhile; the matches started meanwhile (spread out, see
-    engine.playing.play_here) would queue behind it and then call all at once."""
-    loop = asyncio.get_running_loop()
-    if loop in _warmed:
-        return
-    from engine.testing import StubReply, StubServer
-
-    litellm = load_litellm()
-    _prepare_inline()
-    with StubServer(lambda request: StubReply("ready")) as stub:
-        await litellm.acompletion(model="openai/warm-up", api_base=stub.url, api_key="warm-up", num_retries=0,
-                                  messages=[{"role": "user", "content": "ready?"}])
-    _warmed.add(loop)
-
-
-def _unpriced_remembered(litellm: Any, calculate: Callable[..., float]) -> Callable[..., float | None]:
-    """litellm's price of a call, except that a model its price map lacks (a self-hosted one, the benchmark's
-    stub) is looked up once instead of on every call: the failed lookup, ten passes over the map and a
-    diagnostic that repeats them, was a third of a call's CPU. The figure stays the same: no price (NULL)."""
-    unpriced: set[tuple[Any, ...]] = set()
-
-    def price(**call: Any) -> float | None:
-        key = (call.get("model"), call.get("custom_llm_provider"), call.get("base_model"), call.get("router_model_id"),
-               len(litellm.model_cost))  # a model registered since has its price looked up again
-        if key in unpriced and not call.get("custom_pricing"):
-            return None
-        try:
-            return calculate(**call)
-        except litellm.ModelNotMappedError:
-            unpriced.add(key)
-            raise
-
-    return price
 
 
 def _odd_counts_unknown(litellm: Any) -> None:
@@ -188,25 +96,6 @@ def _odd_counts_unknown(litellm: Any) -> None:
         build(self, *args, **counts)
 
     litellm.Usage.__init__ = build_checked
-
-
-def _log_only_when_listened(litellm: Any) -> None:
-    """After every successful call litellm builds a full logging payload for the success callbacks an
-    observability tool or the Router registers, in a task of its own: a quarter of a call's CPU, thrown away
-    when nobody listens (our cost and tokens come from the response itself). Skip it then; a callback
-    registered at any time (the Router's health tracking, a user's logger) gets every call's log again."""
-    import litellm.utils as litellm_utils
-
-    log = litellm_utils._client_async_logging_helper
-
-    async def log_when_listened(*args: Any, **kwargs: Any) -> None:
-        call = kwargs.get("logging_obj")
-        if (litellm.callbacks or litellm.success_callback or litellm._async_success_callback
-                or getattr(call, "dynamic_async_success_callbacks", None)
-                or getattr(call, "dynamic_success_callbacks", None)):
-            await log(*args, **kwargs)
-
-    litellm_utils._client_async_logging_helper = log_when_listened
 
 
 _routers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple, Any]] = weakref.WeakKeyDictionary()
@@ -309,15 +198,19 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
+def _nth(attempt: int) -> str:
+    """The sample key's suffix for a re-ask: none for the first ask, so the keys of first asks never change."""
+    return f":{attempt}" if attempt else ""
+
+
 class LLMAgent:
-    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None, max_reasks: int = 2,
+    def __init__(self, spec: AgentSpec, limits: ModelLimits | None = None,
                  transport_retries: int = 5, timeout: float = 120.0, backoff_base: float = 0.5,
                  backoff_cap: float = 30.0, max_wait: float = 120.0, cache: ResponseCache | None = None,
                  use_cache: bool = True, connect_timeout: float = 10.0, first_byte_timeout: float = 60.0,
                  max_answer_chars: int = 100_000):
         self.spec = spec
         self.limits = limits or ModelLimits()
-        self.max_reasks = max_reasks
         self.transport_retries = transport_retries
         self.timeout = timeout  # the whole call, from connecting to the last byte
         self.connect_timeout = min(connect_timeout, timeout)
@@ -343,41 +236,45 @@ class LLMAgent:
                                 {"role": "user", "content": question.decide.format(format=obs.space.describe())}]
         error = None
         text = ""
-        for attempt in range(self.max_reasks + 1):
-            reply = await self.complete(messages, ctx)
+        tries = obs.retry.tries  # the game's retry policy (RetryPolicy); engine.playing applies the rest
+        for attempt in range(tries):
+            reply = await self.complete(messages, replace(ctx, attempt=attempt) if attempt else ctx)
             usage.add(reply)
             text = reply.text
             try:
                 action = obs.parse(text)
             except ParseError as exc:
                 error = str(exc)
-                if attempt == self.max_reasks:
+                if attempt == tries - 1:
                     break
-                messages = messages + [
-                    {"role": "assistant", "content": text},
-                    {"role": "user", "content": REASK.format(error=error, format=obs.space.describe())},
-                ]
+                if obs.retry.feedback:  # else the same question again, as LLMArena's code asks it
+                    messages = messages + [
+                        {"role": "assistant", "content": text},
+                        {"role": "user", "content": REASK.format(error=error, format=obs.space.describe())},
+                    ]
                 continue
             return Decision(action=action, response=text, prompt=messages, retries=attempt, error=error,
                             extra=extra, **usage.fields())
         return Decision(action=obs.space.sample(ctx.rng), response=text, prompt=messages, legal=False,
-                        fallback=True, retries=self.max_reasks, error=error, extra=extra, **usage.fields())
+                        fallback=True, retries=tries - 1, error=error, extra=extra, **usage.fields())
 
     def sampling(self, ctx: TurnContext) -> dict[str, Any]:
         """The sampling parameters of a call (part of the cache key). The embedded model also gets a
         seed from the sample key, so its answers are reproducible."""
         params: dict[str, Any] = {"temperature": self.spec.temperature, "max_tokens": self.spec.max_tokens}
         if self.spec.agent.startswith(LOCAL_PREFIX):
-            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}".encode())
+            params["seed"] = zlib.crc32(f"{ctx.match_seed}:{ctx.seat}:{ctx.turn}{_nth(ctx.attempt)}".encode())
         return params
 
     async def complete(self, messages: list[dict[str, str]], ctx: TurnContext) -> Reply:
-        """One answer: from the cache if this exact question was asked for this sample, else from the provider."""
+        """One answer: from the cache if this exact question was asked for this sample, else from the provider.
+        A re-ask of the same question (a policy without feedback) is a new sample: its attempt is in the key."""
         params = self.sampling(ctx)
         if self.cache is None:
             return await self.call(messages, params)
         start = time.perf_counter()
-        key = cache_key(self.spec.agent, self.spec.api_base, messages, params, (ctx.match_seed, ctx.seat, ctx.turn))
+        sample = (ctx.match_seed, ctx.seat, ctx.turn) + ((ctx.attempt,) if ctx.attempt else ())
+        key = cache_key(self.spec.agent, self.spec.api_base, messages, params, sample)
         hit = await self.cache.aget(key)
         if hit is not None:  # redacted again: an entry cached before answers were redacted
             return Reply(redact(hit.text), hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000,
@@ -397,7 +294,6 @@ class LLMAgent:
         import httpx
 
         litellm = load_litellm()
-        _prepare_inline()
         timeout = httpx.Timeout(self.timeout, connect=self.connect_timeout, read=self.first_byte_timeout)
         kwargs: dict[str, Any] = {"model": self.spec.agent, "messages": messages, **params, "timeout": timeout}
         bases = self.spec.api_base

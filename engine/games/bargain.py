@@ -8,6 +8,9 @@ rounds pays 0 to both. After a deal, the higher value wins. Quirk kept from the 
 message can neither deal nor propose.
 Instances (`counts values_A values_B`) are the authors', engine/data/llmarena/bargain_instances.txt: 1000
 lines (`wc -l` counts 999: the last has no newline).
+As LLMArena's code plays it (examples/selfplay/opponent_templates/bargain_v1/opponent.py): one ask, no re-ask;
+an answer that does not parse is a random action (`retry: authors`; `retry: feedback` asks up to 3 times,
+telling the model its error).
 """
 
 from __future__ import annotations
@@ -20,7 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from engine.games import register
-from engine.games.base import ActionSpace, Game, Observation, Param, ParseError, SeatResult, rank_by
+from engine.games.base import (
+    FEEDBACK,
+    LLMARENA_ONE_TRY,
+    ActionSpace,
+    Game,
+    Observation,
+    Param,
+    ParseError,
+    SeatResult,
+    rank_by,
+    retry_param,
+)
 from engine.games.extensions import policy
 from engine.games.parsing import json_field, require_text
 
@@ -114,10 +128,13 @@ class Bargain(Game):
     title = "Bargain"
     paper = "LLMArena"
     score_meaning = "reward: what the items the seat takes are worth to it if a deal is struck, 0 without a deal"
+    retry_policies = {"authors": LLMARENA_ONE_TRY, "feedback": FEEDBACK}
     params = {
         "instance": Param(-1, "line of the instances file (0-999); -1 = drawn by the seed", lo=-1),
         "rounds": Param(10, "rounds of two messages (A, then B) before the negotiation fails", lo=1, hi=50),
+        "retry": retry_param(retry_policies),
     }
+    rules_version = 2  # LLMArena's: one ask, then a random action
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.games.parsing import ParseError, parse_choice, parse_int
+from engine.games.parsing import IllegalAction, ParseError, parse_choice, parse_int
 
 
 # ---------------------------------------------------------------- action spaces
@@ -75,6 +75,55 @@ class Choice(ActionSpace):
         return self.options[parse_choice(text, self._labels(), key=self.key)]
 
 
+# ---------------------------------------------------------------- retry policies
+RANDOM, FIXED, FORFEIT, ERROR, REASK = "random", "fixed", "forfeit", "error", "reask"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How a seat is asked again when its answer is unusable, and what happens when it never gives a usable one.
+
+    Each paper's code does this its own way (LLMArena per game, γ-Bench until it parses), and the choice moves
+    published numbers: a model that never answers wins by random moves under one rule and loses under another.
+    So the game declares it (`Game.retry_policies`), the LLM agent asks `tries` times, and the match loop
+    (engine.playing) applies `exhausted` and `illegal`; a turn where the policy acted records which and what it did
+    (its `action.extra.retry`), and the Transcripts page names the policy on every turn."""
+
+    name: str
+    tries: int = 3  # asks in all, the first one included
+    feedback: bool = True  # a re-ask tells the model what was wrong; else the same question again
+    exhausted: str = RANDOM  # out of tries: RANDOM legal action, FIXED action (`Game.fixed_action`), FORFEIT, ERROR
+    illegal: str = REASK  # a well-formed but forbidden action (IllegalAction): REASK like any unusable answer, FORFEIT
+    fixed: str = "a fixed action"  # what the FIXED action is, in words
+
+    def describe(self) -> str:
+        """One line for captions and the transcripts: '3 tries, told its error, then a random legal action'."""
+        told = "told its error" if self.feedback else "asked the same again"
+        tries = f"{self.tries} tries, {told}" if self.tries > 1 else "1 try"
+        then = {RANDOM: "a random legal action", FIXED: self.fixed, FORFEIT: "the seat loses",
+                ERROR: "the match ends as an error"}[self.exhausted]
+        illegal = "; an illegal action loses" if self.illegal == FORFEIT else ""
+        return f"{tries}, then {then}{illegal}"
+
+
+FEEDBACK = RetryPolicy("feedback")  # the arena's own: 3 tries, told the error, then a random legal action
+LLMARENA_ONE_TRY = RetryPolicy("authors", tries=1, feedback=False)  # LLMArena's Hanabi, Bargain, Undercover
+
+
+def retry_param(policies: dict[str, RetryPolicy]) -> Param:
+    """The `retry` parameter of a game with several policies; the first one is the default."""
+    names = tuple(policies)
+    return Param(names[0], "what happens to an unusable answer: " + "; ".join(
+        f"{n}: {p.describe()}" for n, p in policies.items()), kind=str, choices=names, added_later=True)
+
+
+def history_param() -> Param:
+    """The `history` parameter of a game whose paper's prompts carry no history (LLMArena's configs say
+    `need_history: false`): each prompt is the current state alone unless a researcher turns it on."""
+    return Param(False, "put every message of the match so far in each prompt (LLMArena's code: no history)",
+                 kind=bool, added_later=True)
+
+
 # ---------------------------------------------------------------- messages and views
 @dataclass(frozen=True)
 class Message:
@@ -107,6 +156,7 @@ class Observation:
     space: ActionSpace
     history: list[str]
     parse: Callable[[str], Any]
+    retry: RetryPolicy = FEEDBACK
 
 
 @dataclass(frozen=True)
@@ -131,6 +181,9 @@ class Param:
     lo: float | None = None
     hi: float | None = None
     choices: tuple[Any, ...] | None = None
+    # Added after matches were played (`retry`, `history`): at its default it is left out of a match's id, so a
+    # database's earlier matches keep theirs and their run resumes (engine.spec); the match's params still hold it.
+    added_later: bool = False
 
     def validate(self, name: str, value: Any) -> Any:
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
@@ -171,6 +224,8 @@ class Game(ABC):
     # rule or of a figure the game computes would score a stored match differently: `rescore` then names the
     # matches played under older rules (and rescores them with the current ones), and the pages can tell them apart.
     rules_version: ClassVar[int] = 1
+    # How unusable answers are handled; several: the `retry` parameter picks one (the first is the default).
+    retry_policies: ClassVar[dict[str, RetryPolicy]] = {"feedback": FEEDBACK}
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)
@@ -235,6 +290,18 @@ class Game(ABC):
         """Default parser: the seat's current action space reads the text."""
         return self.observe(seat).space.parse(text)
 
+    def retry_policy(self) -> RetryPolicy:
+        """The policy this match plays by: the `retry` parameter's, else the game's only one."""
+        return self.retry_policies[self.p.get("retry", next(iter(self.retry_policies)))]
+
+    def fixed_action(self, seat: int) -> Any:
+        """The action a seat takes when its tries run out under a FIXED policy (Bid: a bid of 0)."""
+        raise NotImplementedError(f"game '{self.name}' has no fixed action")
+
+    def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
+        """End the game as a loss for `seat` (a FORFEIT policy: its illegal `action`, or no usable answer)."""
+        raise NotImplementedError(f"game '{self.name}' cannot be forfeited")
+
     def metrics(self) -> list[tuple[int | None, str, float]]:
         """Per-match figures for scorers: (seat or None for the match, name, value)."""
         return []
@@ -266,8 +333,9 @@ class Game(ABC):
         base = {"player": self.player_name(seat), "round": self.round, "format": space.describe()}
         return Observation(
             game=self.name, seat=seat, player=self.player_name(seat), phase=phase, round=self.round,
-            view=base | self.p | view, space=space, history=self.history(seat),
-            parse=lambda text: self.parse(seat, text),
+            view=base | self.p | view, space=space,
+            history=self.history(seat) if self.p.get("history", True) else [],  # LLMArena's need_history: false
+            parse=lambda text: self.parse(seat, text), retry=self.retry_policy(),
         )
 
 
@@ -279,5 +347,6 @@ def rank_by(values: dict[int, float], higher_is_better: bool = True) -> dict[int
 
 __all__ = [
     "ActionSpace", "IntRange", "Choice", "Message", "Observation", "SeatResult", "Param",
-    "Game", "ParseError", "rank_by",
+    "Game", "ParseError", "IllegalAction", "RetryPolicy", "FEEDBACK", "LLMARENA_ONE_TRY", "retry_param",
+    "history_param", "rank_by",
 ]

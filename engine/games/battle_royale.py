@@ -14,7 +14,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import Choice, Observation, Param
 from engine.games.extensions import policy
-from engine.games.gamabench_common import GamaGame, Move, players_param
+from engine.games.gamabench_common import GamaGame, Move, gamabench_retry_param, players_param
 
 MISS = "miss"
 
@@ -36,7 +36,7 @@ class BattleRoyale(GamaGame):
     name = "battle_royale"
     title = "Battle Royale"
     params = {
-        "players": players_param(),
+        "players": players_param(), "retry": gamabench_retry_param(),
         "hit_min": Param(35, "hit rate (%) of the first, least accurate shooter", lo=0, hi=100),
         "hit_max": Param(80, "hit rate (%) of the last, most accurate shooter", lo=0, hi=100),
         "rounds": Param(20, "shots after which the game stops and the survivors share the win", lo=1, hi=1000),

@@ -11,7 +11,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import Observation, ParseError
 from engine.games.extensions import policy
-from engine.games.grid import Board, GridGame, last_int, lines, other, winner_on
+from engine.games.grid import Board, GridGame, lines, other, stated_int, winner_on
 
 ROWS, COLS, CONNECT = 6, 7, 4
 WEIGHTS = {4: 10, 3: 5, 2: 2}
@@ -65,9 +65,7 @@ class ConnectFour(GridGame):
         return cell
 
     def read_move(self, text: str) -> int:
-        column = last_int(text)
-        if column is None:
-            raise ParseError('no column found; answer like "X: 4" with a column from 1 to 7')
+        column = stated_int(text, '"X: 4" with a column from 1 to 7')
         if not 1 <= column <= COLS:
             raise ParseError(f"column {column} is off the board; columns go from 1 to 7")
         return column - 1

@@ -11,6 +11,11 @@
 - `SimultaneousGame`: N players act at once for a fixed number of rounds; each round closes with
   a record built by the pure classmethod `record(params, round, actions, context)` (the importer
   builds records with it too) and announced by `announce_round`.
+- Re-asks, as the authors' code asks (games/guessing_game.py and the other games' `start`: `while True`, the
+  same request again until `json.loads` and the field parse; no random move ever): the same question up to
+  `MAX_TRIES` times, then the match ends as an error (the authors' loop would never end) instead of
+  scoring a move the model did not make (`retry: authors`, the default; `retry: feedback` is the arena's
+  own 3 tries, told the error, then a random move).
 """
 
 from __future__ import annotations
@@ -19,9 +24,21 @@ from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
-from engine.games.base import ActionSpace, Game, Observation, Param, SeatResult, rank_by
+from engine.games.base import (
+    ERROR,
+    FEEDBACK,
+    ActionSpace,
+    Game,
+    Observation,
+    Param,
+    RetryPolicy,
+    SeatResult,
+    rank_by,
+    retry_param,
+)
 
 SCORE_METRIC = "gamabench_score"
+MAX_TRIES = 10  # the authors ask until the answer parses; a model that never does ends its match as an error
 
 
 @dataclass(frozen=True)
@@ -31,6 +48,15 @@ class Move:
     phase: str
     action: Any
     context: dict[str, Any]
+
+
+RETRY_POLICIES = {"authors": RetryPolicy("authors", tries=MAX_TRIES, feedback=False, exhausted=ERROR),
+                  "feedback": FEEDBACK}  # the arena's own: 3 tries told the error, then a random move
+
+
+def gamabench_retry_param() -> Param:
+    """The `retry` parameter every γ-Bench game has: the authors' ask-until-parsed, or the arena's `feedback`."""
+    return retry_param(RETRY_POLICIES)
 
 
 def players_param(default: int = 10) -> Param:
@@ -45,6 +71,8 @@ class GamaGame(Game):
     """A γ-Bench game: moves in, a 0-100 score out; records of each step in the public state."""
 
     paper = "GAMA-Bench"
+    retry_policies = RETRY_POLICIES
+    rules_version = 2  # asked until the answer parses (capped), never a random move
     score_meaning = ("γ-Bench score 0-100 (GAMA-Bench's formula): how close the seat's moves came to the game's "
                      "best play; the winner is decided by payoff, so a 100 need not be a win")
 
@@ -113,7 +141,7 @@ class SimultaneousGame(GamaGame):
     `params` are `SimultaneousGame.params | {its own}`."""
 
     phase = "choose"
-    params = {"players": players_param(), "rounds": rounds_param()}
+    params = {"players": players_param(), "rounds": rounds_param(), "retry": gamabench_retry_param()}
 
     @classmethod
     @abstractmethod

@@ -3,7 +3,13 @@ k marks in a row, column or diagonal win, a full grid is a draw. The board is dr
 `hint` parameter puts the legal moves in the prompt. An answer naming no move on the board is
 unparseable (asked again, then a random legal move: the agent's 3 tries). A parsed move on a taken
 cell or a full column is illegal: it ends the game as a loss for its player, as LLMArena's code plays
-it (PettingZoo's TerminateIllegalWrapper). Subclasses say how a move is written and where it lands."""
+it (PettingZoo's TerminateIllegalWrapper). Subclasses say how a move is written and where it lands.
+
+As LLMArena's code plays them (examples/selfplay/opponent_templates/tictactoe_v3/opponent.py,
+connect_four_v3/opponent.py, their info.json): 3 tries, each the same question again (the model is not
+told what was wrong), then a random legal move (`retry: authors`; `retry: feedback` tells the model its
+error); each prompt is the board alone, without the match so far (`need_history: false`; `history: true`
+adds it)."""
 
 from __future__ import annotations
 
@@ -12,9 +18,20 @@ from abc import abstractmethod
 from functools import cache
 from typing import Any, ClassVar
 
-from engine.games.base import Choice, Game, Observation, Param, SeatResult
+from engine.games.base import (
+    FORFEIT,
+    RANDOM,
+    Choice,
+    Game,
+    Observation,
+    Param,
+    RetryPolicy,
+    SeatResult,
+    history_param,
+    retry_param,
+)
 from engine.games.legal_actions import hint_line
-from engine.games.parsing import json_field, require_text
+from engine.games.parsing import IllegalAction, ParseError, json_field, require_text
 
 MARKS = ("X", "O")
 Board = tuple[str | None, ...]
@@ -60,8 +77,14 @@ class GridGame(Game):
     connect: ClassVar[int]
     hint_template: ClassVar[str]  # with {moves}
     answer_key: ClassVar[str]  # the JSON key a structured answer may use
-    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool)}
+    retry_policies = {
+        "authors": RetryPolicy("authors", tries=3, feedback=False, exhausted=RANDOM, illegal=FORFEIT),
+        "feedback": RetryPolicy("feedback", tries=3, feedback=True, exhausted=RANDOM, illegal=FORFEIT),
+    }
+    params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool),
+              "retry": retry_param(retry_policies), "history": history_param()}
     presets = {"default": {}, "no_hint": {"hint": False}}
+    rules_version = 2  # LLMArena's re-asks (same question, no error told) and prompts without the match so far
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -94,12 +117,12 @@ class GridGame(Game):
         self.to_move = 0
         self.moves: list[int] = []
         self.last_move: dict[str, Any] | None = None
-        self.forfeit: int | None = None  # the seat whose illegal move ended the game
+        self.forfeited_by: int | None = None  # the seat whose illegal move ended the game
         self.round = 1
 
     def winner(self) -> str | None:
-        if self.forfeit is not None:
-            return MARKS[1 - self.forfeit]
+        if self.forfeited_by is not None:
+            return MARKS[1 - self.forfeited_by]
         return winner_on(tuple(self.board), self.rows, self.cols, self.connect)
 
     def to_act(self) -> list[int]:
@@ -115,18 +138,19 @@ class GridGame(Game):
         return self.make_observation(seat, "move", view, Choice(tuple(legal), labels, key=self.answer_key))
 
     def parse(self, seat: int, text: str) -> int:
+        """The move the answer states; a move on a taken cell or a full column is an IllegalAction, which loses."""
         require_text(text)
         value = json_field(text, self.answer_key)
-        return self.read_move(str(value) if value is not None else text)
+        move = self.read_move(str(value) if value is not None else text)
+        if move not in self.legal_moves():
+            raise IllegalAction(f"{self.why_illegal(move)} (an illegal move loses the game)", move)
+        return move
 
     def step(self, actions: dict[int, Any]) -> None:
         seat = self.to_move
         move = int(actions[seat])
         if move not in self.legal_moves():
-            self.forfeit = seat
-            self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(move), "illegal": True}
-            self.announce(f"{self.player_name(seat)} ({MARKS[seat]}) played {self.move_label(move)}: "
-                          f"{self.why_illegal(move)}. An illegal move loses the game.")
+            self.forfeit(seat, f"{self.why_illegal(move)} (an illegal move loses the game)", move)
             return
         before = tuple(self.board)
         self.board[self.landing_cell(move)] = MARKS[seat]
@@ -138,11 +162,19 @@ class GridGame(Game):
         self.to_move = 1 - seat
         self.round += 1
 
+    def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
+        self.forfeited_by = seat
+        played = ""
+        if action is not None:
+            self.last_move = {"seat": seat, "mark": MARKS[seat], "move": self.move_label(action), "illegal": True}
+            played = f" played {self.move_label(action)}:"
+        self.announce(f"{self.player_name(seat)} ({MARKS[seat]}){played} {reason}. {self.player_name(seat)} loses.")
+
     def done(self) -> bool:
         return self.winner() is not None or not self.legal_moves()
 
     def outcome(self) -> dict[str, Any]:
-        return {"winner": self.winner(), "moves": len(self.moves), "illegal_move_by": self.forfeit}
+        return {"winner": self.winner(), "moves": len(self.moves), "illegal_move_by": self.forfeited_by}
 
     def public_state(self) -> dict[str, Any]:
         return {"board": list(self.board), "rows": self.rows, "cols": self.cols,
@@ -157,15 +189,46 @@ class GridGame(Game):
                 for s in (0, 1)}
 
 
-_PAIR = re.compile(r"(?<!\d)(-?\d{1,3})\s*,\s*(-?\d{1,3})(?!\d)")  # bounded: linear on huge answers
-_SINGLE = re.compile(r"(?<!\d)(-?\d{1,3})(?!\d)(?!\.\d)")
+# Reading the move an answer states. A position met in prose is not a move: "(1,2) is the top left corner of the
+# empty cell" describes a cell, and reading the last number of such an answer earned a small model wins it never
+# played (issue 29). A move is stated (1) in the asked format, a mark or a label and a colon ("X: (1,3)",
+# "Position: 4"), else (2) as the whole answer ("(2,2)", "O 4."), else (3) after a verb of moving ("I place my
+# mark at (1, 2)"). The first of these that states any position decides; one distinct position there is the
+# move, several are unparseable (asked again). Patterns are bounded: linear on huge answers.
+_PAIR = r"\(?\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*\)?"
+_SINGLE = r"(-?\d{1,3})(?!\s*,\s*-?\d)(?!\d)(?!\.\d)"
+_LABELLED = r"(?:(?<![A-Za-z])[XO]|\b(?:position|column|move|answer|action|final answer))\s*[:=]\s*"
+_MARK = r"(?:[XO]\s*[:\-]?\s*)?"
+_VERBED = (r"\b(?:place|placing|put|putting|mark|play|playing|move|choose|choosing|select|pick|take|go|drop|dropping)"
+           r"\b[^\n.;!?()\d]{0,40}?")
 
 
-def last_pair(text: str) -> tuple[int, int] | None:
-    found = _PAIR.findall(text)
-    return (int(found[-1][0]), int(found[-1][1])) if found else None
+def _readers(position: str) -> tuple[re.Pattern[str], ...]:
+    return (re.compile(rf"(?i){_LABELLED}(?:column\s*)?{position}"),
+            re.compile(rf"(?i)^[\s\"'`*]*{_MARK}(?:column\s*)?{position}[\s\"'`*.!]*$"),
+            re.compile(rf"(?i){_VERBED}(?:column\s*)?{position}"))
 
 
-def last_int(text: str) -> int | None:
-    found = _SINGLE.findall(text)
-    return int(found[-1]) if found else None
+_PAIR_READERS, _SINGLE_READERS = _readers(_PAIR), _readers(_SINGLE)
+
+
+def _stated(text: str, readers: tuple[re.Pattern[str], ...], what: str, example: str) -> tuple[int, ...]:
+    for reader in readers:
+        moves = {tuple(int(n) for n in m.groups()) for m in reader.finditer(text)}
+        if len(moves) == 1:
+            return moves.pop()
+        if moves:
+            listed = ", ".join(str(m if len(m) > 1 else m[0]) for m in sorted(moves))
+            raise ParseError(f"the answer states several moves ({listed}); state one, like {example}")
+    raise ParseError(f"no {what} stated as the move (a {what} met in the text is not one); answer like {example}")
+
+
+def stated_pair(text: str, example: str) -> tuple[int, int]:
+    """The one (row, column) the answer states as its move (see above), else ParseError."""
+    row, col = _stated(text, _PAIR_READERS, "position", example)
+    return row, col
+
+
+def stated_int(text: str, example: str) -> int:
+    """The one number (a column) the answer states as its move (see above), else ParseError."""
+    return _stated(text, _SINGLE_READERS, "column", example)[0]

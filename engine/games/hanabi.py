@@ -5,7 +5,11 @@ plays a card, discards one (only when an info token is spent; it returns one) or
 reveal to the partner all their cards of one colour or one rank. A 5 completing a firework returns a
 token. The game ends when the life token is lost (the score is then 0, as in the HLE), when both
 fireworks are complete, or one turn per player after the deck runs out. The score - the sum of the
-fireworks' top cards, at most 10 - is both seats' score (cooperative)."""
+fireworks' top cards, at most 10 - is both seats' score (cooperative).
+
+As LLMArena's code plays it (examples/selfplay/opponent_templates/hanabi_v5/opponent.py, info.json): one try,
+then a random legal action (`retry: authors`; `retry: feedback` asks up to 3 times, telling the model its error);
+each prompt is the current state alone (`need_history: false`; `history: true` adds the match so far)."""
 
 from __future__ import annotations
 
@@ -13,7 +17,17 @@ import random
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Choice, Game, Observation, Param, SeatResult
+from engine.games.base import (
+    FEEDBACK,
+    LLMARENA_ONE_TRY,
+    Choice,
+    Game,
+    Observation,
+    Param,
+    SeatResult,
+    history_param,
+    retry_param,
+)
 from engine.games.extensions import policy
 from engine.games.legal_actions import NamedActionTurns, hint_line
 
@@ -71,8 +85,11 @@ class Hanabi(NamedActionTurns, Game):
     paper = "LLMArena"
     cooperative = True
     score_meaning = f"the fireworks score both seats share: the cards played, at most {MAX_SCORE}"
-    params = {"hint": Param(True, "list the legal actions in the prompt", kind=bool)}
+    retry_policies = {"authors": LLMARENA_ONE_TRY, "feedback": FEEDBACK}
+    params = {"hint": Param(True, "list the legal actions in the prompt", kind=bool),
+              "retry": retry_param(retry_policies), "history": history_param()}
     presets = {"default": {}, "no_hint": {"hint": False}}
+    rules_version = 2  # LLMArena's one try, and prompts without the match so far
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:

@@ -1,7 +1,7 @@
 """What every sequential LLMArena game shares about legal actions: the optional list of legal moves
 in the prompt (the paper's hint ablation) and parsing a named action against the game's whole
-vocabulary, so an answer naming a real but currently illegal action gets its own reason (an illegal
-move the runner counts: the agent is asked again, then falls back)."""
+vocabulary, so an answer naming a real but currently illegal action gets its own reason and error
+(IllegalAction: asked again like an unusable answer, or a loss where the game's retry policy says so)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from engine.games.parsing import ParseError, json_field, require_text
+from engine.games.parsing import IllegalAction, ParseError, json_field, require_text
 
 
 def hint_line(enabled: bool, template: str, labels: Sequence[str]) -> str:
@@ -43,7 +43,7 @@ def parse_named_action(text: str, vocabulary: dict[str, Any], legal: Sequence[An
         wanted = found[-1]
     action = vocabulary[wanted]
     if action not in legal:
-        raise ParseError(f"that action is not allowed now: {why_illegal(action)}")
+        raise IllegalAction(f"that action is not allowed now: {why_illegal(action)}", action)
     return action
 
 

@@ -24,6 +24,15 @@ class ParseError(ValueError):
     """The text holds no usable action; the message says why, in words a model can act on."""
 
 
+class IllegalAction(ParseError):
+    """The text names a real action that the rules forbid now (a taken cell, a bid above the valuation): unusable
+    like any unparseable answer, unless the game's retry policy makes it lose the game (`RetryPolicy.illegal`)."""
+
+    def __init__(self, message: str, action: Any):
+        super().__init__(message)
+        self.action = action
+
+
 def json_field(text: str, key: str) -> Any | None:
     """The value of `key` in the last flat JSON object of the text that has it, else None."""
     found = None

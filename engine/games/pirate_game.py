@@ -15,7 +15,7 @@ from typing import Any
 from engine.games import register
 from engine.games.base import ActionSpace, Choice, Observation, Param, ParseError
 from engine.games.extensions import policy
-from engine.games.gamabench_common import GamaGame, Move, players_param
+from engine.games.gamabench_common import GamaGame, Move, gamabench_retry_param, players_param
 from engine.games.parsing import json_field, require_text
 
 VOTES = ("accept", "reject")
@@ -111,7 +111,7 @@ class PirateGame(GamaGame):
     name = "pirate_game"
     title = "Pirate Game"
     params = {
-        "players": players_param(),
+        "players": players_param(), "retry": gamabench_retry_param(),
         "golds": Param(100, "golds to divide", lo=1),
     }
 

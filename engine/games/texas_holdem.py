@@ -5,7 +5,13 @@ ranked by the `treys` library. A seat's score is the chips it won (negative if l
 
 At every decision the game estimates, by Monte-Carlo over the unseen cards, the acting hand's
 probability of winning at showdown and stores it as the metric `win_prob:<action>`: the paper's
-risk-assessment analysis (action against win probability) is then a query."""
+risk-assessment analysis (action against win probability) is then a query.
+
+As LLMArena's code plays it (examples/selfplay/opponent_templates/texas_no_limit_v6/opponent.py and
+PettingZoo's texas_holdem_no_limit_v6, wrapped in TerminateIllegalWrapper): 3 tries, each the same
+question again, then a random legal action; an action not legal now (a raise without the chips) loses the
+hand at once as a fold would (`retry: authors`; `retry: feedback` tells the model its error and asks again
+instead); each prompt is the current state alone (`need_history: false`; `history: true` adds the match)."""
 
 from __future__ import annotations
 
@@ -15,7 +21,20 @@ from typing import Any
 from treys import Card, Evaluator
 
 from engine.games import register
-from engine.games.base import Choice, Game, Observation, Param, SeatResult, rank_by
+from engine.games.base import (
+    FEEDBACK,
+    FORFEIT,
+    RANDOM,
+    Choice,
+    Game,
+    Observation,
+    Param,
+    RetryPolicy,
+    SeatResult,
+    history_param,
+    rank_by,
+    retry_param,
+)
 from engine.games.extensions import policy
 from engine.games.legal_actions import NamedActionTurns, hint_line
 
@@ -66,12 +85,16 @@ class TexasHoldem(NamedActionTurns, Game):
     title = "Texas Hold'em (no limit, heads-up)"
     paper = "LLMArena"
     score_meaning = "chips won against the starting stack (negative: lost)"
+    retry_policies = {"authors": RetryPolicy("authors", tries=3, feedback=False, exhausted=RANDOM, illegal=FORFEIT),
+                      "feedback": FEEDBACK}
     params = {
         "hint": Param(True, "list the legal actions in the prompt", kind=bool),
         "stack": Param(100, "chips each player starts with", lo=10, hi=10_000),
         "big_blind": Param(2, "the big blind (the small blind is half of it)", lo=2, hi=100),
+        "retry": retry_param(retry_policies), "history": history_param(),
     }
     presets = {"default": {}, "no_hint": {"hint": False}}
+    rules_version = 2  # LLMArena's re-asks, an illegal action loses, prompts without the match so far
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -90,6 +113,7 @@ class TexasHoldem(NamedActionTurns, Game):
         self.street = 0
         self.acted: set[int] = set()
         self.folded: int | None = None
+        self.forfeited_by: int | None = None  # the seat whose illegal action ended the hand
         self.showdown = False
         self.finished = False
         self.last_action: dict[str, Any] | None = None
@@ -223,6 +247,14 @@ class TexasHoldem(NamedActionTurns, Game):
                               f"{self.player_name(winner)} wins {pot}.")
         self.finished = True
 
+    def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
+        """TerminateIllegalWrapper's rule: the hand ends at once as a loss for `seat`, which leaves its chips in the
+        pot as a fold does."""
+        self.forfeited_by = self.folded = seat
+        self.last_action = {"seat": seat, "action": "illegal", "street": STREETS[self.street]}
+        self.announce(f"{self.player_name(seat)} loses the hand: {reason}.")
+        self._finish()
+
     def done(self) -> bool:
         return self.finished
 
@@ -254,7 +286,7 @@ class TexasHoldem(NamedActionTurns, Game):
 
     def outcome(self) -> dict[str, Any]:
         return {"chips_won": [self.chips_won()[s] for s in (0, 1)], "showdown": self.showdown,
-                "folded": self.folded, "actions": len(self.decisions)}
+                "folded": self.folded, "actions": len(self.decisions), "illegal_action_by": self.forfeited_by}
 
 
 @policy("texas_holdem", "hand_strength")

@@ -9,7 +9,7 @@ from functools import cache
 from engine.games import register
 from engine.games.base import Observation, ParseError
 from engine.games.extensions import policy
-from engine.games.grid import MARKS, Board, GridGame, grid_text, last_pair, other, winner_on
+from engine.games.grid import MARKS, Board, GridGame, grid_text, other, stated_pair, winner_on
 
 __all__ = ["MARKS", "TicTacToe", "board_text", "label", "winner_of"]
 
@@ -45,10 +45,7 @@ class TicTacToe(GridGame):
         return move
 
     def read_move(self, text: str) -> int:
-        pair = last_pair(text)
-        if pair is None:
-            raise ParseError('no position found; answer like "X: (1,3)" with row and column from 1 to 3')
-        r, c = pair
+        r, c = stated_pair(text, '"X: (1,3)" with row and column from 1 to 3')
         if not (1 <= r <= 3 and 1 <= c <= 3):
             raise ParseError(f"({r},{c}) is off the board; rows and columns go from 1 to 3")
         return (r - 1) * 3 + (c - 1)

@@ -7,12 +7,16 @@
 - `llmarena` (LLMArena paper §2.4, as the authors' undercover env plays it): 5 players, the
   undercover in the last seat (it speaks last: Player 1 speaks first) with the FIRST word of its pair;
   a vote after each clue round eliminates the most-voted, a tie one of the most-voted at random; up to
-  2 rounds; the undercover wins by surviving. Before each vote every player may be asked the others'
-  words (`word_guesses`).
+  2 rounds; the undercover wins by surviving. With `word_guesses` every player also guesses the others'
+  words: as the authors' vote prompt asks, in the same answer as the vote, the guesses first
+  (examples/selfplay/opponent_templates/undercover_v1/opponent.py; `word_probe: with_vote`); `word_probe:
+  separate` asks them apart, a private probe before the vote (MAgIC's and WiS's rules always do).
 - `wis` (WiS paper §3, App. A): 6 players, a random first speaker, fouls (empty, own
   word, repeat) eliminate at once, speeches cut at 400 characters, votes with abstention, a tie
   eliminates no one; ends when the spy is out, fewer than 3 remain, or after 3 rounds; WiS scores.
 Word pairs for `llmarena` and `wis`: LLMArena's 69 (engine/data/llmarena/undercover_words.txt).
+Re-asks: under `llmarena` rules one ask, then a random action, as the authors' code
+(examples/selfplay/opponent_templates/undercover_v1/opponent.py); `magic` and `wis`: 3 tries, told the error.
 """
 
 from __future__ import annotations
@@ -20,11 +24,14 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Param, SeatResult, rank_by
+from engine.games.base import FEEDBACK, LLMARENA_ONE_TRY, Param, RetryPolicy, SeatResult, rank_by
 from engine.games.social.answers import names_word, normalize, same_word
 from engine.games.social.parameters import SOCIAL_PARAMS
 from engine.games.social.rounds import SocialDeduction
 from engine.games.social.word_settings import llmarena_word_pairs, magic_settings
+
+# A match stored before `word_probe` existed was asked its word guesses apart: its replay (rescore) asks the same.
+BEFORE_WORD_PROBE_PARAM = {"word_probe": "separate"}
 
 MAGIC_CREDITS = {0: (0, 3), 1: (3, 0), 2: (2, 1)}  # flag -> (undercover, each civilian)
 MAGIC_MAX_CREDITS = 3
@@ -64,7 +71,11 @@ class Undercover(SocialDeduction):
                         lo=1, hi=10),
         "words": Param("magic", "word source: the MAgIC settings or LLMArena's word pairs", kind=str,
                        choices=("magic", "llmarena")),
-        "word_guesses": Param(False, "before each vote ask every player the others' words (LLMArena)", kind=bool),
+        "word_guesses": Param(False, "at each vote ask every player the others' words (LLMArena)", kind=bool),
+        "word_probe": Param("with_vote", "how LLMArena's rules ask the word guesses: 'with_vote' = in the vote's "
+                            "answer, the guesses first (the authors' undercover_v1/opponent.py); 'separate' = a "
+                            "private probe before the vote (MAgIC's and WiS's rules always ask apart)", kind=str,
+                            choices=("with_vote", "separate"), added_later=True),
     } | SOCIAL_PARAMS
     variants = {rules: {"rules": rules} for rules in ("magic", "llmarena", "wis")}
     presets = {
@@ -75,6 +86,14 @@ class Undercover(SocialDeduction):
         "wis": {"rules": "wis", "players": 6, "rounds": 3, "words": "llmarena", "probes": False,
                 "first_speaker": -1},
     }
+
+    rules_version = 3  # 2: LLMArena's rules ask once, then a random action; 3: the word guesses in the vote's answer
+
+    def __init__(self, params: dict[str, Any]):
+        super().__init__(BEFORE_WORD_PROBE_PARAM | params)
+
+    def retry_policy(self) -> RetryPolicy:
+        return LLMARENA_ONE_TRY if self.p["rules"] == "llmarena" else FEEDBACK
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:
@@ -102,6 +121,7 @@ class Undercover(SocialDeduction):
         self.fouls = self.abstain = rules == "wis"
         self.random_tie_break = rules == "llmarena"
         self.word_guesses = self.p["word_guesses"]
+        self.guesses_with_vote = rules == "llmarena" and self.p["word_probe"] == "with_vote"
         self.special_role = "spy" if rules == "wis" else "undercover"
         if self.p["words"] == "magic":
             settings = magic_settings("undercover")

@@ -18,7 +18,8 @@ First or second price comes from meta `mode`, else the folder (`sealed_bid_aucti
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
 round record stores, as their `compute_score` does; the record's `meta` and `round_records` are
-kept in the match outcome (`gama_record`) so the leaderboard recomputes it from the database.
+kept as the state of the match's first turn (`record_turn`), so `rescore` recomputes it from the database and the
+Transcripts page shows them as tables (the match header keeps to the game's parameters).
 A record their code cannot score, and any other .json file under the folder, is reported with its reason and not
 imported; every other record is imported. The turns: each player's actions, read from `player_data[i].records` (the
 round `responses` lists are shuffled in some games), are replayed through our own game, so the
@@ -26,7 +27,7 @@ match has the same turns, states and per-round figures as matches we play (aucti
 who shoots when and whether a shot landed are forced from the file). A record our rules cannot
 replay (it stops before the game ends, an answer outside the option list...) keeps its rounds as
 recorded instead: one moderator turn per round record, its fields as the public state.
-The files' conversations are not kept (they hold each player's whole final conversation).
+Each decision's prompt is what its player saw as far as the file's conversation has it (`seen_by_turn`).
 Match ids hash the file name and content: importing again adds nothing.
 """
 
@@ -34,25 +35,37 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
+import os
 import re
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import store
 from engine.agents.base import Decision
 from engine.games import get_game
 from engine.games.base import ActionSpace, Choice, IntRange, ParseError
-from engine.games.gamabench_common import SCORE_METRIC, GamaGame
+from engine.games.gamabench_common import SCORE_METRIC, GamaGame, SimultaneousGame
 from engine.match_rows import TurnLog, match_metrics, metric_rows, seat_rows
 from engine.metrics.gamabench_records import RecordError, record_score
+from engine.progress import match_progress
 from engine.replay import ReplayError, logged_decisions
 from engine.replay import replay as replay_log
-from engine.rescore import Rescored
+
+if TYPE_CHECKING:  # engine.rescore loads the ratings (scipy: seconds): only `rescore` needs it
+    from engine.rescore import Rescored
 
 SOURCE = "import:gamabench"
 MAX_LISTED = 50  # unreadable files named in the summary
+PARALLEL_FROM = 64  # files: a smaller folder is read in this process (starting workers would cost more)
+CHUNK = 16  # files a worker reads per task
 PAPER_MODEL = "gpt-3.5-turbo-0125"
+NOT_KEPT = {"role": "note", "content": "The record keeps no conversation for this answer."}
 PERSONAS = {"1": "persona:cooperative", "2": "persona:selfish", "3": "persona:mathematician"}
 LEADERBOARD_RUNS = ("1", "2", "3", "4", "5")  # board.py: f"{model}{game}_v1_{i}.json" for i in range(1, 6)
 GAMA_NAMES = ("guessing_game", "bar_game_implicit", "bar_game_explicit", "bar_game", "divide_dollar",
@@ -248,12 +261,25 @@ def _legal(space: ActionSpace, action: Any) -> bool:
         return False
 
 
-def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_id: str) -> tuple[GamaGame, list]:
-    """Play the recorded actions through our game; the turn rows come out as the runner writes them."""
+def decision_point(game: GamaGame, seat: int) -> tuple[str, int, ActionSpace]:
+    """The phase, round and action space of `seat`'s next decision. A simultaneous game tells them without an
+    observation, whose prompt view and history (every message so far) would cost more than all the rest of
+    an import."""
+    if isinstance(game, SimultaneousGame):
+        return game.phase, game.round, game.space(seat)
+    seen = game.observe(seat)
+    return seen.phase, seen.round, seen.space
+
+
+def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], log: TurnLog) -> GamaGame:
+    """Play the recorded actions through our game; the turn rows come out in `log` as the runner writes them,
+    each decision with what its player saw (`seen_by_turn`)."""
     game = get_game(game_name)(params)
     game.reset(0)
-    log = TurnLog(match_id)
     log.messages(game, store.to_json(game.public_state()))
+    decisions = Counter(s for actions, _ in _steps(game_name, data) for s in actions)
+    seen = {s: seen_by_turn(p, decisions[s]) for s, p in enumerate(data["player_data"])}
+    taken = dict.fromkeys(seen, 0)
     for actions, facts in _steps(game_name, data):
         if game.done():
             raise RecordError(f"the record goes on after the game ended (step {len(game.records) + 1})")
@@ -262,33 +288,30 @@ def replay(game_name: str, params: dict[str, Any], data: dict[str, Any], match_i
         if sorted(actions) != sorted(game.to_act()):
             raise RecordError(f"step {len(game.records) + 1}: the record has {sorted(actions)} acting, "
                                f"the rules {sorted(game.to_act())}")
-        phases = {s: game.observe(s) for s in actions}
+        points = {s: decision_point(game, s) for s in actions}
         for s, action in actions.items():
-            if not _legal(phases[s].space, action):
+            if not _legal(points[s][2], action):
                 raise RecordError(f"step {len(game.records) + 1}: player {s + 1}'s answer {action!r} is not "
-                                  f"{phases[s].space.describe()}")
+                                  f"{points[s][2].describe()}")
         game.step(actions)
         state = store.to_json(game.public_state())
         for i, (s, action) in enumerate(actions.items()):
             # what the record forced is kept on the step's first decision, so engine.replay can force it again
-            decision = Decision(action=action, response=json.dumps(action), extra={"facts": facts} if facts and not i
-                                else {})
-            log.decision(phases[s].phase, phases[s].round, s, decision, state)
+            decision = Decision(action=action, response=json.dumps(action), prompt=seen[s][taken[s]],
+                                extra={"facts": facts} if facts and not i else {})
+            taken[s] += 1
+            log.decision(points[s][0], points[s][1], s, decision, state)
         log.messages(game, state)
     if not game.done():
         raise RecordError("the record ends before the game does")
-    return game, log.rows
+    return game
 
 
-def as_recorded(data: dict[str, Any], match_id: str, reason: str) -> list[dict[str, Any]]:
+def as_recorded(data: dict[str, Any], log: TurnLog, reason: str) -> None:
     """Turns of a record our rules cannot replay: why, then one moderator turn per round record."""
-    log = TurnLog(match_id)
-    rows = [(0, f"Imported as recorded: our rules could not replay this record ({reason}).", None)]
-    rows += [(k + 1, json.dumps(r, sort_keys=True), store.to_json({"round": k + 1, "last": r}))
-             for k, r in enumerate(data["round_records"])]
-    for round_, text, state in rows:
-        log.moderator(round_, text, state)
-    return log.rows
+    log.moderator(0, f"Imported as recorded: our rules could not replay this record ({reason}).", None)
+    for k, r in enumerate(data["round_records"]):
+        log.moderator(k + 1, json.dumps(r, sort_keys=True), store.to_json({"round": k + 1, "last": r}))
 
 
 def kept_record(data: dict[str, Any]) -> dict[str, Any]:
@@ -296,9 +319,59 @@ def kept_record(data: dict[str, Any]) -> dict[str, Any]:
     return {"meta": data["meta"], "round_records": data["round_records"]}
 
 
+def record_turn(log: TurnLog, source_file: str, data: dict[str, Any]) -> None:
+    """The match's first turn: the authors' record of it (`kept_record`), the moderator's, as its public state. The
+    Transcripts page draws it as tables (the meta block, a row per round record) where the match header would
+    otherwise dump it, and `rescore` reads the authors' score from it."""
+    log.moderator(0, f"GAMA-Bench's published record {source_file}: its meta block and the figures of each "
+                     f"round, which the authors' score reads.", store.to_json(kept_record(data)))
+
+
+def stored_record(match: dict[str, Any], turns: list[dict[str, Any]]) -> dict[str, Any]:
+    """The record `record_turn` kept (an import of an earlier version kept it in the match outcome)."""
+    for t in turns:
+        if t["seat"] is None and t["turn"] == 0 and t["state"]:
+            state = json.loads(t["state"])
+            if isinstance(state, dict) and {"meta", "round_records"} <= set(state):
+                return state
+    return json.loads(match["outcome"])["gama_record"]  # imported before the record was a turn
+
+
+def _conversation(player: Any) -> list[dict[str, str]] | None:
+    messages = player.get("prompt") if isinstance(player, dict) else None
+    if isinstance(messages, list) and all(isinstance(m, dict) and "content" in m for m in messages):
+        return [{"role": str(m.get("role", "")), "content": str(m["content"])} for m in messages]
+    return None
+
+
+def seen_by_turn(player: Any, decisions: int) -> list[list[dict[str, str]]]:
+    """What a player saw before each of its `decisions`, as far as its record has it. The record keeps the
+    player's conversation as it stood at the end (`player_data[i].prompt`): its answers are the assistant
+    messages, so a decision saw the messages since the player's previous answer (the rules, the system
+    message, on its first). Their code rewrites a round's request into its report once the round is played
+    ("Game Results for Round 1 ... You chose:"), and some files keep only the last answers (the first ones
+    cut): those decisions say the record has nothing for them."""
+    conversation = _conversation(player)
+    if conversation is None:
+        return [[NOT_KEPT]] * decisions
+    chunks: list[list[dict[str, str]]] = [[]]
+    for m in conversation:
+        if m["role"] == "assistant":
+            chunks.append([])
+        else:
+            chunks[-1].append(m)
+    before = chunks[:-1]  # the last chunk came after the player's last answer: no decision saw it
+    rules = [m for m in conversation if m["role"] == "system"]
+    kept = [[m for m in chunk if m["role"] != "system"] or [NOT_KEPT] for chunk in before]
+    seen = ([[NOT_KEPT]] * (decisions - len(kept)) + kept)[-decisions:] if decisions else []
+    if seen:
+        seen[0] = rules + seen[0]
+    return seen
+
+
 # ---------------------------------------------------------------- writing
-def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
-    """(model, match, seats, turns, metrics) of one record file; the match's `run_id` is the caller's."""
+def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
+    """(model, rows) of one record file; the match's `run_id` is the caller's."""
     cond = parse_name(path.name)
     raw = path.read_bytes()
     try:
@@ -310,6 +383,7 @@ def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
         raise RecordError("not a GAMA-Bench record (a JSON object with 'meta' and 'round_records')")
     model = model_name(cond["model"], data)
     version = cond["prompt_version"] or str(data["meta"].get("version") or "v1")
+    source_file = path.relative_to(root).as_posix()
     try:
         game_name, preset, params = game_setup(cond["gama_game"], data["meta"], data, path.relative_to(root).parts[:-1])
     except KeyError as exc:
@@ -321,28 +395,31 @@ def _match_rows(path: Path, root: Path) -> tuple[str, dict, list, list, list]:
     params = cls.resolve_params(params)
     match_id = "gamabench-" + hashlib.sha1(path.name.encode() + b"\0" + raw).hexdigest()[:16]
     replayed: str | None = None
+    log = TurnLog(match_id)
+    record_turn(log, source_file, data)
     try:
-        game, turns = replay(game_name, params, data, match_id)
+        game = replay(game_name, params, data, log)
         results = game.result()
         outcome = game.outcome()
     except (RecordError, ParseError, KeyError, IndexError, TypeError, ValueError) as exc:
         replayed = str(exc) or type(exc).__name__
-        game, results = cls(params), {}
-        turns, outcome = as_recorded(data, match_id, replayed), {}
+        game, results, outcome = cls(params), {}, {}
+        log = TurnLog(match_id)
+        record_turn(log, source_file, data)
+        as_recorded(data, log, replayed)
     players = len(data.get("player_data") or []) or int(_num(data["meta"]["player_num"]))
     seats = seat_rows(match_id, game, [{"agent": model, "prompt_version": version, "strategy": cond["strategy"],
                                         "temperature": cond["temperature"]}] * players, results)
-    metrics = record_metrics(match_id, score, game if replayed is None else None, players, turns)
+    metrics = record_metrics(match_id, score, game if replayed is None else None, players, log.rows)
     now = store.now()
     match = {"match_id": match_id, "run_id": None, "game": game_name, "preset": preset,
              "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
              "started_at": now, "finished_at": now, "rules_version": cls.rules_version,
-             "outcome": store.to_json(outcome | {"score": score, "source_file": path.relative_to(root).as_posix(),
+             "outcome": store.to_json(outcome | {"score": score, "source_file": source_file,
                                                  "variant": cond["variant"], "own_setting": cond["own_setting"],
                                                  "replayed": replayed is None,
-                                                 "not_replayed_because": replayed,
-                                                 "gama_record": kept_record(data)})}
-    return model, match, seats, turns, metrics
+                                                 "not_replayed_because": replayed})}
+    return model, store.MatchRecord(match, seats, log.rows, metrics)
 
 
 def record_metrics(match_id: str, score: float, game: GamaGame | None, n_seats: int,
@@ -357,8 +434,10 @@ def record_metrics(match_id: str, score: float, game: GamaGame | None, n_seats: 
 def rescore(match: dict[str, Any], n_seats: int, turns: list[dict[str, Any]]) -> Rescored:
     """`python -m engine rescore` of an imported match: the authors' score from the record kept in the outcome,
     the rest from its turns replayed (with the draws the record forced) when our rules could replay it."""
+    from engine.rescore import Rescored
+
     outcome = json.loads(match["outcome"])
-    score = record_score(match["game"], outcome["gama_record"])
+    score = record_score(match["game"], stored_record(match, turns))
     try:
         if not outcome.get("replayed"):
             raise ReplayError(outcome.get("not_replayed_because") or "imported as recorded")
@@ -374,9 +453,36 @@ def run_id_for(model: str) -> str:
     return "gamabench-import-" + re.sub(r"[^A-Za-z0-9.-]+", "-", model)
 
 
-def import_dir(path: Path, db: Path) -> str:
+def read_record(path: Path, root: Path) -> tuple[str, store.MatchRecord] | str:
+    """`match_record` of one file, or why it is no record their code can score (the file named)."""
+    try:
+        return match_record(path, root)
+    except (RecordError, KeyError, IndexError, TypeError, ValueError) as exc:
+        return f"{path.relative_to(root).as_posix()}: {exc}"
+
+
+@contextmanager
+def readers(n_files: int, workers: int | None) -> Iterator[ProcessPoolExecutor | None]:
+    """Processes that read records side by side (a replay is pure Python: one core each), or None where a folder
+    is too small to pay for them. Forked, so each starts with the engine imported, before any thread (the
+    progress bar's) exists."""
+    workers = workers or os.cpu_count() or 1
+    if workers < 2 or n_files < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        yield None
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pool.submit(int).result()  # a forking pool starts all its processes at its first task: now, not after the bar
+        yield pool
+
+
+def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None = None) -> str:
     """Import every GAMA-Bench record under `path`; one run per model; files already imported are skipped, and
-    every .json file that is not a record their code can score is reported with the reason."""
+    every .json file that is not a record their code can score is reported with the reason.
+
+    The records are read by `workers` processes (default: one per core), then every one's rows are written in
+    one transaction (`store.write_matches`): a connection and a commit per record cost more than reading it
+    (the published folder's 1,447 records took 165 s that way, 9 a second). With `progress`, a bar (or a line
+    every few seconds in a log) counts the records read."""
     path = Path(path)
     if not path.is_dir():
         raise FileNotFoundError(f"no folder at {path}")
@@ -385,26 +491,35 @@ def import_dir(path: Path, db: Path) -> str:
         raise ValueError(f"no GAMA-Bench records ([model_]game[_vK][_suffix].json) under {path}")
     store.init_db(db)
     known = set(store.query(db, "SELECT match_id FROM matches WHERE status = 'ok'").get("match_id", []))
-    runs: set[str] = set()
-    added, skipped, problems = 0, 0, []
-    for f in files:
-        try:
-            model, match, seats, turns, metrics = _match_rows(f, path)
-        except (RecordError, KeyError, IndexError, TypeError, ValueError) as exc:
-            problems.append(f"{f.relative_to(path).as_posix()}: {exc}")
-            continue
-        if match["match_id"] in known:
-            skipped += 1
-            continue
-        match["run_id"] = run_id_for(model)
-        if match["run_id"] not in runs:
-            store.upsert_run(db, match["run_id"], f"GAMA-Bench records: {model}",
-                             {"source": "GAMA-Bench raw_results", "model": model}, SOURCE, 0)
-            runs.add(match["run_id"])
-        store.write_match(db, match, seats, turns, metrics)
-        known.add(match["match_id"])
-        added += 1
-    for run_id in sorted(runs):
+    models: dict[str, str] = {}  # run id -> model
+    records: list[store.MatchRecord] = []
+    skipped, problems, turns = 0, [], 0
+    with readers(len(files), workers) as pool:
+        bar = match_progress(len(files), 0, "GAMA-Bench import", progress)
+        read = pool.map(read_record, files, repeat(path), chunksize=CHUNK) if pool \
+            else (read_record(f, path) for f in files)
+        for result in read:
+            if isinstance(result, str):
+                problems.append(result)
+            elif result[1].match["match_id"] in known:
+                skipped += 1
+            else:
+                model, record = result
+                record.match["run_id"] = run_id_for(model)
+                models[record.match["run_id"]] = model
+                known.add(record.match["match_id"])
+                records.append(record)
+                turns += len(record.turns)
+            if bar:
+                bar.set_postfix(errors=len(problems), turns=turns)
+                bar.update()
+        if bar:
+            bar.close()
+    for run_id, model in sorted(models.items()):
+        store.upsert_run(db, run_id, f"GAMA-Bench records: {model}", {"source": "GAMA-Bench raw_results",
+                                                                     "model": model}, SOURCE, 0)
+    added = store.write_matches(db, records)
+    for run_id in sorted(models):
         with store.connect(db) as con:
             con.execute("UPDATE runs SET n_matches = (SELECT count(*) FROM matches WHERE run_id = ?) WHERE run_id = ?",
                         [run_id, run_id])

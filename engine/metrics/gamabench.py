@@ -14,9 +14,10 @@ formula reaches the table without a replay of the agents.
   "custom: golds=4 (_g0)", whatever its parameters: the authors' leaderboard reads only runs
   `_v1_1`..`_v1_5`) and `source` (`ours`, or
   `published` for imported records); one column per game; `overall` = the mean of the eight (empty unless
-  all eight were played); each cell the mean over matches. A match whose seats all share the model and
-  condition counts with its match score; in a mixed match each model and condition counts with the mean of
-  its seats' scores.
+  all eight were played); `overall_sd` its spread over the row's runs (the standard deviation of each run's
+  overall: a published row's five runs `_v1_1`..`_v1_5`); each cell the mean over matches. A match whose seats
+  all share the model and condition counts with its match score; in a mixed match each model and condition
+  counts with the mean of its seats' scores.
 - `round_figures(db, filters)`: the figures the paper plots, one row per step of every selected match
   (a round of a simultaneous game, a shot in Battle Royale, a proposal or a vote in the Pirate Game):
   `match_id`, `run_id`, `step`, and the fields of the step's public record, e.g. guessing_game `mean`,
@@ -56,7 +57,8 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     where, params = filters.where()
     df = store.query(db, f"""
         WITH picked AS (
-          SELECT m.match_id, m.game, m.preset, m.params, m.outcome->>'$.own_setting' AS own_setting, r.source
+          SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
+                 r.source
           FROM matches m LEFT JOIN runs r USING (run_id)
           WHERE {where} AND m.game IN (SELECT unnest(?))),
         seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
@@ -69,7 +71,7 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
           FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
           WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
         SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.preset, p.params::VARCHAR AS params,
-               p.own_setting,
+               p.own_setting, p."repeat",
                CASE WHEN p.source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source,
                avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
                count(*) AS matches
@@ -77,7 +79,7 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
         LEFT JOIN score ms ON ms.match_id = g.match_id AND ms.seat IS NULL
         GROUP BY ALL""", [*params, list(GAMES)])
     columns = ["model", "prompt_version", "temperature", "strategy", "setting", "source", *GAMES,
-               "overall", "matches"]
+               "overall", "overall_sd", "matches"]
     if df.empty:
         return pd.DataFrame(columns=columns)
     named = setting_labels(df)
@@ -89,6 +91,7 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     grouped["score"] = grouped["weighted"] / grouped["matches"]
     table = grouped["score"].unstack("game").reindex(columns=list(GAMES))
     table["overall"] = table[list(GAMES)].mean(axis=1, skipna=False)
+    table["overall_sd"] = _spread_over_runs(frame, keys)
     table["matches"] = grouped["matches"].groupby(level=keys).sum()
     table = table.reset_index()
     table.columns.name = None
@@ -98,6 +101,15 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
         ["other", "setting", "overall", "model"], ascending=[True, True, False, True], na_position="last",
         key=fixed_values)
     return table[columns].reset_index(drop=True)
+
+
+def _spread_over_runs(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Per row: the standard deviation (n - 1) of its overall over its runs (the matches' `repeat`: a published
+    record's `_v1_k` is run k), as the paper's tables give "68.7 ± 2.7" over five runs; blank unless two runs or
+    more played all eight games."""
+    by_run = frame.groupby([*keys, "repeat", "game"])[["weighted", "matches"]].sum()
+    per_game = (by_run["weighted"] / by_run["matches"]).unstack("game").reindex(columns=list(GAMES))
+    return per_game.mean(axis=1, skipna=False).groupby(level=keys).std()
 
 
 def _setting(label: str, own_setting: str | None) -> str:

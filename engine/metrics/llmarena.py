@@ -28,11 +28,8 @@ import pandas as pd
 from engine import store
 from engine.metrics.ratings import trueskill_table
 from engine.precision import fixed_values
-from engine.selection import ALL, Selection, Variant, agent_sql
-
-GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
-REWARD_GAMES = ("bid", "hanabi")
-OWN_RULES = tuple(Variant.of(g, "llmarena" if g == "undercover" else None) for g in GAMES)
+from engine.selection import ALL, Selection, agent_sql
+from engine.suites.llmarena import GAMES, OWN_RULES, REWARD_GAMES
 
 
 def _games_played(db: str | Path, filters: Selection) -> set[str]:

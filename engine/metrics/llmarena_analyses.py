@@ -17,6 +17,7 @@ import pandas as pd
 from engine import store
 from engine.metrics.ratings import seat_outcomes_sql
 from engine.selection import ALL, Selection, agent_sql, contested_sql
+from engine.suites.llmarena import HINT_GAMES
 
 WIN_PROB_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -25,7 +26,7 @@ def _empty(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: [] for c in columns})
 
 
-def hint_ablation(db: str | Path, games: tuple[str, ...] = ("tictactoe", "connect_four"),
+def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
                   filters: Selection = ALL) -> pd.DataFrame:
     """Per game, agent and hint (the paper's Table 2): its contested matches and win rate over them (the one
     definition of engine/headline.py: seats won + half the seats drawn over seats held), and its moves, illegal

@@ -13,9 +13,12 @@ seven abilities, the overall win rate and the radar polygon's area, from ONE fun
 - Table 2's figures: `cost_sharing_cost` = the challenger's mean share (%) of the agreed split in the
   successful cost-sharing games (the authors' `collabration` Cost), `prisoner_score` = its mean final
   score in the Prisoner's Dilemma, `public_good_payback` = its mean payback from the multiplied pool.
-- `area`: the radar polygon of the seven abilities (Figure 1) as a percentage of the full polygon (every ability
-  at 100%): 0-100 like the abilities themselves, where the polygon's raw area would read in the tens of thousands.
-A figure whose games are missing is NaN, never 0, and so is the area unless all seven abilities exist.
+- The radar's area (`magic_radar`): `AREA`, the polygon of the seven abilities (Figure 1) as a percentage of the
+  full polygon, and `PAPER_AREA`, its raw area on 0-100 axes, the unit of the paper's Figures 1 and 6.
+One scale per figure on every output path (page, CSV, Parquet, CLI, report): the abilities 0-100 as Table 1 prints
+them, named so (`ABILITY_COLUMNS`: "Judgement (0-100)"); the win rates as fractions (the pages show them in %);
+Table 2's figures in their own units.
+A figure whose games are missing is NaN, never 0, and so are the areas unless all seven abilities exist.
 Which seats are the challenger's: `magic_social` (the match's `tested_role`, else the one seat whose
 agent and strategy differ from the others'; in self-play every seat counts).
 """
@@ -27,7 +30,17 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.magic_radar import (
+    ABILITIES,
+    ABILITY_COLUMNS,
+    AREA,
+    PAPER_AREA,
+    RADAR_SCALE,
+    area_paper,
+    area_percent,
+)
 from engine.metrics.magic_social import (
+    AUTHORS,
     NO_STRATEGY,
     SOCIAL_GAMES,
     SOCIAL_METRICS,
@@ -35,33 +48,26 @@ from engine.metrics.magic_social import (
     challenger_sums,
     ratios,
     reasoning_sums,
+    seat_in,
     social_abilities_of,
 )
 from engine.precision import fixed_values
-from engine.selection import ALL, Selection
+from engine.selection import ALL, Selection, variants_sql
+from engine.suites.magic import ROLE_WIN_RATES as SUITE_ROLE_WIN_RATES
+from engine.suites.magic import TABLE_2 as SUITE_TABLE_2
+from engine.suites.magic import THEORY
 
-ABILITIES = ["Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation", "Coordination", "Rationality"]
 SOCIAL_ABILITY_COLUMNS = {"judgement": "Judgement", "reasoning": "Reasoning", "deception": "Deception",
                           "self_awareness": "Self-awareness"}
-ROLE_WIN_RATES = ["chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr", "cost_sharing_wr",
-                  "prisoner_wr", "public_good_wr"]
-THEORY_GAMES = ("cost_sharing", "prisoners_dilemma", "magic_public_good")
-THEORY_SELECTION = "m.game IN (" + ", ".join(f"'{g}'" for g in THEORY_GAMES) + ")"
-TABLE_2 = ["cost_sharing_cost", "prisoner_score", "public_good_payback"]
-PROFILE_COLUMNS = ["agent", "strategy", *ABILITIES, "win_rate", "roles", "area", *ROLE_WIN_RATES, *TABLE_2]
-RADAR_SCALE = 100.0  # Figure 1 draws the abilities from 0 to 100
+ROLE_WIN_RATES, TABLE_2 = list(SUITE_ROLE_WIN_RATES), list(SUITE_TABLE_2)  # named once, in the suite's declaration
+THEORY_SELECTION = variants_sql(THEORY)
+PROFILE_COLUMNS = ["agent", "strategy", *ABILITY_COLUMNS, "win_rate", "roles", AREA, PAPER_AREA, *ROLE_WIN_RATES,
+                   *TABLE_2]
+__all__ = ["ABILITIES", "ABILITY_COLUMNS", "AREA", "PAPER_AREA", "PROFILE_COLUMNS", "RADAR_SCALE", "ROLE_WIN_RATES",
+           "TABLE_2", "ability_profile"]
 
-
-def radar_area(values: list[float]) -> float:
-    """Area of the polygon of `values` (abilities as fractions) drawn on equally spaced axes, as a percentage
-    of the full polygon (every value 1): the wedges' constant cancels, leaving the mean product of neighbours.
-    NaN if any value is missing."""
-    if not values or any(v != v for v in values):
-        return float("nan")
-    return RADAR_SCALE * sum(a * b for a, b in zip(values, values[1:] + values[:1], strict=True)) / len(values)
-
-
-_SHARING, _PRISONER, _PUBLIC = "game = 'cost_sharing'", "game = 'prisoners_dilemma'", "game = 'magic_public_good'"
+# the suite's three game-theory games, in its order: each has its own formulas below
+_SHARING, _PRISONER, _PUBLIC = (seat_in(variant) for variant in THEORY)
 _RATIONAL = f"{_PRISONER} OR {_PUBLIC}"
 THEORY_METRICS = ("agreement", "proposal_agreed", "rational_moves", "rational_chances", "cost_share", "final_score",
                   "payback")
@@ -97,25 +103,32 @@ def _theory_abilities_of(sums: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index().reindex(columns=THEORY_COLUMNS)
 
 
-def ability_profile(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    """One row per challenger (agent label and strategy) over the selected matches: the seven abilities, the
-    win rate, the number of role win rates it averages, the radar area, and the seven role win rates.
-    Both halves' counts come from one query, one row per challenger; an agent that played only one half
-    has NaN (no games) for the other's figures."""
+def ability_profile(db: str | Path, filters: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
+    """One row per challenger (agent label and strategy) over the selected matches: the seven abilities (0-100),
+    the win rate, the number of role win rates it averages, the radar's area in both units, and the seven role
+    win rates. Both halves' counts come from one query, one row per challenger; an agent that played only one
+    half has NaN (no games) for the other's figures. `missing_suspicion`: how Reasoning reads a belief without
+    a suspect (`magic_social.reasoning_sums`: 'authors' as Player 1, their argmax of zeros; 'unmatched' never
+    right)."""
     where, params = filters.where("m")
     with store.reading(db):
         sums = challenger_sums(db, f"(({SOCIAL_GAMES}) OR ({THEORY_SELECTION})) AND {where}", params,
                                SOCIAL_METRICS + THEORY_METRICS, SOCIAL_SUMS | THEORY_SUMS)
         if sums.empty:
             return pd.DataFrame(columns=PROFILE_COLUMNS)
-        social = social_abilities_of(sums, reasoning_sums(db, where, params)).rename(columns=SOCIAL_ABILITY_COLUMNS)
+        social = social_abilities_of(sums, reasoning_sums(db, where, params, missing_suspicion)).rename(
+            columns=SOCIAL_ABILITY_COLUMNS)
     profile = social.merge(_theory_abilities_of(sums), on=["agent", "strategy"])
-    profile = profile.reindex(columns=PROFILE_COLUMNS).astype({c: float for c in ABILITIES + ROLE_WIN_RATES + TABLE_2})
+    profile[ABILITIES] = profile[ABILITIES].astype(float) * RADAR_SCALE  # Table 1's scale: the one place it is set
+    profile = profile.rename(columns=dict(zip(ABILITIES, ABILITY_COLUMNS, strict=True)))
+    profile = profile.reindex(columns=PROFILE_COLUMNS).astype({c: float for c in ROLE_WIN_RATES + TABLE_2})
     # bots have no strategy: blank, not magic_social's grouping key NO_STRATEGY ("-")
     profile["strategy"] = [None if s != s or s in (None, NO_STRATEGY) else s for s in profile["strategy"]]
     roles = profile[ROLE_WIN_RATES]
     profile["win_rate"] = roles.mean(axis=1, skipna=True)
     profile["roles"] = roles.notna().sum(axis=1)
-    profile["area"] = [radar_area(list(row)) for row in profile[ABILITIES].itertuples(index=False)]
+    abilities = [list(row) for row in profile[ABILITY_COLUMNS].itertuples(index=False)]
+    profile[AREA] = [area_percent(values) for values in abilities]
+    profile[PAPER_AREA] = [area_paper(values) for values in abilities]
     return profile.sort_values(["win_rate", "agent"], ascending=[False, True], na_position="last",
                                key=fixed_values).reset_index(drop=True)

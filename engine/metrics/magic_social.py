@@ -8,9 +8,13 @@ of an agent's games as that file does. Quirks kept from it:
   {0, 1} (not games) is the denominator and whether flag 1 occurs the numerator (1/2 when both occur).
   Where their code divides by zero (no such flag) the term is 0 here.
 - Self-awareness (`consist_pgm`): the role-probe answers pooled unweighted over both games.
-- Reasoning (`compute_pgm_metric`): per probe and per seat under test, one "gold" item (its suspect is
-  the special player) and ONE "inter" item, right only if its guess of whom each other player
-  suspects matches every other player's own stated suspect (a missing belief never matches).
+- Reasoning (`compute_pgm_metric` of chameleon_competition_pgm.py): per probe and per seat under test, one
+  "gold" item (its suspect is the special player) and ONE "inter" item, right only if its guess of whom
+  each other player suspects matches every other player's own stated suspect. A missing suspicion row (no
+  belief, no suspect named, a probe that failed) reads as Player 1, as their `np.argmax` of a row of zeros
+  does: a missing suspect is right when Player 1 is the special player, and two missing rows match
+  (`missing_suspicion="authors"`, the default; "unmatched" keeps the cleaner reading, where a missing
+  suspect is never right).
 - Judgement (`judge`): an unparseable vote (here: a vote that ended in the random fallback) is a wrong vote.
 The seats under test: the match parameter `tested_role` says which ('special': the special seat;
 'common': every other seat, as the authors' runs seat the challenger); without it, in a match where
@@ -34,13 +38,16 @@ import pandas as pd
 
 from engine import store
 from engine.games.social import read_belief_text
-from engine.selection import ALL, Selection, agent_sql
+from engine.selection import ALL, Selection, Variant, agent_sql, variants_sql
+from engine.suites.magic import SOCIAL
 
 DECEPTION_GUESS_WEIGHT = 0.25
-ABILITY_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
-                   "judgement", "reasoning", "deception", "self_awareness"]
+SOCIAL_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
+                  "judgement", "reasoning", "deception", "self_awareness"]
 NO_STRATEGY = "-"  # bots have none
-SOCIAL_GAMES = "m.game = 'chameleon' OR (m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'magic')"
+SOCIAL_GAMES = variants_sql(SOCIAL)  # over matches AS m
+AUTHORS, UNMATCHED = "authors", "unmatched"  # how Reasoning reads a missing suspicion row
+FIRST_SEAT = "Player 1"  # whom the authors' argmax of a row of zeros names
 
 
 def social_seats(db: str | Path, where: str, params: list | None = None) -> pd.DataFrame:
@@ -107,6 +114,16 @@ def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: b
                     THEN sel.agent || '|' || sel.strategy = h.lone ELSE true END AS challenger
         FROM sel JOIN shapes h USING (match_id)
         {figure_joins}"""
+
+
+def seat_in(variant: Variant) -> str:
+    """A SQL condition over `_seats_sql`'s rows: the seat's match was played under `variant` (its game, and its
+    `rules` where the variant fixes them; the rows carry no other parameter)."""
+    fixed = dict(variant.fixed)
+    if set(fixed) - {"rules"}:
+        raise ValueError(f"{variant.label}: a seat row knows its game's rules only, not {sorted(fixed)}")
+    rules = f" AND rules = {_literal(fixed['rules'])}" if "rules" in fixed else ""
+    return f"(game = {_literal(variant.game)}{rules})"
 
 
 def _literal(text: str) -> str:
@@ -191,11 +208,13 @@ def _fold_beliefs(turns: Iterable[tuple]) -> dict[tuple[str, int, int, int], dic
     return out
 
 
-def reasoning_counts(seats: pd.DataFrame, beliefs: dict) -> dict[int, tuple[int, int]]:
+def reasoning_counts(seats: pd.DataFrame, beliefs: dict,
+                     missing_suspicion: str = AUTHORS) -> dict[int, tuple[int, int]]:
     """Row index -> (correct, asked) items, two per probe as `compute_pgm_metric` scores them: "gold",
     the seat's suspect is the special player; "inter", its guess of whom each other player suspects
-    matches every other player's own stated suspect at that probe (a missing belief never matches).
+    matches every other player's own stated suspect at that probe (a missing suspect: `_seat_reasoning`).
     (0, 0) for a seat without beliefs."""
+    blank = _blank_suspect(missing_suspicion)
     out: dict[int, tuple[int, int]] = dict.fromkeys(seats.index, (0, 0))
     probes_of = defaultdict(list)
     for (match, seat, rnd, k) in beliefs:
@@ -205,30 +224,42 @@ def reasoning_counts(seats: pd.DataFrame, beliefs: dict) -> dict[int, tuple[int,
                believers["n_players"], strict=True)
     for idx, match, seat, special_seat, n_players in rows:
         if (match, seat) in probes_of:
-            out[idx] = _seat_reasoning(beliefs, probes_of[(match, seat)], match, seat, special_seat, n_players)
+            out[idx] = _seat_reasoning(beliefs, probes_of[(match, seat)], match, seat, special_seat, n_players,
+                                       blank)
     return out
 
 
+def _blank_suspect(missing_suspicion: str) -> str | None:
+    """Whom a missing suspicion row names: Player 1 under 'authors' (their argmax of a row of zeros), nobody
+    (never right, never matching) under 'unmatched'."""
+    if missing_suspicion not in (AUTHORS, UNMATCHED):
+        raise ValueError(f"missing_suspicion must be '{AUTHORS}' or '{UNMATCHED}', not {missing_suspicion!r}")
+    return FIRST_SEAT if missing_suspicion == AUTHORS else None
+
+
 def _seat_reasoning(beliefs: dict, probes: list[tuple[int, int]], match: str, seat: int, special_seat: int,
-                    n_players: int) -> tuple[int, int]:
-    """(correct, asked) of one seat over its `probes` (round, probe): a gold and an inter item each."""
+                    n_players: int, blank: str | None) -> tuple[int, int]:
+    """(correct, asked) of one seat over its `probes` (round, probe): a gold and an inter item each; a missing
+    suspect (no belief, no suspect named) reads as `blank` (`_blank_suspect`)."""
     special = f"Player {int(special_seat) + 1}"
     others = [s for s in range(int(n_players)) if s != seat]
     correct = 0
     for rnd, k in sorted(probes):
         mine = beliefs[(match, seat, rnd, k)] or {}
-        correct += mine.get("suspect") == special
+        correct += (mine.get("suspect") or blank) == special
         thinks = mine.get("thinks") or {}
-        theirs = [(beliefs.get((match, s, rnd, k)) or {}).get("suspect") for s in others]
-        correct += all(t is not None and thinks.get(f"Player {s + 1}") == t
+        theirs = [(beliefs.get((match, s, rnd, k)) or {}).get("suspect") or blank for s in others]
+        correct += all(t is not None and (thinks.get(f"Player {s + 1}") or blank) == t
                        for s, t in zip(others, theirs, strict=True))
     return correct, 2 * len(probes)
 
 
-def reasoning_sums(db: str | Path, where: str, params: list | None) -> dict[tuple[str, str], tuple[int, int]]:
+def reasoning_sums(db: str | Path, where: str, params: list | None,
+                   missing_suspicion: str = AUTHORS) -> dict[tuple[str, str], tuple[int, int]]:
     """Per agent and strategy, (correct, asked) Reasoning items over its challenger seats of the selected
-    social matches: the belief turns stream in match by match (with the match's challengers), so one
-    match's beliefs are in memory at a time."""
+    social matches (a missing suspect read as `missing_suspicion` says: `_seat_reasoning`): the belief turns
+    stream in match by match (with the match's challengers), so one match's beliefs are in memory at a time."""
+    blank = _blank_suspect(missing_suspicion)
     turns = store.stream(db, f"""
         WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", (), figures=False)}),
         tested AS (
@@ -251,7 +282,7 @@ def reasoning_sums(db: str | Path, where: str, params: list | None) -> dict[tupl
         for c in challengers:
             if c["seat"] in probes_of:
                 correct, asked = _seat_reasoning(beliefs, probes_of[c["seat"]], match, c["seat"], special_seat,
-                                                 n_players)
+                                                 n_players, blank)
                 done = totals[(c["agent"], c["strategy"])]
                 totals[(c["agent"], c["strategy"])] = (done[0] + correct, done[1] + asked)
     return totals
@@ -263,7 +294,7 @@ SOCIAL_ROLES = {"chameleon_wr": "chameleon", "non_chameleon_wr": "non-chameleon"
 
 
 _VOTER, _SPECIAL = "role IN ('non-chameleon', 'civilian')", "role IN ('chameleon', 'undercover')"
-_AS_NON_CHAMELEON = "role = 'non-chameleon' AND game = 'chameleon'"
+_AS_NON_CHAMELEON = "role = 'non-chameleon'"  # a role only Chameleon deals
 SOCIAL_METRICS = ("credits", "max_credits", "votes_correct", "votes_cast", "role_probes", "role_probes_correct")
 SOCIAL_SUMS = {
     "votes_correct": f"sum(coalesce(votes_correct, 0) - fallback_votes_correct) FILTER (WHERE {_VOTER})",
@@ -278,16 +309,17 @@ SOCIAL_SUMS = {
 }
 
 
-def social_abilities(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def social_abilities(db: str | Path, filters: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
     """Per agent and strategy: the four role win rates, Judgement, Reasoning, Deception and
-    Self-awareness of MAgIC's Chameleon and Undercover (`rules: magic`)."""
+    Self-awareness (as fractions) of MAgIC's Chameleon and Undercover (`rules: magic`); `missing_suspicion`:
+    how Reasoning reads a missing suspect (`_seat_reasoning`)."""
     where, params = filters.where("m")
     where = f"({SOCIAL_GAMES}) AND ({where})"
     with store.reading(db):
         sums = challenger_sums(db, where, params, SOCIAL_METRICS, SOCIAL_SUMS)
         if sums.empty:
-            return pd.DataFrame(columns=ABILITY_COLUMNS)
-        return social_abilities_of(sums, reasoning_sums(db, where, params))
+            return pd.DataFrame(columns=SOCIAL_COLUMNS)
+        return social_abilities_of(sums, reasoning_sums(db, where, params, missing_suspicion))
 
 
 def social_abilities_of(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
@@ -301,7 +333,7 @@ def social_abilities_of(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tup
     table["reasoning"] = ratios(correct, asked)
     table["deception"] = _deception(sums)
     table["self_awareness"] = ratios(sums["role_probes_correct"], sums["role_probes"])
-    return table.reset_index().reindex(columns=ABILITY_COLUMNS)
+    return table.reset_index().reindex(columns=SOCIAL_COLUMNS)
 
 
 def _deception(sums: pd.DataFrame) -> pd.Series:
@@ -323,9 +355,9 @@ def llmarena_undercover_figures(db: str | Path) -> pd.DataFrame:
     columns = ["agent", "strategy", "games", "undercover_win_rate", "description_rate", "guess_rate",
                "guess_strict_rate"]
     counted = ("clues_describing_own_word", "clues_given", "word_guess_any", "word_guess_all", "word_guess_probes")
-    sums = challenger_sums(db, "m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'llmarena'",
-                           None, counted, {"games": "count(*)", "won": "count(*) FILTER (WHERE won)",
-                                           **{name: f"sum({name})" for name in counted}},
+    sums = challenger_sums(db, Variant.of("undercover", "llmarena").sql("m"), None, counted,
+                           {"games": "count(*)", "won": "count(*) FILTER (WHERE won)",
+                            **{name: f"sum({name})" for name in counted}},
                            seats_where="role = 'undercover'")
     if sums.empty:
         return pd.DataFrame(columns=columns)

@@ -17,6 +17,7 @@ from engine import store
 from engine.metrics.magic_social import NO_STRATEGY
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
+from engine.suites.wis import UNDERCOVER
 
 START_POINTS = 100
 FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score", "vote_accuracy", "foul_rate",
@@ -38,7 +39,7 @@ def _seats_sql(where: str) -> str:
                    coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, s.role, s.score,
                    CAST(coalesce(s.won, false) AS DOUBLE) AS won
             FROM seats s JOIN matches m USING (match_id)
-            WHERE m.game = 'undercover' AND json_extract_string(m.params, '$.rules') = 'wis' AND ({where})),
+            WHERE {UNDERCOVER.sql("m")} AND ({where})),
         per_seat AS (
             SELECT match_id, seat, {pivot} FROM metrics
             WHERE seat IS NOT NULL AND name IN {_METRICS} AND match_id IN (SELECT match_id FROM sel)

@@ -55,13 +55,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
 # matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table; 5
 # seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies);
-# 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`);
-# 7 the summaries (agent_summary, metric_summary, generation: engine/store/summaries.py), built from the log
-# by the upgrade.
+# 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`); 7
+# MAgIC's published rows on the 0-100 scale with the radar's area in both units; 8 the summaries (agent_summary,
+# metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade. Every upgrade rewrites
+# the papers' rows, so a change to engine/published.py's rows bumps the version too (else databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import duckdb
 
 from engine.store.schema import TABLES
+from engine.valid_answers import valid_sql
 
 KEYS = ("run_id", "game", "params", "preset", "several", "label", "temperature", "prompt_version", "max_tokens")
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name")}  # each table and the columns it sums by
@@ -78,7 +79,7 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
           FROM placed GROUP BY match_id),
         moves AS (
           SELECT t.match_id, t.seat, count(*) AS decisions,
-                 count(*) FILTER (WHERE coalesce(t.legal, true) AND NOT coalesce(t.fallback, false)) AS valid,
+                 count(*) FILTER (WHERE {valid_sql("t")}) AS valid,
                  count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
                  count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
           FROM {turns} t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM m) GROUP BY ALL)

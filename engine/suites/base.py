@@ -1,13 +1,14 @@
 """What a suite is: the games (and rule variants) a paper plays, how its leaderboard is computed over a
-selection, and the figures its paper plots. Declarations only: the functions a suite names are
-imported when first called (`Scorer`), so a scorer may read its suite's game list without a cycle.
+selection, how that table is shown (`TableLayout`), and the figures its paper plots. Declarations only: the
+functions a suite names are imported when first called (`Scorer`), so a scorer may read its suite's game list
+without a cycle.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -44,6 +45,13 @@ class Chart:
     x_title: str | None = None
     y_title: str | None = None
 
+    def y_label(self, columns: list[str], unit: str = "") -> str:
+        """The y axis's title: the one series' own name when the chart draws one (a bare "value" over a single
+        unlabelled curve says nothing), else the unit the series share, else `y_title` (the legend names each)."""
+        if len(columns) == 1:
+            return f"{columns[0]} ({unit})" if unit else columns[0]
+        return unit or self.y_title or "value"
+
     def columns(self, table: pd.DataFrame) -> list[str] | str:
         if isinstance(self.y, str):
             return self.y
@@ -56,7 +64,8 @@ class Chart:
 @dataclass(frozen=True)
 class Figure:
     """One of a paper's per-game figures: `table(db, filters=selection)` over the selection narrowed to one of
-    `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download."""
+    `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download. `hidden`: per
+    game, the columns not shown (a field naming a seat, whose mean over matches means nothing)."""
 
     name: str
     title: str
@@ -64,6 +73,7 @@ class Figure:
     table: Scorer
     chart: Chart | None = None
     show_table: bool = True
+    hidden: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def compute(self, db: str | Path, selection: Selection) -> pd.DataFrame:
         return self.table(db, filters=selection)
@@ -86,11 +96,61 @@ class Headline:
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """An average over the parts of a whole (MAgIC's seven role win rates, LLMArena's seven games): `value` is the
+    average's column, `parts` the column counting the parts a row covers, of `whole` parts, each one `unit`. A row
+    covering fewer is partial: marked beside its value and shown after the complete rows (an average over 1 of 7
+    games must not lead the table)."""
+
+    value: str
+    parts: str
+    whole: int
+    unit: str
+
+
+@dataclass(frozen=True)
+class ByRole:
+    """A figure per role in columns `{role}_{figure}`, shown apart under `title` as a row per agent and role it held:
+    eight columns side by side, half of them blank for an agent that held one role, would run past the window.
+    `helps` defines the figures of one role (and `role`)."""
+
+    title: str
+    roles: tuple[str, ...]
+    figures: tuple[str, ...]
+    helps: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> list[str]:
+        return [f"{role}_{figure}" for figure in self.figures for role in self.roles]
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """How a suite's own table is shown, on every page that shows it (pages/shared/own_tables.py reads it; no page
+    knows a suite by its name). Columns are named as the board names them. `key`: shown right after the first
+    column (who and how well: in view on a narrow window); `aside`: groups of columns (title -> columns) in expanders
+    beside the table, so that it fits a 1400 px window; `by_role`: per-role figures shown as rows apart; `coverage`:
+    the average over parts whose partial rows are marked and put last (a figure is shown on the scale its scorer
+    gives, the one every output path shares: no page rescales it); `kept`: columns shown even when every cell is
+    blank; `renamed`: the name shown, where the board's would mislead (a paper's own number that is not the
+    headline's win rate must not pass for it; its figures tables show the same names); `helps`: definitions of
+    the shown columns (header tooltips)."""
+
+    key: tuple[str, ...] = ()
+    aside: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    by_role: ByRole | None = None
+    coverage: Coverage | None = None
+    kept: tuple[str, ...] = ()
+    renamed: Mapping[str, str] = field(default_factory=dict)
+    helps: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Suite:
     """A paper's benchmark. `variants` are the games (under their rule sets) it scores; `board(db, filters=...)`
-    is its leaderboard as the paper defines it; `figures` what its paper plots per game. `caption` explains the
-    table, `empty` says what to play when there is none. `slow` marks a leaderboard that replays ratings (the
-    dashboard asks before computing it on a large new selection)."""
+    is its leaderboard as the paper defines it, `layout` how every page shows it; `figures` what its paper plots per
+    game. `caption` explains the table, `empty` says what to play when there is none. `slow` marks a leaderboard
+    that replays ratings (the dashboard asks before computing it on a large new selection)."""
 
     name: str
     title: str
@@ -104,7 +164,7 @@ class Suite:
     narrow: bool = False  # the board reads any selection: narrow it to `variants` first
     headline: Headline = Headline()
     self_play: bool = False  # the paper plays one model in every seat: its own table keeps self-play
-
+    layout: TableLayout = TableLayout()
 
     @property
     def games(self) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.selection import Variant
-from engine.suites.base import Chart, Figure, Headline, Scorer, Suite
+from engine.suites.base import Chart, Figure, Headline, Scorer, Suite, TableLayout
 
 GAMES = ("guessing_game", "bar_game", "divide_dollar", "public_goods", "diner_dilemma", "sealed_bid_auction",
          "battle_royale", "pirate_game")
@@ -14,6 +14,7 @@ SUITE = Suite(
     board=Scorer("engine.metrics.gamabench:leaderboard"),
     headline=Headline("score", "γ-Bench score 0-100", "gamabench_score", (0.0, 100.0)),
     self_play=True,
+    layout=TableLayout(key=("overall", "matches", "setting", "source")),
     caption="Rows with source `published` are GAMA-Bench's own records, imported with "
             "`python -m engine import gamabench DIR` and scored as the authors' `compute_score` does: from "
             "the figures each round record stores (Diner `cheap_player`: an answer outside the options counts "
@@ -28,6 +29,7 @@ SUITE = Suite(
     empty="No γ-Bench games in this selection yet.",
     figures=(
         Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.metrics.gamabench:round_curves"),
-               Chart("line", "step", skip=("matches",), x_title="round", y_title="value")),
+               Chart("line", "step", skip=("matches",), x_title="round", y_title="value"),
+               hidden={"battle_royale": ("shooter", "target"), "pirate_game": ("proposer",)}),  # who, not how much
     ),
 )

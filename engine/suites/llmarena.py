@@ -4,16 +4,22 @@ its §4 (hint ablation, ConnectFour rewards, Hold'em actions against win probabi
 from __future__ import annotations
 
 from engine.selection import Variant
-from engine.suites.base import Chart, Figure, Scorer, Suite
+from engine.suites.base import Chart, Coverage, Figure, Scorer, Suite, TableLayout
 
 GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
-REWARD_GAMES = ("bid", "hanabi")
+REWARD_GAMES = ("bid", "hanabi")  # scored by their average reward, not a TrueSkill rating
+OWN_RULES = tuple(Variant.of(g, "llmarena" if g == "undercover" else None) for g in GAMES)
+HINT_GAMES = ("tictactoe", "connect_four")  # the games of the hint ablation (Table 2)
 ANALYSES = "engine.metrics.llmarena_analyses"
 
 SUITE = Suite(
     name="llmarena", title="LLMArena", paper="LLMArena",
-    variants=tuple(Variant.of(g, "llmarena" if g == "undercover" else None) for g in GAMES),
+    variants=OWN_RULES,
     board=Scorer("engine.metrics.llmarena:leaderboard"),
+    # the raw figures behind the normalized columns apart: the seven game columns fill a 1400 px window
+    layout=TableLayout(key=("average", "games"), coverage=Coverage("average", "games", len(GAMES), "games"),
+                       aside={"Raw figures, before normalizing to the best": (
+                           *(f"{g}_reward" for g in REWARD_GAMES), "undercover_win_rate")}),
     caption="Per game: TrueSkill mu (team members weigh 1, trueskill.rate's default) as a share of the best "
             "agent's · 100; Bid, Hanabi: average reward; Undercover: the win rate as the undercover against four "
             "fixed civilians (§3.1), only for agents that played it; all normalized to the best · 100, over the "
@@ -23,7 +29,7 @@ SUITE = Suite(
     slow=True,
     figures=(
         Figure("hint_ablation_{game}", "Illegal-move rate with and without the legal-move hint",
-               ("tictactoe", "connect_four"), Scorer(f"{ANALYSES}:hint_ablation"),
+               HINT_GAMES, Scorer(f"{ANALYSES}:hint_ablation"),
                Chart("bar", "agent", "illegal_move_rate", color="hint", barmode="group")),
         Figure("connect_four_rewards", "ConnectFour rewards", ("connect_four",),
                Scorer(f"{ANALYSES}:connect_four_rewards")),

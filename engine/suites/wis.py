@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 from engine.selection import Variant
-from engine.suites.base import Figure, Scorer, Suite
+from engine.suites.base import ByRole, Figure, Scorer, Suite, TableLayout
 
 UNDERCOVER = Variant.of("undercover", "wis")
+ROLES = ("spy", "civilian")
 
 SUITE = Suite(
     name="wis", title="Who is Spy ranking", paper="Who-is-Spy",
     variants=(UNDERCOVER,),
     board=Scorer("engine.metrics.wis:leaderboard"),
+    layout=TableLayout(
+        key=("ranking", "games", "win_rate"),
+        by_role=ByRole(
+            "Figures by role (spy, civilian)", ROLES, ("win_rate", "mean_score", "foul_rate", "survival_rounds"),
+            helps={"role": "the role the agent held (a row for each role it held)",
+                   "win_rate": "seats won / seats held in this role",
+                   "mean_score": "mean score of the seats held in this role"}),
+        # Who is Spy counts every seat a player held as a game played (its ranking subtracts one per seat): named so
+        # that it cannot pass for the headline's matches
+        renamed={"games": "seats played"},
+        helps={"seats played": "seats the agent held: Who is Spy counts each seat as a game played (its ranking "
+                               "subtracts one per seat)"}),
     caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games).",
     empty="No Who-is-Spy (`undercover`, rules `wis`) games yet.",
     figures=(

@@ -10,7 +10,8 @@ import streamlit as st
 
 from engine import queries, store
 from engine.selection import Selection
-from pages.shared import Report, filter_bar, notice_area
+from pages.shared.report import Report
+from pages.shared.url_widgets import filter_bar, notice_area
 
 NO_MATCHES = "No matches yet. Play some with `python -m engine run runs/quick.yaml` (or `make run`)."
 

@@ -1,6 +1,6 @@
 """Reading the social games' answers: clues and speeches (free text), the belief probe, the word-guess
-probe, a player's name in a vote or a belief, a belief written as free text (the pgm strategy's analysis),
-and the word comparisons the judging and the fouls rely on.
+probe and LLMArena's guesses-and-vote answer, a player's name in a vote or a belief, a belief written as
+free text (the pgm strategy's analysis), and the word comparisons the judging and the fouls rely on.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.games.base import ActionSpace, ParseError
+from engine.games.base import ActionSpace, Choice, ParseError
 from engine.games.parsing import json_field, require_text
 
 
@@ -125,6 +125,40 @@ def match_name(text: str, names: tuple[str, ...]) -> str | None:
         return None
     name = f"Player {int(found[-1])}"
     return name if name in names else None
+
+
+_VOTE_LINE = re.compile(r"vote:\s*(.*)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class WordGuessVoteSpace(ActionSpace):
+    """LLMArena's accusation answer (THU-BPM/LLMArena, examples/selfplay/opponent_templates/undercover_v1/
+    opponent.py): the other players' words first, then the vote, in one answer. As there, only the vote must
+    be readable: the JSON field "vote", else the first player named on the line after "vote:" (as their
+    regular expression reads it); a word guess left out is recorded empty, a wrong guess, and never costs the vote."""
+
+    words: WordGuessSpace
+    vote: Choice
+
+    def sample(self, rng: random.Random) -> dict[str, Any]:
+        return {"words": self.words.sample(rng), "vote": self.vote.sample(rng)}
+
+    def describe(self) -> str:
+        fields = ", ".join(f'"{n} word": "<word>"' for n in self.words.others)
+        return f'a JSON object {{{fields}, "vote": "<player>"}}, the vote {self.vote.describe()}'
+
+    def parse(self, text: str) -> dict[str, Any]:
+        require_text(text)
+        if json_field(text, self.vote.key) is not None:
+            vote = self.vote.parse(text)
+        else:
+            line = _VOTE_LINE.search(text)
+            if line is None:
+                raise ParseError(f'no vote found; answer with {self.describe()}')
+            first = _NAME.search(line.group(1))  # theirs: the first digit after "vote:"
+            vote = self.vote.parse(f"Player {int(first.group(1))}" if first else line.group(1))
+        guesses = {n: str(json_field(text, f"{n} word") or "").strip()[:60] for n in self.words.others}
+        return {"words": guesses, "vote": vote}
 
 
 # ---------------------------------------------------------------- MAgIC's own readings (cathyxl/MAgIC)

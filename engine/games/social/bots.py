@@ -64,13 +64,19 @@ def bot_word(obs: Observation, rng: random.Random) -> str:
     return words[random.Random(obs.view["seat"] * 7919 + len(words)).randrange(len(words))]
 
 
-def bot_vote(obs: Observation, rng: random.Random, spare: set[int] = frozenset()) -> Any:
+def bot_vote(obs: Observation, rng: random.Random, spare: set[int] = frozenset(), space: Any = None) -> Any:
     """Vote for the odd one out by first letters unless it is me; otherwise any other living player."""
+    space = space or obs.space
     targets = [s for s in obs.view["alive"] if s != obs.seat and s not in spare]
     if not targets:
-        return None if None in obs.space.options else obs.space.sample(rng)
+        return None if None in space.options else space.sample(rng)
     odd = odd_one_out(obs)
     return odd if odd in targets else rng.choice(targets)
+
+
+def bot_guesses(obs: Observation, space: Any) -> dict[str, str]:
+    """A bot guesses that every other player holds its own word."""
+    return {n: obs.view["my_word"] or "unknown" for n in space.others}
 
 
 def bot_belief(obs: Observation, rng: random.Random) -> dict[str, Any]:
@@ -104,7 +110,9 @@ def letters_player(obs: Observation, rng: random.Random, arg: str | None) -> Any
     if phase == "belief":
         return bot_belief(obs, rng)
     if phase == "words":
-        return {n: obs.view["my_word"] or "unknown" for n in obs.space.others}
+        return bot_guesses(obs, obs.space)
+    if phase == "words_vote":
+        return {"words": bot_guesses(obs, obs.space.words), "vote": bot_vote(obs, rng, space=obs.space.vote)}
     if phase == "guess":
         return bot_word(obs, rng)
     return bot_vote(obs, rng)

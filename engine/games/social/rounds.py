@@ -3,7 +3,8 @@
 One seat holds the special role (chameleon, undercover, spy); the others share a secret word.
 A match is clue rounds in speaking order, optional private probes after each round (does this
 seat think it holds the special role; whom does it suspect and whom does it think each other
-player suspects), optional word guesses, and votes that accuse or eliminate. Every message
+player suspects), optional word guesses (a probe of their own, or in the vote's answer as LLMArena's
+rules ask them), and votes that accuse or eliminate. Every message
 carries its visibility (`announce(..., to=...)`): words and probes are private, clues and vote
 results public. Subclasses deal the roles and words and say what a vote result means.
 """
@@ -22,6 +23,7 @@ from engine.games.social.answers import (
     IdentityStatementSpace,
     TextSpace,
     WordGuessSpace,
+    WordGuessVoteSpace,
     first_in_seat_order,
     names_word,
     normalize,
@@ -56,6 +58,7 @@ class SocialDeduction(Dealing, Game):
     abstain: bool = False
     random_tie_break: bool = False  # LLMArena: a tied vote singles out one of the most-voted at random
     word_guesses: bool = False
+    guesses_with_vote: bool = False  # LLMArena's: the word guesses and the vote in one answer, no separate probe
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -220,13 +223,13 @@ class SocialDeduction(Dealing, Game):
     def after_probes(self) -> None:
         if not self.vote_due():
             self.start_round(self.round + 1)
-        elif self.word_guesses:
+        elif self.word_guesses and not self.guesses_with_vote:
             self.stage = "words"
         else:
             self.open_vote()
 
     def open_vote(self) -> None:
-        self.stage = "vote"
+        self.stage = "words_vote" if self.word_guesses and self.guesses_with_vote else "vote"
         self.announce(self.vote_call())
 
     def vote_call(self) -> str:
@@ -275,9 +278,17 @@ class SocialDeduction(Dealing, Game):
         if self.stage == "belief":
             return BeliefSpace(self.names(), self.player_name(seat), self.special_role)
         if self.stage == "words":
-            return WordGuessSpace(tuple(self.player_name(s) for s in range(len(self.alive)) if s != seat))
+            return self.word_guess_space(seat)
+        if self.stage == "words_vote":
+            return WordGuessVoteSpace(self.word_guess_space(seat), self.vote_space(seat))
         if self.stage == "guess":
             return TextSpace("guess", 60)
+        return self.vote_space(seat)
+
+    def word_guess_space(self, seat: int) -> WordGuessSpace:
+        return WordGuessSpace(tuple(self.player_name(s) for s in range(len(self.alive)) if s != seat))
+
+    def vote_space(self, seat: int) -> Choice:
         targets = [s for s in self.alive_seats() if s != seat]
         options = tuple(targets) + ((None,) if self.abstain else ())
         labels = tuple(self.player_name(s) for s in targets) + (("abstain",) if self.abstain else ())
@@ -311,7 +322,7 @@ class SocialDeduction(Dealing, Game):
             "my_word": self.words[seat] or "", "special_role": self.special_role,
             "common_role": self.common_role, "clue_rounds": self.clue_rounds, "rule_notes": self.rule_notes(),
             "alive": self.alive_seats(), "alive_players": ", ".join(self.player_name(s) for s in self.alive_seats()),
-            "vote_options": space.describe() if self.stage == "vote" else "",
+            "vote_options": space.describe() if self.stage in ("vote", "words_vote") else "",
             "clues": [{"round": c.round, "seat": c.seat, "player": self.player_name(c.seat), "text": c.text}
                       for c in self.clues],
             "votes": list(self.votes),
@@ -351,15 +362,21 @@ class SocialDeduction(Dealing, Game):
             else:
                 self.after_probes()
         elif self.stage == "words":
-            for s, guesses in sorted(actions.items()):
-                self.guesses.append({"round": self.round, "seat": s, "words": dict(guesses)})
+            self.record_guesses(actions)
             self.open_vote()
+        elif self.stage == "words_vote":
+            self.record_guesses({s: answer["words"] for s, answer in actions.items()})
+            self.tally({s: answer["vote"] for s, answer in actions.items()})
         elif self.stage == "vote":
             self.tally(actions)
         elif self.stage == "guess":
             self.judge_guess(str(actions[self.special]))
         else:
             raise RuntimeError(f"no action is expected in stage '{self.stage}'")
+
+    def record_guesses(self, guesses: dict[int, dict[str, str]]) -> None:
+        for s, words in sorted(guesses.items()):
+            self.guesses.append({"round": self.round, "seat": s, "words": dict(words)})
 
     def tally(self, actions: dict[int, Any]) -> None:
         cast = {s: actions[s] for s in sorted(actions)}

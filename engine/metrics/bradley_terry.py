@@ -1,0 +1,124 @@
+"""Bradley-Terry ratings: an order-free fit (Elo scale: 1000 + 400·log10 odds) on the pairwise outcomes between
+the teams of each match (`outcomes.pairwise_outcomes`: the better rank wins, equal ranks tie), with bootstrap
+confidence intervals over matches as FastChat does; `rank` separates only agents whose intervals do not overlap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.metrics.outcomes import components, pairwise_outcomes, read_with_played
+from engine.selection import ALL, Selection
+
+ELO_SCALE = 400 / np.log(10)
+ELO_BASE = 1000.0
+RIDGE = 1e-2  # keeps the fit finite when one agent always wins
+
+
+def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, n: int) -> np.ndarray:
+    """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood, one fit per row of
+    `wins` and `losses` (fits x pairs), all at once: Newton steps on the ridge-penalised log-likelihood,
+    which is strictly concave, halving a step that does not improve it."""
+    fits = wins.shape[0]
+    sign = np.zeros((len(pair_a), n))
+    sign[np.arange(len(pair_a)), pair_a], sign[np.arange(len(pair_a)), pair_b] = 1.0, -1.0
+    outer = np.einsum("pi,pj->pij", sign, sign)
+    ridge = RIDGE * np.eye(n)
+
+    def loss(theta: np.ndarray) -> np.ndarray:
+        d = theta @ sign.T
+        return (wins * np.logaddexp(0, -d) + losses * np.logaddexp(0, d)).sum(1) + 0.5 * RIDGE * (theta ** 2).sum(1)
+
+    theta = np.zeros((fits, n))
+    current = loss(theta)
+    for _ in range(100):
+        d = theta @ sign.T
+        p = 1 / (1 + np.exp(-d))
+        grad = (-wins * (1 - p) + losses * p) @ sign + RIDGE * theta
+        hessian = np.einsum("fp,pij->fij", (wins + losses) * p * (1 - p), outer) + ridge
+        step = np.linalg.solve(hessian, grad[..., None])[..., 0]
+        scale = np.ones(fits)
+        for _ in range(30):
+            trial = loss(theta - scale[:, None] * step)
+            worse = trial > current + 1e-12
+            if not worse.any():
+                break
+            scale[worse] /= 2
+        theta, current = theta - scale[:, None] * step, np.minimum(trial, current)
+        if np.abs(scale[:, None] * step).max() < 1e-10:
+            break
+    return theta - theta.mean(1, keepdims=True)
+
+
+
+BRADLEY_TERRY_COLUMNS = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
+
+
+def bradley_terry_table(db: str | Path, game: str | None = None, filters: Selection = ALL, n_boot: int = 200,
+                        seed: int = 0) -> pd.DataFrame:
+    """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals (matches resampled: the number of
+    matches of each kind drawn from a multinomial, which is the same as drawing matches one by one), fitted
+    apart for each connected `component` of the who-played-whom graph (1000 = the average agent of its
+    component; agents of different components never met, so their ratings are not comparable);
+    rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound."""
+    rated = read_with_played(db, game, filters, pairwise_outcomes)
+    if rated is None:
+        return pd.DataFrame({c: [] for c in BRADLEY_TERRY_COLUMNS})
+    return fit_bradley_terry(*rated, n_boot, seed)
+
+
+def rated_pairs(db: str | Path, filters: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """What `bradley_terry_table` reads of the selection: its pairwise outcomes and each agent's contested
+    matches and wins (None: nothing to rate), for a caller that also needs the pairs themselves."""
+    return read_with_played(db, None, filters, pairwise_outcomes)
+
+
+def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+    """`bradley_terry_table` of pairs already read (`rated_pairs`)."""
+    component = components(pairs)
+    parts = []
+    for number in sorted(set(component.values())):
+        own = pairs[pairs["a"].map(component) == number].copy()
+        own["kind"] = own.groupby("kind").ngroup()
+        parts.append(_fitted(own, n_boot, seed).assign(component=number))
+    table = pd.concat(parts, ignore_index=True)
+    table["rank"] = [1 + int(((table["lo"] > h) & (table["component"] == c)).sum())
+                     for h, c in zip(table["hi"], table["component"], strict=True)]
+    table = table.merge(played, on="agent", how="left")
+    table["matches"] = table["matches"].fillna(0).astype(int)
+    return table.sort_values(["component", "rating", "agent"], ascending=[True, False, True],
+                             ignore_index=True)[BRADLEY_TERRY_COLUMNS]
+
+
+def _fitted(pairs: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Bradley-Terry over one connected component's `pairs` (kinds numbered from 0): agent, rating, lo, hi."""
+    agents = np.array(sorted(set(pairs["a"]) | set(pairs["b"])))
+    index = {name: i for i, name in enumerate(agents)}
+    by_pair = pairs.groupby(["a", "b"], sort=True)
+    cells = by_pair.ngroup().to_numpy()  # the distinct (a, b) pairs, numbered in sorted order
+    keys = list(by_pair.groups)  # in the same sorted order
+    pair_a, pair_b = np.array([index[a] for a, _ in keys]), np.array([index[b] for _, b in keys])
+    kinds = pairs.groupby("kind")["matches"].first().to_numpy()
+    to_cells = np.zeros((len(pairs), cells.max() + 1))
+    to_cells[np.arange(len(pairs)), cells] = 1.0
+    won = (pairs["weight"] * pairs["score"]).to_numpy()[:, None] * to_cells  # rows -> cells
+    lost = (pairs["weight"] * (1 - pairs["score"])).to_numpy()[:, None] * to_cells
+    kind_of_row = pairs["kind"].to_numpy()
+    rng = np.random.default_rng(seed)
+    draws = np.vstack([kinds, rng.multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)])[:, kind_of_row]
+    thetas = _fit(pair_a, pair_b, draws @ won, draws @ lost, len(agents))
+    theta, boot = thetas[0], thetas[1:] if n_boot else thetas[:1]
+    # The scale has no origin of its own, so each resample is shifted onto the full fit, agents weighted by
+    # the matches they have in it; an agent with no match in a resample has no strength there (not the
+    # ridge's 0) and is left out of its percentiles.
+    plays = np.zeros((len(pairs), len(agents)))
+    plays[np.arange(len(pairs)), pairs["a"].map(index)] = plays[np.arange(len(pairs)), pairs["b"].map(index)] = 1.0
+    weights = (draws @ plays)[1:] if n_boot else (draws @ plays)[:1]
+    boot = boot - ((boot - theta) * weights).sum(1, keepdims=True) / weights.sum(1, keepdims=True)
+    lo, hi = np.nanpercentile(np.where(weights > 0, boot, np.nan), [2.5, 97.5], axis=0)
+    return pd.DataFrame({"agent": agents, "rating": ELO_BASE + ELO_SCALE * theta,
+                         "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
+

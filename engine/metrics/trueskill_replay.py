@@ -1,0 +1,133 @@
+"""TrueSkill (mu 25, sigma 25/3) replayed over the selected matches in the order they finished (`outcomes.OUTCOME`
+orders each match's seats: winners first, co-winners and drawing teams tied). Every seat of a team weighs 1
+(`trueskill.rate`'s default, as LLMArena's code rates teams), so a team's performance is its members' sum; an agent
+in several seats of a team moves by the sum of its seats' updates. A match that is one team (Hanabi) or one agent
+against itself teaches nothing about skill and is left out.
+
+A replay is kept in memory per database and selection, and saved beside the database for the unfiltered ones
+(engine.metrics.saved_replays): when the database has only gained matches that finished later, only those are
+replayed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import trueskill
+
+from engine import store
+from engine.metrics.outcomes import narrowed, seat_outcomes_sql
+from engine.metrics.saved_replays import Replayed, load_saved, save
+from engine.metrics.trueskill_update import rate_exactly
+from engine.selection import ALL, Selection
+
+MU = 25.0
+SIGMA = MU / 3
+ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
+_REPLAYED: OrderedDict[tuple, Replayed] = OrderedDict()
+_REPLAYED_LOCK = threading.Lock()
+REPLAY_MEMO_SIZE = 64
+
+
+def _teams(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple]:
+    """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
+    lists with one entry per team member (a seat, weight 1: `trueskill.rate`'s default)."""
+    seats, params = seat_outcomes_sql(selection, after)
+    return store.rows(db, f"""
+        WITH s AS ({seats}),
+        members AS (SELECT match_id, finished_at, rank, role, agent, 1.0::DOUBLE AS weight FROM s)
+        SELECT match_id, any_value(finished_at) AS finished_at, list(rank ORDER BY rank, role, agent),
+               list(role ORDER BY rank, role, agent), list(agent ORDER BY rank, role, agent),
+               list(weight ORDER BY rank, role, agent)
+        FROM members GROUP BY match_id ORDER BY finished_at, match_id""", params)
+
+
+
+def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, tuple[float, float]]) -> None:
+    """TrueSkill over `matches` in order, updating `ratings` (agent -> (mu, sigma)) in place; an agent in
+    several teams of one match moves by the sum of its copies' updates and keeps the smallest new sigma."""
+    for _, _, ranks, roles, agents, weights in matches:
+        teams: dict[tuple[int, str], list[tuple[str, float]]] = {}
+        for rank, role, agent, weight in zip(ranks, roles, agents, weights, strict=True):
+            teams.setdefault((rank, role), []).append((agent, weight))
+        if len(teams) < 2 or len(set(agents)) < 2:
+            continue  # one team, or an agent against itself: nothing learned (an agent never rated has no rating)
+        for agent in agents:
+            ratings.setdefault(agent, (MU, SIGMA))
+        keys = list(teams)
+        new = rate_exactly(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys],
+                           [rank for rank, _ in keys])
+        moved: dict[str, list[tuple[float, float]]] = {}
+        for k, group in zip(keys, new, strict=True):
+            for (agent, _), rating in zip(teams[k], group, strict=True):
+                moved.setdefault(agent, []).append(rating)
+        for agent, copies in moved.items():
+            mu, _ = ratings[agent]
+            ratings[agent] = (mu + sum(m - mu for m, _ in copies), min(s for _, s in copies))
+
+
+
+def _covered(db: str | Path, filters: Selection, last: tuple | None) -> tuple[int, int]:
+    """How many selected matches finished up to `last`, and the sum of the hashes of their ids and finish times."""
+    seats, params = seat_outcomes_sql(filters)
+    where, extra = ("", []) if last is None else \
+        ("WHERE finished_at < ? OR (finished_at = ? AND match_id <= ?)", [last[0], last[0], last[1]])
+    row = store.rows(db, f"""
+        WITH s AS ({seats}), picked AS (SELECT DISTINCT match_id, finished_at FROM s)
+        SELECT count(*), coalesce(sum(hash(match_id, finished_at)), 0)::HUGEINT::VARCHAR FROM picked {where}""",
+                     params + extra)[0]
+    return int(row[0]), int(row[1])
+
+
+
+def replayed_ratings(db: str | Path, game: str | None = None,
+                     filters: Selection = ALL) -> dict[str, tuple[float, float]]:
+    """Agent -> (mu, sigma) after replaying the selected matches in the order they finished. The replay is
+    kept per database and selection (and saved next to the database for the unfiltered ones): when the
+    database has only gained matches that finished later, only those are replayed (a dashboard refresh after
+    a run costs the new matches, not all of them)."""
+    selection = narrowed(game, filters)
+    if selection is None:
+        return {}
+    key = (str(Path(db).resolve()), selection)
+    with _REPLAYED_LOCK:
+        memo = _REPLAYED.get(key)
+    with store.reading(db):
+        memo = memo or load_saved(db, selection)
+        if memo is not None and _covered(db, selection, memo.last) != (memo.count, memo.checksum):
+            memo = None  # matches were removed, or some finished before the last one replayed: start over
+        ratings = dict(memo.ratings) if memo else {}
+        matches = _teams(db, selection, memo.last if memo else None)
+    if memo and not matches:
+        _remember(key, memo)
+        return ratings
+    # replayed with the file closed: a replay can take minutes, and an open reader holds off every writer
+    _replay(matches, ENV, ratings)
+    last = (matches[-1][1], matches[-1][0]) if matches else None
+    count, checksum = _covered(db, selection, last) if last is not None else (0, 0)
+    replayed = Replayed(ratings, last, count, checksum)
+    _remember(key, replayed)
+    if matches:
+        save(db, selection, replayed)
+    return ratings
+
+
+def _remember(key: tuple, replayed: Replayed) -> None:
+    with _REPLAYED_LOCK:
+        _REPLAYED[key] = replayed
+        _REPLAYED.move_to_end(key)
+        while len(_REPLAYED) > REPLAY_MEMO_SIZE:
+            _REPLAYED.popitem(last=False)
+
+
+
+def refresh_saved(db: str | Path) -> list[str]:
+    """Bring the saved replays up to date (every game, and each game with finished matches): the engine's `run`
+    command calls this, so the dashboard finds them current. Returns the selections refreshed."""
+    games = [g for (g,) in store.rows(db, "SELECT DISTINCT game FROM matches WHERE status = 'ok' ORDER BY game")]
+    for game in [None, *games]:
+        replayed_ratings(db, game)
+    return ["every game", *games]
+

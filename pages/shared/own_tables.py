@@ -1,0 +1,103 @@
+"""A paper's own table (`engine.suites.own_table`) as every page shows it, read from its suite's `TableLayout`: no
+page knows a suite by its name. Its key columns first, an average over only some of its parts (LLMArena's games,
+MAgIC's seven roles) marked and its row put last, its columns named so that none passes for the headline's win rate,
+the column groups that would not fit the window apart.
+
+    partial_rows(board, layout) -> Series;  complete_first(board, layout) -> DataFrame
+    own_table_view(board, layout) -> DataFrame;  show_own_table(report, title, board, name, layout)
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine.suites.base import ByRole, TableLayout
+from pages.shared.numbers import readable
+from pages.shared.report import Report
+from pages.shared.tables import fitted_columns, show_wide_table, with_condition
+
+COUNTS = {"matches", "games", "roles", "seats", "wins", "draws", "moves", "decisions", "scores"}  # whole numbers
+
+
+def partial_rows(board: pd.DataFrame, layout: TableLayout) -> pd.Series:
+    """Whether each row averages only some of its parts (`layout.coverage`): False for a table without one."""
+    if layout.coverage is None or board.empty:
+        return pd.Series(False, index=board.index)
+    return board[layout.coverage.parts].fillna(0) < layout.coverage.whole
+
+
+def complete_first(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
+    """A paper's own table in reading order: ranked rows first (by `rank`, where the table has one), then the
+    complete unranked rows, then the partial rows (an average over 1 of 7 games must not lead at "100.00"), those
+    covering more parts first; otherwise in the table's own order."""
+    parts = board[layout.coverage.parts] if layout.coverage else pd.Series(0, index=board.index)
+    key = pd.DataFrame({"unranked": board["rank"].isna() if "rank" in board else False,
+                        "rank": board["rank"] if "rank" in board else 0,
+                        "partial": partial_rows(board, layout), "covers": -parts.fillna(0)}, index=board.index)
+    if "source" in board:  # a published row stays right under our row of its model (`published.beside`)
+        key = key.mask(board["source"] == "published").ffill()
+    key["row"] = range(len(key))
+    # the partial rows: those covering more parts first (4 of 7 games above 1 of 7, whatever its value)
+    key["covers"] = key["covers"].where(key["partial"].astype(bool), 0)
+    order = key.sort_values(["unranked", "partial", "rank", "covers", "row"], kind="stable",
+                            na_position="last").index
+    return board.loc[order]
+
+
+def own_table_view(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
+    """The table as text, as every page shows it: its key columns first, an average over only some of its parts
+    marked beside its value and in its count ("1 of 7 (partial)", the header names the unit) and its row put last
+    (`complete_first`), a model's condition in one column, columns blank in every row
+    left out (but the key and `kept` ones), and the names the layout gives."""
+    board = complete_first(board, layout)
+    scores = [c for c in board.columns if pd.api.types.is_float_dtype(board[c]) and c not in COUNTS]
+    shown = readable(board, dict.fromkeys(scores, 2))  # one format a column: 100.00 beside 91.22, never "100"
+    first = list(board.columns[:1])
+    key = [c for c in layout.key if c in board.columns and c not in first]
+    shown = shown[first + key + [c for c in board.columns if c not in first + key]]
+    coverage = layout.coverage
+    if coverage and not board.empty:
+        partial = board[coverage.parts] < coverage.whole
+        shown[coverage.value] = [f"{text} (partial)" if text and short else text
+                                 for text, short in zip(shown[coverage.value], partial, strict=True)]
+        shown[coverage.parts] = [f"{int(n)} of {coverage.whole}" if n == n else "" for n in board[coverage.parts]]
+    condition = [c for c in ("prompt_version", "temperature", "strategy") if c in shown]
+    if len(condition) > 1:
+        shown = with_condition(shown, condition)
+    # the key and kept columns stay even when blank (`overall` blank: not all eight games played; an ability no one
+    # has: MAgIC's profile always has seven); a bot's strategy or a game no row played goes
+    kept = {*first, *key, *layout.kept}
+    blank = [c for c in shown.columns if c not in kept and shown[c].eq("").all()]
+    if "source" in shown and shown["source"].eq("ours").all():
+        blank.append("source")  # nothing published beside ours: the column would only repeat "ours"
+    return shown.drop(columns=blank).rename(columns=layout.renamed)
+
+
+def show_own_table(report: Report, title: str, board: pd.DataFrame, name: str, layout: TableLayout) -> None:
+    """The table on the page (`own_table_view`) with its downloads and in the report: the layout's `aside` groups in
+    expanders, its `by_role` figures as a table of their own under it."""
+    view = own_table_view(board, layout)
+    by_role = layout.by_role.columns if layout.by_role else []
+    aside = {label: [layout.renamed.get(c, c) for c in columns] for label, columns in layout.aside.items()}
+    show_wide_table(report, title, board, name, aside, shown=view.drop(columns=[c for c in by_role if c in view]),
+                    helps=dict(layout.helps))
+    if layout.by_role:
+        show_by_role(report, title, view, layout.by_role)
+
+
+def show_by_role(report: Report, title: str, view: pd.DataFrame, by_role: ByRole) -> None:
+    """The figures by role (the `{role}_{figure}` columns of the table as shown) in an expander, a row per agent and
+    role it held: four columns that fit, where eight side by side (half of them blank, an agent holding one role)
+    ran past a 1400 px window. The table's download holds them as they are."""
+    keys = [*view.columns[:1], *(c for c in ("strategy", "condition") if c in view.columns[1:])]
+    rows = [{**{k: row[k] for k in keys}, "role": role, **{f: row.get(f"{role}_{f}", "") for f in by_role.figures}}
+            for _, row in view.iterrows() for role in by_role.roles]
+    table = pd.DataFrame(rows, columns=[*keys, "role", *by_role.figures])
+    table = table[table[list(by_role.figures)].ne("").any(axis=1)].reset_index(drop=True)  # roles never held: no row
+    if table.empty:
+        return
+    with st.expander(by_role.title):
+        shown, config = fitted_columns(table, None, dict(by_role.helps))
+        st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
+    report.table(f"{title}: figures by role", table)

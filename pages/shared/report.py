@@ -1,0 +1,162 @@
+"""What a page offers to take away: its tables as CSV and Parquet downloads (at the arena's one precision), and the
+whole page as one self-contained HTML report whose header says what it was made from and which keeps the page's
+meaning: its captions and definitions, its tables as shown ("14.3% (21)", not 0.143) with their columns' definitions,
+its charts in the arena's palette, and plotly.js inlined once, so that it opens offline.
+
+    to_parquet(df) -> bytes;  download_table(df, name)
+    selection_of(filters) -> dict;  runs_of(filters, options) -> list[str]
+    Report(title): .scope(db, selection, runs) .caption(markdown) .markdown(markdown) .text(markdown)
+                   .table(title, df, helps) .figure(title, fig) .html() -> str .download(name)
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.palette import painted
+from engine.precision import fixed, fixed_nested
+from engine.selection import Selection
+from engine.wording import count
+from pages.shared.numbers import readable
+
+
+def to_parquet(df: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    df.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def download_table(df: pd.DataFrame, name: str) -> None:
+    """CSV and Parquet download buttons for one table, its numbers at the arena's one precision
+    (engine/precision.py: the same data downloads the same digits)."""
+    df = fixed(df)
+    left, right = st.columns(2)
+    left.download_button("CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}")
+    right.download_button("Parquet", to_parquet(df), f"{name}.parquet", "application/octet-stream",
+                          key=f"parquet_{name}")
+
+
+def selection_of(filters: Selection) -> dict[str, str]:
+    """The filters in words, for a report's header (only those that narrow the view)."""
+    dates = (f"{filters.date_from or 'the first'} to {filters.date_to or 'the last'}"
+             if filters.date_from or filters.date_to else "")
+    named = {"runs": ", ".join(filters.run_ids), "games": ", ".join(filters.games),
+             "presets": ", ".join(filters.presets), "finished": dates}
+    return {k: v for k, v in named.items() if v}
+
+
+def runs_of(filters: Selection, options: pd.DataFrame) -> list[str]:
+    """The runs whose finished matches the filters keep, as `name (run_id): N matches`, from
+    `queries.filter_options` rows (one per run, game and preset)."""
+    if options.empty:
+        return []
+    rows = options
+    for column, values in (("run_id", filters.run_ids), ("game", filters.games), ("preset", filters.presets)):
+        if values:
+            rows = rows[rows[column].isin(values)]
+    if filters.date_from:
+        rows = rows[pd.to_datetime(rows["last_day"]).dt.date >= filters.date_from]
+    if filters.date_to:
+        rows = rows[pd.to_datetime(rows["first_day"]).dt.date <= filters.date_to]
+    kept = rows.groupby(["run_id", rows["run_name"].fillna("")], sort=True)["matches"].sum()
+    return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in kept.items()]
+
+
+def markdown_html(markdown: str) -> str:
+    """The little markdown the pages write (**bold**, *italics*, `code`, [text](link), "- " items, a line break
+    "  \n") as HTML, every other character escaped; a link keeps its text only (it points into the server the
+    report leaves)."""
+    text = html.escape(markdown, quote=False)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r"\*([^*\s][^*]*)\*", r"<i>\1</i>", text)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    lines = text.replace("  \n", "<br>").split("\n")
+    items = [line[2:] for line in lines if line.startswith("- ")]
+    if items and len(items) == len([line for line in lines if line.strip()]):
+        return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+    return "<br>".join(lines)
+
+
+@dataclass
+class Report:
+    """The page as it was shown, collected section by section and offered as one HTML file whose header
+    says what it was made from: the database, the selection, the runs in it, and when."""
+
+    title: str
+    parts: list[str] = field(default_factory=list)
+    db: str = ""
+    selection: dict[str, str] = field(default_factory=dict)
+    runs: list[str] = field(default_factory=list)
+    _plotly_inlined: bool = False
+
+    def scope(self, db: str | Path, selection: dict[str, str] | None = None, runs: list[str] | None = None) -> None:
+        """What the page shows: its database, the selection in words (empty: everything) and the runs it covers."""
+        self.db, self.selection, self.runs = str(db), dict(selection or {}), list(runs or [])
+
+    def header(self) -> str:
+        made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        selection = "; ".join(f"{k}: {v}" for k, v in self.selection.items()) or "everything in the database"
+        runs = "".join(f"<li>{html.escape(r)}</li>" for r in self.runs)
+        return ("<table class='scope'>"
+                f"<tr><th>Database</th><td>{html.escape(self.db or 'not stated')}</td></tr>"
+                f"<tr><th>Selection</th><td>{html.escape(selection)}</td></tr>"
+                f"<tr><th>Runs</th><td>{len(self.runs)}<ul>{runs}</ul></td></tr>"
+                f"<tr><th>Made</th><td>{made}</td></tr></table>")
+
+    def text(self, markdown: str) -> None:
+        """A paragraph of the report only (the page shows it its own way: an expander, a table's tooltips)."""
+        self.parts.append(f"<p>{markdown_html(markdown)}</p>")
+
+    def caption(self, markdown: str) -> None:
+        """A caption on the page and in the report: what makes a number mean what it says (provisional, partial,
+        self-play left out) travels with it."""
+        st.caption(markdown)
+        self.parts.append(f"<p class='caption'>{markdown_html(markdown)}</p>")
+
+    def markdown(self, markdown: str) -> None:
+        """A paragraph on the page and in the report."""
+        st.markdown(markdown)
+        self.text(markdown)
+
+    def table(self, title: str, df: pd.DataFrame, helps: dict[str, str] | None = None) -> None:
+        """The table as the page shows it (`readable` blanks, yes/no and 2 decimals; text already shown, as "14.3%
+        (21)", passes as is), each column's definition `helps` in its header's tooltip and listed under it."""
+        shown = readable(df)
+        helps = {str(c): text for c, text in (helps or {}).items() if text and c in shown.columns}
+        table = shown.to_html(index=False, na_rep="")
+        for column, text in helps.items():  # a header's tooltip, as on the page
+            table = table.replace(f"<th>{html.escape(column, quote=False)}</th>",
+                                  f"<th title='{html.escape(text)}'>{html.escape(column, quote=False)}</th>", 1)
+        defined = "".join(f"<li><code>{html.escape(c)}</code>: {html.escape(t)}</li>" for c, t in helps.items())
+        self.parts.append(f"<h2>{html.escape(title)}</h2>" + table
+                          + (f"<ul class='definitions'>{defined}</ul>" if defined else ""))
+
+    def figure(self, title: str, fig) -> None:
+        """The chart in the arena's palette (`engine/palette.py`, whatever theme drew it on the page) and its
+        numbers at the one precision, as the tables'."""
+        fig = painted(go.Figure(fixed_nested(fig.to_dict())))
+        self.parts.append(f"<h2>{html.escape(title)}</h2>" + fig.to_html(
+            full_html=False, include_plotlyjs=not self._plotly_inlined))
+        self._plotly_inlined = True
+
+    def html(self) -> str:
+        body = "\n".join(self.parts)
+        return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
+                "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ccc;padding:2px 6px}.caption,.definitions{color:#555;font-size:90%}"
+                "</style></head>"
+                f"<body><h1>{html.escape(self.title)}</h1>{self.header()}{body}</body></html>")
+
+    def download(self, name: str) -> None:
+        st.download_button("Download this page as an HTML report", self.html().encode(), f"{name}.html",
+                           "text/html", key=f"report_{name}")

@@ -1,0 +1,215 @@
+"""How a table looks on every page: the one definition of each column (`COLUMN_HELP`, its header's tooltip), columns
+as wide as their content so a table fits a 1400 px window, the table with its downloads and its place in the page's
+report, a table too wide for the window with column groups apart, and the win rates' one look.
+
+    column_help(columns, game, own) -> dict;  fitted_columns(display, config, helps, fill) -> (display, config)
+    show_table(report, title, df, name, shown=None, helps=None);  show_wide_table(report, title, df, name, aside)
+    tooltips(config) -> dict
+    win_rates_view(agent_figures rows) -> DataFrame;  compact_lineup(lineup) -> str
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from engine.headline import DEFINITIONS
+from pages.shared import numbers
+from pages.shared.numbers import readable
+from pages.shared.report import Report, download_table
+
+# a lineup's seats ("a, b, b"), split where a comma is not inside an agent's "(t=1.0, prompt v2)"
+SEAT_SEPARATOR = re.compile(r", (?![^(]*\))")
+
+
+def compact_lineup(lineup: str | None) -> str:
+    """A lineup with the same agent in seats in a row named once with how many ("bot:equilibrium, bot:random ×9"),
+    seat order kept, a winner's mark after its agent ("bot:random (won) ×2"): a ten-seat lineup fits the match
+    lists' column (Overview, Transcripts)."""
+    seats = SEAT_SEPARATOR.split(lineup) if isinstance(lineup, str) and lineup else []  # none: blank
+    return ", ".join(seat if n == 1 else f"{seat} ×{n}"
+                     for seat, n in ((s, len(list(g))) for s, g in itertools.groupby(seats)))
+
+
+# What a column of the figures' and papers' tables means, one line each: shown as the header's tooltip by every
+# table and printed under the Games page's tables. `game:column` where a game's column means something of its own;
+# a column of one paper's own table only is defined by its suite (`TableLayout.helps`).
+COLUMN_HELP = {
+    "step": "the round (or step) of the match",
+    "matches": "matches behind the row (a per-round curve: the matches that reached that round)",
+    "tictactoe:matches": "contested matches (self-play left out): the win rate's matches",
+    "connect_four:matches": "contested matches (self-play left out): the win rate's matches",
+    "win_rate": "(seats won + half the seats drawn) / seats held, over contested matches (engine/headline.py)",
+    "moves": "the agent's moves, over every match (self-play included)",
+    "illegal_moves": "moves whose first answer was rejected or that broke the rules",
+    "mean": "the mean of the numbers the players chose that round",
+    "guessing_game:target": "the number to come closest to: the game's ratio (2/3) x that round's mean",
+    "winning_number": "the chosen number closest to the target that round",
+    "go_count": "players who went to the bar that round",
+    "share_go": "share of the players who went to the bar that round",
+    "crowded": "share of the matches where the bar was crowded that round (more went than its capacity)",
+    "battle_royale:hit": "share of the matches where that round's shot hit",
+    "players_left": "players still in the game after that round's shot",
+    "accepts": "votes accepting that round's proposal, the proposer's own included",
+    "aboard": "pirates still aboard (voting) that round",
+    "passed": "share of the matches where that round's proposal passed",
+    "mean_reward_per_move": "ConnectFour's reward of a move, V(s') - V(s): how much it improved the mover's "
+                            "position by the solver's value, averaged over the agent's moves",
+    "mean_reward_per_game": "the sum of that reward over the agent's moves in a match, averaged over matches",
+    "share": "share of the agent's Hold'em decisions that were this action",
+    "mean_win_prob": "mean Monte-Carlo probability that the agent's hand wins, when it took this action",
+    "vote_accuracy": "a civilian's votes for the spy / its votes cast (abstentions aside)",
+    "foul_rate": "fouls (an empty or late speech, one stating the speaker's own word, or one repeating an earlier "
+                 "speech) / speeches",
+    "survival_rounds": "mean rounds the agent stayed in the game before being voted out",
+    "illegal_move_rate": "illegal moves / moves, over every match (self-play included): a first answer rejected "
+                         "(re-asked or a random fallback) or a move on a taken cell / full column",
+    "parse_failures": "decisions whose answer was re-asked, illegal or replaced by a random fallback move",
+    "valid": DEFINITIONS["valid moves"], "fb wins": DEFINITIONS["fallback wins"], "$/match": DEFINITIONS["cost"],
+    "seats": "seats the agent held in its contested matches (a match may seat it more than once)",
+    "condition": "the model's prompt version, sampling temperature and prompting strategy (and its max_tokens where "
+                 "it played several; blank for a bot)",
+}
+
+
+
+def column_help(columns, game: str | None = None, own: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The definition of each column that has one: the suite's own (`own`, a `TableLayout.helps`) first, then the
+    game's `COLUMN_HELP` line, then the column's."""
+    own = own or {}
+    helps = {c: own.get(str(c)) or COLUMN_HELP.get(f"{game}:{c}", COLUMN_HELP.get(str(c))) for c in columns}
+    return {c: text for c, text in helps.items() if text}
+
+
+TABLE_PX = 936  # a table's room in a 1400 px window (938 measured in Chromium)
+CHAR_PX, PAD_PX, MAX_COLUMN_PX = 6.5, 26, 320  # px per character of the table font (5.8 measured), padding
+
+
+def column_width(column: pd.Series, label: str) -> int:
+    """Pixels that show a column's longest cell and its label whole (no "mean role wi..."), at most MAX_COLUMN_PX:
+    numbers keep narrow columns, and only long text (a lineup, an error) is cut, visibly, with its full text on
+    hover."""
+    longest = max([len(label), *(len(str(v)) for v in column.head(500))])
+    return min(round(CHAR_PX * longest) + PAD_PX, MAX_COLUMN_PX)
+
+
+def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: Mapping[str, str] | None = None,
+                   fill: tuple[str, ...] = (), least: int = 100) -> tuple[pd.DataFrame, dict]:
+    """The table with its link columns first (an "open" link past the right edge is never seen) and the first
+    column pinned, each column as wide as its content (`column_width`) unless its config sets a width, and the
+    definitions `helps` (column -> text) as its header's tooltip. The long texts named in `fill` (a lineup, an
+    error) share evenly what the others leave of TABLE_PX, each at least `least` px: the table fits its window,
+    and a cut cell reads whole on a double click."""
+    config = {k: dict(v) if isinstance(v, dict) else {"label": v} for k, v in (column_config or {}).items()}
+    links = [c for c in display.columns if config.get(c, {}).get("type_config", {}).get("type") == "link"]
+    display = display[links + [c for c in display.columns if c not in links]]
+    for position, column in enumerate(display.columns):
+        own = config.setdefault(column, {})
+        own["width"] = own.get("width") or column_width(display[column], str(own.get("label") or column))
+        own["help"] = own.get("help") or (helps or {}).get(column) or COLUMN_HELP.get(str(column))
+        own["pinned"] = own.get("pinned") or position == 0
+    filled = [c for c in fill if c in display.columns]
+    if filled:
+        left = TABLE_PX - sum(config[c]["width"] for c in display.columns if c not in filled)
+        for column in filled:
+            config[column]["width"] = max(left // len(filled), least)
+    return display, squeezed(display, config)
+
+
+def squeezed(display: pd.DataFrame, config: dict) -> dict:
+    """`config` with its widest columns narrowed to one common width until the table fits TABLE_PX, none narrower
+    than its label (a long agent name or run name is cut, whole on hover, so that the last column, LLMArena's
+    `$/match`, is not past the window's edge); a table that cannot fit so keeps its widths (`scrolls` says so)."""
+    widths = {c: config[c]["width"] for c in display.columns if isinstance(config[c]["width"], int)}
+    labels = {c: column_width(pd.Series([], dtype=object), str(config[c].get("label") or c)) for c in widths}
+    if sum(widths.values()) <= TABLE_PX or sum(labels.values()) > TABLE_PX:
+        return config
+    cap = max(widths.values())
+    while sum(max(min(w, cap), labels[c]) for c, w in widths.items()) > TABLE_PX:
+        cap -= 1
+    for column, width in widths.items():
+        config[column]["width"] = max(min(width, cap), labels[column])
+    return config
+
+
+def scrolls(config: dict) -> bool:
+    """Whether a fitted table is still wider than its room in a 1400 px window (more columns than their labels
+    fit): the page says so under it."""
+    return sum(own["width"] for own in config.values() if isinstance(own.get("width"), int)) > TABLE_PX
+
+
+def tooltips(config: Mapping[str, dict]) -> dict[str, str]:
+    """The header tooltips of a `fitted_columns` config (column -> definition): what a report lists under the
+    table."""
+    return {column: own.get("help") for column, own in config.items() if own.get("help")}
+
+
+def match_link_column(match_ids: pd.Series, help: str) -> Any:  # noqa: A002 - Streamlit's own name
+    """The column of `links.match_link`s of a match list, read as the match ids themselves (the link is the id:
+    one column, not two)."""
+    return st.column_config.LinkColumn("match", display_text=r"match=(.+)", width=column_width(match_ids, "match"),
+                                       help=help)
+
+
+def with_condition(shown: pd.DataFrame, parts: list[str]) -> pd.DataFrame:
+    """`shown` with a model's condition columns `parts` (prompt version, temperature, strategy, as shown) in one
+    column where the first was ("v1 · 1.00 · vanilla", blank for a bot): narrower than three."""
+    at = list(shown.columns).index(parts[0])
+    joined = [" · ".join(v for v in row if v) for row in shown[parts].itertuples(index=False)]
+    shown = shown.drop(columns=parts)
+    shown.insert(at, "condition", joined)
+    return shown
+
+
+def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
+               column_config: dict | None = None, helps: Mapping[str, str] | None = None,
+               fill: tuple[str, ...] = ()) -> None:
+    """A table on the page (as `readable` text unless `shown` is given) that fits its columns (`fitted_columns`,
+    the long texts `fill` sharing what the others leave), in the report, and as CSV/Parquet downloads of the
+    numbers themselves."""
+    display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps, fill=fill)
+    st.dataframe(display, hide_index=True, width="stretch", column_config=config)
+    if scrolls(config):
+        report.caption(f"{len(display.columns)} columns, more than a 1400 px window shows with their names whole: "
+                       "scroll the table sideways (the downloads hold every column).")
+    download_table(df, name)
+    report.table(title, display, helps=tooltips(config))
+
+
+def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: Mapping[str, list[str]],
+                    shown: pd.DataFrame | None = None, helps: Mapping[str, str] | None = None) -> None:
+    """A table too wide for a 1400 px window (MAgIC's profile: 20 columns and more): its first column pinned and
+    each group of `aside` columns (title -> columns) in an expander beside the first, so the page shows what
+    matters; the downloads hold every column."""
+    display = readable(df) if shown is None else shown
+    first = display.columns[0]
+    apart = {c for columns in aside.values() for c in columns}
+    show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]], helps=helps,
+               fill=("setting",))  # "custom: players=3, rounds=1": cut where it must, whole on a double click
+    for label, columns in aside.items():
+        present = [c for c in columns if c in display.columns]
+        if present:
+            with st.expander(label):
+                part, config = fitted_columns(display[[first, *present]], None, helps)
+                st.dataframe(part, hide_index=True, width="stretch", column_config=config)
+            report.table(f"{title}: {label}", part, helps=tooltips(config))
+
+
+def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
+    """`engine.headline.agent_figures` rows as every page shows them (one definition, one look): agent, contested
+    matches, seats, wins, draws, the win rate with its interval, valid moves, fallback wins, cost per match (the
+    last three under the headline's short labels, defined in their headers' tooltips: `COLUMN_HELP`)."""
+    return pd.DataFrame({
+        "agent": rows["agent"], "matches": rows["matches"].map(numbers.number),
+        "seats": rows["seats"].map(numbers.number), "wins": rows["wins"].map(numbers.number),
+        "draws": rows["draws"].map(numbers.number),
+        "win rate (95% CI)": [numbers.interval(*v, as_percent=True, decimals=1)
+                              for v in zip(rows["win_rate"], rows["win_lo"], rows["win_hi"], strict=True)],
+        "valid": rows["valid_rate"].map(numbers.percent),
+        "fb wins": rows["fallback_wins"].map(numbers.number),
+        "$/match": rows["cost_per_match"].map(numbers.usd)})

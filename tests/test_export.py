@@ -1,0 +1,224 @@
+"""`python -m engine export SITE_DIR`: the study as a static site. Over a small database played by bots (one of
+them labelled with markup) plus a model seat through the local stub whose answer carries a <script>: the index
+exists, every link reaches a file of the site (no CDN, plotly.js once), a number of a table opens exactly the
+matches it counts and each match its turns, hostile text stays text, --run narrows, and bad input is one line
+with exit code 2 that leaves the folder as it was."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from engine import store
+from engine.__main__ import main
+from engine.export import MARKER
+from engine.runner import run_spec
+from engine.spec import parse_spec
+from engine.testing import StubReply
+
+SCRIPT = '<script>window.owned = true</script>'
+LABEL = '<img src=x onerror="window.owned = true">'
+SPEC = {"name": "bots", "seed": 3, "repeats": 3, "games": [
+    {"game": "tictactoe", "lineups": [[{"agent": "bot:random", "label": LABEL}, "bot:equilibrium"],
+                                      ["bot:equilibrium", "bot:random"]]},
+    {"game": "guessing_game", "params": {"players": 3, "rounds": 2},
+     "lineups": [["bot:equilibrium", "bot:random", "bot:random"]]},
+]}
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """(database, the model run's id): bots in two games, then one guessing game with a model answering markup."""
+    from engine.testing import StubServer
+
+    db = tmp_path_factory.mktemp("export") / "results.duckdb"
+    asyncio.run(run_spec(parse_spec(SPEC), db, progress=False))
+    with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
+        seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
+        model_run = parse_spec({"name": "model", "games": [
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]})
+        asyncio.run(run_spec(model_run, db, progress=False))
+    return db, model_run.run_id
+
+
+pytestmark = pytest.mark.slow  # a few exports of the whole study: ~1 min on 2 busy cores
+
+
+@pytest.fixture(scope="module")
+def exported(played, tmp_path_factory):
+    """(the site's folder, what the command printed): the whole study exported by the command."""
+    db, _ = played
+    folder = tmp_path_factory.mktemp("sites") / "site"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["export", str(folder), "--db", str(db)]) == 0
+    return folder, printed.getvalue().strip()
+
+
+@pytest.fixture(scope="module")
+def site(exported):
+    return exported[0]
+
+
+class Links(HTMLParser):
+    """Every href and src of a page, its element ids, its scripts' text and its links' (href, text)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[str] = []
+        self.ids: set[str] = set()
+        self.anchors: list[tuple[str, str]] = []
+        self.scripts: list[str] = []
+        self._in: str | None = None
+        self._href = ""
+        self._text = ""
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.targets += [attrs[k] for k in ("href", "src") if attrs.get(k)]
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag in ("a", "script"):
+            self._in, self._href, self._text = tag, attrs.get("href", ""), ""
+
+    def handle_data(self, data):
+        if self._in:
+            self._text += data
+
+    def handle_endtag(self, tag):
+        if tag == self._in == "a":
+            self.anchors.append((self._href, self._text))
+        elif tag == self._in == "script":
+            self.scripts.append(self._text)
+        if tag == self._in:
+            self._in = None
+
+
+def parsed(path: Path) -> Links:
+    links = Links()
+    links.feed(path.read_text(encoding="utf-8"))
+    return links
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_the_site_has_an_index_and_every_link_reaches_a_file_of_the_site(site, capsys):
+    assert (site / "index.html").is_file() and (site / MARKER).is_file()
+    broken = []
+    for page in pages(site):
+        for target in parsed(page).targets:
+            assert "://" not in target and not target.startswith("//"), f"{page.name} reaches out: {target}"
+            file, _, anchor = target.partition("#")
+            resolved = (page.parent / file).resolve() if file else page
+            if not resolved.is_file() or not resolved.is_relative_to(site.resolve()):
+                broken.append(f"{page.relative_to(site)} -> {target}")
+            elif anchor and anchor not in parsed(resolved).ids:
+                broken.append(f"{page.relative_to(site)} -> {target} (no such anchor)")
+    assert broken == []
+    # plotly.js once, as a file of the site; no page carries its own copy
+    assert [p.name for p in site.rglob("*.js")] == ["plotly.min.js"]
+    assert max(p.stat().st_size for p in pages(site)) < 1_000_000
+    charted = [p for p in pages(site) if "Plotly.newPlot" in p.read_text(encoding="utf-8")]
+    assert charted and all(any(t.endswith("assets/plotly.min.js") for t in parsed(p).targets) for p in charted)
+
+
+def test_the_command_states_the_pages_matches_and_size(played, exported):
+    db, _ = played
+    site, line = exported
+    matches = len(list((site / "matches").glob("*.html")))
+    assert matches == store.rows(db, "SELECT count(*) FROM matches WHERE status = 'ok'")[0][0]
+    assert re.fullmatch(rf"exported [\d,]+ pages \({matches} match transcripts\) to .+: [\d.]+ MB, of which "
+                        r"transcripts [\d.]+ MB \([\d.]+ KB a match\)", line), line
+
+
+def test_a_number_of_a_table_opens_exactly_its_matches_and_a_match_its_turns(site, played):
+    db, _ = played
+    suite = site / "suites" / "llmarena.html"
+    cells = [(href, text) for href, text in parsed(suite).anchors if href.startswith("../lists/")]
+    # the agents x games grid: "50.0% (3)" -> the 3 matches behind it
+    href, text = next((h, t) for h, t in cells if re.fullmatch(r"[\d.]+% \(\d+\)", t))
+    behind = int(re.search(r"\((\d+)\)", text).group(1))
+    listed = suite.parent / href
+    opened = [h for h, t in parsed(listed).anchors if h.startswith("../matches/")]
+    assert len(opened) == behind
+    match = listed.parent / opened[0]
+    match_id = match.stem
+    turns = store.rows(db, "SELECT turn, response FROM turns WHERE match_id = ? ORDER BY turn", [match_id])
+    page = parsed(match)
+    assert {f"t{turn}" for turn, _ in turns} <= page.ids and len(turns) > 1
+    assert match.read_text(encoding="utf-8").count('<section class="turn"') == len(turns)
+    # and the headline's matches count opens the agent's matches of the suite
+    counts = [(h, t) for h, t in cells if t.isdigit()]
+    assert counts and all(len([a for a, _ in parsed(suite.parent / h).anchors if a.startswith("../matches/")])
+                          == int(t) for h, t in counts)
+
+
+def test_hostile_text_shows_as_text_and_never_runs(site):
+    answered = labelled = 0
+    for page in pages(site):
+        text = page.read_text(encoding="utf-8")
+        assert SCRIPT not in text and LABEL not in text and "<img" not in text, page
+        answered += "&lt;script&gt;window.owned = true&lt;/script&gt;" in text  # the model's answer, as text
+        labelled += "&lt;img src=x onerror=" in text
+        # in a chart's data the label is text too: plotly would draw <img ...> (even as \u003c in its JSON) as a tag
+        assert all("<img" not in script and "\\u003cimg" not in script for script in parsed(page).scripts), page
+    assert answered == 1  # its match's page
+    assert labelled > 3  # the suite, the grid, the game page, its lists and matches name it
+
+
+def test_run_narrows_the_site_to_that_runs_matches(played, tmp_path, capsys):
+    db, model_run = played
+    assert main(["export", str(tmp_path / "one"), "--db", str(db), "--run", model_run]) == 0
+    assert "(1 match transcript)" in capsys.readouterr().out
+    (match,) = (tmp_path / "one" / "matches").glob("*.html")
+    assert store.rows(db, "SELECT run_id FROM matches WHERE match_id = ?", [match.stem]) == [(model_run,)]
+    index = (tmp_path / "one" / "index.html").read_text(encoding="utf-8")
+    assert model_run in index and "tictactoe" not in index
+    assert not (tmp_path / "one" / "games" / "tictactoe.html").exists()
+
+
+def test_an_export_replaces_the_site_an_earlier_export_wrote(played, tmp_path, capsys):
+    db, model_run = played
+    folder = tmp_path / "site"
+    assert main(["export", str(folder), "--db", str(db)]) == 0
+    assert main(["export", str(folder), "--db", str(db), "--run", model_run]) == 0
+    assert len(list((folder / "matches").glob("*.html"))) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # nothing left of the build beside it
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "Traceback" not in err and err.startswith("error: "), err
+    return err
+
+
+def test_bad_input_is_one_line_with_exit_2_and_nothing_is_overwritten(played, tmp_path, capsys):
+    db, _ = played
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "thesis.txt").write_text("mine")
+    assert main(["export", str(mine), "--db", str(db)]) == 2
+    assert "holds files an export did not write" in one_line_error(capsys)
+    assert [p.name for p in mine.iterdir()] == ["thesis.txt"]
+    (tmp_path / "a_file").write_text("x")
+    assert main(["export", str(tmp_path / "a_file"), "--db", str(db)]) == 2
+    assert "is a file" in one_line_error(capsys)
+    assert main(["export", str(tmp_path / "no" / "such" / "site"), "--db", str(db)]) == 2
+    assert "does not exist" in one_line_error(capsys)
+    assert main(["export", str(tmp_path / "s"), "--db", str(tmp_path / "missing.duckdb")]) == 2
+    assert "does not exist" in one_line_error(capsys)
+    (tmp_path / "junk.duckdb").write_text("not a database")
+    assert main(["export", str(tmp_path / "s"), "--db", str(tmp_path / "junk.duckdb")]) == 2
+    one_line_error(capsys)
+    assert main(["export", str(tmp_path / "s"), "--db", str(db), "--run", "nope"]) == 2
+    assert "no run nope" in one_line_error(capsys)
+    assert not (tmp_path / "s").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "a_file", "junk.duckdb", "notes"]
