@@ -134,9 +134,9 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
             ("agent_figures one run", lambda: headline.agent_figures(db, run_filter)),
             ("TrueSkill every game", lambda: ratings.trueskill_table(db)),
             ("Bradley-Terry every game", lambda: ratings.bradley_terry_table(db)),
-            ("TrueSkill one game", lambda: ratings.trueskill_table(db, filters=game_filter)),
-            ("Bradley-Terry one game", lambda: ratings.bradley_terry_table(db, filters=game_filter)),
-            ("Bradley-Terry one run", lambda: ratings.bradley_terry_table(db, filters=run_filter)),
+            ("TrueSkill one game", lambda: ratings.trueskill_table(db, selection=game_filter)),
+            ("Bradley-Terry one game", lambda: ratings.bradley_terry_table(db, selection=game_filter)),
+            ("Bradley-Terry one run", lambda: ratings.bradley_terry_table(db, selection=run_filter)),
             *((f"{suite.name} leaderboard", lambda suite=suite: suite.leaderboard(db))
               for suite in all_suites().values()),
         ],
@@ -189,7 +189,7 @@ def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
     the page asks above sharing.SLOW_SCORER_LIMIT matches), and a text search that reads every prompt too
     (the transcripts page's "Search the prompts too")."""
     return [("TrueSkill one run (replayed from scratch)",
-             lambda: ratings.trueskill_table(db, filters=Selection(run_ids=("run-1",)))),
+             lambda: ratings.trueskill_table(db, selection=Selection(run_ids=("run-1",)))),
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(
                 db, transcripts.MatchSearch(text="no such words anywhere", in_prompts=True)))]
 

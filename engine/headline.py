@@ -200,9 +200,9 @@ def games_played(db: str | Path, selection: Selection) -> pd.Series:
     return table.set_index("agent")["games"]
 
 
-def per_game(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def per_game(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """`agent_figures` per game: the table of a suite that defines none of its own (the games outside the papers)."""
-    return agent_figures(db, filters, by_game=True)
+    return agent_figures(db, selection, by_game=True)
 
 
 def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:

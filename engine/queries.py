@@ -42,10 +42,10 @@ def filter_options(db: str | Path) -> pd.DataFrame:
         WHERE m.status = 'ok' GROUP BY ALL ORDER BY m.run_id, m.game, m.preset""")
 
 
-def agents(db: str | Path, filters: Selection = ALL, settings: bool = False) -> pd.DataFrame:
+def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -> pd.DataFrame:
     """Agents with their seats played, most played first: by label, or with `settings` each setting of a label
     apart, as the leaderboards name agents (`agent_sql`; the Robustness page compares a label's settings)."""
-    where, params = filters.where()
+    where, params = selection.where()
     name = agent_sql("s") if settings else "coalesce(s.label, s.agent)"
     return _query(db, f"""
         SELECT {name} AS agent, count(*) AS seats
@@ -55,11 +55,11 @@ def agents(db: str | Path, filters: Selection = ALL, settings: bool = False) -> 
 
 # ---------------------------------------------------------------- leaderboards
 # ---------------------------------------------------------------- robustness
-def robustness_scores(db: str | Path, agent: str, filters: Selection = ALL) -> pd.DataFrame:
+def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) -> pd.DataFrame:
     """One row per match and condition of `agent`'s seats: game, preset, params (JSON), run, seed, repeat,
     prompt_version, temperature, strategy, max_tokens and its score (γ-Bench games: the 0-100 score, the match's
     when the agent holds every seat; other games: the mean seat score)."""
-    where, params = filters.where()
+    where, params = selection.where()
     return _query(db, f"""
         WITH picked AS (SELECT m.match_id, m.game, m.preset, m.params, m.run_id, m.seed, m."repeat" FROM matches m
                         WHERE {where} AND m.match_id IN (SELECT match_id FROM seats WHERE coalesce(label, agent) = ?)),

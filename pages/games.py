@@ -23,13 +23,13 @@ ANY = "any agent"
 DB = store.default_db()
 report = Report("Games")
 
-options, filters = open_filtered_page("Games", DB, report, games=False)
+options, selection = open_filtered_page("Games", DB, report, games=False)
 games = sorted(options["game"].unique())
 left, right = st.columns(2)
 with left:
     game = url_selectbox("Game", games, "game", default="guessing_game")
 with right:
-    agent = url_selectbox("Agent", [ANY, *queries.agents(DB, filters, settings=True)["agent"]], "agent")
+    agent = url_selectbox("Agent", [ANY, *queries.agents(DB, selection, settings=True)["agent"]], "agent")
 mine = None if agent == ANY else agent
 
 
@@ -125,10 +125,10 @@ def definitions(helps: dict[str, str]) -> None:
 
 
 st.header(game)
-selection = replace(filters.of_game(game), agents=() if mine is None else (mine,))
+shown = replace(selection.of_game(game), agents=() if mine is None else (mine,))
 for suite in suites_of(game):
     for figure in suite.figures_of(game):
-        table = only_mine(cached(figure.table, DB, filters=selection))
+        table = only_mine(cached(figure.table, DB, selection=shown))
         table = table.drop(columns=list(figure.hidden.get(game, ())), errors="ignore")
         table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
         table = without_blank_rounds(table)
@@ -146,7 +146,7 @@ for suite in suites_of(game):
 
 st.subheader("Win rates")
 report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
-rates = only_mine(headline.agent_figures(DB, filters.of_game(game), by_game=True))
+rates = only_mine(headline.agent_figures(DB, selection.of_game(game), by_game=True))
 if rates.empty:
     report.caption(f"No contested {game} match in this selection (self-play only, or none).")
 for rule_set, rows in rates.groupby("rule_set", sort=True):  # one pool per rule set, as Overview and Leaderboards

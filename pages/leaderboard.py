@@ -28,7 +28,7 @@ from pages.shared.url_widgets import url_selectbox
 DB = store.default_db()
 report = Report("Leaderboards")
 
-options, filters = open_filtered_page("Leaderboards", DB, report)
+options, selection = open_filtered_page("Leaderboards", DB, report)
 
 
 RATING = Headline()
@@ -49,7 +49,7 @@ def ratings(scope, suffix: str):
         "the rating and of these counts). Every seat of a team weighs 1, as LLMArena's code rates: in a game of one "
         "seat against four (Undercover, Chameleon) the lone seat's rating moves far more than each of the four's, so "
         "μ follows the roles an agent played; the Bradley-Terry table below weighs every match the same.")
-    show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, filters=scope), f"trueskill_{suffix}")
+    show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, selection=scope), f"trueskill_{suffix}")
     report.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
                     f"{headline.DEFINITIONS['rank']}")
     rated = cached(headline.ratings, DB, selection=scope)
@@ -115,7 +115,7 @@ def headline_help(measure) -> dict[str, str]:
 def coverage_caption(suite) -> str:
     """Which of the suite's games the headline counts, and which it leaves out as played only in self-play (a
     competitive game: `headline.SELF_PLAY`)."""
-    counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=filters)
+    counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
     text = f"Counts {', '.join(counted)}" if counted else "Counts no game"
     if self_play:
         text += f"; leaves out {', '.join(self_play)} (only self-play in this selection)"
@@ -125,7 +125,7 @@ def coverage_caption(suite) -> str:
 def empty_caption(suite) -> str:
     """What a suite without a table holds in this selection: only self-play of some of its games (left out of every
     number), or none of its games at all."""
-    _, self_play = cached(headline.coverage, DB, suite=suite.name, selection=filters)
+    _, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
     if self_play:
         return (f"Only self-play in this selection ({', '.join(self_play)}): left out of win rates and ratings, so "
                 f"{suite.title} has nothing to rank.")
@@ -135,7 +135,7 @@ def empty_caption(suite) -> str:
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
-    contested matches behind it, a link to exactly those matches in Transcripts (the page's filters, the suite's
+    contested matches behind it, a link to exactly those matches in Transcripts (the page's selection, the suite's
     rule set of the game, self-play of a competitive game left out); the cells as text for the report; and the
     numbers for the download."""
     scope = replace(selection.within(suite.variants), contested=True)
@@ -162,7 +162,7 @@ for suite in all_suites().values():
     if not suite.games:  # the games outside the papers, when every game is a paper's
         continue
     st.header(suite.title)
-    table = cached(headline.headline, DB, suite=suite.name, selection=filters)
+    table = cached(headline.headline, DB, suite=suite.name, selection=selection)
     if not table.empty:
         report.caption(f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} "
                        "lies wholly above this agent's, so overlapping intervals share a rank; provisional agents "
@@ -171,17 +171,17 @@ for suite in all_suites().values():
                        f"{coverage_caption(suite)} Column definitions: hover a header.")
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline), helps=headline_help(suite.headline))
-        cells, texts, rates = grid(DB, suite, filters)
+        cells, texts, rates = grid(DB, suite, selection)
         report.markdown("**Agents x games**: win rate (contested matches behind it), over each game's contested "
                         "matches under the rules named in its column, every preset in the selection (the same pool "
                         "as Overview's table of that game and rule set); a cell opens those matches in Transcripts.")
         st.markdown(cells)
         download_table(rates, f"grid_{suite.name}")
         report.table(f"{suite.title}: agents x games (win rate)", texts)
-    if suite.slow and not saved_replay(replace(filters, games=())) and not slow_scorer_wanted(
+    if suite.slow and not saved_replay(replace(selection, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue
-    board = cached(own_table, DB, suite=suite.name, selection=filters)
+    board = cached(own_table, DB, suite=suite.name, selection=selection)
     if not board.empty:
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         report.caption(suite.caption)
@@ -194,12 +194,12 @@ for suite in all_suites().values():
         report.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
 
 st.header("Per game")
-pooled = headline.agent_figures(DB, filters, by_game=True)  # games with contested matches, by rule set
+pooled = headline.agent_figures(DB, selection, by_game=True)  # games with contested matches, by rule set
 pairs = [] if pooled.empty else sorted(set(zip(pooled["game"], pooled["rule_set"], strict=True)))
 pools = {links.pool_label(g, r): (g, r) for g, r in pairs}
 choice = url_selectbox("Game", list(pools), "game") if pools else None
 game, rule_set = pools.get(choice, (None, ""))
-scope = filters.of_game(game) if game else filters  # a game of one rule set: its saved replay serves
+scope = selection.of_game(game) if game else selection  # a game of one rule set: its saved replay serves
 if rule_set:
     scope = scope.within((Variant.of(game, rule_set),))
 rows = headline.agent_figures(DB, scope) if game else pd.DataFrame()

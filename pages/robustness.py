@@ -157,10 +157,10 @@ def game_verdict(verdicts: pd.Series) -> str:
 report = Report("Robustness")
 
 STUDY = "No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`."
-_, filters = open_filtered_page("Robustness", DB, report, empty=STUDY)
-played = queries.agents(DB, filters)["agent"].tolist()
+_, selection = open_filtered_page("Robustness", DB, report, empty=STUDY)
+played = queries.agents(DB, selection)["agent"].tolist()
 agent = url_selectbox("Model", sorted(played, key=lambda a: a.startswith("bot:")), "agent")  # models first
-scores = queries.robustness_scores(DB, agent, filters) if agent else None
+scores = queries.robustness_scores(DB, agent, selection) if agent else None
 if scores is None or scores.empty:
     st.info("No scored matches of this model in the selection.")
     st.stop()

@@ -120,16 +120,16 @@ def test_every_analysis_reads_only_the_selected_runs(db_path):
         return Selection(run_ids=(spec.run_id,))
 
     first, second = play("first", 2, "default"), play("second", 1, "no_hint")
-    assert analyses.hint_ablation(db_path, ("connect_four",), filters=first)["hint"].tolist() == [True, True]
-    assert analyses.hint_ablation(db_path, ("connect_four",), filters=second)["hint"].tolist() == [False, False]
+    assert analyses.hint_ablation(db_path, ("connect_four",), selection=first)["hint"].tolist() == [True, True]
+    assert analyses.hint_ablation(db_path, ("connect_four",), selection=second)["hint"].tolist() == [False, False]
     assert analyses.hint_ablation(db_path, ("connect_four",))["matches"].sum() == 2 * (2 + 1)
     nobody = Selection(run_ids=("no-such-run",))
     for per_game in (analyses.connect_four_rewards, analyses.hanabi_action_shares):
-        assert per_game(db_path)["games"].max() == 3 and per_game(db_path, filters=second)["games"].max() == 1
-        assert per_game(db_path, filters=nobody).empty
-    assert analyses.poker_action_win_prob(db_path, filters=nobody).empty
+        assert per_game(db_path)["games"].max() == 3 and per_game(db_path, selection=second)["games"].max() == 1
+        assert per_game(db_path, selection=nobody).empty
+    assert analyses.poker_action_win_prob(db_path, selection=nobody).empty
     decisions = store.query(db_path, "SELECT count(*) AS n FROM turns t JOIN matches m USING (match_id) WHERE "
                                      "m.game = 'texas_holdem' AND t.seat IS NOT NULL AND m.run_id = ?",
                             [second.run_ids[0]])["n"][0]
-    assert analyses.poker_action_win_prob(db_path, filters=second)["decisions"].sum() == decisions
-    assert analyses.poker_actions_by_win_prob(db_path, filters=second)["decisions"].sum() == decisions
+    assert analyses.poker_action_win_prob(db_path, selection=second)["decisions"].sum() == decisions
+    assert analyses.poker_actions_by_win_prob(db_path, selection=second)["decisions"].sum() == decisions

@@ -46,7 +46,7 @@ def test_trueskill_counts_the_contested_matches_of_the_win_rate_table(leaderboar
 
 def test_the_hint_table_counts_contested_matches(first_run_db):
     """Defect 2: 12 'matches' per hint level were seats, self-play included."""
-    table = hint_ablation(first_run_db, filters=ALL.of_game("tictactoe"))
+    table = hint_ablation(first_run_db, selection=ALL.of_game("tictactoe"))
     per_agent = table.groupby("agent")["matches"].sum()
     figures = headline.agent_figures(first_run_db, ALL.of_game("tictactoe")).set_index("agent")["matches"]
     assert per_agent.to_dict() == figures.to_dict()

@@ -159,7 +159,7 @@ def test_scores_prints_the_same_digits_for_the_same_data(db, capsys, monkeypatch
     for noisy in (1540.0000000000055, 1540.000000000006):
         board = pd.DataFrame({"agent": ["a"], "strategy": ["-"], "ranking": [noisy], "games": [3],
                               "win_rate": [2 / 3 + (noisy - 1540)]})
-        monkeypatch.setattr(wis, "leaderboard", lambda db, filters=ALL, board=board: board)
+        monkeypatch.setattr(wis, "leaderboard", lambda db, selection=ALL, board=board: board)
         for form in ("table", "csv", "json"):
             assert main(["scores", "--suite", "wis", "--db", str(db), "--format", form]) == 0
             printed.setdefault(form, set()).add(capsys.readouterr().out)
@@ -171,7 +171,7 @@ def test_a_table_failing_to_compute_is_one_line_and_its_exit_code(db, capsys, mo
     from engine.__main__ import EXIT_SCORING
     from engine.metrics import wis
 
-    def broken(db, filters=ALL):
+    def broken(db, selection=ALL):
         raise FloatingPointError("Cannot calculate correctly\nsecond line")
 
     monkeypatch.setattr(wis, "leaderboard", broken)

@@ -57,23 +57,23 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
 BRADLEY_TERRY_COLUMNS = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
 
 
-def bradley_terry_table(db: str | Path, game: str | None = None, filters: Selection = ALL, n_boot: int = 200,
+def bradley_terry_table(db: str | Path, game: str | None = None, selection: Selection = ALL, n_boot: int = 200,
                         seed: int = 0) -> pd.DataFrame:
     """Bradley-Terry ratings on the Elo scale with 95% bootstrap intervals (matches resampled: the number of
     matches of each kind drawn from a multinomial, which is the same as drawing matches one by one), fitted
     apart for each connected `component` of the who-played-whom graph (1000 = the average agent of its
     component; agents of different components never met, so their ratings are not comparable);
     rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound."""
-    rated = read_with_played(db, game, filters, pairwise_outcomes)
+    rated = read_with_played(db, game, selection, pairwise_outcomes)
     if rated is None:
         return pd.DataFrame({c: [] for c in BRADLEY_TERRY_COLUMNS})
     return fit_bradley_terry(*rated, n_boot, seed)
 
 
-def rated_pairs(db: str | Path, filters: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+def rated_pairs(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """What `bradley_terry_table` reads of the selection: its pairwise outcomes and each agent's contested
     matches and wins (None: nothing to rate), for a caller that also needs the pairs themselves."""
-    return read_with_played(db, None, filters, pairwise_outcomes)
+    return read_with_played(db, None, selection, pairwise_outcomes)
 
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:

@@ -7,7 +7,7 @@ GAMA-Bench record as the authors' `compute_score` scores it, from the figures it
 listed there). `python -m engine rescore` recomputes both from what the database keeps, so a changed
 formula reaches the table without a replay of the agents.
 
-- `leaderboard(db, filters)`: one row per model, condition (prompt_version, temperature, strategy),
+- `leaderboard(db, selection)`: one row per model, condition (prompt_version, temperature, strategy),
   `setting` (`engine.settings.setting_label`, as every page names it: 'vanilla' with the paper's default
   parameters, else 'custom: golds=4' naming each one changed, a row per setting value as the paper's Table 9;
   an imported record of a study of its own, `own_setting` in its outcome, is named with it, "study _t5",
@@ -18,7 +18,7 @@ formula reaches the table without a replay of the agents.
   overall: a published row's five runs `_v1_1`..`_v1_5`); each cell the mean over matches. A match whose seats
   all share the model and condition counts with its match score; in a mixed match each model and condition
   counts with the mean of its seats' scores.
-- `round_figures(db, filters)`: the figures the paper plots, one row per step of every selected match
+- `round_figures(db, selection)`: the figures the paper plots, one row per step of every selected match
   (a round of a simultaneous game, a shot in Battle Royale, a proposal or a vote in the Pirate Game):
   `match_id`, `run_id`, `step`, and the fields of the step's public record, e.g. guessing_game `mean`,
   `target`, `winning_number`, `choices`; bar_game `share_go`, `go_count`; divide_dollar `total`, `bids`;
@@ -26,7 +26,7 @@ formula reaches the table without a replay of the agents.
   `valuations`, `winning_bid`; battle_royale `shooter`, `target`, `hit`, `players_left`; pirate_game
   `proposer`, `plan`, `votes`, `passed`. These records are the `last` field of the `state` JSON of each
   decision turn, so SQL works too: `SELECT match_id, round, state->'last' FROM turns WHERE seat IS NOT NULL`.
-- `round_curves(db, filters)`: those figures' numbers averaged per setting and step over the matches of one game.
+- `round_curves(db, selection)`: those figures' numbers averaged per setting and step over the matches of one game.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from engine.suites.gamabench import GAMES
 MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
 
 
-def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """γ-Bench's 0-100 table: one row per model, condition and source (`ours` or `published` for imported
     GAMA-Bench records), one column per game, `overall` = mean of the eight. The scores are the
     `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
@@ -54,7 +54,7 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     value and study (`_setting`), so two settings are never one row. A model is its seats' label (the model
     string unless the run spec names one) with its max_tokens where that label was played with several
     (`selection.agent_sql`; the condition's other settings have columns of their own)."""
-    where, params = filters.where()
+    where, params = selection.where()
     df = store.query(db, f"""
         WITH picked AS (
           SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
@@ -120,13 +120,13 @@ def _setting(label: str, own_setting: str | None) -> str:
     return f"study _{own_setting}" if label == "vanilla" else f"{label} (_{own_setting})"
 
 
-def _step_records(db: str | Path, filters: Selection, newest: int | None = None) -> pd.DataFrame:
+def _step_records(db: str | Path, selection: Selection, newest: int | None = None) -> pd.DataFrame:
     """match_id, run_id, step and the step's public record (JSON text) of the selected matches, in play order.
 
     The steps without a record are numbered last and dropped only after the numbering: a `record IS NOT NULL`
     before it is pushed down by DuckDB below the match filter, parsing the state of every turn in the
     database (1.3 s at 50k matches) instead of those of the selected matches (0.2-0.4 s; bench/dashboard.py)."""
-    where, params = filters.where()
+    where, params = selection.where()
     limit = f"ORDER BY m.finished_at DESC LIMIT {int(newest)}" if newest else ""
     return store.query(db, f"""
         WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))
@@ -143,14 +143,14 @@ def _step_records(db: str | Path, filters: Selection, newest: int | None = None)
         WHERE record IS NOT NULL ORDER BY match_id, step""", [*params, list(GAMES)])
 
 
-def round_figures(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def round_figures(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Per-step records of the selected matches (see the module docstring), in play order."""
     rows = [{"match_id": match_id, "run_id": run_id, "step": step} | (json.loads(record) or {})
-            for match_id, run_id, step, record in _step_records(db, filters).itertuples(index=False)]
+            for match_id, run_id, step, record in _step_records(db, selection).itertuples(index=False)]
     return pd.DataFrame(rows, columns=None if rows else ["match_id", "run_id", "step"])
 
 
-def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
+def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
     per setting and step over the selected matches of the one game the selection names (the newest
     MAX_CURVE_MATCHES): a 3-player one-round game is never averaged with a 10-player twenty-round one.
@@ -158,9 +158,9 @@ def round_curves(db: str | Path, filters: Selection) -> pd.DataFrame:
     names it),
     step, matches, then one per numeric field (a yes/no field as its share)."""
 
-    if len(filters.games) != 1:
+    if len(selection.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
-    records = _step_records(db, filters, newest=MAX_CURVE_MATCHES)
+    records = _step_records(db, selection, newest=MAX_CURVE_MATCHES)
     if records.empty:
         return pd.DataFrame(columns=["setting", "step", "matches"])
     settings = store.query(db, """

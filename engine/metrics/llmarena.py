@@ -32,16 +32,16 @@ from engine.selection import ALL, Selection, agent_sql
 from engine.suites.llmarena import GAMES, OWN_RULES, REWARD_GAMES
 
 
-def _games_played(db: str | Path, filters: Selection) -> set[str]:
-    where, params = filters.where("m")
+def _games_played(db: str | Path, selection: Selection) -> set[str]:
+    where, params = selection.where("m")
     df = store.query(db, f"SELECT DISTINCT game FROM matches m WHERE {where} AND game IN (SELECT unnest(?))",
                      [*params, list(GAMES)])
     return set(df["game"]) if not df.empty else set()
 
 
-def average_rewards(db: str | Path, game: str, filters: Selection = ALL) -> pd.Series:
+def average_rewards(db: str | Path, game: str, selection: Selection = ALL) -> pd.Series:
     """Per agent, its mean seat score over the selected finished matches of `game`."""
-    where, params = filters.where("m")
+    where, params = selection.where("m")
     df = store.query(db, f"""
         SELECT {agent_sql("s")} AS agent, avg(s.score) AS reward
         FROM matches m JOIN seats s USING (match_id)
@@ -49,9 +49,9 @@ def average_rewards(db: str | Path, game: str, filters: Selection = ALL) -> pd.S
     return df.set_index("agent")["reward"] if not df.empty else pd.Series(dtype=float)
 
 
-def undercover_win_rates(db: str | Path, filters: Selection = ALL) -> pd.Series:
+def undercover_win_rates(db: str | Path, selection: Selection = ALL) -> pd.Series:
     """Per agent that played the undercover in the selected Undercover matches: its win rate in that role."""
-    where, params = filters.where("m")
+    where, params = selection.where("m")
     df = store.query(db, f"""
         SELECT {agent_sql("s")} AS agent, avg(CASE WHEN s.won THEN 1.0 ELSE 0.0 END) AS win_rate
         FROM matches m JOIN seats s USING (match_id)
@@ -59,12 +59,12 @@ def undercover_win_rates(db: str | Path, filters: Selection = ALL) -> pd.Series:
     return df.set_index("agent")["win_rate"] if not df.empty else pd.Series(dtype=float)
 
 
-def _compared_skills(db: str | Path, game: str, filters: Selection) -> pd.Series:
+def _compared_skills(db: str | Path, game: str, selection: Selection) -> pd.Series:
     """Per agent of the game's largest group of agents linked by matches (`ratings.components`), its TrueSkill mu:
     skills of agents that never met that group are on another scale, and one that never met another agent has
     none. These games have one rule set, and the replay skips self-play itself: the selection without its
     `contested` flag rates the same matches and can reuse the replay saved next to the database."""
-    table = trueskill_table(db, game, replace(filters, contested=False))
+    table = trueskill_table(db, game, replace(selection, contested=False))
     return table[table["component"] == 1].set_index("agent")["mu"]
 
 
@@ -73,9 +73,9 @@ def _normalized(values: pd.Series) -> pd.Series:
     return values / best * 100 if best > 0 else values * float("nan")
 
 
-def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """LLMArena's table over the selected matches of its own rules (every such match by default)."""
-    own = filters.within(OWN_RULES)
+    own = selection.within(OWN_RULES)
     with store.reading(db):
         present = _games_played(db, own)
         played = [g for g in GAMES if g in present]
@@ -90,7 +90,7 @@ def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
                 columns["undercover_win_rate"] = rates
                 columns[game] = _normalized(rates)
             else:
-                columns[game] = _normalized(_compared_skills(db, game, filters))
+                columns[game] = _normalized(_compared_skills(db, game, selection))
     if not played:
         return pd.DataFrame()
     table = pd.DataFrame(columns)

@@ -5,7 +5,7 @@ Monte-Carlo win probability of every Hold'em decision as the metric `win_prob:<a
 per-seat counts of plays, reveals and discards as metrics.
 
 An agent is `seats.label` (the model string unless the run spec names it). Each analysis reads the matches
-selected by `filters` (run, preset, date; every finished match by default)."""
+selected by `selection` (run, preset, date; every finished match by default)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _empty(columns: list[str]) -> pd.DataFrame:
 
 
 def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
-                  filters: Selection = ALL) -> pd.DataFrame:
+                  selection: Selection = ALL) -> pd.DataFrame:
     """Per game, agent and hint (the paper's Table 2): its contested matches and win rate over them (the one
     definition of engine/headline.py: seats won + half the seats drawn over seats held), and its moves, illegal
     moves and illegal-move rate over every match, self-play included (legality does not depend on the opponent).
@@ -36,7 +36,7 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
     columns = ["game", "agent", "hint", "matches", "win_rate", "moves", "illegal_moves", "illegal_move_rate"]
     if not games:
         return _empty(columns)
-    picked = replace(filters, games=tuple(g for g in games if not filters.games or g in filters.games))
+    picked = replace(selection, games=tuple(g for g in games if not selection.games or g in selection.games))
     if not picked.games:
         return _empty(columns)
     seated, seated_params = seat_outcomes_sql(picked)
@@ -66,11 +66,11 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
     return df[columns]
 
 
-def connect_four_rewards(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def connect_four_rewards(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Per agent, ConnectFour's reward R = V(s') - V(s) of its moves (Figure 2): mean per move and mean
     total per game."""
     columns = ["agent", "games", "moves", "mean_reward_per_move", "mean_reward_per_game"]
-    where, params = filters.where("m")
+    where, params = selection.where("m")
     df = store.query(db, f"""
         SELECT t.match_id, {agent_sql("s")} AS agent, t.reward
         FROM turns t JOIN matches m USING (match_id)
@@ -85,8 +85,8 @@ def connect_four_rewards(db: str | Path, filters: Selection = ALL) -> pd.DataFra
     return out.reset_index()[columns]
 
 
-def _poker_decisions(db: str | Path, filters: Selection) -> pd.DataFrame:
-    where, params = filters.where("m")
+def _poker_decisions(db: str | Path, selection: Selection) -> pd.DataFrame:
+    where, params = selection.where("m")
     return store.query(db, f"""
         SELECT {agent_sql("s")} AS agent, substr(x.name, length('win_prob:') + 1) AS action,
                x.value AS win_prob
@@ -95,11 +95,11 @@ def _poker_decisions(db: str | Path, filters: Selection) -> pd.DataFrame:
         WHERE m.game = 'texas_holdem' AND {where} AND x.name LIKE 'win_prob:%'""", params)
 
 
-def poker_action_win_prob(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def poker_action_win_prob(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Per agent and Hold'em action, how often it was taken and the mean Monte-Carlo win probability of
     the hand when it was (Figure 4: a sound player folds weak hands and raises strong ones)."""
     columns = ["agent", "action", "decisions", "share", "mean_win_prob"]
-    df = _poker_decisions(db, filters)
+    df = _poker_decisions(db, selection)
     if df.empty:
         return _empty(columns)
     out = df.groupby(["agent", "action"]).agg(decisions=("win_prob", "size"), mean_win_prob=("win_prob", "mean"))
@@ -108,10 +108,10 @@ def poker_action_win_prob(db: str | Path, filters: Selection = ALL) -> pd.DataFr
 
 
 def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB_BINS,
-                              filters: Selection = ALL) -> pd.DataFrame:
+                              selection: Selection = ALL) -> pd.DataFrame:
     """Per agent and win-probability bin, the share of each action: how the choice follows hand strength."""
     columns = ["agent", "win_prob_bin", "action", "decisions", "share"]
-    df = _poker_decisions(db, filters)
+    df = _poker_decisions(db, selection)
     if df.empty:
         return _empty(columns)
     df["win_prob_bin"] = pd.cut(df["win_prob"], list(bins), include_lowest=True).astype(str)
@@ -120,11 +120,11 @@ def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB
     return out[columns]
 
 
-def hanabi_action_shares(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def hanabi_action_shares(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Per agent, the shares of play, reveal and discard among its Hanabi actions (Figure 5), with the
     team's mean score (the paper's Hanabi reward)."""
     columns = ["agent", "games", "mean_score", "actions", "play_share", "reveal_share", "discard_share"]
-    where, params = filters.where("m")
+    where, params = selection.where("m")
     df = store.query(db, f"""
         SELECT {agent_sql("s")} AS agent, s.match_id, s.score,
                sum(x.value) FILTER (WHERE x.name = 'hanabi_play') AS plays,

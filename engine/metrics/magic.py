@@ -103,14 +103,14 @@ def _theory_abilities_of(sums: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index().reindex(columns=THEORY_COLUMNS)
 
 
-def ability_profile(db: str | Path, filters: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
+def ability_profile(db: str | Path, selection: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
     """One row per challenger (agent label and strategy) over the selected matches: the seven abilities (0-100),
     the win rate, the number of role win rates it averages, the radar's area in both units, and the seven role
     win rates. Both halves' counts come from one query, one row per challenger; an agent that played only one
     half has NaN (no games) for the other's figures. `missing_suspicion`: how Reasoning reads a belief without
     a suspect (`magic_social.reasoning_sums`: 'authors' as Player 1, their argmax of zeros; 'unmatched' never
     right)."""
-    where, params = filters.where("m")
+    where, params = selection.where("m")
     with store.reading(db):
         sums = challenger_sums(db, f"(({SOCIAL_GAMES}) OR ({THEORY_SELECTION})) AND {where}", params,
                                SOCIAL_METRICS + THEORY_METRICS, SOCIAL_SUMS | THEORY_SUMS)

@@ -309,11 +309,11 @@ SOCIAL_SUMS = {
 }
 
 
-def social_abilities(db: str | Path, filters: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
+def social_abilities(db: str | Path, selection: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
     """Per agent and strategy: the four role win rates, Judgement, Reasoning, Deception and
     Self-awareness (as fractions) of MAgIC's Chameleon and Undercover (`rules: magic`); `missing_suspicion`:
     how Reasoning reads a missing suspect (`_seat_reasoning`)."""
-    where, params = filters.where("m")
+    where, params = selection.where("m")
     where = f"({SOCIAL_GAMES}) AND ({where})"
     with store.reading(db):
         sums = challenger_sums(db, where, params, SOCIAL_METRICS, SOCIAL_SUMS)

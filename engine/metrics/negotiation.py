@@ -34,13 +34,13 @@ BID_FIGURES = (("reward", "bid_deviation"), {
     "bid_deviation": "avg(bid_deviation)", "bid_deviation_median": "median(bid_deviation)"})
 
 
-def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str],
+def _per_agent(db: str | Path, game: str, selection: Selection, columns: list[str],
                figures: tuple[tuple[str, ...], dict[str, str]]) -> pd.DataFrame:
     """One row per agent and strategy over the selected matches of `game`: games (seats held), mean reward,
     win rate over contested matches (more than one agent at the table; each seat's `credit`,
     `ratings.OUTCOME`: the one win rate of engine/headline.py) and the game's own `figures`; best reward first."""
-    where, params = filters.where("m")
-    outcomes, outcome_params = seat_outcomes_sql(filters.of_game(game))
+    where, params = selection.where("m")
+    outcomes, outcome_params = seat_outcomes_sql(selection.of_game(game))
     metrics, aggregates = figures
     pivot = ", ".join(f"sum(value) FILTER (WHERE name = '{n}') AS {n}" for n in metrics)
     names = ", ".join(f"'{n}'" for n in metrics)
@@ -67,9 +67,9 @@ def _per_agent(db: str | Path, game: str, filters: Selection, columns: list[str]
     return table[columns].astype({"games": "int64"})
 
 
-def bargain_table(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    return _per_agent(db, "bargain", filters, BARGAIN_COLUMNS, BARGAIN_FIGURES)
+def bargain_table(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
+    return _per_agent(db, "bargain", selection, BARGAIN_COLUMNS, BARGAIN_FIGURES)
 
 
-def bid_table(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
-    return _per_agent(db, "bid", filters, BID_COLUMNS, BID_FIGURES)
+def bid_table(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
+    return _per_agent(db, "bid", selection, BID_COLUMNS, BID_FIGURES)

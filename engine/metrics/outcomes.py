@@ -73,35 +73,35 @@ def played_counts(db: str | Path, selection: Selection) -> pd.DataFrame:
 
 
 
-def narrowed(game: str | None, filters: Selection) -> Selection | None:
-    """`filters` narrowed to `game`, one key for one selection however it is asked for; None when empty."""
+def narrowed(game: str | None, selection: Selection) -> Selection | None:
+    """`selection` narrowed to `game`, one key for one selection however it is asked for; None when empty."""
     if game is None:
-        return filters
-    if filters.games and game not in filters.games:
+        return selection
+    if selection.games and game not in selection.games:
         return None
-    return replace(filters, games=(game,))
+    return replace(selection, games=(game,))
 
 
 
-def read_with_played(db: str | Path, game: str | None, filters: Selection, read: Callable[..., Sized]
+def read_with_played(db: str | Path, game: str | None, selection: Selection, read: Callable[..., Sized]
                       ) -> tuple[Any, pd.DataFrame] | None:
-    """What `read(db, filters=...)` returns for the selection (of `game` when given) and each agent's matches and
+    """What `read(db, selection=...)` returns for the selection (of `game` when given) and each agent's matches and
     wins in it, read on one connection; None when the selection holds nothing to rate."""
-    selection = narrowed(game, filters)
+    selection = narrowed(game, selection)
     if selection is None:
         return None
     with store.reading(db):
-        data = read(db, filters=selection)
+        data = read(db, selection=selection)
         return (data, played_counts(db, selection)) if len(data) else None
 
 
 
-def pairwise_outcomes(db: str | Path, game: str | None = None, filters: Selection = ALL) -> pd.DataFrame:
+def pairwise_outcomes(db: str | Path, game: str | None = None, selection: Selection = ALL) -> pd.DataFrame:
     """The pairwise outcomes of the selected matches grouped by kind: matches with the same comparisons (the same
     sum of their hashes) are one `kind` played `matches` times. One row per kind and pair of different agents in
     different teams: `a`, `b`, the share of the match's comparisons it stands for (`weight`, a match weighs 1)
     and `score` (1 a wins, 0.5 tie)."""
-    selection = narrowed(game, filters)
+    selection = narrowed(game, selection)
     if selection is None:
         return pd.DataFrame(columns=["kind", "matches", "a", "b", "weight", "score"])
     seats, params = seat_outcomes_sql(selection)

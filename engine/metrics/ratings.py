@@ -26,19 +26,19 @@ __all__ = ["MU", "OUTCOME", "bradley_terry_table", "fit_bradley_terry", "rated_p
            "saved_replay", "saved_replays_path", "seat_outcomes_sql", "trueskill_table"]
 
 
-def trueskill_table(db: str | Path, game: str | None = None, filters: Selection = ALL) -> pd.DataFrame:
+def trueskill_table(db: str | Path, game: str | None = None, selection: Selection = ALL) -> pd.DataFrame:
     """TrueSkill of every agent over the selected matches (of `game` when given), with the 95% interval of its skill
     (`mu_lo`, `mu_hi`) and its `component` of the who-played-whom graph (`components`: skills of different
     components never met and are not comparable), best conservative (mu - 3 sigma) first within each component.
     An agent that never met another agent has no rating: blank, with `note` saying why (not the prior). `matches`
     and `wins` are its contested matches and the seats it won in them (`played_counts`: self-play left out)."""
     columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "component", "note", "matches", "wins"]
-    selection = narrowed(game, filters)
+    selection = narrowed(game, selection)
     if selection is None:
         return pd.DataFrame({c: [] for c in columns})
     with store.reading(db):
-        ratings, played = replayed_ratings(db, filters=selection), played_counts(db, selection)
-        component = components(pairwise_outcomes(db, filters=selection))
+        ratings, played = replayed_ratings(db, selection=selection), played_counts(db, selection)
+        component = components(pairwise_outcomes(db, selection=selection))
     if played.empty:
         return pd.DataFrame({c: [] for c in columns})
     table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()],

@@ -58,15 +58,15 @@ def saved_replay(selection: Selection) -> bool:
     return _saved_name(selection) is not None
 
 
-def _saved_name(filters: Selection) -> str | None:
+def _saved_name(selection: Selection) -> str | None:
     """The name of a selection worth saving: every finished match, or those of one game; None for the rest."""
-    if replace(filters, games=()) != ALL or len(filters.games) > 1:
+    if replace(selection, games=()) != ALL or len(selection.games) > 1:
         return None
-    return filters.games[0] if filters.games else "*"
+    return selection.games[0] if selection.games else "*"
 
 
-def load_saved(db: str | Path, filters: Selection) -> Replayed | None:
-    name = _saved_name(filters)
+def load_saved(db: str | Path, selection: Selection) -> Replayed | None:
+    name = _saved_name(selection)
     try:
         saved = json.loads(saved_replays_path(db).read_text()) if name else {}
         return Replayed.from_json(saved[name]) if name in saved else None
@@ -74,10 +74,10 @@ def load_saved(db: str | Path, filters: Selection) -> Replayed | None:
         return None  # absent, unreadable or from another version: replay from the start
 
 
-def save(db: str | Path, filters: Selection, replayed: Replayed) -> None:
+def save(db: str | Path, selection: Selection, replayed: Replayed) -> None:
     """Add this replay to the saved ones; written to a temporary file and renamed, so a reader never sees half
     of it. A read-only directory only costs the next process a full replay."""
-    name = _saved_name(filters)
+    name = _saved_name(selection)
     if name is None:
         return
     path = saved_replays_path(db)

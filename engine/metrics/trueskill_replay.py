@@ -69,9 +69,9 @@ def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, t
 
 
 
-def _covered(db: str | Path, filters: Selection, last: tuple | None) -> tuple[int, int]:
+def _covered(db: str | Path, selection: Selection, last: tuple | None) -> tuple[int, int]:
     """How many selected matches finished up to `last`, and the sum of the hashes of their ids and finish times."""
-    seats, params = seat_outcomes_sql(filters)
+    seats, params = seat_outcomes_sql(selection)
     where, extra = ("", []) if last is None else \
         ("WHERE finished_at < ? OR (finished_at = ? AND match_id <= ?)", [last[0], last[0], last[1]])
     row = store.rows(db, f"""
@@ -83,12 +83,12 @@ def _covered(db: str | Path, filters: Selection, last: tuple | None) -> tuple[in
 
 
 def replayed_ratings(db: str | Path, game: str | None = None,
-                     filters: Selection = ALL) -> dict[str, tuple[float, float]]:
+                     selection: Selection = ALL) -> dict[str, tuple[float, float]]:
     """Agent -> (mu, sigma) after replaying the selected matches in the order they finished. The replay is
     kept per database and selection (and saved next to the database for the unfiltered ones): when the
     database has only gained matches that finished later, only those are replayed (a dashboard refresh after
     a run costs the new matches, not all of them)."""
-    selection = narrowed(game, filters)
+    selection = narrowed(game, selection)
     if selection is None:
         return {}
     key = (str(Path(db).resolve()), selection)

@@ -51,10 +51,10 @@ def _seats_sql(where: str) -> str:
         FROM sel LEFT JOIN per_seat p USING (match_id, seat)"""
 
 
-def figures_by_role(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def figures_by_role(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """One row per agent, strategy and role (spy, civilian, all), over the selected games: every seat
     counts once under its own role and once under "all"."""
-    where, params = filters.where("m")
+    where, params = selection.where("m")
     table = store.query(db, f"""
         WITH seat AS ({_seats_sql(where)}),
         parts AS (
@@ -70,21 +70,21 @@ def figures_by_role(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
     return table[FIGURE_COLUMNS].astype({"games": "int64"})
 
 
-def _points(db: str | Path, filters: Selection) -> pd.DataFrame:
-    where, params = filters.where("m")
+def _points(db: str | Path, selection: Selection) -> pd.DataFrame:
+    where, params = selection.where("m")
     return store.query(db, f"""
         SELECT agent, strategy, coalesce(sum(score), 0) AS total, count(*) AS games
         FROM ({_seats_sql(where)}) GROUP BY agent, strategy""", params)
 
 
-def leaderboard(db: str | Path, filters: Selection = ALL) -> pd.DataFrame:
+def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """The WiS leaderboard over the selected games: ranking points first, then the figures of each role side by
     side."""
     with store.reading(db):
-        points = _points(db, filters)
+        points = _points(db, selection)
         if points.empty:
             return pd.DataFrame(columns=["agent", "strategy", "ranking", "games"])
-        figures = figures_by_role(db, filters)
+        figures = figures_by_role(db, selection)
     points["ranking"] = START_POINTS + points["total"] - points["games"]
     wide = figures.pivot_table(index=["agent", "strategy"], columns="role",
                                values=["win_rate", "mean_score", "vote_accuracy", "foul_rate", "survival_rounds"],

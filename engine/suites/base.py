@@ -63,7 +63,7 @@ class Chart:
 
 @dataclass(frozen=True)
 class Figure:
-    """One of a paper's per-game figures: `table(db, filters=selection)` over the selection narrowed to one of
+    """One of a paper's per-game figures: `table(db, selection=...)` over the selection narrowed to one of
     `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download. `hidden`: per
     game, the columns not shown (a field naming a seat, whose mean over matches means nothing)."""
 
@@ -76,7 +76,7 @@ class Figure:
     hidden: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def compute(self, db: str | Path, selection: Selection) -> pd.DataFrame:
-        return self.table(db, filters=selection)
+        return self.table(db, selection=selection)
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class TableLayout:
 
 @dataclass(frozen=True)
 class Suite:
-    """A paper's benchmark. `variants` are the games (under their rule sets) it scores; `board(db, filters=...)`
+    """A paper's benchmark. `variants` are the games (under their rule sets) it scores; `board(db, selection=...)`
     is its leaderboard as the paper defines it, `layout` how every page shows it; `figures` what its paper plots per
     game. `caption` explains the table, `empty` says what to play when there is none. `slow` marks a leaderboard
     that replays ratings (the dashboard asks before computing it on a large new selection)."""
@@ -178,7 +178,7 @@ class Suite:
         if self.board is None:
             return pd.DataFrame()
         selection = replace(selection, contested=not self.self_play)
-        return self.board(db, filters=selection.within(self.variants) if self.narrow else selection)
+        return self.board(db, selection=selection.within(self.variants) if self.narrow else selection)
 
     def figures_of(self, game: str) -> tuple[Figure, ...]:
         return tuple(f for f in self.figures if game in f.games)

@@ -4,7 +4,7 @@ meaning: its captions and definitions, its tables as shown ("14.3% (21)", not 0.
 its charts in the arena's palette, and plotly.js inlined once, so that it opens offline.
 
     to_parquet(df) -> bytes;  download_table(df, name)
-    selection_of(filters) -> dict;  runs_of(filters, options) -> list[str]
+    selection_of(selection) -> dict;  runs_of(selection, options) -> list[str]
     Report(title): .scope(db, selection, runs) .caption(markdown) .markdown(markdown) .text(markdown)
                    .table(title, df, helps) .figure(title, fig) .html() -> str .download(name)
 """
@@ -45,28 +45,28 @@ def download_table(df: pd.DataFrame, name: str) -> None:
                           key=f"parquet_{name}")
 
 
-def selection_of(filters: Selection) -> dict[str, str]:
+def selection_of(selection: Selection) -> dict[str, str]:
     """The filters in words, for a report's header (only those that narrow the view)."""
-    dates = (f"{filters.date_from or 'the first'} to {filters.date_to or 'the last'}"
-             if filters.date_from or filters.date_to else "")
-    named = {"runs": ", ".join(filters.run_ids), "games": ", ".join(filters.games),
-             "presets": ", ".join(filters.presets), "finished": dates}
+    dates = (f"{selection.date_from or 'the first'} to {selection.date_to or 'the last'}"
+             if selection.date_from or selection.date_to else "")
+    named = {"runs": ", ".join(selection.run_ids), "games": ", ".join(selection.games),
+             "presets": ", ".join(selection.presets), "finished": dates}
     return {k: v for k, v in named.items() if v}
 
 
-def runs_of(filters: Selection, options: pd.DataFrame) -> list[str]:
+def runs_of(selection: Selection, options: pd.DataFrame) -> list[str]:
     """The runs whose finished matches the filters keep, as `name (run_id): N matches`, from
     `queries.filter_options` rows (one per run, game and preset)."""
     if options.empty:
         return []
     rows = options
-    for column, values in (("run_id", filters.run_ids), ("game", filters.games), ("preset", filters.presets)):
+    for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
         if values:
             rows = rows[rows[column].isin(values)]
-    if filters.date_from:
-        rows = rows[pd.to_datetime(rows["last_day"]).dt.date >= filters.date_from]
-    if filters.date_to:
-        rows = rows[pd.to_datetime(rows["first_day"]).dt.date <= filters.date_to]
+    if selection.date_from:
+        rows = rows[pd.to_datetime(rows["last_day"]).dt.date >= selection.date_from]
+    if selection.date_to:
+        rows = rows[pd.to_datetime(rows["first_day"]).dt.date <= selection.date_to]
     kept = rows.groupby(["run_id", rows["run_name"].fillna("")], sort=True)["matches"].sum()
     return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in kept.items()]
 

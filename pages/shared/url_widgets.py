@@ -153,10 +153,10 @@ def filter_bar(options: pd.DataFrame, games: bool = True, report: Report | None 
                db: str | Path | None = None) -> Selection:
     """Run, game, preset and date filters over `queries.filter_options` rows, kept in the URL; `report`'s
     header then states `db`, the filters and the runs they keep."""
-    filters = _filter_widgets(options, games)
+    selection = _filter_widgets(options, games)
     if report is not None:
-        report.scope(db or "", selection_of(filters), runs_of(filters, options))
-    return filters
+        report.scope(db or "", selection_of(selection), runs_of(selection, options))
+    return selection
 
 
 def _filter_widgets(options: pd.DataFrame, games: bool) -> Selection:
