@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -290,3 +291,25 @@ def test_a_chunk_whose_worker_is_lost_plays_again_only_the_matches_it_had_not_de
     with pytest.raises(RayTaskError):
         asyncio.run(ray_executor.play_part(failing, plans, delivered.append, notes.append))
     assert len(asked) == 1
+
+
+def test_a_cluster_runs_summaries_are_a_local_runs(cluster, tmp_path):
+    """The driver alone writes, so the summaries it keeps (engine/store/summaries.py) are those of the same run played
+    by the local executor, row for row, and a rebuild from the cluster run's log gives them again (issue 28 pt 5)."""
+    from tests.test_summaries import GAMES, summary_rows
+
+    raw = {"name": "summed", "seed": 3, "repeats": 3, "concurrency": 2, "games": GAMES}
+    on_cluster, here = tmp_path / "cluster.duckdb", tmp_path / "local.duckdb"
+    played = asyncio.run(run_spec(parse_spec(raw | {"executor": "ray"}), on_cluster, progress=False,
+                                  address=cluster.address))
+    assert played.errors == 0 and played.played > 10
+    assert asyncio.run(run_spec(parse_spec(raw), here, progress=False)).played == played.played
+    workers = store.query(on_cluster, "SELECT DISTINCT worker FROM matches")["worker"]
+    assert workers.str.startswith("ray:").all(), "the matches were played on the cluster"
+    assert store.summaries_in_step(on_cluster)
+    pd.testing.assert_frame_equal(summary_rows(on_cluster), summary_rows(here), check_exact=False, rtol=1e-12)
+    metrics = "SELECT * FROM metric_summary ORDER BY ALL"
+    pd.testing.assert_frame_equal(store.query(on_cluster, metrics), store.query(here, metrics), check_exact=False,
+                                  rtol=1e-12)
+    store.rebuild_summaries(on_cluster)
+    pd.testing.assert_frame_equal(summary_rows(on_cluster), summary_rows(here), check_exact=False, rtol=1e-12)
