@@ -5,14 +5,12 @@ Who is Spy's per-role table (WiS paper)."""
 
 from dataclasses import replace
 
-import pandas as pd
-import plotly.express as px
 import streamlit as st
 
 from engine import headline, queries, store
-from engine.palette import PALETTE
+from engine.figures import declared_figures
 from engine.suites import suites_of
-from pages.shared import links, numbers
+from pages.shared import links
 from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
@@ -53,16 +51,6 @@ def rounds_caption(table, mine: str | None) -> str:
             f"reached that round ({'; '.join(spreads)}; the table's `matches` column gives each round's count).")
 
 
-def axes(table, columns) -> list[tuple[str, list[str]]]:
-    """The series of a chart split by unit, so that a count and a share never share an axis: shares (every value
-    between 0 and 1: a yes/no field's share, a rate) on one chart, the other numbers on another."""
-    if isinstance(columns, str):
-        return [("", [columns])]
-    shares = [c for c in columns if table[c].dropna().between(0, 1).all()]
-    values = [c for c in columns if c not in shares]
-    return [(unit, group) for unit, group in (("", values), ("share", shares)) if group]
-
-
 def without_blank_rounds(table):
     """A per-round table without the rounds that have no figure left to show: Pirate's proposal step records only
     the proposer (a seat, hidden), so its row was blank beside a count of matches."""
@@ -72,48 +60,16 @@ def without_blank_rounds(table):
     return table.dropna(how="all", subset=shown).reset_index(drop=True) if shown else table
 
 
-def draw_settings(figure, table) -> None:
-    """A per-round figure drawn once per setting (`setting` column), each its own chart; else as is."""
-    if "setting" not in table:
-        draw(figure, table)
-        return
-    for setting, rows in table.groupby("setting", sort=True):
-        draw(figure, rows.drop(columns="setting").reset_index(drop=True), setting)
-
-
-def draw(figure, table, setting: str = "") -> None:
-    """A figure's chart, as its suite declares it (plotly express): one chart per unit (`axes`); a chart of rates
-    that are all 0 keeps a 0-1 axis and says so, instead of an empty -1..1 axis."""
-    chart = figure.chart
-    plot = px.line if chart.kind == "line" else px.bar
-    extra = {k: v for k, v in (("color", chart.color), ("facet_col", chart.facet_col), ("barmode", chart.barmode))
-             if v is not None}
-    for key in ("color", "facet_col"):  # a yes/no field in the legend as its table shows it, not True/False
-        if key in extra and pd.api.types.is_bool_dtype(table[extra[key]]):
-            table = table.assign(**{extra[key]: table[extra[key]].map(numbers.number)})
-    if chart.kind == "line" and table[chart.x].nunique() == 1:
-        plot = px.bar  # one round recorded: bars, where a line would be a lone dot
-        extra.setdefault("barmode", "group")
-    for unit, columns in axes(table, chart.columns(table)):
-        title = f"{game}: {figure.title}" if chart.kind == "line" else figure.title
-        title += f", {setting}" if setting else ""
-        title += f" ({unit}s)" if unit else ""
-        # without a colour of their own, the series are the legend's entries (a single one too: it is named)
-        series = columns if len(columns) > 1 or "color" not in extra else columns[0]
-        fig = plot(table, x=chart.x, y=series, title=title, **extra, color_discrete_sequence=PALETTE,
-                   **({"markers": True} if plot is px.line else {}))
-        fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_label(columns, unit), height=420,
-                          legend_title_text=chart.color or "", showlegend=True)
-        if unit or all(numbers.is_rate(c) for c in columns):
-            fig.update_yaxes(range=[0, 1], tickformat=".0%")  # shares in %, as the tables show them
-        if not table[columns].fillna(0).to_numpy().any():
-            report.caption(f"{title}: every value is 0" + (" (no illegal moves)." if "illegal_move_rate" in columns
-                                                       else "."))
-        steps = table[chart.x]
-        if pd.api.types.is_integer_dtype(steps):  # rounds, steps: whole-number ticks, never 2.5
-            fig.update_xaxes(tickformat="d", dtick=1 if steps.max() - steps.min() <= 20 else None)
-        st.plotly_chart(fig)
-        report.figure(title, fig)
+def draw(figure, table) -> None:
+    """A figure's charts, as its suite declares them (engine/figures.py: the static site draws the same); a flat
+    chart says that every value is 0 rather than leave an empty axis unexplained."""
+    title = f"{game}: {figure.title}" if figure.chart.kind == "line" else figure.title
+    for drawn in declared_figures(figure.chart, table, title):
+        if drawn.all_zero:
+            report.caption(f"{drawn.title}: every value is 0" + (
+                " (no illegal moves)." if "illegal_move_rate" in figure.chart.columns(table) else "."))
+        st.plotly_chart(drawn.figure)
+        report.figure(drawn.title, drawn.figure)
 
 
 def definitions(helps: dict[str, str]) -> None:
@@ -138,7 +94,7 @@ for suite in suites_of(game):
         if {"step", "matches"} <= set(table.columns):  # a per-round curve: say what each point averages
             report.caption(rounds_caption(table, mine))
         if figure.chart is not None:
-            draw_settings(figure, table)
+            draw(figure, table)
         if figure.show_table:
             helps = column_help(table.columns, game, suite.layout.helps)
             show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps)

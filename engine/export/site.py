@@ -23,6 +23,7 @@ from engine import headline, published, queries, store, transcripts
 from engine.export import charts
 from engine.export.html import definitions, esc, link, note, note_link, page, relative, table
 from engine.export.transcript import match_body
+from engine.figures import declared_figures
 from engine.numbers import interval, number, percent, readable, usd
 from engine.selection import Selection, Variant
 from engine.suites import all_suites, own_table, suites_of
@@ -190,11 +191,10 @@ def game_page(site: Site, game: str) -> str:
                 body += note("Nothing recorded for this selection.")
                 continue
             if figure.chart is not None:
-                plotted = figures[figure.chart.columns(figures)]
-                if not plotted.fillna(0).to_numpy().any():  # an empty-looking chart: say why
-                    body += note("Every value of this chart is 0.")
-                for fig in charts.declared(figure.chart, figures, f"{game}: {figure.title}"):
-                    body += charts.chart_html(fig)
+                for chart in declared_figures(figure.chart, figures, f"{game}: {figure.title}"):
+                    if chart.all_zero:  # an empty-looking chart: say why
+                        body += note(f"{chart.title}: every value is 0.")
+                    body += charts.chart_html(chart.figure)
                     drawn = True
             if figure.show_table:
                 body += table(readable(figures))
