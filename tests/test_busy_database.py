@@ -202,12 +202,18 @@ def test_a_run_waits_for_a_busy_database_from_its_first_look_saying_who_holds_it
     spec = tmp_path / "bots.yaml"
     spec.write_text(yaml.safe_dump({"name": "patient", "repeats": 3, "games": [
         {"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}))
-    holder = hold(db_path, "rw", store.READER_TIMEOUT + 3)
-    run = subprocess.run([sys.executable, "-m", "engine", "run", str(spec), "--db", str(db_path), "--quiet"],
-                         cwd=store.ROOT, capture_output=True, text=True, timeout=600)
+    holder = hold(db_path, "rw", 600)  # let go once the run has waited past a reader's 30 s, however slow its start
+    run = subprocess.Popen([sys.executable, "-m", "engine", "run", str(spec), "--db", str(db_path), "--quiet"],
+                           cwd=store.ROOT, stderr=subprocess.PIPE, text=True)
+    waits = []
+    for line in run.stderr:
+        waits += [line] if line.startswith("waiting") else []
+        if line.startswith(f"waiting {store.READER_TIMEOUT:.0f} s"):
+            break
+    holder.terminate()
     holder.wait()
-    assert run.returncode == 0, run.stderr
-    waits = [line for line in run.stderr.splitlines() if line.startswith("waiting")]
-    assert [line.split()[1] for line in waits[:3]] == ["10", "20", "30"], run.stderr
+    rest = run.communicate(timeout=600)[1]
+    assert run.returncode == 0, rest
+    assert [line.split()[1] for line in waits[:3]] == ["10", "20", "30"], waits
     assert all(f"held by PID {holder.pid} (" in line for line in waits)
     assert store.rows(db_path, "SELECT n_done, status FROM runs") == [(3, "ok")]
