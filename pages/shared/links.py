@@ -1,6 +1,7 @@
 """Links from a number to the matches behind it: the Transcripts URL of an agent's matches of one game within a
 selection (runs, presets, dates, the suite's rule set of the game, self-play left out as in the number, and
-matches with fallback moves when it leaves them out), and that selection read back on the Transcripts page, so the page lists exactly the matches the number counts."""
+matches with fallback moves when it leaves them out), and that selection read back on the Transcripts page, so
+the page lists exactly the matches the number counts."""
 
 from __future__ import annotations
 
