@@ -159,3 +159,45 @@ def test_the_games_and_robustness_pages_follow_the_link(db, monkeypatch):
     assert not robustness.exception
     played = next(df.value for df in robustness.dataframe if "condition" in df.value.columns)
     assert set(played["scores"]) == {"3"}  # its 3 matches against bot:random; those against garbled left out
+
+
+SHOTS = "/tmp/arena_browser_fallbacks"  # the screenshots to look at (kept after the test)
+
+
+def shown(page) -> str:
+    """The text of the page's main area, its tables' cells included."""
+    return page.get_by_test_id("stMain").inner_text()
+
+
+@pytest.mark.browser
+def test_in_the_browser_the_checkbox_leaves_the_fallback_wins_out_and_the_link_keeps_it(db):
+    """Issue 29 points 1 and 8 at 1400 x 900: ticking the checkbox puts it in the URL and takes openai/garbled (every
+    one of its matches had fallback moves) off the Leaderboards; the link opened afresh shows the same."""
+    from pathlib import Path
+
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.test_browser import CHROMIUM, FLAGS, serving, settle
+
+    shots = Path(SHOTS)
+    shots.mkdir(exist_ok=True)
+    with serving(db) as url, sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        page = chromium.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{url}/leaderboard")
+        settle(page)
+        switch = page.get_by_role("checkbox", name="Leave out matches with fallback moves")
+        expect(switch).not_to_be_checked()
+        assert "openai/garbled" in shown(page)
+        page.screenshot(path=str(shots / "every_match.png"), full_page=True)
+        switch.check(force=True)  # Streamlit draws its own box over the input
+        page.wait_for_url("**without_fallbacks=1**")
+        settle(page)
+        page.screenshot(path=str(shots / "without_fallbacks.png"), full_page=True)
+        assert "openai/garbled" not in shown(page) and "openai/steady" in shown(page)
+        fresh = chromium.new_page(viewport={"width": 1400, "height": 900})
+        fresh.goto(page.url)
+        settle(fresh)
+        expect(fresh.get_by_role("checkbox", name="Leave out matches with fallback moves")).to_be_checked()
+        assert fresh.locator('[data-testid="stException"]').count() == 0
+        chromium.close()
