@@ -134,7 +134,7 @@ def test_the_report_header_names_the_filter_and_counts_the_matches_it_keeps(db, 
     assert selection_of(Selection()) == {}
 
 
-def test_a_cells_link_opens_exactly_the_matches_the_filtered_number_counts(db):
+def test_a_cells_link_opens_exactly_the_matches_the_filtered_number_counts(db, monkeypatch):
     scope = Selection(without_fallbacks=True, contested=True)
     url = links.transcripts_link(scope, "tictactoe", "bot:random")
     params = parse_qs(urlsplit(url).query)
@@ -143,6 +143,10 @@ def test_a_cells_link_opens_exactly_the_matches_the_filtered_number_counts(db):
     assert linked == replace_games(scope) and "fallback moves left out" in links.described(linked)
     search = transcripts.MatchSearch(game="tictactoe", agents=("bot:random",), within=linked)
     assert transcripts.count_matches(db, search) == 3  # the headline's 3, not the 6 played
+    at = run_page("transcripts", db, monkeypatch, **{key: values[0] for key, values in params.items()})
+    assert not at.exception
+    assert any("matches with fallback moves left out" in c.value for c in at.caption)
+    assert next(h.value for h in at.subheader if h.value.startswith("Matches")) == "Matches: 3 matches"
 
 
 def replace_games(selection: Selection) -> Selection:
