@@ -107,9 +107,9 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
 
 def summary_where(selection: Selection, alias: str = "k") -> tuple[str, list] | None:
     """`selection` (contested) as a SQL condition over `agent_summary AS alias`, or None when the summaries'
-    grain cannot answer it: a date range (they sum over time), an agent filter (it keeps the other agents of
-    the matches it picks) or matches without fallback moves (they sum matches with and without)."""
-    if selection.date_from or selection.date_to or selection.agents or selection.without_fallbacks:
+    grain cannot answer it: a date range (they sum over time) or an agent filter (it keeps the other agents of
+    the matches it picks)."""
+    if selection.date_from or selection.date_to or selection.agents:
         return None
     cooperative = cooperative_games()
     parts, params = [f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative]
@@ -119,6 +119,8 @@ def summary_where(selection: Selection, alias: str = "k") -> tuple[str, list] | 
             params.append(list(values))
     if selection.variants is not None:
         parts.append(variants_sql(selection.variants, alias))
+    if selection.without_fallbacks:
+        parts.append(f"NOT {alias}.fallbacks")
     return " AND ".join(parts), params
 
 

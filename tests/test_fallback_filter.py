@@ -1,5 +1,6 @@
 """Figures without the wins that fallback moves earned (issue 29 point 1): `Selection.without_fallbacks` keeps only
-the matches in which no seat's move was a fallback, and the headline, a paper's table, the dashboard's filter bar
+the matches in which no seat's move was a fallback (summed from the summaries, which keep that per match, as the
+log gives it), and the headline, a paper's table, the dashboard's filter bar
 (kept in the URL, named in the report, carried by a cell's link to Transcripts) and `scores --without-fallbacks`
 all follow it. The database: a stub model that always answers, one that never answers usably (the engine plays
 a random move in its place), and bots."""
@@ -70,10 +71,9 @@ def figures(table: pd.DataFrame) -> pd.DataFrame:
     return table.set_index("agent")[["matches", "wins"]].sort_index().astype(int)
 
 
-def test_without_fallbacks_the_figures_count_exactly_the_matches_without_a_fallback_move(db):
+def test_without_fallbacks_the_figures_count_exactly_the_matches_without_a_fallback_move(db, monkeypatch):
     fallbacks = with_fallbacks(db)
     assert len(fallbacks) == 9 and store.count_matches(db) == 15  # garbled's 9 (6 guessing, 3 TicTacToe), of 15
-    assert store.summaries_in_step(db)  # every match: summed from the summaries, which cannot tell these apart
     every, own = headline.agent_figures(db), headline.agent_figures(db, OWN_MOVES)
     pd.testing.assert_frame_equal(figures(every), by_hand(db, set()), check_names=False, check_dtype=False)
     pd.testing.assert_frame_equal(figures(own), by_hand(db, fallbacks), check_names=False, check_dtype=False)
@@ -81,6 +81,42 @@ def test_without_fallbacks_the_figures_count_exactly_the_matches_without_a_fallb
     assert dropped.to_dict() == {"bot:equilibrium": 0, "bot:random": 6, "openai/garbled": 9, "openai/steady": 3}
     assert every.set_index("agent").loc["openai/garbled", "fallback_wins"] > 0
     assert (own["fallback_wins"] == 0).all()
+
+
+def read_the_log(*args):
+    raise AssertionError("read the log")
+
+
+def test_the_summaries_answer_the_filter_as_the_log_does(db, monkeypatch):
+    """The summaries keep whether a match had a fallback move, so the filter costs no more than any other
+    selection by runs or games (the log of every match is read only for a date range or an agent)."""
+    assert store.summaries_in_step(db)
+    with monkeypatch.context() as patched:
+        patched.setattr(headline, "_logged_figures", read_the_log)
+        patched.setattr(headline, "_logged_scores", read_the_log)
+        summed = [headline.agent_figures(db, OWN_MOVES, by_game=True), headline.headline(db, "gamabench", OWN_MOVES)]
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the same calls, from the log
+    logged = [headline.agent_figures(db, OWN_MOVES, by_game=True), headline.headline(db, "gamabench", OWN_MOVES)]
+    for left, right in zip(summed, logged, strict=True):
+        keys = [k for k in ("game", "agent") if k in left.columns]
+        pd.testing.assert_frame_equal(left.sort_values(keys, ignore_index=True),
+                                      right.sort_values(keys, ignore_index=True), check_exact=False, rtol=1e-12)
+    assert set(summed[1]["agent"]) == {"openai/steady", "bot:random"}
+
+
+def test_a_version_8_database_gets_the_fallbacks_key_by_the_upgrade(db, tmp_path):
+    """Summaries written before the key: the upgrade builds them again, and the filter sums them right."""
+    old = tmp_path / "v8.duckdb"
+    old.write_bytes(db.read_bytes())
+    with store.connect(old) as con:
+        for table in ("agent_summary", "metric_summary"):
+            con.execute(f"ALTER TABLE {table} DROP COLUMN fallbacks")
+        con.execute("UPDATE schema_version SET version = 8")
+    store.init_db(old)
+    assert store.summaries_in_step(old)
+    own = headline.agent_figures(old, OWN_MOVES)
+    pd.testing.assert_frame_equal(figures(own), by_hand(old, with_fallbacks(old)), check_names=False,
+                                  check_dtype=False)
 
 
 def test_the_headline_and_a_papers_table_follow_the_filter(db):
