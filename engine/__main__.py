@@ -151,10 +151,11 @@ def _bounds(param) -> str:
 
 def _cmd_scores(args: argparse.Namespace) -> int:
     from engine.precision import fixed
+    from engine.selection import Selection
     from engine.suites import get_suite
 
     try:
-        table = get_suite(args.suite).leaderboard(Path(args.db))
+        table = get_suite(args.suite).leaderboard(Path(args.db), Selection(without_fallbacks=args.without_fallbacks))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -347,6 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     scores.add_argument("--suite", required=True, choices=list(_suite_names()), help=_suites_help("the table to print"))
     scores.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     scores.add_argument("--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP)
+    scores.add_argument("--without-fallbacks", action="store_true",
+                        help="leave out every match in which the engine played a fallback move for some seat (its "
+                             "answer did not parse or was illegal, so a random or fixed move stood in): the table "
+                             "then counts only the agents' own moves (default: every match)")
     scores.set_defaults(func=_cmd_scores)
 
     rescore = sub.add_parser("rescore", help="recompute the stored metrics from the turn log (no agent is asked)")

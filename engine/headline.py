@@ -119,6 +119,8 @@ def summary_where(selection: Selection, alias: str = "k") -> tuple[str, list] | 
             params.append(list(values))
     if selection.variants is not None:
         parts.append(variants_sql(selection.variants, alias))
+    if selection.without_fallbacks:
+        parts.append(f"NOT {alias}.fallbacks")
     return " AND ".join(parts), params
 
 

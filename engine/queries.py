@@ -34,9 +34,11 @@ def _query(db: str | Path, sql: str, params: list | None = None) -> pd.DataFrame
 
 # ---------------------------------------------------------------- selection widgets
 def filter_options(db: str | Path) -> pd.DataFrame:
-    """One row per run, game and preset: run name, source, matches and the first and last finish date."""
+    """One row per run, game and preset: run name, source, matches (and how many had a fallback move) and the
+    first and last finish date."""
     return _query(db, """
         SELECT m.run_id, r.name AS run_name, r.source, m.game, m.preset, count(*) AS matches,
+               count(*) FILTER (WHERE m.match_id IN (SELECT match_id FROM turns WHERE fallback)) AS fallback_matches,
                min(m.finished_at)::DATE AS first_day, max(m.finished_at)::DATE AS last_day
         FROM matches m LEFT JOIN runs r USING (run_id)
         WHERE m.status = 'ok' GROUP BY ALL ORDER BY m.run_id, m.game, m.preset""")

@@ -1,6 +1,6 @@
 """Which matches a query, a scorer or a leaderboard reads: runs, games (or a game's rule variants),
-presets, a date range and agents. It sits beneath the queries and the scorers, so both narrow the
-same way and neither imports the other.
+presets, a date range, agents, and whether matches with fallback moves count. It sits beneath the queries and
+the scorers, so both narrow the same way and neither imports the other.
 
 A `Variant` is a game under one of its registered rule sets (`Game.variants`, e.g. Undercover's
 `wis`): a suite names the variants it scores, and a selection can be narrowed to them.
@@ -117,6 +117,13 @@ def contested_sql(alias: str = "m") -> str:
             f"HAVING count(DISTINCT {agent_sql('s')}) > 1))")
 
 
+def own_moves_sql(alias: str = "m") -> str:
+    """The matches of `alias` in which every move was a player's own answer: no turn was a fallback move (random or
+    fixed) the engine played for a seat whose answer it could not use, so every win and score there is the
+    agents' own (issue 29: a small model's TicTacToe wins were earned by random fallback moves)."""
+    return f"NOT EXISTS (SELECT 1 FROM turns f WHERE f.match_id = {alias}.match_id AND f.fallback)"
+
+
 @dataclass(frozen=True)
 class Selection:
     """A selection of finished matches; empty tuples and None mean no restriction (but `variants=()`, the
@@ -130,6 +137,7 @@ class Selection:
     agents: tuple[str, ...] = ()  # matches in which one of these agents (`agent_sql`) holds a seat
     variants: tuple[Variant, ...] | None = None  # matches of one of these games' rule sets (None: any)
     contested: bool = False  # only the matches `contested_sql` counts (self-play of a competitive game left out)
+    without_fallbacks: bool = False  # only the matches `own_moves_sql` keeps: no seat's move was a fallback
 
     def where(self, alias: str = "m") -> tuple[str, list]:
         """A SQL condition over `matches AS alias` (finished matches only) and its parameters."""
@@ -152,6 +160,8 @@ class Selection:
             parts.append(variants_sql(self.variants, alias))
         if self.contested:
             parts.append(contested_sql(alias))
+        if self.without_fallbacks:
+            parts.append(own_moves_sql(alias))
         return " AND ".join(parts), params
 
     def of_game(self, game: str) -> Selection:

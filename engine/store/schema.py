@@ -41,14 +41,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("max_tokens", "INTEGER"), ("matches", "BIGINT"), ("seats", "BIGINT"), ("wins", "BIGINT"),
         ("draws", "BIGINT"), ("draws_shared", "BIGINT"), ("score_sum", "DOUBLE"), ("score_weight", "DOUBLE"),
         ("decisions", "BIGINT"), ("valid", "BIGINT"), ("fallback_wins", "BIGINT"), ("cost", "DOUBLE"),
-        ("unpriced", "BIGINT")),
+        ("unpriced", "BIGINT"), ("fallbacks", "BOOLEAN")),
     # per the same keys and a metric: the matches of the agent scored by it, the sum and sum of squares of its
     # score per match (the mean of its seats' values there): what `headline.scores` averages
     "metric_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("several", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
         ("max_tokens", "INTEGER"), ("name", "VARCHAR"), ("matches", "BIGINT"), ("total", "DOUBLE"),
-        ("squares", "DOUBLE")),
+        ("squares", "DOUBLE"), ("fallbacks", "BOOLEAN")),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
@@ -57,12 +57,13 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies);
 # 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`); 7
 # MAgIC's published rows on the 0-100 scale with the radar's area in both units; 8 the summaries (agent_summary,
-# metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade. Every upgrade rewrites
+# metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade; 9 their `fallbacks` key
+# (whether the match had a fallback move: the filter leaving those matches out sums them too). Every upgrade rewrites
 # the papers' rows, so a change to engine/published.py's rows bumps the version too (else databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
                 "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

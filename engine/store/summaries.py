@@ -1,11 +1,11 @@
 """The summaries: what the headline tables add up per agent, kept beside the turn log so a page sums a few
 thousand rows instead of joining a million turns. One row of `agent_summary` per run x game x match params x
-preset x (whether the match had several agents) x agent (its label and the settings that can name it apart:
-temperature, prompt version, max_tokens): contested matches, seats, wins, draws, score sums, decisions, valid
-decisions, fallback wins and cost; of `metric_summary`, per the same and a metric, what a score averages. The
-summing grain is what a page selects by (runs, games, rule sets, which are params, presets), so any such
-selection is a sum of rows; a date range or an agent filter is not, and is read from the log (engine/headline.py
-decides).
+preset x (whether the match had several agents) x (whether some seat's move in it was a fallback) x agent (its
+label and the settings that can name it apart: temperature, prompt version, max_tokens): contested matches,
+seats, wins, draws, score sums, decisions, valid decisions, fallback wins and cost; of `metric_summary`, per the
+same and a metric, what a score averages. The summing grain is what a page selects by (runs, games, rule sets,
+which are params, presets, and matches without fallback moves), so any such selection is a sum of rows; a date
+range or an agent filter is not, and is read from the log (engine/headline.py decides).
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -28,16 +28,17 @@ import duckdb
 from engine.store.schema import TABLES
 from engine.valid_answers import valid_sql
 
-KEYS = ("run_id", "game", "params", "preset", "several", "label", "temperature", "prompt_version", "max_tokens")
+KEYS = ("run_id", "game", "params", "preset", "several", "fallbacks", "label", "temperature", "prompt_version",
+        "max_tokens")
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name")}  # each table and the columns it sums by
 # an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
 _IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
              "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
 
 
-def _seats_sql(matches: str, seats: str) -> str:
-    """The CTEs both summaries start from: the seats of the `ok` matches (`s`) and whether each match had
-    several agents (`agents`)."""
+def _seats_sql(matches: str, seats: str, turns: str) -> str:
+    """The CTEs both summaries start from: the seats of the `ok` matches (`s`) and, per match (`agents`),
+    whether it had several agents and whether some seat's move was a fallback (`engine.selection.own_moves_sql`)."""
     identity = ", ".join(_IDENTITY)
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset FROM {matches} WHERE status = 'ok'),
@@ -45,20 +46,22 @@ def _seats_sql(matches: str, seats: str) -> str:
                      s.agent, coalesce(s.label, s.agent) AS label, s.temperature, s.prompt_version, s.max_tokens,
                      m.run_id, m.game, m.params, m.preset
               FROM {seats} s JOIN m USING (match_id)),
-        agents AS (SELECT match_id, count(DISTINCT ({identity})) > 1 AS several FROM {seats} s
+        agents AS (SELECT match_id, count(DISTINCT ({identity})) > 1 AS several,
+                          match_id IN (SELECT match_id FROM {turns} WHERE fallback) AS fallbacks FROM {seats} s
                    WHERE match_id IN (SELECT match_id FROM m) GROUP BY match_id)"""
 
 
-def metric_contributions_sql(matches: str, seats: str, metrics: str) -> str:
+def metric_contributions_sql(matches: str, seats: str, turns: str, metrics: str) -> str:
     """The `metric_summary` rows of the `ok` matches of the tables (or views) named: per agent and metric, its
     score per match as `headline.scores` takes it (the mean of its seats' values), counted, summed and squared."""
-    return f"""{_seats_sql(matches, seats)},
+    return f"""{_seats_sql(matches, seats, turns)},
         per_match AS (
           SELECT s.match_id, s.run_id, s.game, s.params, s.preset, s.label, s.temperature, s.prompt_version,
                  s.max_tokens, x.name, avg(x.value) AS score
           FROM s JOIN {metrics} x ON x.match_id = s.match_id AND x.seat = s.seat GROUP BY ALL)
-        SELECT p.run_id, p.game, p.params, p.preset, a.several, p.label, p.temperature, p.prompt_version,
-               p.max_tokens, p.name, count(*) AS matches, sum(p.score) AS total, sum(p.score * p.score) AS squares
+        SELECT p.run_id, p.game, p.params, p.preset, a.several, a.fallbacks, p.label, p.temperature,
+               p.prompt_version, p.max_tokens, p.name, count(*) AS matches, sum(p.score) AS total,
+               sum(p.score * p.score) AS squares
         FROM per_match p JOIN agents a USING (match_id) GROUP BY ALL"""
 
 
@@ -66,7 +69,7 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
     """The summary rows of the `ok` matches of the tables (or views) named: the headline's per-agent figures
     (engine/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over rows."""
     identity = ", ".join(_IDENTITY)
-    return f"""{_seats_sql(matches, seats)},
+    return f"""{_seats_sql(matches, seats, turns)},
         placed AS (SELECT *, min(rank) OVER (PARTITION BY match_id) AS best,
                           count(*) OVER (PARTITION BY match_id, {identity}) AS held
                    FROM s WHERE rank IS NOT NULL),
@@ -83,8 +86,8 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
                  count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
                  count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
           FROM {turns} t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM m) GROUP BY ALL)
-        SELECT p.run_id, p.game, p.params, p.preset, a.several, p.label, p.temperature, p.prompt_version,
-               p.max_tokens, count(DISTINCT p.match_id) AS matches, count(*) AS seats,
+        SELECT p.run_id, p.game, p.params, p.preset, a.several, a.fallbacks, p.label, p.temperature,
+               p.prompt_version, p.max_tokens, count(DISTINCT p.match_id) AS matches, count(*) AS seats,
                count(*) FILTER (WHERE p.won) AS wins,
                count(*) FILTER (WHERE NOT p.won AND p.rank = p.best AND d.apart) AS draws,
                count(*) FILTER (WHERE NOT p.won AND p.rank = p.best AND d.shared) AS draws_shared,
@@ -121,7 +124,7 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     """Inside the writer's transaction: count (or with `sign` -1, uncount) the `ok` matches of the tables or
     views named, and bump the generation."""
     _merge(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
-    _merge(con, "metric_summary", metric_contributions_sql(matches, seats, metrics), sign)
+    _merge(con, "metric_summary", metric_contributions_sql(matches, seats, turns, metrics), sign)
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
     bump(con)
@@ -150,7 +153,8 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DELETE FROM agent_summary")
     con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
     con.execute("DELETE FROM metric_summary")
-    con.execute(f"INSERT INTO metric_summary BY NAME {metric_contributions_sql('matches', 'seats', 'metrics')}")
+    con.execute("INSERT INTO metric_summary BY NAME "
+                f"{metric_contributions_sql('matches', 'seats', 'turns', 'metrics')}")
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])

@@ -1,6 +1,7 @@
 """Links from a number to the matches behind it: the Transcripts URL of an agent's matches of one game within a
-selection (runs, presets, dates, the suite's rule set of the game, self-play left out as in the number), and
-that selection read back on the Transcripts page, so the page lists exactly the matches the number counts."""
+selection (runs, presets, dates, the suite's rule set of the game, self-play left out as in the number, and
+matches with fallback moves when it leaves them out), and that selection read back on the Transcripts page, so
+the page lists exactly the matches the number counts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from urllib.parse import urlencode
 
 from engine.selection import Selection, Variant
 
-LINKED = ("runs", "presets", "dates", "variant", "contested")  # the URL keys of a linked selection
+LINKED = ("runs", "presets", "dates", "variant", "contested", "without_fallbacks")  # the URL keys of a linked selection
 
 
 def transcripts_link(selection: Selection, game: str, agent: str, variant: str = "") -> str:
@@ -24,6 +25,8 @@ def transcripts_link(selection: Selection, game: str, agent: str, variant: str =
         query.append(("variant", variant))
     if selection.contested:
         query.append(("contested", "1"))
+    if selection.without_fallbacks:
+        query.append(("without_fallbacks", "1"))
     return f"transcripts?{urlencode(query)}"
 
 
@@ -56,7 +59,8 @@ def linked_selection(get_all: Callable[[str], list[str]], game: str | None) -> S
             known = ", ".join(get_game(game).variants) or "none"
             raise ValueError(f"game '{game}' has no rules '{name}' (has: {known})") from None
     return Selection(run_ids=tuple(get_all("runs")), presets=tuple(get_all("presets")), date_from=start,
-                     date_to=end, variants=variants, contested=get_all("contested")[:1] == ["1"])
+                     date_to=end, variants=variants, contested=get_all("contested")[:1] == ["1"],
+                     without_fallbacks=get_all("without_fallbacks")[:1] == ["1"])
 
 
 def pool_label(game: str, rule_set: str) -> str:
@@ -71,5 +75,6 @@ def described(selection: Selection) -> str:
              f"finished {selection.date_from or 'from the first'} to {selection.date_to or 'the last'}"
              if selection.date_from or selection.date_to else "",
              f"rules: {selection.variants[0].label}" if selection.variants else "",
-             "self-play left out (competitive games)" if selection.contested else ""]
+             "self-play left out (competitive games)" if selection.contested else "",
+             "matches with fallback moves left out" if selection.without_fallbacks else ""]
     return "; ".join(p for p in parts if p)

@@ -50,13 +50,15 @@ def selection_of(selection: Selection) -> dict[str, str]:
     dates = (f"{selection.date_from or 'the first'} to {selection.date_to or 'the last'}"
              if selection.date_from or selection.date_to else "")
     named = {"runs": ", ".join(selection.run_ids), "games": ", ".join(selection.games),
-             "presets": ", ".join(selection.presets), "finished": dates}
+             "presets": ", ".join(selection.presets), "finished": dates,
+             "fallback moves": "matches with any left out" if selection.without_fallbacks else ""}
     return {k: v for k, v in named.items() if v}
 
 
 def runs_of(selection: Selection, options: pd.DataFrame) -> list[str]:
-    """The runs whose finished matches the filters keep, as `name (run_id): N matches`, from
-    `queries.filter_options` rows (one per run, game and preset)."""
+    """The runs whose finished matches the filters keep, as `name (run_id): N matches` (without those with
+    fallback moves when the selection leaves them out), from `queries.filter_options` rows (one per run, game and
+    preset)."""
     if options.empty:
         return []
     rows = options
@@ -67,7 +69,8 @@ def runs_of(selection: Selection, options: pd.DataFrame) -> list[str]:
         rows = rows[pd.to_datetime(rows["last_day"]).dt.date >= selection.date_from]
     if selection.date_to:
         rows = rows[pd.to_datetime(rows["first_day"]).dt.date <= selection.date_to]
-    kept = rows.groupby(["run_id", rows["run_name"].fillna("")], sort=True)["matches"].sum()
+    counted = rows["matches"] - rows["fallback_matches"] if selection.without_fallbacks else rows["matches"]
+    kept = counted.groupby([rows["run_id"], rows["run_name"].fillna("")], sort=True).sum()
     return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in kept.items()]
 
 

@@ -1,6 +1,7 @@
 """The dashboard's selection in the URL (st.query_params, so a copied link opens the same view): every widget keeps
 its value in `st.query_params[key]`, read once per session; a link naming what is not here says so in a notice at the
-top of the page; `filter_bar` is the run, game, preset and date filters every filtered page opens with.
+top of the page; `filter_bar` is the run, game, preset and date filters every filtered page opens with, and the
+switch that leaves out matches with fallback moves.
 
     url_multiselect(label, options, key, default=None) -> list[str]
     url_selectbox(label, options, key, default=None) -> option
@@ -149,9 +150,16 @@ def url_date_range(label: str, lo: date, hi: date, key: str) -> tuple[date, date
     return start, end
 
 
+WITHOUT_FALLBACKS_HELP = ("Count only the matches in which every move was a player's own answer: a match where the "
+                          "engine played a random or fixed fallback move for any seat (its answer did not parse or was "
+                          "illegal) is left out, with its wins and scores. Off: the tables count every match and show "
+                          "the wins such moves earned apart (fallback wins).")
+
+
 def filter_bar(options: pd.DataFrame, games: bool = True, report: Report | None = None,
                db: str | Path | None = None) -> Selection:
-    """Run, game, preset and date filters over `queries.filter_options` rows, kept in the URL; `report`'s
+    """Run, game, preset and date filters over `queries.filter_options` rows and the switch that leaves out
+    matches with fallback moves (`Selection.without_fallbacks`), kept in the URL; `report`'s
     header then states `db`, the filters and the runs they keep."""
     selection = _filter_widgets(options, games)
     if report is not None:
@@ -175,5 +183,7 @@ def _filter_widgets(options: pd.DataFrame, games: bool) -> Selection:
     with cols[-1]:
         lo, hi = pd.Timestamp(options["first_day"].min()).date(), pd.Timestamp(options["last_day"].max()).date()
         start, end = url_date_range("Finished between", lo, hi, "dates")
+    without_fallbacks = url_toggle("Leave out matches with fallback moves", "without_fallbacks",
+                                   help=WITHOUT_FALLBACKS_HELP)
     return Selection(tuple(runs), tuple(picked_games), tuple(presets), None if start == lo else start,
-                   None if end == hi else end)
+                     None if end == hi else end, without_fallbacks=without_fallbacks)
