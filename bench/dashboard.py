@@ -15,7 +15,7 @@ by run, preset or date replays from scratch: the page asks first above sharing.S
 that call is timed separately, outside the budget, as is the transcripts' text search through every prompt,
 which runs only when its box is ticked (the answers and the moderator's messages are searched by default).
 
-    .venv/bin/python bench/dashboard.py [--matches 50000] [--turns-per-match 20] [--repeats 3] [--db PATH (kept; reused when it holds as many matches)]
+    .venv/bin/python bench/dashboard.py [--matches 50000] [--turns-per-match 20] [--repeats 3] [--db PATH]
 """
 
 from __future__ import annotations
