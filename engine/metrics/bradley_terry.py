@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.metrics.outcomes import components, pairwise_outcomes, read_with_played
-from engine.selection import ALL, Selection
+from engine import store
+from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
+from engine.selection import ALL, Selection, agent_sql, cooperative_games
 
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
@@ -64,16 +65,65 @@ def bradley_terry_table(db: str | Path, game: str | None = None, selection: Sele
     apart for each connected `component` of the who-played-whom graph (1000 = the average agent of its
     component; agents of different components never met, so their ratings are not comparable);
     rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound."""
-    rated = read_with_played(db, game, selection, pairwise_outcomes)
+    selection = narrowed(game, selection)
+    rated = None if selection is None else rated_pairs(db, selection)
     if rated is None:
         return pd.DataFrame({c: [] for c in BRADLEY_TERRY_COLUMNS})
     return fit_bradley_terry(*rated, n_boot, seed)
 
 
 def rated_pairs(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """What `bradley_terry_table` reads of the selection: its pairwise outcomes and each agent's contested
-    matches and wins (None: nothing to rate), for a caller that also needs the pairs themselves."""
-    return read_with_played(db, None, selection, pairwise_outcomes)
+    """What `bradley_terry_table` reads of the selection: its pairwise outcomes (`outcomes.pairwise_outcomes`)
+    and each agent's contested matches and wins (None: nothing to rate). Summed from the summaries when the
+    selection is a sum of their rows and they are in step with the log (as the headline's figures), else read
+    from the log: the same pairs, kinds numbered alike, either way."""
+    from engine.headline import agent_figures, summary_where  # the headline reads these ratings: imported late
+
+    with store.reading(db):
+        where = summary_where(selection)
+        if where is None or not store.summaries_in_step(db):
+            return read_with_played(db, None, selection, pairwise_outcomes)
+        pairs = summed_pairs(db, where)
+        played = agent_figures(db, selection)
+    return (pairs, played[["agent", "matches", "wins"]]) if len(pairs) else None
+
+
+def summed_pairs(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
+    """`outcomes.pairwise_outcomes` from the pairwise summary rows `where` (`headline.summary_where`) selects:
+    each agent of a pair named as the log names it (`agent_sql`), the pair turned so that `a` is the lesser name,
+    seat pairs and scores summed per kind of match and pair into its weight and score as the log computes them
+    (integer sums divided, so the same doubles), kinds alike (the same signature) pooled and numbered by
+    signature. A seat without a role plays on its own unless the game is cooperative (`together`)."""
+    condition, params = where
+    side = ("label", "temperature", "prompt_version", "max_tokens")
+    same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in side)
+    return store.query(db, f"""
+        WITH k AS (
+          SELECT *, dense_rank() OVER (ORDER BY run_id, game, params::VARCHAR, preset, kind) AS part
+          FROM (SELECT *, TRUE AS several FROM pairwise_summary) k  -- a pair: several agents by definition
+          WHERE {condition} AND together = (game IN (SELECT unnest(?)))),
+        who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in side)} FROM k
+                UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in side)} FROM k),
+        names AS (SELECT *, {agent_sql("w")} AS name FROM (SELECT *, label AS agent FROM who) w),
+        turned AS (
+          SELECT k.part, k.matches, k.comparisons, k.pairs, least(na.name, nb.name) AS a,
+                 greatest(na.name, nb.name) AS b,
+                 CASE WHEN na.name < nb.name THEN k.score_sum ELSE k.pairs - k.score_sum END AS won
+          FROM k JOIN names na ON {same.format(p="a")} JOIN names nb ON {same.format(p="b")}),
+        per_match AS (
+          SELECT part, a, b, any_value(matches) AS matches, sum(pairs) / any_value(comparisons) AS weight,
+                 sum(won) / sum(pairs) AS score
+          FROM turned GROUP BY part, a, b),
+        signed AS (
+          SELECT part, any_value(matches) AS matches, sum(hash(a, b, weight, score)::HUGEINT) AS signature
+          FROM per_match GROUP BY part),
+        kinds AS (
+          SELECT row_number() OVER (ORDER BY signature) - 1 AS kind, sum(matches)::BIGINT AS matches,
+                 min(part) AS example
+          FROM signed GROUP BY signature)
+        SELECT k.kind, k.matches, p.a, p.b, p.weight, p.score
+        FROM kinds k JOIN per_match p ON p.part = k.example ORDER BY kind, a, b""",
+                       [*params, cooperative_games()])
 
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:

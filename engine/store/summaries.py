@@ -29,7 +29,11 @@ from engine.store.schema import TABLES
 from engine.valid_answers import valid_sql
 
 KEYS = ("run_id", "game", "params", "preset", "several", "label", "temperature", "prompt_version", "max_tokens")
-SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name")}  # each table and the columns it sums by
+SIDE = ("label", "temperature", "prompt_version", "max_tokens")  # an agent of a pair, as `KEYS` name it
+PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}" for c in SIDE),
+             *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
+# each table and the columns it sums by (the others are the sums)
+SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS}
 # an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
 _IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
              "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
@@ -97,6 +101,43 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
         GROUP BY ALL"""
 
 
+def pairwise_contributions_sql(matches: str, seats: str) -> str:
+    """The `pairwise_summary` rows of the `ok` matches of the tables (or views) named: each match's comparisons
+    between agents as `outcomes.pairwise_outcomes` makes them (every pair of seats of different agents in different
+    teams: the better rank, winners first, wins; equal ranks tie), per pair of agents (the lesser identity `a`)
+    how many seat pairs (`pairs`), the sum of `a`'s scores in them (1 won, 0.5 tie: sums exact in a double) and
+    the match's comparisons in all; `kind` hashes a match's whole set, so matches alike are one row counted
+    `matches` times. Both readings of a seat without a role (`together` false: a team of its own; true: one team
+    with the others, as in a cooperative game), since the store does not know the games."""
+    identity = ", ".join(_IDENTITY)
+    side = ", ".join(f"{{x}}.{c} AS {{p}}_{c}" for c in SIDE)
+    sides = ", ".join(f"{p}_{c}" for p in "ab" for c in SIDE)
+    return f"""
+        WITH m AS (SELECT match_id, run_id, game, params, preset FROM {matches} WHERE status = 'ok'),
+        placed AS (
+          SELECT s.match_id, s.seat, s.role, coalesce(s.label, s.agent) AS label, s.temperature, s.prompt_version,
+                 s.max_tokens, [{identity}] AS who,
+                 dense_rank() OVER (PARTITION BY s.match_id ORDER BY NOT coalesce(s.won, false), s.rank) AS rank
+          FROM {seats} s WHERE s.rank IS NOT NULL AND s.match_id IN (SELECT match_id FROM m)),
+        teamed AS (
+          SELECT *, false AS together, coalesce(role, 'seat ' || seat) AS team FROM placed
+          UNION ALL SELECT *, true AS together, coalesce(role, '') AS team FROM placed),
+        seat_pairs AS (
+          SELECT x.match_id, x.together, {side.format(x="x", p="a")}, {side.format(x="y", p="b")},
+                 CASE WHEN x.rank = y.rank THEN 0.5 WHEN x.rank < y.rank THEN 1.0 ELSE 0.0 END AS score
+          FROM teamed x JOIN teamed y ON x.match_id = y.match_id AND x.together = y.together AND x.who < y.who
+                                     AND NOT (x.rank = y.rank AND x.team = y.team)),
+        per_match AS (
+          SELECT match_id, together, {sides}, count(*) AS pairs, sum(score) AS score_sum,
+                 sum(count(*)) OVER (PARTITION BY match_id, together)::BIGINT AS comparisons
+          FROM seat_pairs GROUP BY match_id, together, {sides}),
+        kinds AS (
+          SELECT match_id, together, hash(list(({sides}, pairs, score_sum) ORDER BY {sides}, pairs, score_sum)) AS kind
+          FROM per_match GROUP BY match_id, together)
+        SELECT m.run_id, m.game, m.params, m.preset, k.kind, p.* EXCLUDE (match_id), count(*) AS matches
+        FROM per_match p JOIN kinds k USING (match_id, together) JOIN m USING (match_id) GROUP BY ALL"""
+
+
 def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
     """Add (`sign` 1) or take away (-1) the rows `rows_sql` selects to summary `table`: the rows of their keys
     are replaced by their sums, and a key no match counts any more is dropped."""
@@ -122,6 +163,7 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     views named, and bump the generation."""
     _merge(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
     _merge(con, "metric_summary", metric_contributions_sql(matches, seats, metrics), sign)
+    _merge(con, "pairwise_summary", pairwise_contributions_sql(matches, seats), sign)
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
     bump(con)
@@ -151,9 +193,16 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
     con.execute("DELETE FROM metric_summary")
     con.execute(f"INSERT INTO metric_summary BY NAME {metric_contributions_sql('matches', 'seats', 'metrics')}")
+    rebuild_pairwise(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])
+
+
+def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: `pairwise_summary` computed again from the whole log (the upgrade to version 9)."""
+    con.execute("DELETE FROM pairwise_summary")
+    con.execute(f"INSERT INTO pairwise_summary BY NAME {pairwise_contributions_sql('matches', 'seats')}")
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:

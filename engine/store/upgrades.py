@@ -34,6 +34,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (6, _played_under_the_first_rules),
     (6, _battle_royale_rounds),
     (8, summaries.rebuild),
+    (9, summaries.rebuild_pairwise),
 )
 
 
