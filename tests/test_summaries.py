@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from engine import headline, store
-from engine.metrics import bradley_terry, ratings
+from engine.metrics import bradley_terry, ratings, trueskill_replay
 from engine.playing import play_match
 from engine.rescore import rescore
 from engine.runner import run_spec
@@ -242,6 +242,25 @@ def test_every_write_bumps_the_generation(tmp_path):
     seen.append(store.generation(db))
     assert seen == sorted(set(seen)), seen  # strictly increasing
     assert store.summaries_in_step(db)
+
+
+def test_a_saved_trueskill_replay_of_the_current_generation_reads_no_match(played, tmp_path, monkeypatch):
+    """The TrueSkill of every game on a restarted dashboard: loaded from the saved replay, with no look at the log
+    while nothing was written since; a write (the generation moves) has it check the log again."""
+    db = tmp_path / "replayed.duckdb"
+    db.write_bytes(played.read_bytes())
+    first = ratings.trueskill_table(db)
+    monkeypatch.setattr(trueskill_replay, "_REPLAYED", type(trueskill_replay._REPLAYED)())  # a new process
+    with monkeypatch.context() as patched:
+        for name in ("_covered", "_teams"):
+            patched.setattr(trueskill_replay, name, None)  # reading the matches would fail
+        pd.testing.assert_frame_equal(ratings.trueskill_table(db), first)
+    store.finish_run(db, spec("first", 1).run_id, "done")  # a write: the generation moves
+    checked = []
+    real = trueskill_replay._covered
+    monkeypatch.setattr(trueskill_replay, "_covered", lambda *args: checked.append(1) or real(*args))
+    pd.testing.assert_frame_equal(ratings.trueskill_table(db), first)
+    assert checked
 
 
 def test_a_version_6_database_gets_its_summaries_built_by_the_upgrade(played, tmp_path):

@@ -23,6 +23,9 @@ the writer, or a rescore cut short, leave them out of step, NULL, until `rebuild
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import duckdb
 
 from engine.store.schema import TABLES
@@ -187,13 +190,30 @@ def ensure_state(con: duckdb.DuckDBPyConnection) -> None:
                 "WHERE NOT EXISTS (SELECT 1 FROM generation)")
 
 
+# A rebuild reads the whole log: at a million matches (20M turns) its joins and aggregates need about 1 GB, where
+# the writer's connection is capped at 128 MB (`connections.WRITER_MEMORY`) and ran out of it.
+REBUILD_MEMORY = "1GB"
+
+
+@contextmanager
+def _rebuilding(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The connection's memory cap raised to REBUILD_MEMORY for a rebuild, then put back."""
+    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    con.execute(f"SET memory_limit = '{REBUILD_MEMORY}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{before}'")
+
+
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries computed again from the whole log."""
-    con.execute("DELETE FROM agent_summary")
-    con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
-    con.execute("DELETE FROM metric_summary")
-    con.execute(f"INSERT INTO metric_summary BY NAME {metric_contributions_sql('matches', 'seats', 'metrics')}")
-    rebuild_pairwise(con)
+    with _rebuilding(con):
+        con.execute("DELETE FROM agent_summary")
+        con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
+        con.execute("DELETE FROM metric_summary")
+        con.execute(f"INSERT INTO metric_summary BY NAME {metric_contributions_sql('matches', 'seats', 'metrics')}")
+        rebuild_pairwise(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])
@@ -201,8 +221,9 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
 
 def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: `pairwise_summary` computed again from the whole log (the upgrade to version 9)."""
-    con.execute("DELETE FROM pairwise_summary")
-    con.execute(f"INSERT INTO pairwise_summary BY NAME {pairwise_contributions_sql('matches', 'seats')}")
+    with _rebuilding(con):
+        con.execute("DELETE FROM pairwise_summary")
+        con.execute(f"INSERT INTO pairwise_summary BY NAME {pairwise_contributions_sql('matches', 'seats')}")
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:
