@@ -34,6 +34,7 @@ from engine.selection import (
     rule_set_sql,
     variants_sql,
 )
+from engine.store.summaries import SETTINGS_SOURCE
 from engine.suites import Headline, get_suite
 from engine.valid_answers import DEFINITION as VALID_ANSWER
 from engine.valid_answers import valid_sql
@@ -133,7 +134,7 @@ def _summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tupl
     condition, params = where
     return f"""
         WITH k AS (
-          SELECT *, {agent_sql("z")} AS agent_name, {rule_set_sql("z")} AS rule_set
+          SELECT *, {agent_sql("z", source=SETTINGS_SOURCE)} AS agent_name, {rule_set_sql("z")} AS rule_set
           FROM (SELECT *, label AS agent FROM {table}) z)
         SELECT * FROM k WHERE {condition}""", params
 

@@ -88,8 +88,17 @@ def test_the_writer_keeps_the_summaries_in_step_and_a_rebuild_gives_the_same_row
     store.rebuild_summaries(copy)
     assert store.summaries_in_step(copy)
     for table, rows in incremental.items():
-        assert len(rows) > 20, table
+        assert len(rows) > (3 if table == "agent_settings" else 20), table
         pd.testing.assert_frame_equal(rows, summary_rows(copy, table), check_exact=False, rtol=1e-12)
+
+
+def test_the_agent_settings_are_the_seats_settings_an_errored_attempt_replaced_included(played):
+    """What `agent_sql` reads from the summaries instead of the seats: every setting of a label that any seat
+    holds, ok or errored match, and no seat of an attempt replaced (the fixture replaced an errored one)."""
+    settings = store.query(played, "SELECT * FROM agent_settings")
+    seats = store.query(played, """SELECT coalesce(label, agent) AS label, temperature, prompt_version, max_tokens,
+                                          count(*) AS seats FROM seats GROUP BY ALL""")
+    same_figures(settings, seats, ["label", "temperature", "prompt_version", "max_tokens"])
 
 
 SELECTIONS = {

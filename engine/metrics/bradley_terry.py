@@ -13,6 +13,7 @@ import pandas as pd
 from engine import store
 from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games
+from engine.store.summaries import SETTINGS_SOURCE
 
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
@@ -104,7 +105,8 @@ def summed_pairs(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
           WHERE {condition} AND together = (game IN (SELECT unnest(?)))),
         who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in side)} FROM k
                 UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in side)} FROM k),
-        names AS (SELECT *, {agent_sql("w")} AS name FROM (SELECT *, label AS agent FROM who) w),
+        names AS (SELECT *, {agent_sql("w", source=SETTINGS_SOURCE)} AS name
+                  FROM (SELECT *, label AS agent FROM who) w),
         turned AS (
           SELECT k.part, k.matches, k.comparisons, k.pairs, least(na.name, nb.name) AS a,
                  greatest(na.name, nb.name) AS b,

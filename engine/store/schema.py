@@ -58,6 +58,10 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("a_prompt_version", "VARCHAR"), ("a_max_tokens", "INTEGER"), ("b_label", "VARCHAR"),
         ("b_temperature", "DOUBLE"), ("b_prompt_version", "VARCHAR"), ("b_max_tokens", "INTEGER"),
         ("pairs", "BIGINT"), ("score_sum", "DOUBLE"), ("comparisons", "BIGINT"), ("matches", "BIGINT")),
+    # every setting an agent's label was played at (any match, ok or not, as the seats hold them) and its seats:
+    # which labels `selection.agent_sql` names with their settings, read without scanning the seats
+    "agent_settings": (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
+                       ("max_tokens", "INTEGER"), ("seats", "BIGINT")),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
@@ -67,8 +71,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`); 7
 # MAgIC's published rows on the 0-100 scale with the radar's area in both units; 8 the summaries (agent_summary,
 # metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade; 9 pairwise_summary
-# (the pairwise outcomes the Bradley-Terry fit reads), built likewise. Every upgrade rewrites the papers' rows,
-# so a change to engine/published.py's rows bumps the version too (else databases keep the old rows).
+# (the pairwise outcomes the Bradley-Terry fit reads) and agent_settings, built likewise. Every upgrade rewrites the
+# papers' rows, so a change to engine/published.py's rows bumps the version too (else databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).

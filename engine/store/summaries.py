@@ -35,8 +35,11 @@ KEYS = ("run_id", "game", "params", "preset", "several", "label", "temperature",
 SIDE = ("label", "temperature", "prompt_version", "max_tokens")  # an agent of a pair, as `KEYS` name it
 PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}" for c in SIDE),
              *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
-# each table and the columns it sums by (the others are the sums)
-SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS}
+# each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
+SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
+             "agent_settings": SIDE}
+# `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
+SETTINGS_SOURCE = "(SELECT *, label AS agent FROM agent_settings)"
 # an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
 _IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
              "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
@@ -148,6 +151,18 @@ def pairwise_contributions_sql(matches: str, seats: str) -> str:
         FROM counted c JOIN agents x ON x.who = c.a JOIN agents y ON y.who = c.b"""
 
 
+def settings_sql(seats: str) -> str:
+    """The `agent_settings` rows of the seats of the table (or view) named, whatever their match's status."""
+    return f"""SELECT coalesce(label, agent) AS label, temperature, prompt_version, max_tokens, count(*) AS seats
+               FROM {seats} GROUP BY ALL"""
+
+
+def add_settings(con: duckdb.DuckDBPyConnection, seats: str, sign: int = 1) -> None:
+    """Inside the writer's transaction: count (or with `sign` -1, uncount) the seats of the table or view named,
+    of any match written or deleted (an errored attempt's seats are seats too, as `agent_sql` reads them)."""
+    _merge(con, "agent_settings", settings_sql(seats), sign)
+
+
 def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
     """Add (`sign` 1) or take away (-1) the rows `rows_sql` selects to summary `table`: the rows of their keys
     are replaced by their sums, and a key no match counts any more is dropped."""
@@ -162,7 +177,7 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int)
           UNION ALL BY NAME SELECT * FROM summary_delta)
         GROUP BY ALL""")
     con.execute(f"DELETE FROM {table} a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {same})")
-    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM summary_merged WHERE matches <> 0")
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM summary_merged WHERE {counts[0]} <> 0")
     con.execute("DROP TABLE summary_delta")
     con.execute("DROP TABLE summary_merged")
 
@@ -227,10 +242,13 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
-    """Inside a transaction: `pairwise_summary` computed again from the whole log (the upgrade to version 9)."""
+    """Inside a transaction: `pairwise_summary` and `agent_settings` computed again from the whole log (the
+    upgrade to version 9)."""
     with _rebuilding(con):
         con.execute("DELETE FROM pairwise_summary")
         con.execute(f"INSERT INTO pairwise_summary BY NAME {pairwise_contributions_sql('matches', 'seats')}")
+        con.execute("DELETE FROM agent_settings")
+        con.execute(f"INSERT INTO agent_settings BY NAME {settings_sql('seats')}")
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:
