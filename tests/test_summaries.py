@@ -15,7 +15,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from engine import headline, store
+from engine import headline, queries, store
 from engine.metrics import bradley_terry, ratings, trueskill_replay
 from engine.playing import play_match
 from engine.rescore import rescore
@@ -208,6 +208,18 @@ def test_the_pairwise_summary_of_ties_teams_cooperation_and_one_label_at_two_set
         pd.testing.assert_frame_equal(summed[0], logged[0], check_exact=True)
         pd.testing.assert_frame_equal(ratings.fit_bradley_terry(*summed), ratings.fit_bradley_terry(*logged),
                                       check_exact=False, rtol=1e-12)
+
+
+def test_the_recent_matches_name_agents_from_the_summaries_as_from_the_seats(tmp_path, monkeypatch):
+    db = tmp_path / "recent.duckdb"
+    write_outcomes(db, "tictactoe", [[("a", 1, 1.0), ("b", 2, 0.0)], [("b", 1, 1.0), ("a", 2, 0.0)]] * 3)
+    with store.connect(db) as con:
+        con.execute("UPDATE seats SET temperature = 0.5 WHERE agent = 'a' AND seat = 0")
+    store.rebuild_summaries(db)
+    summed = queries.recent_matches(db)
+    assert summed["lineup"].str.contains("a (t=0.5", regex=False).any()
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
+    pd.testing.assert_frame_equal(summed, queries.recent_matches(db))
 
 
 def test_the_ratings_read_no_pairs_from_the_log_where_the_summaries_answer(played, monkeypatch):
