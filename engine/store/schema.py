@@ -77,8 +77,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
 SCHEMA_VERSION = 9
-_ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
-                "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
+_ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
+                "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 
 
 def arrow_schema(table: str) -> pa.Schema:
