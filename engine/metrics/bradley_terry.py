@@ -13,7 +13,7 @@ import pandas as pd
 from engine import store
 from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games
-from engine.store.summaries import SETTINGS_SOURCE
+from engine.store.summaries import SETTINGS_SOURCE, SIDE
 
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
@@ -96,15 +96,14 @@ def summed_pairs(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
     (integer sums divided, so the same doubles), kinds alike (the same signature) pooled and numbered by
     signature. A seat without a role plays on its own unless the game is cooperative (`together`)."""
     condition, params = where
-    side = ("label", "temperature", "prompt_version", "max_tokens")
-    same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in side)
+    same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in SIDE)
     return store.query(db, f"""
         WITH k AS (
           SELECT *, dense_rank() OVER (ORDER BY run_id, game, params::VARCHAR, preset, kind) AS part
           FROM (SELECT *, TRUE AS several FROM pairwise_summary) k  -- a pair: several agents by definition
           WHERE {condition} AND together = (game IN (SELECT unnest(?)))),
-        who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in side)} FROM k
-                UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in side)} FROM k),
+        who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in SIDE)} FROM k
+                UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in SIDE)} FROM k),
         names AS (SELECT *, {agent_sql("w", source=SETTINGS_SOURCE)} AS name
                   FROM (SELECT *, label AS agent FROM who) w),
         turned AS (
