@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from engine import store
 from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
@@ -24,10 +25,14 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
     """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood, one fit per row of
     `wins` and `losses` (fits x pairs), all at once: Newton steps on the ridge-penalised log-likelihood,
     which is strictly concave, halving a step that does not improve it."""
-    fits = wins.shape[0]
-    sign = np.zeros((len(pair_a), n))
-    sign[np.arange(len(pair_a)), pair_a], sign[np.arange(len(pair_a)), pair_b] = 1.0, -1.0
-    outer = np.einsum("pi,pj->pij", sign, sign)
+    fits, pairs = wins.shape[0], len(pair_a)
+    sign = np.zeros((pairs, n))
+    sign[np.arange(pairs), pair_a], sign[np.arange(pairs), pair_b] = 1.0, -1.0
+    # a pair adds its weight to 4 cells of the Hessian (a,a), (b,b), (a,b), (b,a): one sparse product for every
+    # fit, where the pairs' dense outer products (pairs x agents x agents) took seconds and 350 MB at 120 agents
+    cells = np.stack([pair_a * n + pair_a, pair_b * n + pair_b, pair_a * n + pair_b, pair_b * n + pair_a], 1)
+    to_hessian = sparse.csr_matrix((np.tile([1.0, 1.0, -1.0, -1.0], pairs),
+                                    (np.repeat(np.arange(pairs), 4), cells.ravel())), shape=(pairs, n * n))
     ridge = RIDGE * np.eye(n)
 
     def loss(theta: np.ndarray) -> np.ndarray:
@@ -40,7 +45,7 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
         d = theta @ sign.T
         p = 1 / (1 + np.exp(-d))
         grad = (-wins * (1 - p) + losses * p) @ sign + RIDGE * theta
-        hessian = np.einsum("fp,pij->fij", (wins + losses) * p * (1 - p), outer) + ridge
+        hessian = (to_hessian.T @ ((wins + losses) * p * (1 - p)).T).T.reshape(fits, n, n) + ridge
         step = np.linalg.solve(hessian, grad[..., None])[..., 0]
         scale = np.ones(fits)
         for _ in range(30):
