@@ -5,7 +5,9 @@ temperature, prompt version, max_tokens): contested matches, seats, wins, draws,
 decisions, fallback wins and cost; of `metric_summary`, per the same and a metric, what a score averages. The
 summing grain is what a page selects by (runs, games, rule sets, which are params, presets), so any such
 selection is a sum of rows; a date range or an agent filter is not, and is read from the log (engine/headline.py
-decides).
+decides). `pairwise_summary` keeps, per the same run x game x params x preset, the comparisons between agents the
+Bradley-Terry fit reads (engine/metrics/bradley_terry.py), and `agent_settings` every setting a label was played
+at, so that naming agents (`selection.agent_sql`) needs no scan of the seats.
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
