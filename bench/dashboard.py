@@ -1,10 +1,12 @@
-"""Is the dashboard fast at scale? Fills a database with 50,000 matches and 1,000,000 turns (DuckDB
-`range()` inserts in a child process: seconds; each turn with a prompt of ~550 and an answer of ~60
+"""Is the dashboard fast at scale? Fills a database with 50,000 matches and 1,000,000 turns, or with `--matches
+1000000` 20M turns (DuckDB `range()` inserts in a child process, 50,000 matches a statement, the summaries then
+built from the log as `engine rescore` builds them; each turn with a prompt of ~550 and an answer of ~60
 characters, so a text search reads real text), then times every query each page runs, through the same
 functions the pages call (engine/queries.py, the ratings, and every leaderboard and figure the suites of
-engine/suites/ register), and the peak memory of this process after them. Budget: every call of every query
-(the first, in this fresh process, included) at most 300 ms; peak RSS under 600 MB, of this process and of a
-child that loads every page through app.py as the served dashboard does (its RSS is the dashboard's).
+engine/suites/ register), and the peak memory of this process after them. Budget (`BUDGET_MS`): every call of
+every query (the first, in this fresh process, included) at most 150 ms up to 50,000 matches, 300 ms past; every
+page loaded through app.py (AppTest, as the served dashboard does) in at most 2 s; peak RSS under 600 MB, of this
+process and of that child (its RSS is the dashboard's). The last line is the verdict.
 
 TrueSkill is a replay of the matches in the order they finished. The child that fills the database ends as
 `python -m engine run` does, by bringing the saved replays (every game, each game) up to date; its time is
@@ -34,29 +36,56 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import headline, queries, store, transcripts  # noqa: E402
 from engine.metrics import ratings  # noqa: E402
 from engine.selection import Selection  # noqa: E402
+from engine.store import summaries  # noqa: E402
 from engine.suites import all_suites, get_suite  # noqa: E402
 from engine.suites.gamabench import GAMES as GAMABENCH  # noqa: E402
 from pages.shared.caching import SLOW_SCORER_LIMIT  # noqa: E402
 
-BUDGET_MS = 300.0
+# every call of every query a page makes on load, the first in a fresh process included: 150 ms up to 50,000
+# matches, 300 ms past (issue 28: at 1M matches); a page's load under AppTest; the dashboard's peak memory
+BUDGET_MS = {50_000: 150.0, None: 300.0}
+BUDGET_PAGE_S = 2.0
 BUDGET_RSS_MB = 600.0
 GAMES = [*GAMABENCH, "tictactoe", "connect_four", "texas_holdem", "hanabi", "undercover",
          "chameleon", "prisoners_dilemma", "cost_sharing"]
 MODELS = 8
 SEATS = 4
+FILL_CHUNK = 50_000
+FILL_MEMORY = "2GB"
 
 
 def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
-    """Synthetic but schema-true rows: every game, 8 models, conditions varied as the studies vary them."""
+    """Synthetic but schema-true rows: every game, 8 models, conditions varied as the studies vary them. Inserted
+    FILL_CHUNK matches at a time (a million matches' 20M turns in one statement would hold gigabytes), then the
+    summaries built from the log as `engine rescore` builds them."""
     store.init_db(db)
-    games = "[" + ", ".join(f"'{g}'" for g in GAMES) + "]"
-    gama = "[" + ", ".join(f"'{g}'" for g in GAMABENCH) + "]"
     with store.connect(db) as con:
         con.execute("SET enable_progress_bar = false")
-        con.execute(f"""
-            INSERT INTO runs SELECT 'run-' || r, 'bench ' || r, '{{}}', CASE WHEN r = 0 THEN 'import:gamabench'
+        con.execute(f"SET memory_limit = '{FILL_MEMORY}'")  # a bulk load, not the run's writer and its 128 MB
+        con.execute("""
+            INSERT INTO runs SELECT 'run-' || r, 'bench ' || r, '{}', CASE WHEN r = 0 THEN 'import:gamabench'
                    ELSE 'engine' END, 'done', TIMESTAMP '2025-01-01' + INTERVAL (r) DAY, NULL, 0, 0, NULL, NULL, NULL
-            FROM range(10) t(r);
+            FROM range(10) t(r)""")
+        start = time.perf_counter()
+        for first in range(0, n_matches, FILL_CHUNK):
+            con.execute(_chunk_sql(first, min(first + FILL_CHUNK, n_matches), turns_per_match))
+            done = min(first + FILL_CHUNK, n_matches)
+            if done < n_matches:
+                print(f"  {done:,} of {n_matches:,} matches inserted ({time.perf_counter() - start:.0f} s)",
+                      flush=True)
+        start = time.perf_counter()
+        con.execute("BEGIN")
+        summaries.rebuild(con)  # rows inserted around the writer: their summaries built as `rescore` builds them
+        con.execute("COMMIT")
+    print(f"summaries built from the log in {time.perf_counter() - start:.1f} s", flush=True)
+
+
+def _chunk_sql(first: int, end: int, turns_per_match: int) -> str:
+    """The rows of matches number `first` to `end` - 1 (every table but runs)."""
+    games = "[" + ", ".join(f"'{g}'" for g in GAMES) + "]"
+    gama = "[" + ", ".join(f"'{g}'" for g in GAMABENCH) + "]"
+    matches = f"range({first}, {end}) t(i)"
+    return f"""
             INSERT INTO matches SELECT 'm' || lpad(i::VARCHAR, 7, '0'), 'run-' || (i % 10),
                    {games}[1 + i % {len(GAMES)}],
                    CASE WHEN i % 7 = 0 THEN 'no_hint' ELSE 'default' END,
@@ -64,14 +93,14 @@ def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
                    (i // {len(GAMES)}) % 50, (i // {len(GAMES) * 50}) % 5, 'ok', NULL,
                    TIMESTAMP '2025-01-01' + INTERVAL (i % 30) DAY, TIMESTAMP '2025-01-01' + INTERVAL (i % 30) DAY,
                    '{{"special_seat": 0, "words": ["w0", "w1", "w2", "w3"]}}', 'bench', 1
-            FROM range({n_matches}) t(i);
+            FROM {matches};
             INSERT INTO seats SELECT 'm' || lpad(i::VARCHAR, 7, '0'), s, 'p' || s,
                    'model-' || ((i // 3 + s * (i % 2)) % {MODELS}),
                    CASE WHEN s = 0 THEN 'spy' ELSE 'civilian' END, 'v' || (1 + (i // 5) % 5),
                    ['vanilla', 'cot', 'pgm'][1 + (i // 11) % 3], [0.0, 0.5, 1.0][1 + (i // 13) % 3],
                    (hash(i, s) % 1000) / 10.0, s = i % {SEATS}, 1 + (s + i) % {SEATS},
                    'model-' || ((i // 3 + s * (i % 2)) % {MODELS}), 256
-            FROM range({n_matches}) t(i), range({SEATS}) u(s);
+            FROM {matches}, range({SEATS}) u(s);
             INSERT INTO turns SELECT 'm' || lpad(i::VARCHAR, 7, '0'), k, 1 + k // 5, 'act',
                    CASE WHEN k % 5 = 0 THEN NULL ELSE k % 5 - 1 END,
                    printf('[{{"role": "user", "content": "Round %d of match %d. %s"}}]', 1 + k // 5, i,
@@ -84,19 +113,24 @@ def fill(db: Path, n_matches: int, turns_per_match: int) -> None:
                           '"last_move": {{"reward": %.2f}}}}', 1 + k // 5, 1 + k // 5, (hash(i, k) % 100)::DOUBLE,
                           (hash(i, k) % 100) * 2 / 3.0, ((hash(k, i) % 200)::INTEGER - 100) / 100.0),
                    NULL, 50, 8, 0.0001, 400.0, FALSE, 0
-            FROM range({n_matches}) t(i), range({turns_per_match}) u(k);
+            FROM {matches}, range({turns_per_match}) u(k);
             INSERT INTO metrics SELECT 'm' || lpad(i::VARCHAR, 7, '0'), s, 'gamabench_score', (hash(i, s) % 1000) / 10.0
-            FROM range({n_matches}) t(i), (SELECT unnest([NULL, 0, 1, 2, 3]) AS s)
+            FROM {matches}, (SELECT unnest([NULL, 0, 1, 2, 3]) AS s)
             WHERE list_contains({gama}, {games}[1 + i % {len(GAMES)}]);
             INSERT INTO metrics SELECT 'm' || lpad(i::VARCHAR, 7, '0'), s, name, (hash(i, s, name) % 10)::DOUBLE
-            FROM range({n_matches}) t(i), range({SEATS}) u(s),
+            FROM {matches}, range({SEATS}) u(s),
                  (SELECT unnest(['win_prob:call', 'hanabi_play', 'credits', 'max_credits', 'votes_cast',
                                  'votes_correct', 'speeches', 'fouls']) AS name)
-            WHERE {games}[1 + i % {len(GAMES)}] IN ('texas_holdem', 'hanabi', 'undercover', 'chameleon');
-        """)
-    start = time.perf_counter()
-    store.rebuild_summaries(db)  # rows inserted around the writer: their summaries built as `rescore` builds them
-    print(f"summaries built from the log in {time.perf_counter() - start:.1f} s", flush=True)
+            WHERE {games}[1 + i % {len(GAMES)}] IN ('texas_holdem', 'hanabi', 'undercover', 'chameleon');"""
+
+
+def filled(db: Path, n_matches: int, turns_per_match: int) -> bool:
+    """Whether `db` already holds the bench's rows at this size (and this code's schema: an older one is upgraded)."""
+    if not db.exists():
+        return False
+    store.check_db(db, timeout=None)
+    found = store.query(db, "SELECT (SELECT count(*) FROM matches) m, (SELECT count(*) FROM turns) t").iloc[0]
+    return (found.m, found.t) == (n_matches, n_matches * turns_per_match)
 
 
 def refresh_ratings(db: Path) -> None:
@@ -194,28 +228,33 @@ def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
                 db, transcripts.MatchSearch(text="no such words anywhere", in_prompts=True)))]
 
 
-def timed(fn: Callable[[], object], repeats: int) -> list[float]:
+def call_budget_ms(n_matches: int) -> float:
+    """The budget of one call at this scale (`BUDGET_MS`)."""
+    return next(ms for most, ms in BUDGET_MS.items() if most is None or n_matches <= most)
+
+
+def timed(fn: Callable[[], object], repeats: int, budget_ms: float) -> list[float]:
     """Milliseconds of `repeats` calls; a call 10x over budget is not repeated (its figure is clear already)."""
     out: list[float] = []
-    while len(out) < repeats and not (out and out[0] > 10 * BUDGET_MS):
+    while len(out) < repeats and not (out and out[0] > 10 * budget_ms):
         start = time.perf_counter()
         fn()
         out.append((time.perf_counter() - start) * 1000)
     return out
 
 
-def run_timed(name: str, fn: Callable[[], object], repeats: int) -> float | None:
+def run_timed(name: str, fn: Callable[[], object], repeats: int, budget_ms: float) -> float | None:
     """The slowest of `repeats` calls of `fn` in milliseconds (the first, cold call included), printed with the
     median; None when it fails on the synthetic rows."""
     try:
-        times = timed(fn, repeats)
+        times = timed(fn, repeats, budget_ms)
     except Exception as exc:  # a scorer may want rows the synthetic data lacks: say so, go on
         print(f"  {name:52s} failed on the synthetic rows: {type(exc).__name__}: {exc}")
         return None
     slowest = max(times)
-    flag = "ok" if slowest <= BUDGET_MS else "OVER"
+    flag = "ok" if slowest <= budget_ms else "OVER"
     print(f"  {name:52s} first {times[0]:7.1f} ms  median {statistics.median(times):7.1f} ms  max {slowest:7.1f} ms  "
-          f"{slowest / BUDGET_MS:5.2f} of budget  {flag}")
+          f"{slowest / budget_ms:5.2f} of budget  {flag}")
     return slowest
 
 
@@ -265,18 +304,22 @@ def served_pages(db: Path, out) -> None:
     out.put(None)
 
 
-def dashboard_rss(db: Path) -> float:
-    """The peak RSS of a process serving every page (`served_pages`), printed page by page."""
+def served(db: Path) -> tuple[dict[str, float], float]:
+    """Each page's load in seconds and the peak RSS of a process serving every page (`served_pages`), printed
+    page by page."""
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
     child = ctx.Process(target=served_pages, args=(db, out))
     child.start()
+    loads: dict[str, float] = {}
     peak = 0.0
     while (item := out.get(timeout=3600)) is not None:
         page, seconds, peak = item
-        print(f"  {page:52s} loaded in {seconds:6.1f} s; peak RSS so far {peak:5.0f} MB")
+        loads[page] = seconds
+        flag = "ok" if seconds <= BUDGET_PAGE_S else "OVER"
+        print(f"  {page:52s} loaded in {seconds:6.1f} s; peak RSS so far {peak:5.0f} MB  {flag}")
     child.join()
-    return peak
+    return loads, peak
 
 
 def main() -> int:
@@ -284,51 +327,70 @@ def main() -> int:
     parser.add_argument("--matches", type=int, default=50_000)
     parser.add_argument("--turns-per-match", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--db", type=Path, default=None, help="keep the database here (default: a temporary one)")
+    parser.add_argument("--db", type=Path, default=None,
+                        help="keep the database here (default: a temporary one); one already there with as many "
+                             "matches and turns is reused (a million matches take minutes to fill)")
+    parser.add_argument("--skip-refresh", action="store_true",
+                        help="skip the run command's TrueSkill refresh (at a million matches its read of every match "
+                             "ran out of the reader's memory after 11 min)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or Path(tmp) / "bench.duckdb"
-        if db.exists():
-            db.unlink()
-        start = time.perf_counter()
-        if not in_child(fill, db, args.matches, args.turns_per_match):
-            return 2
-        fill_s = time.perf_counter() - start
+        if not filled(db, args.matches, args.turns_per_match):
+            for stale in (db, Path(f"{db}.wal"), ratings.saved_replays_path(db)):
+                stale.unlink(missing_ok=True)
+            start = time.perf_counter()
+            if not in_child(fill, db, args.matches, args.turns_per_match):
+                return 2
+            fill_s = time.perf_counter() - start
+            print(f"filled in {fill_s:.1f} s ({args.matches * args.turns_per_match / fill_s:,.0f} turns/s)")
+        else:
+            print(f"reusing {db}, filled before")
         counts = store.query(db, "SELECT (SELECT count(*) FROM matches) m, (SELECT count(*) FROM turns) t, "
                                  "(SELECT count(*) FROM seats) s, (SELECT count(*) FROM metrics) x").iloc[0]
-        print(f"filled {counts.m:,} matches, {counts.t:,} turns, {counts.s:,} seats, {counts.x:,} metrics in "
-              f"{fill_s:.1f} s ({counts.t / fill_s:,.0f} turns/s); file {db.stat().st_size / 2**20:.0f} MB")
-        if not in_child(refresh_ratings, db):
-            return 2
+        print(f"{counts.m:,} matches, {counts.t:,} turns, {counts.s:,} seats, {counts.x:,} metrics; "
+              f"file {db.stat().st_size / 2**20:,.0f} MB")
+        if args.skip_refresh:
+            print("the run command's TrueSkill refresh skipped: the pages' TrueSkill replays from scratch")
+        elif not in_child(refresh_ratings, db):
+            print("the run command's TrueSkill refresh failed: the pages' TrueSkill replays from scratch")
+        budget_ms = call_budget_ms(args.matches)
         slowest_ms: dict[str, float] = {}
         failed = []
         for page, calls in page_queries(db).items():
             print(f"\npage {page}")
             for name, fn in calls:
-                ms = run_timed(name, fn, args.repeats)
+                ms = run_timed(name, fn, args.repeats, budget_ms)
                 if ms is None:
                     failed.append(f"{page}: {name}")
                 else:
                     slowest_ms[f"{page}: {name}"] = ms
         slowest = max(slowest_ms, key=slowest_ms.get)
-        over = [name for name, ms in slowest_ms.items() if ms > BUDGET_MS]
+        over = [name for name, ms in slowest_ms.items() if ms > budget_ms]
         rss_mb = peak_rss_mb()
         print(f"\nslowest of {len(slowest_ms)} page queries: {slowest_ms[slowest]:.1f} ms ({slowest}); "
-              f"over {BUDGET_MS:.0f} ms: {len(over)}" + (f" ({'; '.join(over)})" if over else "")
+              f"over {budget_ms:.0f} ms: {len(over)}" + (f" ({'; '.join(over)})" if over else "")
               + (f"; failed: {'; '.join(failed)}" if failed else ""))
         print(f"peak RSS after all page queries {rss_mb:.0f} MB = {rss_mb / BUDGET_RSS_MB:.2f} of the "
               f"{BUDGET_RSS_MB:.0f} MB budget")
         print("\nthe dashboard itself: every page through app.py in one process")
-        served_mb = dashboard_rss(db)
+        loads, served_mb = served(db)
         print(f"dashboard peak RSS {served_mb:.0f} MB = {served_mb / BUDGET_RSS_MB:.2f} of the "
               f"{BUDGET_RSS_MB:.0f} MB budget")
         print(f"\nonly when asked, outside the budget (TrueSkill above {SLOW_SCORER_LIMIT:,} matches of a filtered "
               "selection; the prompts on a ticked box):")
         for name, fn in on_request(db):
-            run_timed(f"{name}, first call", fn, 1)
-            run_timed(f"{name}, again", fn, 1)
-        return 1 if over or failed or max(rss_mb, served_mb) > BUDGET_RSS_MB else 0
-
+            run_timed(f"{name}, first call", fn, 1, budget_ms)
+            run_timed(f"{name}, again", fn, 1, budget_ms)
+        slow_pages = [page for page, seconds in loads.items() if seconds > BUDGET_PAGE_S or ":" in page]
+        passed = (not (over or failed or slow_pages or len(loads) < len(PAGES))
+                  and max(rss_mb, served_mb) <= BUDGET_RSS_MB)
+        print(f"\nVERDICT at {counts.m:,} matches: {'PASS' if passed else 'FAIL'}: "
+              f"{len(slowest_ms) - len(over)} of {len(slowest_ms) + len(failed)} page calls within {budget_ms:.0f} ms "
+              f"(slowest {slowest_ms[slowest]:.0f} ms); {len(loads) - len(slow_pages)} of {len(PAGES)} pages loaded "
+              f"within {BUDGET_PAGE_S:.0f} s (slowest {max(loads.values(), default=float('nan')):.1f} s); dashboard "
+              f"peak RSS {served_mb:.0f} MB, the calls' {rss_mb:.0f} MB, of {BUDGET_RSS_MB:.0f} MB")
+        return 0 if passed else 1
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,6 +18,7 @@ from engine.agents.base import AgentSpec
 from engine.metrics import stats
 from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
+from engine.store.summaries import SETTINGS_SOURCE
 from engine.suites import get_suite
 
 # the paper's defaults, and the engine's answer length cap (a model's answers change with it)
@@ -156,12 +157,19 @@ def runs_table(db: str | Path) -> pd.DataFrame:
 
 def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) -> pd.DataFrame:
     """The newest `limit` matches (any status) with their lineups and the version of their game's rules they were
-    played under (`matches.rules_version`)."""
+    played under (`matches.rules_version`). The agents' settings are read from the summaries while they are in
+    step (`store.summaries_in_step`: the same settings as the seats', without scanning them)."""
+    with store.reading(db):
+        source = SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
+        return _recent_matches(db, run_id, limit, source)
+
+
+def _recent_matches(db: str | Path, run_id: str | None, limit: int, source: str) -> pd.DataFrame:
     return _query(db, f"""
         WITH recent AS (
             SELECT * FROM matches m WHERE ? IS NULL OR m.run_id = ?
             ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
         SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error, m.rules_version,
-               string_agg({agent_sql("s")}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
+               string_agg({agent_sql("s", source=source)}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
         FROM recent m JOIN seats s USING (match_id)
         GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [run_id, run_id, limit])

@@ -70,19 +70,21 @@ BEHAVIOUR = (TEMPERATURE, PROMPT_VERSION, MAX_TOKENS)
 _DEFAULT = "'default'"
 
 
-def agent_sql(alias: str = "s", behaviour: tuple[tuple[str, str], ...] = BEHAVIOUR) -> str:
+def agent_sql(alias: str = "s", behaviour: tuple[tuple[str, str], ...] = BEHAVIOUR, source: str = "seats") -> str:
     """An agent's identity, as every table names it, from `seats AS alias`: its label (the model string unless the
     run spec names one), followed by what changes its behaviour (`behaviour`: every sampling setting by default;
     a table with a column of its own for some passes the others) wherever the database holds that label with
     more than one value of it (temperature, prompt version, max_tokens), so that two settings of one model are
     two rows: "local/smollm2 (t=0.7, prompt v2, max_tokens=64)". A label played one way keeps its plain name.
-    (Uncorrelated subqueries: DuckDB computes each once, where a correlated one cost 2 s over 200,000 seats.)"""
+    (Uncorrelated subqueries: DuckDB computes each once, where a correlated one cost 2 s over 200,000 seats.)
+    `source` is what the settings are read from: the seats, or a reader of the summaries passes
+    `summaries.SETTINGS_SOURCE` (the same settings, a few rows: four scans of 4M seats took seconds)."""
     name = f"coalesce({alias}.label, {alias}.agent)"
 
     def varied(*columns: str) -> str:
         many = " OR ".join(f"min(coalesce({c.format(a='x')}, '-')) <> max(coalesce({c.format(a='x')}, '-'))"
                            for c in columns)
-        return f"{name} IN (SELECT coalesce(x.label, x.agent) FROM seats x GROUP BY 1 HAVING {many})"
+        return f"{name} IN (SELECT coalesce(x.label, x.agent) FROM {source} x GROUP BY 1 HAVING {many})"
 
     parts = [f"CASE WHEN {varied(column)} THEN {shown.format(v=f'coalesce({column.format(a=alias)}, {_DEFAULT})')} END"
              for column, shown in behaviour]

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import pytest
 
+from engine import agent_figures as agent_figures_module
 from engine import headline, store, transcripts
 from engine.__main__ import main
 from engine.runner import run_spec
@@ -92,7 +93,7 @@ def test_the_summaries_answer_the_filter_as_the_log_does(db, monkeypatch):
     selection by runs or games (the log of every match is read only for a date range or an agent)."""
     assert store.summaries_in_step(db)
     with monkeypatch.context() as patched:
-        patched.setattr(headline, "_logged_figures", read_the_log)
+        patched.setattr(agent_figures_module, "_logged_figures", read_the_log)
         patched.setattr(headline, "_logged_scores", read_the_log)
         summed = [headline.agent_figures(db, OWN_MOVES, by_game=True), headline.headline(db, "gamabench", OWN_MOVES)]
     monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the same calls, from the log

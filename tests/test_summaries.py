@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import random
+from dataclasses import replace
 from datetime import date
 
 import pandas as pd
 import pytest
 
-from engine import headline, store
+from engine import agent_figures as agent_figures_module
+from engine import headline, queries, store
+from engine.metrics import bradley_terry, ratings, trueskill_replay
 from engine.playing import play_match
 from engine.rescore import rescore
 from engine.runner import run_spec
@@ -64,9 +68,9 @@ def played(tmp_path_factory):
     return db
 
 
-def summary_rows(db) -> pd.DataFrame:
-    table = store.query(db, "SELECT * FROM agent_summary")
-    return table.sort_values(list(summaries.KEYS), ignore_index=True, na_position="first")
+def summary_rows(db, table: str = "agent_summary") -> pd.DataFrame:
+    rows = store.query(db, f"SELECT * FROM {table}")
+    return rows.sort_values(list(summaries.SUMMARIES[table]), ignore_index=True, na_position="first")
 
 
 def same_figures(left: pd.DataFrame, right: pd.DataFrame, keys: list[str]) -> None:
@@ -79,12 +83,23 @@ def test_the_writer_keeps_the_summaries_in_step_and_a_rebuild_gives_the_same_row
     counted = store.rows(played, "SELECT sum(matches) FILTER (WHERE label = 'bot:letters') FROM agent_summary")
     assert counted == store.rows(played, """SELECT count(DISTINCT m.match_id) FROM matches m JOIN seats s
         USING (match_id) WHERE m.status = 'ok' AND s.label = 'bot:letters' AND s.rank IS NOT NULL""")
-    incremental = summary_rows(played)
+    incremental = {table: summary_rows(played, table) for table in summaries.SUMMARIES}
     copy = tmp_path / "copy.duckdb"
     copy.write_bytes(played.read_bytes())
     store.rebuild_summaries(copy)
-    assert store.summaries_in_step(copy) and len(incremental) > 20
-    pd.testing.assert_frame_equal(incremental, summary_rows(copy), check_exact=False, rtol=1e-12)
+    assert store.summaries_in_step(copy)
+    for table, rows in incremental.items():
+        assert len(rows) > (3 if table == "agent_settings" else 20), table
+        pd.testing.assert_frame_equal(rows, summary_rows(copy, table), check_exact=False, rtol=1e-12)
+
+
+def test_the_agent_settings_are_the_seats_settings_an_errored_attempt_replaced_included(played):
+    """What `agent_sql` reads from the summaries instead of the seats: every setting of a label that any seat
+    holds, ok or errored match, and no seat of an attempt replaced (the fixture replaced an errored one)."""
+    settings = store.query(played, "SELECT * FROM agent_settings")
+    seats = store.query(played, """SELECT coalesce(label, agent) AS label, temperature, prompt_version, max_tokens,
+                                          count(*) AS seats FROM seats GROUP BY ALL""")
+    same_figures(settings, seats, ["label", "temperature", "prompt_version", "max_tokens"])
 
 
 SELECTIONS = {
@@ -115,7 +130,7 @@ def test_the_summaries_answer_the_selections_their_grain_allows_without_the_log(
     def no_log(*args):
         raise AssertionError("read the log")
 
-    monkeypatch.setattr(headline, "_logged_figures", no_log)
+    monkeypatch.setattr(agent_figures_module, "_logged_figures", no_log)
     monkeypatch.setattr(headline, "_logged_scores", no_log)
     for selection in SELECTIONS.values():
         headline.agent_figures(played, selection, by_game=True)
@@ -145,6 +160,79 @@ def test_the_scores_from_the_metric_summaries_are_the_logs(played, name, monkeyp
     logged = headline.scores(played, SELECTIONS[name], "gamabench_score", (0, 100))
     assert (not logged.empty) == (name in ("all", "one run"))
     pd.testing.assert_frame_equal(summed, logged, check_exact=False, rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", list(SELECTIONS))
+def test_the_pairwise_outcomes_summed_are_the_logs_and_so_are_the_ratings(played, name, monkeypatch):
+    """Bradley-Terry (every game, the LLMArena headline) reads the pairwise summary: the same kinds, numbered alike,
+    the same weights and scores to the bit (a hash of them is a kind's signature), so the same bootstrap."""
+    selection = replace(SELECTIONS[name], contested=True)
+    summed_pairs, summed_played = ratings.rated_pairs(played, selection)
+    summed = ratings.bradley_terry_table(played, selection=selection)
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        logged_pairs, logged_played = ratings.rated_pairs(played, selection)
+        logged = ratings.bradley_terry_table(played, selection=selection)
+    assert len(logged_pairs) > 0 and (name != "all" or logged_pairs["kind"].nunique() > 3)
+    pd.testing.assert_frame_equal(summed_pairs, logged_pairs, check_exact=True)
+    same_figures(summed_played, logged_played[logged_played["agent"].isin(summed_played["agent"])], ["agent"])
+    pd.testing.assert_frame_equal(summed, logged, check_exact=False, rtol=1e-12)
+
+
+def test_the_pairwise_summary_of_ties_teams_cooperation_and_one_label_at_two_settings_is_the_logs(tmp_path,
+                                                                                                    monkeypatch):
+    """Outcomes the bots rarely give: ties at the best and lower places, four agents in a match, roles, a
+    cooperative game's roleless seats (one team at a place: paired only across places), and a label at two
+    temperatures (two agents, whose names put a pair the other way round than their stored identities)."""
+    db = tmp_path / "pairs.duckdb"
+    rng = random.Random(7)
+    agents = ["a", "b", "c", "d", "e"]
+
+    def lineup(roles=()):
+        seated = rng.sample(agents, 4)
+        return [(agent, rng.choice([1, 2, 2, 3]), 1.0, *roles[i:i + 1]) for i, agent in enumerate(seated)]
+
+    write_outcomes(db, "guessing_game", [lineup() for _ in range(60)], params={"players": 4})
+    write_outcomes(db, "undercover", [lineup(("spy", "civilian", "civilian", "civilian")) for _ in range(40)])
+    write_outcomes(db, "hanabi", [lineup() for _ in range(10)])
+    with store.connect(db) as con:
+        con.execute("UPDATE seats SET temperature = CASE WHEN seat % 2 = 0 THEN 0.5 ELSE 1.0 END WHERE agent = 'a'")
+    store.rebuild_summaries(db)
+    for selection in (Selection(contested=True), ALL.of_game("undercover"), ALL.of_game("hanabi")):
+        with monkeypatch.context() as patched:
+            patched.setattr(bradley_terry, "read_with_played", None)  # the summaries answer: the log is not read
+            summed = ratings.rated_pairs(db, selection)
+        with monkeypatch.context() as patched:
+            patched.setattr(store, "summaries_in_step", lambda db: False)
+            logged = ratings.rated_pairs(db, selection)
+        assert logged[0]["a"].str.startswith("a (").any() and logged[0]["kind"].nunique() > 5
+        pd.testing.assert_frame_equal(summed[0], logged[0], check_exact=True)
+        pd.testing.assert_frame_equal(ratings.fit_bradley_terry(*summed), ratings.fit_bradley_terry(*logged),
+                                      check_exact=False, rtol=1e-12)
+
+
+def test_the_recent_matches_name_agents_from_the_summaries_as_from_the_seats(tmp_path, monkeypatch):
+    db = tmp_path / "recent.duckdb"
+    write_outcomes(db, "tictactoe", [[("a", 1, 1.0), ("b", 2, 0.0)], [("b", 1, 1.0), ("a", 2, 0.0)]] * 3)
+    with store.connect(db) as con:
+        con.execute("UPDATE seats SET temperature = 0.5 WHERE agent = 'a' AND seat = 0")
+    store.rebuild_summaries(db)
+    summed = queries.recent_matches(db)
+    assert summed["lineup"].str.contains("a (t=0.5", regex=False).any()
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
+    pd.testing.assert_frame_equal(summed, queries.recent_matches(db))
+
+
+def test_the_ratings_read_no_pairs_from_the_log_where_the_summaries_answer(played, monkeypatch):
+    def no_log(*args, **kwargs):
+        raise AssertionError("read the log")
+
+    monkeypatch.setattr(bradley_terry, "read_with_played", no_log)
+    for selection in SELECTIONS.values():
+        bradley_terry.bradley_terry_table(played, selection=selection)
+    headline.headline(played, "llmarena")
+    with pytest.raises(AssertionError, match="read the log"):
+        bradley_terry.bradley_terry_table(played, selection=Selection(agents=("bot:letters",)))
 
 
 def test_rows_written_around_the_writer_put_the_summaries_out_of_step_and_the_log_answers(played, tmp_path):
@@ -178,6 +266,25 @@ def test_every_write_bumps_the_generation(tmp_path):
     assert store.summaries_in_step(db)
 
 
+def test_a_saved_trueskill_replay_of_the_current_generation_reads_no_match(played, tmp_path, monkeypatch):
+    """The TrueSkill of every game on a restarted dashboard: loaded from the saved replay, with no look at the log
+    while nothing was written since; a write (the generation moves) has it check the log again."""
+    db = tmp_path / "replayed.duckdb"
+    db.write_bytes(played.read_bytes())
+    first = ratings.trueskill_table(db)
+    monkeypatch.setattr(trueskill_replay, "_REPLAYED", type(trueskill_replay._REPLAYED)())  # a new process
+    with monkeypatch.context() as patched:
+        for name in ("_covered", "_teams"):
+            patched.setattr(trueskill_replay, name, None)  # reading the matches would fail
+        pd.testing.assert_frame_equal(ratings.trueskill_table(db), first)
+    store.finish_run(db, spec("first", 1).run_id, "done")  # a write: the generation moves
+    checked = []
+    real = trueskill_replay._covered
+    monkeypatch.setattr(trueskill_replay, "_covered", lambda *args: checked.append(1) or real(*args))
+    pd.testing.assert_frame_equal(ratings.trueskill_table(db), first)
+    assert checked
+
+
 def test_a_version_6_database_gets_its_summaries_built_by_the_upgrade(played, tmp_path):
     db = tmp_path / "v6.duckdb"
     db.write_bytes(played.read_bytes())
@@ -189,6 +296,19 @@ def test_a_version_6_database_gets_its_summaries_built_by_the_upgrade(played, tm
     store.check_db(db)
     assert store.summaries_in_step(db)
     pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
+
+
+def test_a_version_8_database_gets_its_pairwise_summary_built_by_the_upgrade(played, tmp_path):
+    db = tmp_path / "v8.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("DROP TABLE pairwise_summary")
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (8, now())")
+    store.check_db(db)
+    assert store.summaries_in_step(db)
+    pd.testing.assert_frame_equal(summary_rows(db, "pairwise_summary"), summary_rows(played, "pairwise_summary"),
+                                  check_exact=False, rtol=1e-12)
 
 
 def test_a_version_1_database_is_summarized_too(tmp_path):

@@ -9,9 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
-from engine.metrics.outcomes import components, pairwise_outcomes, read_with_played
-from engine.selection import ALL, Selection
+from engine import store
+from engine.agent_figures import agent_figures, summary_where
+from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
+from engine.selection import ALL, Selection, agent_sql, cooperative_games
+from engine.store.summaries import SETTINGS_SOURCE, SIDE
 
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
@@ -22,10 +26,14 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
     """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood, one fit per row of
     `wins` and `losses` (fits x pairs), all at once: Newton steps on the ridge-penalised log-likelihood,
     which is strictly concave, halving a step that does not improve it."""
-    fits = wins.shape[0]
-    sign = np.zeros((len(pair_a), n))
-    sign[np.arange(len(pair_a)), pair_a], sign[np.arange(len(pair_a)), pair_b] = 1.0, -1.0
-    outer = np.einsum("pi,pj->pij", sign, sign)
+    fits, pairs = wins.shape[0], len(pair_a)
+    sign = np.zeros((pairs, n))
+    sign[np.arange(pairs), pair_a], sign[np.arange(pairs), pair_b] = 1.0, -1.0
+    # a pair adds its weight to 4 cells of the Hessian (a,a), (b,b), (a,b), (b,a): one sparse product for every
+    # fit, where the pairs' dense outer products (pairs x agents x agents) took seconds and 350 MB at 120 agents
+    cells = np.stack([pair_a * n + pair_a, pair_b * n + pair_b, pair_a * n + pair_b, pair_b * n + pair_a], 1)
+    to_hessian = sparse.csr_matrix((np.tile([1.0, 1.0, -1.0, -1.0], pairs),
+                                    (np.repeat(np.arange(pairs), 4), cells.ravel())), shape=(pairs, n * n))
     ridge = RIDGE * np.eye(n)
 
     def loss(theta: np.ndarray) -> np.ndarray:
@@ -38,7 +46,7 @@ def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.nd
         d = theta @ sign.T
         p = 1 / (1 + np.exp(-d))
         grad = (-wins * (1 - p) + losses * p) @ sign + RIDGE * theta
-        hessian = np.einsum("fp,pij->fij", (wins + losses) * p * (1 - p), outer) + ridge
+        hessian = (to_hessian.T @ ((wins + losses) * p * (1 - p)).T).T.reshape(fits, n, n) + ridge
         step = np.linalg.solve(hessian, grad[..., None])[..., 0]
         scale = np.ones(fits)
         for _ in range(30):
@@ -64,16 +72,64 @@ def bradley_terry_table(db: str | Path, game: str | None = None, selection: Sele
     apart for each connected `component` of the who-played-whom graph (1000 = the average agent of its
     component; agents of different components never met, so their ratings are not comparable);
     rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound."""
-    rated = read_with_played(db, game, selection, pairwise_outcomes)
+    selection = narrowed(game, selection)
+    rated = None if selection is None else rated_pairs(db, selection)
     if rated is None:
         return pd.DataFrame({c: [] for c in BRADLEY_TERRY_COLUMNS})
     return fit_bradley_terry(*rated, n_boot, seed)
 
 
 def rated_pairs(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """What `bradley_terry_table` reads of the selection: its pairwise outcomes and each agent's contested
-    matches and wins (None: nothing to rate), for a caller that also needs the pairs themselves."""
-    return read_with_played(db, None, selection, pairwise_outcomes)
+    """What `bradley_terry_table` reads of the selection: its pairwise outcomes (`outcomes.pairwise_outcomes`)
+    and each agent's contested matches and wins (None: nothing to rate). Summed from the summaries when the
+    selection is a sum of their rows and they are in step with the log (as the headline's figures), else read
+    from the log: the same pairs, kinds numbered alike, either way."""
+    with store.reading(db):
+        # the pairwise summary has no fallback key: a selection without fallback moves reads the log
+        where = None if selection.without_fallbacks else summary_where(selection)
+        if where is None or not store.summaries_in_step(db):
+            return read_with_played(db, None, selection, pairwise_outcomes)
+        pairs = summed_pairs(db, where)
+        played = agent_figures(db, selection)
+    return (pairs, played[["agent", "matches", "wins"]]) if len(pairs) else None
+
+
+def summed_pairs(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
+    """`outcomes.pairwise_outcomes` from the pairwise summary rows `where` (`agent_figures.summary_where`) selects:
+    each agent of a pair named as the log names it (`agent_sql`), the pair turned so that `a` is the lesser name,
+    seat pairs and scores summed per kind of match and pair into its weight and score as the log computes them
+    (integer sums divided, so the same doubles), kinds alike (the same signature) pooled and numbered by
+    signature. A seat without a role plays on its own unless the game is cooperative (`together`)."""
+    condition, params = where
+    same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in SIDE)
+    return store.query(db, f"""
+        WITH k AS (
+          SELECT *, dense_rank() OVER (ORDER BY run_id, game, params::VARCHAR, preset, kind) AS part
+          FROM (SELECT *, TRUE AS several FROM pairwise_summary) k  -- a pair: several agents by definition
+          WHERE {condition} AND together = (game IN (SELECT unnest(?)))),
+        who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in SIDE)} FROM k
+                UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in SIDE)} FROM k),
+        names AS (SELECT *, {agent_sql("w", source=SETTINGS_SOURCE)} AS name
+                  FROM (SELECT *, label AS agent FROM who) w),
+        turned AS (
+          SELECT k.part, k.matches, k.comparisons, k.pairs, least(na.name, nb.name) AS a,
+                 greatest(na.name, nb.name) AS b,
+                 CASE WHEN na.name < nb.name THEN k.score_sum ELSE k.pairs - k.score_sum END AS won
+          FROM k JOIN names na ON {same.format(p="a")} JOIN names nb ON {same.format(p="b")}),
+        per_match AS (
+          SELECT part, a, b, any_value(matches) AS matches, sum(pairs) / any_value(comparisons) AS weight,
+                 sum(won) / sum(pairs) AS score
+          FROM turned GROUP BY part, a, b),
+        signed AS (
+          SELECT part, any_value(matches) AS matches, sum(hash(a, b, weight, score)::HUGEINT) AS signature
+          FROM per_match GROUP BY part),
+        kinds AS (
+          SELECT row_number() OVER (ORDER BY signature) - 1 AS kind, sum(matches)::BIGINT AS matches,
+                 min(part) AS example
+          FROM signed GROUP BY signature)
+        SELECT k.kind, k.matches, p.a, p.b, p.weight, p.score
+        FROM kinds k JOIN per_match p ON p.part = k.example ORDER BY kind, a, b""",
+                       [*params, cooperative_games()])
 
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:

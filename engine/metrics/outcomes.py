@@ -118,8 +118,8 @@ def pairwise_outcomes(db: str | Path, game: str | None = None, selection: Select
           FROM pairs GROUP BY match_id, a, b),
         signed AS (  -- a match's comparisons as one number: the sum of their hashes
           SELECT match_id, sum(hash(a, b, weight, score)::HUGEINT) AS signature FROM per_match GROUP BY match_id),
-        kinds AS (
-          SELECT row_number() OVER (ORDER BY min(match_id)) - 1 AS kind, count(*) AS matches, min(match_id) AS example
+        kinds AS (  -- numbered by signature, as `bradley_terry` numbers the kinds summed from the summaries
+          SELECT row_number() OVER (ORDER BY signature) - 1 AS kind, count(*) AS matches, min(match_id) AS example
           FROM signed GROUP BY signature)
         SELECT k.kind, k.matches, p.a, p.b, p.weight, p.score
         FROM kinds k JOIN per_match p ON p.match_id = k.example ORDER BY kind, a, b""", params)

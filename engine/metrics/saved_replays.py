@@ -22,17 +22,19 @@ _WRITING = threading.Lock()
 @dataclass
 class Replayed:
     """Ratings after the matches up to `last` = (finished_at, match_id): `count` matches whose ids and finish
-    times hash to `checksum`, so a later call can tell whether the database only grew after `last`."""
+    times hash to `checksum`, so a later call can tell whether the database only grew after `last`; `generation`,
+    the database's write count then (`store.generation`), so while it has not moved nothing is read again."""
 
     ratings: dict[str, tuple[float, float]]
     last: tuple | None
     count: int
     checksum: int
+    generation: int | None = None
 
     def to_json(self) -> dict:
         last = None if self.last is None else [self.last[0].isoformat(), self.last[1]]
         return {"ratings": self.ratings, "last": last, "count": self.count, "checksum": str(self.checksum),
-                "formula": FORMULA}
+                "generation": self.generation, "formula": FORMULA}
 
     @classmethod
     def from_json(cls, data: dict) -> Replayed:
@@ -40,7 +42,12 @@ class Replayed:
             raise ValueError("a replay saved under another formula")
         last = None if data["last"] is None else (datetime.fromisoformat(data["last"][0]), data["last"][1])
         return cls({a: (float(mu), float(sigma)) for a, (mu, sigma) in data["ratings"].items()}, last,
-                   int(data["count"]), int(data["checksum"]))
+                   int(data["count"]), int(data["checksum"]), data.get("generation"))
+
+    def current(self, generation: int, in_step: bool) -> bool:
+        """Whether this replay is of the database as it is: no write since (its generation), and no rows inserted
+        around the writer, which bump no generation but leave the summaries out of step (`store.summaries_in_step`)."""
+        return in_step and self.generation == generation
 
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 
 import trueskill
@@ -96,18 +97,25 @@ def replayed_ratings(db: str | Path, game: str | None = None,
         memo = _REPLAYED.get(key)
     with store.reading(db):
         memo = memo or load_saved(db, selection)
+        generation = store.generation(db)
+        if memo is not None and memo.current(generation, store.summaries_in_step(db)):
+            _remember(key, memo)
+            return dict(memo.ratings)  # nothing written since: no match read
         if memo is not None and _covered(db, selection, memo.last) != (memo.count, memo.checksum):
             memo = None  # matches were removed, or some finished before the last one replayed: start over
         ratings = dict(memo.ratings) if memo else {}
         matches = _teams(db, selection, memo.last if memo else None)
     if memo and not matches:
+        if memo.generation != generation:  # written since, but no match of the selection: now current
+            memo = replace(memo, generation=generation)
+            save(db, selection, memo)
         _remember(key, memo)
         return ratings
     # replayed with the file closed: a replay can take minutes, and an open reader holds off every writer
     _replay(matches, ENV, ratings)
     last = (matches[-1][1], matches[-1][0]) if matches else None
     count, checksum = _covered(db, selection, last) if last is not None else (0, 0)
-    replayed = Replayed(ratings, last, count, checksum)
+    replayed = Replayed(ratings, last, count, checksum, generation)
     _remember(key, replayed)
     if matches:
         save(db, selection, replayed)

@@ -49,6 +49,19 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("several", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
         ("max_tokens", "INTEGER"), ("name", "VARCHAR"), ("matches", "BIGINT"), ("total", "DOUBLE"),
         ("squares", "DOUBLE"), ("fallbacks", "BOOLEAN")),
+    # per the same keys (without `several`: a pair is two agents) and a kind of match (`kind`, its comparisons
+    # hashed) and pair of agents (`a_*` the lesser identity, `b_*`): the seat pairs, `a`'s score summed over them,
+    # the match's comparisons in all, and the matches of that kind: what the Bradley-Terry fit reads
+    "pairwise_summary": (
+        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+        ("together", "BOOLEAN"), ("kind", "UBIGINT"), ("a_label", "VARCHAR"), ("a_temperature", "DOUBLE"),
+        ("a_prompt_version", "VARCHAR"), ("a_max_tokens", "INTEGER"), ("b_label", "VARCHAR"),
+        ("b_temperature", "DOUBLE"), ("b_prompt_version", "VARCHAR"), ("b_max_tokens", "INTEGER"),
+        ("pairs", "BIGINT"), ("score_sum", "DOUBLE"), ("comparisons", "BIGINT"), ("matches", "BIGINT")),
+    # every setting an agent's label was played at (any match, ok or not, as the seats hold them) and its seats:
+    # which labels `selection.agent_sql` names with their settings, read without scanning the seats
+    "agent_settings": (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
+                       ("max_tokens", "INTEGER"), ("seats", "BIGINT")),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
@@ -58,14 +71,15 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`); 7
 # MAgIC's published rows on the 0-100 scale with the radar's area in both units; 8 the summaries (agent_summary,
 # metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade; 9 their `fallbacks` key
-# (whether the match had a fallback move: the filter leaving those matches out sums them too). Every upgrade rewrites
-# the papers' rows, so a change to engine/published.py's rows bumps the version too (else databases keep the old rows).
+# (whether the match had a fallback move: the filter leaving those matches out sums them too), pairwise_summary (the
+# pairwise outcomes the Bradley-Terry fit reads) and agent_settings, built likewise. Every upgrade rewrites the
+# papers' rows, so a change to engine/published.py's rows bumps the version too (else databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
 SCHEMA_VERSION = 9
-_ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "INTEGER": pa.int32(),
-                "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
+_ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
+                "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 
 
 def arrow_schema(table: str) -> pa.Schema:

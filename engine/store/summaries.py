@@ -5,7 +5,10 @@ label and the settings that can name it apart: temperature, prompt version, max_
 seats, wins, draws, score sums, decisions, valid decisions, fallback wins and cost; of `metric_summary`, per the
 same and a metric, what a score averages. The summing grain is what a page selects by (runs, games, rule sets,
 which are params, presets, and matches without fallback moves), so any such selection is a sum of rows; a date
-range or an agent filter is not, and is read from the log (engine/headline.py decides).
+range or an agent filter is not, and is read from the log (engine/headline.py decides). `pairwise_summary` keeps, per
+run x game x params x preset, the comparisons between agents the Bradley-Terry fit reads
+(engine/metrics/bradley_terry.py), and `agent_settings` every setting a label was played at, so that naming agents
+(`selection.agent_sql`) needs no scan of the seats.
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -23,6 +26,9 @@ the writer, or a rescore cut short, leave them out of step, NULL, until `rebuild
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import duckdb
 
 from engine.store.schema import TABLES
@@ -31,6 +37,14 @@ from engine.valid_answers import valid_sql
 KEYS = ("run_id", "game", "params", "preset", "several", "fallbacks", "label", "temperature", "prompt_version",
         "max_tokens")
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name")}  # each table and the columns it sums by
+SIDE = ("label", "temperature", "prompt_version", "max_tokens")  # an agent of a pair, as `KEYS` name it
+PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}" for c in SIDE),
+             *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
+# each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
+SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
+             "agent_settings": SIDE}
+# `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
+SETTINGS_SOURCE = "(SELECT *, label AS agent FROM agent_settings)"
 # an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
 _IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
              "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
@@ -100,6 +114,62 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
         GROUP BY ALL"""
 
 
+def pairwise_contributions_sql(matches: str, seats: str) -> str:
+    """The `pairwise_summary` rows of the `ok` matches of the tables (or views) named: each match's comparisons
+    between agents as `outcomes.pairwise_outcomes` makes them (every pair of seats of different agents in different
+    teams: the better rank, winners first, wins; equal ranks tie), per pair of agents (`a` the one whose identity
+    hashes lower) how many seat pairs (`pairs`), the sum of `a`'s scores in them (1 won, 0.5 tie: sums exact in a
+    double) and the match's comparisons in all; `kind` hashes a match's whole set, so matches alike are one row
+    counted `matches` times. Both readings of a seat without a role (`together` false: a team of its own; true: one
+    team with the others, as in a cooperative game), since the store does not know the games. The seats are
+    joined by the hash of their agent's identity, its columns added once the pairs are counted: a million
+    matches' seat pairs carried with four columns a side did not fit a rebuild's memory."""
+    identity = ", ".join(_IDENTITY)
+    return f"""
+        WITH m AS (SELECT match_id, run_id, game, params, preset FROM {matches} WHERE status = 'ok'),
+        placed AS (
+          SELECT s.match_id, s.seat, hash({identity}) AS who, coalesce(s.role, 'seat ' || s.seat) AS apart,
+                 coalesce(s.role, '') AS shared,
+                 dense_rank() OVER (PARTITION BY s.match_id ORDER BY NOT coalesce(s.won, false), s.rank) AS rank
+          FROM {seats} s WHERE s.rank IS NOT NULL AND s.match_id IN (SELECT match_id FROM m)),
+        seat_pairs AS (
+          SELECT x.match_id, r.together, x.who AS a, y.who AS b,
+                 CASE WHEN x.rank = y.rank THEN 0.5 WHEN x.rank < y.rank THEN 1.0 ELSE 0.0 END AS score
+          FROM placed x JOIN placed y ON x.match_id = y.match_id AND x.who < y.who
+          CROSS JOIN (SELECT unnest([false, true]) AS together) r
+          WHERE NOT (x.rank = y.rank AND CASE WHEN r.together THEN x.shared = y.shared ELSE x.apart = y.apart END)),
+        per_match AS (
+          SELECT match_id, together, a, b, count(*) AS pairs, sum(score) AS score_sum,
+                 sum(count(*)) OVER (PARTITION BY match_id, together)::BIGINT AS comparisons
+          FROM seat_pairs GROUP BY match_id, together, a, b),
+        kinds AS (
+          SELECT match_id, together, hash(list((a, b, pairs, score_sum) ORDER BY a, b)) AS kind
+          FROM per_match GROUP BY match_id, together),
+        counted AS (
+          SELECT m.run_id, m.game, m.params, m.preset, k.together, k.kind, p.a, p.b, p.pairs, p.score_sum,
+                 p.comparisons, count(*) AS matches
+          FROM per_match p JOIN kinds k USING (match_id, together) JOIN m USING (match_id) GROUP BY ALL),
+        agents AS (
+          SELECT DISTINCT hash({identity}) AS who, coalesce(s.label, s.agent) AS label, s.temperature,
+                 s.prompt_version, s.max_tokens
+          FROM {seats} s WHERE s.rank IS NOT NULL AND s.match_id IN (SELECT match_id FROM m))
+        SELECT c.* EXCLUDE (a, b), {", ".join(f"x.{c} AS a_{c}" for c in SIDE)},
+               {", ".join(f"y.{c} AS b_{c}" for c in SIDE)}
+        FROM counted c JOIN agents x ON x.who = c.a JOIN agents y ON y.who = c.b"""
+
+
+def settings_sql(seats: str) -> str:
+    """The `agent_settings` rows of the seats of the table (or view) named, whatever their match's status."""
+    return f"""SELECT coalesce(label, agent) AS label, temperature, prompt_version, max_tokens, count(*) AS seats
+               FROM {seats} GROUP BY ALL"""
+
+
+def add_settings(con: duckdb.DuckDBPyConnection, seats: str, sign: int = 1) -> None:
+    """Inside the writer's transaction: count (or with `sign` -1, uncount) the seats of the table or view named,
+    of any match written or deleted (an errored attempt's seats are seats too, as `agent_sql` reads them)."""
+    _merge(con, "agent_settings", settings_sql(seats), sign)
+
+
 def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
     """Add (`sign` 1) or take away (-1) the rows `rows_sql` selects to summary `table`: the rows of their keys
     are replaced by their sums, and a key no match counts any more is dropped."""
@@ -114,7 +184,7 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int)
           UNION ALL BY NAME SELECT * FROM summary_delta)
         GROUP BY ALL""")
     con.execute(f"DELETE FROM {table} a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {same})")
-    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM summary_merged WHERE matches <> 0")
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM summary_merged WHERE {counts[0]} <> 0")
     con.execute("DROP TABLE summary_delta")
     con.execute("DROP TABLE summary_merged")
 
@@ -125,6 +195,7 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     views named, and bump the generation."""
     _merge(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
     _merge(con, "metric_summary", metric_contributions_sql(matches, seats, turns, metrics), sign)
+    _merge(con, "pairwise_summary", pairwise_contributions_sql(matches, seats), sign)
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
     bump(con)
@@ -148,16 +219,44 @@ def ensure_state(con: duckdb.DuckDBPyConnection) -> None:
                 "WHERE NOT EXISTS (SELECT 1 FROM generation)")
 
 
+# A rebuild reads the whole log: at a million matches (20M turns) its joins and aggregates need about 1 GB, where
+# the writer's connection is capped at 128 MB (`connections.WRITER_MEMORY`) and ran out of it.
+REBUILD_MEMORY = "1GB"
+
+
+@contextmanager
+def _rebuilding(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The connection's memory cap raised to REBUILD_MEMORY for a rebuild, then put back."""
+    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    con.execute(f"SET memory_limit = '{REBUILD_MEMORY}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{before}'")
+
+
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries computed again from the whole log."""
-    con.execute("DELETE FROM agent_summary")
-    con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
-    con.execute("DELETE FROM metric_summary")
-    con.execute("INSERT INTO metric_summary BY NAME "
-                f"{metric_contributions_sql('matches', 'seats', 'turns', 'metrics')}")
+    with _rebuilding(con):
+        con.execute("DELETE FROM agent_summary")
+        con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
+        con.execute("DELETE FROM metric_summary")
+        con.execute("INSERT INTO metric_summary BY NAME "
+                    f"{metric_contributions_sql('matches', 'seats', 'turns', 'metrics')}")
+        rebuild_pairwise(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])
+
+
+def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: `pairwise_summary` and `agent_settings` computed again from the whole log (the
+    upgrade to version 9)."""
+    with _rebuilding(con):
+        con.execute("DELETE FROM pairwise_summary")
+        con.execute(f"INSERT INTO pairwise_summary BY NAME {pairwise_contributions_sql('matches', 'seats')}")
+        con.execute("DELETE FROM agent_settings")
+        con.execute(f"INSERT INTO agent_settings BY NAME {settings_sql('seats')}")
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:

@@ -33,7 +33,7 @@ def _battle_royale_rounds(con: duckdb.DuckDBPyConnection) -> None:
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (6, _played_under_the_first_rules),
     (6, _battle_royale_rounds),
-    (9, summaries.rebuild),  # brought by 8, its `fallbacks` key by 9: built once from the log
+    (9, summaries.rebuild),  # brought by 8; by 9 their `fallbacks` key, the pairwise summary, agent_settings
 )
 
 

@@ -1,0 +1,123 @@
+"""Per agent, the counts every page's win rates and the headline read (`agent_figures`): contested matches, seats,
+wins, draws, the win rate with its Wilson interval, valid decisions, fallback wins, cost. Summed from the summaries
+(engine/store/summaries.py) when a selection is a sum of their rows (`summary_where`), else read from the turn
+log: the same figures either way. Its own module, beneath the headline and the ratings, because both read it
+(the Bradley-Terry table names each agent's matches and wins beside its rating)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine import store
+from engine.metrics import stats
+from engine.metrics.outcomes import seat_outcomes_sql
+from engine.selection import ALL, Selection, agent_sql, cooperative_games, rule_set_sql, variants_sql
+from engine.store.summaries import SETTINGS_SOURCE
+from engine.valid_answers import valid_sql
+
+
+def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False) -> pd.DataFrame:
+    """Per agent (and game and its rule set, `rule_set`: '' for a game with one): contested matches, seats, seats
+    won and drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval over
+    matches (`DEFINITIONS`), the mean score per match (`DEFINITIONS["mean score"]`), decisions and the share that
+    were valid, fallback wins, cost per match (NaN when a call had no price), and the presets its matches were
+    played under. Summed from the summaries (engine/store/summaries.py) when the selection is a sum of their rows
+    and they are in step with the log, else read from the log: the same figures either way."""
+    with store.reading(db):
+        where = summed_where(db, selection)
+        if where is not None:
+            table = _summed_figures(db, where, by_game)
+        else:
+            table = _logged_figures(db, selection, by_game)
+    if table.empty:
+        return table
+    table["win_rate"] = table["credit"] / table["seats"]
+    low, high = stats.wilson_interval(table["win_rate"] * table["matches"], table["matches"])
+    table["win_lo"], table["win_hi"] = np.clip(low, 0, 1), np.clip(high, 0, 1)
+    table["valid_rate"] = np.where(table["decisions"] > 0, table["valid"] / table["decisions"].where(
+        table["decisions"] > 0, 1), np.nan)
+    table["cost_per_match"] = np.where(table["unpriced"] > 0, np.nan, table["cost"] / table["matches"])
+    return table
+
+
+def summary_where(selection: Selection, alias: str = "k") -> tuple[str, list] | None:
+    """`selection` (contested) as a SQL condition over `agent_summary AS alias`, or None when the summaries'
+    grain cannot answer it: a date range (they sum over time) or an agent filter (it keeps the other agents of
+    the matches it picks)."""
+    if selection.date_from or selection.date_to or selection.agents:
+        return None
+    cooperative = cooperative_games()
+    parts, params = [f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative]
+    for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
+        if values:
+            parts.append(f"{alias}.{column} IN (SELECT unnest(?))")
+            params.append(list(values))
+    if selection.variants is not None:
+        parts.append(variants_sql(selection.variants, alias))
+    if selection.without_fallbacks:
+        parts.append(f"NOT {alias}.fallbacks")
+    return " AND ".join(parts), params
+
+
+def summed_where(db: str | Path, selection: Selection) -> tuple[str, list] | None:
+    """`summary_where(selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
+    where = summary_where(selection)
+    return where if where is not None and store.summaries_in_step(db) else None
+
+
+def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:
+    """The rows of summary `table` that `where` selects (`k`), each with its agent's name and its rule set."""
+    condition, params = where
+    return f"""
+        WITH k AS (
+          SELECT *, {agent_sql("z", source=SETTINGS_SOURCE)} AS agent_name, {rule_set_sql("z")} AS rule_set
+          FROM (SELECT *, label AS agent FROM {table}) z)
+        SELECT * FROM k WHERE {condition}""", params
+
+
+def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> pd.DataFrame:
+    """`agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's kind says
+    (a cooperative game's seats without a team play together)."""
+    rows, params = summary_rows(where)
+    game = "k.game, k.rule_set, " if by_game else ""
+    return store.query(db, f"""
+        WITH k AS (SELECT *, CASE WHEN game IN (SELECT unnest(?)) THEN draws_shared ELSE draws END AS drawn
+                   FROM ({rows}))
+        SELECT {game}k.agent_name AS agent, sum(k.matches)::BIGINT AS matches, sum(k.seats)::BIGINT AS seats,
+               sum(k.wins)::BIGINT AS wins, sum(k.drawn)::BIGINT AS draws,
+               (sum(k.wins) + sum(k.drawn) / 2)::DOUBLE AS credit,
+               sum(k.score_sum) / sum(k.score_weight) AS mean_score,
+               list_sort(list(DISTINCT k.preset) FILTER (WHERE k.preset IS NOT NULL)) AS presets,
+               sum(k.decisions)::DOUBLE AS decisions, sum(k.valid)::DOUBLE AS valid,
+               sum(k.fallback_wins)::BIGINT AS fallback_wins, sum(k.cost)::DOUBLE AS cost,
+               sum(k.unpriced)::DOUBLE AS unpriced
+        FROM k GROUP BY ALL""", [cooperative_games(), *params])
+
+
+def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.DataFrame:
+    """`agent_figures`' counts read from the seats and turns of the selected matches."""
+    seated, params = seat_outcomes_sql(replace(selection, contested=True))
+    game = "o.game, o.rule_set, " if by_game else ""
+    return store.query(db, f"""
+        WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),
+        moves AS (
+          SELECT t.match_id, t.seat, count(*) AS decisions,
+                 count(*) FILTER (WHERE {valid_sql("t")}) AS valid,
+                 count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
+                 count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
+          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM o) GROUP BY ALL)
+        SELECT {game}o.agent, count(DISTINCT o.match_id) AS matches, count(*) AS seats,
+               count(*) FILTER (WHERE o.won) AS wins, count(*) FILTER (WHERE o.credit = 0.5) AS draws,
+               sum(o.credit)::DOUBLE AS credit,
+               sum(s.score / o.held) / sum(1.0 / o.held) FILTER (WHERE s.score IS NOT NULL) AS mean_score,
+               list_sort(list(DISTINCT o.preset) FILTER (WHERE o.preset IS NOT NULL)) AS presets,
+               sum(coalesce(x.decisions, 0))::DOUBLE AS decisions, sum(coalesce(x.valid, 0))::DOUBLE AS valid,
+               count(*) FILTER (WHERE o.won AND x.fallbacks > 0) AS fallback_wins,
+               sum(coalesce(x.cost, 0))::DOUBLE AS cost, sum(coalesce(x.unpriced, 0))::DOUBLE AS unpriced
+        FROM o JOIN seats s ON s.match_id = o.match_id AND s.seat = o.seat
+        LEFT JOIN moves x ON x.match_id = o.match_id AND x.seat = o.seat
+        GROUP BY ALL""", params)
