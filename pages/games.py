@@ -10,6 +10,7 @@ import plotly.express as px
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.numbers import on_one_scale
 from engine.palette import PALETTE
 from engine.suites import suites_of
 from pages.shared import links, numbers
@@ -140,8 +141,10 @@ for suite in suites_of(game):
         if figure.chart is not None:
             draw_settings(figure, table)
         if figure.show_table:
-            helps = column_help(table.columns, game, suite.layout.helps)
-            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps)
+            units = suite.layout.units  # shares in % and each unit in its header, as the suite's table shows them
+            helps = column_help(on_one_scale(table.head(0), units).columns, game, suite.layout.helps)
+            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps,
+                       units=units)
             definitions(helps)
 
 st.subheader("Win rates")
