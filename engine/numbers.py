@@ -32,7 +32,9 @@ SHARES = ("share", "crowded", "hit", "passed", "win_lo", "win_hi")
 
 def is_rate(column: str) -> bool:
     """A share between 0 and 1 as the scorers compute it (a fraction): win_rate, its interval win_lo / win_hi,
-    valid_rate, a vote accuracy, a win probability, ..."""
+    valid_rate, a vote accuracy, a win probability, ...; not one named with its unit ("share_go (%)")."""
+    if column != bare_name(column):
+        return False
     return column.endswith(("_rate", "_share", "_wr", "_accuracy", "_prob")) or column.startswith("share_") or (
         column in SHARES)
 

@@ -134,17 +134,17 @@ def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pa
     its value, coverage counts the paper's games or roles, self-play of a competitive game is out (Hanabi's, a
     cooperative game, counts: issue 24)."""
     frames = [df.value for df in pages["leaderboard"].dataframe]
-    magic = next(f for f in frames if "mean role win rate" in f.columns).set_index("agent")
-    assert magic.loc["bot:equilibrium", "mean role win rate"] == "100.0% (partial)"
+    magic = next(f for f in frames if "mean role win rate (%)" in f.columns).set_index("agent")
+    assert magic.loc["bot:equilibrium", "mean role win rate (%)"] == "100.0% (partial)"
     assert magic.loc["bot:equilibrium", "roles"] == "1 of 7"  # the header names the unit, the value "(partial)"
     assert magic.loc["bot:scripted", "roles"] == "7 of 7"
-    assert "partial" not in magic.loc["bot:scripted", "mean role win rate"]
+    assert "partial" not in magic.loc["bot:scripted", "mean role win rate (%)"]
     arena = next(f for f in frames if "average" in f.columns and "tictactoe" in f.columns).set_index("agent")
     assert arena.loc["bot:random", "games"] == "5 of 7"  # its self-play Hanabi counts: two copies are the team
     assert arena.loc["bot:random", "average"].endswith(" (partial)")
     assert "bot:hint_follower" in arena.index  # Hanabi with itself, the cooperative game's only protocol
     assert "bot:letters" not in arena.index  # it only ever played Undercover (competitive) against itself
-    wis = next(f for f in frames if "ranking" in f.columns).set_index("agent")
+    wis = next(f for f in frames if "ranking (points)" in f.columns).set_index("agent")
     assert "games" not in wis.columns and wis.loc["bot:letters", "seats played"] == "6"
     captions = " ".join(c.value for c in pages["leaderboard"].caption)
     assert "public_good_payback (its mean payout from the public pool" in captions  # defined where shown
