@@ -117,7 +117,7 @@ def test_games_page_defines_its_columns_and_draws_one_unit_per_chart(first_run_d
     illegal-move chart on a 0-1 axis that says so."""
     bar = run_page("games", first_run_db, monkeypatch, game="bar_game")
     text = "\n".join(c.value for c in bar.caption)
-    for column in ("go_count", "share_go", "crowded"):
+    for column in ("go_count", "share_go (%)", "crowded (%)"):  # defined under the name the table shows
         assert f"`{column}`:" in text
     charts = [json.loads(c.proto.spec) for c in bar.get("plotly_chart")]
     series = [" ".join(trace["hovertemplate"] for trace in chart["data"]) for chart in charts]
@@ -134,7 +134,7 @@ def test_games_page_defines_its_columns_and_draws_one_unit_per_chart(first_run_d
     illegal = json.loads(board.get("plotly_chart")[0].proto.spec)
     assert illegal["layout"]["yaxis"]["range"] == [0, 1]
     assert any("no illegal moves" in c.value for c in board.caption)
-    assert any("`illegal_move_rate`:" in c.value for c in board.caption)
+    assert any("`illegal_move_rate (%)`:" in c.value for c in board.caption)
 
 
 def test_win_rate_intervals_take_matches_not_seats(first_run_db):
