@@ -106,7 +106,7 @@ def draw(figure, table, setting: str = "") -> None:
         fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_label(columns, unit), height=420,
                           legend_title_text=chart.color or "", showlegend=True)
         if unit or all(numbers.is_rate(c) for c in columns):
-            fig.update_yaxes(range=[0, 1], tickformat=".0%")  # shares in %, as the tables show them
+            fig.update_yaxes(range=[0, 1], tickformat=".0%", hoverformat=".1%")  # shares in %, as the tables show them
         if not table[columns].fillna(0).to_numpy().any():
             report.caption(f"{title}: every value is 0" + (" (no illegal moves)." if "illegal_move_rate" in columns
                                                        else "."))

@@ -169,3 +169,9 @@ def test_holdem_and_hanabi_shares_read_on_one_scale(pages):
         assert on_page == pytest.approx(list(downloads[f"{name}.csv"][column]), abs=0.05)
     holdem = frame_with(shown["texas_holdem"], "share (%)")
     assert "mean_win_prob (%)" in holdem.columns  # a probability too: in percent
+    # the charts of those shares: axis ticks and the value on hover in %, as the tables (not "share=0.57")
+    for game in ("texas_holdem", "hanabi"):
+        assert shown[game].get("plotly_chart"), game
+        for chart in shown[game].get("plotly_chart"):
+            axis = json.loads(chart.proto.spec)["layout"]["yaxis"]
+            assert (axis["tickformat"], axis["hoverformat"]) == (".0%", ".1%"), game

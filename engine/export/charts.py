@@ -59,7 +59,7 @@ def declared(chart: Chart, table: pd.DataFrame, title: str) -> list[go.Figure]:
         if pd.api.types.is_integer_dtype(rows[chart.x]):  # rounds, steps: whole-number ticks, never 1.5
             fig.update_xaxes(tickformat="d", dtick=1 if rows[chart.x].max() - rows[chart.x].min() <= 20 else None)
         if all(is_rate(c) for c in shares):
-            fig.update_yaxes(range=[0, 1], tickformat=".0%")  # shares in %, as the tables show them
+            fig.update_yaxes(range=[0, 1], tickformat=".0%", hoverformat=".1%")  # shares in %, as the tables show them
         figures.append(fig)
     return figures
 
@@ -72,5 +72,5 @@ def win_rates(rows: pd.DataFrame, title: str) -> go.Figure:
         error_y={"type": "data", "symmetric": False, "array": rows["win_hi"] - rows["win_rate"],
                  "arrayminus": rows["win_rate"] - rows["win_lo"]}))
     fig.update_layout(title=html.escape(title), yaxis_title="win rate per seat (95% Wilson interval)",
-                      yaxis_range=[0, 1], yaxis_tickformat=".0%", height=360)
+                      yaxis_range=[0, 1], yaxis_tickformat=".0%", yaxis_hoverformat=".1%", height=360)
     return fig
