@@ -1,8 +1,8 @@
 """Issue 29 point 2: each figure has one scale wherever it appears, its unit in its header. A share or rate is in
 percent (0-100) on the page, in its CSV download and in `python -m engine scores` (table, CSV, JSON), named "(%)";
-a figure in a unit of its own names it ("ranking (points)", "bid_reward ($)"). A new user read Hold'em's "share 0.57"
-beside Hanabi's "20.7%", a role win rate in % on the page and 0-1 in the CSV, and fractions in the CLI to one
-decimal."""
+a figure in a unit of its own names it ("bid_reward ($)"), or the suite's caption does where the headers have no
+room (Who is Spy's points, γ-Bench's 0-100). A new user read Hold'em's "share 0.57" beside Hanabi's "20.7%", a role
+win rate in % on the page and 0-1 in the CSV, and fractions in the CLI to one decimal."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def test_each_suites_table_has_one_scale_on_the_page_in_its_download_and_in_scor
     leaderboard = shown["leaderboard"]
     # suite, the agent, the figure as `scores` and the download name it, as the page names it
     figures = [("wis", "bot:letters", "win_rate (%)", "win_rate (%)"),
-               ("wis", "bot:letters", "ranking (points)", "ranking (points)"),
+               ("wis", "bot:letters", "ranking", "ranking"),  # in points: its caption says so
                ("magic", "bot:equilibrium", "win_rate (%)", "mean role win rate (%)"),
                ("magic", "bot:equilibrium", "prisoner_wr (%)", "prisoner_wr (%)"),
                ("llmarena", "bot:equilibrium", "bid_reward ($)", "bid_reward ($)"),
@@ -136,6 +136,8 @@ def test_each_suites_table_has_one_scale_on_the_page_in_its_download_and_in_scor
         assert shown_number(printed["table"].loc[agent, column]) == pytest.approx(value, abs=0.01), (suite, column)
         assert shown_number(page.loc[agent, label]) == pytest.approx(value, abs=0.01), (suite, column)
     assert "(0-100)" in next(h.value for h in leaderboard.header if h.value.startswith("γ-Bench"))
+    captions = " ".join(c.value for c in leaderboard.caption)  # units the narrow tables' headers have no room for
+    assert "in Who is Spy's points" in captions and "every game column and `average` 0-100" in captions
     # a rate is in percent: 100 for the agent that won every WiS game, never 1.0
     assert printed_by_suite["wis"]["csv"].loc["bot:letters", "win_rate (%)"] == 100.0
     for printed in printed_by_suite["wis"].values():

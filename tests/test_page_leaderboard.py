@@ -60,13 +60,13 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     gama = frames_with(at, "guessing_game")[0]
     assert set(zip(gama["model"], gama["source"], strict=True)) == {("gpt-3.5-turbo-0125", "published"),
                                                                     ("bot:random", "ours")}
-    ranking = frames_with(at, "ranking (points)")[0]
+    ranking = frames_with(at, "ranking")[0]
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert at.get("plotly_chart")
     grids = [m for m in at.markdown if m.value.startswith("| agent |")]
     aside = {c for suite in all_suites().values() for group in suite.layout.aside.values() for c in group}
     asides = [f for f in at.dataframe if set(f.value.columns[1:]) <= aside]  # an own table's columns shown apart
-    figures = ["win_rate (%)", "mean_score (points)", "foul_rate (%)", "survival_rounds"]  # each unit in its header
+    figures = ["win_rate (%)", "mean_score", "foul_rate (%)", "survival_rounds"]  # a share's unit in its header
     # Who is Spy's by role: a row per agent and role it held, four figures that fit (eight side by side did not)
     frames = [f for f in at.dataframe if list(f.value.columns) == ["agent", "role", *figures]]
     roles = [f.value for f in frames]
@@ -145,7 +145,7 @@ def test_only_a_filtered_trueskill_replay_waits_to_be_asked_on_big_databases(db,
     monkeypatch.setattr(caching, "SLOW_SCORER_LIMIT", 0)
     at = page(db, monkeypatch)
     assert not at.exception and not at.checkbox
-    assert frames_with(at, "conservative") and frames_with(at, "ranking (points)") and frames_with(at, "average")
+    assert frames_with(at, "conservative") and frames_with(at, "ranking") and frames_with(at, "average")
     options = queries.filter_options(db)
     run_id = options.loc[options["run_name"] == "leaderboard", "run_id"].iloc[0]
     at = page(db, monkeypatch, runs=run_id, game="tictactoe")
@@ -163,10 +163,10 @@ def test_wis_and_llmarena_tables_follow_the_run_filter(db, monkeypatch):
     imported = options.loc[options["run_name"] != "leaderboard", "run_id"].iloc[0]
     played = options.loc[options["run_name"] == "leaderboard", "run_id"].iloc[0]
     at = page(db, monkeypatch, runs=played)
-    assert not at.exception and {"bot:injector"} <= set(frames_with(at, "ranking (points)")[0]["agent"])
+    assert not at.exception and {"bot:injector"} <= set(frames_with(at, "ranking")[0]["agent"])
     assert "bot:equilibrium" in set(frames_with(at, "tictactoe")[0]["agent"])  # LLMArena's table
     at = page(db, monkeypatch, runs=imported)
-    assert not at.exception and not frames_with(at, "ranking (points)") and not frames_with(at, "tictactoe")
+    assert not at.exception and not frames_with(at, "ranking") and not frames_with(at, "tictactoe")
     captions = [c.value for c in at.caption]
     assert any("No Who-is-Spy" in c for c in captions) and any("No LLMArena games" in c for c in captions)
 

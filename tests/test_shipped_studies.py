@@ -48,7 +48,7 @@ MAGIC_ABILITIES = {game: [f"{ability} (0-100)" for ability in abilities] for gam
 
 def columns_of(suite: str, game: str) -> list[str]:
     """The columns of `suite`'s table a game of its paper fills."""
-    return {"magic": MAGIC_ABILITIES.get(game, [game]), "wis": ["ranking (points)"]}.get(suite, [game])
+    return {"magic": MAGIC_ABILITIES.get(game, [game]), "wis": ["ranking"]}.get(suite, [game])
 
 
 @dataclass

@@ -96,7 +96,7 @@ def test_scores_command_reads_every_suite(db, capsys):
         assert main(["scores", "--suite", name, "--db", str(db), "--format", "json"]) == 0
     capsys.readouterr()
     assert main(["scores", "--suite", "wis", "--db", str(db), "--format", "csv"]) == 0
-    assert capsys.readouterr().out.startswith("agent,strategy,ranking (points),games,win_rate (%)")
+    assert capsys.readouterr().out.startswith("agent,strategy,ranking,games,win_rate (%)")
 
 
 COOPERATIVE = {"name": "cooperative", "seed": 2, "repeats": 3, "games": [
@@ -165,7 +165,7 @@ def test_scores_prints_the_same_digits_for_the_same_data(db, capsys, monkeypatch
             printed.setdefault(form, set()).add(capsys.readouterr().out)
     assert all(len(outputs) == 1 for outputs in printed.values()), printed
     assert "1540.0,3,66.6667" in printed["csv"].pop()  # the win rate in percent, at the one precision
-    assert '"ranking(points)":1540.0' in printed["json"].pop().replace(" ", "")
+    assert '"ranking":1540.0' in printed["json"].pop().replace(" ", "")
 
 
 def test_a_table_failing_to_compute_is_one_line_and_its_exit_code(db, capsys, monkeypatch):

@@ -22,10 +22,11 @@ SUITE = Suite(
         # Who is Spy counts every seat a player held as a game played (its ranking subtracts one per seat): named so
         # that it cannot pass for the headline's matches
         renamed={"games": "seats played"},
-        units={"ranking": "points", **dict.fromkeys(("mean_score", "spy_mean_score", "civilian_mean_score"), "points")},
         helps={"seats played": "seats the agent held: Who is Spy counts each seat as a game played (its ranking "
                                "subtracts one per seat)"}),
-    caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games).",
+    # the points' unit in the caption: in the headers it would push a table with a model's condition past 1400 px
+    caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games). Scale: `ranking` and "
+            "the mean scores in Who is Spy's points; rates in %.",
     empty="No Who-is-Spy (`undercover`, rules `wis`) games yet.",
     figures=(
         Figure("wis_roles", "Who is Spy: figures by role", ("undercover",),
