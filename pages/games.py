@@ -141,7 +141,7 @@ for suite in suites_of(game):
         if figure.chart is not None:
             draw_settings(figure, table)
         if figure.show_table:
-            units = suite.layout.units  # shares in % and each unit in its header, as the suite's table shows them
+            units = suite.units_of(figure)  # shares in % and each unit in its header, as the suite's table's
             helps = column_help(on_one_scale(table.head(0), units).columns, game, suite.layout.helps)
             show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps,
                        units=units)

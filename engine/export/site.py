@@ -197,7 +197,7 @@ def game_page(site: Site, game: str) -> str:
                     body += charts.chart_html(fig)
                     drawn = True
             if figure.show_table:
-                body += table(readable(on_one_scale(figures, suite.layout.units)))
+                body += table(readable(on_one_scale(figures, suite.units_of(figure))))
     body += "<h2>Win rates</h2>" + note(f"Win rate: {headline.DEFINITIONS['win rate']}.")
     rates = headline.agent_figures(site.db, selection, by_game=True)
     if rates.empty:

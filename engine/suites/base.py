@@ -65,7 +65,8 @@ class Chart:
 class Figure:
     """One of a paper's per-game figures: `table(db, selection=...)` over the selection narrowed to one of
     `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download. `hidden`: per
-    game, the columns not shown (a field naming a seat, whose mean over matches means nothing)."""
+    game, the columns not shown (a field naming a seat, whose mean over matches means nothing); `units`: the units
+    of its figures, written in their headers as its suite's table's (`TableLayout.units`)."""
 
     name: str
     title: str
@@ -74,6 +75,7 @@ class Figure:
     chart: Chart | None = None
     show_table: bool = True
     hidden: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    units: Mapping[str, str] = field(default_factory=dict)
 
     def compute(self, db: str | Path, selection: Selection) -> pd.DataFrame:
         return self.table(db, selection=selection)
@@ -193,3 +195,7 @@ class Suite:
 
     def figures_of(self, game: str) -> tuple[Figure, ...]:
         return tuple(f for f in self.figures if game in f.games)
+
+    def units_of(self, figure: Figure) -> dict[str, str]:
+        """The units a figure's table names in its headers: its own, else its suite's table's."""
+        return {**self.layout.units, **figure.units}

@@ -42,10 +42,10 @@ SUITE = Suite(
                Chart("bar", "win_prob_bin", "share", color="action", facet_col="agent"), show_table=False),
         Figure("holdem_actions", "Hold'em actions", ("texas_holdem",), Scorer(f"{ANALYSES}:poker_action_win_prob")),
         Figure("bargain_figures", "Bargain: reward, its share of the pool, agreement and win rates", ("bargain",),
-               Scorer("engine.metrics.negotiation:bargain_table")),
+               Scorer("engine.metrics.negotiation:bargain_table"), units={"reward": "points"}),
         Figure("bid_figures", "Bid: reward, win rate and the deviation from the equilibrium bid", ("bid",),
-               Scorer("engine.metrics.negotiation:bid_table")),
+               Scorer("engine.metrics.negotiation:bid_table"), units={"reward": "$"}),
         Figure("hanabi_shares", "Hanabi action shares", ("hanabi",), Scorer(f"{ANALYSES}:hanabi_action_shares"),
-               Chart("bar", "agent", ("play_share", "reveal_share", "discard_share"))),
+               Chart("bar", "agent", ("play_share", "reveal_share", "discard_share")), units={"mean_score": "0-25"}),
     ),
 )
