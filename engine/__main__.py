@@ -150,7 +150,7 @@ def _bounds(param) -> str:
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
-    from engine.numbers import on_one_scale, readable
+    from engine.numbers import board_text, on_one_scale
     from engine.precision import fixed
     from engine.suites import get_suite
 
@@ -175,7 +175,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     elif table.empty:
         print(f"no {args.suite} results in {args.db}")
     else:
-        print(readable(table).to_string(index=False))  # the page's number format
+        print(board_text(table).to_string(index=False))  # as the pages show it
     return 0
 
 

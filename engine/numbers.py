@@ -23,6 +23,7 @@ from engine.metrics.magic_social import NO_STRATEGY
 from engine.precision import fixed_values
 
 IDENTIFIERS = {"seed", "repeat", "turn", "round", "seat", "step", "player", "rank", "roles"}  # numbers as names
+COUNTS = {"matches", "games", "roles", "seats", "wins", "draws", "moves", "decisions", "scores"}  # whole numbers
 
 
 PERCENT = "%"  # the one scale of every share and rate, in every output: 0-100
@@ -152,3 +153,10 @@ def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: 
     if "strategy" in shown:  # a bot has no strategy: blank, not the scorers' grouping key "-"
         shown["strategy"] = shown["strategy"].replace(NO_STRATEGY, "")
     return shown
+
+
+def board_text(board: pd.DataFrame) -> pd.DataFrame:
+    """A paper's table as text (the pages' and `scores`' table format): every figure but a count with 2 decimals,
+    one format a column ("100.00" beside "91.22", never "100")."""
+    figures = [c for c in board.columns if pd.api.types.is_float_dtype(board[c]) and bare_name(c) not in COUNTS]
+    return readable(board, dict.fromkeys(figures, 2))

@@ -12,13 +12,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine.numbers import unit_of, with_unit
+from engine.numbers import board_text, unit_of, with_unit
 from engine.suites.base import ByRole, TableLayout
-from pages.shared.numbers import readable
 from pages.shared.report import Report
 from pages.shared.tables import fitted_columns, show_wide_table, with_condition
-
-COUNTS = {"matches", "games", "roles", "seats", "wins", "draws", "moves", "decisions", "scores"}  # whole numbers
 
 
 def partial_rows(board: pd.DataFrame, layout: TableLayout) -> pd.Series:
@@ -58,8 +55,7 @@ def own_table_view(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     (`complete_first`), a model's condition in one column, columns blank in every row
     left out (but the key and `kept` ones), and the names the layout gives, with their units (`shown_names`)."""
     board = complete_first(board, layout)
-    scores = [c for c in board.columns if pd.api.types.is_float_dtype(board[c]) and c not in COUNTS]
-    shown = readable(board, dict.fromkeys(scores, 2))  # one format a column: 100.00 beside 91.22, never "100"
+    shown = board_text(board)
     first = list(board.columns[:1])
     key = [c for c in layout.key if c in board.columns and c not in first]
     shown = shown[first + key + [c for c in board.columns if c not in first + key]]
