@@ -150,12 +150,14 @@ def _bounds(param) -> str:
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
+    from engine.numbers import board_text, on_one_scale
     from engine.precision import fixed
     from engine.selection import Selection
     from engine.suites import get_suite
 
     try:
-        table = get_suite(args.suite).leaderboard(Path(args.db), Selection(without_fallbacks=args.without_fallbacks))
+        suite = get_suite(args.suite)
+        table = suite.leaderboard(Path(args.db), Selection(without_fallbacks=args.without_fallbacks))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -164,7 +166,9 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - one line saying what failed, never a traceback
         print(f"error: the {args.suite} table could not be computed ({failure(exc)})", file=sys.stderr)
         return EXIT_SCORING
-    table = fixed(table)  # the same data prints the same digits (engine/precision.py)
+    # the scale of the page and its downloads (shares in percent, units in the headers), and the same data prints
+    # the same digits (engine/precision.py)
+    table = fixed(on_one_scale(table, suite.layout.units))
     if args.format == "csv":
         print(table.to_csv(index=False), end="")
     elif args.format == "json":
@@ -172,7 +176,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     elif table.empty:
         print(f"no {args.suite} results in {args.db}")
     else:
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+        print(board_text(table).to_string(index=False))  # as the pages show it
     return 0
 
 

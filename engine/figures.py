@@ -78,7 +78,7 @@ def _one_setting(chart: Chart, table: pd.DataFrame, title: str) -> list[Drawn]:
         fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_label(columns, unit), height=420,
                           legend_title_text=chart.color or "", showlegend=True)
         if unit or all(is_rate(c) for c in columns):
-            fig.update_yaxes(range=[0, 1], tickformat=".0%")  # shares in %, as the tables show them
+            fig.update_yaxes(range=[0, 1], tickformat=".0%", hoverformat=".1%")  # shares in %, as the tables
         steps = table[chart.x]
         if pd.api.types.is_integer_dtype(steps):  # rounds, steps: whole-number ticks, never 2.5
             fig.update_xaxes(tickformat="d", dtick=1 if steps.max() - steps.min() <= 20 else None)

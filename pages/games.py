@@ -9,6 +9,7 @@ import streamlit as st
 
 from engine import headline, queries, store
 from engine.figures import declared_figures
+from engine.numbers import on_one_scale
 from engine.suites import suites_of
 from pages.shared import links
 from pages.shared.caching import cached
@@ -96,8 +97,10 @@ for suite in suites_of(game):
         if figure.chart is not None:
             draw(figure, table)
         if figure.show_table:
-            helps = column_help(table.columns, game, suite.layout.helps)
-            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps)
+            units = suite.units_of(figure)  # shares in % and each unit in its header, as the suite's table's
+            helps = column_help(on_one_scale(table.head(0), units).columns, game, suite.layout.helps)
+            show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps,
+                       units=units)
             definitions(helps)
 
 st.subheader("Win rates")

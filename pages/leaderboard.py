@@ -13,6 +13,7 @@ import streamlit as st
 from engine import headline, published, queries, store
 from engine.export.charts import win_rates as win_rate_chart
 from engine.metrics.ratings import saved_replay, trueskill_table
+from engine.numbers import on_one_scale
 from engine.selection import Variant
 from engine.suites import Headline, all_suites, own_table
 from engine.wording import sentence_start
@@ -170,13 +171,14 @@ for suite in all_suites().values():
                        f"ranked. {sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}. "
                        f"{coverage_caption(suite)} Column definitions: hover a header.")
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
-                   shown=headline_view(table, suite.headline), helps=headline_help(suite.headline))
+                   shown=headline_view(table, suite.headline), helps=headline_help(suite.headline),
+                   units=suite.headline.units)
         cells, texts, rates = grid(DB, suite, selection)
         report.markdown("**Agents x games**: win rate (contested matches behind it), over each game's contested "
                         "matches under the rules named in its column, every preset in the selection (the same pool "
                         "as Overview's table of that game and rule set); a cell opens those matches in Transcripts.")
         st.markdown(cells)
-        download_table(rates, f"grid_{suite.name}")
+        download_table(on_one_scale(rates, dict.fromkeys(rates.columns[1:], "%")), f"grid_{suite.name}")
         report.table(f"{suite.title}: agents x games (win rate)", texts)
     if suite.slow and not saved_replay(replace(selection, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):

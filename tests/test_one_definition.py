@@ -79,14 +79,14 @@ def test_abilities_and_leaderboards_show_one_magic_profile(first_run_db, leaderb
     """Defect 4 and 7: the same agents, the same partial marks, a blank strategy for a bot; area on 0-100."""
     abilities = run_page("abilities", first_run_db, monkeypatch)
     assert not abilities.exception
-    mine = frames_with(abilities, "mean role win rate")[0].value
-    board = frames_with(leaderboard, "mean role win rate")[0].value
+    mine = frames_with(abilities, "mean role win rate (%)")[0].value
+    board = frames_with(leaderboard, "mean role win rate (%)")[0].value
     ours = board[board["source"] == "ours"].drop(columns="source") if "source" in board else board
     pd.testing.assert_frame_equal(mine.reset_index(drop=True), ours.reset_index(drop=True))
     one_role = mine[mine["roles"] == "1 of 7"]
-    assert len(one_role) and one_role["mean role win rate"].str.endswith("(partial)").all()
+    assert len(one_role) and one_role["mean role win rate (%)"].str.endswith("(partial)").all()
     assert "strategy" not in mine or "-" not in set(mine["strategy"])  # bots only: no strategy column at all
-    areas = [float(a) for a in mine["area (%)"] if a]
+    areas = [float(a.removesuffix("%")) for a in mine["area (%)"] if a]  # a percentage, as every one is shown
     assert areas and all(0 <= a <= 100 for a in areas) and all(len(a.split(".")[1]) == 2 for a in mine["area (%)"] if a)
 
 
@@ -117,7 +117,7 @@ def test_games_page_defines_its_columns_and_draws_one_unit_per_chart(first_run_d
     illegal-move chart on a 0-1 axis that says so."""
     bar = run_page("games", first_run_db, monkeypatch, game="bar_game")
     text = "\n".join(c.value for c in bar.caption)
-    for column in ("go_count", "share_go", "crowded"):
+    for column in ("go_count", "share_go (%)", "crowded (%)"):  # defined under the name the table shows
         assert f"`{column}`:" in text
     charts = [json.loads(c.proto.spec) for c in bar.get("plotly_chart")]
     series = [" ".join(trace["hovertemplate"] for trace in chart["data"]) for chart in charts]
@@ -134,7 +134,7 @@ def test_games_page_defines_its_columns_and_draws_one_unit_per_chart(first_run_d
     illegal = json.loads(board.get("plotly_chart")[0].proto.spec)
     assert illegal["layout"]["yaxis"]["range"] == [0, 1]
     assert any("no illegal moves" in c.value for c in board.caption)
-    assert any("`illegal_move_rate`:" in c.value for c in board.caption)
+    assert any("`illegal_move_rate (%)`:" in c.value for c in board.caption)
 
 
 def test_win_rate_intervals_take_matches_not_seats(first_run_db):

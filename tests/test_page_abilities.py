@@ -94,9 +94,10 @@ def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db
     monkeypatch.setenv("ARENA_DB", str(db))
     at = AppTest.from_file("../pages/abilities.py", default_timeout=60).run()
     assert not at.exception
-    profile, roles = [df for df in at.dataframe if AREA in df.value.columns or "cost_sharing_wr" in df.value.columns]
-    assert "mean role win rate" in profile.value.columns and "win_rate" not in profile.value.columns
-    assert not set(ROLE_WIN_RATES) & set(profile.value.columns) and set(ROLE_WIN_RATES) <= set(roles.value.columns)
+    profile, roles = [df for df in at.dataframe if {AREA, "cost_sharing_wr (%)"} & set(df.value.columns)]
+    assert "mean role win rate (%)" in profile.value.columns and "win_rate (%)" not in profile.value.columns
+    shown_rates = {f"{rate} (%)" for rate in ROLE_WIN_RATES}  # in percent, as the downloads and `scores` hold them
+    assert not shown_rates & set(profile.value.columns) and shown_rates <= set(roles.value.columns)
     assert json.loads(profile.proto.columns)["agent"]["pinned"] is True
     assert len(profile.value.columns) <= 12  # agent, strategy, 7 abilities, mean role win rate, roles, area
     assert "not the win rate of the other pages" in " ".join(c.value for c in at.caption)
@@ -149,7 +150,7 @@ def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_ru
     assert not at.exception
     frame = [df for df in at.dataframe if "Judg." in df.value.columns][-1]
     profile = frame.value
-    partial = profile["mean role win rate"].str.endswith("(partial)")
+    partial = profile["mean role win rate (%)"].str.endswith("(partial)")
     assert partial.any() and not partial.iloc[:(~partial).sum()].any()  # the complete rows first, then the partial
     assert list(profile["agent"][:2]) == ["bot:scripted", "bot:random"]
     assert set(SHORT_ABILITIES.values()) <= set(profile.columns) and sum(widths(frame).values()) <= PAGE_PX

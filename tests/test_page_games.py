@@ -70,7 +70,7 @@ def test_a_figure_leaves_out_the_fields_naming_a_seat(db, monkeypatch):
     at = page(db, monkeypatch, game="battle_royale")
     assert not at.exception
     curves = at.dataframe[0].value
-    assert {"hit", "players_left"} <= set(curves.columns) and not {"shooter", "target"} & set(curves.columns)
+    assert {"hit (%)", "players_left"} <= set(curves.columns) and not {"shooter", "target"} & set(curves.columns)
 
 
 def test_per_round_curves_are_drawn_per_setting_and_legends_say_yes_no(first_run_db, monkeypatch):

@@ -66,7 +66,7 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     grids = [m for m in at.markdown if m.value.startswith("| agent |")]
     aside = {c for suite in all_suites().values() for group in suite.layout.aside.values() for c in group}
     asides = [f for f in at.dataframe if set(f.value.columns[1:]) <= aside]  # an own table's columns shown apart
-    figures = ["win_rate", "mean_score", "foul_rate", "survival_rounds"]
+    figures = ["win_rate (%)", "mean_score", "foul_rate (%)", "survival_rounds"]  # a share's unit in its header
     # Who is Spy's by role: a row per agent and role it held, four figures that fit (eight side by side did not)
     frames = [f for f in at.dataframe if list(f.value.columns) == ["agent", "role", *figures]]
     roles = [f.value for f in frames]
@@ -74,7 +74,7 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     assert sum(widths(frames[0]).values()) <= PAGE_PX - 34  # inside its expander (904 px measured in Chromium)
     held = set(zip(roles[0]["agent"], roles[0]["role"], strict=True))
     assert {("bot:injector", "spy"), ("bot:obedient", "civilian")} <= held and ("bot:injector", "civilian") not in held
-    assert roles[0].loc[roles[0]["agent"] == "bot:injector", "win_rate"].str.endswith("%").all()
+    assert roles[0].loc[roles[0]["agent"] == "bot:injector", "win_rate (%)"].str.endswith("%").all()
     downloaded = len(at.dataframe) - len(asides) - len(roles) + len(grids)  # the asides are in their table's download
     assert len(at.get("download_button")) == 2 * downloaded + 1  # CSV, Parquet; the report
     definitions = " ".join(m.value for m in at.markdown)
@@ -191,9 +191,9 @@ def test_partial_rows_come_last_tables_fit_and_one_format_a_column(first_run_db,
     at = page(first_run_db, monkeypatch, game="tictactoe")
     assert not at.exception
     frames = {name: next(df for df in at.dataframe if column in df.value.columns)
-              for name, column in (("magic", "mean role win rate"), ("llmarena", "bid"), ("gama", "overall"))}
+              for name, column in (("magic", "mean role win rate (%)"), ("llmarena", "bid"), ("gama", "overall"))}
     magic = frames["magic"].value
-    partial = magic["mean role win rate"].str.endswith("(partial)")
+    partial = magic["mean role win rate (%)"].str.endswith("(partial)")
     assert partial.any() and not partial.iloc[:(~partial).sum()].any()
     assert list(magic["agent"][:2]) == ["bot:scripted", "bot:random"]
     arena = frames["llmarena"].value

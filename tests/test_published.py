@@ -62,12 +62,12 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
     monkeypatch.setenv("ARENA_DB", str(db_path))
     at = AppTest.from_file("../pages/leaderboard.py", default_timeout=60).run()
     assert not at.exception
-    magic = next(df.value for df in at.dataframe if {"source", "mean role win rate"} <= set(df.value.columns))
+    magic = next(df.value for df in at.dataframe if {"source", "mean role win rate (%)"} <= set(df.value.columns))
     # a bot has no strategy: the papers' vanilla rows of the same model follow ours
     assert list(zip(magic["agent"], magic["source"], strict=True)) == [
         ("gpt-4", "ours"), ("GPT-4", "paper: MAgIC Table 1"), ("GPT-4", "paper: MAgIC Table 2")]
-    table_2 = next(df.value for df in at.dataframe if "prisoner_score" in df.value.columns)  # beside, same rows
-    assert table_2["prisoner_score"].iloc[2] == "9.95" and table_2["prisoner_score"].iloc[0] != ""  # as shown
+    table_2 = next(df.value for df in at.dataframe if "prisoner_score (points)" in df.value.columns)  # same rows
+    assert table_2["prisoner_score (points)"].iloc[2] == "9.95" and table_2["prisoner_score (points)"].iloc[0] != ""
 
 
 def test_every_published_magic_row_sits_beside_ours_for_the_same_model(db_path):

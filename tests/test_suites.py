@@ -96,7 +96,7 @@ def test_scores_command_reads_every_suite(db, capsys):
         assert main(["scores", "--suite", name, "--db", str(db), "--format", "json"]) == 0
     capsys.readouterr()
     assert main(["scores", "--suite", "wis", "--db", str(db), "--format", "csv"]) == 0
-    assert capsys.readouterr().out.startswith("agent,strategy,ranking,games")
+    assert capsys.readouterr().out.startswith("agent,strategy,ranking,games,win_rate (%)")
 
 
 COOPERATIVE = {"name": "cooperative", "seed": 2, "repeats": 3, "games": [
@@ -126,7 +126,7 @@ def test_a_cooperative_games_self_play_counts_in_every_table(cooperative_db, cap
     assert cooperative_games() == ["hanabi"]
     assert main(["scores", "--suite", "llmarena", "--db", str(cooperative_db), "--format", "csv"]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("agent")
-    assert {"tictactoe", "hanabi", "hanabi_reward"} <= set(table.columns)
+    assert {"tictactoe", "hanabi", "hanabi_reward (0-25)"} <= set(table.columns)
     assert table["hanabi"].notna().sum() == 2 and table["games"].max() == 2
     assert headline.coverage(cooperative_db, "llmarena") == (["tictactoe", "hanabi"], [])
     hanabi = headline.agent_figures(cooperative_db, ALL.of_game("hanabi")).set_index("agent")
@@ -164,7 +164,8 @@ def test_scores_prints_the_same_digits_for_the_same_data(db, capsys, monkeypatch
             assert main(["scores", "--suite", "wis", "--db", str(db), "--format", form]) == 0
             printed.setdefault(form, set()).add(capsys.readouterr().out)
     assert all(len(outputs) == 1 for outputs in printed.values()), printed
-    assert "1540.0," in printed["csv"].pop() and '"ranking":1540.0' in printed["json"].pop().replace(" ", "")
+    assert "1540.0,3,66.6667" in printed["csv"].pop()  # the win rate in percent, at the one precision
+    assert '"ranking":1540.0' in printed["json"].pop().replace(" ", "")
 
 
 def test_a_table_failing_to_compute_is_one_line_and_its_exit_code(db, capsys, monkeypatch):

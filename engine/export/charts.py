@@ -30,5 +30,5 @@ def win_rates(rows: pd.DataFrame, title: str) -> go.Figure:
         error_y={"type": "data", "symmetric": False, "array": rows["win_hi"] - rows["win_rate"],
                  "arrayminus": rows["win_rate"] - rows["win_lo"]}))
     fig.update_layout(title=html.escape(title), yaxis_title="win rate per seat (95% Wilson interval)",
-                      yaxis_range=[0, 1], yaxis_tickformat=".0%", height=360)
+                      yaxis_range=[0, 1], yaxis_tickformat=".0%", yaxis_hoverformat=".1%", height=360)
     return fig

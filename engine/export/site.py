@@ -24,7 +24,7 @@ from engine.export import charts
 from engine.export.html import definitions, esc, link, note, note_link, page, relative, table
 from engine.export.transcript import match_body
 from engine.figures import declared_figures
-from engine.numbers import interval, number, percent, readable, usd
+from engine.numbers import interval, number, on_one_scale, percent, readable, usd
 from engine.selection import Selection, Variant
 from engine.suites import all_suites, own_table, suites_of
 from engine.wording import count, sentence_start
@@ -140,7 +140,7 @@ def suite_page(site: Site, suite) -> str | None:
         paper = queries.published_rows(site.db, suite.name)  # the paper's rows for the models played here
         own = published.beside(own, paper)
         body += f"<h2>{esc(suite.paper + chr(39) + 's own table' if suite.paper else 'Per game')}</h2>"
-        body += note(suite.caption) + table(shown_columns(readable(own)))
+        body += note(suite.caption) + table(shown_columns(readable(on_one_scale(own, suite.layout.units))))
     site.write(path, suite.title, body)
     return path
 
@@ -197,7 +197,7 @@ def game_page(site: Site, game: str) -> str:
                     body += charts.chart_html(chart.figure)
                     drawn = True
             if figure.show_table:
-                body += table(readable(figures))
+                body += table(readable(on_one_scale(figures, suite.units_of(figure))))
     body += "<h2>Win rates</h2>" + note(f"Win rate: {headline.DEFINITIONS['win rate']}.")
     rates = headline.agent_figures(site.db, selection, by_game=True)
     if rates.empty:

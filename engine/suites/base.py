@@ -65,7 +65,8 @@ class Chart:
 class Figure:
     """One of a paper's per-game figures: `table(db, selection=...)` over the selection narrowed to one of
     `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download. `hidden`: per
-    game, the columns not shown (a field naming a seat, whose mean over matches means nothing)."""
+    game, the columns not shown (a field naming a seat, whose mean over matches means nothing); `units`: the units
+    of its figures, written in their headers as its suite's table's (`TableLayout.units`)."""
 
     name: str
     title: str
@@ -74,6 +75,7 @@ class Figure:
     chart: Chart | None = None
     show_table: bool = True
     hidden: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    units: Mapping[str, str] = field(default_factory=dict)
 
     def compute(self, db: str | Path, selection: Selection) -> pd.DataFrame:
         return self.table(db, selection=selection)
@@ -93,6 +95,14 @@ class Headline:
     def __post_init__(self) -> None:
         if self.by not in ("rating", "win_rate", "score") or (self.by == "score") != bool(self.metric):
             raise ValueError(f"a headline ranks by rating, win_rate or score (with its metric), not {self}")
+
+    @property
+    def units(self) -> dict[str, str]:
+        """The ranked number's unit, of it and its interval's bounds (`value`, `value_lo`, `value_hi`) in every
+        output: "%" (a win rate, given as a fraction), the score's scale, or Elo's."""
+        unit = "%" if self.by == "win_rate" else "Elo scale" if self.by == "rating" else (
+            f"{self.bounds[0]:g}-{self.bounds[1]:g}" if self.bounds else self.title)
+        return dict.fromkeys(("value", "value_lo", "value_hi"), unit)
 
 
 @dataclass(frozen=True)
@@ -130,11 +140,13 @@ class TableLayout:
     knows a suite by its name). Columns are named as the board names them. `key`: shown right after the first
     column (who and how well: in view on a narrow window); `aside`: groups of columns (title -> columns) in expanders
     beside the table, so that it fits a 1400 px window; `by_role`: per-role figures shown as rows apart; `coverage`:
-    the average over parts whose partial rows are marked and put last (a figure is shown on the scale its scorer
-    gives, the one every output path shares: no page rescales it); `kept`: columns shown even when every cell is
+    the average over parts whose partial rows are marked and put last (a figure is shown on the one scale every
+    output path shares: see `units`); `kept`: columns shown even when every cell is
     blank; `renamed`: the name shown, where the board's would mislead (a paper's own number that is not the
-    headline's win rate must not pass for it; its figures tables show the same names); `helps`: definitions of
-    the shown columns (header tooltips)."""
+    headline's win rate must not pass for it; its figures tables show the same names); `units`: the unit of a figure
+    whose name does not say it, written in its header in every output (a share or rate needs none: it is in percent
+    everywhere, "(%)", engine/numbers.py `on_one_scale`); units too long for a narrow table's headers are stated in
+    the suite's caption instead; `helps`: definitions of the shown columns (header tooltips)."""
 
     key: tuple[str, ...] = ()
     aside: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -142,6 +154,7 @@ class TableLayout:
     coverage: Coverage | None = None
     kept: tuple[str, ...] = ()
     renamed: Mapping[str, str] = field(default_factory=dict)
+    units: Mapping[str, str] = field(default_factory=dict)
     helps: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -182,3 +195,7 @@ class Suite:
 
     def figures_of(self, game: str) -> tuple[Figure, ...]:
         return tuple(f for f in self.figures if game in f.games)
+
+    def units_of(self, figure: Figure) -> dict[str, str]:
+        """The units a figure's table names in its headers: its own, else its suite's table's."""
+        return {**self.layout.units, **figure.units}

@@ -19,12 +19,16 @@ SUITE = Suite(
     # the raw figures behind the normalized columns apart: the seven game columns fill a 1400 px window
     layout=TableLayout(key=("average", "games"), coverage=Coverage("average", "games", len(GAMES), "games"),
                        aside={"Raw figures, before normalizing to the best": (
-                           *(f"{g}_reward" for g in REWARD_GAMES), "undercover_win_rate")}),
+                           *(f"{g}_reward" for g in REWARD_GAMES), "undercover_win_rate")},
+                       # the seven game columns' one scale is in the caption: in each header it would not fit
+                       units={"bid_reward": "$", "hanabi_reward": "0-25"}),
     caption="Per game: TrueSkill mu (team members weigh 1, trueskill.rate's default) as a share of the best "
             "agent's · 100; Bid, Hanabi: average reward; Undercover: the win rate as the undercover against four "
             "fixed civilians (§3.1), only for agents that played it; all normalized to the best · 100, over the "
-            "selected games of LLMArena's own rules. Rows with source `paper: ...` are the paper's Table 1 for "
-            "the same models (never in `scores`).",
+            "selected games of LLMArena's own rules. Scale: every game column and `average` 0-100 (the best agent "
+            "= 100); the raw figures in the unit their header names (Bid: dollars won; Hanabi: the fireworks "
+            "score, 0-25; the undercover's win rate in %). Rows with source `paper: ...` are the paper's Table 1 "
+            "for the same models (never in `scores`).",
     empty="No LLMArena games in this selection.",
     slow=True,
     figures=(
@@ -38,10 +42,10 @@ SUITE = Suite(
                Chart("bar", "win_prob_bin", "share", color="action", facet_col="agent"), show_table=False),
         Figure("holdem_actions", "Hold'em actions", ("texas_holdem",), Scorer(f"{ANALYSES}:poker_action_win_prob")),
         Figure("bargain_figures", "Bargain: reward, its share of the pool, agreement and win rates", ("bargain",),
-               Scorer("engine.metrics.negotiation:bargain_table")),
+               Scorer("engine.metrics.negotiation:bargain_table"), units={"reward": "points"}),
         Figure("bid_figures", "Bid: reward, win rate and the deviation from the equilibrium bid", ("bid",),
-               Scorer("engine.metrics.negotiation:bid_table")),
+               Scorer("engine.metrics.negotiation:bid_table"), units={"reward": "$"}),
         Figure("hanabi_shares", "Hanabi action shares", ("hanabi",), Scorer(f"{ANALYSES}:hanabi_action_shares"),
-               Chart("bar", "agent", ("play_share", "reveal_share", "discard_share"))),
+               Chart("bar", "agent", ("play_share", "reveal_share", "discard_share")), units={"mean_score": "0-25"}),
     ),
 )

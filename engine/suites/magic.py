@@ -28,6 +28,8 @@ LAYOUT = TableLayout(
     coverage=Coverage("win_rate", "roles", len(ROLE_WIN_RATES), "roles"),
     kept=(*SHORT_ABILITIES, *ROLE_WIN_RATES, *TABLE_2),  # the profile always has them, blank or not
     renamed={**SHORT_ABILITIES, "win_rate": MEAN_ROLE_WIN_RATE},
+    # the role win rates and the mean role win rate are rates: in % everywhere without a declaration
+    units={"cost_sharing_cost": "% of cost", "prisoner_score": "points", "public_good_payback": "points"},
     helps={**{short: f"{name}: 0-100, the radar's scale (MAgIC paper §3.3)"
               for name, short in zip(ABILITIES, SHORT_ABILITIES.values(), strict=True)},
            "roles": "MAgIC's role win rates the mean role win rate averages, of its seven (fewer: partial)"},

@@ -24,7 +24,9 @@ SUITE = Suite(
         renamed={"games": "seats played"},
         helps={"seats played": "seats the agent held: Who is Spy counts each seat as a game played (its ranking "
                                "subtracts one per seat)"}),
-    caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games).",
+    # the points' unit in the caption: in the headers it would push a table with a model's condition past 1400 px
+    caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games). Scale: `ranking` and "
+            "the mean scores in Who is Spy's points; rates in %.",
     empty="No Who-is-Spy (`undercover`, rules `wis`) games yet.",
     figures=(
         Figure("wis_roles", "Who is Spy: figures by role", ("undercover",),

@@ -12,12 +12,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from engine.numbers import board_text, unit_of, with_unit
 from engine.suites.base import ByRole, TableLayout
-from pages.shared.numbers import readable
 from pages.shared.report import Report
 from pages.shared.tables import fitted_columns, show_wide_table, with_condition
-
-COUNTS = {"matches", "games", "roles", "seats", "wins", "draws", "moves", "decisions", "scores"}  # whole numbers
 
 
 def partial_rows(board: pd.DataFrame, layout: TableLayout) -> pd.Series:
@@ -45,14 +43,19 @@ def complete_first(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     return board.loc[order]
 
 
+def shown_names(columns, layout: TableLayout) -> dict[str, str]:
+    """Each column's name as the pages show it: the layout's name for it (`renamed`) with its unit ("mean role win
+    rate (%)"), the unit every output writes in its header (`numbers.on_one_scale`)."""
+    return {c: with_unit(layout.renamed.get(c, c), unit_of(str(c), layout.units)) for c in columns}
+
+
 def own_table_view(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     """The table as text, as every page shows it: its key columns first, an average over only some of its parts
     marked beside its value and in its count ("1 of 7 (partial)", the header names the unit) and its row put last
     (`complete_first`), a model's condition in one column, columns blank in every row
-    left out (but the key and `kept` ones), and the names the layout gives."""
+    left out (but the key and `kept` ones), and the names the layout gives, with their units (`shown_names`)."""
     board = complete_first(board, layout)
-    scores = [c for c in board.columns if pd.api.types.is_float_dtype(board[c]) and c not in COUNTS]
-    shown = readable(board, dict.fromkeys(scores, 2))  # one format a column: 100.00 beside 91.22, never "100"
+    shown = board_text(board)
     first = list(board.columns[:1])
     key = [c for c in layout.key if c in board.columns and c not in first]
     shown = shown[first + key + [c for c in board.columns if c not in first + key]]
@@ -71,30 +74,36 @@ def own_table_view(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     blank = [c for c in shown.columns if c not in kept and shown[c].eq("").all()]
     if "source" in shown and shown["source"].eq("ours").all():
         blank.append("source")  # nothing published beside ours: the column would only repeat "ours"
-    return shown.drop(columns=blank).rename(columns=layout.renamed)
+    return shown.drop(columns=blank).rename(columns=shown_names(shown.columns, layout))
 
 
 def show_own_table(report: Report, title: str, board: pd.DataFrame, name: str, layout: TableLayout) -> None:
     """The table on the page (`own_table_view`) with its downloads and in the report: the layout's `aside` groups in
     expanders, its `by_role` figures as a table of their own under it."""
     view = own_table_view(board, layout)
-    by_role = layout.by_role.columns if layout.by_role else []
-    aside = {label: [layout.renamed.get(c, c) for c in columns] for label, columns in layout.aside.items()}
+    names = shown_names(board.columns, layout)
+    by_role = [names.get(c, c) for c in layout.by_role.columns] if layout.by_role else []
+    aside = {label: [names.get(c, c) for c in columns] for label, columns in layout.aside.items()}
     show_wide_table(report, title, board, name, aside, shown=view.drop(columns=[c for c in by_role if c in view]),
-                    helps=dict(layout.helps))
+                    helps=dict(layout.helps), units=layout.units)
     if layout.by_role:
-        show_by_role(report, title, view, layout.by_role)
+        show_by_role(report, title, view, layout)
 
 
-def show_by_role(report: Report, title: str, view: pd.DataFrame, by_role: ByRole) -> None:
+def show_by_role(report: Report, title: str, view: pd.DataFrame, layout: TableLayout) -> None:
     """The figures by role (the `{role}_{figure}` columns of the table as shown) in an expander, a row per agent and
     role it held: four columns that fit, where eight side by side (half of them blank, an agent holding one role)
-    ran past a 1400 px window. The table's download holds them as they are."""
+    ran past a 1400 px window. Each figure under its name with its unit; the table's download holds them as they
+    are."""
+    by_role: ByRole = layout.by_role
     keys = [*view.columns[:1], *(c for c in ("strategy", "condition") if c in view.columns[1:])]
-    rows = [{**{k: row[k] for k in keys}, "role": role, **{f: row.get(f"{role}_{f}", "") for f in by_role.figures}}
+    figures = shown_names(by_role.figures, layout)
+    named = shown_names(by_role.columns, layout)
+    rows = [{**{k: row[k] for k in keys}, "role": role,
+             **{figures[f]: row.get(named[f"{role}_{f}"], "") for f in by_role.figures}}
             for _, row in view.iterrows() for role in by_role.roles]
-    table = pd.DataFrame(rows, columns=[*keys, "role", *by_role.figures])
-    table = table[table[list(by_role.figures)].ne("").any(axis=1)].reset_index(drop=True)  # roles never held: no row
+    table = pd.DataFrame(rows, columns=[*keys, "role", *figures.values()])
+    table = table[table[list(figures.values())].ne("").any(axis=1)].reset_index(drop=True)  # roles never held: no row
     if table.empty:
         return
     with st.expander(by_role.title):

@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.headline import DEFINITIONS
+from engine.numbers import bare_name, on_one_scale
 from pages.shared import numbers
 from pages.shared.numbers import readable
 from pages.shared.report import Report, download_table
@@ -80,10 +81,21 @@ COLUMN_HELP = {
 
 def column_help(columns, game: str | None = None, own: Mapping[str, str] | None = None) -> dict[str, str]:
     """The definition of each column that has one: the suite's own (`own`, a `TableLayout.helps`) first, then the
-    game's `COLUMN_HELP` line, then the column's."""
+    game's `COLUMN_HELP` line, then the column's; a column named with its unit ("share (%)") by its bare name's."""
     own = own or {}
-    helps = {c: own.get(str(c)) or COLUMN_HELP.get(f"{game}:{c}", COLUMN_HELP.get(str(c))) for c in columns}
+    helps = {c: defined(c, own, game) for c in columns}
     return {c: text for c, text in helps.items() if text}
+
+
+def defined(column, own: Mapping[str, str] | None = None, game: str | None = None) -> str | None:
+    """One column's definition (`column_help`): its own name's, else its bare name's (without the unit
+    `numbers.with_unit` wrote in it)."""
+    own = own or {}
+    for name in dict.fromkeys((str(column), bare_name(column))):
+        text = own.get(name) or COLUMN_HELP.get(f"{game}:{name}", COLUMN_HELP.get(name))
+        if text:
+            return text
+    return None
 
 
 TABLE_PX = 936  # a table's room in a 1400 px window (938 measured in Chromium)
@@ -111,7 +123,7 @@ def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: Map
     for position, column in enumerate(display.columns):
         own = config.setdefault(column, {})
         own["width"] = own.get("width") or column_width(display[column], str(own.get("label") or column))
-        own["help"] = own.get("help") or (helps or {}).get(column) or COLUMN_HELP.get(str(column))
+        own["help"] = own.get("help") or defined(column, helps)
         own["pinned"] = own.get("pinned") or position == 0
     filled = [c for c in fill if c in display.columns]
     if filled:
@@ -168,10 +180,12 @@ def with_condition(shown: pd.DataFrame, parts: list[str]) -> pd.DataFrame:
 
 def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
                column_config: dict | None = None, helps: Mapping[str, str] | None = None,
-               fill: tuple[str, ...] = ()) -> None:
+               fill: tuple[str, ...] = (), units: Mapping[str, str] | None = None) -> None:
     """A table on the page (as `readable` text unless `shown` is given) that fits its columns (`fitted_columns`,
     the long texts `fill` sharing what the others leave), in the report, and as CSV/Parquet downloads of the
-    numbers themselves."""
+    numbers themselves: page and downloads on one scale, shares in percent and the units (`units`: column -> unit)
+    in the headers (`numbers.on_one_scale`)."""
+    df = on_one_scale(df, units)
     display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps, fill=fill)
     st.dataframe(display, hide_index=True, width="stretch", column_config=config)
     if scrolls(config):
@@ -182,15 +196,17 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
 
 
 def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, aside: Mapping[str, list[str]],
-                    shown: pd.DataFrame | None = None, helps: Mapping[str, str] | None = None) -> None:
+                    shown: pd.DataFrame | None = None, helps: Mapping[str, str] | None = None,
+                    units: Mapping[str, str] | None = None) -> None:
     """A table too wide for a 1400 px window (MAgIC's profile: 20 columns and more): its first column pinned and
-    each group of `aside` columns (title -> columns) in an expander beside the first, so the page shows what
-    matters; the downloads hold every column."""
-    display = readable(df) if shown is None else shown
+    each group of `aside` columns (title -> columns, as shown) in an expander beside the first, so the page shows
+    what matters; the downloads hold every column."""
+    display = readable(on_one_scale(df, units)) if shown is None else shown
     first = display.columns[0]
     apart = {c for columns in aside.values() for c in columns}
+    # the fill: "custom: players=3, rounds=1" cut where it must, whole on a double click
     show_table(report, title, df, name, shown=display[[c for c in display.columns if c not in apart]], helps=helps,
-               fill=("setting",))  # "custom: players=3, rounds=1": cut where it must, whole on a double click
+               fill=("setting",), units=units)
     for label, columns in aside.items():
         present = [c for c in columns if c in display.columns]
         if present:
