@@ -266,3 +266,32 @@ def test_the_readmes_import_command_names_records_inside_the_project(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert store.count_matches(db) == 40
+
+
+def test_a_hostile_folder_imports_its_records_and_names_each_file_it_skips(tmp_path):
+    """An attack on `import gamabench` (issue: nesting past the recursion limit, a folder or a pipe named like a
+    record, a symlink to /dev/zero, a file past the size cap) printed a traceback, hung or ate the memory, and
+    lost the good records with it. Each is a skipped file now, named, and the good record is imported."""
+    import os
+
+    from engine.importers.gamabench import MAX_RECORD_BYTES
+
+    folder = tmp_path / "raw" / "guessing_game"
+    folder.mkdir(parents=True)
+    shutil.copy(RAW / "guessing_game" / "guessing_game_v1_1.json", folder / "guessing_game_v1_1.json")
+    (folder / "guessing_game_t0.json").write_text("[" * 200_000 + "]" * 200_000)
+    (folder / "guessing_game_v1_2.json").symlink_to("/dev/zero")
+    (folder / "guessing_game_v1_3.json").mkdir()
+    os.mkfifo(folder / "guessing_game_v1_4.json")
+    with (folder / "guessing_game_v1_5.json").open("wb") as big:
+        big.truncate(MAX_RECORD_BYTES + 1)  # sparse: no disk spent
+    db = tmp_path / "r.duckdb"
+    done = subprocess.run([sys.executable, "-m", "engine", "import", "gamabench", str(tmp_path / "raw"), "--db",
+                           str(db), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said, said
+    assert "imported 1 " in said and "5 unreadable" in said, said
+    for name, why in (("t0", "nested too deeply"), ("v1_2", "not a regular file"), ("v1_3", "not a regular file"),
+                      ("v1_4", "not a regular file"), ("v1_5", "larger than")):
+        assert f"guessing_game_{name}.json: {why}" in said, (name, said)
+    assert store.rows(db, "SELECT count(*) FROM matches") == [(1,)]

@@ -370,14 +370,34 @@ def seen_by_turn(player: Any, decisions: int) -> list[list[dict[str, str]]]:
 
 
 # ---------------------------------------------------------------- writing
+MAX_RECORD_BYTES = 20_000_000  # the published records are under a megabyte; a bigger file is no record of theirs
+
+
+def _json_of(path: Path) -> tuple[bytes, Any]:
+    """A record file's bytes and the JSON they hold. A folder, a device or a pipe named like a record, a file past
+    MAX_RECORD_BYTES, nesting past Python's recursion limit: a RecordError saying so, never a hang or a
+    memory blow-up (the file is read up to the cap, whatever its size says)."""
+    if not path.is_file():
+        raise RecordError("not a regular file")
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise RecordError(f"unreadable ({exc.strerror or exc})") from None
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordError(f"larger than {MAX_RECORD_BYTES:,} bytes")
+    try:
+        return raw, json.loads(raw)
+    except ValueError as exc:
+        raise RecordError(f"not JSON ({exc})") from None
+    except RecursionError:
+        raise RecordError("nested too deeply to be a record") from None
+
+
 def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
     """(model, rows) of one record file; the match's `run_id` is the caller's."""
     cond = parse_name(path.name)
-    raw = path.read_bytes()
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise RecordError(f"not JSON ({exc})") from None
+    raw, data = _json_of(path)
     if not isinstance(data, dict) or not isinstance(data.get("meta"), dict) \
             or not isinstance(data.get("round_records"), list):
         raise RecordError("not a GAMA-Bench record (a JSON object with 'meta' and 'round_records')")
