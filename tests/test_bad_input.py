@@ -43,6 +43,14 @@ def _newer_db(path):
         con.execute("INSERT INTO schema_version VALUES (?, now())", [store.SCHEMA_VERSION + 1])
 
 
+def _lacking_a_table_db(path):
+    """An attack: this version's schema with the turn log dropped (`rescore`, `run` and `export` printed DuckDB's
+    CatalogException as a traceback)."""
+    store.init_db(path)
+    with duckdb.connect(str(path)) as con:
+        con.execute("DROP TABLE turns")
+
+
 def _foreign_db(path):
     with duckdb.connect(str(path)) as con:
         con.execute("CREATE TABLE invoices(id INTEGER)")
@@ -91,6 +99,7 @@ BAD_DATABASES = {
     "a directory": (lambda p: p.mkdir(), "is a directory, not a database file"),
     "a newer schema": (_newer_db, "made by a newer version of the arena"),
     "another program's": (_foreign_db, "of something else"),
+    "lacking a table": (_lacking_a_table_db, "lacks the table(s) turns of its schema"),
     "a SQLite database": (_sqlite_db, "is a SQLite database, not a DuckDB one"),  # DuckDB fetched an extension
     "in a read-only folder": (_in_read_only_folder, "cannot write in the folder of"),
 }
@@ -104,16 +113,17 @@ def _fingerprint(path):
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_DATABASES))
-@pytest.mark.parametrize("command", ["run", "scores", "import"])
+@pytest.mark.parametrize("command", ["run", "scores", "import", "rescore", "export"])
 def test_a_bad_database_is_one_line_exit_2_and_left_as_it_was(tmp_path, spec_file, capsys, kind, command):
     db = tmp_path / "results.duckdb"
     make, says = BAD_DATABASES[kind]
     make(db)
     before = _fingerprint(db)
     argv = {"run": ["run", str(spec_file), "--quiet"], "scores": ["scores", "--suite", "gamabench"],
-            "import": ["import", "gamabench", str(RECORDS)]}[command]
+            "import": ["import", "gamabench", str(RECORDS)], "rescore": ["rescore"],
+            "export": ["export", str(tmp_path / "site")]}[command]
     try:
-        if kind in READ_ONLY_IS_FINE_TO_READ and command == "scores":  # reading a read-only file is fine
+        if kind in READ_ONLY_IS_FINE_TO_READ and command in ("scores", "export"):  # reading a read-only file is fine
             assert main([*argv, "--db", str(db)]) == 0 and _fingerprint(db) == before
             return
         assert main([*argv, "--db", str(db)]) == 2

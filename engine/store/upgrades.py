@@ -46,6 +46,15 @@ def _check_version(db: Path, version: int | None) -> None:
                             f"{SCHEMA_VERSION}): update the code (git pull), or pass --db to another path")
 
 
+def _check_tables(db: Path, con: duckdb.DuckDBPyConnection) -> None:
+    """A database of this version holds every table: one that lacks some was changed outside the arena (a
+    command would stop on it with DuckDB's own error)."""
+    have = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if missing := [table for table in TABLES if table not in have]:
+        raise DatabaseError(f"{db} lacks the table(s) {', '.join(missing)} of its schema (version {SCHEMA_VERSION}): "
+                            f"it was changed outside the arena; restore it from a copy, or pass --db to another path")
+
+
 def init_db(db: str | Path) -> None:
     """Create the tables, or bring a database made by an older version up to this one, in place."""
     db = Path(db)
@@ -59,6 +68,7 @@ def init_db(db: str | Path) -> None:
         version = schema_version(con)
         _check_version(db, version)
         if version == SCHEMA_VERSION:
+            _check_tables(db, con)
             return
         con.execute("BEGIN")
         for table in TABLES:
@@ -84,6 +94,8 @@ def needs_upgrade(db: Path, con: duckdb.DuckDBPyConnection) -> bool:
     check_whole(db, con)
     version = schema_version(con)
     _check_version(db, version)
+    if version == SCHEMA_VERSION:
+        _check_tables(db, con)
     return 0 < version < SCHEMA_VERSION
 
 
