@@ -31,6 +31,22 @@ def redact(text: str) -> str:
     return _KEY_SHAPE.sub("***", text)
 
 
+# a URL carrying a credential: a password in its user part (`https://user:pass@host`) or a query parameter named
+# like one (`?api_key=...`, `&token=...`), the way proxies and Azure endpoints are often written down
+_URL_CREDENTIAL = re.compile(r"//[^/@\s]*:[^/@\s]+@|[?&][\w-]*(key|token|secret|password|sig)[\w-]*=[^&\s]+",
+                             re.IGNORECASE)
+
+
+def secret_in(text: str) -> str:
+    """Why `text` holds what must stay in the environment (empty if nothing does): the value of a secret-looking
+    environment variable, a key-shaped token, or a URL carrying a credential."""
+    if _URL_CREDENTIAL.search(text):
+        return "a URL with a credential in it"
+    if redact(text) != text:
+        return "a key, or the value of a secret environment variable"
+    return ""
+
+
 @lru_cache(maxsize=64)
 def _tail_pattern(value: str) -> re.Pattern[str]:
     """The last TAIL characters of `value`, in any case, with any invisible characters between them."""

@@ -53,6 +53,7 @@ from engine.agents.bots import check_bot
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
+from engine.secrets import secret_in
 
 TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
             "model_limits", "defaults", "agents", "games", "executor", "match_deadline_s"}
@@ -261,12 +262,17 @@ def check_mapping(raw: Any, allowed: set[str], what: str, where: str = "") -> di
 
 
 def _check_shape(raw: Any) -> None:
-    """Every mapping's keys are text (the run id hashes the spec with its keys sorted) and nothing nests deeper than
-    MAX_DEPTH, whether the spec came from YAML or was built in code; a shared part is looked at once."""
+    """Every mapping's keys are text (the run id hashes the spec with its keys sorted), nothing nests deeper than
+    MAX_DEPTH, whether the spec came from YAML or was built in code, and no text holds a key (a spec is stored
+    with its run: a key in a label, a description or an endpoint's URL would reach the database and the pages);
+    a shared part is looked at once."""
     seen: set[int] = set()
     todo = [(raw, "", 1)]
     while todo:
         value, where, depth = todo.pop()
+        if isinstance(value, str) and (why := secret_in(value)):
+            raise SpecError(f"{where or 'the spec'}: holds {why}: keys go in the environment or .env "
+                            f"(docs/RUNNING.md), never in a spec, which is stored with the run")
         if not isinstance(value, (dict, list)) or id(value) in seen:
             continue
         seen.add(id(value))

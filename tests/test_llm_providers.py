@@ -15,7 +15,7 @@ from engine import store
 from engine.agents.llm import load_litellm
 from engine.runner import run_spec
 from engine.secrets import load_dotenv, redact
-from engine.spec import parse_spec
+from engine.spec import SpecError, parse_spec
 from engine.testing import StubReply
 
 
@@ -124,8 +124,28 @@ def test_dotenv_is_git_ignored():
 
 
 def test_api_base_and_seat_settings_are_in_the_spec_never_a_key():
-    with pytest.raises(Exception, match="unknown seat setting"):
+    with pytest.raises(Exception, match="api_key: holds a key.*never in a spec"):
         parse_spec(one_match({"agent": "openai/gpt-4o", "api_key": "sk-in-spec-is-refused"}))
+
+
+KEY = "sk-live-SpecKey9f8e7d6c5b4a3"
+
+
+@pytest.mark.parametrize("seat, where", [
+    ({"agent": "openai/m", "api_base": f"http://user:{KEY}@127.0.0.1:9/v1"}, "api_base"),
+    ({"agent": "openai/m", "api_base": "http://127.0.0.1:9/v1?api-key=abcdef123"}, "api_base"),
+    ({"agent": "openai/m", "label": "SpecKey9f8e7d6c5b4a3"}, "label"),  # the env's key without its prefix
+    ({"agent": "openai/m", "label": "sk-proj-abcdefghijklmnop"}, "label"),  # key-shaped
+])
+def test_a_key_anywhere_in_a_spec_is_refused_naming_where(seat, where, monkeypatch):
+    """An attack: only an `api_key:` field was refused; a key in an endpoint's URL, a label or the description
+    was stored with the run (runs.spec, seats.label, the summaries, the exported pages and their file names)."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with pytest.raises(SpecError, match=rf"lineups\[0\]\[0\]\.{where}: holds .*never in a spec"):
+        parse_spec(one_match(seat))
+    with pytest.raises(SpecError, match="description: holds a key"):
+        parse_spec(one_match({"agent": "openai/m"}) | {"description": f"my key is {KEY}"})
+    assert parse_spec(one_match({"agent": "openai/m", "api_base": "http://127.0.0.1:9/v1", "label": "mine"}))
 
 
 def test_an_unpriced_model_is_looked_up_in_the_price_map_once_and_a_price_registered_later_counts(stub, monkeypatch):
