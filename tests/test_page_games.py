@@ -128,3 +128,20 @@ def test_pirates_table_has_no_blank_round_and_its_one_round_is_drawn_as_bars(db,
     assert len(curves) and not figures.eq("").all(axis=1).any(), curves
     charts = charts_of(at)
     assert charts and all(t["type"] == "bar" for chart in charts for t in chart["data"]), charts
+
+
+def test_the_game_picker_offers_the_games_the_chosen_runs_played(db, tmp_path, monkeypatch):
+    """A new user's pass: with a run of tictactoe alone chosen, the page opened on guessing_game ("nothing
+    recorded for this selection") and offered all the database's games."""
+    import shutil
+
+    path = tmp_path / "two_runs.duckdb"
+    shutil.copy(db, path)
+    only = {"name": "only_tictactoe", "seed": 1, "games": [{"game": "tictactoe",
+                                                             "lineups": [["bot:random", "bot:equilibrium"]]}]}
+    asyncio.run(run_spec(parse_spec(only), path, progress=False))
+    at = page(path, monkeypatch, runs=parse_spec(only).run_id)
+    assert not at.exception
+    picker = next(s for s in at.selectbox if s.label == "Game")
+    assert list(picker.options) == ["tictactoe"] and picker.value == "tictactoe"
+    assert len(page(path, monkeypatch).selectbox[0].options) == len(SPEC["games"])
