@@ -15,6 +15,7 @@ from pages.shared.numbers import readable
 from pages.shared.opening import open_page
 from pages.shared.report import Report, download_table, runs_of
 from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, show_table, tooltips, win_rates_view
+from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
 # the runs table's columns in words (the database's names are for SQL)
@@ -33,7 +34,7 @@ show_table(report, "Runs", runs, "runs", shown=readable(runs).rename(columns=RUN
     "created": {"help": "when the run started, in UTC"}, "finished": {"help": "when the run ended, in UTC"}},
     fill=("name",))
 
-choice = st.selectbox("Run", ["all runs", *runs["run_id"].tolist()])
+choice = url_selectbox("Run", ["all runs", *runs["run_id"].tolist()], "run")  # kept in the URL, as every page
 selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,))
 report.scope(DB, {} if choice == "all runs" else {"runs": choice}, runs_of(selection, queries.filter_options(DB)))
 

@@ -69,3 +69,15 @@ def test_every_overview_table_fits_and_downloads(db_path, monkeypatch):
     for frame in at.dataframe:
         assert sum(widths(frame).values()) <= PAGE_PX, widths(frame)
     assert {"runs.csv", "matches.csv", "win_rates_guessing_game.csv", "win_rates_tictactoe.csv"} <= set(files), files
+
+
+def test_the_chosen_run_is_kept_in_the_url(db_path, monkeypatch):
+    """A new user's pass: Overview's run picker was the one choice of the dashboard a reload or a link lost."""
+    spec = parse_spec(SPEC)
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    at = run_page("overview", db_path, monkeypatch)
+    picker = next(s for s in at.selectbox if s.label == "Run")
+    picker.select(spec.run_id).run()
+    assert dict(at.query_params)["run"] in (spec.run_id, [spec.run_id]), dict(at.query_params)
+    opened = run_page("overview", db_path, monkeypatch, run=spec.run_id)
+    assert next(s for s in opened.selectbox if s.label == "Run").value == spec.run_id
