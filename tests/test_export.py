@@ -13,6 +13,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from engine import store
@@ -222,3 +223,18 @@ def test_bad_input_is_one_line_with_exit_2_and_nothing_is_overwritten(played, tm
     assert "no run nope" in one_line_error(capsys)
     assert not (tmp_path / "s").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
         "a_file", "junk.duckdb", "notes"]
+
+
+def test_captions_read_as_text_and_a_table_wider_than_the_page_says_it_scrolls(site):
+    """A new user's pass over an exported site: the suites' captions showed their markdown (`shot_player`, 16 raw
+    backticks), and the papers' tables made the page 2,583 px wide without a word."""
+    from engine.export.html import PAGE_PX, _width_px, table
+
+    for page_file in (site / "suites").glob("*.html"):
+        shown = re.sub(r"<script.*?</script>", "", page_file.read_text(encoding="utf-8"), flags=re.S)
+        assert "`" not in shown, page_file.name
+    narrow = pd.DataFrame({"agent": ["a"], "score": ["1.00"]})
+    wide = pd.DataFrame({f"a rather long column name {i}": ["12,345.67"] for i in range(40)})
+    assert _width_px(narrow) <= PAGE_PX < _width_px(wide)
+    assert "scrolls sideways" not in table(narrow) and 'class="wide"' not in table(narrow)
+    assert "scrolls sideways" in table(wide) and '<div class="wide"><table>' in table(wide)

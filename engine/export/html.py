@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import posixpath
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f7f7f7;padding:.4em;m
 .note{color:#555;font-size:.9em}.badge{display:inline-block;border-radius:3px;padding:0 5px;margin-right:4px;
 font-size:.85em;color:#fff;background:#c0392b}.badge.retry{background:#d68910}
 section.turn{border-top:1px solid #ddd;padding:.4em 0}section.turn h3{font-size:1em;margin:.2em 0}
+.wide{overflow-x:auto}
 .cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em}details summary{cursor:pointer;color:#555}
 """
 
@@ -82,7 +84,41 @@ def table(shown: pd.DataFrame, links: Mapping[str, Sequence[str | None]] | None 
             content = link(href, value) if href and value != "" else text(value)
             cells.append(f'<td class="n">{content}</td>' if column in numeric else f"<td>{content}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    shown_table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    if _width_px(shown) <= PAGE_PX:
+        return shown_table
+    return (f'<p class="note">Wider than the page ({len(shown.columns)} columns): the table scrolls sideways.</p>'
+            f'<div class="wide">{shown_table}</div>')
+
+
+PAGE_PX = 1320  # the body's max-width (STYLE)
+CHAR_PX, CELL_PX = 7.5, 14  # a character at the tables' .9em, and a cell's padding and border
+
+
+def _width_px(shown: pd.DataFrame) -> float:
+    """About how wide `shown` draws: each column as wide as its longest cell or header."""
+    return sum(CELL_PX + CHAR_PX * max([len(str(c)), *(len(str(v)) for v in shown[c])]) for c in shown.columns)
+
+
+def markdown_html(markdown: str) -> str:
+    """The little markdown the pages and the suites' captions write (**bold**, *italics*, `code`, [text](link),
+    "- " items, a line break "  \n") as HTML, every other character escaped; a link keeps its text only (it
+    points into the server a report or a site leaves)."""
+    text = html.escape(markdown, quote=False)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    text = re.sub(r"\*([^*\s][^*]*)\*", r"<i>\1</i>", text)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    lines = text.replace("  \n", "<br>").split("\n")
+    items = [line[2:] for line in lines if line.startswith("- ")]
+    if items and len(items) == len([line for line in lines if line.strip()]):
+        return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+    return "<br>".join(lines)
+
+
+def prose(markdown: str) -> str:
+    """A caption written in the pages' markdown, as a note."""
+    return f'<p class="note">{markdown_html(markdown)}</p>'
 
 
 def page(path: str, title: str, body: str, charts: bool = False) -> str:

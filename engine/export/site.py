@@ -21,7 +21,7 @@ import pandas as pd
 
 from engine import headline, published, queries, store, transcripts
 from engine.export import charts
-from engine.export.html import definitions, esc, link, note, note_link, page, relative, table
+from engine.export.html import definitions, esc, link, note, note_link, page, prose, relative, table
 from engine.export.transcript import match_body
 from engine.figures import declared_figures
 from engine.numbers import interval, number, on_one_scale, percent, readable, usd
@@ -140,7 +140,7 @@ def suite_page(site: Site, suite) -> str | None:
         paper = queries.published_rows(site.db, suite.name)  # the paper's rows for the models played here
         own = published.beside(own, paper)
         body += f"<h2>{esc(suite.paper + chr(39) + 's own table' if suite.paper else 'Per game')}</h2>"
-        body += note(suite.caption) + table(shown_columns(readable(on_one_scale(own, suite.layout.units))))
+        body += prose(suite.caption) + table(shown_columns(readable(on_one_scale(own, suite.layout.units))))
     site.write(path, suite.title, body)
     return path
 

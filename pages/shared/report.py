@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import html
 import io
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine.export.html import markdown_html
 from engine.palette import painted
 from engine.precision import fixed, fixed_nested
 from engine.selection import Selection
@@ -72,22 +72,6 @@ def runs_of(selection: Selection, options: pd.DataFrame) -> list[str]:
     counted = rows["matches"] - rows["fallback_matches"] if selection.without_fallbacks else rows["matches"]
     kept = counted.groupby([rows["run_id"], rows["run_name"].fillna("")], sort=True).sum()
     return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in kept.items()]
-
-
-def markdown_html(markdown: str) -> str:
-    """The little markdown the pages write (**bold**, *italics*, `code`, [text](link), "- " items, a line break
-    "  \n") as HTML, every other character escaped; a link keeps its text only (it points into the server the
-    report leaves)."""
-    text = html.escape(markdown, quote=False)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
-    text = re.sub(r"\*([^*\s][^*]*)\*", r"<i>\1</i>", text)
-    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
-    lines = text.replace("  \n", "<br>").split("\n")
-    items = [line[2:] for line in lines if line.startswith("- ")]
-    if items and len(items) == len([line for line in lines if line.strip()]):
-        return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
-    return "<br>".join(lines)
 
 
 @dataclass
