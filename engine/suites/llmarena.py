@@ -27,7 +27,11 @@ SUITE = Suite(
             "fixed civilians (§3.1), only for agents that played it; all normalized to the best · 100, over the "
             "selected games of LLMArena's own rules. Scale: every game column and `average` 0-100 (the best agent "
             "= 100); the raw figures in the unit their header names (Bid: dollars won; Hanabi: the fireworks "
-            "score, 0-25; the undercover's win rate in %). Rows with source `paper: ...` are the paper's Table 1 "
+            "score, 0-25; the undercover's win rate in %). Unusable answers as the authors' code treats them "
+            "(`retry: authors`): TicTacToe, ConnectFour and Hold'em 3 tries, then a random legal move; Hanabi, "
+            "Bargain and Undercover 1 try, then a random action; Bid 1 try, then a bid of $0; an illegal move "
+            "(a taken cell, a full column, an illegal Hold'em action, a bid above the valuation) loses the match; "
+            "no history in the prompts; Undercover's word guesses and vote in one answer. Rows with source `paper: ...` are the paper's Table 1 "
             "for the same models (never in `scores`).",
     empty="No LLMArena games in this selection.",
     slow=True,
