@@ -31,7 +31,8 @@ SUITE = Suite(
             "(`retry: authors`): TicTacToe, ConnectFour and Hold'em 3 tries, then a random legal move; Hanabi, "
             "Bargain and Undercover 1 try, then a random action; Bid 1 try, then a bid of $0; an illegal move "
             "(a taken cell, a full column, an illegal Hold'em action, a bid above the valuation) loses the match; "
-            "no history in the prompts; Undercover's word guesses and vote in one answer. Rows with source `paper: ...` are the paper's Table 1 "
+            "no history in the prompts; Undercover's word guesses and vote in one answer. Rows with source "
+            "`paper: ...` are the paper's Table 1 "
             "for the same models (never in `scores`).",
     empty="No LLMArena games in this selection.",
     slow=True,
