@@ -335,6 +335,10 @@ def _aliases(raw: Any) -> dict[str, str | dict]:
         _name(alias, f"agents: the name {_short(alias)}")
         if not isinstance(seat, (str, dict)):
             raise SpecError(f"agents.{alias}: an agent string or a mapping with 'agent', got {_short(seat)}")
+        named = seat.get("agent") if isinstance(seat, dict) else seat
+        if isinstance(named, str) and named in raw:  # else it is played as a model of that name, and errors late
+            raise SpecError(f"agents.{alias}: names the alias {_short(named)}; an alias names an agent (bot:... or "
+                            f"provider/model), not another alias")
     return raw
 
 

@@ -193,3 +193,14 @@ def test_a_spec_within_every_bound_still_plays(db_path):
         {"game": "guessing_game", "params": {"min": 0, "max": 1}, "lineups": [{"all": "bot:random"}]}]}
     summary = asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
     assert summary.errors == 0, summary.error_messages
+
+
+@pytest.mark.parametrize("agents", [{"a": "bot:random", "b": "a"}, {"a": "b", "b": "a"},
+                                    {"a": "bot:random", "b": {"agent": "a", "temperature": 0.5}}])
+def test_an_alias_naming_another_alias_is_refused_when_the_spec_is_read(agents):
+    """An attack: `b: a` passed the checks, its matches were played with `a` sent to litellm as a model name and
+    errored 22 s later (exit 1, an errored run left in the database)."""
+    raw = {"name": "aliases", "agents": agents,
+           "games": [{"game": "tictactoe", "lineups": [["a", "b"]]}]}
+    with pytest.raises(SpecError, match=r"agents\.\w: names the alias '?\w'?; an alias names an agent"):
+        parse_spec(raw)
