@@ -173,8 +173,13 @@ def _expanded(node: yaml.Node, where: str, depth: int, seen: dict[int, tuple[int
             size, height = 1 + len(node.value), 1
         else:
             if isinstance(node, yaml.MappingNode):
-                children = []
+                children, keys = [], set()
                 for key, value in node.value:
+                    if isinstance(key, yaml.ScalarNode) and key.value != "<<":
+                        if key.value in keys:  # YAML keeps the last silently: `name: x` then `name: y` plays y
+                            raise SpecError(f"line {key.start_mark.line + 1}: '{key.value}' is given twice in "
+                                            f"{where or 'the spec'}; give it once")
+                        keys.add(key.value)
                     path = f"{where}.{key.value}".lstrip(".") if isinstance(key, yaml.ScalarNode) else where
                     children += [(key, path), (value, path)]
             else:

@@ -204,3 +204,12 @@ def test_an_alias_naming_another_alias_is_refused_when_the_spec_is_read(agents):
            "games": [{"game": "tictactoe", "lineups": [["a", "b"]]}]}
     with pytest.raises(SpecError, match=r"agents\.\w: names the alias '?\w'?; an alias names an agent"):
         parse_spec(raw)
+
+
+def test_a_key_given_twice_is_refused_naming_its_line():
+    """An attack: `name: x` then `name: y` played run y without a word (YAML keeps the last)."""
+    with pytest.raises(SpecError, match=r"line 2: 'name' is given twice in the spec; give it once"):
+        load_yaml("name: x\nname: y\ngames: []\n")
+    with pytest.raises(SpecError, match=r"line 4: 'game' is given twice in games"):
+        load_yaml("name: x\ngames:\n  - game: tictactoe\n    game: bid\n")
+    assert load_yaml("a: &a {x: 1}\nb:\n  <<: *a\n  y: 2\n") == {"a": {"x": 1}, "b": {"x": 1, "y": 2}}
