@@ -333,6 +333,9 @@ def main() -> int:
     parser.add_argument("--skip-refresh", action="store_true",
                         help="skip the run command's TrueSkill refresh (at a million matches its read of every match "
                              "ran out of the reader's memory after 11 min)")
+    parser.add_argument("--only", action="append", default=[], metavar="TEXT",
+                        help="time only the calls whose 'page: name' holds TEXT (repeatable), and load no page: "
+                             "for working on a few calls (no verdict)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or Path(tmp) / "bench.duckdb"
@@ -358,13 +361,19 @@ def main() -> int:
         slowest_ms: dict[str, float] = {}
         failed = []
         for page, calls in page_queries(db).items():
-            print(f"\npage {page}")
+            calls = [(name, fn) for name, fn in calls
+                     if not args.only or any(text in f"{page}: {name}" for text in args.only)]
+            if calls:
+                print(f"\npage {page}")
             for name, fn in calls:
                 ms = run_timed(name, fn, args.repeats, budget_ms)
                 if ms is None:
                     failed.append(f"{page}: {name}")
                 else:
                     slowest_ms[f"{page}: {name}"] = ms
+        if args.only:
+            print(f"\n--only: {len(slowest_ms)} calls timed, no pages loaded, no verdict")
+            return 0
         slowest = max(slowest_ms, key=slowest_ms.get)
         over = [name for name, ms in slowest_ms.items() if ms > budget_ms]
         rss_mb = peak_rss_mb()
