@@ -34,14 +34,13 @@ between their parameters, listed by `python -m engine games`); names, labels and
 control characters; free text (the description, a persona, an endpoint) of bounded length. The YAML itself
 is at most MAX_SPEC_CHARS characters, nested at most MAX_DEPTH deep, and its anchors may not expand it
 past MAX_EXPANDED nodes and characters (PyYAML expands aliases without limit: a few lines of anchors
-would otherwise fill the memory).
+would otherwise fill the memory): engine/spec_text.py reads and checks the text before this module plans.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +52,16 @@ from engine.agents.bots import check_bot
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
-from engine.secrets import secret_in
+from engine.spec_text import (
+    MAX_SPEC_CHARS,
+    SpecError,
+    check_mapping,
+    check_shape,
+    checked_name,
+    checked_text,
+    load_yaml,
+    short,
+)
 
 TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
             "model_limits", "defaults", "agents", "games", "executor", "match_deadline_s"}
@@ -65,19 +73,12 @@ MAX_REPEATS = 10_000
 MAX_SEED = 2**53 - 1  # exact as a JSON number everywhere (a browser's too), well inside the database's BIGINT
 MAX_MATCHES = 100_000
 MAX_CONCURRENCY = 10_000
-MAX_SPEC_CHARS = 1_000_000  # the largest shipped study is a few KB
-MAX_DEPTH = 32  # a spec nests about 8 deep (games -> lineups -> seat -> api_base)
-MAX_EXPANDED = 2_000_000  # nodes and scalar characters once every alias is expanded
 MAX_DESCRIPTION = 10_000
 MAX_STRATEGY = 2_000  # a free-text persona goes into every prompt
 MAX_SETTING_TEXT = 2_000  # a prompt version, an endpoint URL
 MAX_ENDPOINTS = 64
 MAX_ANSWER_TOKENS = 1_000_000
 MATCH_DEADLINE_S, MAX_MATCH_DEADLINE_S = 300, 7 * 24 * 3600
-
-
-class SpecError(ValueError):
-    """A run spec that cannot be played; the message says where and why."""
 
 
 @dataclass
@@ -130,74 +131,6 @@ def load_spec(path: str | Path) -> RunSpec:
     return parse_spec(raw)
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing nesting deeper than MAX_DEPTH while it composes (its composer recurses:
-    a few thousand nested lists end in RecursionError)."""
-
-    depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.depth >= MAX_DEPTH:
-            line = self.peek_event().start_mark.line + 1
-            raise SpecError(f"line {line}: nested more than {MAX_DEPTH} deep; a run spec nests about 8 deep")
-        self.depth += 1
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-
-
-def load_yaml(text: str) -> Any:
-    """The YAML document of `text`, refused (SpecError) before it is built if its anchors expand it past
-    MAX_EXPANDED or MAX_DEPTH: an alias is one node in the text, but a copy everywhere after (in the run's
-    hash, in the database), and a merge key (`<<: *a`) copies while it is built."""
-    loader = _BoundedLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _expanded(node, "", 1, {})
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def _expanded(node: yaml.Node, where: str, depth: int, seen: dict[int, tuple[int, int]]) -> tuple[int, int]:
-    """(nodes and characters, depth) of `node` once its aliases are expanded, each shared node measured once;
-    SpecError naming where past MAX_EXPANDED or MAX_DEPTH (an anchor holding itself nests without end)."""
-    if id(node) not in seen:
-        if depth > MAX_DEPTH:
-            raise SpecError(f"{where or 'the spec'}: nested more than {MAX_DEPTH} deep once its YAML aliases are "
-                            "expanded; a run spec nests about 8 deep")
-        if isinstance(node, yaml.ScalarNode):
-            size, height = 1 + len(node.value), 1
-        else:
-            if isinstance(node, yaml.MappingNode):
-                children, keys = [], set()
-                for key, value in node.value:
-                    if isinstance(key, yaml.ScalarNode) and key.value != "<<":
-                        if key.value in keys:  # YAML keeps the last silently: `name: x` then `name: y` plays y
-                            raise SpecError(f"line {key.start_mark.line + 1}: '{key.value}' is given twice in "
-                                            f"{where or 'the spec'}; give it once")
-                        keys.add(key.value)
-                    path = f"{where}.{key.value}".lstrip(".") if isinstance(key, yaml.ScalarNode) else where
-                    children += [(key, path), (value, path)]
-            else:
-                children = [(child, f"{where}[{i}]") for i, child in enumerate(node.value)]
-            measured = [_expanded(child, path, depth + 1, seen) for child, path in children]
-            size = 1 + sum(m[0] for m in measured)
-            height = 1 + max((m[1] for m in measured), default=0)
-        if size > MAX_EXPANDED:
-            raise SpecError(f"{where or 'the spec'}: more than {MAX_EXPANDED:,} nodes and characters once its YAML "
-                            "aliases are expanded; write it out, or use fewer anchors")
-        seen[id(node)] = (size, height)
-    size, height = seen[id(node)]
-    if depth - 1 + height > MAX_DEPTH:
-        raise SpecError(f"{where or 'the spec'}: nested more than {MAX_DEPTH} deep once its YAML aliases are "
-                        "expanded; a run spec nests about 8 deep")
-    return size, height
-
-
 def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
@@ -221,83 +154,16 @@ def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi:
     checks its fields with it too)."""
     value = raw.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise SpecError(f"{where}{key}: must be an integer from {lo} to {hi}, got {_short(value)}")
+        raise SpecError(f"{where}{key}: must be an integer from {lo} to {hi}, got {short(value)}")
     return value
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _name(value: Any, where: str) -> str:
-    """A name shown on pages and terminals: text without control characters (newlines, escapes, NUL...)."""
-    if not isinstance(value, str) or not value.strip():
-        raise SpecError(f"{where}: must be non-empty text, got {_short(value)}")
-    if (at := control_character(value)) is not None:
-        raise SpecError(f"{where}: {_short(value)} has a control character (U+{ord(value[at]):04X}) at position "
-                        f"{at + 1}; use printable text")
-    if len(value) > 200:
-        raise SpecError(f"{where}: at most 200 characters, got {len(value)}")
-    return value.strip()
-
-
-def _text(value: Any, where: str, limit: int) -> str:
-    """Free text of at most `limit` characters (it is stored with the run and may go into every prompt)."""
-    if not isinstance(value, str):
-        raise SpecError(f"{where}: must be text, got {_short(value)}")
-    if len(value) > limit:
-        raise SpecError(f"{where}: at most {limit:,} characters, got {len(value):,}")
-    return value
-
-
-def control_character(text: str) -> int | None:
-    """Where `text`'s first control character is (newline, escape, NUL, an unassigned code point...), or None."""
-    return next((i for i, c in enumerate(text) if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn")), None)
-
-
-def check_mapping(raw: Any, allowed: set[str], what: str, where: str = "") -> dict:
-    """`raw` if it is a mapping whose keys are all `allowed`; else a SpecError saying so (`what` describes it)."""
-    if not isinstance(raw, dict):
-        raise SpecError(f"{where}{what}")
-    unknown = set(raw) - allowed
-    if unknown:
-        raise SpecError(f"{where}unknown key(s) {sorted(unknown, key=str)}; allowed: {sorted(allowed)}")
-    return raw
-
-
-def _check_shape(raw: Any) -> None:
-    """Every mapping's keys are text (the run id hashes the spec with its keys sorted), nothing nests deeper than
-    MAX_DEPTH, whether the spec came from YAML or was built in code, and no text holds a key (a spec is stored
-    with its run: a key in a label, a description or an endpoint's URL would reach the database and the pages);
-    a shared part is looked at once."""
-    seen: set[int] = set()
-    todo = [(raw, "", 1)]
-    while todo:
-        value, where, depth = todo.pop()
-        if isinstance(value, str) and (why := secret_in(value)):
-            raise SpecError(f"{where or 'the spec'}: holds {why}: keys go in the environment or .env "
-                            f"(docs/RUNNING.md), never in a spec, which is stored with the run")
-        if not isinstance(value, (dict, list)) or id(value) in seen:
-            continue
-        seen.add(id(value))
-        if depth > MAX_DEPTH:
-            raise SpecError(f"{where}: nested more than {MAX_DEPTH} deep; a run spec nests about 8 deep")
-        if isinstance(value, list):
-            todo += [(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
-            continue
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise SpecError(f"{where or 'the spec'}: a key must be text, got {_short(key)}")
-            todo.append((item, f"{where}.{key}".lstrip("."), depth + 1))
 
 
 def parse_spec(raw: Any) -> RunSpec:
     check_mapping(raw, TOP_KEYS, "a run spec must be a mapping with at least 'name' and 'games'")
-    _check_shape(raw)
+    check_shape(raw)
     if not isinstance(raw.get("name"), str) or not raw["name"].strip():
         raise SpecError("name: a run spec needs a non-empty name")
-    name = _name(raw["name"], "name")
+    name = checked_name(raw["name"], "name")
     repeats = int_setting(raw, "repeats", 1, 1, "", MAX_REPEATS)
     seeds = raw.get("seeds")
     if seeds is None:
@@ -306,12 +172,12 @@ def parse_spec(raw: Any) -> RunSpec:
     elif not (isinstance(seeds, list) and 0 < len(seeds) <= MAX_REPEATS and all(
             isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_SEED for s in seeds)):
         raise SpecError(f"seeds: must be a list of 1 to {MAX_REPEATS} integers from 0 to {MAX_SEED}, "
-                        f"got {_short(seeds)}")
+                        f"got {short(seeds)}")
     if raw.get("description") is not None:
-        _text(raw["description"], "description", MAX_DESCRIPTION)
+        checked_text(raw["description"], "description", MAX_DESCRIPTION)
     defaults = raw.get("defaults") or {}
     if not isinstance(defaults, dict):
-        raise SpecError(f"defaults: must be a mapping of seat settings, got {_short(defaults)}")
+        raise SpecError(f"defaults: must be a mapping of seat settings, got {short(defaults)}")
     aliases = _aliases(raw.get("agents") or {})
     games = raw.get("games")
     if not isinstance(games, list) or not games:
@@ -335,14 +201,14 @@ def parse_spec(raw: Any) -> RunSpec:
 def _aliases(raw: Any) -> dict[str, str | dict]:
     """`agents:`, names for seats: each an agent string or a seat mapping (checked where a lineup uses it)."""
     if not isinstance(raw, dict):
-        raise SpecError(f"agents: must map names to agents, got {_short(raw)}")
+        raise SpecError(f"agents: must map names to agents, got {short(raw)}")
     for alias, seat in raw.items():
-        _name(alias, f"agents: the name {_short(alias)}")
+        checked_name(alias, f"agents: the name {short(alias)}")
         if not isinstance(seat, (str, dict)):
-            raise SpecError(f"agents.{alias}: an agent string or a mapping with 'agent', got {_short(seat)}")
+            raise SpecError(f"agents.{alias}: an agent string or a mapping with 'agent', got {short(seat)}")
         named = seat.get("agent") if isinstance(seat, dict) else seat
         if isinstance(named, str) and named in raw:  # else it is played as a model of that name, and errors late
-            raise SpecError(f"agents.{alias}: names the alias {_short(named)}; an alias names an agent (bot:... or "
+            raise SpecError(f"agents.{alias}: names the alias {short(named)}; an alias names an agent (bot:... or "
                             f"provider/model), not another alias")
     return raw
 
@@ -368,7 +234,7 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
     """The game's matches; `room` is how many more the run may hold (checked before any is built)."""
     check_mapping(entry, GAME_KEYS, "must be a mapping with 'game' and 'lineups'", f"{where[:-1]}: ")
     if not isinstance(entry.get("game"), str):
-        raise SpecError(f"{where}game: must be a game's name, got {_short(entry.get('game'))}")
+        raise SpecError(f"{where}game: must be a game's name, got {short(entry.get('game'))}")
     try:
         cls = get_game(entry["game"])
     except ValueError as exc:
@@ -376,7 +242,7 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
     presets = _presets(entry, cls, where)
     params = entry.get("params") or {}
     if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
-        raise SpecError(f"{where}params: must be a mapping of parameter names to values, got {_short(params)}")
+        raise SpecError(f"{where}params: must be a mapping of parameter names to values, got {short(params)}")
     game_seeds = seeds
     if "repeats" in entry:
         game_seeds = [seeds[0] + r for r in range(int_setting(entry, "repeats", 1, 1, where, MAX_REPEATS))]
@@ -421,10 +287,10 @@ def _presets(entry: dict, cls: Any, where: str) -> list[str]:
     key = "presets" if entry.get("presets") is not None else "preset"
     presets = entry["presets"] if key == "presets" else [entry.get("preset", "default")]
     if not isinstance(presets, list) or not presets:
-        raise SpecError(f"{where}presets: must be a non-empty list of preset names, got {_short(presets)}")
+        raise SpecError(f"{where}presets: must be a non-empty list of preset names, got {short(presets)}")
     for preset in presets:
         if not isinstance(preset, str) or preset not in cls.presets:
-            raise SpecError(f"{where}{key}: game '{cls.name}' has no preset {_short(preset)} "
+            raise SpecError(f"{where}{key}: game '{cls.name}' has no preset {short(preset)} "
                             f"(has: {', '.join(cls.presets)})")
     if len(set(presets)) < len(presets):
         raise SpecError(f"{where}presets: lists a preset twice (its matches would be played twice)")
@@ -491,9 +357,9 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
         raw = {"agent": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
         raise SpecError(f"{where}: a seat is an agent string or a mapping with 'agent'")
-    _name(raw["agent"], f"{where}.agent")
+    checked_name(raw["agent"], f"{where}.agent")
     if raw.get("label") is not None:
-        _name(raw["label"], f"{where}.label")
+        checked_name(raw["label"], f"{where}.label")
     if raw["agent"] in aliases:
         alias = aliases[raw["agent"]]
         alias = {"agent": alias} if isinstance(alias, str) else dict(alias)
@@ -504,7 +370,7 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
         raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown, key=str)}; allowed: {sorted(SEAT_KEYS)}")
     for key, limit in (("strategy", MAX_STRATEGY), ("prompt_version", MAX_SETTING_TEXT)):
         if key in merged:
-            _text(merged[key], f"{where}.{key}", limit)
+            checked_text(merged[key], f"{where}.{key}", limit)
     if any(c.isspace() for c in merged["agent"]):
         raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
     temperature = merged.get("temperature", 1.0)
@@ -529,7 +395,7 @@ def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
             isinstance(b, str) and b.strip() and len(b) <= MAX_SETTING_TEXT for b in bases):
         return tuple(bases) if len(bases) > 1 else bases[0]
     raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs (at most {MAX_ENDPOINTS}, each "
-                    f"at most {MAX_SETTING_TEXT:,} characters), got {_short(raw)}")
+                    f"at most {MAX_SETTING_TEXT:,} characters), got {short(raw)}")
 
 
 def _check_agent(game: str, agent: AgentSpec, where: str) -> None:

@@ -37,7 +37,8 @@ import yaml
 from engine.games import get_game
 from engine.metrics.ratings import trueskill_table
 from engine.runner import run_spec
-from engine.spec import RunSpec, SpecError, check_mapping, parse_spec
+from engine.spec import RunSpec, SpecError, parse_spec
+from engine.spec_text import check_mapping
 
 KEYS = {"name", "description", "seed", "batch", "sigma_threshold", "max_matches", "min_matches", "concurrency",
         "defaults", "agents", "games"}

@@ -15,7 +15,8 @@ import pytest
 
 from engine import store
 from engine.importers import gamabench
-from engine.importers.gamabench import NOT_KEPT, import_dir, seen_by_turn
+from engine.importers.gamabench import import_dir
+from engine.importers.gamabench_replay import NOT_KEPT, seen_by_turn
 from engine.metrics.gamabench import leaderboard
 from engine.metrics.gamabench_records import record_score
 from tests.page_run import run_page

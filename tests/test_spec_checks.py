@@ -13,7 +13,8 @@ import pytest
 
 from engine.__main__ import main
 from engine.runner import run_spec
-from engine.spec import MAX_DEPTH, MAX_EXPANDED, MAX_SPEC_CHARS, SpecError, load_yaml, parse_spec
+from engine.spec import SpecError, parse_spec
+from engine.spec_text import MAX_DEPTH, MAX_EXPANDED, MAX_SPEC_CHARS, load_yaml
 
 TWO_BOTS = ["bot:random", "bot:random"]
 

@@ -20,10 +20,10 @@ from engine.spec import (
     RunSpec,
     SpecError,
     check_seat,
-    control_character,
     int_setting,
     parse_spec,
 )
+from engine.spec_text import control_character
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
 PUBLIC_ENV = "ARENA_SERVED_BEYOND_LOCALHOST"  # set by `python -m engine serve` on a non-loopback address
