@@ -10,6 +10,7 @@ calls counted on the turn and retried, or the match in error, never a hang or a 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 import socket
@@ -42,6 +43,12 @@ ECHOES = {
     "echo-zero-width": lambda key: "\u200b".join(key),
     "echo-joined-bare": lambda key: "\u200d".join(key.removeprefix("sk-")),
     "echo-soft-hyphens-upper": lambda key: "\u00ad".join(key.removeprefix("sk-").upper()),
+    "echo-reversed": lambda key: key[::-1],
+    "echo-split-lines": lambda key: "\n".join(key[i:i + 5] for i in range(0, len(key), 5)),
+    "echo-base64": lambda key: base64.b64encode(key.encode()).decode(),
+    "echo-base64-urlsafe-within": lambda key: base64.urlsafe_b64encode(f"key={key};".encode()).decode(),
+    "echo-hex": lambda key: key.encode().hex(),
+    "echo-percent-encoded": lambda key: "".join(f"%{b:02X}" for b in key.encode()),
 }
 
 
@@ -252,6 +259,7 @@ def test_a_key_echoed_in_another_form_is_redacted_before_the_cache_and_the_datab
     stored = [str(v) for row in store.rows(db, "SELECT * FROM turns") for v in row]
     secret = KEY.removeprefix("sk-").lower()
     assert cached and all(secret[-8:] not in _shown(text) for text in cached + stored)
+    assert all(ECHOES[echo](KEY)[-8:] not in text for text in cached + stored)
 
 
 @pytest.mark.parametrize("count", [12.5, "12", "many", [1]])
