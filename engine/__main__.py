@@ -239,7 +239,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from engine.export import ExportError, export_site
 
     try:
-        print(export_site(args.db, args.site_dir, tuple(args.run or ())))
+        print(export_site(args.db, args.site_dir, tuple(args.run or ()), progress=True))
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

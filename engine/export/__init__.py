@@ -67,8 +67,9 @@ def check_runs(db: Path, run_ids: tuple[str, ...]) -> None:
         raise ExportError(f"no run {', '.join(unknown)} in {db} (its runs: {', '.join(sorted(known)) or 'none'})")
 
 
-def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = ()) -> Exported:
-    """The study in `db` (only the runs `run_ids`, when given) as a static site in the folder `site`."""
+def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = (), progress: bool = False) -> Exported:
+    """The study in `db` (only the runs `run_ids`, when given) as a static site in the folder `site`; `progress`:
+    a bar (a line every few seconds off a terminal) while the match transcripts are written."""
     db, site = Path(db), Path(site).absolute()
     check_target(site)
     check_runs(db, run_ids)
@@ -83,7 +84,7 @@ def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = ())
         (building / STYLE_CSS).write_text(STYLE, encoding="utf-8")
         (building / MARKER).write_text("written by python -m engine export; the next export replaces it\n")
         made = Site(db=db, root=building, selection=Selection(run_ids=tuple(run_ids)))
-        build(made)
+        build(made, progress)
         if site.exists():
             shutil.rmtree(site)
         building.rename(site)

@@ -25,6 +25,7 @@ from engine.export.html import definitions, esc, link, note, note_link, page, pr
 from engine.export.transcript import match_body
 from engine.figures import declared_figures
 from engine.numbers import interval, number, on_one_scale, percent, readable, usd
+from engine.progress import match_progress
 from engine.selection import Selection, Variant
 from engine.suites import all_suites, own_table, suites_of
 from engine.wording import count, sentence_start
@@ -272,9 +273,9 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
 
 
 # ---------------------------------------------------------------- the whole site
-def build(site: Site) -> None:
+def build(site: Site, progress: bool = False) -> None:
     """Every page of the site into `site.root`: the numbers' pages first (they name the lists), then the lists
-    (they name the matches), then the matches."""
+    (they name the matches), then the matches (with a progress bar when `progress`: they are most of the time)."""
     with store.reading(site.db):
         options = selected_options(site)
         games = [] if options.empty else sorted(options["game"].unique())
@@ -287,6 +288,7 @@ def build(site: Site) -> None:
         for path, listed in list(site.lists.items()):
             list_page(site, path, listed)
     ids = list(site.matches)
+    bar = match_progress(len(ids), 0, "export: match transcripts", progress)
     for start in range(0, len(ids), BATCH):
         with store.reading(site.db):
             for match_id in ids[start:start + BATCH]:
@@ -295,3 +297,7 @@ def build(site: Site) -> None:
                 if game in game_paths:
                     body = note_link(relative(path, game_paths[game]), f"{game}: its figures and win rates") + body
                 site.write(path, title, body)
+                if bar:
+                    bar.update()
+    if bar:
+        bar.close()
