@@ -1,42 +1,39 @@
 """Keys live in the environment (or a git-ignored `.env` at the repository root) and nowhere else:
 they are never part of a run spec, the database, a log or a page. Every answer and error text an agent
-records passes through `redact`, which also catches a key in the forms an endpoint or a model echoes it:
-without its provider prefix (`sk-`, `sk-ant-api03-`...), in another case, with invisible characters
-(zero-width spaces and joiners, soft hyphens...) or line breaks and spaces between its characters, written
-backwards, or encoded in base64 (standard or URL-safe, at any byte offset of what was encoded) or hex (with or
-without `%`, `\\x`, `:` or spaces between the bytes)."""
+records passes through `redact`: an environment variable named like a secret has every echo of its value
+replaced, in whatever form it comes back (engine/key_echoes.py: whole or in part, without its provider prefix, in
+another case, split by spaces, line breaks, punctuation or invisible characters, backwards, in base64, base32 or
+hex), and so has any token shaped like a provider's key (`sk-...`, Google's `AIza...`, GitHub's `ghp_...`, AWS's
+`AKIA...`, a JSON Web Token, a bearer token), whether or not it is in the environment."""
 
 from __future__ import annotations
 
-import base64
 import os
 import re
-from functools import lru_cache
 from pathlib import Path
 
 from dotenv import dotenv_values
 
+from engine.key_echoes import echo_spans
+
 ROOT = Path(__file__).resolve().parent.parent
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
-_KEY_SHAPE = re.compile(r"\b(sk|rk|pk|key|hf|gsk|xai)[-_][A-Za-z0-9_\-]{8,}\b")
-# Characters that show as nothing: soft hyphens, zero-width spaces and joiners, bidi marks, variation selectors
-INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
-             "\ufe00-\ufe0f\ufeff")
-_INVISIBLE_CHAR = re.compile(f"[{INVISIBLE}]")
-TAIL = 12  # a key's last characters that mark an echo of it; an echo without the prefix still ends with them
-_BETWEEN = f"[{INVISIBLE}\\s]*"  # what may stand between an echoed key's characters
-ENCODED_TAIL = 16  # the characters of a key's encoding that mark an encoded echo (96 bits or more)
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX_RUN = re.compile(r"(?:%|\\x)?[0-9A-Fa-f]{2}(?:(?:%|\\x|[:\s-])?[0-9A-Fa-f]{2}){7,}")
+_KEY_SHAPE = re.compile("|".join((
+    r"\b(?:(?i:sk|rk|gsk|xai)|pk|key|hf)[-_][A-Za-z0-9_\-]{8,}\b",  # OpenAI, Anthropic, Groq, xAI, Hugging Face...
+    r"\bAIza[0-9A-Za-z_\-]{30,}",  # Google (Gemini)
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}",  # GitHub
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key id
+    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # a JSON Web Token
+    r"(?i:bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*",  # an Authorization header's token
+)))
 
 
 def redact(text: str) -> str:
-    """Replace the value of every secret-looking environment variable, and key-shaped tokens, by ***."""
-    for name, value in os.environ.items():
-        if value and len(value) >= 6 and _SECRET_NAME.search(name):
-            text = _redact_value(text, value)
-            text = _redact_value(text[::-1], value)[::-1]
-            text = _redact_encoded(text, value)
+    """Replace every echo of a secret-looking environment variable's value (engine/key_echoes.py: whole or in
+    part, split, backwards, encoded), and key-shaped tokens, by ***."""
+    keys = [value for name, value in os.environ.items() if value and len(value) >= 6 and _SECRET_NAME.search(name)]
+    for start, end in reversed(echo_spans(text, keys)):
+        text = text[:start] + "***" + text[end:]
     return _KEY_SHAPE.sub("***", text)
 
 
@@ -54,61 +51,6 @@ def secret_in(text: str) -> str:
     if redact(text) != text:
         return "a key, or the value of a secret environment variable"
     return ""
-
-
-@lru_cache(maxsize=64)
-def _tail_pattern(value: str) -> re.Pattern[str]:
-    """The last TAIL characters of `value`, in any case, with any invisible characters between them."""
-    return re.compile(_BETWEEN.join(re.escape(c) for c in value[-TAIL:]), re.IGNORECASE)
-
-
-def _redact_value(text: str, value: str) -> str:
-    """`text` with every echo of the secret `value` replaced by ***: its tail found, then followed back over as
-    much of the value's beginning as the text holds (the whole value, or the value without its prefix), over
-    invisible characters and white space between its characters but not before its first."""
-    spans = []
-    for found in _tail_pattern(value).finditer(text):
-        start, left, at = found.start(), len(value) - len(value[-TAIL:]), found.start()
-        while at > 0 and left > 0:
-            before = text[at - 1]
-            if before.lower() == value[left - 1].lower():
-                left, at, start = left - 1, at - 1, at - 1
-            elif _INVISIBLE_CHAR.fullmatch(before) or before.isspace():
-                at -= 1
-            else:
-                break
-        spans.append((start, found.end()))
-    for start, end in reversed(spans):
-        text = text[:start] + "***" + text[end:]
-    return text
-
-
-@lru_cache(maxsize=64)
-def _encoded_tails(value: str) -> tuple[tuple[str, ...], str]:
-    """What marks `value` encoded: the last ENCODED_TAIL characters of its base64 at each of the three byte offsets
-    it may start at in what was encoded (each only the characters its own bytes decide), in both alphabets; and
-    the last ENCODED_TAIL digits of its hex."""
-    raw = value.encode()
-    tails = []
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + raw).decode()
-        core = encoded[(8 * offset + 5) // 6:(8 * (offset + len(raw))) // 6]
-        tails += [core[-ENCODED_TAIL:], core[-ENCODED_TAIL:].replace("+", "-").replace("/", "_")]
-    return tuple(tails), raw.hex()[-ENCODED_TAIL:]
-
-
-def _redact_encoded(text: str, value: str) -> str:
-    """`text` with every base64 or hex run that holds an encoding of `value` replaced by ***."""
-    base64_tails, hex_tail = _encoded_tails(value)
-
-    def base64_run(run: re.Match[str]) -> str:
-        return "***" if any(tail in run.group() for tail in base64_tails) else run.group()
-
-    def hex_run(run: re.Match[str]) -> str:
-        digits = re.sub(r"[^0-9a-f]", "", run.group().lower().replace("\\x", ""))
-        return "***" if hex_tail in digits else run.group()
-
-    return _HEX_RUN.sub(hex_run, _BASE64_RUN.sub(base64_run, text))
 
 
 def load_dotenv(path: str | Path | None = None) -> list[str]:

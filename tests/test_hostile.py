@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import re
 import socket
 import sqlite3
 import threading
@@ -22,8 +21,8 @@ import pytest
 
 from engine import store
 from engine.agents.llm import LLMAgent, load_litellm
+from engine.key_echoes import echo_spans, skeleton
 from engine.runner import run_spec
-from engine.secrets import INVISIBLE
 from engine.spec import parse_spec
 from engine.testing import StubReply
 
@@ -49,6 +48,14 @@ ECHOES = {
     "echo-base64-urlsafe-within": lambda key: base64.urlsafe_b64encode(f"key={key};".encode()).decode(),
     "echo-hex": lambda key: key.encode().hex(),
     "echo-percent-encoded": lambda key: "".join(f"%{b:02X}" for b in key.encode()),
+    "echo-base64-wrapped": lambda key: base64.encodebytes(b"x" * 30 + key.encode()).decode().strip(),
+    "echo-base32": lambda key: base64.b32encode(key.encode()).decode(),
+    "echo-base64-utf16": lambda key: base64.b64encode(key.encode("utf-16")).decode(),
+    "echo-hex-bytes": lambda key: ",".join(f"0x{b:02x}" for b in key.encode()),
+    "echo-head": lambda key: key[:-3],
+    "echo-middle": lambda key: key[5:25],
+    "echo-dashes": lambda key: "-".join(key[i:i + 4] for i in range(0, len(key), 4)),
+    "echo-fullwidth": lambda key: "".join(chr(ord(c) + 0xFEE0) for c in key),
 }
 
 
@@ -241,8 +248,9 @@ def test_a_key_echoed_in_an_answer_reaches_neither_the_cache_nor_the_database(ho
 
 
 def _shown(text: str) -> str:
-    """What a reader sees of `text`, in one case: invisible characters dropped."""
-    return re.sub(f"[{INVISIBLE}]", "", text).lower()
+    """What a reader sees of `text`: its letters and digits, in one case (invisible characters, separators and
+    fullwidth forms aside)."""
+    return skeleton(text)[0]
 
 
 @pytest.mark.parametrize("echo", sorted(set(ECHOES) - {"echo"}))
@@ -257,9 +265,9 @@ def test_a_key_echoed_in_another_form_is_redacted_before_the_cache_and_the_datab
     with sqlite3.connect(cache) as con:
         cached = [text for (text,) in con.execute("SELECT text FROM responses")]
     stored = [str(v) for row in store.rows(db, "SELECT * FROM turns") for v in row]
-    secret = KEY.removeprefix("sk-").lower()
+    secret = _shown(KEY.removeprefix("sk-"))
     assert cached and all(secret[-8:] not in _shown(text) for text in cached + stored)
-    assert all(ECHOES[echo](KEY)[-8:] not in text for text in cached + stored)
+    assert all(ECHOES[echo](KEY)[-8:] not in text and not echo_spans(text, [KEY]) for text in cached + stored)
 
 
 @pytest.mark.parametrize("count", [12.5, "12", "many", [1]])

@@ -136,6 +136,13 @@ KEY = "sk-live-SpecKey9f8e7d6c5b4a3"
     ({"agent": "openai/m", "api_base": "http://127.0.0.1:9/v1?api-key=abcdef123"}, "api_base"),
     ({"agent": "openai/m", "label": "SpecKey9f8e7d6c5b4a3"}, "label"),  # the env's key without its prefix
     ({"agent": "openai/m", "label": "sk-proj-abcdefghijklmnop"}, "label"),  # key-shaped
+    ({"agent": "openai/m", "label": "SK-PROJ-ABCDEFGHIJKLMNOP1234"}, "label"),  # in capitals
+    ({"agent": "openai/m", "label": "SpecKey9f8e7d"}, "label"),  # the env key's first part
+    ({"agent": "openai/m", "label": "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"}, "label"),  # Google's shape
+    ({"agent": "openai/m", "label": "ghp_R2d9abcdefghijklmnopqrstuvwxyz012345"}, "label"),  # GitHub's
+    ({"agent": "openai/m", "strategy": "AKIAIOSFODNN7EXAMPLE is my AWS key"}, "strategy"),  # AWS's
+    ({"agent": "openai/m", "label": "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNH"},
+     "label"),  # a bearer token (a JSON Web Token)
 ])
 def test_a_key_anywhere_in_a_spec_is_refused_naming_where(seat, where, monkeypatch):
     """An attack: only an `api_key:` field was refused; a key in an endpoint's URL, a label or the description
