@@ -358,13 +358,13 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
         raise SpecError(f"{where}: a seat is an agent string or a mapping with 'agent'")
     checked_name(raw["agent"], f"{where}.agent")
-    if raw.get("label") is not None:
-        checked_name(raw["label"], f"{where}.label")
     if raw["agent"] in aliases:
         alias = aliases[raw["agent"]]
         alias = {"agent": alias} if isinstance(alias, str) else dict(alias)
         raw = {"label": raw["agent"]} | alias | {k: v for k, v in raw.items() if k != "agent"}
     merged = dict(defaults) | raw
+    if merged.get("label") is not None:  # the seat's own, its alias's or the defaults'
+        checked_name(merged["label"], f"{where}.label")
     unknown = set(merged) - SEAT_KEYS
     if unknown:
         raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown, key=str)}; allowed: {sorted(SEAT_KEYS)}")

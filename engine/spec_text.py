@@ -110,17 +110,29 @@ def checked_name(value: Any, where: str) -> str:
 
 
 def checked_text(value: Any, where: str, limit: int) -> str:
-    """Free text of at most `limit` characters (it is stored with the run and may go into every prompt)."""
+    """Free text of at most `limit` characters (it is stored with the run and may go into every prompt), over lines
+    if it likes, without the control characters that would act on a terminal or a page (`control_character`)."""
     if not isinstance(value, str):
         raise SpecError(f"{where}: must be text, got {short(value)}")
     if len(value) > limit:
         raise SpecError(f"{where}: at most {limit:,} characters, got {len(value):,}")
+    if (at := control_character(value, free_text=True)) is not None:
+        raise SpecError(f"{where}: has a control character (U+{ord(value[at]):04X}) at position {at + 1}; "
+                        "use printable text")
     return value
 
 
-def control_character(text: str) -> int | None:
-    """Where `text`'s first control character is (newline, escape, NUL, an unassigned code point...), or None."""
-    return next((i for i, c in enumerate(text) if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn")), None)
+# what free text may hold of the control characters: line breaks and tabs, and the joiners of emoji and scripts;
+# never an escape (ANSI codes clear and colour a terminal), NUL, or a bidirectional override (it makes one name
+# read as another)
+_FREE_TEXT_CONTROLS = set("\n\r\t\u200c\u200d")
+
+
+def control_character(text: str, free_text: bool = False) -> int | None:
+    """Where `text`'s first control character is (newline, escape, NUL, a bidi override, an unassigned code
+    point...), or None; `free_text` lets line breaks, tabs and joiners pass."""
+    return next((i for i, c in enumerate(text) if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn")
+                 and not (free_text and c in _FREE_TEXT_CONTROLS)), None)
 
 
 def check_mapping(raw: Any, allowed: set[str], what: str, where: str = "") -> dict:

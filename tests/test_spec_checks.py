@@ -214,3 +214,18 @@ def test_a_key_given_twice_is_refused_naming_its_line():
     with pytest.raises(SpecError, match=r"line 4: 'game' is given twice in games"):
         load_yaml("name: x\ngames:\n  - game: tictactoe\n    game: bid\n")
     assert load_yaml("a: &a {x: 1}\nb:\n  <<: *a\n  y: 2\n") == {"a": {"x": 1}, "b": {"x": 1, "y": 2}}
+
+
+@pytest.mark.parametrize("raw, where, code", [
+    ({"name": "x", "agents": {"a": {"agent": "bot:random", "label": "lab\x1b[2J\x1b[31mRED\u202eevil"}},
+      "games": [{"game": "tictactoe", "lineups": [["a", "bot:random"]]}]}, r"lineups\[0\]\[0\]\.label", "001B"),
+    (_game() | {"description": "d\x1b[2Jx\x00y"}, "description", "001B"),
+    (_seat({"agent": "openai/m", "strategy": "persona:\u202eevil"}), r"lineups\[0\]\[0\]\.strategy", "202E"),
+    (_seat({"agent": "openai/m", "prompt_version": "v1\x07"}), r"lineups\[0\]\[0\]\.prompt_version", "0007"),
+])
+def test_control_characters_are_refused_in_labels_free_text_and_settings(raw, where, code):
+    """An attack: a label given in an alias, a description or a persona kept ANSI escapes (they cleared and coloured
+    the terminal `scores` printed to) and bidi overrides (a label read as another agent's name)."""
+    with pytest.raises(SpecError, match=rf"{where}: .*control character \(U\+{code}\)"):
+        parse_spec(raw)
+    assert parse_spec(_game() | {"description": "two lines\nand a tab\there, a family 👨‍👩‍👧"})
