@@ -217,6 +217,13 @@ def test_bad_input_is_one_line_with_exit_2_and_nothing_is_overwritten(played, tm
     assert "is a file" in one_line_error(capsys)
     assert main(["export", str(tmp_path / "no" / "such" / "site"), "--db", str(db)]) == 2
     assert "does not exist" in one_line_error(capsys)
+    (tmp_path / "earlier").mkdir()
+    (tmp_path / "earlier" / MARKER).write_text("")
+    (tmp_path / "link").symlink_to(tmp_path / "earlier")  # an earlier export's folder, through a link
+    (tmp_path / "dangling").symlink_to(tmp_path / "no" / "such")
+    for link in ("link", "dangling"):
+        assert main(["export", str(tmp_path / link), "--db", str(db)]) == 2
+        assert "is a symbolic link: give the folder it names" in one_line_error(capsys)
     assert main(["export", str(tmp_path / "s"), "--db", str(tmp_path / "missing.duckdb")]) == 2
     assert "does not exist" in one_line_error(capsys)
     (tmp_path / "junk.duckdb").write_text("not a database")
@@ -225,7 +232,8 @@ def test_bad_input_is_one_line_with_exit_2_and_nothing_is_overwritten(played, tm
     assert main(["export", str(tmp_path / "s"), "--db", str(db), "--run", "nope"]) == 2
     assert "no run nope" in one_line_error(capsys)
     assert not (tmp_path / "s").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
-        "a_file", "junk.duckdb", "notes"]
+        "a_file", "dangling", "earlier", "junk.duckdb", "link", "notes"]
+    assert [p.name for p in (tmp_path / "earlier").iterdir()] == [MARKER]
 
 
 def test_captions_read_as_text_and_a_table_wider_than_the_page_says_it_scrolls(site):

@@ -50,7 +50,11 @@ def _folder_size(folder: Path) -> int:
 
 
 def check_target(site: Path) -> None:
-    """SITE_DIR is new, an empty folder, or an earlier export; anything else is refused (ExportError)."""
+    """SITE_DIR is new, an empty folder, or an earlier export; anything else is refused (ExportError). A symbolic
+    link is refused too, even to an earlier export: the site replaces the folder whole, which would replace the
+    link and leave the folder it names behind."""
+    if site.is_symlink():
+        raise ExportError(f"{site} is a symbolic link: give the folder it names ({site.resolve()}) or a new one")
     if site.exists() and not site.is_dir():
         raise ExportError(f"{site} is a file, not a folder: give a new folder for the site")
     if site.is_dir() and any(site.iterdir()) and not (site / MARKER).is_file():
