@@ -285,13 +285,18 @@ def test_a_hostile_folder_imports_its_records_and_names_each_file_it_skips(tmp_p
     os.mkfifo(folder / "guessing_game_v1_4.json")
     with (folder / "guessing_game_v1_5.json").open("wb") as big:
         big.truncate(MAX_RECORD_BYTES + 1)  # sparse: no disk spent
+    huge_run = folder / "guessing_game_v1_99999999999999999999.json"  # an integer past what the database holds
+    shutil.copy(RAW / "guessing_game" / "guessing_game_v1_1.json", huge_run)
     db = tmp_path / "r.duckdb"
     done = subprocess.run([sys.executable, "-m", "engine", "import", "gamabench", str(tmp_path / "raw"), "--db",
                            str(db), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     said = done.stdout + done.stderr
     assert "Traceback" not in said, said
-    assert "imported 1 " in said and "5 unreadable" in said, said
+    assert "imported 1 " in said and "6 unreadable" in said, said
     for name, why in (("t0", "nested too deeply"), ("v1_2", "not a regular file"), ("v1_3", "not a regular file"),
-                      ("v1_4", "not a regular file"), ("v1_5", "larger than")):
+                      ("v1_4", "not a regular file"), ("v1_5", "larger than"),
+                      ("v1_99999999999999999999", "run number 99999999999999999999 is outside")):
         assert f"guessing_game_{name}.json: {why}" in said, (name, said)
     assert store.rows(db, "SELECT count(*) FROM matches") == [(1,)]
+    assert store.rows(db, "SELECT DISTINCT status FROM runs") == [("ok",)]  # no run left 'running'
+

@@ -234,7 +234,12 @@ def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None
     for run_id, model in sorted(models.items()):
         store.upsert_run(db, run_id, f"GAMA-Bench records: {model}", {"source": "GAMA-Bench raw_results",
                                                                      "model": model}, SOURCE, 0)
-    added = store.write_matches(db, records)
+    try:
+        added = store.write_matches(db, records)
+    except BaseException:  # the runs must not stay 'running' (the pages would show an import in progress)
+        for run_id in sorted(models):
+            store.finish_run(db, run_id, "error")
+        raise
     for run_id in sorted(models):
         with store.connect(db) as con:
             con.execute("UPDATE runs SET n_matches = (SELECT count(*) FROM matches WHERE run_id = ?) WHERE run_id = ?",

@@ -11,6 +11,7 @@ from engine.metrics.gamabench_records import RecordError
 
 PAPER_MODEL = "gpt-3.5-turbo-0125"
 PERSONAS = {"1": "persona:cooperative", "2": "persona:selfish", "3": "persona:mathematician"}
+MAX_RUN_NUMBER = 10_000  # their runs are numbered 1-5 (at most 10 in a study); as many as a spec may repeat
 LEADERBOARD_RUNS = ("1", "2", "3", "4", "5")  # board.py: f"{model}{game}_v1_{i}.json" for i in range(1, 6)
 GAMA_NAMES = ("guessing_game", "bar_game_implicit", "bar_game_explicit", "bar_game", "divide_dollar",
               "public_goods", "diner_dilemma", "sealed_bid_auction", "battle_royale", "pirate_game")
@@ -38,6 +39,8 @@ def parse_name(name: str) -> dict[str, Any]:
     cond = {"gama_game": m["game"], "model": prefix.replace("_", "-") or PAPER_MODEL, "prompt_version": m["version"],
             "temperature": 1.0, "strategy": "vanilla", "repeat": 0, "variant": suffix or None, "own_setting": None}
     if suffix.isdigit():
+        if not 1 <= int(suffix) <= MAX_RUN_NUMBER:
+            raise RecordError(f"run number {suffix[:20]} is outside 1-{MAX_RUN_NUMBER:,}: no record of theirs")
         cond["repeat"], cond["variant"] = int(suffix) - 1, None
     elif re.fullmatch(r"t[0-5]", suffix):
         cond["temperature"] = round(int(suffix[1]) * 0.2, 1)
