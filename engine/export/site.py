@@ -276,16 +276,23 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
 def build(site: Site, progress: bool = False) -> None:
     """Every page of the site into `site.root`: the numbers' pages first (they name the lists), then the lists
     (they name the matches), then the matches (with a progress bar when `progress`: they are most of the time)."""
+    # a read-only connection is shared page by page, never over the whole build: a run writing the same file
+    # waits for one page's queries at most (the whole build held it a minute, and a killed run lost that minute)
     with store.reading(site.db):
         options = selected_options(site)
-        games = [] if options.empty else sorted(options["game"].unique())
-        suite_paths = {}
-        for name, suite in all_suites().items():
+    games = [] if options.empty else sorted(options["game"].unique())
+    suite_paths = {}
+    for name, suite in all_suites().items():
+        with store.reading(site.db):
             if suite.games and (path := suite_page(site, suite)):
                 suite_paths[name] = path
-        game_paths = {game: game_page(site, game) for game in games}
-        index_page(site, options, suite_paths, game_paths)
-        for path, listed in list(site.lists.items()):
+    game_paths = {}
+    for game in games:
+        with store.reading(site.db):
+            game_paths[game] = game_page(site, game)
+    index_page(site, options, suite_paths, game_paths)
+    for path, listed in list(site.lists.items()):
+        with store.reading(site.db):
             list_page(site, path, listed)
     ids = list(site.matches)
     bar = match_progress(len(ids), 0, "export: match transcripts", progress)
