@@ -275,10 +275,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(Path(args.db).resolve())
     os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
-    if args.address not in LOOPBACK:
+    if args.address not in LOOPBACK or args.allowed_host:  # other machines reach it (a proxy names it otherwise)
         os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
         if not os.environ.get(form.ADMIN_TOKEN_ENV):
-            print(f"serving on {args.address}: Launch is refused until ARENA_ADMIN_TOKEN is set", file=sys.stderr)
+            reached = f"{args.address}" + (f" as {', '.join(args.allowed_host)}" if args.allowed_host else "")
+            print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
+                  file=sys.stderr)
     sys.argv = serve_argv(args.address, args.port, args.allowed_host)
     return streamlit_cli.main()
 
