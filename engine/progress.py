@@ -15,14 +15,15 @@ from typing import Any, TextIO
 from engine.wording import count, usd
 
 INTERVAL = 5.0  # seconds between two lines of a log
+FIGURES = ("errors", "turns", "tokens", "usd")  # what a run's line counts besides the matches done
 
 
 class LogProgress:
     """tqdm's `update` / `set_postfix` / `close`, written as one line every `interval` seconds."""
 
     def __init__(self, total: int, initial: int, name: str, interval: float = INTERVAL, out: TextIO | None = None,
-                 clock: Callable[[], float] = time.monotonic, heartbeat: bool = True):
-        self.total, self.done, self.name, self.interval = total, initial, name, interval
+                 clock: Callable[[], float] = time.monotonic, heartbeat: bool = True, shown: tuple[str, ...] = FIGURES):
+        self.total, self.done, self.name, self.interval, self.shown = total, initial, name, interval, shown
         self.out, self.clock = out or sys.stdout, clock
         self.figures: dict[str, Any] = {}
         self.started = self.printed = clock()
@@ -35,8 +36,9 @@ class LogProgress:
 
     def line(self) -> str:
         f = self.figures
-        parts = [f"{self.done:,} of {count(self.total, 'match')} done", count(f.get("errors", 0), "error"),
-                 count(f.get("turns", 0), "turn"), count(f.get("tokens", 0), "token"), usd(f.get("usd", 0.0))]
+        figures = {"errors": count(f.get("errors", 0), "error"), "turns": count(f.get("turns", 0), "turn"),
+                   "tokens": count(f.get("tokens", 0), "token"), "usd": usd(f.get("usd", 0.0))}
+        parts = [f"{self.done:,} of {count(self.total, 'match')} done", *(figures[k] for k in self.shown)]
         return f"{datetime.now():%H:%M:%S} {self.name}: {', '.join(parts)} ({self.clock() - self.started:.0f} s)"
 
     def write(self) -> None:
@@ -67,12 +69,13 @@ class LogProgress:
             self.tick()
 
 
-def match_progress(total: int, initial: int, name: str, enabled: bool):
-    """tqdm's bar when its stream (stderr) is a terminal, else a `LogProgress` on stdout; None when not `enabled`."""
+def match_progress(total: int, initial: int, name: str, enabled: bool, shown: tuple[str, ...] = FIGURES):
+    """tqdm's bar when its stream (stderr) is a terminal, else a `LogProgress` on stdout (its line counting the
+    `shown` figures); None when not `enabled`."""
     if not enabled:
         return None
     if sys.stderr.isatty():
         from tqdm import tqdm
 
         return tqdm(total=total, initial=initial, desc=name, unit="match")
-    return LogProgress(total, initial, name)
+    return LogProgress(total, initial, name, shown=shown)

@@ -138,7 +138,7 @@ def test_the_command_shows_its_progress_then_states_the_pages_matches_and_size(p
     matches = len(list((site / "matches").glob("*.html")))
     assert matches == store.rows(db, "SELECT count(*) FROM matches WHERE status = 'ok'")[0][0]
     # off a terminal, a line at the start and at the end of the transcripts (and every few seconds between)
-    assert "export: match transcripts: 0 of" in progress[0] and f"{matches} of {matches} matches done" in progress[-1]
+    assert "export: match transcripts: 0 of" in progress[0] and f"{matches} of {matches} matches done (" in progress[-1]
     assert re.fullmatch(rf"exported [\d,]+ pages \({matches} match transcripts\) to .+: [\d.]+ MB, of which "
                         r"transcripts [\d.]+ MB \([\d.]+ KB a match\)", line), line
 

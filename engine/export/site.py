@@ -295,7 +295,7 @@ def build(site: Site, progress: bool = False) -> None:
         with store.reading(site.db):
             list_page(site, path, listed)
     ids = list(site.matches)
-    bar = match_progress(len(ids), 0, "export: match transcripts", progress)
+    bar = match_progress(len(ids), 0, "export: match transcripts", progress, shown=())
     for start in range(0, len(ids), BATCH):
         with store.reading(site.db):
             for match_id in ids[start:start + BATCH]:

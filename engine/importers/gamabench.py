@@ -211,7 +211,7 @@ def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None
     records: list[store.MatchRecord] = []
     skipped, problems, turns = 0, [], 0
     with readers(len(files), workers) as pool:
-        bar = match_progress(len(files), 0, "GAMA-Bench import", progress)
+        bar = match_progress(len(files), 0, "GAMA-Bench import", progress, shown=("errors", "turns"))
         read = pool.map(read_record, files, repeat(path), chunksize=CHUNK) if pool \
             else (read_record(f, path) for f in files)
         for result in read:
