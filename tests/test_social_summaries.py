@@ -1,0 +1,165 @@
+"""The seat summary (engine/store/summaries.py `seat_summary`) and the social boards that sum it: Who is Spy's
+ranking and figures by role, MAgIC's ability profile and its social half give the log's figures for every
+selection the summary's grain answers (Reasoning under both readings of a missing suspicion included), read no
+seat or turn there, and go to the log for a selection it does not answer; the writer's rows are a rebuild's, a
+resumed run and a re-imported match counted once; an upgrade from version 9 builds it."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from engine import store
+from engine.metrics import magic, magic_social, wis
+from engine.playing import play_match
+from engine.runner import run_spec
+from engine.selection import ALL, Selection
+from engine.spec import parse_spec
+from engine.store import summaries
+from engine.suites import get_suite
+from tests.test_social_metrics import hand_db  # noqa: F401 (a fixture: hand-made matches, worked out there)
+
+
+def hero(bot: str, label: str) -> dict:
+    return {"challenger": {"agent": bot, "label": label}, "others": "bot:letters"}
+
+
+GAMES = [
+    {"game": "chameleon", "lineups": [hero("bot:letters", "A"), hero("bot:random", "B"), {"all": "bot:letters"}]},
+    {"game": "undercover", "presets": ["magic", "wis"],
+     "lineups": [hero("bot:letters", "A"), hero("bot:random", "B"), {"all": "bot:letters"}]},
+    {"game": "prisoners_dilemma", "lineups": [{"challenger": {"agent": "bot:always_defect", "label": "A"},
+                                               "others": "bot:tit_for_tat"}]},
+    {"game": "cost_sharing", "lineups": [{"challenger": {"agent": "bot:selfish", "label": "B"},
+                                          "others": "bot:follow_first"}]},
+    {"game": "magic_public_good", "lineups": [{"challenger": {"agent": "bot:steady", "label": "A"},
+                                               "others": "bot:never_invest"}]},
+]
+
+
+def spec(name: str, seed: int, repeats: int):
+    return parse_spec({"name": name, "seed": seed, "repeats": repeats, "games": GAMES})
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """Two runs of the social and game-theory games (bots state beliefs): the first resumed (nothing written
+    twice), in the second an errored match replaced by its replay and an ok match re-imported."""
+    db = tmp_path_factory.mktemp("social") / "results.duckdb"
+    first, second = spec("first", 1, 2), spec("second", 2, 1)
+    assert asyncio.run(run_spec(first, db, progress=False)).errors == 0
+    assert asyncio.run(run_spec(first, db, progress=False)).played == 0
+
+    async def play():
+        return [await play_match(plan) for plan in second.matches]
+
+    store.upsert_run(db, second.run_id, second.name, second.raw, "engine", len(second.matches))
+    records = asyncio.run(play())
+    errored = records[0]
+    errored_first = type(errored)(errored.match | {"status": "error", "error": "provider down"}, errored.seats,
+                                  errored.turns, errored.metrics)
+    assert store.write_matches(db, [errored_first, *records[1:]]) == len(records)
+    assert store.write_matches(db, records) == 1
+    store.write_match(db, records[1].match, records[1].seats, records[1].turns, records[1].metrics)  # re-import
+    return db
+
+
+SELECTIONS = {
+    "all": ALL,
+    "one run": Selection(run_ids=(spec("second", 2, 1).run_id,)),
+    "one game": ALL.of_game("undercover"),
+    "two presets": Selection(presets=("wis", "magic")),
+    "contested": Selection(contested=True),
+    "without fallback moves": Selection(without_fallbacks=True),
+}
+BOARDS = {
+    "wis leaderboard": lambda db, s: wis.leaderboard(db, s),
+    "wis figures by role": lambda db, s: wis.figures_by_role(db, s),
+    "magic profile": lambda db, s: magic.ability_profile(db, s),
+    "magic profile, unmatched": lambda db, s: magic.ability_profile(db, s, missing_suspicion="unmatched"),
+    "social abilities": lambda db, s: magic_social.social_abilities(db, s),
+    "the suites' boards": lambda db, s: pd.concat([get_suite("wis").leaderboard(db, s),
+                                                   get_suite("magic").leaderboard(db, s)]),
+}
+
+
+def logged(db, board, selection, monkeypatch):
+    with monkeypatch.context() as patched:  # the same call with the summaries out of the way
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        return board(db, selection)
+
+
+@pytest.mark.parametrize("board", list(BOARDS))
+@pytest.mark.parametrize("name", list(SELECTIONS))
+def test_the_social_boards_summed_are_the_logs(played, board, name, monkeypatch):
+    summed = BOARDS[board](played, SELECTIONS[name])
+    from_log = logged(played, BOARDS[board], SELECTIONS[name], monkeypatch)
+    assert len(from_log) >= 2
+    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
+
+
+def test_the_profile_sums_every_figure_the_log_gives_reasoning_included(played, monkeypatch):
+    """Else the equality above could hold with the figures all blank."""
+    profile = magic.ability_profile(played)
+    assert profile.set_index("agent").loc[["A", "B"], "Reasoning (0-100)"].notna().all()
+    assert profile["Judgement (0-100)"].notna().any() and profile["Rationality (0-100)"].notna().any()
+    assert wis.figures_by_role(played)["vote_accuracy"].notna().any()
+
+
+@pytest.mark.parametrize("reading", ["authors", "unmatched"])
+def test_the_hand_made_social_figures_summed_are_the_logs(hand_db, reading, monkeypatch):  # noqa: F811
+    """A fallback vote for the special player, a pgm belief text, a failed probe and a missing suspect: each as
+    the log reads it, under both readings."""
+    assert store.rows(hand_db, f"SELECT sum(total) FROM seat_summary WHERE name = '{summaries.FALLBACK_VOTES}'") \
+        == [(1.0,)]  # G's
+    summed = magic_social.social_abilities(hand_db, missing_suspicion=reading)
+    board = lambda db, s: magic_social.social_abilities(db, s, missing_suspicion=reading)  # noqa: E731
+    pd.testing.assert_frame_equal(summed, logged(hand_db, board, ALL, monkeypatch), check_exact=False, rtol=1e-12)
+
+
+def test_the_boards_read_no_seat_or_turn_where_the_summary_answers(played, monkeypatch):
+    def no_log(*args, **kwargs):
+        raise AssertionError("read the log")
+
+    monkeypatch.setattr(magic_social, "_seats_sql", no_log)
+    monkeypatch.setattr(magic_social, "reasoning_sums", no_log)
+    monkeypatch.setattr(wis, "_logged_sql", no_log)
+    for selection in SELECTIONS.values():
+        for board in BOARDS.values():
+            board(played, selection)
+    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("A",))):
+        for board in BOARDS.values():
+            with pytest.raises(AssertionError, match="read the log"):
+                board(played, selection)
+
+
+def seat_rows(db) -> pd.DataFrame:
+    rows = store.query(db, "SELECT * FROM seat_summary")
+    return rows.sort_values(list(summaries.SEAT_KEYS), ignore_index=True, na_position="first")
+
+
+def test_the_writers_seat_summary_is_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):
+    incremental = seat_rows(played)
+    assert {summaries.REASONING_ITEMS, "reasoning_right:authors", "reasoning_right:unmatched"} <= set(incremental.name)
+    seated = incremental[incremental.name == summaries.SEAT]["seats"].sum()
+    assert seated == store.rows(played, """SELECT count(*) FROM seats JOIN matches USING (match_id)
+                                           WHERE status = 'ok'""")[0][0]
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(played.read_bytes())
+    store.rebuild_summaries(copy)
+    pd.testing.assert_frame_equal(incremental, seat_rows(copy), check_exact=False, rtol=1e-12)
+
+
+def test_a_version_9_database_gets_its_seat_summary_built_by_the_upgrade(played, tmp_path):
+    db = tmp_path / "v9.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("DROP TABLE seat_summary")
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (9, now())")
+    store.check_db(db)
+    assert store.summaries_in_step(db)
+    pd.testing.assert_frame_equal(seat_rows(db), seat_rows(played), check_exact=False, rtol=1e-12)
