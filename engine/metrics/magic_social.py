@@ -157,7 +157,10 @@ def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Varian
     table = store.query(db, f"""
         SELECT agent, strategy, {figures} FROM ({rows})
         WHERE {seats_where} GROUP BY agent, strategy ORDER BY agent, strategy""", params)
-    return table.set_index(["agent", "strategy"]) if not table.empty else table
+    if table.empty:
+        return table
+    # an index of Python strings: the abilities' dozens of aligned divisions converted an Arrow-backed one each time
+    return table.astype({"agent": object, "strategy": object}).set_index(["agent", "strategy"])
 
 
 def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Variant, ...],
@@ -172,7 +175,7 @@ def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Varia
     condition, params = summed
     wide = "".join(f", sum(total) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metrics)
     return f"""
-        SELECT agent, strategy, game, json_extract_string(params, '$.rules') AS rules, role, flag,
+        SELECT agent, strategy, game, rules, role, flag,
                sum(total) FILTER (WHERE name = '{summaries.SEAT}') AS seated,
                sum(total) FILTER (WHERE name = '{summaries.WON}') AS wins,
                coalesce(sum(total) FILTER (WHERE name = '{summaries.FALLBACK_VOTES}'), 0) AS fallback_votes_correct

@@ -38,11 +38,16 @@ def summed_where(db: str | Path, selection: Selection, alias: str = "k") -> tupl
 
 
 def seat_rows(condition: str) -> str:
-    """The `seat_summary` rows (`k`) that `condition` selects, with the agent's name (`agent`, as `agent_sql`
-    names it) and its strategy, `NO_STRATEGY` for none."""
+    """The `seat_summary` rows (`k`) that `condition` selects, summed per agent (`agent`, named as `agent_sql`
+    names it), strategy (`NO_STRATEGY` for none), game, rule set (`rules`), role, challenger, flag and value name:
+    the agents are named once their rows are summed (naming 100,000 rows cost 100 ms at a million matches)."""
     return f"""
-        WITH k AS (
-          SELECT * REPLACE ({agent_sql("z", source=SETTINGS_SOURCE)} AS agent,
-                            coalesce(z.strategy, '{NO_STRATEGY}') AS strategy)
-          FROM (SELECT *, label AS agent FROM seat_summary) z)
-        SELECT * FROM k WHERE {condition}"""
+        WITH g AS (
+          SELECT k.label, k.temperature, k.prompt_version, k.max_tokens,
+                 coalesce(k.strategy, '{NO_STRATEGY}') AS strategy, k.game,
+                 json_extract_string(k.params, '$.rules') AS rules, k.role, k.challenger, k.flag, k.name,
+                 sum(k.seats) AS seats, sum(k.total) AS total
+          FROM seat_summary k WHERE {condition} GROUP BY ALL)
+        SELECT {agent_sql("g", source=SETTINGS_SOURCE)} AS agent,
+               g.* EXCLUDE (agent, label, temperature, prompt_version, max_tokens)
+        FROM (SELECT *, label AS agent FROM g) g"""
