@@ -131,9 +131,27 @@ def test_the_boards_read_no_seat_or_turn_where_the_summary_answers(played, monke
         for board in BOARDS.values():
             board(played, selection)
     for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("A",))):
-        for board in BOARDS.values():
+        for name, board in BOARDS.items():
+            if name == "wis figures by role" and selection.agents:
+                continue  # its own rows: the next test
             with pytest.raises(AssertionError, match="read the log"):
                 board(played, selection)
+
+
+def test_the_figures_by_role_of_one_agent_are_its_rows_of_the_matches_it_played_from_the_summary(played,
+                                                                                                 monkeypatch):
+    """The Games page's figures of the chosen model: its rows, every seat it held (all of them in the matches it
+    played), summed without the log; the log's, read from the matches it played, are the same rows, and so are its
+    rows of every match."""
+    mine = Selection(agents=("A",))
+    from_log = logged(played, wis.figures_by_role, mine, monkeypatch)  # the matches the filter picks
+    every = wis.figures_by_role(played)
+    monkeypatch.setattr(wis, "_logged_sql", lambda *args: pytest.fail("read the log"))
+    summed = wis.figures_by_role(played, mine)
+    assert set(summed.agent) == {"A"} and len(summed) == 3
+    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(summed, every[every.agent == "A"].reset_index(drop=True), check_exact=False,
+                                  rtol=1e-12)
 
 
 def seat_rows(db) -> pd.DataFrame:

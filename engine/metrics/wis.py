@@ -9,6 +9,7 @@ win rate, mean score, vote accuracy (a civilian's votes for the spy / its votes 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -74,10 +75,12 @@ def _summed_sql(condition: str) -> str:
         FROM ({seat_rows(f"{UNDERCOVER.sql('k')} AND ({condition})")}) GROUP BY agent, strategy, role"""
 
 
-def _sums_sql(db: str | Path, selection: Selection) -> tuple[str, list]:
+def _sums_sql(db: str | Path, selection: Selection, own_rows: bool = False) -> tuple[str, list]:
     """`_SUMS` of the selection, per seat from the log or per agent, strategy and role from the seat summary (where
-    it answers: `seat_sums.summed_where`), and its parameters: the figures sum either alike."""
-    summed = summed_where(db, selection)
+    it answers: `seat_sums.summed_where`), and its parameters: the figures sum either alike. With `own_rows` (the
+    rows of the filter's agents only are kept) the summary answers an agent filter too: every seat of theirs is in
+    the matches it picks."""
+    summed = summed_where(db, replace(selection, agents=()) if own_rows else selection)
     if summed is not None:
         return _summed_sql(summed[0]), summed[1]
     where, params = selection.where("m")
@@ -86,9 +89,12 @@ def _sums_sql(db: str | Path, selection: Selection) -> tuple[str, list]:
 
 def figures_by_role(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """One row per agent, strategy and role (spy, civilian, all), over the selected games: every seat
-    counts once under its own role and once under "all"."""
+    counts once under its own role and once under "all". An agent filter keeps the rows of those agents (the
+    Games page shows the chosen model's): every seat they held, which is every seat of theirs in the matches the
+    filter picks, so the summary answers it (the other agents' rows of those matches would need the log)."""
+    agents = list(selection.agents)
     with store.reading(db):
-        sums, params = _sums_sql(db, selection)
+        sums, params = _sums_sql(db, selection, own_rows=True)
         table = store.query(db, f"""
             WITH seat AS ({sums}),
             parts AS (
@@ -99,8 +105,8 @@ def figures_by_role(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
                    coalesce(sum(votes_correct), 0) / nullif(sum(votes_cast), 0) AS vote_accuracy,
                    coalesce(sum(fouls), 0) / nullif(sum(speeches), 0) AS foul_rate,
                    sum(survival_rounds) / nullif(sum(survived), 0) AS survival_rounds
-            FROM parts GROUP BY agent, strategy, role
-            ORDER BY agent, strategy, {_ROLE_ORDER}""", params)
+            FROM parts {"WHERE agent IN (SELECT unnest(?))" if agents else ""} GROUP BY agent, strategy, role
+            ORDER BY agent, strategy, {_ROLE_ORDER}""", params + ([agents] if agents else []))
     if table.empty:
         return pd.DataFrame(columns=FIGURE_COLUMNS)
     return table[FIGURE_COLUMNS].astype({"games": "int64"})
