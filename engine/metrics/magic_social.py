@@ -21,8 +21,10 @@ The seats under test: the match parameter `tested_role` says which ('special': t
 exactly one seat differs from the others only that seat is scored, else (self-play, mixed tables)
 every seat is. An agent is `seats.label` with its strategy.
 
-The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats)
-and read the belief probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
+The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats):
+from the seat summary where it answers the selection (engine/metrics/seat_sums.py; each seat's Reasoning items
+are counted there when its match is written, `seat_reasoning_rows`), else from the log, reading the belief
+probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
 """
 
 from __future__ import annotations

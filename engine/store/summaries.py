@@ -8,7 +8,9 @@ which are params, presets, and matches without fallback moves), so any such sele
 range or an agent filter is not, and is read from the log (engine/headline.py decides). `pairwise_summary` keeps, per
 run x game x params x preset, the comparisons between agents the Bradley-Terry fit reads
 (engine/metrics/bradley_terry.py), and `agent_settings` every setting a label was played at, so that naming agents
-(`selection.agent_sql`) needs no scan of the seats.
+(`selection.agent_sql`) needs no scan of the seats. `seat_summary` keeps, per seat key (the agent, its strategy and
+role, whether it is its match's challenger, the match's outcome flag) and value (a metric, its win, its score,
+MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py).
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -38,13 +40,12 @@ from engine.valid_answers import valid_sql
 
 KEYS = ("run_id", "game", "params", "preset", "several", "fallbacks", "label", "temperature", "prompt_version",
         "max_tokens")
-SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name")}  # each table and the columns it sums by
 SIDE = ("label", "temperature", "prompt_version", "max_tokens")  # an agent of a pair, as `KEYS` name it
 PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}" for c in SIDE),
              *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
-# each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
-# a seat's keys beyond `KEYS` in `seat_summary`: what the social boards (Who is Spy, MAgIC) tell seats apart by
+# `seat_summary`'s keys: `KEYS` and what the social boards (Who is Spy, MAgIC) tell seats apart by, and a value
 SEAT_KEYS = (*KEYS, "strategy", "role", "challenger", "flag", "name")
+# each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
              "agent_settings": SIDE, "seat_summary": SEAT_KEYS}
 # `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
