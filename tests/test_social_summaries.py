@@ -181,3 +181,15 @@ def test_a_version_9_database_gets_its_seat_summary_built_by_the_upgrade(played,
     store.check_db(db)
     assert store.summaries_in_step(db)
     pd.testing.assert_frame_equal(seat_rows(db), seat_rows(played), check_exact=False, rtol=1e-12)
+
+
+def test_llmarenas_undercover_figures_summed_are_the_logs(db_path, monkeypatch):
+    """The other reader of the challenger sums (LLMArena's Table 3): the same figures from the seat summary."""
+    raw = {"name": "lla", "repeats": 6, "games": [{"game": "undercover", "preset": "llmarena", "lineups": [
+        ["bot:letters"] * 4 + [{"agent": "bot:letters", "label": "tested"}],
+        ["bot:random"] * 3 + [{"agent": "bot:letters", "label": "tested"}, "bot:letters"]]}]}
+    asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
+    board = lambda db, s: magic_social.llmarena_undercover_figures(db)  # noqa: E731
+    summed = board(db_path, ALL)
+    assert len(summed) >= 2
+    pd.testing.assert_frame_equal(summed, logged(db_path, board, ALL, monkeypatch), check_exact=False, rtol=1e-12)
