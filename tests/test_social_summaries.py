@@ -15,6 +15,7 @@ import pytest
 from engine import store
 from engine.metrics import magic, magic_social, wis
 from engine.playing import play_match
+from engine.rescore import rescore
 from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.spec import parse_spec
@@ -193,3 +194,13 @@ def test_llmarenas_undercover_figures_summed_are_the_logs(db_path, monkeypatch):
     summed = board(db_path, ALL)
     assert len(summed) >= 2
     pd.testing.assert_frame_equal(summed, logged(db_path, board, ALL, monkeypatch), check_exact=False, rtol=1e-12)
+
+
+def test_rescore_rebuilds_the_seat_summary_from_the_log(played, tmp_path):
+    db = tmp_path / "rescored.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("UPDATE seat_summary SET total = 0")  # gone wrong, still in step
+    summary = rescore(db, ALL.of_game("prisoners_dilemma"))
+    assert summary.rescored > 0 and not summary.failed
+    pd.testing.assert_frame_equal(seat_rows(db), seat_rows(played), check_exact=False, rtol=1e-12)
