@@ -23,6 +23,8 @@ from engine.store import summaries
 from engine.suites import get_suite
 from tests.test_social_metrics import hand_db  # noqa: F401 (a fixture: hand-made matches, worked out there)
 
+pytestmark = pytest.mark.slow  # two runs of five games and 45 board calls: a minute and more
+
 
 def hero(bot: str, label: str) -> dict:
     return {"challenger": {"agent": bot, "label": label}, "others": "bot:letters"}
