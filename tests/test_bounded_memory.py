@@ -70,6 +70,7 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     monkeypatch.setattr(store, "query", counting(real_query))
     monkeypatch.setattr(store, "rows", counting(real_rows))
     monkeypatch.setattr(store, "stream", streaming, raising=False)
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the log's path (the summaries stream none)
     profile = magic.ability_profile(db_path)
     social = magic_social.social_abilities(db_path)
     assert n_seats > 50 and sorted(profile.agent) == ["A", "B"] and sorted(social.agent) == ["A", "B"]

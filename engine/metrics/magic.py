@@ -42,20 +42,18 @@ from engine.magic_radar import (
 from engine.metrics.magic_social import (
     AUTHORS,
     NO_STRATEGY,
-    SOCIAL_GAMES,
     SOCIAL_METRICS,
     SOCIAL_SUMS,
-    challenger_sums,
+    challenger_figures,
     ratios,
-    reasoning_sums,
     seat_in,
     social_abilities_of,
 )
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, variants_sql
 from engine.suites.magic import ROLE_WIN_RATES as SUITE_ROLE_WIN_RATES
+from engine.suites.magic import SOCIAL, THEORY
 from engine.suites.magic import TABLE_2 as SUITE_TABLE_2
-from engine.suites.magic import THEORY
 
 SOCIAL_ABILITY_COLUMNS = {"judgement": "Judgement", "reasoning": "Reasoning", "deception": "Deception",
                           "self_awareness": "Self-awareness"}
@@ -72,14 +70,14 @@ _RATIONAL = f"{_PRISONER} OR {_PUBLIC}"
 THEORY_METRICS = ("agreement", "proposal_agreed", "rational_moves", "rational_chances", "cost_share", "final_score",
                   "payback")
 THEORY_SUMS = {
-    "sharing": f"count(*) FILTER (WHERE {_SHARING})", "prisoner": f"count(*) FILTER (WHERE {_PRISONER})",
-    "public": f"count(*) FILTER (WHERE {_PUBLIC})",
+    "sharing": f"sum(seated) FILTER (WHERE {_SHARING})", "prisoner": f"sum(seated) FILTER (WHERE {_PRISONER})",
+    "public": f"sum(seated) FILTER (WHERE {_PUBLIC})",
     "agreement": f"sum(agreement) FILTER (WHERE {_SHARING})",
     "proposal_agreed": f"sum(proposal_agreed) FILTER (WHERE {_SHARING})",
     "rational_moves": f"sum(rational_moves) FILTER (WHERE {_RATIONAL})",
     "rational_chances": f"sum(rational_chances) FILTER (WHERE {_RATIONAL})",
-    "prisoner_won": f"count(*) FILTER (WHERE {_PRISONER} AND won)",
-    "public_won": f"count(*) FILTER (WHERE {_PUBLIC} AND won)",
+    "prisoner_won": f"sum(wins) FILTER (WHERE {_PRISONER})",
+    "public_won": f"sum(wins) FILTER (WHERE {_PUBLIC})",
     "cost_share": f"sum(cost_share) FILTER (WHERE {_SHARING})",
     "final_score": f"sum(final_score) FILTER (WHERE {_PRISONER})",
     "payback": f"sum(payback) FILTER (WHERE {_PUBLIC})",
@@ -110,14 +108,12 @@ def ability_profile(db: str | Path, selection: Selection = ALL, missing_suspicio
     half has NaN (no games) for the other's figures. `missing_suspicion`: how Reasoning reads a belief without
     a suspect (`magic_social.reasoning_sums`: 'authors' as Player 1, their argmax of zeros; 'unmatched' never
     right)."""
-    where, params = selection.where("m")
     with store.reading(db):
-        sums = challenger_sums(db, f"(({SOCIAL_GAMES}) OR ({THEORY_SELECTION})) AND {where}", params,
-                               SOCIAL_METRICS + THEORY_METRICS, SOCIAL_SUMS | THEORY_SUMS)
-        if sums.empty:
-            return pd.DataFrame(columns=PROFILE_COLUMNS)
-        social = social_abilities_of(sums, reasoning_sums(db, where, params, missing_suspicion)).rename(
-            columns=SOCIAL_ABILITY_COLUMNS)
+        sums, reasoning = challenger_figures(db, selection, SOCIAL + THEORY, SOCIAL_METRICS + THEORY_METRICS,
+                                             SOCIAL_SUMS | THEORY_SUMS, missing_suspicion)
+    if sums.empty:
+        return pd.DataFrame(columns=PROFILE_COLUMNS)
+    social = social_abilities_of(sums, reasoning).rename(columns=SOCIAL_ABILITY_COLUMNS)
     profile = social.merge(_theory_abilities_of(sums), on=["agent", "strategy"])
     profile[ABILITIES] = profile[ABILITIES].astype(float) * RADAR_SCALE  # Table 1's scale: the one place it is set
     profile = profile.rename(columns=dict(zip(ABILITIES, ABILITY_COLUMNS, strict=True)))

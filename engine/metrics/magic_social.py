@@ -21,8 +21,10 @@ The seats under test: the match parameter `tested_role` says which ('special': t
 exactly one seat differs from the others only that seat is scored, else (self-play, mixed tables)
 every seat is. An agent is `seats.label` with its strategy.
 
-The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats)
-and read the belief probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
+The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats):
+from the seat summary where it answers the selection (engine/metrics/seat_sums.py; each seat's Reasoning items
+are counted there when its match is written, `seat_reasoning_rows`), else from the log, reading the belief
+probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
 """
 
 from __future__ import annotations
@@ -34,17 +36,19 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from engine import store
 from engine.games.social import read_belief_text
+from engine.metrics.seat_sums import NO_STRATEGY, seat_rows, summed_where
 from engine.selection import ALL, Selection, Variant, agent_sql, variants_sql
+from engine.store import summaries
 from engine.suites.magic import SOCIAL
 
 DECEPTION_GUESS_WEIGHT = 0.25
 SOCIAL_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
                   "judgement", "reasoning", "deception", "self_awareness"]
-NO_STRATEGY = "-"  # bots have none
 SOCIAL_GAMES = variants_sql(SOCIAL)  # over matches AS m
 AUTHORS, UNMATCHED = "authors", "unmatched"  # how Reasoning reads a missing suspicion row
 FIRST_SEAT = "Player 1"  # whom the authors' argmax of a row of zeros names
@@ -135,8 +139,10 @@ def _identifier(text: str) -> str:
 
 
 def ratios(num: pd.Series, den: pd.Series) -> pd.Series:
-    """num / den element-wise, NaN where den is 0 (no games, no chances)."""
-    return num / den.where(den != 0)
+    """num / den element-wise (the same index), NaN where den is 0 (no games, no chances): in numpy, since a
+    board divides dozens of columns and pandas' own division costs a millisecond each."""
+    n, d = num.to_numpy(dtype=float), den.to_numpy(dtype=float)
+    return pd.Series(np.divide(n, d, out=np.full(len(n), np.nan), where=d != 0), index=num.index)
 
 
 def column(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -144,22 +150,70 @@ def column(frame: pd.DataFrame, name: str) -> pd.Series:
     return frame[name].fillna(0) if name in frame else pd.Series(0.0, index=frame.index)
 
 
-def challenger_sums(db: str | Path, where: str, params: list | None, metrics: tuple[str, ...],
+def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Variant, ...], metrics: tuple[str, ...],
                     sums: dict[str, str], seats_where: str = "true") -> pd.DataFrame:
-    """Per agent and strategy (sorted, as the index), each of `sums` (name -> an aggregate over the
-    challenger seats of the matches selected by `where`, which may read the seat's columns of
-    `_seats_sql` and the `metrics` named) as a float, a missing value counting 0. The seats stay in
-    DuckDB: one row per agent comes out."""
+    """Per agent and strategy (sorted, as the index), each of `sums` (name -> an aggregate over the challenger
+    seats of the selected matches of `variants`) as a float, a missing value counting 0. An aggregate reads rows
+    of alike seats: `seated` of them, `wins` of those won, their role, game, `rules` and `flag`, and the sums of
+    the `metrics` named and of `fallback_votes_correct`; one row a seat from the log, or a group of seats from the
+    seat summary where it answers (`seat_sums.summed_where`). One row per agent comes out of DuckDB."""
+    rows, params = _challenger_rows(db, selection, variants, metrics)
     figures = ", ".join(f"CAST(coalesce({sql}, 0) AS DOUBLE) AS {_identifier(name)}" for name, sql in sums.items())
     table = store.query(db, f"""
-        SELECT agent, strategy, {figures} FROM ({_seats_sql(where, metrics)})
-        WHERE challenger AND ({seats_where}) GROUP BY agent, strategy ORDER BY agent, strategy""", params)
-    return table.set_index(["agent", "strategy"]) if not table.empty else table
+        SELECT agent, strategy, {figures} FROM ({rows})
+        WHERE {seats_where} GROUP BY agent, strategy ORDER BY agent, strategy""", params)
+    if table.empty:
+        return table
+    # an index of Python strings: the abilities' dozens of aligned divisions converted an Arrow-backed one each time
+    return table.astype({"agent": object, "strategy": object}).set_index(["agent", "strategy"])
+
+
+def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Variant, ...],
+                     metrics: tuple[str, ...]) -> tuple[str, list]:
+    """The challenger seats `challenger_sums` aggregates, and their parameters: grouped from the seat summary
+    where it answers, else one row a seat from the log."""
+    summed = summed_where(db, selection)
+    if summed is None:
+        where, params = selection.where("m")
+        return f"""SELECT *, 1 AS seated, CASE WHEN won THEN 1 ELSE 0 END AS wins
+                   FROM ({_seats_sql(f"{variants_sql(variants)} AND ({where})", metrics)}) WHERE challenger""", params
+    condition, params = summed
+    wide = "".join(f", sum(total) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metrics)
+    return f"""
+        SELECT agent, strategy, game, rules, role, flag,
+               sum(total) FILTER (WHERE name = '{summaries.SEAT}') AS seated,
+               sum(total) FILTER (WHERE name = '{summaries.WON}') AS wins,
+               coalesce(sum(total) FILTER (WHERE name = '{summaries.FALLBACK_VOTES}'), 0) AS fallback_votes_correct
+               {wide}
+        FROM ({seat_rows(f"{variants_sql(variants, 'k')} AND k.challenger AND ({condition})")})
+        GROUP BY ALL""", params
+
+
+def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Variant, ...], metrics: tuple[str, ...],
+                       sums: dict[str, str], missing_suspicion: str = AUTHORS
+                       ) -> tuple[pd.DataFrame, dict[tuple[str, str], tuple[int, int]]]:
+    """`challenger_sums` and the Reasoning items (correct, asked) of the social matches among them, per agent
+    and strategy: summed with the rest from the seat summary where it answers, else read from the belief turns
+    (`reasoning_sums`), a missing suspect read as `missing_suspicion` says."""
+    _blank_suspect(missing_suspicion)  # an unknown reading is refused on either path
+    if summed_where(db, selection) is None:
+        where, params = selection.where("m")
+        return (challenger_sums(db, selection, variants, metrics, sums),
+                reasoning_sums(db, f"{variants_sql(variants)} AND ({where})", params, missing_suspicion))
+    social = " OR ".join(seat_in(variant) for variant in SOCIAL)
+    right, items = reasoning_right(missing_suspicion), summaries.REASONING_ITEMS
+    table = challenger_sums(db, selection, variants, (*metrics, right, items), sums | {
+        right: f"sum({_identifier(right)}) FILTER (WHERE {social})",
+        items: f"sum({_identifier(items)}) FILTER (WHERE {social})"})
+    if table.empty:
+        return table, {}
+    reasoning = {key: (int(r), int(n)) for key, r, n in zip(table.index, table.pop(right), table.pop(items),
+                                                            strict=True)}
+    return table, reasoning
 
 
 # ---------------------------------------------------------------- Reasoning from the belief probes
-_CARRIES_A_BELIEF = ("t.seat IS NOT NULL AND (t.phase = 'belief' OR (contains(t.action, 'belief') "
-                     "AND json_extract(t.action, '$.extra.belief') IS NOT NULL))")
+_CARRIES_A_BELIEF = summaries.CARRIES_A_BELIEF
 
 
 def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
@@ -288,6 +342,33 @@ def reasoning_sums(db: str | Path, where: str, params: list | None,
     return totals
 
 
+def seat_reasoning_rows(turns: Iterable[tuple]) -> list[dict[str, Any]]:
+    """The seat summary's Reasoning rows (engine/store/summaries.py `reasoning_rows`) from the turns that carry a
+    belief, in match and turn order: (match_id, seat, round, phase, action, fallback, number of seats, special
+    seat, number of players). Per seat with a probe: its items, and those right under each reading of a missing
+    suspicion (`_blank_suspect`), so that the board sums either reading without the turns."""
+    out = []
+    for match, rows in groupby(turns, key=lambda row: row[0]):
+        rows = list(rows)
+        special_seat, n_players = rows[0][7:]
+        beliefs = _fold_beliefs(row[:7] for row in rows)
+        probes_of = defaultdict(list)
+        for (_, seat, rnd, k) in beliefs:
+            probes_of[seat].append((rnd, k))
+        for seat, probes in probes_of.items():
+            for reading in (AUTHORS, UNMATCHED):
+                right, asked = _seat_reasoning(beliefs, probes, match, seat, special_seat, n_players,
+                                               _blank_suspect(reading))
+                out.append({"match_id": match, "seat": seat, "name": reasoning_right(reading), "value": right})
+            out.append({"match_id": match, "seat": seat, "name": summaries.REASONING_ITEMS, "value": asked})
+    return out
+
+
+def reasoning_right(missing_suspicion: str) -> str:
+    """The seat summary's name of the Reasoning items right under a reading of a missing suspicion."""
+    return f"{summaries.REASONING_RIGHT}:{missing_suspicion}"
+
+
 # ---------------------------------------------------------------- the four cognition abilities
 SOCIAL_ROLES = {"chameleon_wr": "chameleon", "non_chameleon_wr": "non-chameleon", "undercover_wr": "undercover",
                 "civilian_wr": "civilian"}
@@ -299,10 +380,10 @@ SOCIAL_METRICS = ("credits", "max_credits", "votes_correct", "votes_cast", "role
 SOCIAL_SUMS = {
     "votes_correct": f"sum(coalesce(votes_correct, 0) - fallback_votes_correct) FILTER (WHERE {_VOTER})",
     "votes_cast": f"sum(votes_cast) FILTER (WHERE {_VOTER})",
-    "special_games": f"count(*) FILTER (WHERE {_SPECIAL})",
-    "special_flag_not_0": f"count(*) FILTER (WHERE {_SPECIAL} AND flag <> 0)",
-    "flag_0_seen": f"count(*) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 0)",
-    "flag_1_seen": f"count(*) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 1)",
+    "special_games": f"sum(seated) FILTER (WHERE {_SPECIAL})",
+    "special_flag_not_0": f"sum(seated) FILTER (WHERE {_SPECIAL} AND flag <> 0)",
+    "flag_0_seen": f"sum(seated) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 0)",
+    "flag_1_seen": f"sum(seated) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 1)",
     **{f"{name}_{part}": f"sum({metric}) FILTER (WHERE role = '{role}')" for name, role in SOCIAL_ROLES.items()
        for part, metric in (("credits", "credits"), ("max", "max_credits"))},
     "role_probes": "sum(role_probes)", "role_probes_correct": "sum(role_probes_correct)",
@@ -313,13 +394,11 @@ def social_abilities(db: str | Path, selection: Selection = ALL, missing_suspici
     """Per agent and strategy: the four role win rates, Judgement, Reasoning, Deception and
     Self-awareness (as fractions) of MAgIC's Chameleon and Undercover (`rules: magic`); `missing_suspicion`:
     how Reasoning reads a missing suspect (`_seat_reasoning`)."""
-    where, params = selection.where("m")
-    where = f"({SOCIAL_GAMES}) AND ({where})"
     with store.reading(db):
-        sums = challenger_sums(db, where, params, SOCIAL_METRICS, SOCIAL_SUMS)
-        if sums.empty:
-            return pd.DataFrame(columns=SOCIAL_COLUMNS)
-        return social_abilities_of(sums, reasoning_sums(db, where, params, missing_suspicion))
+        sums, reasoning = challenger_figures(db, selection, SOCIAL, SOCIAL_METRICS, SOCIAL_SUMS, missing_suspicion)
+    if sums.empty:
+        return pd.DataFrame(columns=SOCIAL_COLUMNS)
+    return social_abilities_of(sums, reasoning)
 
 
 def social_abilities_of(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
@@ -355,8 +434,8 @@ def llmarena_undercover_figures(db: str | Path) -> pd.DataFrame:
     columns = ["agent", "strategy", "games", "undercover_win_rate", "description_rate", "guess_rate",
                "guess_strict_rate"]
     counted = ("clues_describing_own_word", "clues_given", "word_guess_any", "word_guess_all", "word_guess_probes")
-    sums = challenger_sums(db, Variant.of("undercover", "llmarena").sql("m"), None, counted,
-                           {"games": "count(*)", "won": "count(*) FILTER (WHERE won)",
+    sums = challenger_sums(db, ALL, (Variant.of("undercover", "llmarena"),), counted,
+                           {"games": "sum(seated)", "won": "sum(wins)",
                             **{name: f"sum({name})" for name in counted}},
                            seats_where="role = 'undercover'")
     if sums.empty:

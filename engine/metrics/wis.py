@@ -9,14 +9,16 @@ win rate, mean score, vote accuracy (a civilian's votes for the spy / its votes 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from engine import store
-from engine.metrics.magic_social import NO_STRATEGY
+from engine.metrics.seat_sums import NO_STRATEGY, seat_rows, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
+from engine.store import summaries
 from engine.suites.wis import UNDERCOVER
 
 START_POINTS = 100
@@ -26,12 +28,16 @@ FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score"
 
 _METRICS = ("votes_cast", "votes_correct", "fouls", "speeches", "survival_rounds")
 _ROLE_ORDER = "CASE role WHEN 'spy' THEN 0 WHEN 'civilian' THEN 1 ELSE 2 END"
+# what the figures add up, per agent, strategy and role: seats, wins, the score's sum and the seats with one, the
+# civilians' votes cast and right, fouls, speeches, and the survival rounds' sum and the seats with one
+_SUMS = ("seats", "won", "score", "scored", "votes_cast", "votes_correct", "fouls", "speeches", "survival_rounds",
+         "survived")
 
 
-def _seats_sql(where: str) -> str:
-    """One row per seat of the selected `rules: wis` Undercover games with its WiS metrics, for DuckDB to
-    aggregate: the scorers return one row per agent and role, never the seats (79k games are 1 GB as a frame).
-    A missing count is 0; vote accuracy is a civilian figure (the spy cannot vote for itself)."""
+def _logged_sql(where: str) -> str:
+    """`_SUMS` per seat of the selected `rules: wis` Undercover games (one row a seat, its metrics summed), for
+    DuckDB to aggregate: the scorers return one row per agent and role, never the seats (79k games are 1 GB as a
+    frame). Vote accuracy is a civilian figure (the spy cannot vote for itself)."""
     pivot = ", ".join(f"sum(value) FILTER (WHERE name = '{n}') AS {n}" for n in _METRICS)
     return f"""
         WITH sel AS (
@@ -44,37 +50,73 @@ def _seats_sql(where: str) -> str:
             SELECT match_id, seat, {pivot} FROM metrics
             WHERE seat IS NOT NULL AND name IN {_METRICS} AND match_id IN (SELECT match_id FROM sel)
             GROUP BY match_id, seat)
-        SELECT sel.agent, sel.strategy, sel.role, sel.score, sel.won,
-               CASE WHEN sel.role = 'civilian' THEN coalesce(p.votes_cast, 0) ELSE 0 END AS votes_cast,
-               CASE WHEN sel.role = 'civilian' THEN coalesce(p.votes_correct, 0) ELSE 0 END AS votes_correct,
-               coalesce(p.fouls, 0) AS fouls, coalesce(p.speeches, 0) AS speeches, p.survival_rounds
+        SELECT sel.agent, sel.strategy, sel.role, 1 AS seats, sel.won, sel.score,
+               CAST(sel.score IS NOT NULL AS INTEGER) AS scored,
+               CASE WHEN sel.role = 'civilian' THEN p.votes_cast END AS votes_cast,
+               CASE WHEN sel.role = 'civilian' THEN p.votes_correct END AS votes_correct,
+               p.fouls, p.speeches, p.survival_rounds, CAST(p.survival_rounds IS NOT NULL AS INTEGER) AS survived
         FROM sel LEFT JOIN per_seat p USING (match_id, seat)"""
+
+
+def _summed_sql(condition: str) -> str:
+    """`_SUMS` per agent, strategy and role from the seat summary's rows of the selected `rules: wis` Undercover
+    games."""
+    def total(name: str, civilian: bool = False) -> str:
+        role = " AND role = 'civilian'" if civilian else ""
+        return f"sum(total) FILTER (WHERE name = '{name}'{role})"
+
+    return f"""
+        SELECT agent, strategy, role, {total(summaries.SEAT)} AS seats, {total(summaries.WON)} AS won,
+               {total(summaries.SCORE)} AS score, sum(seats) FILTER (WHERE name = '{summaries.SCORE}') AS scored,
+               {total("votes_cast", civilian=True)} AS votes_cast,
+               {total("votes_correct", civilian=True)} AS votes_correct, {total("fouls")} AS fouls,
+               {total("speeches")} AS speeches, {total("survival_rounds")} AS survival_rounds,
+               sum(seats) FILTER (WHERE name = 'survival_rounds') AS survived
+        FROM ({seat_rows(f"{UNDERCOVER.sql('k')} AND ({condition})")}) GROUP BY agent, strategy, role"""
+
+
+def _sums_sql(db: str | Path, selection: Selection, own_rows: bool = False) -> tuple[str, list]:
+    """`_SUMS` of the selection, per seat from the log or per agent, strategy and role from the seat summary (where
+    it answers: `seat_sums.summed_where`), and its parameters: the figures sum either alike. With `own_rows` (the
+    rows of the filter's agents only are kept) the summary answers an agent filter too: every seat of theirs is in
+    the matches it picks."""
+    summed = summed_where(db, replace(selection, agents=()) if own_rows else selection)
+    if summed is not None:
+        return _summed_sql(summed[0]), summed[1]
+    where, params = selection.where("m")
+    return _logged_sql(where), params
 
 
 def figures_by_role(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """One row per agent, strategy and role (spy, civilian, all), over the selected games: every seat
-    counts once under its own role and once under "all"."""
-    where, params = selection.where("m")
-    table = store.query(db, f"""
-        WITH seat AS ({_seats_sql(where)}),
-        parts AS (
-            SELECT * FROM seat WHERE role IN ('spy', 'civilian')
-            UNION ALL SELECT * REPLACE ('all' AS role) FROM seat)
-        SELECT agent, strategy, role, count(*) AS games, avg(won) AS win_rate, avg(score) AS mean_score,
-               sum(votes_correct) / nullif(sum(votes_cast), 0) AS vote_accuracy,
-               sum(fouls) / nullif(sum(speeches), 0) AS foul_rate, avg(survival_rounds) AS survival_rounds
-        FROM parts GROUP BY agent, strategy, role
-        ORDER BY agent, strategy, {_ROLE_ORDER}""", params)
+    counts once under its own role and once under "all". An agent filter keeps the rows of those agents (the
+    Games page shows the chosen model's): every seat they held, which is every seat of theirs in the matches the
+    filter picks, so the summary answers it (the other agents' rows of those matches would need the log)."""
+    agents = list(selection.agents)
+    with store.reading(db):
+        sums, params = _sums_sql(db, selection, own_rows=True)
+        table = store.query(db, f"""
+            WITH seat AS ({sums}),
+            parts AS (
+                SELECT * FROM seat WHERE role IN ('spy', 'civilian')
+                UNION ALL SELECT * REPLACE ('all' AS role) FROM seat)
+            SELECT agent, strategy, role, sum(seats) AS games, sum(won) / sum(seats) AS win_rate,
+                   sum(score) / nullif(sum(scored), 0) AS mean_score,
+                   coalesce(sum(votes_correct), 0) / nullif(sum(votes_cast), 0) AS vote_accuracy,
+                   coalesce(sum(fouls), 0) / nullif(sum(speeches), 0) AS foul_rate,
+                   sum(survival_rounds) / nullif(sum(survived), 0) AS survival_rounds
+            FROM parts {"WHERE agent IN (SELECT unnest(?))" if agents else ""} GROUP BY agent, strategy, role
+            ORDER BY agent, strategy, {_ROLE_ORDER}""", params + ([agents] if agents else []))
     if table.empty:
         return pd.DataFrame(columns=FIGURE_COLUMNS)
     return table[FIGURE_COLUMNS].astype({"games": "int64"})
 
 
 def _points(db: str | Path, selection: Selection) -> pd.DataFrame:
-    where, params = selection.where("m")
+    sums, params = _sums_sql(db, selection)
     return store.query(db, f"""
-        SELECT agent, strategy, coalesce(sum(score), 0) AS total, count(*) AS games
-        FROM ({_seats_sql(where)}) GROUP BY agent, strategy""", params)
+        SELECT agent, strategy, coalesce(sum(score), 0) AS total, sum(seats) AS games
+        FROM ({sums}) GROUP BY agent, strategy""", params)
 
 
 def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:

@@ -58,6 +58,15 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("a_prompt_version", "VARCHAR"), ("a_max_tokens", "INTEGER"), ("b_label", "VARCHAR"),
         ("b_temperature", "DOUBLE"), ("b_prompt_version", "VARCHAR"), ("b_max_tokens", "INTEGER"),
         ("pairs", "BIGINT"), ("score_sum", "DOUBLE"), ("comparisons", "BIGINT"), ("matches", "BIGINT")),
+    # per the same keys as agent_summary, the seat's strategy and role, whether it is its match's challenger (MAgIC),
+    # the match's outcome flag (MAgIC's Deception) and a value of the seat (`name`: a metric, its win, its score,
+    # its Reasoning items...): the seats holding it and its sum, what the Who is Spy and MAgIC boards add up
+    "seat_summary": (
+        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+        ("several", "BOOLEAN"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"),
+        ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("strategy", "VARCHAR"), ("role", "VARCHAR"),
+        ("challenger", "BOOLEAN"), ("flag", "INTEGER"), ("name", "VARCHAR"), ("seats", "BIGINT"),
+        ("total", "DOUBLE")),
     # every setting an agent's label was played at (any match, ok or not, as the seats hold them) and its seats:
     # which labels `selection.agent_sql` names with their settings, read without scanning the seats
     "agent_settings": (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
@@ -72,12 +81,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # MAgIC's published rows on the 0-100 scale with the radar's area in both units; 8 the summaries (agent_summary,
 # metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade; 9 their `fallbacks` key
 # (whether the match had a fallback move: the filter leaving those matches out sums them too), pairwise_summary (the
-# pairwise outcomes the Bradley-Terry fit reads) and agent_settings, built likewise. Every upgrade rewrites the
-# papers' rows, so a change to engine/published.py's rows bumps the version too (else databases keep the old rows).
+# pairwise outcomes the Bradley-Terry fit reads) and agent_settings, built likewise; 10 seat_summary (per seat,
+# role, strategy and challenger: what the Who is Spy and MAgIC boards add up, MAgIC's Reasoning items included).
+# Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
+# databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

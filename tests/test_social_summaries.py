@@ -1,0 +1,208 @@
+"""The seat summary (engine/store/summaries.py `seat_summary`) and the social boards that sum it: Who is Spy's
+ranking and figures by role, MAgIC's ability profile and its social half give the log's figures for every
+selection the summary's grain answers (Reasoning under both readings of a missing suspicion included), read no
+seat or turn there, and go to the log for a selection it does not answer; the writer's rows are a rebuild's, a
+resumed run and a re-imported match counted once; an upgrade from version 9 builds it."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from engine import store
+from engine.metrics import magic, magic_social, wis
+from engine.playing import play_match
+from engine.rescore import rescore
+from engine.runner import run_spec
+from engine.selection import ALL, Selection
+from engine.spec import parse_spec
+from engine.store import summaries
+from engine.suites import get_suite
+from tests.test_social_metrics import hand_db  # noqa: F401 (a fixture: hand-made matches, worked out there)
+
+pytestmark = pytest.mark.slow  # two runs of five games and 45 board calls: a minute and more
+
+
+def hero(bot: str, label: str) -> dict:
+    return {"challenger": {"agent": bot, "label": label}, "others": "bot:letters"}
+
+
+GAMES = [
+    {"game": "chameleon", "lineups": [hero("bot:letters", "A"), hero("bot:random", "B"), {"all": "bot:letters"}]},
+    {"game": "undercover", "presets": ["magic", "wis"],
+     "lineups": [hero("bot:letters", "A"), hero("bot:random", "B"), {"all": "bot:letters"}]},
+    {"game": "prisoners_dilemma", "lineups": [{"challenger": {"agent": "bot:always_defect", "label": "A"},
+                                               "others": "bot:tit_for_tat"}]},
+    {"game": "cost_sharing", "lineups": [{"challenger": {"agent": "bot:selfish", "label": "B"},
+                                          "others": "bot:follow_first"}]},
+    {"game": "magic_public_good", "lineups": [{"challenger": {"agent": "bot:steady", "label": "A"},
+                                               "others": "bot:never_invest"}]},
+]
+
+
+def spec(name: str, seed: int, repeats: int):
+    return parse_spec({"name": name, "seed": seed, "repeats": repeats, "games": GAMES})
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """Two runs of the social and game-theory games (bots state beliefs): the first resumed (nothing written
+    twice), in the second an errored match replaced by its replay and an ok match re-imported."""
+    db = tmp_path_factory.mktemp("social") / "results.duckdb"
+    first, second = spec("first", 1, 2), spec("second", 2, 1)
+    assert asyncio.run(run_spec(first, db, progress=False)).errors == 0
+    assert asyncio.run(run_spec(first, db, progress=False)).played == 0
+
+    async def play():
+        return [await play_match(plan) for plan in second.matches]
+
+    store.upsert_run(db, second.run_id, second.name, second.raw, "engine", len(second.matches))
+    records = asyncio.run(play())
+    errored = records[0]
+    errored_first = type(errored)(errored.match | {"status": "error", "error": "provider down"}, errored.seats,
+                                  errored.turns, errored.metrics)
+    assert store.write_matches(db, [errored_first, *records[1:]]) == len(records)
+    assert store.write_matches(db, records) == 1
+    store.write_match(db, records[1].match, records[1].seats, records[1].turns, records[1].metrics)  # re-import
+    return db
+
+
+SELECTIONS = {
+    "all": ALL,
+    "one run": Selection(run_ids=(spec("second", 2, 1).run_id,)),
+    "one game": ALL.of_game("undercover"),
+    "two presets": Selection(presets=("wis", "magic")),
+    "contested": Selection(contested=True),
+    "without fallback moves": Selection(without_fallbacks=True),
+}
+BOARDS = {
+    "wis leaderboard": lambda db, s: wis.leaderboard(db, s),
+    "wis figures by role": lambda db, s: wis.figures_by_role(db, s),
+    "magic profile": lambda db, s: magic.ability_profile(db, s),
+    "magic profile, unmatched": lambda db, s: magic.ability_profile(db, s, missing_suspicion="unmatched"),
+    "social abilities": lambda db, s: magic_social.social_abilities(db, s),
+    "the suites' boards": lambda db, s: pd.concat([get_suite("wis").leaderboard(db, s),
+                                                   get_suite("magic").leaderboard(db, s)]),
+}
+
+
+def logged(db, board, selection, monkeypatch):
+    with monkeypatch.context() as patched:  # the same call with the summaries out of the way
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        return board(db, selection)
+
+
+@pytest.mark.parametrize("board", list(BOARDS))
+@pytest.mark.parametrize("name", list(SELECTIONS))
+def test_the_social_boards_summed_are_the_logs(played, board, name, monkeypatch):
+    summed = BOARDS[board](played, SELECTIONS[name])
+    from_log = logged(played, BOARDS[board], SELECTIONS[name], monkeypatch)
+    assert len(from_log) >= 2
+    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
+
+
+def test_the_profile_sums_every_figure_the_log_gives_reasoning_included(played, monkeypatch):
+    """Else the equality above could hold with the figures all blank."""
+    profile = magic.ability_profile(played)
+    assert profile.set_index("agent").loc[["A", "B"], "Reasoning (0-100)"].notna().all()
+    assert profile["Judgement (0-100)"].notna().any() and profile["Rationality (0-100)"].notna().any()
+    assert wis.figures_by_role(played)["vote_accuracy"].notna().any()
+
+
+@pytest.mark.parametrize("reading", ["authors", "unmatched"])
+def test_the_hand_made_social_figures_summed_are_the_logs(hand_db, reading, monkeypatch):  # noqa: F811
+    """A fallback vote for the special player, a pgm belief text, a failed probe and a missing suspect: each as
+    the log reads it, under both readings."""
+    assert store.rows(hand_db, f"SELECT sum(total) FROM seat_summary WHERE name = '{summaries.FALLBACK_VOTES}'") \
+        == [(1.0,)]  # G's
+    summed = magic_social.social_abilities(hand_db, missing_suspicion=reading)
+    board = lambda db, s: magic_social.social_abilities(db, s, missing_suspicion=reading)  # noqa: E731
+    pd.testing.assert_frame_equal(summed, logged(hand_db, board, ALL, monkeypatch), check_exact=False, rtol=1e-12)
+
+
+def test_the_boards_read_no_seat_or_turn_where_the_summary_answers(played, monkeypatch):
+    def no_log(*args, **kwargs):
+        raise AssertionError("read the log")
+
+    monkeypatch.setattr(magic_social, "_seats_sql", no_log)
+    monkeypatch.setattr(magic_social, "reasoning_sums", no_log)
+    monkeypatch.setattr(wis, "_logged_sql", no_log)
+    for selection in SELECTIONS.values():
+        for board in BOARDS.values():
+            board(played, selection)
+    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("A",))):
+        for name, board in BOARDS.items():
+            if name == "wis figures by role" and selection.agents:
+                continue  # its own rows: the next test
+            with pytest.raises(AssertionError, match="read the log"):
+                board(played, selection)
+
+
+def test_the_figures_by_role_of_one_agent_are_its_rows_of_the_matches_it_played_from_the_summary(played,
+                                                                                                 monkeypatch):
+    """The Games page's figures of the chosen model: its rows, every seat it held (all of them in the matches it
+    played), summed without the log; the log's, read from the matches it played, are the same rows, and so are its
+    rows of every match."""
+    mine = Selection(agents=("A",))
+    from_log = logged(played, wis.figures_by_role, mine, monkeypatch)  # the matches the filter picks
+    every = wis.figures_by_role(played)
+    monkeypatch.setattr(wis, "_logged_sql", lambda *args: pytest.fail("read the log"))
+    summed = wis.figures_by_role(played, mine)
+    assert set(summed.agent) == {"A"} and len(summed) == 3
+    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(summed, every[every.agent == "A"].reset_index(drop=True), check_exact=False,
+                                  rtol=1e-12)
+
+
+def seat_rows(db) -> pd.DataFrame:
+    rows = store.query(db, "SELECT * FROM seat_summary")
+    return rows.sort_values(list(summaries.SEAT_KEYS), ignore_index=True, na_position="first")
+
+
+def test_the_writers_seat_summary_is_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):
+    incremental = seat_rows(played)
+    assert {summaries.REASONING_ITEMS, "reasoning_right:authors", "reasoning_right:unmatched"} <= set(incremental.name)
+    seated = incremental[incremental.name == summaries.SEAT]["seats"].sum()
+    assert seated == store.rows(played, """SELECT count(*) FROM seats JOIN matches USING (match_id)
+                                           WHERE status = 'ok'""")[0][0]
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(played.read_bytes())
+    store.rebuild_summaries(copy)
+    pd.testing.assert_frame_equal(incremental, seat_rows(copy), check_exact=False, rtol=1e-12)
+
+
+def test_a_version_9_database_gets_its_seat_summary_built_by_the_upgrade(played, tmp_path):
+    db = tmp_path / "v9.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("DROP TABLE seat_summary")
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (9, now())")
+    store.check_db(db)
+    assert store.summaries_in_step(db)
+    pd.testing.assert_frame_equal(seat_rows(db), seat_rows(played), check_exact=False, rtol=1e-12)
+
+
+def test_llmarenas_undercover_figures_summed_are_the_logs(db_path, monkeypatch):
+    """The other reader of the challenger sums (LLMArena's Table 3): the same figures from the seat summary."""
+    raw = {"name": "lla", "repeats": 6, "games": [{"game": "undercover", "preset": "llmarena", "lineups": [
+        ["bot:letters"] * 4 + [{"agent": "bot:letters", "label": "tested"}],
+        ["bot:random"] * 3 + [{"agent": "bot:letters", "label": "tested"}, "bot:letters"]]}]}
+    asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
+    board = lambda db, s: magic_social.llmarena_undercover_figures(db)  # noqa: E731
+    summed = board(db_path, ALL)
+    assert len(summed) >= 2
+    pd.testing.assert_frame_equal(summed, logged(db_path, board, ALL, monkeypatch), check_exact=False, rtol=1e-12)
+
+
+def test_rescore_rebuilds_the_seat_summary_from_the_log(played, tmp_path):
+    db = tmp_path / "rescored.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("UPDATE seat_summary SET total = 0")  # gone wrong, still in step
+    summary = rescore(db, ALL.of_game("prisoners_dilemma"))
+    assert summary.rescored > 0 and not summary.failed
+    pd.testing.assert_frame_equal(seat_rows(db), seat_rows(played), check_exact=False, rtol=1e-12)
