@@ -102,20 +102,18 @@ def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFram
     factors = {name: scores[name].array for name in FACTORS}  # as stored: taking rows of strings converts none
     numbered = {name: _numbered(scores[name], default) for name, default in FACTORS.items()}
     seeds, values = scores["seed"].to_numpy(), scores["score"].to_numpy(dtype=float)
-    blocks: dict[tuple[str, str], list[pd.DataFrame]] = {}
+    blocks: dict[tuple[str, str], list[dict]] = {}
     keys = pd.DataFrame({"game": scores["game"].to_numpy(), "setting": setting_labels(scores).to_numpy()})
     for (game, setting), rows in sorted(keys.groupby(["game", "setting"]).indices.items()):
         bounds = score_range(game, pd.Series(values[rows]))
         for factor, held in _held_at_defaults({name: (codes[rows], default) for name, (codes, default)
                                                in numbered.items()}):
-            picked = rows[held]
-            levels = factors[factor][picked]
+            picked = rows[held & (numbered[factor][0][rows] >= 0)]  # a missing level is no level
+            levels = factors[factor][picked].to_numpy()
             default = FACTORS[factor] if bool((levels == FACTORS[factor]).any()) else pd.Series(levels).mode().iloc[0]
-            mine = pd.DataFrame({"level": levels, "seed": seeds[picked], "score": values[picked]})
-            blocks.setdefault((factor, game), []).append(
-                stats.compare_levels(mine, default, bounds=bounds).assign(setting=setting))
-    return {key: pd.concat(parts, ignore_index=True)[["setting", *stats.COMPARISON_COLUMNS]]
-            for key, parts in blocks.items()}
+            compared = stats.level_comparisons(levels, seeds[picked], values[picked], default, bounds=bounds)
+            blocks.setdefault((factor, game), []).extend(row | {"setting": setting} for row in compared)
+    return {key: stats.comparison_table(rows, first=("setting",)) for key, rows in blocks.items()}
 
 
 def _numbered(values: pd.Series, default) -> tuple[np.ndarray, int]:

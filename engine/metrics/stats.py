@@ -151,9 +151,16 @@ def compare_levels(scores: pd.DataFrame, default, min_sample: int = MIN_SAMPLE,
     present = scores["level"].notna().to_numpy()
     if not present.any():
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
-    # numpy, not pandas, per level and for the table: the robustness page builds ~100 of these on load
-    levels, seeds = scores["level"].to_numpy()[present], scores["seed"].to_numpy()[present]
-    values = scores["score"].to_numpy(dtype=float)[present]
+    return comparison_table(level_comparisons(scores["level"].to_numpy()[present], scores["seed"].to_numpy()[present],
+                                              scores["score"].to_numpy(dtype=float)[present], default, min_sample,
+                                              bounds))
+
+
+def level_comparisons(levels: np.ndarray, seeds: np.ndarray, values: np.ndarray, default,
+                      min_sample: int = MIN_SAMPLE, bounds: tuple[float, float] | None = None) -> list[dict]:
+    """`compare_levels`' rows as dicts, from arrays of levels (none missing), seeds and scores: the robustness page
+    compares ~100 factors on load, and one frame per table (`comparison_table`) costs far less than one per
+    comparison."""
     order = sorted(set(levels), key=lambda v: (v != default, v))
     ref_mask = levels == default
     ref, ref_seeds = values[ref_mask], seeds[ref_mask]
@@ -174,13 +181,19 @@ def compare_levels(scores: pd.DataFrame, default, min_sample: int = MIN_SAMPLE,
             if min(ref.size, mine.size) >= max(min_sample, 2):
                 row |= _compare(ref_seeds, ref, seeds[mask], mine) | {"cohens_d": cohens_d(ref, mine)}
         rows.append(row)
-    columns = {name: [row[name] for row in rows] for name in COMPARISON_COLUMNS if name in rows[0]}
+    for row, p_holm in zip(rows, holm([row["p"] for row in rows]), strict=True):
+        tested = row["test"] not in ("default", NOT_TESTED)
+        row |= {"p_holm": p_holm, "significant": bool(p_holm < ALPHA) if tested else None}
+    return rows
+
+
+def comparison_table(rows: list[dict], first: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Rows of `level_comparisons` as a frame: the columns `first` (a caller's own), then COMPARISON_COLUMNS, the
+    pairs as whole numbers (blank for Welch), significant True, False or None (not tested)."""
+    columns = {name: [row[name] for row in rows] for name in (*first, *COMPARISON_COLUMNS)}
     columns["pairs"] = pd.array([None if np.isnan(v) else int(v) for v in columns["pairs"]], dtype="Int64")
-    columns["p_holm"] = holm(columns["p"])
-    tested = [test not in ("default", NOT_TESTED) for test in columns["test"]]
-    columns["significant"] = pd.Series([bool(p < ALPHA) if t else None for p, t in zip(columns["p_holm"], tested,
-                                                                                        strict=True)], dtype=object)
-    return pd.DataFrame(columns)[COMPARISON_COLUMNS]
+    columns["significant"] = pd.Series(columns["significant"], dtype=object)
+    return pd.DataFrame(columns)
 
 
 SCORE_MARGIN = 5.0  # points of a 0-100 score: between the paper's "consistent" 2.4-3.4 and its singled-out 7.6-11.0
