@@ -116,14 +116,14 @@ def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFram
     return {key: stats.comparison_table(rows, first=("setting",)) for key, rows in blocks.items()}
 
 
-def _numbered(values: pd.Series, default) -> tuple[np.ndarray, int]:
-    """A factor's values as level numbers (-1 where missing) and the number of its default (-2 when not played)."""
+def _numbered(values: pd.Series, default) -> tuple[np.ndarray, np.ndarray]:
+    """A factor's values as level numbers (-1 where missing) and the numbers of those equal to its default (none
+    when it was not played)."""
     codes, levels = pd.factorize(values)
-    at_default = np.flatnonzero(np.asarray(levels == default, dtype=bool))
-    return codes, int(at_default[0]) if at_default.size else -2
+    return codes, np.flatnonzero(np.asarray(levels == default, dtype=bool))
 
 
-def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, int]]):
+def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, np.ndarray]]):
     """(factor, mask) for each factor that varies in one game and setting (`numbered`: each factor's level numbers
     there and its default's): the rows whose other factors are at their defaults, where the data has those defaults;
     only factors left with 2+ levels."""
@@ -139,7 +139,7 @@ def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, int]]):
             if other in (factor, "repeat") or not varied[other]:
                 continue
             codes, default = numbered[other]
-            held = codes == default
+            held = np.isin(codes, default)
             if held.any():
                 keep &= held
         if levels(numbered[factor][0][keep]) >= 2:  # holding the other factors at their defaults may leave one level
