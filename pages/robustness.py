@@ -172,7 +172,9 @@ report.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the pap
 st.header("What it played")
 # a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.settings.setting_label, the
 # rule of γ-Bench's own table), as robustness_tables keys its blocks
-played_in = scores.assign(setting=setting_labels(scores), params=scores["params"].map(params_text))
+# each distinct params written once (a model's 333,000 scores at a million matches hold a few dozen)
+texts = {params: params_text(params) for params in scores["params"].unique()}
+played_in = scores.assign(setting=setting_labels(scores), params=scores["params"].map(texts))
 conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "max_tokens",
                                  "params"], dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params", "scores",

@@ -160,12 +160,13 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
 
     if len(selection.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
-    records = _step_records(db, selection, newest=MAX_CURVE_MATCHES)
-    if records.empty:
-        return pd.DataFrame(columns=["setting", "step", "matches"])
-    settings = store.query(db, """
-        SELECT match_id, game, preset, params::VARCHAR AS params FROM matches WHERE match_id IN (SELECT unnest(?))""",
-                           [records["match_id"].unique().tolist()])
+    with store.reading(db):  # one connection for both reads: opening the file costs 10-60 ms
+        records = _step_records(db, selection, newest=MAX_CURVE_MATCHES)
+        if records.empty:
+            return pd.DataFrame(columns=["setting", "step", "matches"])
+        settings = store.query(db, """
+            SELECT match_id, game, preset, params::VARCHAR AS params FROM matches
+            WHERE match_id IN (SELECT unnest(?))""", [records["match_id"].unique().tolist()])
     setting = dict(zip(settings["match_id"], setting_labels(settings), strict=True))
     rows = []  # only the numbers of each record (a yes/no as 0/1): lists and names are left out as read
     for match_id, _, step, record in records.itertuples(index=False):

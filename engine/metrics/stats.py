@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import special
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
@@ -73,10 +74,11 @@ def cohens_d(reference: Sequence[float], other: Sequence[float]) -> float:
 def _t_p_value(diff: float, se: float, df: float) -> float:
     """Two-sided p of t = diff / se, by formula: scipy's `ttest_ind`/`ttest_rel` cost 5-40x more a call
     (bench/stats.py), and the robustness page runs hundreds; tests/test_stats.py pins these to scipy's on
-    random samples."""
+    random samples. The t distribution's tails are scipy.special's `stdtr`/`stdtrit`, what `scipy.stats.t.sf`/`ppf`
+    compute after checking their arguments (0.1-0.2 ms a call: the page makes ~1,000)."""
     if se == 0:
         return float("nan") if diff == 0 else 0.0
-    return float(2 * sps.t.sf(abs(diff / se), df))
+    return float(2 * special.stdtr(df, -abs(diff / se)))
 
 
 def _welch_parts(reference: np.ndarray, other: np.ndarray) -> tuple[float, float, float]:
@@ -112,7 +114,7 @@ def t_interval(centre: float, se: float, df: float, alpha: float = ALPHA) -> tup
     """The (1 - alpha) t interval centre ± t·se; NaN without a standard error."""
     if not np.isfinite(se) or df <= 0:
         return float("nan"), float("nan")
-    half = float(sps.t.ppf(1 - alpha / 2, df)) * se
+    half = float(special.stdtrit(df, 1 - alpha / 2)) * se
     return centre - half, centre + half
 
 
@@ -146,11 +148,19 @@ def compare_levels(scores: pd.DataFrame, default, min_sample: int = MIN_SAMPLE,
     `min_sample` scores: below that a t-test on 2 or 3 scores decides by chance, so the level is `NOT_TESTED` (its
     mean and difference shown; no interval of the difference, p, Cohen's d or significance). `bounds` (lo, hi), the
     range the scores can take, clips the intervals of the mean: a mean cannot leave it, its t interval can."""
-    scores = scores[scores["level"].notna()]
-    if scores.empty:
+    present = scores["level"].notna().to_numpy()
+    if not present.any():
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
-    levels, seeds = scores["level"].to_numpy(), scores["seed"].to_numpy()
-    values = scores["score"].to_numpy(dtype=float)
+    return comparison_table(level_comparisons(scores["level"].to_numpy()[present], scores["seed"].to_numpy()[present],
+                                              scores["score"].to_numpy(dtype=float)[present], default, min_sample,
+                                              bounds))
+
+
+def level_comparisons(levels: np.ndarray, seeds: np.ndarray, values: np.ndarray, default,
+                      min_sample: int = MIN_SAMPLE, bounds: tuple[float, float] | None = None) -> list[dict]:
+    """`compare_levels`' rows as dicts, from arrays of levels (none missing), seeds and scores: the robustness page
+    compares ~100 factors on load, and one frame per table (`comparison_table`) costs far less than one per
+    comparison."""
     order = sorted(set(levels), key=lambda v: (v != default, v))
     ref_mask = levels == default
     ref, ref_seeds = values[ref_mask], seeds[ref_mask]
@@ -159,6 +169,8 @@ def compare_levels(scores: pd.DataFrame, default, min_sample: int = MIN_SAMPLE,
         mask = levels == level
         mine = values[mask]
         low, high = mean_interval(mine)
+        if bounds is not None:
+            low, high = float(np.clip(low, *bounds)), float(np.clip(high, *bounds))
         row = {"level": level, "n": mine.size, "mean": mine.mean(),
                "std": mine.std(ddof=1) if mine.size > 1 else float("nan"), "low": low, "high": high,
                "diff": float("nan"), "diff_low": float("nan"), "diff_high": float("nan"),
@@ -169,14 +181,19 @@ def compare_levels(scores: pd.DataFrame, default, min_sample: int = MIN_SAMPLE,
             if min(ref.size, mine.size) >= max(min_sample, 2):
                 row |= _compare(ref_seeds, ref, seeds[mask], mine) | {"cohens_d": cohens_d(ref, mine)}
         rows.append(row)
-    table = pd.DataFrame(rows)
-    if bounds is not None:
-        table["low"], table["high"] = table["low"].clip(*bounds), table["high"].clip(*bounds)
-    table["pairs"] = table["pairs"].astype("Int64")
-    table["p_holm"] = holm(table["p"])
-    tested = ~table["test"].isin(["default", NOT_TESTED])
-    table["significant"] = (table["p_holm"] < ALPHA).astype(object).where(tested, None)
-    return table[COMPARISON_COLUMNS]
+    for row, p_holm in zip(rows, holm([row["p"] for row in rows]), strict=True):
+        tested = row["test"] not in ("default", NOT_TESTED)
+        row |= {"p_holm": p_holm, "significant": bool(p_holm < ALPHA) if tested else None}
+    return rows
+
+
+def comparison_table(rows: list[dict], first: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Rows of `level_comparisons` as a frame: the columns `first` (a caller's own), then COMPARISON_COLUMNS, the
+    pairs as whole numbers (blank for Welch), significant True, False or None (not tested)."""
+    columns = {name: [row[name] for row in rows] for name in (*first, *COMPARISON_COLUMNS)}
+    columns["pairs"] = pd.array([None if np.isnan(v) else int(v) for v in columns["pairs"]], dtype="Int64")
+    columns["significant"] = pd.Series(columns["significant"], dtype=object)
+    return pd.DataFrame(columns)
 
 
 SCORE_MARGIN = 5.0  # points of a 0-100 score: between the paper's "consistent" 2.4-3.4 and its singled-out 7.6-11.0
