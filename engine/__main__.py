@@ -315,7 +315,10 @@ def _importers_help() -> str:
     said = []
     for module in pkgutil.iter_modules(engine.importers.__path__):
         path = Path(engine.importers.__path__[0]) / f"{module.name}.py"
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if not any(isinstance(node, ast.FunctionDef) and node.name == "import_dir" for node in tree.body):
+            continue  # a part of an importer (what a file's name says, how a record is replayed), not a source
+        doc = ast.get_docstring(tree) or ""
         said.append(f"{module.name}: {doc.splitlines()[0] if doc else 'no description'}")
     return "which benchmark's records DIR holds: " + "; ".join(said)
 

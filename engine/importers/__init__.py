@@ -1,6 +1,6 @@
-"""Readers of other benchmarks' published records: each module `<name>.py` defines
+"""Readers of other benchmarks' published records: each source is a module `<name>.py` that defines
 `import_dir(path, db, progress) -> str` (a one-line summary; `progress`: a bar of the records read) and writes
-runs with source `import:<name>`."""
+runs with source `import:<name>`; its parts live beside it as `<name>_<part>.py` (no `import_dir`: no source)."""
 
 from __future__ import annotations
 
@@ -15,4 +15,6 @@ def import_records(name: str, path: str | Path, db: str | Path, progress: bool =
         if exc.name == f"engine.importers.{name}":
             raise ValueError(f"no importer named '{name}'") from None
         raise
+    if not hasattr(module, "import_dir"):
+        raise ValueError(f"no importer named '{name}' (it is a part of one)")
     return module.import_dir(Path(path), Path(db), progress)
