@@ -375,15 +375,21 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
         raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
     temperature = merged.get("temperature", 1.0)
     if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
-        raise SpecError(f"{where} temperature must be a number from 0 to 2, got {temperature!r}")
+        raise SpecError(f"{_at(where, 'temperature')}: must be a number from 0 to 2, got {temperature!r}")
     merged["temperature"] = float(temperature)
     merged["api_base"] = _api_base(merged.get("api_base"), where)
     max_tokens = merged.get("max_tokens", 256)
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise SpecError(f"{where} max_tokens must be a positive integer, got {max_tokens!r}")
+        raise SpecError(f"{_at(where, 'max_tokens')}: must be a positive integer, got {max_tokens!r}")
     if max_tokens > MAX_ANSWER_TOKENS:
-        raise SpecError(f"{where} max_tokens must be at most {MAX_ANSWER_TOKENS:,}, got {max_tokens:,}")
+        raise SpecError(f"{_at(where, 'max_tokens')}: must be at most {MAX_ANSWER_TOKENS:,}, got {max_tokens:,}")
     return AgentSpec(**merged)
+
+
+def _at(where: str, key: str) -> str:
+    """Where a setting is, as every refusal names it ("games[0].lineups[0][1].temperature"; the key alone where the
+    place needs no name, as a form's own field)."""
+    return f"{where}.{key}" if where else key
 
 
 def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:

@@ -78,7 +78,7 @@ HOSTILE = {
     "a 200,000-character description": (_game() | {"description": "x" * 200_000}, "description",
                                         "at most 10,000 characters"),
     "max_tokens of a billion": (_seat({"agent": "openai/gpt-4o-mini", "max_tokens": 10**9}),
-                                "games[0].lineups[0][0] max_tokens", "at most 1,000,000"),
+                                "games[0].lineups[0][0].max_tokens", "at most 1,000,000"),
     "an alias that is a list": (_game() | {"agents": {"mine": [1]}}, "agents.mine", "an agent string or a mapping"),
     "defaults a list": (_game() | {"defaults": ["cot"]}, "defaults", "must be a mapping of seat settings"),
     "a nested key that is a number": (_game() | {"description": {1: "x"}}, "description", "a key must be text"),

@@ -190,7 +190,7 @@ def build_spec(form: LaunchForm) -> BuiltSpec:
         _spec_error(errors, key, int_setting, counts, key, 1, lo, "", hi)
     _spec_error(errors, "strategy", check_strategy, form.strategy)
     for key in ("temperature", "max_tokens"):  # a run-wide default is checked as any seat's setting is
-        _spec_error(errors, key, check_seat, "tictactoe", {"agent": "bot:random", key: getattr(form, key)}, {}, "run")
+        _spec_error(errors, key, check_seat, "tictactoe", {"agent": "bot:random", key: getattr(form, key)}, {}, "")
     if not form.games:
         errors["games"] = "pick at least one game"
     known = all_games()
