@@ -123,17 +123,34 @@ def test_no_module_of_the_engine_imports_itself_back_through_others():
 
 def test_the_store_and_the_papers_tables_sit_beneath_every_other_module_of_the_engine():
     """The store's modules import nothing of the engine but one another, definitions that import nothing of it
-    (what a valid answer is) and the papers' tables it fills every database with; those tables read no database
-    (`engine.queries.published_rows` reads them back) and import only formulas that import nothing of the engine
-    themselves (MAgIC's radar area, shared with its scorer)."""
+    (what a valid answer is), the papers' tables it fills every database with, and the reading of the players'
+    belief answers whose Reasoning items its seat summary sums (`engine.belief_reasoning`: it imports the games'
+    reading of a belief text and nothing of the store, the agents or the metrics); the papers' tables read no
+    database (`engine.queries.published_rows` reads them back) and import only formulas that import nothing of
+    the engine themselves (MAgIC's radar area, shared with its scorer)."""
     graph = import_graph(ENGINE)
     store = {module for module in graph if module == "engine.store" or module.startswith("engine.store.")}
     assert len(store) > 1
     assert {module: sorted(graph[module]) for module in graph["engine.published"]} == dict.fromkeys(
         graph["engine.published"], []), "the papers' tables import a module that imports more of the engine"
     leaves = {module for module in graph if not graph[module]}  # definitions that import nothing of the engine
-    assert {module: sorted(graph[module] - store - {"engine.published"} - leaves) for module in store} == dict.fromkeys(
-        store, [])
+    beneath = {"engine.published", "engine.belief_reasoning"}
+    assert {module: sorted(graph[module] - store - beneath - leaves) for module in store} == dict.fromkeys(store, [])
+    below_beliefs = reachable(graph, "engine.belief_reasoning")
+    assert not below_beliefs & (store | {"engine.agents", "engine.metrics"}) and all(
+        module.startswith("engine.games") or module in leaves for module in below_beliefs), sorted(below_beliefs)
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module `start` imports, through any chain."""
+    seen: set[str] = set()
+    todo = list(graph[start])
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += graph[module]
+    return seen
 
 
 def test_the_circle_finder_names_a_circle_whatever_its_length():

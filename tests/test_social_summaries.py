@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from engine import store
+from engine.belief_reasoning import REASONING_ITEMS
 from engine.metrics import magic, magic_social, wis
 from engine.playing import play_match
 from engine.rescore import rescore
@@ -164,7 +165,7 @@ def seat_rows(db) -> pd.DataFrame:
 
 def test_the_writers_seat_summary_is_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):
     incremental = seat_rows(played)
-    assert {summaries.REASONING_ITEMS, "reasoning_right:authors", "reasoning_right:unmatched"} <= set(incremental.name)
+    assert {REASONING_ITEMS, "reasoning_right:authors", "reasoning_right:unmatched"} <= set(incremental.name)
     seated = incremental[incremental.name == summaries.SEAT]["seats"].sum()
     assert seated == store.rows(played, """SELECT count(*) FROM seats JOIN matches USING (match_id)
                                            WHERE status = 'ok'""")[0][0]

@@ -29,9 +29,7 @@ probes one match at a time (`reasoning_sums`), so memory stays bounded at any si
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
-from collections.abc import Iterable
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -40,7 +38,14 @@ import numpy as np
 import pandas as pd
 
 from engine import store
-from engine.games.social import read_belief_text
+from engine.belief_reasoning import (
+    AUTHORS,
+    REASONING_ITEMS,
+    blank_suspect,
+    fold_beliefs,
+    reasoning_right,
+    seat_reasoning,
+)
 from engine.metrics.seat_sums import NO_STRATEGY, seat_rows, summed_where
 from engine.selection import ALL, Selection, Variant, agent_sql, variants_sql
 from engine.store import summaries
@@ -50,8 +55,6 @@ DECEPTION_GUESS_WEIGHT = 0.25
 SOCIAL_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
                   "judgement", "reasoning", "deception", "self_awareness"]
 SOCIAL_GAMES = variants_sql(SOCIAL)  # over matches AS m
-AUTHORS, UNMATCHED = "authors", "unmatched"  # how Reasoning reads a missing suspicion row
-FIRST_SEAT = "Player 1"  # whom the authors' argmax of a row of zeros names
 
 
 def social_seats(db: str | Path, where: str, params: list | None = None) -> pd.DataFrame:
@@ -195,13 +198,13 @@ def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Var
     """`challenger_sums` and the Reasoning items (correct, asked) of the social matches among them, per agent
     and strategy: summed with the rest from the seat summary where it answers, else read from the belief turns
     (`reasoning_sums`), a missing suspect read as `missing_suspicion` says."""
-    _blank_suspect(missing_suspicion)  # an unknown reading is refused on either path
+    blank_suspect(missing_suspicion)  # an unknown reading is refused on either path
     if summed_where(db, selection) is None:
         where, params = selection.where("m")
         return (challenger_sums(db, selection, variants, metrics, sums),
                 reasoning_sums(db, f"{variants_sql(variants)} AND ({where})", params, missing_suspicion))
     social = " OR ".join(seat_in(variant) for variant in SOCIAL)
-    right, items = reasoning_right(missing_suspicion), summaries.REASONING_ITEMS
+    right, items = reasoning_right(missing_suspicion), REASONING_ITEMS
     table = challenger_sums(db, selection, variants, (*metrics, right, items), sums | {
         right: f"sum({_identifier(right)}) FILTER (WHERE {social})",
         items: f"sum({_identifier(items)}) FILTER (WHERE {social})"})
@@ -225,50 +228,20 @@ def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int,
     action's JSON)."""
     if not match_ids:
         return {}
-    return _fold_beliefs(store.rows(db, f"""
+    return fold_beliefs(store.rows(db, f"""
         SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, n.n
         FROM turns t JOIN (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT unnest(?))
                            GROUP BY match_id) n USING (match_id)
         WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", [match_ids]))
 
 
-def _fold_beliefs(turns: Iterable[tuple]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
-    """`belief_answers` from the turns that carry a belief, in order: (match_id, seat, round, phase,
-    action, fallback, number of seats of the match)."""
-    probe: dict[tuple[str, int, int, int], dict[str, Any] | None] = {}
-    texts: dict[tuple[str, int, int, int], str] = {}
-    sizes: dict[str, int] = {}
-    probes_seen: dict[tuple[str, int, int], int] = defaultdict(int)
-    for match_id, seat, round_, phase, raw, fallback, n_seats in turns:
-        base = (match_id, int(seat), int(round_))
-        sizes[match_id] = int(n_seats)
-        action = json.loads(raw) if isinstance(raw, str) else (raw or {})
-        text = (action.get("extra") or {}).get("belief")
-        if phase == "belief":
-            key = (*base, probes_seen[base])
-            probes_seen[base] += 1
-            answer = action.get("action")
-            probe[key] = None if fallback or not isinstance(answer, dict) else answer
-        else:
-            key = (*base, 0)
-            if key in texts:
-                continue
-        if isinstance(text, str) and text.strip():
-            texts[key] = text
-    out = dict(probe)
-    for key, text in texts.items():
-        names = tuple(f"Player {i + 1}" for i in range(sizes[key[0]]))
-        out[key] = read_belief_text(text, names, names[key[1]]) or probe.get(key)
-    return out
-
-
 def reasoning_counts(seats: pd.DataFrame, beliefs: dict,
                      missing_suspicion: str = AUTHORS) -> dict[int, tuple[int, int]]:
     """Row index -> (correct, asked) items, two per probe as `compute_pgm_metric` scores them: "gold",
     the seat's suspect is the special player; "inter", its guess of whom each other player suspects
-    matches every other player's own stated suspect at that probe (a missing suspect: `_seat_reasoning`).
+    matches every other player's own stated suspect at that probe (a missing suspect: `seat_reasoning`).
     (0, 0) for a seat without beliefs."""
-    blank = _blank_suspect(missing_suspicion)
+    blank = blank_suspect(missing_suspicion)
     out: dict[int, tuple[int, int]] = dict.fromkeys(seats.index, (0, 0))
     probes_of = defaultdict(list)
     for (match, seat, rnd, k) in beliefs:
@@ -278,42 +251,17 @@ def reasoning_counts(seats: pd.DataFrame, beliefs: dict,
                believers["n_players"], strict=True)
     for idx, match, seat, special_seat, n_players in rows:
         if (match, seat) in probes_of:
-            out[idx] = _seat_reasoning(beliefs, probes_of[(match, seat)], match, seat, special_seat, n_players,
+            out[idx] = seat_reasoning(beliefs, probes_of[(match, seat)], match, seat, special_seat, n_players,
                                        blank)
     return out
-
-
-def _blank_suspect(missing_suspicion: str) -> str | None:
-    """Whom a missing suspicion row names: Player 1 under 'authors' (their argmax of a row of zeros), nobody
-    (never right, never matching) under 'unmatched'."""
-    if missing_suspicion not in (AUTHORS, UNMATCHED):
-        raise ValueError(f"missing_suspicion must be '{AUTHORS}' or '{UNMATCHED}', not {missing_suspicion!r}")
-    return FIRST_SEAT if missing_suspicion == AUTHORS else None
-
-
-def _seat_reasoning(beliefs: dict, probes: list[tuple[int, int]], match: str, seat: int, special_seat: int,
-                    n_players: int, blank: str | None) -> tuple[int, int]:
-    """(correct, asked) of one seat over its `probes` (round, probe): a gold and an inter item each; a missing
-    suspect (no belief, no suspect named) reads as `blank` (`_blank_suspect`)."""
-    special = f"Player {int(special_seat) + 1}"
-    others = [s for s in range(int(n_players)) if s != seat]
-    correct = 0
-    for rnd, k in sorted(probes):
-        mine = beliefs[(match, seat, rnd, k)] or {}
-        correct += (mine.get("suspect") or blank) == special
-        thinks = mine.get("thinks") or {}
-        theirs = [(beliefs.get((match, s, rnd, k)) or {}).get("suspect") or blank for s in others]
-        correct += all(t is not None and (thinks.get(f"Player {s + 1}") or blank) == t
-                       for s, t in zip(others, theirs, strict=True))
-    return correct, 2 * len(probes)
 
 
 def reasoning_sums(db: str | Path, where: str, params: list | None,
                    missing_suspicion: str = AUTHORS) -> dict[tuple[str, str], tuple[int, int]]:
     """Per agent and strategy, (correct, asked) Reasoning items over its challenger seats of the selected
-    social matches (a missing suspect read as `missing_suspicion` says: `_seat_reasoning`): the belief turns
+    social matches (a missing suspect read as `missing_suspicion` says: `seat_reasoning`): the belief turns
     stream in match by match (with the match's challengers), so one match's beliefs are in memory at a time."""
-    blank = _blank_suspect(missing_suspicion)
+    blank = blank_suspect(missing_suspicion)
     turns = store.stream(db, f"""
         WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", (), figures=False)}),
         tested AS (
@@ -329,44 +277,17 @@ def reasoning_sums(db: str | Path, where: str, params: list | None,
     for match, rows in groupby(turns, key=lambda row: row[0]):
         rows = list(rows)
         special_seat, n_players, challengers = rows[0][7:]
-        beliefs = _fold_beliefs(row[:7] for row in rows)
+        beliefs = fold_beliefs(row[:7] for row in rows)
         probes_of = defaultdict(list)
         for (_, seat, rnd, k) in beliefs:
             probes_of[seat].append((rnd, k))
         for c in challengers:
             if c["seat"] in probes_of:
-                correct, asked = _seat_reasoning(beliefs, probes_of[c["seat"]], match, c["seat"], special_seat,
+                correct, asked = seat_reasoning(beliefs, probes_of[c["seat"]], match, c["seat"], special_seat,
                                                  n_players, blank)
                 done = totals[(c["agent"], c["strategy"])]
                 totals[(c["agent"], c["strategy"])] = (done[0] + correct, done[1] + asked)
     return totals
-
-
-def seat_reasoning_rows(turns: Iterable[tuple]) -> list[dict[str, Any]]:
-    """The seat summary's Reasoning rows (engine/store/summaries.py `reasoning_rows`) from the turns that carry a
-    belief, in match and turn order: (match_id, seat, round, phase, action, fallback, number of seats, special
-    seat, number of players). Per seat with a probe: its items, and those right under each reading of a missing
-    suspicion (`_blank_suspect`), so that the board sums either reading without the turns."""
-    out = []
-    for match, rows in groupby(turns, key=lambda row: row[0]):
-        rows = list(rows)
-        special_seat, n_players = rows[0][7:]
-        beliefs = _fold_beliefs(row[:7] for row in rows)
-        probes_of = defaultdict(list)
-        for (_, seat, rnd, k) in beliefs:
-            probes_of[seat].append((rnd, k))
-        for seat, probes in probes_of.items():
-            for reading in (AUTHORS, UNMATCHED):
-                right, asked = _seat_reasoning(beliefs, probes, match, seat, special_seat, n_players,
-                                               _blank_suspect(reading))
-                out.append({"match_id": match, "seat": seat, "name": reasoning_right(reading), "value": right})
-            out.append({"match_id": match, "seat": seat, "name": summaries.REASONING_ITEMS, "value": asked})
-    return out
-
-
-def reasoning_right(missing_suspicion: str) -> str:
-    """The seat summary's name of the Reasoning items right under a reading of a missing suspicion."""
-    return f"{summaries.REASONING_RIGHT}:{missing_suspicion}"
 
 
 # ---------------------------------------------------------------- the four cognition abilities
@@ -393,7 +314,7 @@ SOCIAL_SUMS = {
 def social_abilities(db: str | Path, selection: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
     """Per agent and strategy: the four role win rates, Judgement, Reasoning, Deception and
     Self-awareness (as fractions) of MAgIC's Chameleon and Undercover (`rules: magic`); `missing_suspicion`:
-    how Reasoning reads a missing suspect (`_seat_reasoning`)."""
+    how Reasoning reads a missing suspect (`seat_reasoning`)."""
     with store.reading(db):
         sums, reasoning = challenger_figures(db, selection, SOCIAL, SOCIAL_METRICS, SOCIAL_SUMS, missing_suspicion)
     if sums.empty:

@@ -35,6 +35,7 @@ from itertools import chain
 import duckdb
 import pyarrow as pa
 
+from engine.belief_reasoning import seat_reasoning_rows
 from engine.store.schema import TABLES
 from engine.valid_answers import valid_sql
 
@@ -166,7 +167,6 @@ def pairwise_contributions_sql(matches: str, seats: str) -> str:
 # what `seat_summary` sums besides the metrics (`name`), each a value per seat: the seat itself (1), its win (1 or 0),
 # its score, its fallback votes for the special player (MAgIC's Judgement counts them wrong) and its Reasoning items
 SEAT, WON, SCORE, FALLBACK_VOTES = "seat", "won", "score", "fallback_votes_correct"
-REASONING_ITEMS, REASONING_RIGHT = "reasoning_items", "reasoning_right"  # `REASONING_RIGHT:<reading>`
 
 
 def seat_contributions_sql(matches: str, seats: str, turns: str, metrics: str, reasoning: str) -> str:
@@ -226,10 +226,8 @@ def reasoning_rows(con: duckdb.DuckDBPyConnection, matches: str, seats: str, tur
     """Per seat of the `ok` matches of the tables (or views) named whose turns carry beliefs, its Reasoning items
     (`REASONING_ITEMS`) and those right under each reading of a missing suspicion (`REASONING_RIGHT:<reading>`), as
     (match_id, seat, name, value) rows for `seat_contributions_sql`: worked out in Python (the belief texts are
-    parsed) by engine/metrics/magic_social.py, a match at a time, so the summary keeps what a page would read the
+    parsed) by engine/belief_reasoning.py, a match at a time, so the summary keeps what a page would read the
     turns for."""
-    from engine.metrics.magic_social import seat_reasoning_rows  # the metrics import the store: not at load
-
     result = con.execute(f"""
         WITH m AS (SELECT match_id, TRY_CAST(json_extract(outcome, '$.special_seat') AS INTEGER) AS special_seat,
                           json_array_length(outcome, '$.words') AS n_players
