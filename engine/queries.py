@@ -34,15 +34,24 @@ def _query(db: str | Path, sql: str, params: list | None = None) -> pd.DataFrame
 
 
 # ---------------------------------------------------------------- selection widgets
-def filter_options(db: str | Path) -> pd.DataFrame:
-    """One row per run, game and preset: run name, source, matches (and how many had a fallback move) and the
-    first and last finish date."""
-    return _query(db, """
-        SELECT m.run_id, r.name AS run_name, r.source, m.game, m.preset, count(*) AS matches,
-               count(*) FILTER (WHERE m.match_id IN (SELECT match_id FROM turns WHERE fallback)) AS fallback_matches,
+def filter_options(db: str | Path, fallbacks: bool = False) -> pd.DataFrame:
+    """One row per run, game and preset: run name, source, matches and the first and last finish date; with
+    `fallbacks`, also how many of those matches had a fallback move (`fallback_matches`). That count reads every
+    turn's `fallback` (650 ms at 1M matches), so only the filter that leaves such matches out asks for it."""
+    fallback_matches = (", count(*) FILTER (WHERE m.match_id IN (SELECT match_id FROM turns WHERE fallback)) "
+                        "AS fallback_matches") if fallbacks else ""
+    return _query(db, f"""
+        SELECT m.run_id, r.name AS run_name, r.source, m.game, m.preset, count(*) AS matches{fallback_matches},
                min(m.finished_at)::DATE AS first_day, max(m.finished_at)::DATE AS last_day
         FROM matches m LEFT JOIN runs r USING (run_id)
         WHERE m.status = 'ok' GROUP BY ALL ORDER BY m.run_id, m.game, m.preset""")
+
+
+def settings_source(db: str | Path) -> str:
+    """What `agent_sql` reads the agents' settings from: `agent_settings` while the summaries are in step
+    (`store.summaries_in_step`: the same settings as the seats', a few rows), else the seats (four scans of them
+    cost 2 s at 1M matches). Call it inside `store.reading(db)`, beside the query it serves."""
+    return SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
 
 
 def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -> pd.DataFrame:
@@ -160,16 +169,23 @@ def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) 
     played under (`matches.rules_version`). The agents' settings are read from the summaries while they are in
     step (`store.summaries_in_step`: the same settings as the seats', without scanning them)."""
     with store.reading(db):
-        source = SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
-        return _recent_matches(db, run_id, limit, source)
+        return _recent_matches(db, run_id, limit, settings_source(db))
 
 
 def _recent_matches(db: str | Path, run_id: str | None, limit: int, source: str) -> pd.DataFrame:
+    picked = newest_matches(db, "? IS NULL OR m.run_id = ?", [run_id, run_id], limit)
     return _query(db, f"""
-        WITH recent AS (
-            SELECT * FROM matches m WHERE ? IS NULL OR m.run_id = ?
-            ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
         SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error, m.rules_version,
                string_agg({agent_sql("s", source=source)}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
-        FROM recent m JOIN seats s USING (match_id)
-        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [run_id, run_id, limit])
+        FROM matches m JOIN seats s USING (match_id) WHERE m.match_id IN (SELECT unnest(?))
+        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [picked])
+
+
+def newest_matches(db: str | Path, where: str, params: list, limit: int) -> list[str]:
+    """The ids of the newest `limit` matches of `matches m` that fit `where`: a list's rows picked before its
+    lineups and counts are read for them alone. Two columns sorted, not whole rows (their JSON read 1M times),
+    and a list, not a subquery: an empty one then reads no turn (a semi join with nothing on one side still
+    scanned the 20M turns)."""
+    return [row[0] for row in store.rows(db, f"""
+        SELECT m.match_id FROM matches m WHERE {where}
+        ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?""", [*params, limit])]
