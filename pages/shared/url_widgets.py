@@ -21,8 +21,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine import queries
 from engine.selection import Selection
+from pages.shared.caching import filter_options
 from pages.shared.markdown import plain
 from pages.shared.report import Report, runs_of, selection_of
 
@@ -164,7 +164,7 @@ def filter_bar(options: pd.DataFrame, games: bool = True, report: Report | None 
     header then states `db`, the filters and the runs they keep."""
     selection = _filter_widgets(options, games)
     if report is not None:  # the matches with fallback moves are counted (a read of every turn) only to leave them out
-        counted = queries.filter_options(db, fallbacks=True) if selection.without_fallbacks and db else options
+        counted = filter_options(db, fallbacks=True) if selection.without_fallbacks and db else options
         report.scope(db or "", selection_of(selection), runs_of(selection, counted))
     return selection
 
