@@ -207,11 +207,18 @@ def _recent_matches(db: str | Path, run_id: str | None, limit: int, source: str)
         GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [picked])
 
 
-def newest_matches(db: str | Path, where: str, params: list, limit: int) -> list[str]:
+def newest_matches(db: str | Path, where: str, params: list, limit: int, costly: bool = False) -> list[str]:
     """The ids of the newest `limit` matches of `matches m` that fit `where`: a list's rows picked before its
-    lineups and counts are read for them alone. Two columns sorted, not whole rows (their JSON read 1M times),
-    and a list, not a subquery: an empty one then reads no turn (a semi join with nothing on one side still
-    scanned the 20M turns)."""
+    lineups and counts are read for them alone. A list, not a subquery: an empty one then reads no turn (a semi
+    join with nothing on one side still scanned the 20M turns). Unless `where` is `costly` (it reads the turns:
+    not twice), the newest `limit` finish times are found first, so only the matches from the last of them on
+    are sorted with their ids (a million ids sorted took 130 ms, the times 10 ms)."""
+    order = "ORDER BY m.finished_at DESC NULLS LAST"
+    newer = ""
+    if not costly:
+        last = store.rows(db, f"SELECT m.finished_at FROM matches m WHERE {where} {order} LIMIT 1 OFFSET ?",
+                          [*params, limit - 1])
+        if last and last[0][0] is not None:  # else fewer matches than `limit` have a finish time: sort them all
+            newer, params = " AND m.finished_at >= ?", [*params, last[0][0]]
     return [row[0] for row in store.rows(db, f"""
-        SELECT m.match_id FROM matches m WHERE {where}
-        ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?""", [*params, limit])]
+        SELECT m.match_id FROM matches m WHERE ({where}){newer} {order}, m.match_id LIMIT ?""", [*params, limit])]

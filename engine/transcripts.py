@@ -139,7 +139,8 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
     match's failures read all 20M turns at 1M matches: 3 s)."""
     with store.reading(db):
         source = settings_source(db)
-        picked = newest_matches(db, *_conditions(search, source), limit or MAX_RESULTS)
+        costly = bool(search.text.strip()) or search.parse_failures  # conditions that read the turns
+        picked = newest_matches(db, *_conditions(search, source), limit or MAX_RESULTS, costly)
         if not picked:  # (the query below would still read every turn, for no match)
             return pd.DataFrame(columns=FOUND_COLUMNS)
         return store.query(db, f"""

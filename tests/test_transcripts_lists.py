@@ -138,3 +138,17 @@ def test_the_filter_options_count_fallback_matches_only_when_asked(db):
     assert counted["fallback_matches"].sum() == store.rows(db, """
         SELECT count(DISTINCT m.match_id) FROM matches m JOIN turns t USING (match_id)
         WHERE m.status = 'ok' AND t.fallback""")[0][0] == 1
+
+
+def test_the_newest_matches_are_the_first_in_order_of_finish_then_id_ties_and_unfinished_included(db, tmp_path):
+    copy = tmp_path / "ties.duckdb"
+    copy.write_bytes(db.read_bytes())
+    with store.connect(copy) as con:  # ties at the newest time and at an older one; some never finished
+        con.execute("""UPDATE matches SET finished_at = CASE WHEN hash(match_id) % 3 = 0 THEN NULL
+                       WHEN hash(match_id) % 3 = 1 THEN TIMESTAMP '2030-01-01' ELSE TIMESTAMP '2020-01-01' END""")
+    every = store.query(copy, "SELECT match_id, finished_at FROM matches")
+    ordered = every.sort_values(["finished_at", "match_id"], ascending=[False, True], na_position="last")
+    for limit in range(1, len(every) + 2):
+        for costly in (False, True):
+            assert queries.newest_matches(copy, "TRUE", [], limit, costly) == ordered["match_id"].head(limit).tolist()
+    assert queries.recent_matches(copy, limit=4)["match_id"].tolist() == ordered["match_id"].head(4).tolist()
