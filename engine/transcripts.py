@@ -71,9 +71,8 @@ def literal_pattern(text: str) -> str:
 
 
 # a seat `x` played at setting `p` (a label and the settings that can name it apart, NULL matching NULL)
-_SAME_SETTING = " AND ".join(f"x.{c} IS NOT DISTINCT FROM p.{c}" for c in ("temperature", "prompt_version",
-                                                                           "max_tokens")) + \
-    " AND coalesce(x.label, x.agent) = p.label"
+_SAME_SETTING = " AND ".join(["coalesce(x.label, x.agent) = p.label", *(
+    f"x.{c} IS NOT DISTINCT FROM p.{c}" for c in ("temperature", "prompt_version", "max_tokens"))])
 
 
 def _named_settings(source: str) -> str:
