@@ -199,7 +199,7 @@ def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) 
 
 
 def _recent_matches(db: str | Path, run_id: str | None, limit: int, source: str) -> pd.DataFrame:
-    picked = newest_matches(db, "? IS NULL OR m.run_id = ?", [run_id, run_id], limit)
+    picked = newest_matches(db, "? IS NULL OR m.run_id = ?", [run_id, run_id], limit, matches_only=True)
     return _query(db, f"""
         SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error, m.rules_version,
                string_agg({agent_sql("s", source=source)}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
@@ -207,15 +207,16 @@ def _recent_matches(db: str | Path, run_id: str | None, limit: int, source: str)
         GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [picked])
 
 
-def newest_matches(db: str | Path, where: str, params: list, limit: int, costly: bool = False) -> list[str]:
+def newest_matches(db: str | Path, where: str, params: list, limit: int, matches_only: bool = False) -> list[str]:
     """The ids of the newest `limit` matches of `matches m` that fit `where`: a list's rows picked before its
     lineups and counts are read for them alone. A list, not a subquery: an empty one then reads no turn (a semi
-    join with nothing on one side still scanned the 20M turns). Unless `where` is `costly` (it reads the turns:
-    not twice), the newest `limit` finish times are found first, so only the matches from the last of them on
-    are sorted with their ids (a million ids sorted took 130 ms, the times 10 ms)."""
+    join with nothing on one side still scanned the 20M turns). When `where` reads `matches` alone (evaluated
+    twice, it costs little: a condition on the seats or turns is not), the newest `limit` finish times are found
+    first, so only the matches from the last of them on are sorted with their ids (a million ids took 130 ms to
+    sort, the times 10 ms)."""
     order = "ORDER BY m.finished_at DESC NULLS LAST"
     newer = ""
-    if not costly:
+    if matches_only:
         last = store.rows(db, f"SELECT m.finished_at FROM matches m WHERE {where} {order} LIMIT 1 OFFSET ?",
                           [*params, limit - 1])
         if last and last[0][0] is not None:  # else fewer matches than `limit` have a finish time: sort them all

@@ -125,6 +125,14 @@ def _conditions(search: MatchSearch, source: str) -> tuple[str, list]:
     return " AND ".join(where), params
 
 
+def _reads_matches_only(search: MatchSearch) -> bool:
+    """Whether `search`'s conditions read the matches alone (no seat, no turn)."""
+    within = search.within
+    return (not search.agents and search.outcome in ("any", "error") and not search.parse_failures
+            and not search.text.strip()
+            and (within is None or not (within.agents or within.contested or within.without_fallbacks)))
+
+
 def count_matches(db: str | Path, search: MatchSearch) -> int:
     """How many matches fit `search` (`find_matches` lists only the newest MAX_RESULTS of them)."""
     with store.reading(db):
@@ -138,8 +146,7 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
     match's failures read all 20M turns at 1M matches: 3 s)."""
     with store.reading(db):
         source = settings_source(db)
-        costly = bool(search.text.strip()) or search.parse_failures  # conditions that read the turns
-        picked = newest_matches(db, *_conditions(search, source), limit or MAX_RESULTS, costly)
+        picked = newest_matches(db, *_conditions(search, source), limit or MAX_RESULTS, _reads_matches_only(search))
         if not picked:  # (the query below would still read every turn, for no match)
             return pd.DataFrame(columns=FOUND_COLUMNS)
         return store.query(db, f"""

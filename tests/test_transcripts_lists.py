@@ -96,6 +96,8 @@ SEARCHES = {
     "parse failures": MatchSearch(parse_failures=True),
     "no winner": MatchSearch(outcome="no winner"),
     "nobody": MatchSearch(agents=("nobody",)),
+    "a leaderboard cell's matches": MatchSearch(within=Selection(presets=("no_hint",))),
+    "a cell's, one agent": MatchSearch(within=Selection(agents=("bot:equilibrium",), contested=True)),
 }
 
 
@@ -149,6 +151,7 @@ def test_the_newest_matches_are_the_first_in_order_of_finish_then_id_ties_and_un
     every = store.query(copy, "SELECT match_id, finished_at FROM matches")
     ordered = every.sort_values(["finished_at", "match_id"], ascending=[False, True], na_position="last")
     for limit in range(1, len(every) + 2):
-        for costly in (False, True):
-            assert queries.newest_matches(copy, "TRUE", [], limit, costly) == ordered["match_id"].head(limit).tolist()
+        for matches_only in (True, False):
+            assert queries.newest_matches(copy, "TRUE", [], limit, matches_only) == \
+                ordered["match_id"].head(limit).tolist()
     assert queries.recent_matches(copy, limit=4)["match_id"].tolist() == ordered["match_id"].head(4).tolist()
