@@ -155,3 +155,26 @@ def test_the_newest_matches_are_the_first_in_order_of_finish_then_id_ties_and_un
             assert queries.newest_matches(copy, "TRUE", [], limit, matches_only) == \
                 ordered["match_id"].head(limit).tolist()
     assert queries.recent_matches(copy, limit=4)["match_id"].tolist() == ordered["match_id"].head(4).tolist()
+
+
+def test_no_list_names_its_agents_by_reading_every_seats_settings(db, monkeypatch):
+    """Else the tests comparing the two paths could pass with the summaries never read: `agent_sql` over the seats
+    groups every seat by label (four scans of 4M seats at 1M matches)."""
+    for reader in ("query", "rows"):
+        read = getattr(store, reader)
+
+        def checked(db, sql, params=None, read=read):
+            assert "FROM seats x GROUP BY" not in sql, "named the agents from every seat"
+            return read(db, sql, params)
+
+        monkeypatch.setattr(store, reader, checked)
+    newest = transcripts.find_matches(db, MatchSearch())["match_id"].iloc[0]
+    transcripts.match_turns(db, newest)
+    transcripts.find_matches(db, SEARCHES["an agent at one setting won"])
+    for game in (None, "tictactoe"):
+        transcripts.agents(db, game)
+    queries.agents(db, settings=True)
+    queries.recent_matches(db)
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the log: the check above can fail
+    with pytest.raises(AssertionError, match="every seat"):
+        transcripts.agents(db)
