@@ -34,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import headline, queries, store, transcripts  # noqa: E402
+from engine.launch import processes  # noqa: E402
 from engine.metrics import ratings  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.store import summaries  # noqa: E402
@@ -160,10 +161,13 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
         ],
         "launch": [
             ("models_played", lambda: queries.models_played(db)),
+            ("progress (the runs panel, every 2 s)", lambda: processes.progress(db)),
         ],
         "leaderboard": [
             ("filter_options", lambda: queries.filter_options(db)),
             *((f"{suite.name} headline", lambda suite=suite: headline.headline(db, suite.name))
+              for suite in all_suites().values()),
+            *((f"{suite.name} coverage (the caption)", lambda suite=suite: headline.coverage(db, suite.name))
               for suite in all_suites().values()),
             ("agent_figures one run", lambda: headline.agent_figures(db, run_filter)),
             ("TrueSkill every game", lambda: ratings.trueskill_table(db)),

@@ -44,14 +44,14 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
     return table
 
 
-def summary_where(selection: Selection, alias: str = "k") -> tuple[str, list] | None:
-    """`selection` (contested) as a SQL condition over `agent_summary AS alias`, or None when the summaries'
-    grain cannot answer it: a date range (they sum over time) or an agent filter (it keeps the other agents of
-    the matches it picks)."""
+def summary_where(selection: Selection, alias: str = "k", contested: bool = True) -> tuple[str, list] | None:
+    """`selection` (contested, unless told otherwise) as a SQL condition over `agent_summary AS alias`, or None
+    when the summaries' grain cannot answer it: a date range (they sum over time) or an agent filter (it keeps the
+    other agents of the matches it picks)."""
     if selection.date_from or selection.date_to or selection.agents:
         return None
-    cooperative = cooperative_games()
-    parts, params = [f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative]
+    parts, params = ([f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative_games()]) \
+        if contested else (["TRUE"], [])
     for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
         if values:
             parts.append(f"{alias}.{column} IN (SELECT unnest(?))")

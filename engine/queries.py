@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from engine import store
+from engine.agent_figures import summary_rows, summary_where
 from engine.agents.base import AgentSpec
 from engine.metrics import stats
 from engine.selection import ALL, Selection, agent_sql
@@ -34,26 +35,60 @@ def _query(db: str | Path, sql: str, params: list | None = None) -> pd.DataFrame
 
 
 # ---------------------------------------------------------------- selection widgets
-def filter_options(db: str | Path) -> pd.DataFrame:
-    """One row per run, game and preset: run name, source, matches (and how many had a fallback move) and the
-    first and last finish date."""
-    return _query(db, """
-        SELECT m.run_id, r.name AS run_name, r.source, m.game, m.preset, count(*) AS matches,
-               count(*) FILTER (WHERE m.match_id IN (SELECT match_id FROM turns WHERE fallback)) AS fallback_matches,
+def filter_options(db: str | Path, fallbacks: bool = False) -> pd.DataFrame:
+    """One row per run, game and preset: run name, source, matches and the first and last finish date; with
+    `fallbacks`, also how many of those matches had a fallback move (`fallback_matches`). That count reads every
+    turn's `fallback` (650 ms at 1M matches), so only the filter that leaves such matches out asks for it."""
+    fallback_matches = (", count(*) FILTER (WHERE m.match_id IN (SELECT match_id FROM turns WHERE fallback)) "
+                        "AS fallback_matches") if fallbacks else ""
+    return _query(db, f"""
+        SELECT m.run_id, r.name AS run_name, r.source, m.game, m.preset, count(*) AS matches{fallback_matches},
                min(m.finished_at)::DATE AS first_day, max(m.finished_at)::DATE AS last_day
         FROM matches m LEFT JOIN runs r USING (run_id)
         WHERE m.status = 'ok' GROUP BY ALL ORDER BY m.run_id, m.game, m.preset""")
 
 
+def settings_source(db: str | Path) -> str:
+    """What `agent_sql` reads the agents' settings from: `agent_settings` while the summaries are in step
+    (`store.summaries_in_step`: the same settings as the seats', a few rows), else the seats (four scans of them
+    cost 2 s at 1M matches). Call it inside `store.reading(db)`, beside the query it serves."""
+    return SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
+
+
 def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -> pd.DataFrame:
     """Agents with their seats played, most played first: by label, or with `settings` each setting of a label
-    apart, as the leaderboards name agents (`agent_sql`; the Robustness page compares a label's settings)."""
+    apart, as the leaderboards name agents (`agent_sql`; the Robustness page compares a label's settings). Summed
+    from `agent_summary` (the placed seats) and the log's seats without a place, when the selection is a sum of
+    summary rows and they are in step (a scan of 4M seats and their names took 400 ms at 1M matches)."""
+    with store.reading(db):
+        where = summary_where(selection, contested=False) if store.summaries_in_step(db) else None
+        if where is None:
+            return _logged_agents(db, selection, settings)
+        rows, params = summary_rows(where)
+        unplaced_matches = [row[0] for row in store.rows(db, "SELECT DISTINCT match_id FROM seats WHERE rank IS NULL")]
+        unplaced, more = _seats_sql(selection, settings, SETTINGS_SOURCE, unplaced_matches)
+        return _query(db, f"""
+            SELECT agent, sum(seats)::BIGINT AS seats FROM (
+                SELECT {"k.agent_name" if settings else "k.label"} AS agent, k.seats FROM ({rows}) k
+                UNION ALL {unplaced})
+            GROUP BY ALL ORDER BY seats DESC, agent""", [*params, *more])
+
+
+def _logged_agents(db: str | Path, selection: Selection, settings: bool) -> pd.DataFrame:
+    seats, params = _seats_sql(selection, settings, "seats")
+    return _query(db, f"SELECT agent, count(*) AS seats FROM ({seats}) GROUP BY ALL ORDER BY seats DESC, agent",
+                  params)
+
+
+def _seats_sql(selection: Selection, settings: bool, source: str,
+              unplaced_of: list[str] | None = None) -> tuple[str, list]:
+    """One row (`agent`, `seats` 1) per seat of the selected matches, named from `source`; with `unplaced_of`,
+    only the seats without a place of those matches (a list, so the 1M matches are not hashed to find them)."""
     where, params = selection.where()
-    name = agent_sql("s") if settings else "coalesce(s.label, s.agent)"
-    return _query(db, f"""
-        SELECT {name} AS agent, count(*) AS seats
-        FROM seats s JOIN matches m USING (match_id) WHERE {where}
-        GROUP BY ALL ORDER BY seats DESC, agent""", params)
+    name = agent_sql("s", source=source) if settings else "coalesce(s.label, s.agent)"
+    if unplaced_of is not None:
+        where, params = f"s.rank IS NULL AND s.match_id IN (SELECT unnest(?)) AND {where}", [unplaced_of, *params]
+    return f"SELECT {name} AS agent, 1 AS seats FROM seats s JOIN matches m USING (match_id) WHERE {where}", params
 
 
 # ---------------------------------------------------------------- leaderboards
@@ -180,16 +215,31 @@ def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) 
     played under (`matches.rules_version`). The agents' settings are read from the summaries while they are in
     step (`store.summaries_in_step`: the same settings as the seats', without scanning them)."""
     with store.reading(db):
-        source = SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
-        return _recent_matches(db, run_id, limit, source)
+        return _recent_matches(db, run_id, limit, settings_source(db))
 
 
 def _recent_matches(db: str | Path, run_id: str | None, limit: int, source: str) -> pd.DataFrame:
+    picked = newest_matches(db, "? IS NULL OR m.run_id = ?", [run_id, run_id], limit, matches_only=True)
     return _query(db, f"""
-        WITH recent AS (
-            SELECT * FROM matches m WHERE ? IS NULL OR m.run_id = ?
-            ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
         SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error, m.rules_version,
                string_agg({agent_sql("s", source=source)}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
-        FROM recent m JOIN seats s USING (match_id)
-        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [run_id, run_id, limit])
+        FROM matches m JOIN seats s USING (match_id) WHERE m.match_id IN (SELECT unnest(?))
+        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [picked])
+
+
+def newest_matches(db: str | Path, where: str, params: list, limit: int, matches_only: bool = False) -> list[str]:
+    """The ids of the newest `limit` matches of `matches m` that fit `where`: a list's rows picked before its
+    lineups and counts are read for them alone. A list, not a subquery: an empty one then reads no turn (a semi
+    join with nothing on one side still scanned the 20M turns). When `where` reads `matches` alone (evaluated
+    twice, it costs little: a condition on the seats or turns is not), the newest `limit` finish times are found
+    first, so only the matches from the last of them on are sorted with their ids (a million ids took 130 ms to
+    sort, the times 10 ms)."""
+    order = "ORDER BY m.finished_at DESC NULLS LAST"
+    newer = ""
+    if matches_only:
+        last = store.rows(db, f"SELECT m.finished_at FROM matches m WHERE {where} {order} LIMIT 1 OFFSET ?",
+                          [*params, limit - 1])
+        if last and last[0][0] is not None:  # else fewer matches than `limit` have a finish time: sort them all
+            newer, params = " AND m.finished_at >= ?", [*params, last[0][0]]
+    return [row[0] for row in store.rows(db, f"""
+        SELECT m.match_id FROM matches m WHERE ({where}){newer} {order}, m.match_id LIMIT ?""", [*params, limit])]

@@ -14,12 +14,14 @@ import pandas as pd
 from engine import store
 from engine.games import get_game
 from engine.games.base import FEEDBACK
+from engine.queries import newest_matches, settings_source
 from engine.selection import Selection, agent_sql
 from engine.valid_answers import invalid_sql
 from engine.wording import count
 
 OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
 MAX_RESULTS = 200
+FOUND_COLUMNS = ["match_id", "game", "preset", "seed", "repeat", "status", "lineup", "parse_failures", "finished_at"]
 
 
 @dataclass(frozen=True)
@@ -39,9 +41,26 @@ def games(db: str | Path) -> list[str]:
 
 
 def agents(db: str | Path, game: str | None = None) -> list[str]:
-    rows = store.query(db, f"""
-        SELECT DISTINCT {agent_sql("s")} AS agent FROM seats s JOIN matches m USING (match_id)
-        WHERE ? IS NULL OR m.game = ? ORDER BY agent""", [game, game])
+    """Every agent that took a seat (of `game`), as the leaderboards name it. From the summaries while they are in
+    step: every game's from `agent_settings`, one game's from `agent_summary` (the placed seats of its `ok`
+    matches) and the log's few other seats (no place: a failed match's), so 4M seats are not scanned."""
+    with store.reading(db):
+        source = settings_source(db)
+        if source == "seats":
+            seats = "SELECT s.* FROM seats s JOIN matches m USING (match_id) WHERE ? IS NULL OR m.game = ?"
+            params = [game, game]
+        elif game is None:
+            seats, params = source, []
+        else:
+            seats = """
+                SELECT label, label AS agent, temperature, prompt_version, max_tokens FROM agent_summary WHERE game = ?
+                UNION ALL BY NAME
+                SELECT label, agent, temperature, prompt_version, max_tokens FROM seats s
+                WHERE s.match_id IN (SELECT match_id FROM matches WHERE game = ?)
+                      AND (s.rank IS NULL OR s.match_id IN (SELECT match_id FROM matches WHERE status <> 'ok'))"""
+            params = [game, game]
+        rows = store.query(db, f"""
+            SELECT DISTINCT {agent_sql("s", source=source)} AS agent FROM ({seats}) s ORDER BY agent""", params)
     return [] if rows.empty else rows["agent"].tolist()
 
 
@@ -51,8 +70,23 @@ def literal_pattern(text: str) -> str:
     return "".join(f"\\{c}" if c.isascii() and not c.isalnum() and not c.isspace() else c for c in text)
 
 
-def _conditions(search: MatchSearch) -> tuple[str, list]:
-    """The WHERE clause over `matches m` that `search` asks for, and its parameters."""
+# a seat `x` played at setting `p` (a label and the settings that can name it apart, NULL matching NULL)
+_SAME_SETTING = " AND ".join(["coalesce(x.label, x.agent) = p.label", *(
+    f"x.{c} IS NOT DISTINCT FROM p.{c}" for c in ("temperature", "prompt_version", "max_tokens"))])
+
+
+def _named_settings(source: str) -> str:
+    """The settings (label, temperature, prompt_version, max_tokens) that `agent_sql` names as one of the agents
+    in a list parameter: a seat is matched on them, so the name is built for a few settings, not for 4M seats."""
+    return f"""
+        SELECT * FROM (SELECT DISTINCT coalesce(label, agent) AS label, coalesce(label, agent) AS agent, temperature,
+                                       prompt_version, max_tokens FROM {source}) z
+        WHERE {agent_sql("z", source=source)} IN (SELECT unnest(?))"""
+
+
+def _conditions(search: MatchSearch, source: str) -> tuple[str, list]:
+    """The WHERE clause over `matches m` that `search` asks for, and its parameters (agents named from the
+    settings in `source`, `queries.settings_source`)."""
     if search.outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}, got {search.outcome!r}")
     where, params = ["TRUE"], []
@@ -63,17 +97,17 @@ def _conditions(search: MatchSearch) -> tuple[str, list]:
         condition, values = search.within.where("m")
         where.append(condition)
         params += values
-    mine = "TRUE"
+    seats = "seats x"  # the seats of the agents picked (any seat when none is)
     if search.agents:
-        mine = f"{agent_sql('x')} IN (SELECT unnest(?))"
-        where.append(f"EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND {mine})")
+        seats = f"seats x JOIN ({_named_settings(source)}) p ON {_SAME_SETTING}"
         params.append(list(search.agents))
+        where.append(f"m.match_id IN (SELECT x.match_id FROM {seats})")
     agent_params = [list(search.agents)] if search.agents else []
     if search.outcome == "the agent won":
-        where.append(f"EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND x.won AND {mine})")
+        where.append(f"m.match_id IN (SELECT x.match_id FROM {seats} WHERE x.won)")
         params += agent_params
     elif search.outcome == "the agent lost":
-        where.append(f"EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND NOT x.won AND {mine})")
+        where.append(f"m.match_id IN (SELECT x.match_id FROM {seats} WHERE NOT x.won)")
         params += agent_params
     elif search.outcome == "no winner":
         where.append("m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND x.won)")
@@ -91,28 +125,42 @@ def _conditions(search: MatchSearch) -> tuple[str, list]:
     return " AND ".join(where), params
 
 
+def _reads_matches_only(search: MatchSearch) -> bool:
+    """Whether `search`'s conditions read the matches alone (no seat, no turn)."""
+    within = search.within
+    return (not search.agents and search.outcome in ("any", "error") and not search.parse_failures
+            and not search.text.strip()
+            and (within is None or not (within.agents or within.contested or within.without_fallbacks)))
+
+
 def count_matches(db: str | Path, search: MatchSearch) -> int:
     """How many matches fit `search` (`find_matches` lists only the newest MAX_RESULTS of them)."""
-    where, params = _conditions(search)
-    return int(store.rows(db, f"SELECT count(*) FROM matches m WHERE {where}", params)[0][0])
+    with store.reading(db):
+        where, params = _conditions(search, settings_source(db))
+        return int(store.rows(db, f"SELECT count(*) FROM matches m WHERE {where}", params)[0][0])
 
 
 def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) -> pd.DataFrame:
     """The newest `limit` (MAX_RESULTS) matching matches: id, game, preset, seed, status, lineup (winners marked),
-    parse failures."""
-    where, params = _conditions(search)
-    return store.query(db, f"""
-        WITH picked AS (  -- the newest `limit` matches first, then their lineups and failures only
-            SELECT * FROM matches m WHERE {where}
-            ORDER BY m.finished_at DESC NULLS LAST, m.match_id LIMIT ?)
-        SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
-               string_agg({agent_sql("s")} || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
-                          ORDER BY s.seat) AS lineup,
-               (SELECT count(*) FROM turns t WHERE t.match_id = m.match_id AND t.seat IS NOT NULL
-                AND {invalid_sql("t")}) AS parse_failures,
-               m.finished_at
-        FROM picked m JOIN seats s USING (match_id)
-        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [*params, limit or MAX_RESULTS])
+    parse failures. The newest are picked first, then only their seats and turns are read (a count of every
+    match's failures read all 20M turns at 1M matches: 3 s)."""
+    with store.reading(db):
+        source = settings_source(db)
+        picked = newest_matches(db, *_conditions(search, source), limit or MAX_RESULTS, _reads_matches_only(search))
+        if not picked:  # (the query below would still read every turn, for no match)
+            return pd.DataFrame(columns=FOUND_COLUMNS)
+        return store.query(db, f"""
+            WITH failures AS (
+                SELECT t.match_id, count(*) AS parse_failures FROM turns t
+                WHERE t.match_id IN (SELECT unnest(?)) AND t.seat IS NOT NULL AND {invalid_sql("t")} GROUP BY ALL)
+            SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
+                   string_agg({agent_sql("s", source=source)} || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
+                              ORDER BY s.seat) AS lineup,
+                   coalesce(any_value(f.parse_failures), 0) AS parse_failures, m.finished_at
+            FROM matches m JOIN seats s USING (match_id) LEFT JOIN failures f USING (match_id)
+            WHERE m.match_id IN (SELECT unnest(?))
+            GROUP BY m.match_id, m.game, m.preset, m.seed, m."repeat", m.status, m.finished_at
+            ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [picked, picked])
 
 
 def match_seats(db: str | Path, match_id: str) -> pd.DataFrame:
@@ -140,13 +188,15 @@ def match_turns(db: str | Path, match_id: str) -> pd.DataFrame:
     """Every turn in order, with the acting seat's player name and agent (NULL for the moderator). Answers
     are cut at DISPLAY_CHARS (`response_chars` is the whole length; `full_response` reads one whole), so a
     huge answer neither fills the dashboard's memory nor goes to the browser."""
-    return store.query(db, f"""
-        SELECT t.turn, t.round, t.phase, t.seat, s.player, {agent_sql("s")} AS agent, t.prompt,
-               left(t.response, {DISPLAY_CHARS}) AS response, length(t.response) AS response_chars, t.action,
-               t.legal, t.fallback, t.retries, t.call_errors, t.error, t.state, t.tokens_in, t.tokens_out, t.cost_usd,
-               t.latency_ms, t.cached
-        FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
-        WHERE t.match_id = ? ORDER BY t.turn""", [match_id])
+    with store.reading(db):
+        source = settings_source(db)
+        return store.query(db, f"""
+            SELECT t.turn, t.round, t.phase, t.seat, s.player, {agent_sql("s", source=source)} AS agent, t.prompt,
+                   left(t.response, {DISPLAY_CHARS}) AS response, length(t.response) AS response_chars, t.action,
+                   t.legal, t.fallback, t.retries, t.call_errors, t.error, t.state, t.tokens_in, t.tokens_out,
+                   t.cost_usd, t.latency_ms, t.cached
+            FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
+            WHERE t.match_id = ? ORDER BY t.turn""", [match_id])
 
 
 def contains(text: str | None, query: str) -> bool:

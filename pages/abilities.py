@@ -8,13 +8,13 @@ same partial marks through `own_table_view`); NaN where a game was not played.""
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import queries, store
+from engine import store
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
 from engine.palette import painted
 from engine.selection import Selection
 from engine.suites import get_suite, own_table
 from engine.suites.magic import MEAN_ROLE_WIN_RATE
-from pages.shared.caching import cached
+from pages.shared.caching import cached, filter_options
 from pages.shared.opening import open_page
 from pages.shared.own_tables import complete_first, partial_rows, show_own_table
 from pages.shared.report import Report, runs_of
@@ -43,7 +43,7 @@ fullest = profile.sort_values(["abilities", AREA, "win_rate"], ascending=False, 
 complete = fullest[fullest["abilities"] == fullest["abilities"].max()]
 opening = (complete if len(complete) >= 2 else fullest)["challenger"].tolist()[:4]  # the most abilities measured
 chosen = url_multiselect("Challengers", names, "agents", default=opening) or opening
-report.scope(DB, {"challengers": ", ".join(chosen)}, runs_of(Selection(games=SUITE.games), queries.filter_options(DB)))
+report.scope(DB, {"challengers": ", ".join(chosen)}, runs_of(Selection(games=SUITE.games), filter_options(DB)))
 shown = profile[profile["challenger"].isin(chosen)]
 
 

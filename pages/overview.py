@@ -10,6 +10,7 @@ from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
 from pages.shared import links, numbers
+from pages.shared.caching import filter_options
 from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_page
@@ -36,7 +37,7 @@ show_table(report, "Runs", runs, "runs", shown=readable(runs).rename(columns=RUN
 
 choice = url_selectbox("Run", ["all runs", *runs["run_id"].tolist()], "run")  # kept in the URL, as every page
 selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,))
-report.scope(DB, {} if choice == "all runs" else {"runs": choice}, runs_of(selection, queries.filter_options(DB)))
+report.scope(DB, {} if choice == "all runs" else {"runs": choice}, runs_of(selection, filter_options(DB)))
 
 st.subheader("Win rate and mean score per agent, by game and rule set")
 report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the contested matches of one game "

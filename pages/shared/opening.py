@@ -8,8 +8,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from engine import queries, store
+from engine import store
 from engine.selection import Selection
+from pages.shared.caching import filter_options
 from pages.shared.report import Report
 from pages.shared.url_widgets import filter_bar, notice_area
 
@@ -31,5 +32,5 @@ def open_filtered_page(title: str, db: str | Path, report: Report, games: bool =
                        empty: str = NO_MATCHES) -> tuple[pd.DataFrame, Selection]:
     """`open_page`, then the filter bar: the filter options (`queries.filter_options`) and the selection."""
     open_page(title, db, empty)
-    options = queries.filter_options(db)
+    options = filter_options(db)
     return options, filter_bar(options, games=games, report=report, db=db)

@@ -57,8 +57,8 @@ def selection_of(selection: Selection) -> dict[str, str]:
 
 def runs_of(selection: Selection, options: pd.DataFrame) -> list[str]:
     """The runs whose finished matches the filters keep, as `name (run_id): N matches` (without those with
-    fallback moves when the selection leaves them out), from `queries.filter_options` rows (one per run, game and
-    preset)."""
+    fallback moves when the selection leaves them out: then `options` holds `filter_options(db, fallbacks=True)`),
+    from `queries.filter_options` rows (one per run, game and preset)."""
     if options.empty:
         return []
     rows = options

@@ -22,6 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.selection import Selection
+from pages.shared.caching import filter_options
 from pages.shared.markdown import plain
 from pages.shared.report import Report, runs_of, selection_of
 
@@ -162,8 +163,9 @@ def filter_bar(options: pd.DataFrame, games: bool = True, report: Report | None 
     matches with fallback moves (`Selection.without_fallbacks`), kept in the URL; `report`'s
     header then states `db`, the filters and the runs they keep."""
     selection = _filter_widgets(options, games)
-    if report is not None:
-        report.scope(db or "", selection_of(selection), runs_of(selection, options))
+    if report is not None:  # the matches with fallback moves are counted (a read of every turn) only to leave them out
+        counted = filter_options(db, fallbacks=True) if selection.without_fallbacks and db else options
+        report.scope(db or "", selection_of(selection), runs_of(selection, counted))
     return selection
 
 

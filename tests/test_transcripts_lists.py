@@ -1,0 +1,180 @@
+"""The lists the transcripts, games and leaderboard pages open with, read at scale (issue 28): the agents named from
+the summaries (`agent_settings`, `agent_summary`) are the log's, failed attempts and seats without a place included;
+a search's newest matches, their lineups and failures, and one match's turns are the same whichever way the agents'
+settings are read; the filter options count fallback matches only when asked."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pandas as pd
+import pytest
+
+from engine import queries, store, transcripts
+from engine.runner import run_spec
+from engine.selection import ALL, Selection
+from engine.spec import parse_spec
+from engine.transcripts import MatchSearch
+
+pytestmark = pytest.mark.slow
+
+SPEC = {"name": "lists", "seed": 5, "repeats": 2, "games": [
+    {"game": "tictactoe", "presets": ["default", "no_hint"],
+     "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:random"]]},
+    {"game": "guessing_game", "params": {"players": 3, "rounds": 2},
+     "lineups": [["bot:random", "bot:equilibrium", "bot:random"]]},
+]}
+ERRORED = "bot:only-errored"  # an agent whose one match failed: no summary row counts it
+UNPLACED = "bot:unplaced"  # an agent whose one seat of an ok match has no place
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    """Bots' matches; bot:random at two temperatures (so names carry settings), a failed attempt, a seat without a
+    place, a fallback move; the summaries rebuilt from that log, as `engine rescore` does."""
+    path = tmp_path_factory.mktemp("lists") / "results.duckdb"
+    assert asyncio.run(run_spec(parse_spec(SPEC), path, progress=False)).errors == 0
+    with store.connect(path) as con:
+        first, second = [r[0] for r in con.execute("SELECT match_id FROM matches WHERE game = 'tictactoe' "
+                                                   "ORDER BY match_id LIMIT 2").fetchall()]
+        con.execute("UPDATE seats SET temperature = 0.5 WHERE agent = 'bot:random' AND seat = 0")
+        con.execute("UPDATE matches SET status = 'error', error = 'provider down' WHERE match_id = ?", [first])
+        con.execute("UPDATE seats SET agent = ?, label = ?, rank = NULL, won = NULL WHERE match_id = ? AND seat = 1",
+                    [ERRORED, ERRORED, first])
+        con.execute("UPDATE seats SET agent = ?, label = ?, rank = NULL WHERE match_id = ? AND seat = 1",
+                    [UNPLACED, UNPLACED, second])
+        con.execute("UPDATE turns SET fallback = true, legal = false WHERE match_id = ? AND seat = 0", [second])
+    store.rebuild_summaries(path)
+    assert store.summaries_in_step(path)
+    return path
+
+
+def logged(fn, *args, monkeypatch, **kwargs):
+    """`fn` with the summaries out of the way: what the log alone answers."""
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        return fn(*args, **kwargs)
+
+
+def test_the_agents_named_from_the_summaries_are_the_logs_failed_and_unplaced_seats_included(db, monkeypatch):
+    for game in (None, "tictactoe", "guessing_game", "no_such_game"):
+        summed = transcripts.agents(db, game)
+        assert summed == logged(transcripts.agents, db, game, monkeypatch=monkeypatch)
+        if game in (None, "tictactoe"):
+            assert {ERRORED, UNPLACED} <= set(summed)
+            assert "bot:random (t=0.5)" in summed  # a label at two settings: each named apart
+    assert transcripts.agents(db, "no_such_game") == []
+
+
+@pytest.mark.parametrize("selection", [ALL, Selection(presets=("no_hint",)), Selection(games=("guessing_game",)),
+                                       Selection(without_fallbacks=True), Selection(run_ids=("nope",))],
+                         ids=["all", "a preset", "a game", "without fallbacks", "nothing"])
+@pytest.mark.parametrize("settings", [False, True])
+def test_the_agents_and_seats_summed_are_the_logs(db, monkeypatch, selection, settings):
+    summed = queries.agents(db, selection, settings)
+    pd.testing.assert_frame_equal(summed, logged(queries.agents, db, selection, settings, monkeypatch=monkeypatch))
+    if selection == ALL:
+        assert UNPLACED in set(summed["agent"]) and ERRORED not in set(summed["agent"])  # an ok match's seats only
+
+
+def test_the_agents_are_summed_without_reading_every_seat(db, monkeypatch):
+    """Else a test comparing the two paths could pass with the summaries never read."""
+    def no_log(*args):
+        raise AssertionError("read the log")
+
+    monkeypatch.setattr(queries, "_logged_agents", no_log)
+    queries.agents(db, Selection(presets=("default",)), settings=True)
+    with pytest.raises(AssertionError, match="read the log"):
+        queries.agents(db, Selection(agents=("bot:random",)))
+
+
+SEARCHES = {
+    "newest": MatchSearch(),
+    "an agent at one setting won": MatchSearch(agents=("bot:random (t=0.5)",), outcome="the agent won"),
+    "an agent lost, one game": MatchSearch("tictactoe", ("bot:equilibrium",), "the agent lost"),
+    "errors": MatchSearch(outcome="error"),
+    "parse failures": MatchSearch(parse_failures=True),
+    "no winner": MatchSearch(outcome="no winner"),
+    "nobody": MatchSearch(agents=("nobody",)),
+    "a leaderboard cell's matches": MatchSearch(within=Selection(presets=("no_hint",))),
+    "a cell's, one agent": MatchSearch(within=Selection(agents=("bot:equilibrium",), contested=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(SEARCHES))
+def test_a_searchs_matches_are_the_same_with_agents_named_from_the_summaries(db, monkeypatch, name):
+    search = SEARCHES[name]
+    found = transcripts.find_matches(db, search)
+    pd.testing.assert_frame_equal(found, logged(transcripts.find_matches, db, search, monkeypatch=monkeypatch),
+                                  check_dtype=not found.empty)
+    assert transcripts.count_matches(db, search) == len(found)  # fewer than MAX_RESULTS here
+    assert list(found.columns) == transcripts.FOUND_COLUMNS
+
+
+def test_a_search_lists_the_right_matches(db):
+    every = store.query(db, "SELECT match_id, status FROM matches")
+    assert len(transcripts.find_matches(db, MatchSearch())) == len(every)
+    assert transcripts.find_matches(db, MatchSearch(outcome="error"))["match_id"].tolist() == \
+        every[every["status"] == "error"]["match_id"].tolist()
+    won = transcripts.find_matches(db, SEARCHES["an agent at one setting won"])
+    assert not won.empty and won["lineup"].str.contains("bot:random (t=0.5) (won)", regex=False).all()
+    failed = transcripts.find_matches(db, MatchSearch(parse_failures=True))
+    assert len(failed) == 1 and failed["parse_failures"].iloc[0] > 0
+    assert transcripts.find_matches(db, MatchSearch(), limit=3)["match_id"].tolist() == \
+        transcripts.find_matches(db, MatchSearch())["match_id"].head(3).tolist()  # the newest first
+    assert transcripts.find_matches(db, SEARCHES["nobody"]).empty
+
+
+def test_a_matchs_turns_name_their_agents_from_the_summaries_as_from_the_seats(db, monkeypatch):
+    for match_id in transcripts.find_matches(db, MatchSearch())["match_id"]:
+        turns = transcripts.match_turns(db, match_id)
+        pd.testing.assert_frame_equal(turns, logged(transcripts.match_turns, db, match_id, monkeypatch=monkeypatch))
+    assert set(turns["agent"].dropna()) <= set(transcripts.agents(db))
+
+
+def test_the_filter_options_count_fallback_matches_only_when_asked(db):
+    options = queries.filter_options(db)
+    assert "fallback_matches" not in options  # a read of every turn, for the filter that leaves them out
+    counted = queries.filter_options(db, fallbacks=True)
+    pd.testing.assert_frame_equal(counted.drop(columns="fallback_matches"), options)
+    assert counted["fallback_matches"].sum() == store.rows(db, """
+        SELECT count(DISTINCT m.match_id) FROM matches m JOIN turns t USING (match_id)
+        WHERE m.status = 'ok' AND t.fallback""")[0][0] == 1
+
+
+def test_the_newest_matches_are_the_first_in_order_of_finish_then_id_ties_and_unfinished_included(db, tmp_path):
+    copy = tmp_path / "ties.duckdb"
+    copy.write_bytes(db.read_bytes())
+    with store.connect(copy) as con:  # ties at the newest time and at an older one; some never finished
+        con.execute("""UPDATE matches SET finished_at = CASE WHEN hash(match_id) % 3 = 0 THEN NULL
+                       WHEN hash(match_id) % 3 = 1 THEN TIMESTAMP '2030-01-01' ELSE TIMESTAMP '2020-01-01' END""")
+    every = store.query(copy, "SELECT match_id, finished_at FROM matches")
+    ordered = every.sort_values(["finished_at", "match_id"], ascending=[False, True], na_position="last")
+    for limit in range(1, len(every) + 2):
+        for matches_only in (True, False):
+            assert queries.newest_matches(copy, "TRUE", [], limit, matches_only) == \
+                ordered["match_id"].head(limit).tolist()
+    assert queries.recent_matches(copy, limit=4)["match_id"].tolist() == ordered["match_id"].head(4).tolist()
+
+
+def test_no_list_names_its_agents_by_reading_every_seats_settings(db, monkeypatch):
+    """Else the tests comparing the two paths could pass with the summaries never read: `agent_sql` over the seats
+    groups every seat by label (four scans of 4M seats at 1M matches)."""
+    for reader in ("query", "rows"):
+        read = getattr(store, reader)
+
+        def checked(db, sql, params=None, read=read):
+            assert "FROM seats x GROUP BY" not in sql, "named the agents from every seat"
+            return read(db, sql, params)
+
+        monkeypatch.setattr(store, reader, checked)
+    newest = transcripts.find_matches(db, MatchSearch())["match_id"].iloc[0]
+    transcripts.match_turns(db, newest)
+    transcripts.find_matches(db, SEARCHES["an agent at one setting won"])
+    for game in (None, "tictactoe"):
+        transcripts.agents(db, game)
+    queries.agents(db, settings=True)
+    queries.recent_matches(db)
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the log: the check above can fail
+    with pytest.raises(AssertionError, match="every seat"):
+        transcripts.agents(db)
