@@ -153,6 +153,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     from engine.numbers import board_text, on_one_scale
     from engine.precision import fixed
     from engine.selection import Selection
+    from engine.suite_tables import complete_first
     from engine.suites import get_suite
 
     try:
@@ -166,9 +167,9 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - one line saying what failed, never a traceback
         print(f"error: the {args.suite} table could not be computed ({failure(exc)})", file=sys.stderr)
         return EXIT_SCORING
-    # the scale of the page and its downloads (shares in percent, units in the headers), and the same data prints
-    # the same digits (engine/precision.py)
-    table = fixed(on_one_scale(table, suite.layout.units))
+    # the scale of the page and its downloads (shares in percent, units in the headers), in the page's order (partial
+    # rows last), and the same data prints the same digits (engine/precision.py)
+    table = fixed(on_one_scale(complete_first(table, suite.layout) if not table.empty else table, suite.layout.units))
     if args.format == "csv":
         print(table.to_csv(index=False), end="")
     elif args.format == "json":
@@ -176,7 +177,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     elif table.empty:
         print(f"no {args.suite} results in {args.db}")
     else:
-        print(board_text(table).to_string(index=False))  # as the pages show it
+        print(board_text(table).to_string(index=False))  # the page's cells
     return 0
 
 
@@ -330,7 +331,11 @@ def main(argv: list[str] | None = None) -> int:
         epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="play a run spec (re-running resumes it)",
+    def command(name: str, help: str, **kwargs) -> argparse.ArgumentParser:  # noqa: A002 - argparse's own word
+        """A command, its one line said both in the list of commands and atop its own --help."""
+        return sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".", **kwargs)
+
+    run = command("run", help="play a run spec (re-running resumes it)",
                          epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     run.add_argument("spec", help="path to a run spec (YAML)")
     run.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
@@ -349,11 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
     run.set_defaults(func=_cmd_run)
 
-    games = sub.add_parser("games", help="list every game, its presets, parameters (defaults and bounds), bots and "
+    games = command("games", help="list every game, its presets, parameters (defaults and bounds), bots and "
                                          "prompt versions")
     games.set_defaults(func=_cmd_games)
 
-    scores = sub.add_parser("scores", help="a suite's leaderboard as its paper defines it")
+    scores = command("scores", help="a suite's leaderboard as its paper defines it")
     scores.add_argument("--suite", required=True, choices=list(_suite_names()), help=_suites_help("the table to print"))
     scores.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     scores.add_argument("--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP)
@@ -363,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                              "then counts only the agents' own moves (default: every match)")
     scores.set_defaults(func=_cmd_scores)
 
-    rescore = sub.add_parser("rescore", help="recompute the stored metrics from the turn log (no agent is asked)")
+    rescore = command("rescore", help="recompute the stored metrics from the turn log (no agent is asked)")
     rescore.add_argument("--suite", choices=list(_suite_names()),
                          help=_suites_help("only the matches of this suite's games (default: every game)"))
     rescore.add_argument("--run", action="append", metavar="RUN_ID",
@@ -371,14 +376,14 @@ def main(argv: list[str] | None = None) -> int:
     rescore.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     rescore.set_defaults(func=_cmd_rescore)
 
-    imp = sub.add_parser("import", help="ingest another benchmark's published records")
+    imp = command("import", help="ingest another benchmark's published records")
     imp.add_argument("source", help=_importers_help())
     imp.add_argument("dir", help="the folder of records, as that benchmark publishes them")
     imp.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     imp.add_argument("--quiet", action="store_true", help="no progress bar (for logs and scripts)")
     imp.set_defaults(func=_cmd_import)
 
-    tour = sub.add_parser("tournament", help="a round robin played until the TrueSkill ratings settle")
+    tour = command("tournament", help="a round robin played until the TrueSkill ratings settle")
     tour.add_argument("spec", help="path to a tournament (YAML), e.g. runs/llmarena_round_robin.yaml")
     tour.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     tour.add_argument("--max-matches", type=_at_least_one, default=None, metavar="N",
@@ -387,13 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     tour.add_argument("--quiet", action="store_true", help="no progress bar")
     tour.set_defaults(func=_cmd_tournament)
 
-    export = sub.add_parser("export", help="the study (or the selected runs) as a static site that opens from disk")
+    export = command("export", help="the study (or the selected runs) as a static site that opens from disk")
     export.add_argument("site_dir", metavar="SITE_DIR", help="a new or empty folder (an earlier export's is replaced)")
     export.add_argument("--run", action="append", help="only this run's matches (repeatable)")
     export.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     export.set_defaults(func=_cmd_export)
 
-    serve = sub.add_parser("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")
+    serve = command("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")
     serve.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     serve.add_argument("--address", default="127.0.0.1",
                        help="interface to listen on (default 127.0.0.1: this machine only; beyond it, Launch needs "

@@ -12,11 +12,12 @@ from engine import store
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
 from engine.palette import painted
 from engine.selection import Selection
+from engine.suite_tables import complete_first, partial_rows
 from engine.suites import get_suite, own_table
 from engine.suites.magic import MEAN_ROLE_WIN_RATE
 from pages.shared.caching import cached, filter_options
 from pages.shared.opening import open_page
-from pages.shared.own_tables import complete_first, partial_rows, show_own_table
+from pages.shared.own_tables import show_own_table
 from pages.shared.report import Report, runs_of
 from pages.shared.tables import show_table
 from pages.shared.url_widgets import url_multiselect

@@ -15,13 +15,14 @@ from engine.export.charts import win_rates as win_rate_chart
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.numbers import on_one_scale
 from engine.selection import Variant
+from engine.suite_tables import complete_first
 from engine.suites import Headline, all_suites, own_table
 from engine.wording import sentence_start
 from pages.shared import links, numbers
 from pages.shared.caching import cached, slow_scorer_wanted
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
-from pages.shared.own_tables import complete_first, show_own_table
+from pages.shared.own_tables import show_own_table
 from pages.shared.report import Report, download_table
 from pages.shared.tables import show_table, win_rates_view
 from pages.shared.url_widgets import url_selectbox

@@ -19,12 +19,13 @@ from plotly.subplots import make_subplots
 from engine import queries, store
 from engine.metrics import stats
 from engine.settings import setting_labels
+from engine.suite_tables import with_condition
 from pages.shared import numbers
 from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import COLUMN_HELP, fitted_columns, show_table, with_condition
+from pages.shared.tables import COLUMN_HELP, fitted_columns, show_table
 from pages.shared.url_widgets import url_selectbox
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",

@@ -51,6 +51,8 @@ def test_every_option_of_every_command_has_a_help_text(capsys):
         assert options, command
         unexplained = [option for option, text in options.items() if not text.strip()]
         assert not unexplained, f"`{command}` prints no help for {unexplained}"
+        said = printed_help(capsys, command).split("\n\n")[1]  # under its usage line: what the command does
+        assert not said.lstrip().startswith(("positional arguments", "options")), f"`{command}` says not what it does"
 
 
 def test_the_help_parser_sees_an_option_without_help():

@@ -252,8 +252,8 @@ def test_a_layout_marks_partial_rows_orders_and_renames():
     blank column kept only when the layout keeps it."""
     import pandas as pd
 
+    from engine.suite_tables import complete_first, own_table_view, partial_rows
     from engine.suites.base import Coverage, TableLayout
-    from pages.shared.own_tables import complete_first, own_table_view, partial_rows
 
     board = pd.DataFrame({"agent": ["a", "b", "c"], "skill": [0.5, 0.25, 1.0], "blank": [None] * 3,
                           "kept": [None] * 3, "average": [40.0, 90.0, 100.0], "parts": [3, 2, 1]})

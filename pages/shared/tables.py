@@ -168,16 +168,6 @@ def match_link_column(match_ids: pd.Series, help: str) -> Any:  # noqa: A002 - S
                                        help=help)
 
 
-def with_condition(shown: pd.DataFrame, parts: list[str]) -> pd.DataFrame:
-    """`shown` with a model's condition columns `parts` (prompt version, temperature, strategy, as shown) in one
-    column where the first was ("v1 · 1.00 · vanilla", blank for a bot): narrower than three."""
-    at = list(shown.columns).index(parts[0])
-    joined = [" · ".join(v for v in row if v) for row in shown[parts].itertuples(index=False)]
-    shown = shown.drop(columns=parts)
-    shown.insert(at, "condition", joined)
-    return shown
-
-
 def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: pd.DataFrame | None = None,
                column_config: dict | None = None, helps: Mapping[str, str] | None = None,
                fill: tuple[str, ...] = (), units: Mapping[str, str] | None = None) -> None:
