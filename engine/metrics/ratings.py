@@ -4,7 +4,8 @@ of a selection, and the names the pages, the CLI and the LLMArena tables read th
 - engine.metrics.outcomes: who won each match (`OUTCOME`), as seats, pairwise comparisons and components;
 - engine.metrics.trueskill_replay: TrueSkill replayed over the matches in the order they finished;
 - engine.metrics.saved_replays: those replays saved beside the database;
-- engine.metrics.bradley_terry: the order-free Bradley-Terry fit with bootstrap intervals.
+- engine.metrics.bradley_terry: the order-free Bradley-Terry fit with bootstrap intervals;
+- engine.metrics.kept_tables: the tables of each selection kept per database state, so a page reads them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.bradley_terry import bradley_terry_table, fit_bradley_terry, rated_pairs
+from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import OUTCOME, components, narrowed, pairwise_outcomes, played_counts, seat_outcomes_sql
 from engine.metrics.saved_replays import saved_replay, saved_replays_path
 from engine.metrics.stats import Z95
@@ -31,13 +33,22 @@ def trueskill_table(db: str | Path, game: str | None = None, selection: Selectio
     (`mu_lo`, `mu_hi`) and its `component` of the who-played-whom graph (`components`: skills of different
     components never met and are not comparable), best conservative (mu - 3 sigma) first within each component.
     An agent that never met another agent has no rating: blank, with `note` saying why (not the prior). `matches`
-    and `wins` are its contested matches and the seats it won in them (`played_counts`: self-play left out)."""
-    columns = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "component", "note", "matches", "wins"]
+    and `wins` are its contested matches and the seats it won in them (`played_counts`: self-play left out).
+    Kept per database state (`kept_tables`)."""
     selection = narrowed(game, selection)
     if selection is None:
-        return pd.DataFrame({c: [] for c in columns})
+        return pd.DataFrame({c: [] for c in TRUESKILL_COLUMNS})
+    return kept(db, f"trueskill {selection!r}", lambda: _trueskill_table(db, selection))
+
+
+TRUESKILL_COLUMNS = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "component", "note", "matches", "wins"]
+
+
+def _trueskill_table(db: str | Path, selection: Selection) -> pd.DataFrame:
+    columns = TRUESKILL_COLUMNS
+    ratings = replayed_ratings(db, selection=selection)  # it reads with the file open, and replays with it closed
     with store.reading(db):
-        ratings, played = replayed_ratings(db, selection=selection), played_counts(db, selection)
+        played = played_counts(db, selection)
         component = components(pairwise_outcomes(db, selection=selection))
     if played.empty:
         return pd.DataFrame({c: [] for c in columns})
