@@ -103,9 +103,10 @@ def per_game(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
 
 
 def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
-    """1 + the number of ranked agents whose interval lies wholly above this one's; NA where not ranked."""
-    above = [int(((lo > h) & ranked).sum()) + 1 for h in hi]
-    return pd.Series(above, index=lo.index, dtype="Int64").where(ranked)
+    """1 + the number of ranked agents whose interval lies wholly above this one's; NA where not ranked. Every pair
+    at once (a loop of Series comparisons cost 2 ms an agent: a quarter of a second for 120)."""
+    above = (lo.to_numpy(float)[None, :] > hi.to_numpy(float)[:, None]) & ranked.to_numpy(bool)[None, :]
+    return pd.Series(above.sum(1) + 1, index=lo.index, dtype="Int64").where(ranked)
 
 
 def ranked(table: pd.DataFrame) -> pd.DataFrame:

@@ -151,3 +151,26 @@ def test_nothing_selected_is_an_empty_table_kept_as_such(played):
         assert ratings.trueskill_table(played, "bargain").empty
         assert ratings.bradley_terry_table(played, selection=Selection(run_ids=("no such run",))).empty
     assert ratings.trueskill_table(played, selection=ALL).shape[0] > 0
+
+
+@pytest.mark.parametrize("selection", [ALL, Selection(games=("duel",)), Selection(run_ids=("synthetic",)),
+                                       Selection(games=("trio",), contested=True)])
+def test_trueskills_counts_and_groups_summed_are_the_logs(tmp_path, monkeypatch, selection):
+    """TrueSkill's matches, wins and groups of who met whom from the summaries, as from the log: an agent seen only
+    in self-play listed with 0, two groups that never met apart, ties and three-seat matches."""
+    db = tmp_path / "summed.duckdb"
+    write_outcomes(db, "duel", [[("a", 1, 1.0), ("b", 2, 0.0)], [("b", 1, 1.0), ("a", 2, 0.0)],
+                                [("c", 1, 1.0), ("d", 2, 0.0)], [("e", 1, 1.0), ("e", 2, 0.0)],
+                                [("a", 1, 0.5), ("b", 1, 0.5)]] * 3)
+    write_outcomes(db, "trio", [[("a", 1, 1.0), ("c", 2, 0.0), ("c", 2, 0.0)], [("e", 1, 1.0), ("e", 2, 0.0)]] * 2)
+    store.rebuild_summaries(db)
+    summed = ratings._trueskill_table(db, selection)
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        logged = ratings._trueskill_table(db, selection)
+    assert len(logged) >= 2
+    pd.testing.assert_frame_equal(summed, logged, check_exact=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(ratings, "played_counts", None)  # the summaries answer: the log's counts are not read
+        patched.setattr(ratings, "pairwise_outcomes", None)
+        pd.testing.assert_frame_equal(ratings._trueskill_table(db, selection), logged, check_exact=True)

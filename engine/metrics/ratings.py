@@ -10,12 +10,14 @@ of a selection, and the names the pages, the CLI and the LLMArena tables read th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from engine import store
+from engine.agent_figures import agents_seen
 from engine.metrics.bradley_terry import bradley_terry_table, fit_bradley_terry, rated_pairs
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import OUTCOME, components, narrowed, pairwise_outcomes, played_counts, seat_outcomes_sql
@@ -48,8 +50,7 @@ def _trueskill_table(db: str | Path, selection: Selection) -> pd.DataFrame:
     columns = TRUESKILL_COLUMNS
     ratings = replayed_ratings(db, selection=selection)  # it reads with the file open, and replays with it closed
     with store.reading(db):
-        played = played_counts(db, selection)
-        component = components(pairwise_outcomes(db, selection=selection))
+        played, component = _played_and_components(db, selection)
     if played.empty:
         return pd.DataFrame({c: [] for c in columns})
     table = pd.DataFrame([{"agent": a, "mu": mu, "sigma": sigma} for a, (mu, sigma) in ratings.items()],
@@ -63,3 +64,17 @@ def _trueskill_table(db: str | Path, selection: Selection) -> pd.DataFrame:
     return table.sort_values(["component", "conservative", "agent"], ascending=[True, False, True],
                              na_position="last", ignore_index=True)[columns]
 
+
+def _played_and_components(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, dict[str, int]]:
+    """`played_counts` and the `components` of the selection's pairwise outcomes: summed from the summaries where
+    they answer (`rated_pairs`: the pairs of contested matches are all the pairs, since self-play pairs no two
+    agents; every agent seen, self-play included, listed with its counts or 0), else read from the log (a
+    million matches' seats: seconds a game)."""
+    seen = agents_seen(db, selection) if not selection.without_fallbacks else None
+    rated = None if seen is None else rated_pairs(db, replace(selection, contested=True))
+    if rated is None:
+        return played_counts(db, selection), components(pairwise_outcomes(db, selection=selection))
+    pairs, counted = rated
+    played = pd.DataFrame({"agent": seen}).merge(counted[["agent", "matches", "wins"]], on="agent", how="left")
+    played[["matches", "wins"]] = played[["matches", "wins"]].fillna(0).astype("int64")
+    return played, components(pairs)
