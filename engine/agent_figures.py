@@ -72,9 +72,9 @@ def summed_where(db: str | Path, selection: Selection) -> tuple[str, list] | Non
 
 
 def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
-    """Every agent with a placed seat in the selected matches, self-play included, from the summaries; None when
-    they cannot answer (`summed_where`)."""
-    where = summary_where(selection, contested=False)
+    """Every agent with a placed seat in the selected matches (self-play included, unless the selection is of
+    contested matches), from the summaries; None when they cannot answer (`summed_where`)."""
+    where = summary_where(selection, contested=selection.contested)
     if where is None or not store.summaries_in_step(db):
         return None
     rows, params = summary_rows(where)
