@@ -2,8 +2,9 @@
 database reads a file instead of the log: the saved TrueSkill replays brought up to date (`ratings.refresh_saved`,
 which replays only the matches since), then the tables that depend on the whole history kept for the database's
 new state (engine/metrics/kept_tables.py) for the views a page opens by default: TrueSkill and Bradley-Terry of
-every game and of each game, Bradley-Terry of the newest runs, the rated headlines and LLMArena's table and
-figures. Any other view is computed when first asked, then kept until the next write.
+every game and of each game, Bradley-Terry of the newest runs, the rated headlines, and LLMArena's table and
+figures (each reads every match's turns or metrics). Any other view is computed when first asked, then kept
+until the next write.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import headline, store
-from engine.metrics import negotiation, ratings
+from engine.metrics import ratings
 from engine.metrics.ratings import bradley_terry_table, trueskill_table
 from engine.selection import Selection
 from engine.suites import all_suites, get_suite
@@ -36,7 +37,11 @@ def refresh(db: str | Path) -> list[str]:
         if suite.headline.by == "rating":
             headline.headline(db, suite.name)
             views.append(f"{suite.name} headline")
-    get_suite("llmarena").leaderboard(db)
-    negotiation.bargain_table(db, Selection().of_game("bargain"))
-    negotiation.bid_table(db, Selection().of_game("bid"))
-    return [*views, "llmarena leaderboard", "bargain figures", "bid figures"]
+    llmarena = get_suite("llmarena")
+    llmarena.leaderboard(db)
+    views.append("llmarena leaderboard")
+    for figure in llmarena.figures:  # the Games page's view of each game: every match of it
+        for game in figure.games:
+            figure.compute(db, Selection().of_game(game))
+            views.append(figure.name.format(game=game))
+    return views

@@ -13,6 +13,8 @@ computed one to the last bit.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import os
 import threading
@@ -55,6 +57,21 @@ def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.Da
         return _decoded(saved["tables"][key])
     table = compute()
     _save(db, now, key, table)
+    return table
+
+
+def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+    """`scorer(db, ...)` kept per database state (`kept`), keyed on its name and arguments however they are
+    passed (defaults filled in)."""
+    signature = inspect.signature(scorer)
+
+    @functools.wraps(scorer)
+    def table(db: str | Path, *args: object, **kwargs: object) -> pd.DataFrame:
+        bound = signature.bind(db, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = {name: value for name, value in bound.arguments.items() if name != "db"}
+        return kept(db, f"{scorer.__name__} {arguments!r}", lambda: scorer(db, *args, **kwargs))
+
     return table
 
 
