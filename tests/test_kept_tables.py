@@ -174,3 +174,17 @@ def test_trueskills_counts_and_groups_summed_are_the_logs(tmp_path, monkeypatch,
         patched.setattr(ratings, "played_counts", None)  # the summaries answer: the log's counts are not read
         patched.setattr(ratings, "pairwise_outcomes", None)
         pd.testing.assert_frame_equal(ratings._trueskill_table(db, selection), logged, check_exact=True)
+
+
+def test_the_run_command_keeps_llmarenas_figures_of_each_game(played, monkeypatch):
+    """The Games page's LLMArena figures read every match's turns or metrics (a minute at a million matches): after
+    the run command's refresh, their view of each game is read from the kept file, the same to the bit."""
+    default_views.refresh(played)
+    views = [(figure, game) for figure in get_suite("llmarena").figures for game in figure.games]
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "query", None)  # reading the log would fail
+        kept = [figure.compute(played, Selection().of_game(game)) for figure, game in views]
+    assert sum(len(table) > 0 for table in kept) >= 3  # TicTacToe's and ConnectFour's hint ablation, the rewards
+    kept_tables.kept_tables_path(played).unlink()
+    for table, (figure, game) in zip(kept, views, strict=True):
+        pd.testing.assert_frame_equal(table, figure.compute(played, Selection().of_game(game)), check_exact=True)
