@@ -37,12 +37,12 @@ def kept_tables_path(db: str | Path) -> Path:
 def state(db: str | Path) -> list | None:
     """The database's state as [created, generation], or None when its summaries are out of step with the log
     (a state that no generation tells apart)."""
-    if not Path(db).exists():
-        return None
-    in_step, created, generation = store.rows(db, """
-        SELECT (SELECT max(summarized) FROM generation) = (SELECT count(*) FROM matches WHERE status = 'ok'),
-               (SELECT min(upgraded_at)::VARCHAR FROM schema_version), (SELECT max(generation) FROM generation)""")[0]
-    return [FORMAT, created, int(generation)] if in_step else None
+    with store.reading(db):
+        if not store.summaries_in_step(db):
+            return None
+        created, generation = store.rows(db, "SELECT (SELECT min(upgraded_at)::VARCHAR FROM schema_version), "
+                                             "(SELECT max(generation) FROM generation)")[0]
+    return [FORMAT, created, int(generation)]
 
 
 def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
