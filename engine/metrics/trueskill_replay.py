@@ -19,7 +19,7 @@ from pathlib import Path
 import trueskill
 
 from engine import store
-from engine.metrics.outcomes import FINISHED, narrowed, seat_outcomes_sql
+from engine.metrics.outcomes import FINISHED, finished_between, narrowed, seat_outcomes_sql
 from engine.metrics.saved_replays import Replayed, load_saved, save
 from engine.metrics.trueskill_update import rate_exactly
 from engine.selection import ALL, Selection
@@ -51,10 +51,7 @@ def _teams(db: str | Path, selection: Selection, after: tuple | None, until: tup
 def _bounds(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple | None]:
     """Where to cut the selected matches that finished after `after` into parts of at most CHUNK matches, in the
     order they finished: the (finished_at, match_id) of every CHUNK-th, then None (the rest, up to the newest)."""
-    where, params = selection.where("m")
-    if after is not None:
-        where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
-        params += [after[0], after[0], after[1]]
+    where, params = finished_between(selection, after)
     cuts = store.rows(db, f"""
         SELECT finished_at, match_id FROM (
           SELECT {FINISHED} AS finished_at, m.match_id,
