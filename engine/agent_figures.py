@@ -50,10 +50,8 @@ def summary_where(selection: Selection, alias: str = "k", contested: bool = True
     time) or an agent filter (it keeps the other agents of the matches it picks)."""
     if selection.date_from or selection.date_to or selection.agents:
         return None
-    cooperative = cooperative_games()
-    parts, params = [f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative]
-    if not contested:
-        parts, params = ["TRUE"], []
+    parts, params = (([f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative_games()])
+                     if contested else (["TRUE"], []))
     for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
         if values:
             parts.append(f"{alias}.{column} IN (SELECT unnest(?))")

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from engine import store
-from engine.agent_figures import agents_seen
-from engine.metrics.bradley_terry import bradley_terry_table, fit_bradley_terry, rated_pairs
+from engine.agent_figures import agent_figures, agents_seen, summary_where
+from engine.metrics.bradley_terry import bradley_terry_table, fit_bradley_terry, rated_pairs, summed_pairs
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import OUTCOME, components, narrowed, pairwise_outcomes, played_counts, seat_outcomes_sql
 from engine.metrics.saved_replays import saved_replay, saved_replays_path
@@ -67,14 +67,16 @@ def _trueskill_table(db: str | Path, selection: Selection) -> pd.DataFrame:
 
 def _played_and_components(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, dict[str, int]]:
     """`played_counts` and the `components` of the selection's pairwise outcomes: summed from the summaries where
-    they answer (`rated_pairs`: the pairs of contested matches are all the pairs, since self-play pairs no two
-    agents; every agent seen, self-play included, listed with its counts or 0), else read from the log (a
-    million matches' seats: seconds a game)."""
-    seen = agents_seen(db, selection) if not selection.without_fallbacks else None
-    rated = None if seen is None else rated_pairs(db, replace(selection, contested=True))
-    if rated is None:
+    they answer (as `rated_pairs` reads them: the pairs of contested matches are all the pairs, since self-play
+    pairs no two agents; every agent seen, self-play included, listed with its counts or 0), else read from the
+    log (a million matches' seats: seconds a game)."""
+    seen = agents_seen(db, selection) if not selection.without_fallbacks else None  # no fallback key in the pairs
+    if seen is None:
         return played_counts(db, selection), components(pairwise_outcomes(db, selection=selection))
-    pairs, counted = rated
-    played = pd.DataFrame({"agent": seen}).merge(counted[["agent", "matches", "wins"]], on="agent", how="left")
-    played[["matches", "wins"]] = played[["matches", "wins"]].fillna(0).astype("int64")
+    contested = replace(selection, contested=True)
+    pairs, counted = summed_pairs(db, summary_where(contested)), agent_figures(db, contested)
+    played = pd.DataFrame({"agent": seen, "matches": 0, "wins": 0})
+    if not counted.empty:
+        played = played[["agent"]].merge(counted[["agent", "matches", "wins"]], on="agent", how="left")
+        played[["matches", "wins"]] = played[["matches", "wins"]].fillna(0).astype("int64")
     return played, components(pairs)
