@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import headline, queries, store, transcripts  # noqa: E402
 from engine.launch import processes  # noqa: E402
-from engine.metrics import ratings  # noqa: E402
+from engine.metrics import default_views, ratings  # noqa: E402
+from engine.metrics.kept_tables import kept_tables_path  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.store import summaries  # noqa: E402
 from engine.suites import all_suites, get_suite  # noqa: E402
@@ -135,10 +136,11 @@ def filled(db: Path, n_matches: int, turns_per_match: int) -> bool:
 
 
 def refresh_ratings(db: Path) -> None:
-    """What `python -m engine run` does after a run: bring the saved TrueSkill replays up to date."""
+    """What `python -m engine run` does after a run: bring the saved TrueSkill replays and the default views' tables
+    up to date (engine/metrics/default_views.py)."""
     start = time.perf_counter()
-    refreshed = ratings.refresh_saved(db)
-    print(f"the run command's TrueSkill refresh replayed every match for {len(refreshed)} selections in "
+    refreshed = default_views.refresh(db)
+    print(f"the run command's refresh replayed every match and kept {len(refreshed)} views in "
           f"{time.perf_counter() - start:.1f} s (once: a later run replays only its own matches)", flush=True)
 
 
@@ -344,7 +346,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or Path(tmp) / "bench.duckdb"
         if not filled(db, args.matches, args.turns_per_match):
-            for stale in (db, Path(f"{db}.wal"), ratings.saved_replays_path(db)):
+            for stale in (db, Path(f"{db}.wal"), ratings.saved_replays_path(db), kept_tables_path(db)):
                 stale.unlink(missing_ok=True)
             start = time.perf_counter()
             if not in_child(fill, db, args.matches, args.turns_per_match):

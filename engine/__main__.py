@@ -98,18 +98,19 @@ def _at_least_one(text: str) -> int:
 
 
 def _refresh_ratings(db: Path) -> bool:
-    """Replay the new matches into the saved ratings now, so the dashboard's first view does not wait for them.
-    The matches are stored by then: a failure here is said in one line (False), and the dashboard replays later."""
-    from engine.metrics.ratings import refresh_saved
+    """Replay the new matches into the saved ratings and compute the default views' tables now, so the dashboard's
+    first view does not wait for them (engine/metrics/default_views.py). The matches are stored by then: a failure
+    here is said in one line (False), and the dashboard computes them later."""
+    from engine.metrics.default_views import refresh
 
     start = time.perf_counter()
     try:
-        refreshed = refresh_saved(db)
+        refreshed = refresh(db)
     except Exception as exc:  # noqa: BLE001 - whatever failed, the stored matches stand: one line, not a traceback
         print(f"error: the ratings could not be brought up to date ({failure(exc)}); every match is stored, "
               "the dashboard computes the ratings when it opens", file=sys.stderr)
         return False
-    print(f"ratings brought up to date ({count(len(refreshed), 'selection')}) in {time.perf_counter() - start:.1f} s")
+    print(f"ratings brought up to date ({count(len(refreshed), 'view')}) in {time.perf_counter() - start:.1f} s")
     return True
 
 

@@ -45,13 +45,13 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
 
 
 def summary_where(selection: Selection, alias: str = "k", contested: bool = True) -> tuple[str, list] | None:
-    """`selection` (contested, unless told otherwise) as a SQL condition over `agent_summary AS alias`, or None
-    when the summaries' grain cannot answer it: a date range (they sum over time) or an agent filter (it keeps the
-    other agents of the matches it picks)."""
+    """`selection` (contested, unless `contested` is False: self-play too) as a SQL condition over
+    `agent_summary AS alias`, or None when the summaries' grain cannot answer it: a date range (they sum over
+    time) or an agent filter (it keeps the other agents of the matches it picks)."""
     if selection.date_from or selection.date_to or selection.agents:
         return None
-    parts, params = ([f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative_games()]) \
-        if contested else (["TRUE"], [])
+    parts, params = (([f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative_games()])
+                     if contested else (["TRUE"], []))
     for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
         if values:
             parts.append(f"{alias}.{column} IN (SELECT unnest(?))")
@@ -67,6 +67,16 @@ def summed_where(db: str | Path, selection: Selection) -> tuple[str, list] | Non
     """`summary_where(selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
     where = summary_where(selection)
     return where if where is not None and store.summaries_in_step(db) else None
+
+
+def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
+    """Every agent with a placed seat in the selected matches (self-play included, unless the selection is of
+    contested matches), from the summaries; None when they cannot answer (`summed_where`)."""
+    where = summary_where(selection, contested=selection.contested)
+    if where is None or not store.summaries_in_step(db):
+        return None
+    rows, params = summary_rows(where)
+    return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
 
 
 def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:

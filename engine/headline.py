@@ -23,6 +23,7 @@ from scipy import stats as sps
 
 from engine import store
 from engine.agent_figures import agent_figures, summary_rows, summary_where, summed_where
+from engine.metrics.kept_tables import kept
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs
 from engine.precision import fixed_values
 from engine.selection import (
@@ -102,9 +103,10 @@ def per_game(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
 
 
 def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
-    """1 + the number of ranked agents whose interval lies wholly above this one's; NA where not ranked."""
-    above = [int(((lo > h) & ranked).sum()) + 1 for h in hi]
-    return pd.Series(above, index=lo.index, dtype="Int64").where(ranked)
+    """1 + the number of ranked agents whose interval lies wholly above this one's; NA where not ranked. Every pair
+    at once (a loop of Series comparisons cost 2 ms an agent: a quarter of a second for 120)."""
+    above = (lo.to_numpy(float)[None, :] > hi.to_numpy(float)[:, None]) & ranked.to_numpy(bool)[None, :]
+    return pd.Series(above.sum(1) + 1, index=lo.index, dtype="Int64").where(ranked)
 
 
 def ranked(table: pd.DataFrame) -> pd.DataFrame:
@@ -140,8 +142,13 @@ def one_sided(pairs: pd.DataFrame) -> dict[str, str]:
 
 def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Bradley-Terry over the contested matches of the selection, ranked by the headline's rule: agent, matches
-    (contested), value = rating, value_lo, value_hi, note, provisional, rank."""
+    (contested), value = rating, value_lo, value_hi, note, provisional, rank. Kept per database state
+    (`kept_tables`): its bootstrap is what costs."""
     scope = replace(selection, contested=True)
+    return kept(db, f"headline ratings {scope!r}", lambda: _ratings(db, scope))
+
+
+def _ratings(db: str | Path, scope: Selection) -> pd.DataFrame:
     read = rated_pairs(db, scope)  # one read of the pairs for the fit and the perfect records
     columns = ["rank", "agent", "provisional", "value", "value_lo", "value_hi", "note", "matches"]
     if read is None:

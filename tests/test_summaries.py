@@ -17,7 +17,7 @@ import pytest
 
 from engine import agent_figures as agent_figures_module
 from engine import headline, queries, store
-from engine.metrics import bradley_terry, ratings, trueskill_replay
+from engine.metrics import bradley_terry, kept_tables, ratings, trueskill_replay
 from engine.playing import play_match
 from engine.rescore import rescore
 from engine.runner import run_spec
@@ -228,6 +228,7 @@ def test_the_ratings_read_no_pairs_from_the_log_where_the_summaries_answer(playe
         raise AssertionError("read the log")
 
     monkeypatch.setattr(bradley_terry, "read_with_played", no_log)
+    kept_tables.kept_tables_path(played).unlink(missing_ok=True)  # tables kept by the tests before: computed again
     for selection in SELECTIONS.values():
         bradley_terry.bradley_terry_table(played, selection=selection)
     headline.headline(played, "llmarena")

@@ -13,6 +13,7 @@ from scipy import sparse
 
 from engine import store
 from engine.agent_figures import agent_figures, summary_where
+from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games
 from engine.store.summaries import SETTINGS_SOURCE, SIDE
@@ -71,12 +72,18 @@ def bradley_terry_table(db: str | Path, game: str | None = None, selection: Sele
     matches of each kind drawn from a multinomial, which is the same as drawing matches one by one), fitted
     apart for each connected `component` of the who-played-whom graph (1000 = the average agent of its
     component; agents of different components never met, so their ratings are not comparable);
-    rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound."""
+    rank = 1 + the number of agents of its component whose lower bound is above this agent's upper bound.
+    Kept per database state (`kept_tables`): the bootstrap's 200 fits are what cost."""
     selection = narrowed(game, selection)
-    rated = None if selection is None else rated_pairs(db, selection)
-    if rated is None:
+    if selection is None:
         return pd.DataFrame({c: [] for c in BRADLEY_TERRY_COLUMNS})
-    return fit_bradley_terry(*rated, n_boot, seed)
+
+    def fitted() -> pd.DataFrame:
+        rated = rated_pairs(db, selection)
+        return pd.DataFrame({c: [] for c in BRADLEY_TERRY_COLUMNS}) if rated is None else \
+            fit_bradley_terry(*rated, n_boot, seed)
+
+    return kept(db, f"bradley-terry {n_boot} {seed} {selection!r}", fitted)
 
 
 def rated_pairs(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:

@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.metrics.kept_tables import kept
 from engine.metrics.ratings import trueskill_table
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
@@ -74,7 +75,12 @@ def _normalized(values: pd.Series) -> pd.Series:
 
 
 def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
-    """LLMArena's table over the selected matches of its own rules (every such match by default)."""
+    """LLMArena's table over the selected matches of its own rules (every such match by default). Kept per
+    database state (`kept_tables`): its TrueSkill columns are replays of the whole history."""
+    return kept(db, f"llmarena {selection!r}", lambda: _leaderboard(db, selection))
+
+
+def _leaderboard(db: str | Path, selection: Selection) -> pd.DataFrame:
     own = selection.within(OWN_RULES)
     with store.reading(db):
         present = _games_played(db, own)

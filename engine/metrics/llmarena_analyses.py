@@ -5,7 +5,9 @@ Monte-Carlo win probability of every Hold'em decision as the metric `win_prob:<a
 per-seat counts of plays, reveals and discards as metrics.
 
 An agent is `seats.label` (the model string unless the run spec names it). Each analysis reads the matches
-selected by `selection` (run, preset, date; every finished match by default)."""
+selected by `selection` (run, preset, date; every finished match by default). Each reads turns or metrics of every
+match, so its table is kept per database state (engine/metrics/kept_tables.py) and the run command computes the
+default views after a run (engine/metrics/default_views.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.metrics.kept_tables import kept_per_state
 from engine.metrics.ratings import seat_outcomes_sql
 from engine.selection import ALL, Selection, agent_sql, contested_sql
 from engine.suites.llmarena import HINT_GAMES
@@ -26,6 +29,7 @@ def _empty(columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame({c: [] for c in columns})
 
 
+@kept_per_state
 def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
                   selection: Selection = ALL) -> pd.DataFrame:
     """Per game, agent and hint (the paper's Table 2): its contested matches and win rate over them (the one
@@ -66,6 +70,7 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
     return df[columns]
 
 
+@kept_per_state
 def connect_four_rewards(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Per agent, ConnectFour's reward R = V(s') - V(s) of its moves (Figure 2): mean per move and mean
     total per game."""
@@ -95,6 +100,7 @@ def _poker_decisions(db: str | Path, selection: Selection) -> pd.DataFrame:
         WHERE m.game = 'texas_holdem' AND {where} AND x.name LIKE 'win_prob:%'""", params)
 
 
+@kept_per_state
 def poker_action_win_prob(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Per agent and Hold'em action, how often it was taken and the mean Monte-Carlo win probability of
     the hand when it was (Figure 4: a sound player folds weak hands and raises strong ones)."""
@@ -107,6 +113,7 @@ def poker_action_win_prob(db: str | Path, selection: Selection = ALL) -> pd.Data
     return out.reset_index()[columns]
 
 
+@kept_per_state
 def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB_BINS,
                               selection: Selection = ALL) -> pd.DataFrame:
     """Per agent and win-probability bin, the share of each action: how the choice follows hand strength."""
@@ -120,6 +127,7 @@ def poker_actions_by_win_prob(db: str | Path, bins: tuple[float, ...] = WIN_PROB
     return out[columns]
 
 
+@kept_per_state
 def hanabi_action_shares(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Per agent, the shares of play, reveal and discard among its Hanabi actions (Figure 5), with the
     team's mean score (the paper's Hanabi reward)."""

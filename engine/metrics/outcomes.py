@@ -33,15 +33,27 @@ OUTCOME = ("A seat wins when the game declares it a winner: alone, with its team
 
 
 
-def seat_outcomes_sql(selection: Selection, after: tuple | None = None) -> tuple[str, list]:
-    """The seats of the selected finished matches, one row per seat with its agent, its team (`role`) and its
-    place in the outcome (`rank`, `OUTCOME`: the game's winners first, then by the game's rank); `credit` is the
-    seat's share of a win (`OUTCOME`: 1 won, 1/2 drawn, 0 lost). `after` = (finished_at, match_id) keeps only
-    the matches that finished after that one."""
+def finished_between(selection: Selection, after: tuple | None = None, until: tuple | None = None
+                     ) -> tuple[str, list]:
+    """`selection.where("m")` and the matches that finished after `after` = (finished_at, match_id) and up to
+    `until` (that one included), in the order matches finished (finish time, then id)."""
     where, params = selection.where("m")
     if after is not None:
         where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
         params += [after[0], after[0], after[1]]
+    if until is not None:
+        where += f" AND ({FINISHED} < ? OR ({FINISHED} = ? AND m.match_id <= ?))"
+        params += [until[0], until[0], until[1]]
+    return where, params
+
+
+def seat_outcomes_sql(selection: Selection, after: tuple | None = None, until: tuple | None = None
+                      ) -> tuple[str, list]:
+    """The seats of the selected finished matches, one row per seat with its agent, its team (`role`) and its
+    place in the outcome (`rank`, `OUTCOME`: the game's winners first, then by the game's rank); `credit` is the
+    seat's share of a win (`OUTCOME`: 1 won, 1/2 drawn, 0 lost). `after` = (finished_at, match_id) keeps only
+    the matches that finished after that one, `until` only those up to it (that one included)."""
+    where, params = finished_between(selection, after, until)
     return f"""
         WITH placed AS (
           SELECT m.match_id, m.game, {rule_set_sql("m")} AS rule_set, m.preset, {FINISHED} AS finished_at, s.seat,

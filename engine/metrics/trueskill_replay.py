@@ -19,7 +19,7 @@ from pathlib import Path
 import trueskill
 
 from engine import store
-from engine.metrics.outcomes import narrowed, seat_outcomes_sql
+from engine.metrics.outcomes import FINISHED, finished_between, narrowed, seat_outcomes_sql
 from engine.metrics.saved_replays import Replayed, load_saved, save
 from engine.metrics.trueskill_update import rate_exactly
 from engine.selection import ALL, Selection
@@ -30,12 +30,14 @@ ENV = trueskill.TrueSkill(mu=MU, sigma=SIGMA, draw_probability=0.1)
 _REPLAYED: OrderedDict[tuple, Replayed] = OrderedDict()
 _REPLAYED_LOCK = threading.Lock()
 REPLAY_MEMO_SIZE = 64
+CHUNK = 50_000  # matches read at once: the seats of 50,000 matches take a few MB
 
 
-def _teams(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple]:
+def _teams(db: str | Path, selection: Selection, after: tuple | None, until: tuple | None = None) -> list[tuple]:
     """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
-    lists with one entry per team member (a seat, weight 1: `trueskill.rate`'s default)."""
-    seats, params = seat_outcomes_sql(selection, after)
+    lists with one entry per team member (a seat, weight 1: `trueskill.rate`'s default); the matches that
+    finished after `after` and up to `until` (`seat_outcomes_sql`)."""
+    seats, params = seat_outcomes_sql(selection, after, until)
     return store.rows(db, f"""
         WITH s AS ({seats}),
         members AS (SELECT match_id, finished_at, rank, role, agent, 1.0::DOUBLE AS weight FROM s)
@@ -44,6 +46,19 @@ def _teams(db: str | Path, selection: Selection, after: tuple | None) -> list[tu
                list(weight ORDER BY rank, role, agent)
         FROM members GROUP BY match_id ORDER BY finished_at, match_id""", params)
 
+
+
+def _bounds(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple | None]:
+    """Where to cut the selected matches that finished after `after` into parts of at most CHUNK matches, in the
+    order they finished: the (finished_at, match_id) of every CHUNK-th, then None (the rest, up to the newest)."""
+    where, params = finished_between(selection, after)
+    cuts = store.rows(db, f"""
+        SELECT finished_at, match_id FROM (
+          SELECT {FINISHED} AS finished_at, m.match_id,
+                 row_number() OVER (ORDER BY {FINISHED}, m.match_id) AS n
+          FROM matches m WHERE {where})
+        WHERE n % ? = 0 ORDER BY n""", [*params, CHUNK])
+    return [*cuts, None]
 
 
 def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, tuple[float, float]]) -> None:
@@ -104,20 +119,24 @@ def replayed_ratings(db: str | Path, game: str | None = None,
         if memo is not None and _covered(db, selection, memo.last) != (memo.count, memo.checksum):
             memo = None  # matches were removed, or some finished before the last one replayed: start over
         ratings = dict(memo.ratings) if memo else {}
-        matches = _teams(db, selection, memo.last if memo else None)
-    if memo and not matches:
+        last = memo.last if memo else None
+        bounds = _bounds(db, selection, last)
+    for until in bounds:  # CHUNK matches at a time: a million matches' seats held at once did not fit the reader
+        with store.reading(db):
+            matches = _teams(db, selection, last, until)
+        if matches:  # replayed with the file closed: a replay takes minutes, and a reader holds off every writer
+            _replay(matches, ENV, ratings)
+            last = (matches[-1][1], matches[-1][0])
+    if memo and last == memo.last:
         if memo.generation != generation:  # written since, but no match of the selection: now current
             memo = replace(memo, generation=generation)
             save(db, selection, memo)
         _remember(key, memo)
         return ratings
-    # replayed with the file closed: a replay can take minutes, and an open reader holds off every writer
-    _replay(matches, ENV, ratings)
-    last = (matches[-1][1], matches[-1][0]) if matches else None
     count, checksum = _covered(db, selection, last) if last is not None else (0, 0)
     replayed = Replayed(ratings, last, count, checksum, generation)
     _remember(key, replayed)
-    if matches:
+    if last is not None:
         save(db, selection, replayed)
     return ratings
 

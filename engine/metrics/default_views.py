@@ -1,0 +1,47 @@
+"""What the run command computes after a run (engine/__main__.py), so that the dashboard's first view of the
+database reads a file instead of the log: the saved TrueSkill replays brought up to date (`ratings.refresh_saved`,
+which replays only the matches since), then the tables that depend on the whole history kept for the database's
+new state (engine/metrics/kept_tables.py) for the views a page opens by default: TrueSkill and Bradley-Terry of
+every game and of each game, Bradley-Terry of the newest runs, the rated headlines, and LLMArena's table and
+figures (each reads every match's turns or metrics). Any other view is computed when first asked, then kept
+until the next write.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine import headline, store
+from engine.metrics import ratings
+from engine.metrics.ratings import bradley_terry_table, trueskill_table
+from engine.selection import Selection
+from engine.suites import all_suites, get_suite
+
+NEWEST_RUNS = 10  # the runs whose Bradley-Terry table is ready: the Overview lists the newest first
+
+
+def refresh(db: str | Path) -> list[str]:
+    """Bring the saved replays and the default views' tables up to date; returns the views computed."""
+    ratings.refresh_saved(db)
+    games = [g for (g,) in store.rows(db, "SELECT DISTINCT game FROM matches WHERE status = 'ok' ORDER BY game")]
+    runs = [r for (r,) in store.rows(db, "SELECT run_id FROM runs ORDER BY created_at DESC NULLS LAST, run_id "
+                                         "LIMIT ?", [NEWEST_RUNS])]
+    views = ["every game", *games, *(f"run {r}" for r in runs)]
+    for selection in (Selection(), *(Selection(games=(g,)) for g in games)):
+        trueskill_table(db, selection=selection)
+        bradley_terry_table(db, selection=selection)
+        headline.ratings(db, selection)  # the Leaderboards page's table of one game
+    for run in runs:
+        bradley_terry_table(db, selection=Selection(run_ids=(run,)))
+    for suite in all_suites().values():
+        if suite.headline.by == "rating":
+            headline.headline(db, suite.name)
+            views.append(f"{suite.name} headline")
+    llmarena = get_suite("llmarena")
+    llmarena.leaderboard(db)
+    views.append("llmarena leaderboard")
+    for figure in llmarena.figures:  # the Games page's view of each game: every match of it
+        for game in figure.games:
+            figure.compute(db, Selection().of_game(game))
+            views.append(figure.name.format(game=game))
+    return views

@@ -1,0 +1,193 @@
+"""engine/metrics/kept_tables.py and default_views.py: the tables of the whole history (TrueSkill, Bradley-Terry,
+LLMArena's table) are kept per database state beside the database; a new process reads them without reading the
+log while nothing was written, gets the computed table to the bit, and computes again after a write, after rows
+inserted around the writer (no state known) or on a new database at the same generation. The run command computes
+the default views after a run, and the TrueSkill replay reads the matches a bounded part at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pandas as pd
+import pytest
+
+from engine import headline, store
+from engine.metrics import bradley_terry, default_views, kept_tables, llmarena, ratings, trueskill_replay
+from engine.runner import run_spec
+from engine.selection import ALL, Selection
+from engine.spec import parse_spec
+from engine.suites import get_suite
+from tests.test_ratings import write_outcomes
+
+pytestmark = pytest.mark.slow
+
+GAMES = [{"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:equilibrium"]]},
+         {"game": "connect_four", "lineups": [["bot:minimax", "bot:random"], ["bot:random", "bot:random"]]}]
+
+
+def play(db, name: str, seed: int) -> None:
+    spec = parse_spec({"name": name, "seed": seed, "repeats": 3, "games": GAMES})
+    assert asyncio.run(run_spec(spec, db, progress=False)).errors == 0
+
+
+@pytest.fixture
+def played(tmp_path):
+    db = tmp_path / "kept.duckdb"
+    play(db, "first", 1)
+    assert store.summaries_in_step(db)
+    return db
+
+
+def a_new_process() -> None:
+    trueskill_replay._REPLAYED.clear()
+
+
+def nothing_computed(patched: pytest.MonkeyPatch) -> None:
+    """Every way to compute a rating fails: what is returned was kept."""
+    def computed(*args, **kwargs):
+        raise AssertionError("computed again")
+
+    for module, name in ((trueskill_replay, "_teams"), (trueskill_replay, "_covered"), (ratings, "played_counts"),
+                         (bradley_terry, "rated_pairs"), (bradley_terry, "fit_bradley_terry"),
+                         (headline, "rated_pairs"), (llmarena, "average_rewards"), (llmarena, "_games_played")):
+        patched.setattr(module, name, computed)
+
+
+CALLS = {"TrueSkill every game": lambda db: ratings.trueskill_table(db),
+         "TrueSkill one game": lambda db: ratings.trueskill_table(db, "tictactoe"),
+         "Bradley-Terry every game": lambda db: ratings.bradley_terry_table(db),
+         "Bradley-Terry one run": lambda db: ratings.bradley_terry_table(db, selection=Selection(
+             run_ids=tuple(store.rows(db, "SELECT min(run_id) FROM runs")[0]))),
+         "headline ratings": lambda db: headline.ratings(db, Selection(games=("connect_four",))),
+         "LLMArena headline": lambda db: headline.headline(db, "llmarena"),
+         "LLMArena table": lambda db: get_suite("llmarena").leaderboard(db)}
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_a_kept_table_is_the_computed_one_and_a_new_process_reads_no_match(played, name, monkeypatch):
+    first = CALLS[name](played)
+    assert len(first) > 0
+    a_new_process()
+    with monkeypatch.context() as patched:
+        nothing_computed(patched)
+        kept = CALLS[name](played)
+    pd.testing.assert_frame_equal(kept, first, check_exact=True)
+    a_new_process()
+    kept_tables.kept_tables_path(played).unlink()
+    pd.testing.assert_frame_equal(CALLS[name](played), first, check_exact=True)  # computed again: the same
+
+
+def test_a_write_makes_every_kept_table_stale(played, monkeypatch):
+    before = ratings.trueskill_table(played)
+    play(played, "second", 2)
+    computed = []
+    real = ratings._trueskill_table
+    monkeypatch.setattr(ratings, "_trueskill_table", lambda *args: computed.append(1) or real(*args))
+    after = ratings.trueskill_table(played)
+    assert computed and not after.equals(before)
+    assert json.loads(kept_tables.kept_tables_path(played).read_text())["state"] == kept_tables.state(played)
+    assert len(json.loads(kept_tables.kept_tables_path(played).read_text())["tables"]) == 1  # the old ones dropped
+
+
+def test_rows_inserted_around_the_writer_are_never_answered_from_a_kept_table(played):
+    before = ratings.trueskill_table(played, "tictactoe")
+    write_outcomes(played, "tictactoe", [[("newcomer", 1, 1.0, "X"), ("bot:random", 2, 0.0, "O")]] * 3)
+    assert kept_tables.state(played) is None  # the generation did not move: no state to key on
+    assert "newcomer" in set(ratings.trueskill_table(played, "tictactoe")["agent"])
+    assert "newcomer" not in set(before["agent"])
+
+
+def test_a_new_database_at_the_same_generation_does_not_read_the_old_ones_tables(played, tmp_path):
+    """A database deleted and made again counts its writes from 0: its creation time tells it apart."""
+    kept = ratings.trueskill_table(played)
+    other = tmp_path / "other.duckdb"
+    spec = parse_spec({"name": "other", "seed": 5, "repeats": 2, "games": GAMES[:1]})
+    assert asyncio.run(run_spec(spec, other, progress=False)).errors == 0
+    with store.connect(other) as con:
+        con.execute("UPDATE generation SET generation = ?", [store.generation(played)])
+    kept_tables.kept_tables_path(other).write_text(kept_tables.kept_tables_path(played).read_text())
+    assert kept_tables.state(other)[2] == kept_tables.state(played)[2]
+    table = ratings.trueskill_table(other)
+    pd.testing.assert_frame_equal(table, ratings._trueskill_table(other, ALL), check_exact=True)
+    assert not table.equals(kept)
+
+
+def test_a_damaged_file_is_computed_again(played):
+    first = ratings.bradley_terry_table(played)
+    for damaged in ("{not json", '{"state": [1], "tables": []}', '[]'):
+        kept_tables.kept_tables_path(played).write_text(damaged)
+        pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), first, check_exact=True)
+
+
+def test_the_run_command_keeps_the_default_views_so_the_pages_first_calls_read_no_match(played, monkeypatch):
+    default_views.refresh(played)
+    a_new_process()
+    with monkeypatch.context() as patched:
+        nothing_computed(patched)
+        kept = {name: call(played) for name, call in CALLS.items()}
+    kept_tables.kept_tables_path(played).unlink()
+    for name, call in CALLS.items():
+        pd.testing.assert_frame_equal(kept[name], call(played), check_exact=True, obj=name)
+
+
+def test_the_replay_reads_the_matches_a_part_at_a_time_and_rates_as_in_one(played, monkeypatch):
+    """At a million matches, reading every match's seats at once ran out of the reader's memory: the replay
+    reads CHUNK matches at a time, and the ratings are the same to the bit."""
+    whole = trueskill_replay.replayed_ratings(played, selection=Selection(games=("tictactoe",), contested=True))
+    reads = []
+    real = trueskill_replay._teams
+    monkeypatch.setattr(trueskill_replay, "CHUNK", 2)
+    monkeypatch.setattr(trueskill_replay, "_teams", lambda *args: reads.append(len(found := real(*args))) or found)
+    a_new_process()
+    parts = trueskill_replay.replayed_ratings(played, selection=Selection(games=("tictactoe",), contested=True))
+    assert parts == whole
+    matches = store.rows(played, "SELECT count(*) FROM matches WHERE game = 'tictactoe'")[0][0]
+    assert len(reads) > 2 and max(reads) <= 2 and sum(reads) == matches
+
+
+def test_nothing_selected_is_an_empty_table_kept_as_such(played):
+    for _ in range(2):
+        assert ratings.trueskill_table(played, "bargain").empty
+        assert ratings.bradley_terry_table(played, selection=Selection(run_ids=("no such run",))).empty
+    assert ratings.trueskill_table(played, selection=ALL).shape[0] > 0
+
+
+@pytest.mark.parametrize("selection", [ALL, Selection(games=("duel",)), Selection(run_ids=("synthetic",)),
+                                       Selection(games=("trio",), contested=True), Selection(games=("solo",)),
+                                       Selection(games=("hanabi",))])
+def test_trueskills_counts_and_groups_summed_are_the_logs(tmp_path, monkeypatch, selection):
+    """TrueSkill's matches, wins and groups of who met whom from the summaries, as from the log: an agent seen only
+    in self-play listed with 0, two groups that never met apart, ties and three-seat matches."""
+    db = tmp_path / "summed.duckdb"
+    write_outcomes(db, "duel", [[("a", 1, 1.0), ("b", 2, 0.0)], [("b", 1, 1.0), ("a", 2, 0.0)],
+                                [("c", 1, 1.0), ("d", 2, 0.0)], [("e", 1, 1.0), ("e", 2, 0.0)],
+                                [("a", 1, 0.5), ("b", 1, 0.5)]] * 3)
+    write_outcomes(db, "trio", [[("a", 1, 1.0), ("c", 2, 0.0), ("c", 2, 0.0)], [("e", 1, 1.0), ("e", 2, 0.0)]] * 2)
+    write_outcomes(db, "solo", [[("e", 1, 1.0), ("e", 2, 0.0)]] * 2)  # self-play only: no pair, agents at 0
+    write_outcomes(db, "hanabi", [[("a", 1, 9.0), ("b", 1, 9.0)]] * 2)  # one team: no pair, yet contested matches
+    store.rebuild_summaries(db)
+    summed = ratings._trueskill_table(db, selection)
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        logged = ratings._trueskill_table(db, selection)
+    assert len(logged) >= 1
+    pd.testing.assert_frame_equal(summed, logged, check_exact=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(ratings, "played_counts", None)  # the summaries answer: the log's counts are not read
+        patched.setattr(ratings, "pairwise_outcomes", None)
+        pd.testing.assert_frame_equal(ratings._trueskill_table(db, selection), logged, check_exact=True)
+
+
+def test_the_run_command_keeps_llmarenas_figures_of_each_game(played, monkeypatch):
+    """The Games page's LLMArena figures read every match's turns or metrics (a minute at a million matches): after
+    the run command's refresh, their view of each game is read from the kept file, the same to the bit."""
+    default_views.refresh(played)
+    views = [(figure, game) for figure in get_suite("llmarena").figures for game in figure.games]
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "query", None)  # reading the log would fail
+        kept = [figure.compute(played, Selection().of_game(game)) for figure, game in views]
+    assert sum(len(table) > 0 for table in kept) >= 3  # TicTacToe's and ConnectFour's hint ablation, the rewards
+    kept_tables.kept_tables_path(played).unlink()
+    for table, (figure, game) in zip(kept, views, strict=True):
+        pd.testing.assert_frame_equal(table, figure.compute(played, Selection().of_game(game)), check_exact=True)
