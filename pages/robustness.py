@@ -138,7 +138,8 @@ def facets(blocks: list[tuple[str, str, pd.DataFrame]], label: str) -> go.Figure
                      "array": (table["high"] - table["mean"]).fillna(0).tolist(),
                      "arrayminus": (table["mean"] - table["low"]).fillna(0).tolist()}),
             row=i // cols + 1, col=i % cols + 1)
-    fig.update_xaxes(type="category")  # levels as they are: 0.00 and 1.00, v1 and v2, repeats 0 1 2
+    fig.update_xaxes(type="category", title_text=label, title_font_size=11)  # levels as written: 0.00, v1, repeat 2
+    fig.update_yaxes(title_text="mean score", title_font_size=11)  # each game's own scale (its table's header)
     fig.update_annotations(font_size=12)
     fig.update_layout(title=f"Mean score (95% interval of the mean) across {label}, per game and setting",
                       height=height, margin={"t": 110})

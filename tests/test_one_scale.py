@@ -175,7 +175,7 @@ def test_holdem_and_hanabi_shares_read_on_one_scale(pages):
     holdem = frame_with(shown["texas_holdem"], "share (%)")
     assert "mean_win_prob (%)" in holdem.columns  # a probability too: in percent
     hanabi = frame_with(shown["hanabi"], "play_share (%)")  # a figure's own unit (`Figure.units`), page and CSV
-    assert "mean_score (0-25)" in hanabi.columns and "mean_score (0-25)" in downloads["hanabi_shares.csv"].columns
+    assert "mean_score (0-10)" in hanabi.columns and "mean_score (0-10)" in downloads["hanabi_shares.csv"].columns
     # the charts of those shares: axis ticks and the value on hover in %, as the tables (not "share=0.57")
     for game in ("texas_holdem", "hanabi"):
         assert shown[game].get("plotly_chart"), game

@@ -137,6 +137,9 @@ def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, 
     for y, up, down in zip(trace["y"], trace["error_y"]["array"], trace["error_y"]["arrayminus"], strict=True):
         assert 0 <= y - down and y + up <= 100
     assert "95% interval" in temperatures["layout"]["title"]["text"]
+    # each small chart names its axes (the level compared, the mean score): a new user read bare numbers
+    assert temperatures["layout"]["xaxis"]["title"]["text"] == "temperatures"
+    assert temperatures["layout"]["yaxis"]["title"]["text"] == "mean score"
 
 
 def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monkeypatch):

@@ -126,7 +126,7 @@ def test_a_cooperative_games_self_play_counts_in_every_table(cooperative_db, cap
     assert cooperative_games() == ["hanabi"]
     assert main(["scores", "--suite", "llmarena", "--db", str(cooperative_db), "--format", "csv"]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("agent")
-    assert {"tictactoe", "hanabi", "hanabi_reward (0-25)"} <= set(table.columns)
+    assert {"tictactoe", "hanabi", "hanabi_reward (0-10)"} <= set(table.columns)
     assert table["hanabi"].notna().sum() == 2 and table["games"].max() == 2
     assert headline.coverage(cooperative_db, "llmarena") == (["tictactoe", "hanabi"], [])
     hanabi = headline.agent_figures(cooperative_db, ALL.of_game("hanabi")).set_index("agent")

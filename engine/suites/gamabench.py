@@ -26,7 +26,7 @@ SUITE = Suite(
             "value, `study _t5` = a published study of its own: rows of different settings score different "
             "games and do not compare. Unlike the headline, this table keeps "
             "self-play: γ-Bench's protocol puts one model in every seat and scores it against the game's optimum.",
-    empty="No γ-Bench games in this selection yet.",
+    empty="No γ-Bench games in this selection.",
     figures=(
         Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.metrics.gamabench:round_curves"),
                Chart("line", "step", skip=("matches",), x_title="round", y_title="value"),

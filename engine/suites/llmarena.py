@@ -3,8 +3,12 @@ its §4 (hint ablation, ConnectFour rewards, Hold'em actions against win probabi
 
 from __future__ import annotations
 
+from engine.games.hanabi import MAX_SCORE as HANABI_MAX
 from engine.selection import Variant
 from engine.suites.base import Chart, Coverage, Figure, Scorer, Suite, TableLayout
+
+HANABI_SCALE = f"0-{HANABI_MAX}"  # the fireworks score: the cards played, both colours to 5
+
 
 GAMES = ("tictactoe", "connect_four", "texas_holdem", "bid", "bargain", "undercover", "hanabi")
 REWARD_GAMES = ("bid", "hanabi")  # scored by their average reward, not a TrueSkill rating
@@ -21,14 +25,14 @@ SUITE = Suite(
                        aside={"Raw figures, before normalizing to the best": (
                            *(f"{g}_reward" for g in REWARD_GAMES), "undercover_win_rate")},
                        # the seven game columns' one scale is in the caption: in each header it would not fit
-                       units={"bid_reward": "$", "hanabi_reward": "0-25"}),
+                       units={"bid_reward": "$", "hanabi_reward": HANABI_SCALE}),
     caption="Per game: TrueSkill mu (team members weigh 1, trueskill.rate's default) as a share of the best "
             "agent's · 100; Bid, Hanabi: average reward; Undercover: the win rate as the undercover against four "
             "fixed civilians (§3.1), only for agents that played it; all normalized to the best · 100, over the "
             "selected games of LLMArena's own rules. Scale: every game column and `average` 0-100 (the best agent "
             "= 100); the raw figures in the unit their header names (Bid: dollars won; Hanabi: the fireworks "
-            "score, 0-25; the undercover's win rate in %). Unusable answers as the authors' code treats them "
-            "(`retry: authors`): TicTacToe, ConnectFour and Hold'em 3 tries, then a random legal move; Hanabi, "
+            f"score, {HANABI_SCALE}; the undercover's win rate in %). Unusable answers as the authors' code treats "
+            "them (`retry: authors`): TicTacToe, ConnectFour and Hold'em 3 tries, then a random legal move; Hanabi, "
             "Bargain and Undercover 1 try, then a random action; Bid 1 try, then a bid of $0; an illegal move "
             "(a taken cell, a full column, an illegal Hold'em action, a bid above the valuation) loses the match; "
             "no history in the prompts; Undercover's word guesses and vote in one answer. Rows with source "
@@ -51,6 +55,7 @@ SUITE = Suite(
         Figure("bid_figures", "Bid: reward, win rate and the deviation from the equilibrium bid", ("bid",),
                Scorer("engine.metrics.negotiation:bid_table"), units={"reward": "$"}),
         Figure("hanabi_shares", "Hanabi action shares", ("hanabi",), Scorer(f"{ANALYSES}:hanabi_action_shares"),
-               Chart("bar", "agent", ("play_share", "reveal_share", "discard_share")), units={"mean_score": "0-25"}),
+               Chart("bar", "agent", ("play_share", "reveal_share", "discard_share")),
+               units={"mean_score": HANABI_SCALE}),
     ),
 )

@@ -27,7 +27,7 @@ SUITE = Suite(
     # the points' unit in the caption: in the headers it would push a table with a model's condition past 1400 px
     caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games). Scale: `ranking` and "
             "the mean scores in Who is Spy's points; rates in %.",
-    empty="No Who-is-Spy (`undercover`, rules `wis`) games yet.",
+    empty="No Who-is-Spy (`undercover`, rules `wis`) games in this selection.",
     figures=(
         Figure("wis_roles", "Who is Spy: figures by role", ("undercover",),
                Scorer("engine.metrics.wis:figures_by_role")),
