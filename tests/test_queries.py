@@ -81,6 +81,20 @@ def test_round_curves_average_each_rounds_record(db):
         gamabench.round_curves(db, Selection())
 
 
+def test_round_curves_number_the_steps_that_draw_from_1(tmp_path):
+    """The Pirate Game records a proposal (a plan, names: no number) and then its vote: a one-round game showed its
+    only round as "round 2" (a new user's report)."""
+    db = tmp_path / "pirates.duckdb"
+    spec = {"name": "pirates", "seed": 1, "repeats": 2, "games": [
+        {"game": "pirate_game", "lineups": [{"all": "bot:random"}]}]}
+    asyncio.run(run_spec(parse_spec(spec), db, progress=False))
+    curves = gamabench.round_curves(db, Selection(games=("pirate_game",)))
+    assert not curves.empty and curves["step"].min() == 1
+    assert sorted(set(curves["step"])) == list(range(1, curves["step"].max() + 1))  # no step that draws nothing
+    figures = curves.drop(columns=["setting", "step", "matches"])
+    assert figures.notna().any(axis=1).all()
+
+
 def test_robustness_rows_use_the_match_score_when_the_agent_holds_every_seat(db):
     rows = queries.robustness_scores(db, "gpt-3.5-turbo-0125")
     stored = store.query(db, """SELECT value FROM metrics x JOIN matches m USING (match_id) JOIN runs r USING (run_id)

@@ -174,6 +174,11 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
         rows.append({"match_id": match_id, "setting": setting.get(match_id, ""), "step": step} | {
             k: float(v) for k, v in fields.items() if isinstance(v, int | float) and k != "round"})
     per_step = pd.DataFrame(rows)
+    # a step whose record holds no number (the Pirate Game's proposal: a plan, names) draws nothing: the steps
+    # that do are numbered from 1 (its vote was "round 2" of a one-round game)
+    numeric = per_step.drop(columns=["match_id", "setting", "step"])
+    per_step = per_step[numeric.notna().any(axis=1)].copy()
+    per_step["step"] = per_step.groupby("match_id")["step"].rank(method="dense").astype(int)
     curves = per_step.drop(columns="match_id").groupby(["setting", "step"]).mean()
     curves.insert(0, "matches", per_step.groupby(["setting", "step"])["match_id"].nunique())
     return curves.reset_index()
