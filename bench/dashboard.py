@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import headline, queries, store, transcripts  # noqa: E402
+from engine import default_views, headline, queries, store, transcripts  # noqa: E402
 from engine.launch import processes  # noqa: E402
-from engine.metrics import default_views, ratings  # noqa: E402
+from engine.metrics import ratings  # noqa: E402
 from engine.metrics.kept_tables import kept_tables_path  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.store import summaries  # noqa: E402
@@ -137,7 +137,7 @@ def filled(db: Path, n_matches: int, turns_per_match: int) -> bool:
 
 def refresh_ratings(db: Path) -> None:
     """What `python -m engine run` does after a run: bring the saved TrueSkill replays and the default views' tables
-    up to date (engine/metrics/default_views.py)."""
+    up to date (engine/default_views.py)."""
     start = time.perf_counter()
     refreshed = default_views.refresh(db)
     print(f"the run command's refresh replayed every match and kept {len(refreshed)} views in "

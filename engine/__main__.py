@@ -99,9 +99,9 @@ def _at_least_one(text: str) -> int:
 
 def _refresh_ratings(db: Path) -> bool:
     """Replay the new matches into the saved ratings and compute the default views' tables now, so the dashboard's
-    first view does not wait for them (engine/metrics/default_views.py). The matches are stored by then: a failure
+    first view does not wait for them (engine/default_views.py). The matches are stored by then: a failure
     here is said in one line (False), and the dashboard computes them later."""
-    from engine.metrics.default_views import refresh
+    from engine.default_views import refresh
 
     start = time.perf_counter()
     try:

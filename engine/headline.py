@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from engine import store
-from engine.agent_figures import agent_figures, summary_rows, summary_where, summed_where
+from engine.metrics.agent_figures import agent_figures, summary_rows, summary_where, summed_where
 from engine.metrics.kept_tables import kept
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs
 from engine.precision import fixed_values

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from engine import store
-from engine.agent_figures import summary_rows, summary_where
 from engine.agents.base import AgentSpec
 from engine.metrics import stats
+from engine.metrics.agent_figures import summary_rows, summary_where
 from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
 from engine.store.summaries import SETTINGS_SOURCE

@@ -14,9 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import pytest
 
-from engine import agent_figures as agent_figures_module
 from engine import headline, store, transcripts
 from engine.__main__ import main
+from engine.metrics import agent_figures as agent_figures_module
 from engine.runner import run_spec
 from engine.selection import Selection
 from engine.spec import parse_spec

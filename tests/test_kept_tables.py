@@ -12,8 +12,8 @@ import json
 import pandas as pd
 import pytest
 
-from engine import headline, store
-from engine.metrics import bradley_terry, default_views, kept_tables, llmarena, ratings, trueskill_replay
+from engine import default_views, headline, store
+from engine.metrics import bradley_terry, kept_tables, llmarena, ratings, trueskill_replay
 from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.spec import parse_spec

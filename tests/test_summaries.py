@@ -15,8 +15,8 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from engine import agent_figures as agent_figures_module
 from engine import headline, queries, store
+from engine.metrics import agent_figures as agent_figures_module
 from engine.metrics import bradley_terry, kept_tables, ratings, trueskill_replay
 from engine.playing import play_match
 from engine.rescore import rescore

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import sparse
 
 from engine import store
-from engine.agent_figures import agent_figures, summary_where
+from engine.metrics.agent_figures import agent_figures, summary_where
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games

@@ -1,7 +1,7 @@
 """Tables that depend on the whole history (a TrueSkill replay, a Bradley-Terry bootstrap, a board built on them,
 a median) kept per database state beside the database, in `<database>.tables.json`: `kept(db, key, compute)`
 returns the table computed at the database's present state, by this process or another one (the run command
-computes the default views after a run: engine/metrics/default_views.py), so a page never computes again what
+computes the default views after a run: engine/default_views.py), so a page never computes again what
 nothing changed, and a new process's first view reads a file instead of the log.
 
 A state is the database's creation time and its write count (`store.generation`), known only while the summaries

@@ -7,7 +7,7 @@ per-seat counts of plays, reveals and discards as metrics.
 An agent is `seats.label` (the model string unless the run spec names it). Each analysis reads the matches
 selected by `selection` (run, preset, date; every finished match by default). Each reads turns or metrics of every
 match, so its table is kept per database state (engine/metrics/kept_tables.py) and the run command computes the
-default views after a run (engine/metrics/default_views.py)."""
+default views after a run (engine/default_views.py)."""
 
 from __future__ import annotations
 

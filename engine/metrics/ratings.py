@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from engine import store
-from engine.agent_figures import agent_figures, agents_seen, summary_where
+from engine.metrics.agent_figures import agent_figures, agents_seen, summary_where
 from engine.metrics.bradley_terry import bradley_terry_table, fit_bradley_terry, rated_pairs, summed_pairs
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import OUTCOME, components, narrowed, pairwise_outcomes, played_counts, seat_outcomes_sql
