@@ -37,7 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.metrics.seat_sums import summed_where
+from engine.metrics.seat_sums import settings_source, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
 from engine.settings import setting_labels
@@ -93,7 +93,8 @@ _SCORES = """model, prompt_version, temperature, strategy, game, preset, params:
 
 def _logged_scores(db: str | Path, selection: Selection) -> pd.DataFrame:
     """The scores read from the log: every seat and score of the selected matches."""
-    where, params = selection.where()
+    settings = settings_source(db)
+    where, params = selection.where(settings=settings)
     return store.query(db, f"""
         WITH picked AS (
           SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
@@ -105,8 +106,8 @@ def _logged_scores(db: str | Path, selection: Selection) -> pd.DataFrame:
         score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
                   AND match_id IN (SELECT match_id FROM picked)),
         groups AS (
-          SELECT s.match_id, {agent_sql("s", (MAX_TOKENS,))} AS model, s.prompt_version, s.temperature, s.strategy,
-                 count(*) AS n, avg(sc.value) AS seat_score
+          SELECT s.match_id, {agent_sql("s", (MAX_TOKENS,), source=settings)} AS model, s.prompt_version,
+                 s.temperature, s.strategy, count(*) AS n, avg(sc.value) AS seat_score
           FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
           WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
         SELECT {_SCORES},
@@ -156,7 +157,7 @@ def _step_records(db: str | Path, selection: Selection, newest: int | None = Non
     The steps without a record are numbered last and dropped only after the numbering: a `record IS NOT NULL`
     before it is pushed down by DuckDB below the match filter, parsing the state of every turn in the
     database (1.3 s at 50k matches) instead of those of the selected matches (0.2-0.4 s; bench/dashboard.py)."""
-    where, params = selection.where()
+    where, params = selection.where(settings=settings_source(db))
     limit = f"ORDER BY m.finished_at DESC LIMIT {int(newest)}" if newest else ""
     return store.query(db, f"""
         WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))

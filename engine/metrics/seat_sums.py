@@ -39,6 +39,12 @@ def summed_where(db: str | Path, selection: Selection, alias: str = "k",
     return (" AND ".join(parts), params) if store.summaries_in_step(db) else None
 
 
+def settings_source(db: str | Path) -> str:
+    """What `agent_sql` and a selection's agent filter (`Selection.where`) name agents from: `agent_settings` (a few
+    rows) while the summaries are in step with the log, else the seats."""
+    return SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
+
+
 def seat_rows(condition: str) -> str:
     """The `seat_summary` rows (`k`) that `condition` selects, summed per agent (`agent`, named as `agent_sql`
     names it), strategy (`NO_STRATEGY` for none), game, rule set (`rules`), role, challenger, flag and value name:
