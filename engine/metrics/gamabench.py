@@ -127,11 +127,12 @@ def _summed_scores(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
           SELECT k.label, k.temperature, k.prompt_version, k.max_tokens, k.strategy, k.game, k.preset, k.params,
                  k.own_setting, k."repeat", r.source, sum(k.matches) AS matches, sum(k.scored) AS scored,
                  sum(k.total) AS total
-          FROM gamabench_summary k LEFT JOIN runs r USING (run_id) WHERE {condition} GROUP BY ALL)
+          FROM gamabench_summary k LEFT JOIN runs r USING (run_id)
+          WHERE {condition} AND k.game IN (SELECT unnest(?)) GROUP BY ALL)
         SELECT {_SCORES}, sum(total) / nullif(sum(scored), 0) AS score, sum(matches)::BIGINT AS matches
         FROM (SELECT *, {agent_sql("k", (MAX_TOKENS,), source=SETTINGS_SOURCE)} AS model
               FROM (SELECT *, label AS agent FROM k) k)
-        GROUP BY ALL""", params)
+        GROUP BY ALL""", [*params, list(GAMES)])
 
 
 def _spread_over_runs(frame: pd.DataFrame, keys: list[str]) -> pd.Series:

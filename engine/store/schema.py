@@ -68,8 +68,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("challenger", "BOOLEAN"), ("flag", "INTEGER"), ("name", "VARCHAR"), ("seats", "BIGINT"),
         ("total", "DOUBLE")),
     # per run x game x params x preset, the imported record's study of its own (`own_setting`), the match's
-    # `repeat`, whether it had a fallback move, and an agent with its strategy: the γ-Bench matches it sat in, those
-    # with a score and the sum of its score per match (engine/metrics/gamabench.py's `leaderboard` sums them)
+    # `repeat`, whether it had a fallback move, and an agent with its strategy: the matches it sat in, those with a
+    # `gamabench_score` and the sum of its score per match (engine/metrics/gamabench.py's `leaderboard` sums them)
     "gamabench_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("own_setting", "VARCHAR"), ("repeat", "INTEGER"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"),

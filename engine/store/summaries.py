@@ -11,8 +11,8 @@ run x game x params x preset, the comparisons between agents the Bradley-Terry f
 (`selection.agent_sql`) needs no scan of the seats. `seat_summary` keeps, per seat key (the agent, its strategy and
 role, whether it is its match's challenger, the match's outcome flag) and value (a metric, its win, its score,
 MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py), and
-`gamabench_summary`, per agent, strategy, imported study and repeat, the γ-Bench matches and scores its table adds
-up (engine/metrics/gamabench.py).
+`gamabench_summary`, per agent, strategy, imported study and repeat, the matches and `gamabench_score`s γ-Bench's
+table adds up (engine/metrics/gamabench.py).
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -222,18 +222,17 @@ def seat_contributions_sql(matches: str, seats: str, turns: str, metrics: str, r
 
 
 def gamabench_contributions_sql(matches: str, seats: str, turns: str, metrics: str) -> str:
-    """The `gamabench_summary` rows of the `ok` γ-Bench matches of the tables (or views) named: per agent and
-    strategy (`GAMABENCH_KEYS`), the matches it sat in, those with a score (`scored`) and their scores summed
-    (`total`), each match's score as engine/metrics/gamabench.py's `leaderboard` takes it: the match's own
-    `gamabench_score` where the agent and strategy hold every seat, else the mean of its seats' values."""
-    from engine.suites.gamabench import GAMES  # the store knows no game: γ-Bench's are its suite's (not at load)
-
-    games = ", ".join(f"'{game}'" for game in GAMES)
+    """The `gamabench_summary` rows of the `ok` matches of the tables (or views) named: per agent and strategy
+    (`GAMABENCH_KEYS`), the matches it sat in, those with a `gamabench_score` (`scored`) and their scores summed
+    (`total`), each match's score as engine/metrics/gamabench.py's `leaderboard` takes it: the match's own score
+    where the agent and strategy hold every seat, else the mean of its seats' values. Every game's matches: the
+    store knows no game, so which are γ-Bench's is the reader's to say (a match of one without a score counts
+    there too)."""
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset, "repeat",
                           json_extract_string(outcome, '$.own_setting') AS own_setting,
                           match_id IN (SELECT match_id FROM {turns} WHERE fallback) AS fallbacks
-                   FROM {matches} WHERE status = 'ok' AND game IN ({games})),
+                   FROM {matches} WHERE status = 'ok'),
         score AS (SELECT match_id, seat, value FROM {metrics}
                   WHERE name = 'gamabench_score' AND match_id IN (SELECT match_id FROM m)),
         s AS (SELECT match_id, seat, coalesce(label, agent) AS label, temperature, prompt_version, max_tokens, strategy,
