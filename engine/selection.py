@@ -92,6 +92,20 @@ def agent_sql(alias: str = "s", behaviour: tuple[tuple[str, str], ...] = BEHAVIO
             f"THEN ' (' || concat_ws(', ', {', '.join(parts)}) || ')' ELSE '' END)")
 
 
+def seated_sql(alias: str = "m", settings: str = "seats") -> str:
+    """The matches of `alias` in which an agent of a list (the condition's one parameter: names as `agent_sql` gives
+    them) holds a seat. The names are matched against the few distinct settings `settings` holds (the seats, or
+    `summaries.SETTINGS_SOURCE`), then the seats holding those settings found by a join: naming each of a million
+    matches' 4M seats took a second, the settings of `agent_settings` 10 ms (and the settings found among the seats'
+    own, half a second). A seat's name depends only on its label and settings, so the matches are the same."""
+    named = f"""SELECT DISTINCT coalesce(x.label, x.agent) AS label, x.temperature, x.prompt_version, x.max_tokens
+                FROM (SELECT DISTINCT label, agent, temperature, prompt_version, max_tokens FROM {settings}) x
+                WHERE {agent_sql("x", source=settings)} IN (SELECT unnest(?))"""
+    same = " AND ".join(f"n.{c} IS NOT DISTINCT FROM s.{c}" for c in ("temperature", "prompt_version", "max_tokens"))
+    return (f"{alias}.match_id IN (SELECT s.match_id FROM seats s JOIN ({named}) n "
+            f"ON n.label = coalesce(s.label, s.agent) AND {same})")
+
+
 def rule_set_sql(alias: str = "m") -> str:
     """The name of the rule set (`Game.variants`) a match of `alias` was played under; '' for a game with one."""
     from engine.games import all_games
@@ -141,8 +155,10 @@ class Selection:
     contested: bool = False  # only the matches `contested_sql` counts (self-play of a competitive game left out)
     without_fallbacks: bool = False  # only the matches `own_moves_sql` keeps: no seat's move was a fallback
 
-    def where(self, alias: str = "m") -> tuple[str, list]:
-        """A SQL condition over `matches AS alias` (finished matches only) and its parameters."""
+    def where(self, alias: str = "m", settings: str = "seats") -> tuple[str, list]:
+        """A SQL condition over `matches AS alias` (finished matches only) and its parameters. `settings` is what
+        the agent filter names agents from (`seated_sql`): the seats, or `summaries.SETTINGS_SOURCE` for a caller
+        that found the summaries in step with the log (`seat_sums.settings_source`)."""
         parts, params = [f"{alias}.status = 'ok'"], []
         for column, values in (("run_id", self.run_ids), ("game", self.games), ("preset", self.presets)):
             if values:
@@ -155,8 +171,7 @@ class Selection:
             parts.append(f"{alias}.finished_at < ?")
             params.append(self.date_to + timedelta(days=1))
         if self.agents:
-            parts.append(f"{alias}.match_id IN (SELECT s.match_id FROM seats s WHERE {agent_sql('s')} "
-                         "IN (SELECT unnest(?)))")
+            parts.append(seated_sql(alias, settings))
             params.append(list(self.agents))
         if self.variants is not None:
             parts.append(variants_sql(self.variants, alias))

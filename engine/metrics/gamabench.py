@@ -37,9 +37,11 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.metrics.seat_sums import settings_source, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
 from engine.settings import setting_labels
+from engine.store.summaries import SETTINGS_SOURCE
 from engine.suites.gamabench import GAMES
 
 MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
@@ -54,30 +56,9 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     value and study (`_setting`), so two settings are never one row. A model is its seats' label (the model
     string unless the run spec names one) with its max_tokens where that label was played with several
     (`selection.agent_sql`; the condition's other settings have columns of their own)."""
-    where, params = selection.where()
-    df = store.query(db, f"""
-        WITH picked AS (
-          SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
-                 r.source
-          FROM matches m LEFT JOIN runs r USING (run_id)
-          WHERE {where} AND m.game IN (SELECT unnest(?))),
-        seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
-                       GROUP BY ALL),
-        score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
-                  AND match_id IN (SELECT match_id FROM picked)),
-        groups AS (
-          SELECT s.match_id, {agent_sql("s", (MAX_TOKENS,))} AS model, s.prompt_version, s.temperature, s.strategy,
-                 count(*) AS n, avg(sc.value) AS seat_score
-          FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
-          WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT g.model, g.prompt_version, g.temperature, g.strategy, p.game, p.preset, p.params::VARCHAR AS params,
-               p.own_setting, p."repeat",
-               CASE WHEN p.source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source,
-               avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
-               count(*) AS matches
-        FROM groups g JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
-        LEFT JOIN score ms ON ms.match_id = g.match_id AND ms.seat IS NULL
-        GROUP BY ALL""", [*params, list(GAMES)])
+    with store.reading(db):
+        where = summed_where(db, selection, several=False)
+        df = _logged_scores(db, selection) if where is None else _summed_scores(db, where)
     columns = ["model", "prompt_version", "temperature", "strategy", "setting", "source", *GAMES,
                "overall", "overall_sd", "matches"]
     if df.empty:
@@ -103,6 +84,57 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     return table[columns].reset_index(drop=True)
 
 
+# what `leaderboard` reads per model, condition, game, setting, run and source: the mean score over its matches
+# (`score`, over those with one) and the matches (`matches`); a match's score for a model and condition is its
+# match score where they hold every seat, else the mean of their seats' scores
+_SCORES = """model, prompt_version, temperature, strategy, game, preset, params::VARCHAR AS params, own_setting,
+             "repeat", CASE WHEN source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source"""
+
+
+def _logged_scores(db: str | Path, selection: Selection) -> pd.DataFrame:
+    """The scores read from the log: every seat and score of the selected matches."""
+    settings = settings_source(db)
+    where, params = selection.where(settings=settings)
+    return store.query(db, f"""
+        WITH picked AS (
+          SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
+                 r.source
+          FROM matches m LEFT JOIN runs r USING (run_id)
+          WHERE {where} AND m.game IN (SELECT unnest(?))),
+        seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
+                       GROUP BY ALL),
+        score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
+                  AND match_id IN (SELECT match_id FROM picked)),
+        groups AS (
+          SELECT s.match_id, {agent_sql("s", (MAX_TOKENS,), source=settings)} AS model, s.prompt_version,
+                 s.temperature, s.strategy, count(*) AS n, avg(sc.value) AS seat_score
+          FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
+          WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
+        SELECT {_SCORES},
+               avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
+               count(*) AS matches
+        FROM groups g JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
+        LEFT JOIN score ms ON ms.match_id = g.match_id AND ms.seat IS NULL
+        GROUP BY ALL""", [*params, list(GAMES)])
+
+
+def _summed_scores(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
+    """The same scores summed from `gamabench_summary`'s rows (engine/store/summaries.py) that `where` selects: its
+    matches, scored matches and score sums, the agents named once their rows are summed."""
+    condition, params = where
+    return store.query(db, f"""
+        WITH k AS (
+          SELECT k.label, k.temperature, k.prompt_version, k.max_tokens, k.strategy, k.game, k.preset, k.params,
+                 k.own_setting, k."repeat", r.source, sum(k.matches) AS matches, sum(k.scored) AS scored,
+                 sum(k.total) AS total
+          FROM gamabench_summary k LEFT JOIN runs r USING (run_id)
+          WHERE {condition} AND k.game IN (SELECT unnest(?)) GROUP BY ALL)
+        SELECT {_SCORES}, sum(total) / nullif(sum(scored), 0) AS score, sum(matches)::BIGINT AS matches
+        FROM (SELECT *, {agent_sql("k", (MAX_TOKENS,), source=SETTINGS_SOURCE)} AS model
+              FROM (SELECT *, label AS agent FROM k) k)
+        GROUP BY ALL""", [*params, list(GAMES)])
+
+
 def _spread_over_runs(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
     """Per row: the standard deviation (n - 1) of its overall over its runs (the matches' `repeat`: a published
     record's `_v1_k` is run k), as the paper's tables give "68.7 ± 2.7" over five runs; blank unless two runs or
@@ -125,15 +157,19 @@ def _step_records(db: str | Path, selection: Selection, newest: int | None = Non
 
     The steps without a record are numbered last and dropped only after the numbering: a `record IS NOT NULL`
     before it is pushed down by DuckDB below the match filter, parsing the state of every turn in the
-    database (1.3 s at 50k matches) instead of those of the selected matches (0.2-0.4 s; bench/dashboard.py)."""
-    where, params = selection.where()
+    database (1.3 s at 50k matches) instead of those of the selected matches (0.2-0.4 s; bench/dashboard.py).
+    The selected matches' turns are found by their row ids first (reading their match and seat only), then their
+    states read: one model's newest matches lie all over the file, and a join on the match read the state of
+    every turn it scanned (1.2 s at a million matches, 0.5 s by row ids)."""
+    where, params = selection.where(settings=settings_source(db))
     limit = f"ORDER BY m.finished_at DESC LIMIT {int(newest)}" if newest else ""
     return store.query(db, f"""
         WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))
                         {limit}),
         steps AS (
           SELECT t.match_id, min(t.turn) AS first_turn, json_extract(t.state, '$.last') AS record
-          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM picked)
+          FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns
+                                         WHERE seat IS NOT NULL AND match_id IN (SELECT match_id FROM picked))
           GROUP BY t.match_id, record),
         numbered AS (
           SELECT s.match_id, p.run_id, s.record,

@@ -1,8 +1,8 @@
-"""The social boards' sums (Who is Spy, MAgIC): a selection as a condition over `seat_summary` (engine/store/
-summaries.py), and its rows with each agent named as every table names it. A board sums these rows when the
-selection is a sum of them (runs, games, rule sets, presets, contested matches, matches without fallback moves)
-and the summaries are in step with the log; else (a date range, an agent filter) it reads the seats and turns:
-the same figures either way."""
+"""The boards' sums (Who is Spy, MAgIC over `seat_summary`, γ-Bench over `gamabench_summary`: engine/store/
+summaries.py): a selection as a condition over a summary, and the seat summary's rows with each agent named as every
+table names it. A board sums these rows when the selection is a sum of them (runs, games, rule sets, presets,
+contested matches where the summary keeps `several`, matches without fallback moves) and the summaries are in step
+with the log; else (a date range, an agent filter) it reads the seats and turns: the same figures either way."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ from engine.store.summaries import SETTINGS_SOURCE
 NO_STRATEGY = "-"
 
 
-def summed_where(db: str | Path, selection: Selection, alias: str = "k") -> tuple[str, list] | None:
-    """`selection` as a SQL condition over `seat_summary AS alias`, or None when the boards read the log: a date
-    range (the summary sums over time), an agent filter (it keeps the other agents of the matches it picks), or
-    summaries out of step with the log."""
-    if selection.date_from or selection.date_to or selection.agents:
+def summed_where(db: str | Path, selection: Selection, alias: str = "k",
+                 several: bool = True) -> tuple[str, list] | None:
+    """`selection` as a SQL condition over a summary `AS alias` (`seat_summary`; `several`: whether it keeps that
+    key), or None when the boards read the log: a date range (the summary sums over time), an agent filter (it keeps
+    the other agents of the matches it picks), contested matches from a summary without `several`, or summaries out
+    of step with the log."""
+    if selection.date_from or selection.date_to or selection.agents or selection.contested and not several:
         return None
     parts, params = ["true"], []
     for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
@@ -35,6 +37,12 @@ def summed_where(db: str | Path, selection: Selection, alias: str = "k") -> tupl
     if selection.without_fallbacks:
         parts.append(f"NOT {alias}.fallbacks")
     return (" AND ".join(parts), params) if store.summaries_in_step(db) else None
+
+
+def settings_source(db: str | Path) -> str:
+    """What `agent_sql` and a selection's agent filter (`Selection.where`) name agents from: `agent_settings` (a few
+    rows) while the summaries are in step with the log, else the seats."""
+    return SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
 
 
 def seat_rows(condition: str) -> str:

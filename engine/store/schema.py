@@ -67,6 +67,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("strategy", "VARCHAR"), ("role", "VARCHAR"),
         ("challenger", "BOOLEAN"), ("flag", "INTEGER"), ("name", "VARCHAR"), ("seats", "BIGINT"),
         ("total", "DOUBLE")),
+    # per run x game x params x preset, the imported record's study of its own (`own_setting`), the match's
+    # `repeat`, whether it had a fallback move, and an agent with its strategy: the matches it sat in, those with a
+    # `gamabench_score` and the sum of its score per match (engine/metrics/gamabench.py's `leaderboard` sums them)
+    "gamabench_summary": (
+        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+        ("own_setting", "VARCHAR"), ("repeat", "INTEGER"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"),
+        ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("strategy", "VARCHAR"),
+        ("matches", "BIGINT"), ("scored", "BIGINT"), ("total", "DOUBLE")),
     # every setting an agent's label was played at (any match, ok or not, as the seats hold them) and its seats:
     # which labels `selection.agent_sql` names with their settings, read without scanning the seats
     "agent_settings": (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
@@ -82,13 +90,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade; 9 their `fallbacks` key
 # (whether the match had a fallback move: the filter leaving those matches out sums them too), pairwise_summary (the
 # pairwise outcomes the Bradley-Terry fit reads) and agent_settings, built likewise; 10 seat_summary (per seat,
-# role, strategy and challenger: what the Who is Spy and MAgIC boards add up, MAgIC's Reasoning items included).
+# role, strategy and challenger: what the Who is Spy and MAgIC boards add up, MAgIC's Reasoning items included); 11
+# gamabench_summary (per agent, strategy, study and repeat: what γ-Bench's table adds up).
 # Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

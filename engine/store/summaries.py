@@ -10,7 +10,9 @@ run x game x params x preset, the comparisons between agents the Bradley-Terry f
 (engine/metrics/bradley_terry.py), and `agent_settings` every setting a label was played at, so that naming agents
 (`selection.agent_sql`) needs no scan of the seats. `seat_summary` keeps, per seat key (the agent, its strategy and
 role, whether it is its match's challenger, the match's outcome flag) and value (a metric, its win, its score,
-MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py).
+MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py), and
+`gamabench_summary`, per agent, strategy, imported study and repeat, the matches and `gamabench_score`s γ-Bench's
+table adds up (engine/metrics/gamabench.py).
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -46,9 +48,12 @@ PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}
              *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
 # `seat_summary`'s keys: `KEYS` and what the social boards (Who is Spy, MAgIC) tell seats apart by, and a value
 SEAT_KEYS = (*KEYS, "strategy", "role", "challenger", "flag", "name")
+# `gamabench_summary`'s keys: what γ-Bench's table tells matches apart by (an imported record's study of its own, the
+# run's repeat for the spread over runs), whether the match had a fallback move, and an agent with its strategy
+GAMABENCH_KEYS = ("run_id", "game", "params", "preset", "own_setting", "repeat", "fallbacks", *SIDE, "strategy")
 # each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
-             "agent_settings": SIDE, "seat_summary": SEAT_KEYS}
+             "agent_settings": SIDE, "seat_summary": SEAT_KEYS, "gamabench_summary": GAMABENCH_KEYS}
 # `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
 SETTINGS_SOURCE = "(SELECT *, label AS agent FROM agent_settings)"
 # an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
@@ -216,6 +221,37 @@ def seat_contributions_sql(matches: str, seats: str, turns: str, metrics: str, r
         GROUP BY ALL HAVING count(v.value) > 0"""
 
 
+def gamabench_contributions_sql(matches: str, seats: str, turns: str, metrics: str) -> str:
+    """The `gamabench_summary` rows of the `ok` matches of the tables (or views) named: per agent and strategy
+    (`GAMABENCH_KEYS`), the matches it sat in, those with a `gamabench_score` (`scored`) and their scores summed
+    (`total`), each match's score as engine/metrics/gamabench.py's `leaderboard` takes it: the match's own score
+    where the agent and strategy hold every seat, else the mean of its seats' values. Every game's matches: the
+    store knows no game, so which are γ-Bench's is the reader's to say (a match of one without a score counts
+    there too)."""
+    return f"""
+        WITH m AS (SELECT match_id, run_id, game, params, preset, "repeat",
+                          json_extract_string(outcome, '$.own_setting') AS own_setting,
+                          match_id IN (SELECT match_id FROM {turns} WHERE fallback) AS fallbacks
+                   FROM {matches} WHERE status = 'ok'),
+        score AS (SELECT match_id, seat, value FROM {metrics}
+                  WHERE name = 'gamabench_score' AND match_id IN (SELECT match_id FROM m)),
+        s AS (SELECT match_id, seat, coalesce(label, agent) AS label, temperature, prompt_version, max_tokens, strategy,
+                     count(*) OVER (PARTITION BY match_id) AS match_seats
+              FROM {seats} WHERE match_id IN (SELECT match_id FROM m)),
+        held AS (
+          SELECT s.match_id, s.label, s.temperature, s.prompt_version, s.max_tokens, s.strategy,
+                 count(*) = any_value(s.match_seats) AS every_seat, avg(x.value) AS seat_score
+          FROM s LEFT JOIN score x ON x.match_id = s.match_id AND x.seat = s.seat
+          GROUP BY s.match_id, s.label, s.temperature, s.prompt_version, s.max_tokens, s.strategy),
+        per_match AS (
+          SELECT h.*, CASE WHEN h.every_seat THEN coalesce(x.value, h.seat_score) ELSE h.seat_score END AS score
+          FROM held h LEFT JOIN score x ON x.match_id = h.match_id AND x.seat IS NULL)
+        SELECT m.run_id, m.game, m.params, m.preset, m.own_setting, m."repeat", m.fallbacks, p.label, p.temperature,
+               p.prompt_version, p.max_tokens, p.strategy, count(*) AS matches, count(p.score) AS scored,
+               coalesce(sum(p.score), 0) AS total
+        FROM per_match p JOIN m USING (match_id) GROUP BY ALL"""
+
+
 # the turns that carry a belief (a probe's answer, or a pgm strategy's belief text in its decision): the only ones
 # Reasoning reads
 CARRIES_A_BELIEF = ("t.seat IS NOT NULL AND (t.phase = 'belief' OR (contains(t.action, 'belief') "
@@ -287,6 +323,7 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     _merge(con, "pairwise_summary", pairwise_contributions_sql(matches, seats), sign)
     _merge(con, "seat_summary", _seat_rows_sql(con, matches, seats, turns, metrics), sign)
     con.unregister("seat_reasoning")
+    _merge(con, "gamabench_summary", gamabench_contributions_sql(matches, seats, turns, metrics), sign)
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
     bump(con)
@@ -336,6 +373,7 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
                     f"{metric_contributions_sql('matches', 'seats', 'turns', 'metrics')}")
         rebuild_pairwise(con)
         rebuild_seats(con)
+        rebuild_gamabench(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])
@@ -359,6 +397,15 @@ def rebuild_seats(con: duckdb.DuckDBPyConnection) -> None:
         rows = _seat_rows_sql(con, "matches", "seats", "turns", "metrics")
         con.execute(f"INSERT INTO seat_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
         con.unregister("seat_reasoning")
+
+
+def rebuild_gamabench(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: `gamabench_summary` computed again from the whole log (the upgrade to version 11), its
+    rows in game order as the seat summary's."""
+    with _rebuilding(con):
+        con.execute("DELETE FROM gamabench_summary")
+        rows = gamabench_contributions_sql("matches", "seats", "turns", "metrics")
+        con.execute(f"INSERT INTO gamabench_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:

@@ -35,6 +35,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (6, _battle_royale_rounds),
     (9, summaries.rebuild),  # brought by 8; by 9 their `fallbacks` key, the pairwise summary, agent_settings
     (10, summaries.rebuild_seats),  # the seat summary (after a rebuild above, built a second time: rare, exact)
+    (11, summaries.rebuild_gamabench),  # likewise γ-Bench's
 )
 
 

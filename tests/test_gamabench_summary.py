@@ -1,0 +1,173 @@
+"""γ-Bench's summary (engine/store/summaries.py `gamabench_summary`) and the table that sums it
+(engine/metrics/gamabench.py `leaderboard`): the log's table for every selection the summary's grain answers,
+GAMA-Bench's published records included (their five runs' spread, their studies of their own, their strategies),
+read from no seat or score there and from the log for a selection it does not answer; the writer's rows are a
+rebuild's, a resumed run, an errored match played again and a re-imported match counted once; an upgrade from
+version 10 and a rescore build it."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine import store
+from engine.importers.gamabench import import_dir
+from engine.metrics import gamabench
+from engine.playing import play_match
+from engine.rescore import rescore
+from engine.runner import run_spec
+from engine.selection import ALL, Selection
+from engine.spec import parse_spec
+from engine.store import summaries
+from engine.suites import get_suite
+
+pytestmark = pytest.mark.slow  # two imports, two runs and 30 table calls: half a minute
+
+ROOT = Path(__file__).resolve().parent.parent
+RAW = ROOT / "engine" / "data" / "gamabench" / "raw_results"  # five runs of eight games: a spread over runs
+STUDIES = ROOT / "tests" / "data" / "gamabench"  # studies of their own (_g0, _h0, _r10...), strategies (cot)
+FIFTY = {"agent": "bot:fixed:50", "label": "fifty"}
+
+
+def spec(name: str, seed: int, repeats: int):
+    """Self-play (the match score) and mixed lineups (each agent its seats' mean), in two games."""
+    return parse_spec({"name": name, "seed": seed, "repeats": repeats, "games": [
+        {"game": "guessing_game", "params": {"players": 5, "rounds": 2},
+         "lineups": [{"all": "bot:equilibrium"},
+                     ["bot:equilibrium"] * 3 + [FIFTY] * 2, [FIFTY, *["bot:random"] * 4]]},
+        {"game": "divide_dollar", "params": {"players": 3, "rounds": 2},
+         "lineups": [{"all": "bot:random"}, ["bot:random", "bot:equilibrium", "bot:random"]]}]})
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """GAMA-Bench's published folder and the studies' records imported, then two runs: the first resumed (nothing
+    written twice), in the second an errored match replaced by its replay and an ok match re-imported, and its
+    "fifty" seats given a max_tokens (bots have none), so that the label is named with it, and one match stored
+    without its scores (a score no cell averages, its match still counted)."""
+    db = tmp_path_factory.mktemp("gamasum") / "results.duckdb"
+    import_dir(RAW, db)
+    import_dir(STUDIES, db)
+    import_dir(RAW, db)  # again: adds nothing
+    first, second = spec("first", 1, 2), spec("second", 2, 1)
+    assert asyncio.run(run_spec(first, db, progress=False)).errors == 0
+    assert asyncio.run(run_spec(first, db, progress=False)).played == 0
+
+    async def play():
+        return [await play_match(plan) for plan in second.matches]
+
+    store.upsert_run(db, second.run_id, second.name, second.raw, "engine", len(second.matches))
+    records = asyncio.run(play())
+    for seat in (seat for record in records for seat in record.seats if seat["label"] == "fifty"):
+        seat["max_tokens"] = 64
+    records[2].metrics = []
+    errored = records[0]
+    errored_first = type(errored)(errored.match | {"status": "error", "error": "provider down"}, errored.seats,
+                                  errored.turns, errored.metrics)
+    assert store.write_matches(db, [errored_first, *records[1:]]) == len(records)
+    assert store.write_matches(db, records) == 1
+    store.write_match(db, records[1].match, records[1].seats, records[1].turns, records[1].metrics)  # re-import
+    return db
+
+
+SELECTIONS = {
+    "all": ALL,
+    "one run": Selection(run_ids=(spec("second", 2, 1).run_id,)),
+    "a published run": Selection(run_ids=("gamabench-import-gpt-3.5-turbo-0125",)),
+    "one game": ALL.of_game("guessing_game"),
+    "two presets": Selection(presets=("default", "second_price")),
+    "without fallback moves": Selection(without_fallbacks=True),
+}
+TABLES = {
+    "leaderboard": lambda db, s: gamabench.leaderboard(db, s),
+    "the suite's board": lambda db, s: get_suite("gamabench").leaderboard(db, s),  # its games' variants
+}
+
+
+def logged(db, table, selection, monkeypatch):
+    with monkeypatch.context() as patched:  # the same call with the summaries out of the way
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        return table(db, selection)
+
+
+@pytest.mark.parametrize("table", list(TABLES))
+@pytest.mark.parametrize("name", list(SELECTIONS))
+def test_gamabenchs_table_summed_is_the_logs(played, table, name, monkeypatch):
+    summed = TABLES[table](played, SELECTIONS[name])
+    from_log = logged(played, TABLES[table], SELECTIONS[name], monkeypatch)
+    assert len(from_log) >= 1 and from_log["matches"].sum() > 1
+    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
+
+
+def test_the_summed_table_holds_every_kind_of_row_the_logs_does(played):
+    """Else the equality above could hold over a table of few kinds: the published row with its spread over five
+    runs, studies of their own, a strategy, self-play, a mixed match's agents and a label named by max_tokens."""
+    board = gamabench.leaderboard(played)
+    published = board[board.source == "published"]
+    assert published["overall_sd"].max() > 0 and published["overall"].notna().any()
+    assert board["setting"].str.contains("study _|\\(_", regex=True).sum() >= 3
+    assert set(board["strategy"].dropna()) > {"vanilla"}
+    ours = board[board.source == "ours"].set_index(["model", "setting"])["guessing_game"].dropna()
+    assert {"bot:equilibrium", "fifty (max_tokens=64)", "fifty (max_tokens=default)", "bot:random"} \
+        <= set(ours.index.get_level_values("model"))
+
+
+def test_the_table_reads_no_seat_where_the_summary_answers_and_the_log_where_it_does_not(played, monkeypatch):
+    def no_log(*args, **kwargs):
+        raise AssertionError("read the log")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(gamabench, "_logged_scores", no_log)
+        for selection in SELECTIONS.values():
+            for table in TABLES.values():
+                table(played, selection)
+    monkeypatch.setattr(gamabench, "_summed_scores", lambda *args: pytest.fail("summed a selection it cannot"))
+    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("fifty (max_tokens=64)",)),
+                      Selection(contested=True)):
+        assert not gamabench.leaderboard(played, selection).empty
+
+
+def summary_rows(db) -> pd.DataFrame:
+    rows = store.query(db, "SELECT * FROM gamabench_summary")
+    return rows.sort_values(list(summaries.GAMABENCH_KEYS), ignore_index=True, na_position="first")
+
+
+def test_the_writers_rows_are_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):
+    incremental = summary_rows(played)
+    counted = store.rows(played, """
+        SELECT count(*) FROM (SELECT DISTINCT s.match_id, coalesce(s.label, s.agent), s.temperature, s.prompt_version,
+                                              s.max_tokens, s.strategy
+                              FROM seats s JOIN matches m USING (match_id)
+                              WHERE m.status = 'ok' AND m.game IN (SELECT unnest(?)))""",
+                         [list(get_suite("gamabench").games)])[0][0]
+    assert incremental["matches"].sum() == counted > 60
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(played.read_bytes())
+    store.rebuild_summaries(copy)
+    pd.testing.assert_frame_equal(incremental, summary_rows(copy), check_exact=False, rtol=1e-12)
+
+
+def test_a_version_10_database_gets_its_gamabench_summary_built_by_the_upgrade(played, tmp_path):
+    db = tmp_path / "v10.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("DROP TABLE gamabench_summary")
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (10, now())")
+    store.check_db(db)
+    assert store.summaries_in_step(db)
+    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
+
+
+def test_rescore_rebuilds_the_gamabench_summary_from_the_log(played, tmp_path):
+    db = tmp_path / "rescored.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("UPDATE gamabench_summary SET total = 0")  # gone wrong, still in step
+    summary = rescore(db, ALL.of_game("divide_dollar"))
+    assert summary.rescored > 0 and not summary.failed
+    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
