@@ -146,7 +146,9 @@ def refresh_ratings(db: Path) -> None:
 
 def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
     """The queries each page runs on its default view (and on one model / one game chosen)."""
-    any_model, game_filter = "model-0", Selection(games=("guessing_game",))
+    any_model, game_filter = "model-0", Selection(games=("guessing_game",))  # a label, as Robustness picks one
+    # an agent as the Games page's picker names it (a label played at several settings is one agent per setting)
+    named_model = queries.agents(db, settings=True)["agent"].iloc[0]
     run_filter = Selection(run_ids=("run-1",))
     scores = queries.robustness_scores(db, any_model)
     search = transcripts.MatchSearch
@@ -183,7 +185,7 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
         "games": [
             ("agents", lambda: queries.agents(db)),
             ("agent_figures one game", lambda: headline.agent_figures(db, game_filter)),
-            *figures(db, any_model),
+            *figures(db, named_model),
         ],
         "abilities": [
             ("MAgIC ability profile", lambda: get_suite("magic").leaderboard(db)),
