@@ -12,6 +12,7 @@ again (`store.write_matches`); one whose stored attempt failed is replaced.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,6 +23,11 @@ FLUSH_EVERY_S = 1.0
 # Rows (a match's own, its seats', turns' and metrics') that may wait to be written before the run waits for the
 # writer: a database held by a reader, or a flush slower than the matches, must not gather a run in memory.
 MAX_PENDING_ROWS = 200_000
+# The flush thread shares the GIL with the matches the event loop plays (a bot's move never waits). At Python's
+# default switch interval (5 ms) each of a flush's few dozen statements waited for the GIL again and again: a
+# second of TicTacToe bots (~1,000 matches) took 2.9-3.3 s to write under play and 0.3 s alone, and a kill -9 lost
+# three seconds of matches. At 0.5 ms: 0.7-1.0 s, with as many matches played a second (measured here, 2 cores).
+SWITCH_INTERVAL_S = 0.0005
 
 
 class GroupCommit:
@@ -37,6 +43,7 @@ class GroupCommit:
         self._take = threading.Lock()   # guards `_pending`
         self._write = threading.Lock()  # one flush at a time: the final one waits for one still in its thread
         self._ticker: asyncio.Task | None = None
+        self._switch_interval = sys.getswitchinterval()  # restored when the writer ends
 
     def add(self, record: store.MatchRecord) -> None:
         with self._take:
@@ -82,6 +89,8 @@ class GroupCommit:
             await asyncio.sleep(max(0.0, self.every - (time.monotonic() - started)))
 
     async def __aenter__(self) -> GroupCommit:
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL_S))
         self._ticker = asyncio.create_task(self._tick())
         return self
 
@@ -98,7 +107,10 @@ class GroupCommit:
                 pass
             except Exception:  # noqa: BLE001 - its batch is retried just below, which raises if it fails again
                 pass
-        self.flush()
+        try:
+            self.flush()
+        finally:
+            sys.setswitchinterval(self._switch_interval)
 
 
 def _rows(record: store.MatchRecord) -> int:
