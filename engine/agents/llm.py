@@ -314,11 +314,12 @@ class LLMAgent:
                 if len(reply.text) > self.max_answer_chars:
                     raise AnswerTooLarge(f"an answer of {len(reply.text)} characters (at most "
                                          f"{self.max_answer_chars} are kept)")
+                reply.text = redact(reply.text)  # once its size is known: a flood is refused, not searched for keys
                 reply.failed_calls = attempt
                 return reply
             except Exception as exc:  # noqa: BLE001 - classified just below
                 if not is_retryable(exc) or attempt == self.transport_retries:
-                    reason = redact(f"{type(exc).__name__}: {exc}")[:500]
+                    reason = redact(f"{type(exc).__name__}: {exc}"[:2000])[:500]  # a key cut short is still one
                     raise AgentError(f"{self.spec.agent} failed after {attempt + 1} attempt(s): {reason}") from None
                 await asyncio.sleep(self.backoff(attempt, retry_after(exc)))
         raise AssertionError("unreachable")
@@ -331,14 +332,14 @@ class LLMAgent:
 
 
 def _reply(litellm, response: Any, latency_ms: float) -> Reply:
-    """The answer (secrets redacted) and what the provider says it used (checked)."""
+    """The answer (redacted by the caller once its size is checked) and what the provider says it used (checked)."""
     choice = response.choices[0] if getattr(response, "choices", None) else None
     text = (getattr(getattr(choice, "message", None), "content", None) or "") if choice else ""
     usage = getattr(response, "usage", None)
     tokens_in = token_count(getattr(usage, "prompt_tokens", 0) or 0)
     tokens_out = token_count(getattr(usage, "completion_tokens", 0) or 0)
     priced = tokens_in is not None and tokens_out is not None  # a price computed from a bad count is bad too
-    return Reply(text=redact(str(text)), tokens_in=tokens_in, tokens_out=tokens_out,
+    return Reply(text=str(text), tokens_in=tokens_in, tokens_out=tokens_out,
                  cost_usd=_cost(litellm, response) if priced else None, latency_ms=latency_ms)
 
 
