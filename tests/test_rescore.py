@@ -83,7 +83,9 @@ def test_wiping_the_metrics_and_rescoring_gives_every_suite_back(db):
         con.execute("UPDATE seats SET score = NULL, won = NULL, rank = NULL")
         con.execute("UPDATE turns SET reward = NULL")
     wiped = everything(db)
-    assert wiped["metrics"].empty and not wiped["gamabench"].equals(before["gamabench"])
+    # the scores are gone from the log (the summaries, written beside the matches, are rebuilt by the rescore: a
+    # change made around the writer is not seen until then, docs/DATA.md)
+    assert wiped["metrics"].empty
     summary = rescore(db)
     assert summary.failed == [] and summary.rescored == summary.matches == store.count_matches(db)
     after = everything(db)
