@@ -11,7 +11,6 @@ import asyncio
 from datetime import date
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from engine import store
@@ -22,8 +21,8 @@ from engine.rescore import rescore
 from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.spec import parse_spec
-from engine.store import summaries
 from engine.suites import get_suite
+from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
 
 pytestmark = pytest.mark.slow  # two imports, two runs and 30 table calls: half a minute
 
@@ -100,7 +99,7 @@ def test_gamabenchs_table_summed_is_the_logs(played, table, name, monkeypatch):
     summed = TABLES[table](played, SELECTIONS[name])
     from_log = logged(played, TABLES[table], SELECTIONS[name], monkeypatch)
     assert len(from_log) >= 1 and from_log["matches"].sum() > 1
-    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
+    same_rows(summed, from_log)
 
 
 def test_the_summed_table_holds_every_kind_of_row_the_logs_does(played):
@@ -131,13 +130,8 @@ def test_the_table_reads_no_seat_where_the_summary_answers_and_the_log_where_it_
         assert not gamabench.leaderboard(played, selection).empty
 
 
-def summary_rows(db) -> pd.DataFrame:
-    rows = store.query(db, "SELECT * FROM gamabench_summary")
-    return rows.sort_values(list(summaries.GAMABENCH_KEYS), ignore_index=True, na_position="first")
-
-
 def test_the_writers_rows_are_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):
-    incremental = summary_rows(played)
+    incremental = assert_rebuild_gives_the_writers_rows(played, tmp_path, ("gamabench_summary",))["gamabench_summary"]
     counted = store.rows(played, """
         SELECT count(*) FROM (SELECT DISTINCT s.match_id, coalesce(s.label, s.agent), s.temperature, s.prompt_version,
                                               s.max_tokens, s.strategy
@@ -145,10 +139,6 @@ def test_the_writers_rows_are_a_rebuilds_a_resumed_and_a_reimported_match_counte
                               WHERE m.status = 'ok' AND m.game IN (SELECT unnest(?)))""",
                          [list(get_suite("gamabench").games)])[0][0]
     assert incremental["matches"].sum() == counted > 60
-    copy = tmp_path / "copy.duckdb"
-    copy.write_bytes(played.read_bytes())
-    store.rebuild_summaries(copy)
-    pd.testing.assert_frame_equal(incremental, summary_rows(copy), check_exact=False, rtol=1e-12)
 
 
 def test_a_version_10_database_gets_its_gamabench_summary_built_by_the_upgrade(played, tmp_path):
@@ -160,7 +150,7 @@ def test_a_version_10_database_gets_its_gamabench_summary_built_by_the_upgrade(p
         con.execute("INSERT INTO schema_version VALUES (10, now())")
     store.check_db(db)
     assert store.summaries_in_step(db)
-    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
+    same_rows(summary_rows(db, "gamabench_summary"), summary_rows(played, "gamabench_summary"))
 
 
 def test_rescore_rebuilds_the_gamabench_summary_from_the_log(played, tmp_path):
@@ -170,4 +160,4 @@ def test_rescore_rebuilds_the_gamabench_summary_from_the_log(played, tmp_path):
         con.execute("UPDATE gamabench_summary SET total = 0")  # gone wrong, still in step
     summary = rescore(db, ALL.of_game("divide_dollar"))
     assert summary.rescored > 0 and not summary.failed
-    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
+    same_rows(summary_rows(db, "gamabench_summary"), summary_rows(played, "gamabench_summary"))

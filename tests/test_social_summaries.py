@@ -22,6 +22,7 @@ from engine.selection import ALL, Selection
 from engine.spec import parse_spec
 from engine.store import summaries
 from engine.suites import get_suite
+from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
 from tests.test_social_metrics import hand_db  # noqa: F401 (a fixture: hand-made matches, worked out there)
 
 pytestmark = pytest.mark.slow  # two runs of five games and 45 board calls: a minute and more
@@ -102,7 +103,7 @@ def test_the_social_boards_summed_are_the_logs(played, board, name, monkeypatch)
     summed = BOARDS[board](played, SELECTIONS[name])
     from_log = logged(played, BOARDS[board], SELECTIONS[name], monkeypatch)
     assert len(from_log) >= 2
-    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
+    same_rows(summed, from_log)
 
 
 def test_the_profile_sums_every_figure_the_log_gives_reasoning_included(played, monkeypatch):
@@ -121,7 +122,7 @@ def test_the_hand_made_social_figures_summed_are_the_logs(hand_db, reading, monk
         == [(1.0,)]  # G's
     summed = magic_social.social_abilities(hand_db, missing_suspicion=reading)
     board = lambda db, s: magic_social.social_abilities(db, s, missing_suspicion=reading)  # noqa: E731
-    pd.testing.assert_frame_equal(summed, logged(hand_db, board, ALL, monkeypatch), check_exact=False, rtol=1e-12)
+    same_rows(summed, logged(hand_db, board, ALL, monkeypatch))
 
 
 def test_the_boards_read_no_seat_or_turn_where_the_summary_answers(played, monkeypatch):
@@ -153,26 +154,16 @@ def test_the_figures_by_role_of_one_agent_are_its_rows_of_the_matches_it_played_
     monkeypatch.setattr(wis, "_logged_sql", lambda *args: pytest.fail("read the log"))
     summed = wis.figures_by_role(played, mine)
     assert set(summed.agent) == {"A"} and len(summed) == 3
-    pd.testing.assert_frame_equal(summed, from_log, check_exact=False, rtol=1e-12)
-    pd.testing.assert_frame_equal(summed, every[every.agent == "A"].reset_index(drop=True), check_exact=False,
-                                  rtol=1e-12)
-
-
-def seat_rows(db) -> pd.DataFrame:
-    rows = store.query(db, "SELECT * FROM seat_summary")
-    return rows.sort_values(list(summaries.SEAT_KEYS), ignore_index=True, na_position="first")
+    same_rows(summed, from_log)
+    same_rows(summed, every[every.agent == "A"].reset_index(drop=True))
 
 
 def test_the_writers_seat_summary_is_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):
-    incremental = seat_rows(played)
+    incremental = assert_rebuild_gives_the_writers_rows(played, tmp_path, ("seat_summary",))["seat_summary"]
     assert {REASONING_ITEMS, "reasoning_right:authors", "reasoning_right:unmatched"} <= set(incremental.name)
     seated = incremental[incremental.name == summaries.SEAT]["seats"].sum()
     assert seated == store.rows(played, """SELECT count(*) FROM seats JOIN matches USING (match_id)
                                            WHERE status = 'ok'""")[0][0]
-    copy = tmp_path / "copy.duckdb"
-    copy.write_bytes(played.read_bytes())
-    store.rebuild_summaries(copy)
-    pd.testing.assert_frame_equal(incremental, seat_rows(copy), check_exact=False, rtol=1e-12)
 
 
 def test_a_version_9_database_gets_its_seat_summary_built_by_the_upgrade(played, tmp_path):
@@ -184,7 +175,7 @@ def test_a_version_9_database_gets_its_seat_summary_built_by_the_upgrade(played,
         con.execute("INSERT INTO schema_version VALUES (9, now())")
     store.check_db(db)
     assert store.summaries_in_step(db)
-    pd.testing.assert_frame_equal(seat_rows(db), seat_rows(played), check_exact=False, rtol=1e-12)
+    same_rows(summary_rows(db, "seat_summary"), summary_rows(played, "seat_summary"))
 
 
 def test_llmarenas_undercover_figures_summed_are_the_logs(db_path, monkeypatch):
@@ -196,7 +187,7 @@ def test_llmarenas_undercover_figures_summed_are_the_logs(db_path, monkeypatch):
     board = lambda db, s: magic_social.llmarena_undercover_figures(db)  # noqa: E731
     summed = board(db_path, ALL)
     assert len(summed) >= 2
-    pd.testing.assert_frame_equal(summed, logged(db_path, board, ALL, monkeypatch), check_exact=False, rtol=1e-12)
+    same_rows(summed, logged(db_path, board, ALL, monkeypatch))
 
 
 def test_rescore_rebuilds_the_seat_summary_from_the_log(played, tmp_path):
@@ -206,4 +197,4 @@ def test_rescore_rebuilds_the_seat_summary_from_the_log(played, tmp_path):
         con.execute("UPDATE seat_summary SET total = 0")  # gone wrong, still in step
     summary = rescore(db, ALL.of_game("prisoners_dilemma"))
     assert summary.rescored > 0 and not summary.failed
-    pd.testing.assert_frame_equal(seat_rows(db), seat_rows(played), check_exact=False, rtol=1e-12)
+    same_rows(summary_rows(db, "seat_summary"), summary_rows(played, "seat_summary"))

@@ -25,6 +25,7 @@ from engine.selection import ALL, Selection
 from engine.spec import parse_spec
 from engine.store import summaries
 from engine.suites import get_suite
+from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
 from tests.test_ratings import write_outcomes
 from tests.test_schema import DATA
 
@@ -68,14 +69,8 @@ def played(tmp_path_factory):
     return db
 
 
-def summary_rows(db, table: str = "agent_summary") -> pd.DataFrame:
-    rows = store.query(db, f"SELECT * FROM {table}")
-    return rows.sort_values(list(summaries.SUMMARIES[table]), ignore_index=True, na_position="first")
-
-
 def same_figures(left: pd.DataFrame, right: pd.DataFrame, keys: list[str]) -> None:
-    pd.testing.assert_frame_equal(left.sort_values(keys, ignore_index=True), right.sort_values(keys, ignore_index=True),
-                                  check_exact=False, rtol=1e-12)
+    same_rows(left.sort_values(keys, ignore_index=True), right.sort_values(keys, ignore_index=True))
 
 
 def test_the_writer_keeps_the_summaries_in_step_and_a_rebuild_gives_the_same_rows(played, tmp_path):
@@ -83,14 +78,9 @@ def test_the_writer_keeps_the_summaries_in_step_and_a_rebuild_gives_the_same_row
     counted = store.rows(played, "SELECT sum(matches) FILTER (WHERE label = 'bot:letters') FROM agent_summary")
     assert counted == store.rows(played, """SELECT count(DISTINCT m.match_id) FROM matches m JOIN seats s
         USING (match_id) WHERE m.status = 'ok' AND s.label = 'bot:letters' AND s.rank IS NOT NULL""")
-    incremental = {table: summary_rows(played, table) for table in summaries.SUMMARIES}
-    copy = tmp_path / "copy.duckdb"
-    copy.write_bytes(played.read_bytes())
-    store.rebuild_summaries(copy)
-    assert store.summaries_in_step(copy)
-    for table, rows in incremental.items():
+    written = assert_rebuild_gives_the_writers_rows(played, tmp_path, tuple(summaries.SUMMARIES))
+    for table, rows in written.items():
         assert len(rows) > {"agent_settings": 3, "gamabench_summary": 5}.get(table, 20), table  # one γ-Bench game
-        pd.testing.assert_frame_equal(rows, summary_rows(copy, table), check_exact=False, rtol=1e-12)
 
 
 def test_the_agent_settings_are_the_seats_settings_an_errored_attempt_replaced_included(played):
@@ -148,7 +138,7 @@ def test_every_suites_headline_is_the_same_from_summaries_and_from_the_log(playe
     summed = headline.headline(played, suite)
     assert len(summed) >= 2
     monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
-    pd.testing.assert_frame_equal(summed, headline.headline(played, suite), check_exact=False, rtol=1e-12)
+    same_rows(summed, headline.headline(played, suite))
 
 
 @pytest.mark.parametrize("name", list(SELECTIONS))
@@ -176,7 +166,7 @@ def test_the_pairwise_outcomes_summed_are_the_logs_and_so_are_the_ratings(played
     assert len(logged_pairs) > 0 and (name != "all" or logged_pairs["kind"].nunique() > 3)
     pd.testing.assert_frame_equal(summed_pairs, logged_pairs, check_exact=True)
     same_figures(summed_played, logged_played[logged_played["agent"].isin(summed_played["agent"])], ["agent"])
-    pd.testing.assert_frame_equal(summed, logged, check_exact=False, rtol=1e-12)
+    same_rows(summed, logged)
 
 
 def test_the_pairwise_summary_of_ties_teams_cooperation_and_one_label_at_two_settings_is_the_logs(tmp_path,
@@ -296,7 +286,7 @@ def test_a_version_6_database_gets_its_summaries_built_by_the_upgrade(played, tm
         con.execute("INSERT INTO schema_version VALUES (6, now())")
     store.check_db(db)
     assert store.summaries_in_step(db)
-    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
+    same_rows(summary_rows(db), summary_rows(played))
 
 
 def test_a_version_8_database_gets_its_pairwise_summary_built_by_the_upgrade(played, tmp_path):
@@ -308,8 +298,7 @@ def test_a_version_8_database_gets_its_pairwise_summary_built_by_the_upgrade(pla
         con.execute("INSERT INTO schema_version VALUES (8, now())")
     store.check_db(db)
     assert store.summaries_in_step(db)
-    pd.testing.assert_frame_equal(summary_rows(db, "pairwise_summary"), summary_rows(played, "pairwise_summary"),
-                                  check_exact=False, rtol=1e-12)
+    same_rows(summary_rows(db, "pairwise_summary"), summary_rows(played, "pairwise_summary"))
 
 
 def test_a_version_1_database_is_summarized_too(tmp_path):
@@ -328,4 +317,4 @@ def test_rescore_rebuilds_the_summaries_from_the_log(played, tmp_path, monkeypat
     summary = rescore(db, ALL.of_game("tictactoe"))
     assert summary.rescored > 0 and not summary.failed
     assert store.summaries_in_step(db)
-    pd.testing.assert_frame_equal(summary_rows(db), summary_rows(played), check_exact=False, rtol=1e-12)
+    same_rows(summary_rows(db), summary_rows(played))

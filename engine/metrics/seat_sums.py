@@ -9,34 +9,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import store
-from engine.selection import Selection, agent_sql, cooperative_games, variants_sql
+from engine.metrics.agent_figures import summary_where
+from engine.selection import Selection, agent_sql
 from engine.store.summaries import SETTINGS_SOURCE
 
 # a seat summary row's strategy as the boards group by it (bots have none)
 NO_STRATEGY = "-"
 
 
-def summed_where(db: str | Path, selection: Selection, alias: str = "k",
-                 several: bool = True) -> tuple[str, list] | None:
-    """`selection` as a SQL condition over a summary `AS alias` (`seat_summary`; `several`: whether it keeps that
-    key), or None when the boards read the log: a date range (the summary sums over time), an agent filter (it keeps
-    the other agents of the matches it picks), contested matches from a summary without `several`, or summaries out
-    of step with the log."""
-    if selection.date_from or selection.date_to or selection.agents or selection.contested and not several:
+def summed_where(db: str | Path, selection: Selection, several: bool = True) -> tuple[str, list] | None:
+    """`selection` as a SQL condition over a summary `AS k` (`seat_summary`, `gamabench_summary`; `several`: whether
+    it keeps that key): `agent_figures.summary_where`'s condition, contested matches as the selection says. None when
+    the boards read the log: a date range, an agent filter, contested matches from a summary without `several`, or
+    summaries out of step with the log."""
+    if selection.contested and not several:
         return None
-    parts, params = ["true"], []
-    for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
-        if values:
-            parts.append(f"{alias}.{column} IN (SELECT unnest(?))")
-            params.append(list(values))
-    if selection.variants is not None:
-        parts.append(variants_sql(selection.variants, alias))
-    if selection.contested:
-        parts.append(f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))")
-        params.append(cooperative_games())
-    if selection.without_fallbacks:
-        parts.append(f"NOT {alias}.fallbacks")
-    return (" AND ".join(parts), params) if store.summaries_in_step(db) else None
+    where = summary_where(selection, contested=selection.contested)
+    return where if where is not None and store.summaries_in_step(db) else None
 
 
 def settings_source(db: str | Path) -> str:
