@@ -29,16 +29,18 @@ browser:
 	test -x $(CHROMIUM) || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null; }
 
-## make test: lint, then the whole suite
+## make test: lint, then the whole suite, a test file per worker (pytest-xdist; TEST_WORKERS=1 plays it in one process)
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -q $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 test: venv browser
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q
+	$(PYTEST)
 
 ## make test-fast: lint, then every test not marked slow, browser, model or ray (the edit-test loop)
 FAST := not slow and not browser and not model and not ray
 test-fast: venv
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q -m "$(FAST)"
+	$(PYTEST) -m "$(FAST)"
 
 lint: venv
 	$(PY) -m ruff check .
