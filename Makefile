@@ -29,9 +29,9 @@ browser:
 	test -x $(CHROMIUM) || { $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null; }
 
-## make test: lint, then the whole suite, a test file per worker (pytest-xdist; TEST_WORKERS=1 plays it in one process)
+## make test: lint, then the whole suite, a test file per worker (pytest-xdist; TEST_WORKERS=0: all in one process)
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -q $(if $(filter 1,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+PYTEST := $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 test: venv browser
 	$(PY) -m ruff check .
 	$(PYTEST)

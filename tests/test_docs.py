@@ -97,14 +97,15 @@ def test_make_run_plays_the_first_run_into_an_empty_database_then_serves():
 
 
 def test_make_test_lints_then_runs_every_test_and_ci_runs_it():
-    assert make_target("test") == [".venv/bin/python -m ruff check .", ".venv/bin/python -m pytest -q"]
+    assert make_target("test") == [".venv/bin/python -m ruff check .",
+                                   ".venv/bin/python -m pytest -q -n 2 --dist loadfile"]  # a test file per worker
     assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
 
 
 def test_make_test_fast_leaves_out_exactly_the_four_registered_markers():
     lint, tests = make_target("test-fast")
     assert lint == ".venv/bin/python -m ruff check ."
-    expression = re.fullmatch(r'\.venv/bin/python -m pytest -q -m "(.*)"', tests).group(1)
+    expression = re.fullmatch(r'\.venv/bin/python -m pytest -q -n 2 --dist loadfile -m "(.*)"', tests).group(1)
     assert expression == " and ".join(f"not {mark}" for mark in MARKERS)
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
     assert "--strict-markers" in options["addopts"]  # a misspelt marker is an error, not a test left in

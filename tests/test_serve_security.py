@@ -17,14 +17,9 @@ from streamlit.testing.v1 import AppTest
 from engine import store
 from engine.__main__ import serve_argv
 from engine.launch import form, processes
+from tests.test_serve_process import free_port
 
 pytestmark = pytest.mark.slow
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _upgrade(port: int, host: str) -> str:
@@ -39,7 +34,7 @@ def _upgrade(port: int, host: str) -> str:
 
 @pytest.fixture
 def served(tmp_path):
-    port = _free_port()
+    port = free_port()
     child = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--db", str(tmp_path / "r.duckdb"),
                               "--port", str(port)], cwd=store.ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)

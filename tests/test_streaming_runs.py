@@ -45,12 +45,19 @@ def stored(db) -> int:
 
 def watch_while_playing(child: subprocess.Popen, db, growths: int = 3, timeout: float = 120.0) -> list[int]:
     """The stored counts seen while `child` still plays, until they have grown `growths` times."""
-    seen = [0]
+    return [count for count, _ in growth_while_playing(child, db, growths, timeout)]
+
+
+def growth_while_playing(child: subprocess.Popen, db, growths: int,
+                         timeout: float = 120.0) -> list[tuple[int, datetime]]:
+    """Each stored count seen while `child` still plays and when it was seen, until the counts have grown
+    `growths` times."""
+    seen = [(0, datetime.now(UTC).replace(tzinfo=None))]
     deadline = time.monotonic() + timeout
-    while len(set(seen)) <= growths:
+    while len({count for count, _ in seen}) <= growths:
         assert child.poll() is None, f"the run ended before its matches were seen growing while it played: {seen}"
         assert time.monotonic() < deadline, f"no matches in the database while the run plays: {seen}"
-        seen.append(stored(db))
+        seen.append((stored(db), datetime.now(UTC).replace(tzinfo=None)))
         time.sleep(0.1)
     return seen
 
@@ -58,16 +65,23 @@ def watch_while_playing(child: subprocess.Popen, db, growths: int = 3, timeout: 
 def test_a_bots_run_streams_its_matches_and_a_kill_loses_at_most_the_last_second(tmp_path):
     child, db, run_id = start_bots_run(tmp_path)
     try:
-        seen = watch_while_playing(child, db)
+        seen = growth_while_playing(child, db, growths=4)
     finally:
         killed_at = datetime.now(UTC).replace(tzinfo=None)
         child.kill()
         child.communicate()
-    assert seen == sorted(seen)
+    counts = [count for count, _ in seen]
+    assert counts == sorted(counts)
     n, newest = store.rows(db, "SELECT count(*), max(finished_at) FROM matches")[0]
-    assert n >= seen[-1] and n < 20_000
-    # what was lost is what finished after the last flush: about a second (a flush itself takes some time)
-    assert (killed_at - newest).total_seconds() < 2.5, (killed_at, newest)
+    assert n >= counts[-1] and n < 20_000
+    # The writer commits what finished about every second (on a busy machine, every time a flush is done): the
+    # gaps between the flushes seen. What a kill loses is what finished after the last flush began: about a
+    # second, or one flush's time when flushes take longer (2.7 s with two test workers and two more processes
+    # on 2 cores), never more.
+    grew_at = [when for (before, _), (count, when) in zip(seen, seen[1:], strict=False) if count > before]
+    gaps = [(later - earlier).total_seconds() for earlier, later in zip(grew_at, grew_at[1:], strict=False)]
+    assert min(gaps) < 1.6, f"no flush came about a second after another: {gaps}"
+    assert (killed_at - newest).total_seconds() < max(2.5, max(gaps) + 0.5), (killed_at, newest, gaps)
     assert store.rows(db, "SELECT n_done, status FROM runs") == [(n, "running")]
     assert run_lock.holder(db, run_id) is None  # the kernel let go of the dead player's lock
 
