@@ -266,6 +266,10 @@ def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     """Serve the dashboard: Streamlit running app.py, reading `--db`."""
+    if taken := _port_taken(args.address, args.port):
+        print(f"error: cannot listen on {args.address}:{args.port} ({taken}): another dashboard may be serving there; "
+              f"pass --port with a free one", file=sys.stderr)
+        return EXIT_BAD_INPUT
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli as streamlit_cli
 
@@ -285,6 +289,21 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     sys.argv = serve_argv(args.address, args.port, args.allowed_host)
     return streamlit_cli.main()
+
+
+def _port_taken(address: str, port: int) -> str | None:
+    """Why the dashboard could not listen on `address:port`, or None when it can: Streamlit itself only logs
+    "Port N is not available" and exits 1. Bound as Streamlit's server binds (address reuse on)."""
+    import socket
+
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(where)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 DB_HELP = "the study's DuckDB file (default: $ARENA_DB, else results.duckdb at the repository root)"

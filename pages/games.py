@@ -54,15 +54,6 @@ def rounds_caption(table, mine: str | None) -> str:
             f"reached that round ({'; '.join(spreads)}; the table's `matches` column gives each round's count).")
 
 
-def without_blank_rounds(table):
-    """A per-round table without the rounds that have no figure left to show: Pirate's proposal step records only
-    the proposer (a seat, hidden), so its row was blank beside a count of matches."""
-    if not {"step", "matches"} <= set(table.columns):
-        return table
-    shown = [c for c in table.columns if c not in ("setting", "step", "matches")]
-    return table.dropna(how="all", subset=shown).reset_index(drop=True) if shown else table
-
-
 def draw(figure, table) -> None:
     """A figure's charts, as its suite declares them (engine/figures.py: the static site draws the same); a flat
     chart says that every value is 0 rather than leave an empty axis unexplained."""
@@ -88,9 +79,7 @@ shown = replace(selection.of_game(game), agents=() if mine is None else (mine,))
 for suite in suites_of(game):
     for figure in suite.figures_of(game):
         table = only_mine(cached(figure.table, DB, selection=shown))
-        table = table.drop(columns=list(figure.hidden.get(game, ())), errors="ignore")
         table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
-        table = without_blank_rounds(table)
         if table.empty:
             report.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
             continue

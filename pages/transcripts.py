@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import boards, store, transcripts
+from engine.games.base import seat_fields
 from engine.wording import count
 from pages.shared import numbers
 from pages.shared.links import LINKED, described, linked_selection, match_link
@@ -107,15 +108,12 @@ def draw_social(state: dict) -> None:
         st.dataframe(pd.DataFrame([{"seat": s} | e for s, e in state["eliminated"].items()]).map(cell), hide_index=True)
 
 
-# fields of a drawn state that hold seat numbers (counted from 0), shown as the players' names the page uses
-SEAT_FIELDS = {"winners", "winner", "shooter", "proposer", "eliminated_seat"}
-SEAT_FIELDS_OF = {"battle_royale": {"target"}}
 HEADINGS = {"last": "The round just played"}  # a state's key as a heading ("Last" says nothing)
 
 
 def named_seats(record: dict, players: list[str], game: str) -> dict:
     """`record` with its seat numbers (winners [2]) as the players' names (Player 3), as the rest of the page says."""
-    fields = SEAT_FIELDS | SEAT_FIELDS_OF.get(game, set())
+    fields = seat_fields(game)
 
     def name(seat: Any) -> Any:
         is_seat = isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players)

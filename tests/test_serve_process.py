@@ -84,3 +84,17 @@ def test_serve_ends_with_its_children_and_frees_the_port(sig, first_run_db, tmp_
         if server.poll() is None:
             os.kill(server.pid, signal.SIGKILL)
             server.wait()
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line_and_exits_2():
+    """Streamlit alone logged "Port N is not available" and exited 1 (a new user's `make run` beside another
+    dashboard on 8501)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "engine", "serve", "--port", str(port)], cwd=store.ROOT,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"error: cannot listen on 127.0.0.1:{port} (Address already in use): another dashboard "
+                           f"may be serving there; pass --port with a free one\n")

@@ -37,6 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.games.base import seat_fields
 from engine.metrics.seat_sums import settings_source, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
@@ -204,14 +205,16 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
             SELECT match_id, game, preset, params::VARCHAR AS params FROM matches
             WHERE match_id IN (SELECT unnest(?))""", [records["match_id"].unique().tolist()])
     setting = dict(zip(settings["match_id"], setting_labels(settings), strict=True))
-    rows = []  # only the numbers of each record (a yes/no as 0/1): lists and names are left out as read
+    # only the numbers of each record (a yes/no as 0/1): lists, names and seats (who, not how much) are left out
+    left_out = seat_fields(selection.games[0]) | {"round"}
+    rows = []
     for match_id, _, step, record in records.itertuples(index=False):
         fields = json.loads(record) or {}
         rows.append({"match_id": match_id, "setting": setting.get(match_id, ""), "step": step} | {
-            k: float(v) for k, v in fields.items() if isinstance(v, int | float) and k != "round"})
+            k: float(v) for k, v in fields.items() if isinstance(v, int | float) and k not in left_out})
     per_step = pd.DataFrame(rows)
-    # a step whose record holds no number (the Pirate Game's proposal: a plan, names) draws nothing: the steps
-    # that do are numbered from 1 (its vote was "round 2" of a one-round game)
+    # a step whose record holds no number (the Pirate Game's proposal: a plan and its proposer's seat) draws
+    # nothing: the steps that do are numbered from 1 (its vote was "round 2" of a one-round game)
     numeric = per_step.drop(columns=["match_id", "setting", "step"])
     per_step = per_step[numeric.notna().any(axis=1)].copy()
     per_step["step"] = per_step.groupby("match_id")["step"].rank(method="dense").astype(int)

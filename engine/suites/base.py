@@ -64,8 +64,7 @@ class Chart:
 @dataclass(frozen=True)
 class Figure:
     """One of a paper's per-game figures: `table(db, selection=...)` over the selection narrowed to one of
-    `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download. `hidden`: per
-    game, the columns not shown (a field naming a seat, whose mean over matches means nothing); `units`: the units
+    `games`, drawn by `chart` when given; `name` may hold `{game}`, the file name of its download; `units`: the units
     of its figures, written in their headers as its suite's table's (`TableLayout.units`)."""
 
     name: str
@@ -74,7 +73,6 @@ class Figure:
     table: Scorer
     chart: Chart | None = None
     show_table: bool = True
-    hidden: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
 
     def compute(self, db: str | Path, selection: Selection) -> pd.DataFrame:

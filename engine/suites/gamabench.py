@@ -29,7 +29,6 @@ SUITE = Suite(
     empty="No γ-Bench games in this selection.",
     figures=(
         Figure("rounds_{game}", "per-round figures", GAMES, Scorer("engine.metrics.gamabench:round_curves"),
-               Chart("line", "step", skip=("matches",), x_title="round", y_title="value"),
-               hidden={"battle_royale": ("shooter", "target"), "pirate_game": ("proposer",)}),  # who, not how much
+               Chart("line", "step", skip=("matches",), x_title="round", y_title="value")),
     ),
 )
