@@ -37,6 +37,7 @@ def engine_run(spec_file, db, *extra) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env=os.environ | {"ARENA_CACHE": "off"})
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_two_processes_started_together_play_every_match_once(stub, tmp_path):
     raw = slow_spec(stub)
     spec_file, db = tmp_path / "twice.yaml", tmp_path / "results.duckdb"
@@ -55,6 +56,7 @@ def test_two_processes_started_together_play_every_match_once(stub, tmp_path):
         (12, 12, "ok", player.pid)]
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_launch_refuses_a_run_a_terminal_plays_naming_its_process(stub, tmp_path):
     raw = slow_spec(stub, "terminal", repeats=40)
     spec_file, db = tmp_path / "terminal.yaml", tmp_path / "results.duckdb"
@@ -71,6 +73,7 @@ def test_launch_refuses_a_run_a_terminal_plays_naming_its_process(stub, tmp_path
         terminal.communicate(timeout=60)
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_a_killed_player_leaves_the_run_free_to_resume(stub, tmp_path):
     """The lock is the kernel's: a player killed with -9 holds nothing, so the same command resumes at once."""
     raw = slow_spec(stub, "killed")

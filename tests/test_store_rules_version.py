@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from engine import queries, store, transcripts
 from engine.__main__ import main
 from engine.games.base import Game
@@ -67,6 +69,7 @@ def test_an_older_database_is_upgraded_its_matches_played_under_the_first_rules(
     assert versions(db_path) == {"tictactoe": [1, 1], "battle_royale": [1, 1]}
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_rescore_names_per_game_the_matches_played_under_older_rules(db_path, monkeypatch, capsys):
     play(db_path)
     monkeypatch.setattr(TicTacToe, "rules_version", TicTacToe.rules_version + 1)
@@ -79,6 +82,7 @@ def test_rescore_names_per_game_the_matches_played_under_older_rules(db_path, mo
     assert versions(db_path)["tictactoe"] == [TicTacToe.rules_version - 1] * 2  # the rules they were played under
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_an_old_battle_royale_match_named_max_turns_still_rescores_and_shows(db_path, capsys):
     play(db_path)
     kept = store.rows(db_path, """SELECT x.match_id, x.seat, x.name, x.value FROM metrics x JOIN matches m

@@ -15,6 +15,7 @@ import time
 from datetime import UTC, datetime
 
 import duckdb
+import pytest
 import yaml
 
 from engine import group_commit, playing, run_lock, store
@@ -62,6 +63,7 @@ def growth_while_playing(child: subprocess.Popen, db, growths: int,
     return seen
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_a_bots_run_streams_its_matches_and_a_kill_loses_at_most_the_last_second(tmp_path):
     child, db, run_id = start_bots_run(tmp_path)
     try:
@@ -85,6 +87,7 @@ def test_a_bots_run_streams_its_matches_and_a_kill_loses_at_most_the_last_second
     assert run_lock.holder(db, run_id) is None  # the kernel let go of the dead player's lock
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_ctrl_c_stops_within_2_s_and_says_how_many_matches_are_saved(tmp_path):
     child, db, run_id = start_bots_run(tmp_path)
     watch_while_playing(child, db, growths=1)
@@ -102,6 +105,7 @@ def test_ctrl_c_stops_within_2_s_and_says_how_many_matches_are_saved(tmp_path):
     assert store.rows(db, "SELECT n_done, status FROM runs WHERE run_id = ?", [run_id]) == [(saved, "cancelled")]
 
 
+@pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
 def test_a_run_waits_for_its_writer_instead_of_gathering_its_matches(db_path, monkeypatch):
     """A run's memory is bounded by its concurrency, not its length: while the writer cannot write (a database
     held for long by a reader), the run stops playing after a few matches rather than playing on and keeping
