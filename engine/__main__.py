@@ -42,9 +42,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"error in {args.spec}: {exc}", file=sys.stderr)
         return 2
     db = Path(args.db)
-    # Ctrl-C and the dashboard's Cancel interrupt the run, even when it was started in the background by a
-    # shell, which hands its background jobs SIGINT ignored.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _interrupt_on_stop_signals()
     tally = None
     try:
         store.check_db(db, timeout=None)  # a run waits for a busy database as long as it takes, saying who holds it
@@ -213,10 +211,19 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _interrupt_on_stop_signals() -> None:
+    """Ctrl-C and the dashboard's Cancel (SIGINT, even from a shell that started the run in the background with
+    SIGINT ignored), `kill`, docker stop or systemd (SIGTERM) and a closed terminal (SIGHUP) all stop a run the same
+    way: its finished matches saved, the run marked cancelled, to resume with the same command."""
+    for stop in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, signal.default_int_handler)
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from engine.spec import SpecError
     from engine.tournament import load_tournament, play_tournament
 
+    _interrupt_on_stop_signals()
     try:
         tournament = load_tournament(args.spec)
         if args.max_matches:  # a try before the full tournament: the same rounds, fewer of them

@@ -88,10 +88,13 @@ def test_a_bots_run_streams_its_matches_and_a_kill_loses_at_most_the_last_second
 
 
 @pytest.mark.slow  # processes started and killed, or a whole rescore: 5-50 s
-def test_ctrl_c_stops_within_2_s_and_says_how_many_matches_are_saved(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["Ctrl-C", "kill", "hang-up"])
+def test_ctrl_c_stops_within_2_s_and_says_how_many_matches_are_saved(tmp_path, stop):
+    """Ctrl-C, `kill` (SIGTERM: docker stop, systemd) and a closed terminal (SIGHUP) alike: SIGTERM and SIGHUP
+    ended the run at once, its last second unsaved and the run left `running` (an attacker's report)."""
     child, db, run_id = start_bots_run(tmp_path)
     watch_while_playing(child, db, growths=1)
-    child.send_signal(signal.SIGINT)
+    child.send_signal(stop)
     interrupted = time.monotonic()
     _, err = child.communicate(timeout=60)
     took = time.monotonic() - interrupted
