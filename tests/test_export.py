@@ -198,6 +198,22 @@ def test_an_export_replaces_the_site_an_earlier_export_wrote(played, tmp_path, c
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # nothing left of the build beside it
 
 
+def test_a_site_is_given_by_any_path_and_what_a_user_added_to_it_is_never_replaced(played, tmp_path, capsys):
+    """An attacker's report: `export site/matches/..` deleted the earlier site and crashed (its build folder was
+    made inside the folder it then replaced), and a second export deleted the `.git` and CNAME a user had added
+    to publish the site."""
+    db, _ = played
+    folder = tmp_path / "site"
+    assert main(["export", str(folder), "--db", str(db)]) == 0
+    assert main(["export", str(folder / "matches" / ".."), "--db", str(db)]) == 0
+    assert (folder / "index.html").is_file() and [p.name for p in tmp_path.iterdir()] == ["site"]
+    (folder / ".git").mkdir()
+    (folder / "CNAME").write_text("arena.example.org")
+    assert main(["export", str(folder), "--db", str(db)]) == 2
+    assert "holds .git, CNAME, which no export wrote" in one_line_error(capsys)
+    assert (folder / "CNAME").read_text() == "arena.example.org" and (folder / ".git").is_dir()
+
+
 def one_line_error(capsys) -> str:
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "Traceback" not in err and err.startswith("error: "), err

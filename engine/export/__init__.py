@@ -5,10 +5,12 @@ links to (engine/export/site.py says what pages there are; html.py escapes and l
 transcript.py writes a match).
 
 The site is built beside SITE_DIR and moved into place when whole: a failed export leaves the last one as it
-was. SITE_DIR must be new, empty, or a site an export wrote (it holds `MARKER`): nothing else is overwritten."""
+was. SITE_DIR must be new, empty, or a site an export wrote (it holds `MARKER`, which lists what the export wrote),
+with nothing added since: nothing else is overwritten."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -22,7 +24,8 @@ from engine.export.site import Site, build
 from engine.selection import Selection
 from engine.wording import count
 
-MARKER = ".arena-site"  # written in every site: the folder an export may replace
+MARKER = ".arena-site"  # written in every site: the folder an export may replace, and the names it wrote there
+MARKER_HEADING = "written by python -m engine export; the next export replaces it. It wrote:"
 
 
 class ExportError(ValueError):
@@ -60,8 +63,22 @@ def check_target(site: Path) -> None:
     if site.is_dir() and any(site.iterdir()) and not (site / MARKER).is_file():
         raise ExportError(f"{site} holds files an export did not write: give a new or empty folder (an earlier "
                           "export's folder is replaced)")
+    if added := _added_since_export(site):
+        raise ExportError(f"{site} holds {', '.join(added[:5])}{' and more' if len(added) > 5 else ''}, which no "
+                          f"export wrote: move them out first (the folder is replaced whole) or give a new folder")
     if not site.parent.is_dir():
         raise ExportError(f"{site.parent} does not exist: make it first, or give a folder inside an existing one")
+
+
+def _added_since_export(site: Path) -> list[str]:
+    """The entries of an earlier export's folder that its marker does not list (a `.git`, a CNAME, notes): the
+    export replaces the folder whole, so they would go with it. A marker without a list predates the lists."""
+    if not (site / MARKER).is_file():
+        return []
+    lines = (site / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
+    if lines[:1] != [MARKER_HEADING]:
+        return []
+    return sorted(entry.name for entry in site.iterdir() if entry.name not in {MARKER, *lines[1:]})
 
 
 def check_runs(db: Path, run_ids: tuple[str, ...]) -> None:
@@ -74,7 +91,7 @@ def check_runs(db: Path, run_ids: tuple[str, ...]) -> None:
 def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = (), progress: bool = False) -> Exported:
     """The study in `db` (only the runs `run_ids`, when given) as a static site in the folder `site`; `progress`:
     a bar (a line every few seconds off a terminal) while the match transcripts are written."""
-    db, site = Path(db), Path(site).absolute()
+    db, site = Path(db), Path(os.path.abspath(site))  # `..` taken away by name: `site/x/..` is `site` itself
     check_target(site)
     check_runs(db, run_ids)
     try:
@@ -86,9 +103,10 @@ def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = (),
         (building / "assets").mkdir()
         (building / PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")  # once, for every page's charts
         (building / STYLE_CSS).write_text(STYLE, encoding="utf-8")
-        (building / MARKER).write_text("written by python -m engine export; the next export replaces it\n")
         made = Site(db=db, root=building, selection=Selection(run_ids=tuple(run_ids)))
         build(made, progress)
+        written = sorted(entry.name for entry in building.iterdir())
+        (building / MARKER).write_text("\n".join([MARKER_HEADING, *written]) + "\n", encoding="utf-8")
         if site.exists():
             shutil.rmtree(site)
         building.rename(site)
