@@ -300,3 +300,18 @@ def test_a_hostile_folder_imports_its_records_and_names_each_file_it_skips(tmp_p
     assert store.rows(db, "SELECT count(*) FROM matches") == [(1,)]
     assert store.rows(db, "SELECT DISTINCT status FROM runs") == [("ok",)]  # no run left 'running'
 
+
+
+def test_a_folder_of_which_nothing_reads_is_bad_input_in_one_line(tmp_path):
+    """An attacker's report: a folder holding only broken records printed "imported 0 ... (1 unreadable)" and
+    exited 0, as if the import had worked."""
+    folder = tmp_path / "raw" / "guessing_game"
+    folder.mkdir(parents=True)
+    (folder / "guessing_game_v1_1.json").write_text('{"cut short')
+    db = tmp_path / "r.duckdb"
+    done = subprocess.run([sys.executable, "-m", "engine", "import", "gamabench", str(tmp_path / "raw"), "--db",
+                           str(db), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.startswith(f"error: no GAMA-Bench record under {tmp_path / 'raw'} could be read (1 "
+                                  "unreadable; the first: ") and done.stderr.count("\n") == 1, done.stderr
+    assert "guessing_game_v1_1.json" in done.stderr and store.rows(db, "SELECT count(*) FROM matches") == [(0,)]

@@ -231,6 +231,9 @@ def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None
                 bar.update()
         if bar:
             bar.close()
+    if problems and not records and not skipped:  # bad input: nothing of the folder could be imported
+        raise ValueError(f"no GAMA-Bench record under {path} could be read ({len(problems)} unreadable; "
+                         f"the first: {problems[0]})")
     for run_id, model in sorted(models.items()):
         store.upsert_run(db, run_id, f"GAMA-Bench records: {model}", {"source": "GAMA-Bench raw_results",
                                                                      "model": model}, SOURCE, 0)
