@@ -277,6 +277,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(f"error: cannot listen on {args.address}:{args.port} ({taken}): another dashboard may be serving there; "
               f"pass --port with a free one", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if not Path(args.db).exists():  # a typo in --db shows an empty dashboard: say which file it waits for
+        print(f"note: {args.db} does not exist yet: the pages show no matches until a run or an import writes it",
+              file=sys.stderr)
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli as streamlit_cli
 
@@ -290,7 +293,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
     if args.address not in LOOPBACK or args.allowed_host:  # other machines reach it (a proxy names it otherwise)
         os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
-        if not os.environ.get(form.ADMIN_TOKEN_ENV):
+        if form.admin_token() is None:
             reached = f"{args.address}" + (f" as {', '.join(args.allowed_host)}" if args.allowed_host else "")
             print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
                   file=sys.stderr)

@@ -98,3 +98,19 @@ def test_serve_on_a_port_in_use_says_so_in_one_line_and_exits_2():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == (f"error: cannot listen on 127.0.0.1:{port} (Address already in use): another dashboard "
                            f"may be serving there; pass --port with a free one\n")
+
+
+def test_serve_on_a_missing_database_says_which_file_it_waits_for(tmp_path, monkeypatch, capsys):
+    """A new user's report: a mistyped `--db` opened the dashboard on "No matches yet", nothing said."""
+    from streamlit.web import cli as streamlit_cli
+
+    from engine.__main__ import main
+
+    monkeypatch.setattr(streamlit_cli, "main", lambda: 0)  # what would start the server
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.chdir(os.getcwd())  # serve moves to the repository
+    monkeypatch.setenv("ARENA_DB", "")
+    missing = tmp_path / "reslts.duckdb"
+    assert main(["serve", "--db", str(missing), "--port", str(free_port())]) == 0
+    assert capsys.readouterr().err == (f"note: {missing} does not exist yet: the pages show no matches until a run "
+                                       f"or an import writes it\n")

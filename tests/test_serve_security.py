@@ -78,15 +78,18 @@ def test_launch_is_refused_when_served_beyond_localhost_without_a_token(db_path,
     at.button(key="start").click().run()
     assert not at.exception and "Launching is off" in at.error[-1].value
     assert not processes.launches_dir(db_path).exists()
+    monkeypatch.setenv(form.ADMIN_TOKEN_ENV, " \t ")
+    assert not form.admin_ok(" \t ") and not form.admin_ok("")
     monkeypatch.setenv(form.ADMIN_TOKEN_ENV, "open-sesame")
     assert form.admin_ok("open-sesame") and not form.admin_ok("guess")
 
 
 @pytest.mark.parametrize("where", [["--address", "0.0.0.0"], ["--allowed-host", "arena.example.org"]])
-@pytest.mark.parametrize("token", [None, "open-sesame"])
+@pytest.mark.parametrize("token", [None, "   ", "open-sesame"])
 def test_serve_beyond_localhost_says_launch_is_refused_until_a_token_is_set(monkeypatch, capsys, token, where):
     """Beyond localhost: another address, or a host name other browsers use (a reverse proxy on the loopback
-    address, an attack found, left Launch open to whoever reached the proxy)."""
+    address, an attack found, left Launch open to whoever reached the proxy). A token of spaces is no token (an
+    attacker's report)."""
     from streamlit.web import cli as streamlit_cli
 
     from engine.__main__ import main
@@ -100,9 +103,9 @@ def test_serve_beyond_localhost_says_launch_is_refused_until_a_token_is_set(monk
     else:
         monkeypatch.setenv(form.ADMIN_TOKEN_ENV, token)
     monkeypatch.chdir(os.getcwd())  # serve moves to the repository; the test's directory comes back after
-    assert main(["serve", *where]) == 0
+    assert main(["serve", *where, "--port", str(free_port())]) == 0
     said = capsys.readouterr().err
-    assert ("Launch is refused until ARENA_ADMIN_TOKEN is set" in said) == (token is None)
+    assert ("Launch is refused until ARENA_ADMIN_TOKEN is set" in said) == (token != "open-sesame")
     assert os.environ[form.PUBLIC_ENV] == "1"
 
 

@@ -249,8 +249,13 @@ def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) ->
 
 
 # ---------------------------------------------------------------- who may launch
+def admin_token() -> str | None:
+    """`ARENA_ADMIN_TOKEN`, or None when unset or blank (a token of spaces guards nothing)."""
+    return os.environ.get(ADMIN_TOKEN_ENV, "").strip() or None
+
+
 def admin_required() -> bool:
-    return bool(os.environ.get(ADMIN_TOKEN_ENV)) or serving_beyond_localhost()
+    return admin_token() is not None or serving_beyond_localhost()
 
 
 def serving_beyond_localhost() -> bool:
@@ -259,7 +264,7 @@ def serving_beyond_localhost() -> bool:
 
 
 def admin_refusal() -> str:
-    if not os.environ.get(ADMIN_TOKEN_ENV):
+    if admin_token() is None:
         return ("Launching is off: the dashboard is served beyond localhost without an admin token. Set "
                 "ARENA_ADMIN_TOKEN and restart `python -m engine serve`.")
     return "Starting a run needs the admin token (ARENA_ADMIN_TOKEN)."
@@ -268,7 +273,7 @@ def admin_refusal() -> str:
 def admin_ok(given: str | None) -> bool:
     """Launching and cancelling need `ARENA_ADMIN_TOKEN` when it is set; viewing never does. Served beyond
     localhost without a token, nobody may launch."""
-    wanted = os.environ.get(ADMIN_TOKEN_ENV)
-    if not wanted:
+    wanted = admin_token()
+    if wanted is None:
         return not serving_beyond_localhost()
-    return hmac.compare_digest((given or "").encode(), wanted.encode())
+    return hmac.compare_digest((given or "").strip().encode(), wanted.encode())
