@@ -113,6 +113,22 @@ def test_a_new_database_at_the_same_generation_does_not_read_the_old_ones_tables
     assert not table.equals(kept)
 
 
+def test_two_copies_written_alike_never_share_a_state(played, tmp_path):
+    """An attacker's report: two copies of one database that each took the same number of writes had the same
+    state, so the tables kept beside one were read for the other once it was copied over it."""
+    x, y = tmp_path / "x.duckdb", tmp_path / "y.duckdb"
+    x.write_bytes(played.read_bytes())
+    y.write_bytes(played.read_bytes())
+    play(x, "on x", 7)
+    play(y, "on y", 8)
+    kept_x = ratings.trueskill_table(x)
+    assert kept_tables.state(x) != kept_tables.state(y)
+    y.replace(x)  # the user copies y over x; x's kept tables stay beside it
+    table = ratings.trueskill_table(x)
+    pd.testing.assert_frame_equal(table, ratings._trueskill_table(x, ALL), check_exact=True)
+    assert not table.equals(kept_x)
+
+
 def test_a_damaged_file_is_computed_again(played):
     first = ratings.bradley_terry_table(played)
     for damaged in ("{not json", '{"state": [1], "tables": []}', '[]'):

@@ -23,7 +23,7 @@ _WRITING = threading.Lock()
 class Replayed:
     """Ratings after the matches up to `last` = (finished_at, match_id): `count` matches whose ids and finish
     times hash to `checksum`, so a later call can tell whether the database only grew after `last`; `generation`,
-    the database's write count then (`store.generation`), so while it has not moved nothing is read again."""
+    the database's write stamp then (`store.generation`), so while it has not moved nothing is read again."""
 
     ratings: dict[str, tuple[float, float]]
     last: tuple | None

@@ -23,8 +23,9 @@ no draw) is the reader's to apply, so a row keeps both readings of its draws (`d
 play apart; `draws_shared`: they play together), and whether a match had several agents (`several`), which
 with the game's kind says whether it is contested.
 
-The one-row `generation` table counts the writes (`generation`, bumped by every transaction that changes a
-run, a match or a summary: a cache keyed on it is never stale) and the `ok` matches the summaries count
+The one-row `generation` table stamps the writes (`generation`, raised by every transaction that changes a
+run, a match or a summary, by a random step: a cache keyed on it is never stale, even for a copy of the file that
+took as many writes as the original since they parted) and the `ok` matches the summaries count
 (`summarized`): a reader uses the summaries only when it equals the `ok` matches stored (rows inserted around
 the writer, or a rescore cut short, leave them out of step, NULL, until `rebuild`)."""
 
@@ -329,9 +330,14 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     bump(con)
 
 
+# a generation moves by 1 + a random step below this: two copies of one database that each take the same number of
+# writes after they part still differ (the figures kept beside one were read for the other: an attacker's report)
+GENERATION_STEP = 1 << 30
+
+
 def bump(con: duckdb.DuckDBPyConnection) -> None:
     """A write that changes what a page shows: caches keyed on the generation compute again."""
-    con.execute("UPDATE generation SET generation = generation + 1")
+    con.execute(f"UPDATE generation SET generation = generation + 1 + floor(random() * {GENERATION_STEP})::BIGINT")
 
 
 def out_of_step(con: duckdb.DuckDBPyConnection) -> None:
@@ -376,7 +382,8 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
         rebuild_gamabench(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
-    con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written + 1])
+    con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written])
+    bump(con)
 
 
 def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
