@@ -4,12 +4,11 @@ returns the table computed at the database's present state, by this process or a
 computes the default views after a run: engine/default_views.py), so a page never computes again what
 nothing changed, and a new process's first view reads a file instead of the log.
 
-A state is the database's creation time and its write stamp (`store.generation`, raised at every write), known only while the summaries
-are in step with the log (rows inserted around the writer bump no generation: then every call computes). The file
-holds the tables of one state: a write to the database makes them all stale at once, so it never grows past the
-views asked since the last write. Floats are written as Python writes them (`repr`), so a kept table is the
-computed one to the last bit.
-"""
+A state is the database's creation time and its write stamp (`store.generation`, raised at every write), known only
+while the summaries are in step with the log (rows inserted around the writer bump no generation: then every call
+computes). The file holds the tables of one state: a write to the database makes them all stale at once, so it never
+grows past the views asked since the last write. Floats are written as Python writes them (`repr`), so a kept table
+is the computed one to the last bit."""
 
 from __future__ import annotations
 

@@ -88,7 +88,8 @@ def count_matches(db: str | Path, timeout: float | None = connections.READER_TIM
 
 
 def generation(db: str | Path) -> int:
-    """The database's write stamp (`summaries.generation`, raised by a random step at every write): what a cache of its figures keys on (0: no file)."""
+    """The database's write stamp (`summaries.generation`, raised by a random step at every write): what a cache
+    of its figures keys on (0: no file)."""
     if not Path(db).exists():
         return 0
     with _reader(db) as con:
