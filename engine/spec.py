@@ -49,6 +49,7 @@ import yaml
 
 from engine.agents.base import AgentSpec
 from engine.agents.bots import check_bot
+from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
@@ -418,6 +419,8 @@ def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
         check_strategy(agent.strategy)
     except ValueError as exc:
         raise SpecError(f"{where}: {exc}") from None
+    if problem := model_problem(agent.agent):
+        raise SpecError(f"{where}: {problem}")
 
 
 def check_seat(game: str, raw: Any, defaults: dict, where: str = "seat") -> AgentSpec:

@@ -10,6 +10,7 @@ import yaml
 from streamlit.delta_generator import DeltaGenerator
 
 from engine import queries, store
+from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
 from engine.games import all_games, get_game
@@ -109,7 +110,7 @@ def missing_key(agent: str | None) -> str | None:
     as the seat is picked (no network; the one-token request waits for Start). None for a bot, a model string
     the form refuses anyway (its message is under the seat) or a model whose key is there."""
     agent = (agent or "").strip()
-    if not agent or agent.startswith("bot:") or form.check_model(agent) is not None:
+    if not agent or agent.startswith("bot:") or model_problem(agent) is not None:
         return None
     try:
         return preflight.key_problem(agent)

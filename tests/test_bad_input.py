@@ -210,6 +210,23 @@ def test_labels_and_agents_with_control_characters_are_refused():
             [{"agent": "bot:random", "label": "evil\x1b[31m"}, "bot:random"]]}]})
 
 
+@pytest.mark.parametrize("model, says", [
+    ("nosuchprovider/model-x", "unknown provider 'nosuchprovider' in 'nosuchprovider/model-x'"),
+    ("gpt-nonexistent", "'gpt-nonexistent' is not a model litellm knows by bare name"),
+    ("local/smollm3", "unknown local model 'local/smollm3' (known: local/smollm2)"),
+    ("local/../../x", "unknown local model 'local/../../x'"),
+    ("openai/", "no model named after 'openai/'")])
+def test_a_model_no_provider_serves_is_refused_in_one_line_before_anything_plays(tmp_path, capsys, model, says):
+    """An attacker's report: these passed the spec, every match of the run errored, and it exited 1."""
+    spec = tmp_path / "models.yaml"
+    spec.write_text(f"name: models\ngames:\n  - game: tictactoe\n    lineups: [[{{agent: '{model}'}}, bot:random]]\n")
+    db = tmp_path / "r.duckdb"
+    assert main(["run", str(spec), "--db", str(db), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error in {spec}: ") and says in err and err.count("\n") == 1, err
+    assert not db.exists()
+
+
 @pytest.mark.parametrize("name, value", [("ratio", 1e300), ("ratio", float("inf")), ("ratio", float("nan")),
                                          ("max", 10**12)])
 def test_game_parameters_are_bounded(name, value):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.agents.bots import bot_names
+from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import all_games, get_game
@@ -137,22 +138,6 @@ def seats_shown(game: str, presets: list[str], params: dict[str, Any]) -> int:
         return 0
 
 
-def check_model(model: str) -> str | None:
-    """Why `model` is not a litellm model string we can call, or None. No network: the provider prefix
-    must be one litellm knows (or `local`), a bare name one of its price map."""
-    from engine.agents.llm import load_litellm
-
-    litellm = load_litellm()
-    provider, _, rest = model.partition("/")
-    providers = {str(getattr(p, "value", p)) for p in litellm.provider_list} | {"local"}
-    if rest:
-        return None if provider in providers and rest.strip() else (
-            f"unknown provider '{provider}' in '{model}' (a litellm model string is provider/model, "
-            "e.g. openai/gpt-4o-mini)")
-    return None if model in litellm.model_cost else (
-        f"'{model}' is not a model litellm knows by bare name: write it as provider/model")
-
-
 def name_problem(name: str) -> str | None:
     """What is wrong with a run name (it names the run's folder, so: NAME_RULE), or None: empty, too long by how
     much, or which character where (position 1 is the first)."""
@@ -244,7 +229,7 @@ def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) ->
             errors[key] = "pick a bot or type a model string"
             continue
         checked = _spec_error(errors, key, check_seat, g, seat.raw(), defaults, f"seat {i + 1}")
-        if checked is not None and not checked.is_bot and (problem := check_model(checked.agent)):
+        if checked is not None and not checked.is_bot and (problem := model_problem(checked.agent)):
             errors[key] = problem
 
 
