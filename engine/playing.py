@@ -199,8 +199,10 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
     except Exception as exc:  # noqa: BLE001 - a bug in one match must not stop the run
         status = "error"
         if deadline.expired():
-            error = (f"the match did not end within its deadline of {plan.deadline_s:g} s (match_deadline_s in the "
-                     f"spec; raise it for longer matches)")
+            failed = [a.last_failure for a in agents if getattr(a, "last_failure", None)]  # models only
+            error = (f"the match did not end within its deadline of {plan.deadline_s:g} s " + (
+                f"while calls kept failing (the last: {failed[-1]})" if failed else
+                "(match_deadline_s in the spec; raise it for longer matches)"))
         elif isinstance(exc, AgentError):
             error = str(exc)
         else:

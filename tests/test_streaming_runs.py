@@ -168,3 +168,21 @@ def test_the_match_deadline_is_checked_as_a_spec_setting():
     for bad in (0, -5, "soon", 1.5, True, 10**9):
         with pytest.raises(SpecError, match="match_deadline_s: must be an integer from 1 to"):
             parse_spec(base | {"match_deadline_s": bad})
+
+
+def test_a_match_against_an_address_nothing_listens_on_says_why_its_calls_failed(db_path):
+    """An attacker's report: with nothing listening, the match's only error was "did not end within its deadline
+    ... raise it for longer matches", advice that does not fit a refused connection."""
+    import socket
+
+    with socket.socket() as closed:  # a port that was free a moment ago: nothing listens on it
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    seat = {"agent": "openai/stub-model", "api_base": f"http://127.0.0.1:{port}/v1", "max_tokens": 16}
+    spec = parse_spec({"name": "refused", "seed": 1, "match_deadline_s": 3, "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]})
+    assert asyncio.run(run_spec(spec, db_path, progress=False)).errors == 1
+    (error,) = store.rows(db_path, "SELECT error FROM matches")[0]
+    assert error.startswith("the match did not end within its deadline of 3 s while calls kept failing (the last: "
+                            "openai/stub-model: "), error
+    assert f"Cannot connect to host 127.0.0.1:{port}" in error and "raise it" not in error, error

@@ -220,6 +220,7 @@ class LLMAgent:
         self.backoff_cap = backoff_cap
         self.max_wait = max_wait
         self.cache = (cache if cache is not None else cache_from_env()) if use_cache else None
+        self.last_failure: str | None = None  # the last transient failure: why a match ran out its deadline
 
     async def act(self, obs: Observation, ctx: TurnContext) -> Decision:
         messages = apply_strategy(self.spec.strategy, render(obs, self.spec.prompt_version), obs)
@@ -318,9 +319,10 @@ class LLMAgent:
                 reply.failed_calls = attempt
                 return reply
             except Exception as exc:  # noqa: BLE001 - classified just below
+                reason = redact(f"{type(exc).__name__}: {exc}"[:2000])[:500]  # a key cut short is still one
                 if not is_retryable(exc) or attempt == self.transport_retries:
-                    reason = redact(f"{type(exc).__name__}: {exc}"[:2000])[:500]  # a key cut short is still one
                     raise AgentError(f"{self.spec.agent} failed after {attempt + 1} attempt(s): {reason}") from None
+                self.last_failure = f"{self.spec.agent}: {reason}"
                 await asyncio.sleep(self.backoff(attempt, retry_after(exc)))
         raise AssertionError("unreachable")
 
