@@ -189,7 +189,8 @@ elif built.spec is not None:
         table["usd"] = table["usd"].map(usd)
         st.dataframe(table, hide_index=True, width="stretch")
         known = [e.usd for e in estimate if e.usd is not None]
-        total = usd(sum(known)) if len(known) == len(estimate) else f"unknown ({usd(sum(known))} for the priced models)"
+        total = (usd(sum(known)) if len(known) == len(estimate) else
+                 f"unknown ({usd(sum(known))} for the priced models)" if known else "unknown (no model here is priced)")
         st.markdown(f"Estimated total: **{total}** (prompt sizes from rehearsing a few matches of each kind with "
                     "random moves; prices from litellm's map).")
     else:

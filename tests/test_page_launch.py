@@ -81,6 +81,9 @@ def test_cost_estimate_prices_known_models_and_says_unknown(db_path, monkeypatch
     assert priced.startswith("$0.00") and len(priced) > len("$0.00")  # a fraction of a cent, its digits shown
     assert estimate.loc["openai/my-finetune", "usd"] == "unknown"
     assert any(m.value.startswith("Estimated total: **unknown ($") for m in at.markdown)
+    type_model(at, "tictactoe", 0, "openai/my-other-finetune")  # a new user's report: "$0.00 for the priced
+    assert any(m.value.startswith("Estimated total: **unknown (no model here is priced)**")  # models" of none
+               for m in at.markdown)
 
 
 def test_starting_needs_the_admin_token_then_the_run_plays_in_its_own_process(db_path, monkeypatch):
