@@ -197,9 +197,12 @@ def test_an_endpoint_that_always_misbehaves_errors_the_match_within_its_deadline
     summary, elapsed = play(hostile.url, model, db_path)
     assert summary.errors == 1
     assert elapsed < WORST_CASE
-    assert hostile.calls[model] >= RETRIES + 1  # retried, then gave up (the other seat's calls may be cut short)
     error = store.rows(db_path, "SELECT error FROM matches")[0][0]
     assert ("Timeout" if model != "flood" else "AnswerTooLarge") in error
+    # retried, then gave up: the agent says so (on a loaded machine a call can time out before the server has read
+    # it, so the server's count is only a bound); the other seat's calls may be cut short by the deadline
+    assert f"failed after {RETRIES + 1} attempt(s)" in error, error
+    assert hostile.calls.get(model, 0) <= 2 * (RETRIES + 1)
 
 
 @pytest.mark.parametrize("model", ["hang-once", "trickle-once", "flood-once"])
