@@ -39,11 +39,24 @@ def test_smollm2_plays_a_short_match_and_its_answers_are_recorded(db_path, monke
     assert seat_row.to_dict() == {"agent": "local/smollm2", "prompt_version": "v1", "strategy": "vanilla"}
 
 
-def test_an_unknown_local_model_errors_the_match_with_the_reason(db_path):
-    raw = {"name": "local-missing", "games": [{
-        "game": "guessing_game", "params": {"players": 2, "rounds": 1},
-        "lineups": [[{"agent": "local/no-such-model"}, "bot:random"]]}]}
-    summary = asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
-    assert summary.errors == 1
-    error = store.query(db_path, "SELECT error FROM matches")["error"][0]
-    assert "unknown local model 'local/no-such-model'" in error and "1 attempt" in error
+def test_an_unknown_local_model_is_refused_by_the_spec_and_errors_a_match_given_it():
+    """A spec names the known local models before anything plays; a match handed such a seat anyway (a plan built
+    in code) errors with the same reason, after one attempt."""
+    from dataclasses import replace
+
+    from engine.playing import play_match
+    from engine.spec import SpecError
+
+    def raw(model: str) -> dict:
+        return {"name": "local-missing", "games": [{"game": "guessing_game", "params": {"players": 2, "rounds": 1},
+                                                    "lineups": [[{"agent": model}, "bot:random"]]}]}
+
+    with pytest.raises(SpecError, match=r"unknown local model 'local/no-such-model' \(known: local/smollm2\)"):
+        parse_spec(raw("local/no-such-model"))
+    plan = parse_spec(raw("local/smollm2")).matches[0]
+    plan = replace(plan, seats=[replace(plan.seats[0], agent="local/no-such-model"), plan.seats[1]])
+    record = asyncio.run(play_match(plan))
+    assert record.match["status"] == "error"
+    assert "unknown local model 'local/no-such-model'" in record.match["error"] and "1 attempt" in record.match["error"]
+
+
