@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from functools import cache
 
+WRITTEN_AS = "a litellm model string is provider/model, e.g. openai/gpt-4o-mini"
+
 
 @cache
 def _providers() -> frozenset[str]:
@@ -21,14 +23,13 @@ def model_problem(model: str) -> str | None:
 
     provider, slash, rest = model.partition("/")
     if slash and not rest.strip():
-        return f"no model named after '{provider}/' (a litellm model string is provider/model, e.g. openai/gpt-4o-mini)"
+        return f"no model named after '{provider}/' ({WRITTEN_AS})"
     if provider == PROVIDER:
         return None if rest in LOCAL_MODELS else (
             f"unknown local model '{model}' (known: {', '.join(f'{PROVIDER}/{n}' for n in LOCAL_MODELS)})")
     if slash:
         return None if provider in _providers() else (
-            f"unknown provider '{provider}' in '{model}' (a litellm model string is provider/model, "
-            "e.g. openai/gpt-4o-mini)")
+            f"unknown provider '{provider}' in '{model}' ({WRITTEN_AS})")
     if not model.strip():
         return "no model named: write it as provider/model, e.g. openai/gpt-4o-mini"
     return None if model in load_litellm().model_cost else (

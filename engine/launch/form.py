@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.agents.bots import bot_names
-from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import all_games, get_game
@@ -228,9 +227,7 @@ def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) ->
         if not seat.agent.strip():
             errors[key] = "pick a bot or type a model string"
             continue
-        checked = _spec_error(errors, key, check_seat, g, seat.raw(), defaults, f"seat {i + 1}")
-        if checked is not None and not checked.is_bot and (problem := model_problem(checked.agent)):
-            errors[key] = problem
+        _spec_error(errors, key, check_seat, g, seat.raw(), defaults, f"seat {i + 1}")  # a model string included
 
 
 # ---------------------------------------------------------------- who may launch
