@@ -255,65 +255,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
-
-def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
-    """Streamlit's command line for the dashboard. Its WebSocket (which every page and Launch go through)
-    accepts only the listed Host names, so a page elsewhere cannot reach it by DNS rebinding."""
-    hosts = list(dict.fromkeys(["localhost", "127.0.0.1", *([address] if address not in ("0.0.0.0", "::") else []),
-                                *allowed_hosts]))
-    argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", address, "--server.port", str(port),
-            "--server.headless", "true", "--browser.gatherUsageStats", "false",
-            "--server.enableXsrfProtection", "true", "--server.enableCORS", "true"]
-    for host in hosts:
-        argv += ["--server.allowedHosts", host]
-    return argv
-
-
 def _cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the dashboard: Streamlit running app.py, reading `--db`."""
-    if taken := _port_taken(args.address, args.port):
-        print(f"error: cannot listen on {args.address}:{args.port} ({taken}): another dashboard may be serving there; "
-              f"pass --port with a free one", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if not Path(args.db).exists():  # a typo in --db shows an empty dashboard: say which file it waits for
-        print(f"note: {args.db} does not exist yet: the pages show no matches until a run or an import writes it",
-              file=sys.stderr)
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.web import cli as streamlit_cli
-
-    from engine.launch import form
-
-    # app.py lists its pages with st.navigation. Streamlit only learns that by running app.py: until someone opens
-    # the home page it would take pages/ for an old-style page folder, and a shared link such as /leaderboard
-    # would run that page alone, without the app's navigation and layout.
-    PagesManager.uses_pages_directory = False
-    os.environ["ARENA_DB"] = str(Path(args.db).resolve())
-    os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
-    if args.address not in LOOPBACK or args.allowed_host:  # other machines reach it (a proxy names it otherwise)
-        os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
-        if form.admin_token() is None:
-            reached = f"{args.address}" + (f" as {', '.join(args.allowed_host)}" if args.allowed_host else "")
-            print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
-                  file=sys.stderr)
-    sys.argv = serve_argv(args.address, args.port, args.allowed_host)
-    return streamlit_cli.main()
-
-
-def _port_taken(address: str, port: int) -> str | None:
-    """Why the dashboard could not listen on `address:port`, or None when it can: Streamlit itself only logs
-    "Port N is not available" and exits 1. Bound as Streamlit's server binds (address reuse on)."""
-    import socket
+    """Serve the dashboard: Streamlit running app.py, reading `--db` (engine/serving.py)."""
+    from engine.serving import ServeError, serve
 
     try:
-        family, kind, proto, _, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind(where)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
+        return serve(Path(args.db), args.address, args.port, args.allowed_host)
+    except ServeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 DB_HELP = "the study's DuckDB file (default: $ARENA_DB, else results.duckdb at the repository root)"

@@ -179,7 +179,7 @@ def test_the_selection_and_the_suite_declarations_sit_beneath_queries_and_scorer
 def test_no_engine_module_imports_streamlit_or_the_pages_but_the_serve_command():
     found = [(path.relative_to(ROOT).as_posix(), name, function) for path in modules(ENGINE)
              for name, function in imports(path) if name.split(".")[0] in ("streamlit", "pages")]
-    assert found and {(path, function) for path, _, function in found} == {("engine/__main__.py", "_cmd_serve")}
+    assert found and {(path, function) for path, _, function in found} == {("engine/serving.py", "serve")}
 
 
 @pytest.mark.parametrize("first, check", [

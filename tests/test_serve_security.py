@@ -15,8 +15,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import store
-from engine.__main__ import serve_argv
 from engine.launch import form, processes
+from engine.serving import serve_argv
 from tests.test_serve_process import free_port
 
 pytestmark = pytest.mark.slow

@@ -1,0 +1,72 @@
+"""`python -m engine serve`: the dashboard (Streamlit running app.py) over one study's database, started so that
+only this machine reaches it unless the user says otherwise. The only engine module that imports Streamlit."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+
+from engine import store
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+class ServeError(ValueError):
+    """The dashboard cannot start as asked (the port is taken): one line for the user."""
+
+
+def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
+    """Run Streamlit in this process until it stops; returns its exit code."""
+    if taken := port_taken(address, port):
+        raise ServeError(f"cannot listen on {address}:{port} ({taken}): another dashboard may be serving there; "
+                         f"pass --port with a free one")
+    if not db.exists():  # a typo in --db shows an empty dashboard: say which file it waits for
+        print(f"note: {db} does not exist yet: the pages show no matches until a run or an import writes it",
+              file=sys.stderr)
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli as streamlit_cli
+
+    from engine.launch import form
+
+    # app.py lists its pages with st.navigation. Streamlit only learns that by running app.py: until someone opens
+    # the home page it would take pages/ for an old-style page folder, and a shared link such as /leaderboard
+    # would run that page alone, without the app's navigation and layout.
+    PagesManager.uses_pages_directory = False
+    os.environ["ARENA_DB"] = str(db.resolve())
+    os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
+    if address not in LOOPBACK or allowed_hosts:  # other machines reach it (a proxy names it otherwise)
+        os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
+        if form.admin_token() is None:
+            reached = address + (f" as {', '.join(allowed_hosts)}" if allowed_hosts else "")
+            print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
+                  file=sys.stderr)
+    sys.argv = serve_argv(address, port, allowed_hosts)
+    return streamlit_cli.main()
+
+
+def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
+    """Streamlit's command line for the dashboard. Its WebSocket (which every page and Launch go through)
+    accepts only the listed Host names, so a page elsewhere cannot reach it by DNS rebinding."""
+    hosts = list(dict.fromkeys(["localhost", "127.0.0.1", *([address] if address not in ("0.0.0.0", "::") else []),
+                                *allowed_hosts]))
+    argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", address, "--server.port", str(port),
+            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+            "--server.enableXsrfProtection", "true", "--server.enableCORS", "true"]
+    for host in hosts:
+        argv += ["--server.allowedHosts", host]
+    return argv
+
+
+def port_taken(address: str, port: int) -> str | None:
+    """Why the dashboard could not listen on `address:port`, or None when it can: Streamlit itself only logs
+    "Port N is not available" and exits 1. Bound as Streamlit's server binds (address reuse on)."""
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(where)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
