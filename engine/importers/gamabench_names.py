@@ -55,6 +55,18 @@ def parse_name(name: str) -> dict[str, Any]:
     return cond
 
 
+def filed_apart(name: str, model: str) -> str | None:
+    """The study of a file board.py never reads although its name numbers a run: board.py reads
+    `<model>_<game>_v1_<k>.json`, the model written out and joined with "_" (no prefix: the paper's model). The
+    authors' folder also keeps older copies of runs under other names: joined with "-"
+    ("gpt-4-0125-pirate_game_v1_1.json", "gpt-4-0125-preview-pirate_game_v1_3.json") or an abbreviation of the
+    model ("gpt-3.5-0613_public_goods_v1_1.json" for gpt-3.5-turbo-0613, "gpt-3.5_1106_..."); the same rounds
+    counted twice would weigh those runs double in the leaderboard row. None for a name board.py reads."""
+    m = FILE_NAME.search(name)
+    prefix = name[:m.start("game")] if m else ""
+    return None if prefix in ("", f"{model}_") else f"filed as {prefix}"
+
+
 def _tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[^a-z0-9]+", name.lower()) if t]
 
