@@ -100,8 +100,9 @@ def model_name(prefix_model: str, data: dict[str, Any]) -> str:
     """The model of a record. The file name's prefix, the authors' own short name ("llama-3.1-405b" for what the
     file records as "meta-llama/Meta-Llama-3.1-405B-Instruct"), except when it only abbreviates the recorded
     model by leaving words out ("gpt-3.5-0613", "gpt-4-0125" for "gpt-3.5-turbo-0613", "gpt-4-0125-preview": the
-    names the authors' leaderboard uses); a date the recorded name adds ("gpt-4o-2024-08-06") is no reason to
-    rename. A file without a prefix is the paper's model unless it records an unrelated one."""
+    older copies' names, the leaderboard's model names; `filed_apart` keeps those copies out of its row); a date
+    the recorded name adds ("gpt-4o-2024-08-06") is no reason to rename. A file without a prefix is the paper's
+    model unless it records an unrelated one."""
     recorded = recorded_model(data)
     if not recorded or "/" in recorded:
         return prefix_model
