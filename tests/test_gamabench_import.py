@@ -95,6 +95,39 @@ def test_a_whole_folder_keeps_the_leaderboard_row_to_its_runs_and_gives_each_stu
     assert list(board["matches"]) == [1] * 6
 
 
+def test_older_copies_filed_under_names_board_py_does_not_read_stay_out_of_the_leaderboard_row(tmp_path):
+    """The authors' folder keeps older copies of runs beside board.py's files: "gpt-4-0125-pirate_game_v1_1.json"
+    ("-", the model abbreviated), "gpt-4-0125-preview-pirate_game_v1_3.json" ("-") and
+    "gpt-3.5-0613_pirate_game_v1_1.json" (abbreviated). Each is its model's (the model the file records) but a
+    study of its own: the vanilla row holds only `<model>_pirate_game_v1_k.json`, as board.py reads it."""
+    raw = tmp_path / "raw" / "pirate_game"
+    raw.mkdir(parents=True)
+    runs = {k: json.loads((RAW / "pirate_game" / f"pirate_game_v1_{k}.json").read_text()) for k in (1, 2, 3)}
+
+    def filed(name: str, k: int, model: str) -> None:
+        record = runs[k] | {"player_data": [p | {"model": model} for p in runs[k]["player_data"]]}
+        (raw / name).write_text(json.dumps(record))
+
+    filed("gpt-4-0125-preview_pirate_game_v1_1.json", 1, "gpt-4-0125-preview")
+    filed("gpt-4-0125-pirate_game_v1_1.json", 2, "gpt-4-0125-preview")
+    filed("gpt-4-0125-preview-pirate_game_v1_3.json", 3, "gpt-4-0125-preview")
+    filed("gpt-3.5-turbo-0613_pirate_game_v1_1.json", 1, "gpt-3.5-turbo-0613")
+    filed("gpt-3.5-0613_pirate_game_v1_1.json", 2, "gpt-3.5-turbo-0613")
+    db = tmp_path / "r.duckdb"
+    import_dir(raw.parent, db)
+    board = leaderboard(db).set_index(["model", "setting"]).sort_index()
+    score = {k: record_score("pirate_game", runs[k]) for k in runs}
+    assert len({round(v, 6) for v in score.values()}) == 3  # three different records: a mixed row would show
+    assert list(board.index) == [
+        ("gpt-3.5-turbo-0613", "study filed as gpt-3.5-0613_"), ("gpt-3.5-turbo-0613", "vanilla"),
+        ("gpt-4-0125-preview", "study filed as gpt-4-0125-"),
+        ("gpt-4-0125-preview", "study filed as gpt-4-0125-preview-"), ("gpt-4-0125-preview", "vanilla")]
+    assert list(board["matches"]) == [1] * 5
+    for model in ("gpt-3.5-turbo-0613", "gpt-4-0125-preview"):
+        assert board.loc[(model, "vanilla"), "pirate_game"] == pytest.approx(score[1])
+    assert board.loc[("gpt-4-0125-preview", "study filed as gpt-4-0125-"), "pirate_game"] == pytest.approx(score[2])
+
+
 def test_import_gives_one_match_per_file_with_seats_and_each_players_actions(imported):
     runs = store.query(imported, "SELECT source, n_matches, n_done FROM runs")
     assert runs.to_dict("records") == [{"source": "import:gamabench", "n_matches": 40, "n_done": 40}]

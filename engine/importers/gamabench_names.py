@@ -55,6 +55,18 @@ def parse_name(name: str) -> dict[str, Any]:
     return cond
 
 
+def filed_apart(name: str, model: str) -> str | None:
+    """The study of a file board.py never reads although its name numbers a run: board.py reads
+    `<model>_<game>_v1_<k>.json`, the model written out and joined with "_" (no prefix: the paper's model). The
+    authors' folder also keeps older copies of runs under other names: joined with "-"
+    ("gpt-4-0125-pirate_game_v1_1.json", "gpt-4-0125-preview-pirate_game_v1_3.json") or an abbreviation of the
+    model ("gpt-3.5-0613_public_goods_v1_1.json" for gpt-3.5-turbo-0613, "gpt-3.5_1106_..."); the same rounds
+    counted twice would weigh those runs double in the leaderboard row. None for a name board.py reads."""
+    m = FILE_NAME.search(name)
+    prefix = name[:m.start("game")] if m else ""
+    return None if prefix in ("", f"{model}_") else f"filed as {prefix}"
+
+
 def _tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[^a-z0-9]+", name.lower()) if t]
 
@@ -88,8 +100,9 @@ def model_name(prefix_model: str, data: dict[str, Any]) -> str:
     """The model of a record. The file name's prefix, the authors' own short name ("llama-3.1-405b" for what the
     file records as "meta-llama/Meta-Llama-3.1-405B-Instruct"), except when it only abbreviates the recorded
     model by leaving words out ("gpt-3.5-0613", "gpt-4-0125" for "gpt-3.5-turbo-0613", "gpt-4-0125-preview": the
-    names the authors' leaderboard uses); a date the recorded name adds ("gpt-4o-2024-08-06") is no reason to
-    rename. A file without a prefix is the paper's model unless it records an unrelated one."""
+    older copies' names, the leaderboard's model names; `filed_apart` keeps those copies out of its row); a date
+    the recorded name adds ("gpt-4o-2024-08-06") is no reason to rename. A file without a prefix is the paper's
+    model unless it records an unrelated one."""
     recorded = recorded_model(data)
     if not recorded or "/" in recorded:
         return prefix_model

@@ -147,10 +147,12 @@ def _spread_over_runs(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
 
 def _setting(label: str, own_setting: str | None) -> str:
     """A row's setting: its parameters as `setting_label` names them, with the study an imported record's file
-    belongs to when it is not one of the leaderboard's runs ("study _t5", "custom: golds=4 (_g0)")."""
+    belongs to when it is not one of the leaderboard's runs ("study _t5", "custom: golds=4 (_g0)", "study filed as
+    gpt-4-0125-" for an older copy of a run under a name board.py does not read)."""
     if own_setting is None or pd.isna(own_setting):
         return label
-    return f"study _{own_setting}" if label == "vanilla" else f"{label} (_{own_setting})"
+    study = own_setting if " " in own_setting else f"_{own_setting}"  # a file suffix, or "filed as gpt-4-0125-"
+    return f"study {study}" if label == "vanilla" else f"{label} ({study})"
 
 
 def _step_records(db: str | Path, selection: Selection, newest: int | None = None) -> pd.DataFrame:
