@@ -128,6 +128,25 @@ def test_older_copies_filed_under_names_board_py_does_not_read_stay_out_of_the_l
     assert board.loc[("gpt-4-0125-preview", "study filed as gpt-4-0125-"), "pirate_game"] == pytest.approx(score[2])
 
 
+def test_a_leaderboard_run_whose_players_record_a_shorter_name_stays_in_its_models_row(tmp_path):
+    """Gemini-1.0-Pro's published Pirate runs 4 and 5 record their players as "gemini-pro" where runs 1-3 record
+    "gemini-1.0-pro": the name board.py reads them under decides, so all five stay one vanilla row (renaming to the
+    recorded name would put two of the published row's five runs in a row of their own)."""
+    raw = tmp_path / "raw" / "pirate_game"
+    raw.mkdir(parents=True)
+    runs = {k: json.loads((RAW / "pirate_game" / f"pirate_game_v1_{k}.json").read_text()) for k in (1, 2)}
+    for k, recorded in ((1, "gemini-1.0-pro"), (2, "gemini-pro")):
+        record = runs[k] | {"player_data": [p | {"model": recorded} for p in runs[k]["player_data"]]}
+        (raw / f"gemini-1.0-pro_pirate_game_v1_{k}.json").write_text(json.dumps(record))
+    db = tmp_path / "r.duckdb"
+    import_dir(raw.parent, db)
+    board = leaderboard(db).set_index(["model", "setting"])
+    assert list(board.index) == [("gemini-1.0-pro", "vanilla")]
+    assert board.loc[("gemini-1.0-pro", "vanilla"), "matches"] == 2
+    both = (record_score("pirate_game", runs[1]) + record_score("pirate_game", runs[2])) / 2
+    assert board.loc[("gemini-1.0-pro", "vanilla"), "pirate_game"] == pytest.approx(both)
+
+
 def test_import_gives_one_match_per_file_with_seats_and_each_players_actions(imported):
     runs = store.query(imported, "SELECT source, n_matches, n_done FROM runs")
     assert runs.to_dict("records") == [{"source": "import:gamabench", "n_matches": 40, "n_done": 40}]
