@@ -15,7 +15,9 @@ where its condition looks the same: an unsuffixed `_v1.json` is the prompt-versi
 the temperature study's 1.0 (not the default temperature), `_cot2` one of five CoT prompts, `_g0` a gold amount
 (`engine.metrics.gamabench.leaderboard` gives each study and setting value a row of its own). A numbered run
 filed under a name board.py does not read (an older copy: "gpt-4-0125-pirate_game_v1_1.json",
-"gpt-3.5-0613_public_goods_v1_1.json") is the study "filed as <that prefix>" (`filed_apart`).
+"gpt-3.5-0613_public_goods_v1_1.json") is the study "filed as <that prefix>" (`filed_apart`), and a study file
+without a version whose renamed copy `<game>_v1_<suffix>.json` sits beside it ("battle_royale_t1.json") the study
+"filed as <its name>" (`renamed_copy`): one match is counted once in its study's row.
 First or second price comes from meta `mode`, else the folder (`sealed_bid_auction/second_price/`).
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
@@ -51,7 +53,15 @@ from engine import store
 from engine.games import get_game
 from engine.games.base import ParseError
 from engine.games.gamabench_common import SCORE_METRIC, GamaGame
-from engine.importers.gamabench_names import FILE_NAME, as_number, filed_apart, game_setup, model_name, parse_name
+from engine.importers.gamabench_names import (
+    FILE_NAME,
+    as_number,
+    filed_apart,
+    game_setup,
+    model_name,
+    parse_name,
+    renamed_copy,
+)
 from engine.importers.gamabench_replay import as_recorded, record_turn, replay, stored_record
 from engine.match_rows import TurnLog, match_metrics, metric_rows, seat_rows
 from engine.metrics.gamabench_records import RecordError, record_score
@@ -100,7 +110,7 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
             or not isinstance(data.get("round_records"), list):
         raise RecordError("not a GAMA-Bench record (a JSON object with 'meta' and 'round_records')")
     model = model_name(cond["model"], data)
-    own_setting = cond["own_setting"] or filed_apart(path.name, model)
+    own_setting = renamed_copy(path) or cond["own_setting"] or filed_apart(path.name, model)
     version = cond["prompt_version"] or str(data["meta"].get("version") or "v1")
     source_file = path.relative_to(root).as_posix()
     try:
