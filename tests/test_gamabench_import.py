@@ -131,20 +131,23 @@ def test_older_copies_filed_under_names_board_py_does_not_read_stay_out_of_the_l
 def test_a_study_saved_again_under_its_versioned_name_counts_once_in_its_row(tmp_path):
     """The authors' folder holds "battle_royale_t1.json" and its renamed copy "battle_royale_v1_t1.json" (the same
     rounds, the meta gained `models`): the temperature study's row counts that match once, the older name is a row of
-    its own; "battle_royale_t0.json", whose versioned copy is not there, stays in the study's row."""
+    its own. "battle_royale_t0.json" beside a "battle_royale_v1_t0.json" of other rounds is another run of the
+    study: both stay in its row."""
     raw = tmp_path / "raw" / "battle_royale"
     raw.mkdir(parents=True)
-    older, other = (json.loads((RAW / "battle_royale" / f"battle_royale_v1_{k}.json").read_text()) for k in (1, 2))
+    older, run2, run3 = (json.loads((RAW / "battle_royale" / f"battle_royale_v1_{k}.json").read_text())
+                         for k in (1, 2, 3))
     older["meta"].pop("models", None)
     (raw / "battle_royale_t1.json").write_text(json.dumps(older))
     renamed = older | {"meta": older["meta"] | {"models": "gpt-3.5-turbo-0125"}}
     (raw / "battle_royale_v1_t1.json").write_text(json.dumps(renamed))
-    (raw / "battle_royale_t0.json").write_text(json.dumps(other))
+    (raw / "battle_royale_t0.json").write_text(json.dumps(run2))
+    (raw / "battle_royale_v1_t0.json").write_text(json.dumps(run3))
     db = tmp_path / "r.duckdb"
     import_dir(raw.parent, db)
     board = leaderboard(db).set_index("setting").sort_index()
     assert list(board.index) == ["study _t0", "study _t1", "study filed as battle_royale_t1.json"]
-    assert list(board["matches"]) == [1, 1, 1]
+    assert list(board["matches"]) == [2, 1, 1]
     assert list(board["temperature"]) == [0.0, 0.2, 0.2]
     assert board.loc["study _t1", "battle_royale"] == pytest.approx(record_score("battle_royale", renamed))
 

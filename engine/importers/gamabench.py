@@ -17,7 +17,7 @@ the temperature study's 1.0 (not the default temperature), `_cot2` one of five C
 filed under a name board.py does not read (an older copy: "gpt-4-0125-pirate_game_v1_1.json",
 "gpt-3.5-0613_public_goods_v1_1.json") is the study "filed as <that prefix>" (`filed_apart`), and a study file
 without a version whose renamed copy `<game>_v1_<suffix>.json` sits beside it ("battle_royale_t1.json") the study
-"filed as <its name>" (`renamed_copy`): one match is counted once in its study's row.
+"filed as <its name>" when the two hold the same rounds (`renamed_study`): one match counts once in its study's row.
 First or second price comes from meta `mode`, else the folder (`sealed_bid_auction/second_price/`).
 
 The score is the authors' (`engine.metrics.gamabench_records`): computed from the figures each
@@ -60,7 +60,7 @@ from engine.importers.gamabench_names import (
     game_setup,
     model_name,
     parse_name,
-    renamed_copy,
+    versioned_copy,
 )
 from engine.importers.gamabench_replay import as_recorded, record_turn, replay, stored_record
 from engine.match_rows import TurnLog, match_metrics, metric_rows, seat_rows
@@ -110,7 +110,7 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
             or not isinstance(data.get("round_records"), list):
         raise RecordError("not a GAMA-Bench record (a JSON object with 'meta' and 'round_records')")
     model = model_name(cond["model"], data)
-    own_setting = renamed_copy(path) or cond["own_setting"] or filed_apart(path.name, model)
+    own_setting = renamed_study(path, data) or cond["own_setting"] or filed_apart(path.name, model)
     version = cond["prompt_version"] or str(data["meta"].get("version") or "v1")
     source_file = path.relative_to(root).as_posix()
     try:
@@ -149,6 +149,21 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
                                                  "replayed": replayed is None,
                                                  "not_replayed_because": replayed})}
     return model, store.MatchRecord(match, seats, log.rows, metrics)
+
+
+def renamed_study(path: Path, data: dict[str, Any]) -> str | None:
+    """"filed as <name>" for a study file named without a version that holds the same rounds as its
+    `<game>_v1_<suffix>.json` copy beside it (`versioned_copy`): in the study's row both would count one match
+    twice. A copy with other rounds (or unreadable) is another run of the study: None."""
+    copy = versioned_copy(path)
+    if copy is None:
+        return None
+    try:
+        copied = _json_of(copy)[1]
+    except RecordError:
+        return None
+    same = isinstance(copied, dict) and copied.get("round_records") == data["round_records"]
+    return f"filed as {path.name}" if same else None
 
 
 def record_metrics(match_id: str, score: float, game: GamaGame | None, n_seats: int,

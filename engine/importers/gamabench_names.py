@@ -68,17 +68,16 @@ def filed_apart(name: str, model: str) -> str | None:
     return None if prefix in ("", f"{model}_") else f"filed as {prefix}"
 
 
-def renamed_copy(path: Path) -> str | None:
-    """The study of a study file without a version whose renamed copy `<game>_v1_<suffix>.json` sits beside it.
-    The authors saved some studies again under the versioned name (the same rounds; the meta gained `mode` and
-    `models`): "battle_royale_t1.json" and "battle_royale_v1_t1.json", "sealed_bid_auction_cot2.json" and
-    "sealed_bid_auction_v1_cot2.json". Both in the study's row would count one match twice, so the older name is a
-    study of its own ("filed as battle_royale_t1.json"). None for any other file, or one without that copy."""
+def versioned_copy(path: Path) -> Path | None:
+    """The file `<game>_v1_<suffix>.json` beside a study file named without a version, when there is one. The
+    authors saved some studies again under the versioned name (the meta gained `mode` and `models`):
+    "battle_royale_t1.json" and "battle_royale_v1_t1.json", "sealed_bid_auction_cot2.json" and
+    "sealed_bid_auction_v1_cot2.json". None for any other file."""
     m = FILE_NAME.search(path.name)
     if not m or m["version"] or not m["suffix"] or m["suffix"].isdigit():
         return None
-    copy = f"{path.name[:m.start('game')]}{m['game']}_v1_{m['suffix']}.json"
-    return f"filed as {path.name}" if path.with_name(copy).is_file() else None
+    copy = path.with_name(f"{path.name[:m.start('game')]}{m['game']}_v1_{m['suffix']}.json")
+    return copy if copy.is_file() else None
 
 
 def _tokens(name: str) -> list[str]:
