@@ -152,9 +152,9 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
 
 
 def renamed_study(path: Path, data: dict[str, Any]) -> str | None:
-    """"filed as <name>" for a study file named without a version that holds the same rounds as its
+    """The study ("filed as <name>") of a study file named without a version that holds the same rounds as its
     `<game>_v1_<suffix>.json` copy beside it (`versioned_copy`): in the study's row both would count one match
-    twice. A copy with other rounds (or unreadable) is another run of the study: None."""
+    twice. None when there is no such copy; a copy with other rounds (or unreadable) is another run of the study."""
     copy = versioned_copy(path)
     if copy is None:
         return None
