@@ -189,3 +189,38 @@ def test_an_unpriced_model_is_looked_up_in_the_price_map_once_and_a_price_regist
         assert asyncio.run(costs(model, 1)) == [pytest.approx(1000 * 1e-6 + 100 * 2e-6)]
     finally:
         litellm.model_cost.pop(model, None)  # the process's price map as it was
+
+
+@pytest.mark.parametrize("first_import", [
+    "import engine.agents.local_model",
+    "from engine.agents.model_names import model_problem; model_problem('local/smollm2')",
+    "from engine.agents.llm import load_litellm; load_litellm()",
+])
+def test_litellms_price_map_is_never_fetched_whichever_module_imports_it_first(first_import):
+    """litellm fetches its price map on import unless told not to: the Launch form's model check imported it through
+    local_model before the switch was set (a stall, warnings, and prices that change with the day)."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(30)
+        fetched = []
+
+        def accept() -> None:
+            try:
+                fetched.append(listener.accept()[0])
+            except OSError:
+                pass
+
+        waiter = threading.Thread(target=accept, daemon=True)
+        waiter.start()
+        env = {k: v for k, v in os.environ.items() if k != "LITELLM_LOCAL_MODEL_COST_MAP"}
+        env["LITELLM_MODEL_COST_MAP_URL"] = f"http://127.0.0.1:{listener.getsockname()[1]}/prices.json"
+        done = subprocess.run([sys.executable, "-c", first_import], env=env, capture_output=True, text=True,
+                              timeout=120, cwd=store.ROOT)
+        assert done.returncode == 0, done.stderr
+        assert fetched == [] and "cost map" not in done.stderr.lower(), done.stderr

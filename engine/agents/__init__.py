@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
+# litellm fetches its price map from the network when it is first imported unless told not to; every module that
+# imports it (llm.py lazily, local_model.py at its top) sits in this package, so the switch is set here, before any.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 from engine.agents.base import Agent, AgentSpec, Decision, TurnContext
 
 

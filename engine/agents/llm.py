@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import os
 import random
 import time
 import weakref
@@ -68,8 +67,7 @@ def load_litellm():
     """litellm takes seconds to import and would fetch its price map from the network: do it once,
     offline, with the `.env` keys in the environment, the embedded model registered and our tuning
     (engine.agents.litellm_tuning) applied."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    litellm_tuning.before_import()
+    litellm_tuning.before_import()  # the price map stays offline: engine/agents/__init__.py
     load_dotenv()
     import litellm
 
