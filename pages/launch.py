@@ -263,6 +263,14 @@ def progress_text(row) -> str:
     return f"{text}, {count(int(row.tokens), 'token')}, {usd(row.usd)}"
 
 
+def run_state(row) -> str:
+    """The stored status, unless the run's process still works: playing, or updating the ratings once its matches
+    are stored (seconds to a minute on a large database)."""
+    if row.playing:
+        return "playing"
+    return f"{row.status}, updating the ratings" if row.finishing else row.status
+
+
 def act_on(row, verb: str, do) -> None:
     if form.admin_ok(token):
         do()
@@ -286,7 +294,7 @@ def runs_panel() -> None:
     for row in table.head(10).itertuples():
         with st.container(border=True):
             left, right = st.columns([4, 1])
-            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {'playing' if row.playing else row.status}")
+            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {run_state(row)}")
             if row.run_id in notices:
                 left.success(notices[row.run_id])
             with right:
@@ -301,7 +309,7 @@ def runs_panel() -> None:
             if log:
                 with st.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):
                     st.code(log, language="text", wrap_lines=True)  # an error line reads whole
-    shown = table.assign(status=table["status"].where(~table["playing"], "playing"),
+    shown = table.assign(status=[run_state(row) for row in table.itertuples()],
                          matches=[f"{d:,} of {n:,}" for d, n in zip(table["n_done"], table["n_matches"], strict=True)],
                          tokens=table["tokens"].map(lambda n: numbers.number(n, 0)),
                          usd=table["usd"].map(lambda v: usd(None if pd.isna(v) else float(v))),

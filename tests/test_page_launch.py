@@ -320,3 +320,22 @@ def test_the_runs_panel_reads_the_runs_figures_once_per_state_of_the_database(db
     run_id = first["run_id"].item()
     store.finish_run(db_path, run_id, "cancelled")
     assert processes.progress(db_path)["status"].item() == "cancelled" and len(sums) == 2
+
+
+def test_a_run_whose_matches_are_stored_while_its_process_updates_the_ratings_is_not_shown_playing(db_path,
+                                                                                                  monkeypatch):
+    """After its last match a run's process brings the ratings up to date (seconds to a minute): the card said
+    "playing" with a Cancel button, though its row said finished."""
+    at = page(db_path, monkeypatch)
+    at.button(key="start").click().run()
+    run_id = at.success[0].value.split("`")[1]
+    deadline = time.monotonic() + 120
+    while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    monkeypatch.setattr(processes, "is_alive", lambda db, run: run == run_id)  # its process still at the ratings
+    row = processes.progress(db_path).set_index("run_id").loc[run_id]
+    assert row.status == "ok" and row.finishing and not row.playing
+    at.run()
+    assert not at.exception
+    assert any(f"{run_id}` - ok, updating the ratings" in m.value for m in at.markdown)
+    assert not [b for b in at.button if b.key == f"cancel_{run_id}"]

@@ -217,14 +217,19 @@ LIVE_COLUMNS = ("status", "turns", "llm_turns", "tokens_in", "tokens_out", "cost
 def progress(db: str | Path, newest: int = 20) -> Any:
     """One row per run (the `newest` ones, newest first): status (`stopped`: launched from here, its process
     gone; `interrupted`: the process it recorded died), matches done of all, errors, tokens and dollars of
-    its finished matches (usd NaN when some call had no price), whether it plays, and `live_*`: the
+    its finished matches (usd NaN when some call had no price), whether it plays or is finishing (its end stored,
+    the ratings being brought up to date), and `live_*`: the
     turn-level figures its process last wrote (NaN when it was not launched from here)."""
     table = _stored_figures(db, newest)
     if table.empty:
         return table
-    table["playing"] = [is_alive(db, run_id) for run_id in table["run_id"]]
+    alive = table["run_id"].map(lambda run_id: is_alive(db, run_id)).astype(bool)
+    # a run that has stored its end still brings the ratings up to date before its process exits: it is finishing,
+    # not playing (nothing left to cancel)
+    table["playing"] = alive & (table["status"] == "running")
+    table["finishing"] = alive & (table["status"] != "running")
     launched = table["run_id"].map(lambda run_id: _pid(db, run_id) is not None)
-    stopped = (table["status"] == "running") & launched & ~table["playing"]
+    stopped = (table["status"] == "running") & launched & ~alive
     table.loc[stopped, "status"] = "stopped"
     gone = [status == "running" and died(pid, host) for status, pid, host in
             zip(table["status"], table["pid"], table["host"], strict=True)]
