@@ -47,7 +47,9 @@ DEFINITIONS = {
             f"agents with fewer than {MIN_MATCHES} contested matches are provisional and not ranked, and so is an "
             "agent whose interval cannot be computed (the table says why) or whose score or win rate covers fewer of "
             "the suite's games than were counted (partial: its number pools other games)",
-    "rating": "Bradley-Terry strength on the Elo scale (1000 = the average agent) fitted on the pairwise outcomes "
+    "rating": "Bradley-Terry strength on the Elo scale (1000 = the mean strength of the agents rated together; an "
+              "agent that won or lost every comparison has no finite strength, the fit holds it at a large one, so "
+              "the other ratings then average away from 1000) fitted on the pairwise outcomes "
               "of contested matches, with its 95% bootstrap interval (matches resampled). A rating compares only "
               "agents linked by matches (who played whom, directly or through others): agents that never played "
               f"the group with the most matches are rated apart and shown as '{NOT_COMPARED}', never ranked "
