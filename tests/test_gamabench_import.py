@@ -363,13 +363,17 @@ def test_a_hostile_folder_imports_its_records_and_names_each_file_it_skips(tmp_p
         big.truncate(MAX_RECORD_BYTES + 1)  # sparse: no disk spent
     huge_run = folder / "guessing_game_v1_99999999999999999999.json"  # an integer past what the database holds
     shutil.copy(RAW / "guessing_game" / "guessing_game_v1_1.json", huge_run)
+    endless = json.loads((RAW / "guessing_game" / "guessing_game_v1_1.json").read_text())
+    endless["player_data"][0]["records"][0] = float("inf")  # json writes Infinity, which Python's reader takes
+    (folder / "guessing_game_v3.json").write_text(json.dumps(endless))
     db = tmp_path / "r.duckdb"
     done = subprocess.run([sys.executable, "-m", "engine", "import", "gamabench", str(tmp_path / "raw"), "--db",
                            str(db), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     said = done.stdout + done.stderr
     assert "Traceback" not in said, said
-    assert "imported 1 " in said and "6 unreadable" in said, said
-    for name, why in (("t0", "nested too deeply"), ("v1_2", "not a regular file"), ("v1_3", "not a regular file"),
+    assert "imported 1 " in said and "7 unreadable" in said, said
+    for name, why in (("t0", "nested too deeply"), ("v3", "cannot convert float infinity"),
+                      ("v1_2", "not a regular file"), ("v1_3", "not a regular file"),
                       ("v1_4", "not a regular file"), ("v1_5", "larger than"),
                       ("v1_99999999999999999999", "run number 99999999999999999999 is outside")):
         assert f"guessing_game_{name}.json: {why}" in said, (name, said)

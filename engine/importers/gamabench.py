@@ -201,7 +201,7 @@ def read_record(path: Path, root: Path) -> tuple[str, store.MatchRecord] | str:
     """`match_record` of one file, or why it is no record their code can score (the file named)."""
     try:
         return match_record(path, root)
-    except (RecordError, KeyError, IndexError, TypeError, ValueError) as exc:
+    except (RecordError, KeyError, IndexError, TypeError, ValueError, ArithmeticError) as exc:  # Infinity: overflow
         return f"{path.relative_to(root).as_posix()}: {exc}"
 
 
