@@ -271,17 +271,18 @@ def _base_decodings(run: str) -> list[bytes]:
     return out
 
 
-def _decoded_runs(text: str, found: Probes, checked: dict[str, bool]) -> list[tuple[int, int]]:
+def _decoded_runs(text: str, found: Probes, checked: dict[tuple[str, str], bool]) -> list[tuple[int, int]]:
     """Spans of base64, base32 or hex runs of `text` whose bytes hold an echo (`checked`: the runs already
     decoded, in another view of the same text, and whether they do)."""
     spans = []
     for pattern, decodings in ((_BASE64_RUN, _base_decodings), (_HEX_RUN, _hex_decodings)):
         for run in pattern.finditer(text):
-            if run.group() not in checked:
+            seen = (pattern.pattern, run.group())  # a run of hex digits is one of base64's letters too
+            if seen not in checked:
                 decoded = (raw.translate(*_BYTES_SKELETON).decode() for raw in decodings(run.group()))
-                checked[run.group()] = any(holds_echo(found_bones, found) and runs_along(found_bones, found)
-                                           for found_bones in decoded)
-            if checked[run.group()]:
+                checked[seen] = any(holds_echo(found_bones, found) and runs_along(found_bones, found)
+                                    for found_bones in decoded)
+            if checked[seen]:
                 spans.append(run.span())
     return spans
 
@@ -332,12 +333,14 @@ def echo_spans(text: str, keys: list[str]) -> list[tuple[int, int]]:
             view_bones, where = skeleton(view.text)
             spans += [(view.starts[where[a]], view.ends[where[b - 1]])
                       for a, b in runs_along(view_bones, found, is_strided)]
-    checked: dict[str, bool] = {}
+    checked: dict[tuple[str, str], bool] = {}
     for view in readable:
         encoded = _decoded_runs(view.text, found, checked) + _base85_runs(view.text, tuple(sorted(keys)))
         spans += [(view.starts[a], view.ends[b - 1]) for a, b in encoded]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
+        while end > start and text[end - 1].isspace():  # an interleaved key's last filler: the space after it
+            end -= 1
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:

@@ -22,6 +22,7 @@ from engine.secrets import redact
 from engine.spec import parse_spec
 from engine.testing import StubReply
 from tests.page_run import run_page
+from tests.test_hostile import ECHOES
 
 KEY = "sk-test-abcdef1234567890XYZ"  # as the attacker's OPENAI_API_KEY
 GOOD = '{"chosen_number": 7}'
@@ -77,6 +78,12 @@ def key(monkeypatch):
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_a_key_in_another_form_is_redacted_and_nothing_else(key, form):
     assert redact(f"my key is {FORMS[form](key)} {GOOD}") == f"my key is *** {GOOD}"
+
+
+@pytest.mark.parametrize("echo", sorted(ECHOES))
+def test_the_forms_redacted_before_still_are_and_only_them(key, echo):
+    """test_hostile.py plays them through an endpoint (slow); here each is redacted alone, the space after it kept."""
+    assert redact(f"my key is {ECHOES[echo](key)} {GOOD}") == f"my key is *** {GOOD}"
 
 
 @pytest.mark.parametrize("form", ["json-unicode", "html-decimal", "percent", "rot13", "ascii85", "base85",
