@@ -6,7 +6,8 @@ the text itself; the text with its escape layers decoded (JSON and C escapes, HT
 percent-encoding, quoted-printable: layer under layer, e.g. `&#92;u0073`); and every second or third character
 of those (a key interleaved with a filler). A view is searched on its *skeleton*: its letters and digits, lower-
 cased, each character folded to the ASCII one it stands for (compatibility forms such as fullwidth `ｓ`, letters
-with accents, look-alikes such as Cyrillic `ѕ` or a small capital `ꜱ`). Any WINDOW consecutive characters of a
+with accents or a stroke, look-alikes such as Cyrillic `ѕ`, a small capital `ꜱ` or a regional indicator `🇸`,
+other scripts' digits, Unicode's invisible tag characters). Any WINDOW consecutive characters of a
 key's own skeleton found there mark an echo, followed as far as it goes, read forwards, backwards or shifted
 round the alphabet (rot13 or any other Caesar shift): so the whole key, the key without its provider prefix, its
 first or last part, and the key split by spaces, line breaks, punctuation or invisible characters are all one
@@ -42,7 +43,11 @@ _BYTES_SKELETON = (bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijkl
 # look-alikes are found by name (_latin_look_alike), compatibility forms by NFKD
 _LOOK_ALIKES = str.maketrans("αβεηικμνορτυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ" "асԁеһіјӏоԛрѕԝхуүАВСЕНІЈКМОРЅТХУҮԚԜ" "օսցոհզ",
                              "abehikmvoptuxyabezhikmnoptyx" "acdehijloqpswxyyabcehijkmopstxyyqw" "ougnhq")
-_LATIN_LOOK_ALIKE = re.compile(r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL |DOTLESS |SCRIPT )?([A-Z])")
+_LATIN_LOOK_ALIKE = re.compile(r"(?:[A-Z -]* )?(?:LATIN|REGIONAL INDICATOR SYMBOL)(?: [A-Z]+)*? LETTER "
+                               r"(?:SMALL CAPITAL |DOTLESS |SCRIPT )?([A-Z])(?: WITH .*)?")  # ᴋ, ø, 🅰, 🇦
+_DIGITS = ("ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE")
+_DIGIT_LOOK_ALIKE = re.compile(rf"(?:[A-Z -]* )?DIGIT ({'|'.join(_DIGITS)})")  # ➊, ١ (Arabic-Indic)
+_TAGS = range(0xE0020, 0xE007F)  # Unicode's tag characters: invisible, each standing for an ASCII one
 
 # the escape layers: a run of byte escapes of one kind (read as UTF-8), a code point, an HTML entity, a C escape
 # (the lookahead lets the search skip the text between them fast)
@@ -78,11 +83,15 @@ class _Folds(dict):
 
     def __missing__(self, code: int) -> str:
         folded = []
-        for n in unicodedata.normalize("NFKD", chr(code)).translate(_LOOK_ALIKES):  # an accent's mark drops out
+        shown = chr(code - 0xE0000 if code in _TAGS else code)
+        for n in unicodedata.normalize("NFKD", shown).translate(_LOOK_ALIKES):  # an accent's mark drops out
+            name = unicodedata.name(n, "")
             if n.isascii():
                 folded.append(n.lower() if n.isalnum() else "")
-            elif found := _LATIN_LOOK_ALIKE.fullmatch(unicodedata.name(n, "")):
+            elif found := _LATIN_LOOK_ALIKE.fullmatch(name):
                 folded.append(found.group(1).lower())
+            elif found := _DIGIT_LOOK_ALIKE.fullmatch(name):
+                folded.append(str(_DIGITS.index(found.group(1))))
         self[code] = "".join(folded)
         return self[code]
 

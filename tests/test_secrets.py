@@ -66,6 +66,10 @@ FORMS = {
     "accents": lambda key: key.replace("a", "á").replace("e", "ë").replace("c", "ç"),
     "mathematical-bold": lambda key: "".join(chr(0x1D41A + ord(c) - 97) if c.islower() else c for c in key),
     "fullwidth-json-escaped": lambda key: "".join(f"\\u{ord(c) + 0xFEE0:04x}" for c in key),
+    "tag-characters": lambda key: "".join(chr(0xE0000 + ord(c)) for c in key),  # invisible
+    "regional-indicators": lambda key: "".join(chr(0x1F1E6 + ord(c.lower()) - 97) if c.isalpha() else c for c in key),
+    "stroked-and-squared": lambda key: key.replace("a", "ⱥ").replace("d", "đ").replace("X", "🅧").replace("Y", "🅨"),
+    "other-scripts-digits": lambda key: "".join(chr(0x0660 + int(c)) if c.isdigit() else c for c in key),
 }
 
 
@@ -106,7 +110,7 @@ ORDINARY = [
     base64.b85encode(b"the quick brown fox jumps over the lazy dog").decode(),
     codecs.encode("Why did the chicken cross the road? To defect in round 3.", "rot13"),
     "Я выбираю число семь, потому что среднее значение равно 33. Επιλέγω τον αριθμό επτά.",
-    "１２３ ＡＢＣ ｆｕｌｌｗｉｄｔｈ ﬁne ㎏ ½ ①②③",
+    "１２３ ＡＢＣ ｆｕｌｌｗｉｄｔｈ ﬁne ㎏ ½ ①②③ 🇫🇷 🇩🇪 Łódź żółć Ørsted ١٢٣ 👍🏽",
     "X|O|X\n-+-+-\nO|X|O\n-+-+-\n |X| ",
     "0xdeadbeef 0xCAFEBABE sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "a1b2c3d4e5f6g7h8i9j0 s.k.-.t.e.s.t 3.14159265358979323846264338327950288 x1y2z3w4v5u6t7",
