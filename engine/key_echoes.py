@@ -346,12 +346,17 @@ def echo_spans(text: str, keys: list[str]) -> list[tuple[int, int]]:
     for view in readable:
         encoded = _decoded_runs(view.text, found, checked) + _base85_runs(view.text, tuple(sorted(keys)))
         spans += [(view.starts[a], view.ends[b - 1]) for a, b in encoded]
-    merged: list[tuple[int, int]] = []
+    return merged(text, spans)
+
+
+def merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of `text` in order, overlapping or touching ones merged, none ending in whitespace."""
+    out: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         while end > start and text[end - 1].isspace():  # an interleaved key's last filler: the space after it
             end -= 1
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
-            merged.append((start, end))
-    return merged
+            out.append((start, end))
+    return out

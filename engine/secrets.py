@@ -6,7 +6,8 @@ another case, split by spaces, line breaks, punctuation or invisible characters,
 backwards, shifted round the alphabet (rot13), in look-alike or compatibility letters (Cyrillic, fullwidth), under
 escapes (JSON, C, HTML entities, URL percent-encoding, quoted-printable), in base64, base32, base85 or hex), and
 so has any token shaped like a provider's key (`sk-...`, Google's `AIza...`, GitHub's `ghp_...`, AWS's
-`AKIA...`, a JSON Web Token, a bearer token), whether or not it is in the environment."""
+`AKIA...`, a JSON Web Token, a bearer token), whether or not it is in the environment, as it is or under
+escapes."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from engine.key_echoes import echo_spans
+from engine.key_echoes import echo_spans, layers, merged
 
 ROOT = Path(__file__).resolve().parent.parent
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
@@ -34,9 +35,11 @@ def redact(text: str) -> str:
     """Replace every echo of a secret-looking environment variable's value (engine/key_echoes.py: whole or in
     part, split, interleaved, backwards, look-alike, escaped, encoded), and key-shaped tokens, by ***."""
     keys = [value for name, value in os.environ.items() if value and len(value) >= 6 and _SECRET_NAME.search(name)]
-    for start, end in reversed(echo_spans(text, keys)):
+    shaped = [(view.starts[found.start()], view.ends[found.end() - 1])
+              for view in layers(text) for found in _KEY_SHAPE.finditer(view.text)]  # escaped too
+    for start, end in reversed(merged(text, echo_spans(text, keys) + shaped)):
         text = text[:start] + "***" + text[end:]
-    return _KEY_SHAPE.sub("***", text)
+    return text
 
 
 # a URL carrying a credential: a password in its user part (`https://user:pass@host`) or a query parameter named

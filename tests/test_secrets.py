@@ -97,6 +97,12 @@ def test_part_of_a_key_in_another_form_is_redacted(key, form):
     assert redact(f"part: {FORMS[form](key[5:21])} {GOOD}") == f"part: *** {GOOD}"
 
 
+@pytest.mark.parametrize("shaped", ["sk-proj-abcdefghijklmnop", "ghp_R2d9abcdefghijklmnopqrstuvwxyz012345"])
+def test_a_key_shaped_token_not_in_the_environment_is_redacted_under_escapes_too(key, shaped):
+    escaped = "".join(f"\\u{ord(c):04x}" for c in shaped)
+    assert redact(f"a key: {escaped} and &#{ord(shaped[0])};{shaped[1:]}.") == "a key: *** and ***."
+
+
 ORDINARY = [
     GOOD,
     "I choose 7: the average of 1234 and 5678 is 3456, two thirds of it 2304.",
