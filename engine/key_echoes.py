@@ -126,8 +126,9 @@ def _utf8_chars(values: list[int], spans: list[tuple[int, int]]):
         i += size
 
 
-def _decoded(found: re.Match) -> list[tuple[str, tuple[int, int]]]:
-    """What one escape (or run of byte escapes) stands for: its characters, each with its span in the text."""
+def _decoded(found: re.Match) -> tuple[str, list[tuple[int, int]] | None]:
+    """What one escape (or run of byte escapes) stands for, and each of its characters' span in the text (None:
+    each the whole escape's)."""
     kind, raw, at = found.lastgroup, found.group(), found.start()
     if kind == "bytes":
         values, spans = [], []
@@ -136,17 +137,14 @@ def _decoded(found: re.Match) -> list[tuple[str, tuple[int, int]]]:
             if digits is not None:  # a soft line break of quoted-printable stands for nothing
                 values.append(int(digits, 8 if byte.group(3) else 16) & 0xFF)
                 spans.append((at + byte.start(), at + byte.end()))
-        return list(_utf8_chars(values, spans))
+        chars = list(_utf8_chars(values, spans))
+        return "".join(char for char, _ in chars), [span for _, span in chars]
     if kind == "code":
         point = int(raw[2:].strip("{}"), 16)
-        text = chr(point) if point <= 0x10FFFF else raw
-    elif kind == "entity":
-        text = html.unescape(raw)
-    else:
-        text = _C_ESCAPES.get(raw[1], raw[1])
-    if text == raw:
-        return [(c, (at + i, at + i + 1)) for i, c in enumerate(raw)]
-    return [(c, (at, found.end())) for c in text]
+        return (chr(point) if point <= 0x10FFFF else raw), None
+    if kind == "entity":
+        return html.unescape(raw), None  # an unknown name stays as it is
+    return _C_ESCAPES.get(raw[1], raw[1]), None
 
 
 def unescaped(view: View) -> View | None:
@@ -156,13 +154,18 @@ def unescaped(view: View) -> View | None:
     ends: list[int] = []
     done = 0
     for found in _ESCAPE.finditer(view.text):
-        chars.append(view.text[done:found.start()])
+        text, spans = _decoded(found)
+        if text == found.group():
+            continue
+        chars += (view.text[done:found.start()], text)
         starts.extend(view.starts[done:found.start()])
         ends.extend(view.ends[done:found.start()])
-        for char, (start, end) in _decoded(found):
-            chars.append(char)
-            starts.append(view.starts[start])
-            ends.append(view.ends[end - 1])
+        if spans is None:
+            starts += [view.starts[found.start()]] * len(text)
+            ends += [view.ends[found.end() - 1]] * len(text)
+        else:
+            starts += [view.starts[start] for start, _ in spans]
+            ends += [view.ends[end - 1] for _, end in spans]
         done = found.end()
     if not done:
         return None
@@ -172,7 +175,8 @@ def unescaped(view: View) -> View | None:
     return View("".join(chars), starts, ends)
 
 
-def layers(text: str) -> list[View]:
+@lru_cache(maxsize=2)  # redact reads them twice: for a key's echoes, and for key-shaped tokens
+def layers(text: str) -> tuple[View, ...]:
     """The text as it is and, if it holds escapes, with its escape layers decoded."""
     plain = View(text, range(len(text)), range(1, len(text) + 1))
     deepest = plain
@@ -181,7 +185,7 @@ def layers(text: str) -> list[View]:
         if decoded is None:
             break
         deepest = decoded
-    return [plain] if deepest is plain else [plain, deepest]
+    return (plain,) if deepest is plain else (plain, deepest)
 
 
 def strided(view: View) -> list[View]:
