@@ -4,7 +4,7 @@ what this finds by ***).
 The text is searched in several *views*, each character of a view remembering the span of the text it came from:
 the text itself; the text with its escape layers decoded (JSON and C escapes, HTML entities, URL
 percent-encoding, quoted-printable: layer under layer, e.g. `&#92;u0073`); and every second or third character
-of those (a key interleaved with a filler). A view is searched on its *skeleton*: its letters and digits, lower-
+of the latter (a key interleaved with a filler). A view is searched on its *skeleton*: its letters and digits, lower-
 cased, each character folded to the ASCII one it stands for (compatibility forms such as fullwidth `ｓ`, letters
 with accents or a stroke, look-alikes such as Cyrillic `ѕ`, a small capital `ꜱ` or a regional indicator `🇸`,
 other scripts' digits, Unicode's invisible tag characters). Any WINDOW consecutive characters of a
@@ -33,14 +33,14 @@ from functools import lru_cache
 from typing import NamedTuple
 
 WINDOW = 10  # consecutive characters of a key that mark an echo of it (about 50 bits of a random key)
-PROBE = 7  # characters looked up at every STEP-th place of a skeleton: a WINDOW-long echo holds one of them
+PROBE = 7  # characters looked up every few places of a skeleton (Probes.step): a WINDOW-long echo holds one
 STRIDES = (2, 3)  # every 2nd or 3rd character: a key interleaved with one or two filler characters
 _LAYERS = 3  # escape layers decoded, one under another
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _BYTES_SKELETON = (bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz"),
                    bytes(c for c in range(256) if chr(c) not in _ALNUM))
-# Greek, Cyrillic and Armenian letters drawn like a Latin one (Unicode's confusables, UTS #39); other Latin
-# look-alikes are found by name (_latin_look_alike), compatibility forms by NFKD
+# Greek, Cyrillic and Armenian letters drawn like a Latin one (from Unicode's confusables, UTS #39); other
+# look-alikes are found by their names (_LATIN_LOOK_ALIKE, _DIGIT_LOOK_ALIKE), compatibility forms by NFKD
 _LOOK_ALIKES = str.maketrans("αβεηικμνορτυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ" "асԁеһіјӏоԛрѕԝхуүАВСЕНІЈКМОРЅТХУҮԚԜ" "օսցոհզ",
                              "abehikmvoptuxyabezhikmnoptyx" "acdehijloqpswxyyabcehijkmopstxyyqw" "ougnhq")
 _LATIN_LOOK_ALIKE = re.compile(r"(?:[A-Z -]* )?(?:LATIN|REGIONAL INDICATOR SYMBOL)(?: [A-Z]+)*? LETTER "
@@ -214,6 +214,7 @@ class Probes(NamedTuple):
 
 @lru_cache(maxsize=16)
 def probes(key_bones: tuple[str, ...]) -> Probes:
+    """The probes of the keys' skeletons (the same keys on every call of redact: worked out once)."""
     size = min(PROBE, WINDOW, *map(len, key_bones))
     step = min(min(WINDOW, len(key)) - size + 1 for key in key_bones)
     at: dict[str, list[tuple[str, int, int, bool]]] = {}
