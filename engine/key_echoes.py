@@ -18,7 +18,8 @@ base64 (either alphabet, wrapped over lines or not, from any of its first four c
 `0x`, with any separators) is decoded and its bytes searched the same way (so UTF-16's zero bytes drop out) -- or,
 where it cannot (base85's alphabet is most of the printable characters), by encoding the key: its Ascii85 and
 base85 forms at each of the four byte alignments it may start at, 15 characters (12 bytes of the key) of which
-mark an echo. Either way the encoded run is the span.
+mark an echo. Either way the encoded run is the span; and decoded bytes that read as text are searched as a text
+in turn, so an encoding inside another (base64 of JSON escapes, hex of base64) is found too.
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ _HEX_RUN = re.compile(r"(?:0x|\\x|%)?[0-9A-Fa-f]{2}(?:[\s,:;-]*(?:0x|\\x|%)?[0-9
 _A85_RUN = re.compile(r"<~[!-u]+~>|[!-u]+")  # Adobe's delimiters with it
 _B85_RUN = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]+")
 _B85_GROUPS = 3  # groups of 5 characters (4 bytes each) of a key's base85 that mark an echo
+_NESTED = 2  # encodings decoded one inside another (base64 of hex, hex of JSON escapes...)
+_TEXT_BYTES = bytes([9, 10, 13, *range(32, 127)])
 
 
 class View(NamedTuple):
@@ -175,7 +178,7 @@ def unescaped(view: View) -> View | None:
     return View("".join(chars), starts, ends)
 
 
-@lru_cache(maxsize=2)  # redact reads them twice: for a key's echoes, and for key-shaped tokens
+@lru_cache(maxsize=4)  # redact reads them twice: for a key's echoes, and for key-shaped tokens
 def layers(text: str) -> tuple[View, ...]:
     """The text as it is and, if it holds escapes, with its escape layers decoded."""
     plain = View(text, range(len(text)), range(1, len(text) + 1))
@@ -285,7 +288,18 @@ def _base_decodings(run: str) -> list[bytes]:
     return out
 
 
-def _decoded_runs(text: str, found: Probes, checked: dict[tuple[str, str], bool]) -> list[tuple[int, int]]:
+def _holds_echo(raw: bytes, found: Probes, keys: list[str], nested: int) -> bool:
+    """Whether decoded bytes give a key back: in their skeleton, or (if they read as text and `nested` allows)
+    in any form echo_spans finds in a text, another encoding included."""
+    raw_bones = raw.translate(*_BYTES_SKELETON).decode()
+    if holds_echo(raw_bones, found) and runs_along(raw_bones, found):
+        return True
+    reads_as_text = len(raw) >= 8 and len(raw.translate(None, _TEXT_BYTES)) * 10 <= len(raw)  # not chance bytes
+    return bool(nested and reads_as_text and echo_spans(raw.decode("latin-1"), keys, nested - 1))
+
+
+def _decoded_runs(text: str, found: Probes, keys: list[str], nested: int,
+                  checked: dict[tuple[str, str], bool]) -> list[tuple[int, int]]:
     """Spans of base64, base32 or hex runs of `text` whose bytes hold an echo (`checked`: the runs already
     decoded, in another view of the same text, and whether they do)."""
     spans = []
@@ -293,9 +307,7 @@ def _decoded_runs(text: str, found: Probes, checked: dict[tuple[str, str], bool]
         for run in pattern.finditer(text):
             seen = (pattern.pattern, run.group())  # a run of hex digits is one of base64's letters too
             if seen not in checked:
-                decoded = (raw.translate(*_BYTES_SKELETON).decode() for raw in decodings(run.group()))
-                checked[seen] = any(holds_echo(found_bones, found) and runs_along(found_bones, found)
-                                    for found_bones in decoded)
+                checked[seen] = any(_holds_echo(raw, found, keys, nested) for raw in decodings(run.group()))
             if checked[seen]:
                 spans.append(run.span())
     return spans
@@ -333,9 +345,9 @@ def _base85_runs(text: str, keys: tuple[str, ...]) -> list[tuple[int, int]]:
     return spans
 
 
-def echo_spans(text: str, keys: list[str]) -> list[tuple[int, int]]:
-    """Spans of `text` (start, end) that give one of `keys` back, plain, escaped, interleaved or encoded;
-    overlapping spans merged."""
+def echo_spans(text: str, keys: list[str], nested: int = _NESTED) -> list[tuple[int, int]]:
+    """Spans of `text` (start, end) that give one of `keys` back, plain, escaped, interleaved or encoded (in
+    `nested` more encodings under that); overlapping spans merged."""
     keys = [k for k in keys if len(bones(k)) >= 6]
     if not keys:
         return []
@@ -349,7 +361,7 @@ def echo_spans(text: str, keys: list[str]) -> list[tuple[int, int]]:
                       for a, b in runs_along(view_bones, found, is_strided)]
     checked: dict[tuple[str, str], bool] = {}
     for view in readable:
-        encoded = _decoded_runs(view.text, found, checked) + _base85_runs(view.text, tuple(sorted(keys)))
+        encoded = _decoded_runs(view.text, found, keys, nested, checked) + _base85_runs(view.text, tuple(sorted(keys)))
         spans += [(view.starts[a], view.ends[b - 1]) for a, b in encoded]
     return merged(text, spans)
 

@@ -25,6 +25,8 @@ from tests.page_run import run_page
 from tests.test_hostile import ECHOES
 
 KEY = "sk-test-abcdef1234567890XYZ"  # as the attacker's OPENAI_API_KEY
+# and one drawn at random: no run of digits in it to be found in a form that keeps them, only its letters
+KEYS = (KEY, "sk-proj-Qw9zLmN4pR7tUv2XyBc8dE")
 GOOD = '{"chosen_number": 7}'
 CYRILLIC = str.maketrans("aceopsxyABCEHIKMOPSTXY", "асеорѕхуАВСЕНІКМОРЅТХУ")  # Latin letters' look-alikes
 
@@ -33,7 +35,7 @@ def _bytes_escaped(key: str, form: str) -> str:
     return "".join(form.format(b) for b in key.encode())
 
 
-# How a model or an endpoint gave the key back, in forms redact let through
+# How a model or an endpoint gave the key back, in forms redact let through (one inside another too)
 FORMS = {
     "json-unicode": lambda key: "".join(f"\\u{ord(c):04x}" for c in key),
     "json-unicode-braces": lambda key: "".join(f"\\u{{{ord(c):x}}}" for c in key),
@@ -49,7 +51,8 @@ FORMS = {
     "quoted-printable-every-byte": lambda key: _bytes_escaped(key, "={:02X}"),
     "rot13": lambda key: codecs.encode(key, "rot13"),
     "rot13-bare-reversed": lambda key: codecs.encode(key.removeprefix("sk-")[::-1], "rot13"),
-    "caesar-3": lambda key: "".join(chr((ord(c) - 97 + 3) % 26 + 97) if c.islower() else c for c in key),
+    "caesar-3": lambda key: "".join(chr((ord(c) - base + 3) % 26 + base) if c.isalpha() else c
+                                    for c in key for base in [ord("a") if c.islower() else ord("A")]),
     "ascii85": lambda key: base64.a85encode(key.encode()).decode(),
     "ascii85-delimited": lambda key: base64.a85encode(f"key={key}".encode(), adobe=True).decode(),
     "ascii85-within": lambda key: base64.a85encode(f"k:{key};".encode()).decode(),
@@ -70,13 +73,18 @@ FORMS = {
     "regional-indicators": lambda key: "".join(chr(0x1F1E6 + ord(c.lower()) - 97) if c.isalpha() else c for c in key),
     "stroked-and-squared": lambda key: key.replace("a", "ⱥ").replace("d", "đ").replace("X", "🅧").replace("Y", "🅨"),
     "other-scripts-digits": lambda key: "".join(chr(0x0660 + int(c)) if c.isdigit() else c for c in key),
+    "base64-of-json-unicode": lambda key: base64.b64encode(FORMS["json-unicode"](key).encode()).decode(),
+    "base64-of-base64": lambda key: base64.b64encode(base64.b64encode(key.encode())).decode(),
+    "hex-of-base64": lambda key: base64.b64encode(key.encode()).hex(),
+    "base64-of-rot13": lambda key: base64.b64encode(codecs.encode(key, "rot13").encode()).decode(),
+    "base32-of-ascii85": lambda key: base64.b32encode(base64.a85encode(key.encode())).decode(),
 }
 
 
-@pytest.fixture
-def key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    return KEY
+@pytest.fixture(params=KEYS)
+def key(request, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", request.param)
+    return request.param
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))
@@ -93,8 +101,9 @@ def test_the_forms_redacted_before_still_are_and_only_them(key, echo):
 @pytest.mark.parametrize("form", ["json-unicode", "html-decimal", "percent", "rot13", "ascii85", "base85",
                                   "interleaved-letter", "cyrillic"])
 def test_part_of_a_key_in_another_form_is_redacted(key, form):
-    """Its middle, 12 characters without its prefix (more than a WINDOW of its letters and digits)."""
-    assert redact(f"part: {FORMS[form](key[5:21])} {GOOD}") == f"part: *** {GOOD}"
+    """Its middle, 16 characters without its prefix (more than a WINDOW of its letters and digits); no letter
+    before it (an echo is followed as far as it goes: a letter the key has there would go with it)."""
+    assert redact(f"> {FORMS[form](key[5:21])} {GOOD}") == f"> *** {GOOD}"
 
 
 @pytest.mark.parametrize("shaped", ["sk-proj-abcdefghijklmnop", "ghp_R2d9abcdefghijklmnopqrstuvwxyz012345"])
@@ -143,9 +152,10 @@ def _traces(text: str, key: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_an_echoing_provider_leaves_no_trace_in_the_database_the_page_or_an_export(stub, tmp_path, key):
+def test_an_echoing_provider_leaves_no_trace_in_the_database_the_page_or_an_export(stub, tmp_path, monkeypatch):
     """A provider answering with the key it was sent, in every form above: the match plays on its answers and
     no form of the key is stored, shown on the transcripts page or written into an exported site."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
     stub.responder = lambda request: StubReply(
         "my key is " + " and ".join(write(stub.headers[-1]["authorization"].removeprefix("Bearer "))
                                     for write in FORMS.values()) + f" {GOOD}")
