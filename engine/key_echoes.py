@@ -70,7 +70,7 @@ _A85_RUN = re.compile(r"<~[!-u]+~>|[!-u]+")  # Adobe's delimiters with it
 _B85_RUN = re.compile(r"[0-9A-Za-z!#$%&()*+\-;<=>?@^_`{|}~]+")
 _B85_GROUPS = 3  # groups of 5 characters (4 bytes each) of a key's base85 that mark an echo
 _NESTED = 2  # encodings decoded one inside another (base64 of hex, hex of JSON escapes...)
-_TEXT_BYTES = bytes([9, 10, 13, *range(32, 127)])
+_CONTROLS = [chr(c) for c in (*range(9), 11, 12, *range(14, 32), 127)]
 
 
 class View(NamedTuple):
@@ -178,8 +178,7 @@ def unescaped(view: View) -> View | None:
     return View("".join(chars), starts, ends)
 
 
-@lru_cache(maxsize=4)  # redact reads them twice: for a key's echoes, and for key-shaped tokens
-def layers(text: str) -> tuple[View, ...]:
+def _layers(text: str) -> tuple[View, ...]:
     """The text as it is and, if it holds escapes, with its escape layers decoded."""
     plain = View(text, range(len(text)), range(1, len(text) + 1))
     deepest = plain
@@ -191,12 +190,20 @@ def layers(text: str) -> tuple[View, ...]:
     return (plain,) if deepest is plain else (plain, deepest)
 
 
+layers = lru_cache(maxsize=1)(_layers)  # redact reads a text's twice: for a key's echoes, and for key-shaped tokens
+
+
 def strided(view: View) -> list[View]:
     """Every second or third character of `view`, from each place: a key interleaved with a filler. Each
     character's span reaches over the filler after it, so an echo's last filler goes with it."""
-    return [View(view.text[skip::stride], view.starts[skip::stride],
-                 list(view.ends[skip + stride - 1::stride]) + list(view.ends[-1:]))
-            for stride in STRIDES for skip in range(stride)]
+    views = []
+    for stride in STRIDES:
+        for skip in range(stride):
+            starts, ends = view.starts[skip::stride], view.ends[skip + stride - 1::stride]
+            if len(ends) < len(starts):  # the last character has less filler after it than the others
+                ends = [*ends, view.ends[-1]]
+            views.append(View(view.text[skip::stride], starts, ends))
+    return views
 
 
 # --- a key's readings, and where a skeleton runs along one
@@ -294,8 +301,14 @@ def _holds_echo(raw: bytes, found: Probes, keys: list[str], nested: int) -> bool
     raw_bones = raw.translate(*_BYTES_SKELETON).decode()
     if holds_echo(raw_bones, found) and runs_along(raw_bones, found):
         return True
-    reads_as_text = len(raw) >= 8 and len(raw.translate(None, _TEXT_BYTES)) * 10 <= len(raw)  # not chance bytes
-    return bool(nested and reads_as_text and echo_spans(raw.decode("latin-1"), keys, nested - 1))
+    if not nested or len(raw) < 8:
+        return False
+    try:  # bytes decoded by chance are seldom UTF-8, and hardly ever without control characters
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    controls = sum(map(text.count, _CONTROLS))
+    return controls * 10 <= len(text) and bool(_echoes(_layers(text), keys, found, nested - 1))
 
 
 def _decoded_runs(text: str, found: Probes, keys: list[str], nested: int,
@@ -314,25 +327,29 @@ def _decoded_runs(text: str, found: Probes, keys: list[str], nested: int,
 
 
 @lru_cache(maxsize=16)
-def _base85_pieces(keys: tuple[str, ...]) -> tuple[tuple[re.Pattern, frozenset[str]], ...]:
+def _base85_pieces(keys: tuple[str, ...]) -> tuple[tuple[re.Pattern, frozenset[str], frozenset[str]], ...]:
     """Every _B85_GROUPS groups of each key's Ascii85 and base85 forms (UTF-8 and UTF-16), at each of the four
-    byte alignments the key may start at, with the run of a text such a piece lies in."""
-    pieces: dict[re.Pattern, set[str]] = {_A85_RUN: set(), _B85_RUN: set()}
+    byte alignments the key may start at, with the run of a text such a piece lies in; and every 10 characters
+    of those forms (a piece holds one of them at a fifth place of any text: a text without one is passed over)."""
+    pieces: dict[re.Pattern, tuple[set[str], set[str]]] = {_A85_RUN: (set(), set()), _B85_RUN: (set(), set())}
     for key in keys:
         for raw in (key.encode(), key.encode("utf-16-le")):
             for skip in range(4):
                 body = raw[skip:][:(len(raw) - skip) // 4 * 4]
                 for run, encode in ((_A85_RUN, base64.a85encode), (_B85_RUN, base64.b85encode)):
                     encoded = encode(body).decode()
-                    pieces[run].update(encoded[g:g + 5 * _B85_GROUPS]
-                                       for g in range(0, len(encoded) - 5 * _B85_GROUPS + 1, 5))
-    return tuple((run, frozenset(found)) for run, found in pieces.items())
+                    pieces[run][0].update(encoded[g:g + 5 * _B85_GROUPS]
+                                          for g in range(0, len(encoded) - 5 * _B85_GROUPS + 1, 5))
+                    pieces[run][1].update(encoded[i:i + 10] for i in range(len(encoded) - 9))
+    return tuple((run, frozenset(whole), frozenset(samples)) for run, (whole, samples) in pieces.items())
 
 
 def _base85_runs(text: str, keys: tuple[str, ...]) -> list[tuple[int, int]]:
     """Spans of the runs of `text` that hold a piece of a key's Ascii85 or base85 form."""
     spans = []
-    for run, pieces in _base85_pieces(keys):
+    for run, pieces, samples in _base85_pieces(keys):
+        if samples.isdisjoint(text[i:i + 10] for i in range(0, len(text) - 9, 5)):
+            continue
         hits = []
         for piece in pieces:
             at = text.find(piece)
@@ -345,14 +362,17 @@ def _base85_runs(text: str, keys: tuple[str, ...]) -> list[tuple[int, int]]:
     return spans
 
 
-def echo_spans(text: str, keys: list[str], nested: int = _NESTED) -> list[tuple[int, int]]:
-    """Spans of `text` (start, end) that give one of `keys` back, plain, escaped, interleaved or encoded (in
-    `nested` more encodings under that); overlapping spans merged."""
+def echo_spans(text: str, keys: list[str]) -> list[tuple[int, int]]:
+    """Spans of `text` (start, end) that give one of `keys` back, plain, escaped, interleaved or encoded;
+    overlapping spans merged."""
     keys = [k for k in keys if len(bones(k)) >= 6]
     if not keys:
         return []
-    found = probes(tuple(sorted({bones(k) for k in keys})))
-    readable = layers(text)
+    return merged(text, _echoes(layers(text), keys, probes(tuple(sorted({bones(k) for k in keys}))), _NESTED))
+
+
+def _echoes(readable: tuple[View, ...], keys: list[str], found: Probes, nested: int) -> list[tuple[int, int]]:
+    """Spans of a text (its layers) that give a key back, in `nested` more encodings under the last one too."""
     spans = []
     for view, is_strided in [(view, False) for view in readable] + [(view, True) for view in strided(readable[-1])]:
         if holds_echo(bones(view.text), found):
@@ -363,7 +383,7 @@ def echo_spans(text: str, keys: list[str], nested: int = _NESTED) -> list[tuple[
     for view in readable:
         encoded = _decoded_runs(view.text, found, keys, nested, checked) + _base85_runs(view.text, tuple(sorted(keys)))
         spans += [(view.starts[a], view.ends[b - 1]) for a, b in encoded]
-    return merged(text, spans)
+    return spans
 
 
 def merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
