@@ -11,7 +11,8 @@ other scripts' digits, Unicode's invisible tag characters). Any WINDOW consecuti
 key's own skeleton found there mark an echo, followed as far as it goes, read forwards, backwards or shifted
 round the alphabet (rot13 or any other Caesar shift): so the whole key, the key without its provider prefix, its
 first or last part, and the key split by spaces, line breaks, punctuation or invisible characters are all one
-span of the text, from its first character to its last.
+span of the text, from its first character to its last. An echo read in a derived way (shifted, or interleaved)
+must be letters for half its length: digits alone come by chance (a count in every other character).
 
 An encoded echo is found either by decoding the text, where a run of the encoding can be told apart: every run of
 base64 (either alphabet, wrapped over lines or not, from any of its first four characters), base32 or hex (bare,

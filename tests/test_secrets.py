@@ -1,8 +1,9 @@
 """A key from the environment is redacted in the forms an attacker found passing (engine/key_echoes.py): under
 escapes (JSON, C hex and octal, HTML entities, URL percent-encoding, quoted-printable, layer under layer),
 shifted round the alphabet (rot13), in Ascii85 or base85 at any byte alignment, interleaved with a filler, in
-look-alike or compatibility letters; ordinary answers survive untouched; and an answer from a provider echoing
-the key so reaches the database, the transcripts page and an exported site with no trace of it."""
+look-alike, compatibility or invisible tag letters, one encoding inside another; a key-shaped token under
+escapes too; ordinary answers survive untouched; and an answer from a provider echoing the key so reaches the
+database, the transcripts page and an exported site with no trace of it."""
 
 from __future__ import annotations
 
