@@ -174,7 +174,7 @@ def test_an_echoing_provider_leaves_no_trace_in_the_database_the_page_or_an_expo
             assert not _traces(" ".join(map(str, row)), KEY), table  # ...and stored nowhere
 
     match_id = store.rows(db, "SELECT match_id FROM matches")[0][0]
-    page = run_page("transcripts", db, pytest.MonkeyPatch(), match=match_id, turn="1")
+    page = run_page("transcripts", db, monkeypatch, match=match_id, turn="1")
     assert not page.exception
     shown = [e.value for kind in ("code", "markdown", "caption", "text") for e in page.get(kind)]
     shown += [str(v) for df in page.dataframe for v in df.value.to_numpy().ravel()]
