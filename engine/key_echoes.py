@@ -12,7 +12,7 @@ key's own skeleton found there mark an echo, followed as far as it goes, read fo
 round the alphabet (rot13 or any other Caesar shift): so the whole key, the key without its provider prefix, its
 first or last part, and the key split by spaces, line breaks, punctuation or invisible characters are all one
 span of the text, from its first character to its last. An echo read in a derived way (shifted, or interleaved)
-must be letters for half its length: digits alone come by chance (a count in every other character).
+must hold a few letters: digits alone come by chance (a count in every other character).
 
 An encoded echo is found either by decoding the text, where a run of the encoding can be told apart: every run of
 base64 (either alphabet, wrapped over lines or not, from any of its first four characters), base32 or hex (bare,
@@ -37,6 +37,7 @@ from typing import NamedTuple
 WINDOW = 10  # consecutive characters of a key that mark an echo of it (about 50 bits of a random key)
 PROBE = 7  # characters looked up every few places of a skeleton (Probes.step): a WINDOW-long echo holds one
 STRIDES = (2, 3)  # every 2nd or 3rd character: a key interleaved with one or two filler characters
+DERIVED_LETTERS = 4  # letters an echo read shifted or interleaved must hold (a hex key's ten characters do, mostly)
 _LAYERS = 3  # escape layers decoded, one under another
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _BYTES_SKELETON = (bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz"),
@@ -247,9 +248,9 @@ def holds_echo(skeleton_text: str, found: Probes) -> bool:
 
 def runs_along(skeleton_text: str, found: Probes, strided_view: bool = False) -> list[tuple[int, int]]:
     """Spans of a skeleton that run along one of the keys' readings for its WINDOW characters or more. Read in a
-    derived way (shifted round the alphabet, or in every second or third character of a text) an echo must be
-    letters for half its length at least: digits shift with no letter, and any text's every other character
-    counts up or down now and then (`u>=1e9?9:u>=1e8?8:...` reads 98...)."""
+    derived way (shifted round the alphabet, or in every second or third character of a text) an echo must hold
+    DERIVED_LETTERS letters: digits shift with no letter, and any text's every other character counts up or down
+    now and then (`u>=1e9?9:u>=1e8?8:...` reads 98...)."""
     spans = []
     for i in range(0, len(skeleton_text) - found.size + 1, found.step):
         for reading, j, width, shifted in found.at.get(skeleton_text[i:i + found.size], ()):
@@ -258,9 +259,8 @@ def runs_along(skeleton_text: str, found: Probes, strided_view: bool = False) ->
                 start, k_start = start - 1, k_start - 1
             while end < len(skeleton_text) and k_end < len(reading) and skeleton_text[end] == reading[k_end]:
                 end, k_end = end + 1, k_end + 1
-            derived = shifted or strided_view
-            if end - start >= width and not (derived and sum(map(str.isdigit, skeleton_text[start:end])) * 2 >
-                                             end - start):
+            letters = end - start - sum(map(str.isdigit, skeleton_text[start:end]))
+            if end - start >= width and (letters >= DERIVED_LETTERS or not (shifted or strided_view)):
                 spans.append((start, end))
     return spans
 

@@ -11,6 +11,9 @@ import asyncio
 import base64
 import codecs
 import html
+import random
+import re
+import string
 from pathlib import Path
 
 import pytest
@@ -42,7 +45,7 @@ FORMS = {
     "json-unicode-braces": lambda key: "".join(f"\\u{{{ord(c):x}}}" for c in key),
     "html-decimal": lambda key: "".join(f"&#{ord(c)};" for c in key),
     "html-hex": lambda key: "".join(f"&#x{ord(c):X};" for c in key),
-    "html-named": lambda key: html.escape(key.replace("-", "&hyphen;").replace("e", "&#101")),
+    "html-named": lambda key: html.escape(key.replace("-", "&hyphen;").replace("e", "&#101;")),
     "html-entity-escaped": lambda key: "".join(f"&amp;#{ord(c)};" for c in key),  # two layers
     "percent": lambda key: _bytes_escaped(key, "%{:02x}"),
     "percent-part": lambda key: key[:8] + _bytes_escaped(key[8:], "%{:02X}"),
@@ -139,6 +142,29 @@ ORDINARY = [
 def test_ordinary_answers_survive_untouched(key, monkeypatch, text):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-Qw9zLmN4pR7tUv2XyB")
     assert redact(text) == text
+
+
+def random_keys(count: int) -> list[str]:
+    """Keys shaped like the providers' (OpenAI's, Anthropic's, Groq's, Google's, a hex token), drawn at random."""
+    rng = random.Random(7)
+    base62 = string.ascii_letters + string.digits
+    shapes = [("sk-proj-", base62, 48), ("sk-ant-api03-", base62 + "-_", 40), ("gsk_", base62, 52),
+              ("AIza", base62 + "-_", 35), ("", "0123456789abcdef", 40)]
+    return [prefix + "".join(rng.choice(alphabet) for _ in range(size))
+            for prefix, alphabet, size in (shapes[i % len(shapes)] for i in range(count))]
+
+
+def test_any_key_in_any_form_is_redacted_and_ordinary_answers_are_not(monkeypatch):
+    """Forty keys drawn at random, each in every form, are redacted leaving no echo (a key's first or last
+    characters that are no letter or digit, `_` or `-`, may stay, escaped or with their filler); and the
+    ordinary answers with each in the environment survive."""
+    for drawn in random_keys(40):
+        monkeypatch.setenv("OPENAI_API_KEY", drawn)
+        redacted = {form: redact(f"my key is {write(drawn)} {GOOD}") for form, write in FORMS.items()}
+        leftover = re.compile(rf"my key is \S{{0,24}}\*\*\*\S{{0,24}} {re.escape(GOOD)}")
+        missed = [form for form, text in redacted.items() if not leftover.fullmatch(text) or echo_spans(text, [drawn])]
+        assert not missed, (drawn, missed)
+        assert [redact(text) for text in ORDINARY[:-1]] == ORDINARY[:-1], drawn
 
 
 def _traces(text: str, key: str) -> list[str]:
