@@ -2,9 +2,12 @@
 they are never part of a run spec, the database, a log or a page. Every answer and error text an agent
 records passes through `redact`: an environment variable named like a secret has every echo of its value
 replaced, in whatever form it comes back (engine/key_echoes.py: whole or in part, without its provider prefix, in
-another case, split by spaces, line breaks, punctuation or invisible characters, backwards, in base64, base32 or
-hex), and so has any token shaped like a provider's key (`sk-...`, Google's `AIza...`, GitHub's `ghp_...`, AWS's
-`AKIA...`, a JSON Web Token, a bearer token), whether or not it is in the environment."""
+another case, split by spaces, line breaks, punctuation or invisible characters, interleaved with a filler,
+backwards, shifted round the alphabet (rot13), in look-alike or compatibility letters (Cyrillic, fullwidth), under
+escapes (JSON, C, HTML entities, URL percent-encoding, quoted-printable), in base64, base32, base85 or hex), and
+so has any token shaped like a provider's key (`sk-...`, Google's `AIza...`, GitHub's `ghp_...`, AWS's
+`AKIA...`, a JSON Web Token, a bearer token), whether or not it is in the environment, as it is or under
+escapes."""
 
 from __future__ import annotations
 
@@ -14,27 +17,30 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from engine.key_echoes import echo_spans
+from engine.key_echoes import echo_spans, layers, merged
 
 ROOT = Path(__file__).resolve().parent.parent
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
-_KEY_SHAPE = re.compile("|".join((
-    r"\b(?:(?i:sk|rk|gsk|xai)|pk|key|hf)[-_][A-Za-z0-9_\-]{8,}\b",  # OpenAI, Anthropic, Groq, xAI, Hugging Face...
-    r"\bAIza[0-9A-Za-z_\-]{30,}",  # Google (Gemini)
-    r"\bgh[pousr]_[A-Za-z0-9]{30,}",  # GitHub
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key id
-    r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # a JSON Web Token
+_KEY_SHAPE = re.compile(r"\b(?:" + "|".join((  # at a word's start: the search skips the rest of a word fast
+    r"(?:(?i:sk|rk|gsk|xai)|pk|key|hf)[-_][A-Za-z0-9_\-]{8,}\b",  # OpenAI, Anthropic, Groq, xAI, Hugging Face...
+    r"AIza[0-9A-Za-z_\-]{30,}",  # Google (Gemini)
+    r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key id
+    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",  # a JSON Web Token
     r"(?i:bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*",  # an Authorization header's token
-)))
+)) + ")")
 
 
 def redact(text: str) -> str:
     """Replace every echo of a secret-looking environment variable's value (engine/key_echoes.py: whole or in
-    part, split, backwards, encoded), and key-shaped tokens, by ***."""
+    part, split, interleaved, backwards, look-alike, escaped, encoded), and key-shaped tokens, by ***. It runs on
+    every answer: bench/redact.py times it on 10 kB ones."""
     keys = [value for name, value in os.environ.items() if value and len(value) >= 6 and _SECRET_NAME.search(name)]
-    for start, end in reversed(echo_spans(text, keys)):
+    shaped = [(view.starts[found.start()], view.ends[found.end() - 1])
+              for view in layers(text) for found in _KEY_SHAPE.finditer(view.text)]  # escaped too
+    for start, end in reversed(merged(text, echo_spans(text, keys) + shaped)):
         text = text[:start] + "***" + text[end:]
-    return _KEY_SHAPE.sub("***", text)
+    return text
 
 
 # a URL carrying a credential: a password in its user part (`https://user:pass@host`) or a query parameter named
