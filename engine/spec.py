@@ -162,6 +162,8 @@ def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi:
 def parse_spec(raw: Any) -> RunSpec:
     check_mapping(raw, TOP_KEYS, "a run spec must be a mapping with at least 'name' and 'games'")
     check_shape(raw)
+    if raw.get("name") is not None and not isinstance(raw["name"], str):
+        raise SpecError(f"name: must be text, got {short(raw['name'])}")
     if not isinstance(raw.get("name"), str) or not raw["name"].strip():
         raise SpecError("name: a run spec needs a non-empty name")
     name = checked_name(raw["name"], "name")
@@ -299,7 +301,8 @@ def _presets(entry: dict, cls: Any, where: str) -> list[str]:
 
 
 def _too_many(where: str) -> SpecError:
-    return SpecError(f"{where}: the run would have more than {MAX_MATCHES} matches; split it into several runs")
+    return SpecError(f"{where.rstrip('.')}: the run would have more than {MAX_MATCHES} matches; split it into "
+                     f"several runs")
 
 
 @dataclass(frozen=True)

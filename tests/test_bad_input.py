@@ -190,6 +190,7 @@ def _raw(**top) -> dict:
     ({"concurrency": 10**12}, "concurrency: must be an integer from 1"),
     ({"name": "two\nlines"}, "name: 'two\\nlines' has a control character (U+000A) at position 4"),
     ({"name": "bell\x07"}, "a control character (U+0007) at position 5; use printable text"),
+    ({"name": [1, 2]}, "name: must be text, got [1, 2]"),  # a list is no empty name
 ])
 def test_unbounded_or_unprintable_specs_are_refused_before_anything_is_built(top, says):
     """Each refusal says which field and what is wrong (a control character: which one, where)."""
@@ -200,7 +201,7 @@ def test_unbounded_or_unprintable_specs_are_refused_before_anything_is_built(top
 def test_a_run_of_more_matches_than_the_bound_is_refused():
     lineups = [["bot:random", "bot:random"]] * 11
     raw = _raw(repeats=MAX_REPEATS) | {"games": [{"game": "tictactoe", "lineups": lineups}]}
-    with pytest.raises(SpecError, match=f"more than {MAX_MATCHES} matches"):
+    with pytest.raises(SpecError, match=re.escape(f"games[0]: the run would have more than {MAX_MATCHES} matches")):
         parse_spec(raw)
 
 
