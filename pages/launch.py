@@ -276,10 +276,7 @@ def runs_panel() -> None:
     st.subheader("Runs")
     for run_id in [r for r in notices if not processes.is_alive(DB, r)]:
         del notices[run_id]  # a finished or cancelled run's message goes with its process
-    # its sum of every turn's tokens hashes the runs' match ids: within a page's share (store.READER_MEMORY) it
-    # spilled to disk (2-10 s against 1-4 s at a million matches), for a peak no lower (130 against 150 MB)
-    with store.reading(DB, memory=store.BATCH_READER_MEMORY):
-        table = processes.progress(DB)
+    table = processes.progress(DB)
     listed = set() if table.empty else set(table["run_id"])
     for run_id in [r for r in notices if r not in listed]:  # started, not in the database yet
         st.success(notices[run_id])
