@@ -17,6 +17,7 @@ from engine.selection import ALL, Selection
 from engine.spec import parse_spec
 from engine.transcripts import MatchSearch
 from engine.valid_answers import invalid_sql
+from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
 
@@ -154,6 +155,21 @@ def test_a_search_through_the_turns_reads_the_newest_written_and_every_turn_when
     assert transcripts.find_matches(copy, MatchSearch(parse_failures=True))["match_id"].tolist() == [failed[0][0]]
     monkeypatch.setattr(transcripts, "TURNS_SEARCHED", total - last_failure[0][0] - 1)  # from just after it
     assert transcripts.find_matches(copy, MatchSearch(parse_failures=True)).empty
+
+
+def test_the_page_says_how_far_back_a_search_through_the_turns_read(db, monkeypatch):
+    monkeypatch.setattr(transcripts, "TURNS_SEARCHED", 3)
+    total = store.rows(db, "SELECT count(*) FROM turns")[0][0]
+
+    def captions(**params: str) -> list[str]:
+        page = run_page("transcripts", db, monkeypatch, **params)
+        assert not page.exception
+        return [c.value for c in page.caption]
+
+    said = f"Searched the newest 3 of {total:,} turns"
+    assert any(c.startswith(said) for c in captions(q="no such words"))
+    assert any(c.startswith(said) for c in captions(failures="1"))
+    assert not any(c.startswith("Searched") for c in captions(q="no such words", every="1") + captions())
 
 
 def test_a_matchs_turns_name_their_agents_from_the_summaries_as_from_the_seats(db, monkeypatch):
