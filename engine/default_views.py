@@ -9,7 +9,6 @@ until the next write.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 from engine import headline, store
@@ -24,35 +23,33 @@ NEWEST_RUNS = 10  # the runs whose Bradley-Terry table is ready: the Overview li
 def refresh(db: str | Path) -> list[str]:
     """Bring the saved replays and the default views' tables up to date; returns the views computed. Each view
     reads over one connection (`store.reading`: an open costs 25 ms, and a view makes a dozen reads), let go
-    between views so that another run's writer waits for one view at most, and has the run command's share of
-    memory (`store.BATCH_READER_MEMORY`), not a page's."""
-    reading = functools.partial(store.reading, db, memory=store.BATCH_READER_MEMORY)
-    with reading():
+    between views so that another run's writer waits for one view at most."""
+    with store.reading(db):
         ratings.refresh_saved(db)
         games = [g for (g,) in store.rows(db, "SELECT DISTINCT game FROM matches WHERE status = 'ok' ORDER BY game")]
         runs = [r for (r,) in store.rows(db, "SELECT run_id FROM runs ORDER BY created_at DESC NULLS LAST, run_id "
                                              "LIMIT ?", [NEWEST_RUNS])]
     views = ["every game", *games, *(f"run {r}" for r in runs)]
     for selection in (Selection(), *(Selection(games=(g,)) for g in games)):
-        with reading():
+        with store.reading(db):
             trueskill_table(db, selection=selection)
             bradley_terry_table(db, selection=selection)
             headline.ratings(db, selection)  # the Leaderboards page's table of one game
     for run in runs:
-        with reading():
+        with store.reading(db):
             bradley_terry_table(db, selection=Selection(run_ids=(run,)))
     for suite in all_suites().values():
         if suite.headline.by == "rating":
-            with reading():
+            with store.reading(db):
                 headline.headline(db, suite.name)
             views.append(f"{suite.name} headline")
     llmarena = get_suite("llmarena")
-    with reading():
+    with store.reading(db):
         llmarena.leaderboard(db)
     views.append("llmarena leaderboard")
     for figure in llmarena.figures:  # the Games page's view of each game: every match of it
         for game in figure.games:
-            with reading():
+            with store.reading(db):
                 figure.compute(db, Selection().of_game(game))
             views.append(figure.name.format(game=game))
     return views

@@ -113,4 +113,4 @@ def test_a_readers_block_cache_is_bounded(db_path):
     store.init_db(db_path)
     with store.connect(db_path, read_only=True) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-    assert limit == "122.0 MiB", limit  # store.READER_MEMORY, 128 MB, as DuckDB prints it
+    assert limit == "244.1 MiB", limit  # store.READER_MEMORY, 256 MB, as DuckDB prints it

@@ -242,14 +242,7 @@ _STORED: dict[str, tuple[tuple[int, int], Any]] = {}
 
 def _stored_figures(db: str | Path, newest: int) -> Any:
     """`progress`' figures from the database, read once per state of it: their sum of every turn's tokens took 2.8 s
-    at 1M matches, and the runs panel asks every 2 s (while nothing writes, nothing is read again). With the run
-    command's share of memory (store.BATCH_READER_MEMORY): at a page's it hashed the runs' million match ids on disk
-    (2-10 s against 1-4 s), for a peak no lower (130 against 150 MB)."""
-    with store.reading(db, memory=store.BATCH_READER_MEMORY):
-        return _read_figures(db, newest)
-
-
-def _read_figures(db: str | Path, newest: int) -> Any:
+    at 1M matches, and the runs panel asks every 2 s (while nothing writes, nothing is read again)."""
     state = (store.generation(db), newest)
     kept = _STORED.get(str(db))
     if kept is None or kept[0] != state:

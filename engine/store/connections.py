@@ -39,13 +39,8 @@ _HELD_HERE = "different configuration than existing connections"
 WRITER_FIRST = 0.5
 # DuckDB keeps the blocks it read cached up to 80% of the machine's memory by default: a reader (a dashboard
 # page, a scorer) that scans the turns of a large database would hold them all. A reader's cache is bounded;
-# its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches). A page's
-# share of the dashboard's 600 MB: its Python holds ~420 MB once every page was drawn, and a query takes its limit
-# and a third more (Robustness' scores at a million matches: 240 MB over the process at 256 MB, 160 MB at 128 MB).
-READER_MEMORY = "128MB"
-# The run command's refresh of the kept tables (engine/default_views.py: every match replayed, 50,000 at a time)
-# is no page: it keeps the larger share it was measured with.
-BATCH_READER_MEMORY = "256MB"
+# its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches).
+READER_MEMORY = "256MB"
 # The writer's too: at each commit DuckDB checkpoints the row groups it appended to, and with its default cache a
 # run's writer peaked at 500 MB on a turn log of 400k rows (bench/engine.py prints a long run's peak RSS).
 WRITER_MEMORY = "128MB"
@@ -86,15 +81,14 @@ def lock_holder(exc: Exception) -> str:
 
 
 @contextmanager
-def connect(db: str | Path, read_only: bool = False, timeout: float | None = READER_TIMEOUT,
-            memory: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(db: str | Path, read_only: bool = False,
+            timeout: float | None = READER_TIMEOUT) -> Iterator[duckdb.DuckDBPyConnection]:
     """A short-lived connection, retried with jittered backoff while another process holds the file; every
     `WAIT_REPORT_EVERY` s of waiting it says on stderr who holds it.
 
     A writer (`read_only=False`) waits as long as it takes (`timeout=None`): a finished match must not be
     lost to a reader that holds the file. A reader gives up after `timeout` s (None: it waits as long, as a
-    run's first look does). `memory`: DuckDB's memory limit (default READER_MEMORY or WRITER_MEMORY). A file
-    DuckDB cannot open raises DatabaseError (one line)."""
+    run's first look does). A file DuckDB cannot open raises DatabaseError (one line)."""
     db = Path(db)
     check_path(db, read_only)
     if not read_only:
@@ -103,7 +97,7 @@ def connect(db: str | Path, read_only: bool = False, timeout: float | None = REA
     while read_only and _writer_waiting(db) and time.monotonic() - start < WRITER_FIRST:
         time.sleep(READER_POLL)
     try:
-        con = _open(db, read_only, timeout, start, memory or (READER_MEMORY if read_only else WRITER_MEMORY))
+        con = _open(db, read_only, timeout, start)
     finally:
         if not read_only:
             _waiting_mark(db).unlink(missing_ok=True)
@@ -118,15 +112,15 @@ def connect(db: str | Path, read_only: bool = False, timeout: float | None = REA
         con.close()
 
 
-def _open(db: Path, read_only: bool, timeout: float | None, start: float,
-          memory: str) -> duckdb.DuckDBPyConnection:
+def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duckdb.DuckDBPyConnection:
     """`connect`'s tries, until DuckDB opens the file; a waiting writer marks it at every try."""
     next_report = start + WAIT_REPORT_EVERY
     delay = 0.01
     unreadable_tries = 0
     while True:
         try:
-            return duckdb.connect(str(db), read_only=read_only, config={"memory_limit": memory})
+            return duckdb.connect(str(db), read_only=read_only,
+                                  config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
                 if may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:

@@ -16,24 +16,23 @@ _READING: ContextVar[dict[str, duckdb.DuckDBPyConnection] | None] = ContextVar("
 
 
 @contextmanager
-def reading(db: str | Path, check: bool = False, memory: str | None = None) -> Iterator[None]:
+def reading(db: str | Path, check: bool = False) -> Iterator[None]:
     """Share one read-only connection among the `query`, `rows`, `stream` and `count_matches` calls made inside
     the block (in this thread or task): opening a large database costs 10-20 ms, more than most of a page's
     queries, and while runs write, each open waits for a gap between their flushes.
     Keep the block short, since a reader holds off the writer for as long as it stays open.
-    With `check`, the connection first does `check_db`'s work (an older schema is upgraded, then reopened); `memory`:
-    its DuckDB memory limit (`connections.connect`), when this block opens it."""
+    With `check`, the connection first does `check_db`'s work (an older schema is upgraded, then reopened)."""
     key = str(Path(db).resolve())
     open_now = _READING.get() or {}
     if key in open_now or not Path(db).exists():
         yield
         return
     with ExitStack() as opened:
-        con = opened.enter_context(connections.connect(db, read_only=True, memory=memory))
+        con = opened.enter_context(connections.connect(db, read_only=True))
         if check and upgrades.needs_upgrade(Path(db), con):
             opened.close()  # the upgrade writes: this process must not hold the file meanwhile
             upgrades.init_db(db)
-            con = opened.enter_context(connections.connect(db, read_only=True, memory=memory))
+            con = opened.enter_context(connections.connect(db, read_only=True))
         token = _READING.set({**open_now, key: con})
         try:
             yield
