@@ -12,8 +12,9 @@ TrueSkill is a replay of the matches in the order they finished. The child that 
 `python -m engine run` does, by bringing the saved replays (every game, each game) up to date; its time is
 printed, and the pages' ratings then load them and replay only what finished since. A TrueSkill view filtered
 by run, preset or date replays from scratch: the page asks first above sharing.SLOW_SCORER_LIMIT matches, and
-that call is timed separately, outside the budget, as is the transcripts' text search through every prompt,
-which runs only when its box is ticked (the answers and the moderator's messages are searched by default).
+that call is timed separately, outside the budget, as are the transcripts' text searches through the prompts
+and through every turn, which run only when their box is ticked (by default the answers and the moderator's
+messages of the newest `transcripts.TURNS_SEARCHED` turns are searched).
 
     .venv/bin/python bench/dashboard.py [--matches 50000] [--turns-per-match 20] [--repeats 3] [--db PATH]
 """
@@ -202,8 +203,8 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
             ("find_matches one game, one agent won", lambda: transcripts.find_matches(
                 db, search("tictactoe", (any_model,), "the agent won"))),
             ("find_matches parse failures", lambda: transcripts.find_matches(db, search(parse_failures=True))),
-            ("find_matches text search (no hit: every answer read)", lambda: transcripts.find_matches(
-                db, search(text="no such words anywhere"))),
+            (f"find_matches text search (no hit: the newest {transcripts.TURNS_SEARCHED:,} turns)",
+             lambda: transcripts.find_matches(db, search(text="no such words anywhere"))),
             ("match_info", lambda: transcripts.match_info(db, newest)),
             ("match_seats", lambda: transcripts.match_seats(db, newest)),
             ("match_turns", lambda: transcripts.match_turns(db, newest)),
@@ -228,12 +229,15 @@ def figures(db: Path, model: str) -> list[tuple[str, Callable[[], object]]]:
 
 def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
     """What the pages run only when asked: TrueSkill over a selection filtered by run (replayed from scratch;
-    the page asks above sharing.SLOW_SCORER_LIMIT matches), and a text search that reads every prompt too
-    (the transcripts page's "Search the prompts too")."""
+    the page asks above sharing.SLOW_SCORER_LIMIT matches), and the transcripts' text searches on a ticked box:
+    through the prompts too ("Search the prompts too"), through every turn ("Search every turn")."""
+    search = transcripts.MatchSearch
     return [("TrueSkill one run (replayed from scratch)",
              lambda: ratings.trueskill_table(db, selection=Selection(run_ids=("run-1",)))),
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(
-                db, transcripts.MatchSearch(text="no such words anywhere", in_prompts=True)))]
+                db, search(text="no such words anywhere", in_prompts=True))),
+            ("find_matches text search through every turn (no hit)", lambda: transcripts.find_matches(
+                db, search(text="no such words anywhere", every_turn=True)))]
 
 
 def call_budget_ms(n_matches: int) -> float:

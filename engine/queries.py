@@ -100,9 +100,10 @@ def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) ->
 
     The agent's seats are read first (one filtered scan), then only their matches; the seats are counted only in
     matches with a match score, where the count decides which score is the agent's (at a million matches the
-    agent's 333,000 matches joined three ways, and sorted, took 2.4-5 s)."""
+    agent's 333,000 matches joined three ways, and sorted, took 2.4-5 s). Its many rows come through Arrow
+    (`store.query_many_rows`)."""
     where, params = selection.where()
-    return _query(db, f"""
+    return store.query_many_rows(db, f"""
         WITH mine AS (
           SELECT match_id, prompt_version, temperature, strategy, max_tokens, count(*) AS n, avg(score) AS seat_score
           FROM seats WHERE coalesce(label, agent) = ? GROUP BY ALL),

@@ -21,6 +21,10 @@ from engine.wording import count
 
 OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
 MAX_RESULTS = 200
+# A search through the turns (a text, the parse failures) reads the newest this many, by row id: the order the
+# writer appended them, so the matches written last. Every answer of a million matches' 20M turns took 3-9 s to
+# read; these take 40 ms, and the page says how far back it searched (`MatchSearch.every_turn` reads them all).
+TURNS_SEARCHED = 200_000
 FOUND_COLUMNS = ["match_id", "game", "preset", "seed", "repeat", "status", "lineup", "parse_failures", "finished_at"]
 
 
@@ -33,6 +37,7 @@ class MatchSearch:
     text: str = ""  # case-insensitive, in what the players answered and the moderator said
     in_prompts: bool = False  # the text may also be in what the players were sent (rules, history: reads far more)
     within: Selection | None = None  # only the finished matches of this selection (a leaderboard cell's)
+    every_turn: bool = False  # the text and parse failures in every turn, not only the newest TURNS_SEARCHED
 
 
 def games(db: str | Path) -> list[str]:
@@ -84,9 +89,23 @@ def _named_settings(source: str) -> str:
         WHERE {agent_sql("z", source=source)} IN (SELECT unnest(?))"""
 
 
-def _conditions(search: MatchSearch, source: str) -> tuple[str, list]:
+def reads_turns(search: MatchSearch) -> bool:
+    """Whether `search` looks through the turns (a text, the parse failures)."""
+    return search.parse_failures or bool(search.text.strip())
+
+
+def turns_searched(db: str | Path, search: MatchSearch) -> tuple[int, int]:
+    """(the first row id of the turns `search` reads, the turns stored): the newest TURNS_SEARCHED, or from 0 when
+    it reads every turn (`every_turn`) or none."""
+    total, last = store.rows(db, "SELECT count(*), max(rowid) FROM turns")[0]
+    first = 0 if search.every_turn or not reads_turns(search) or last is None else last + 1 - TURNS_SEARCHED
+    return max(first, 0), total
+
+
+def _conditions(search: MatchSearch, source: str, hits: list[str] | None = None) -> tuple[str, list]:
     """The WHERE clause over `matches m` that `search` asks for, and its parameters (agents named from the
-    settings in `source`, `queries.settings_source`)."""
+    settings in `source`, `queries.settings_source`); a search through the turns keeps the matches of `hits`
+    (`_turn_hits`)."""
     if search.outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}, got {search.outcome!r}")
     where, params = ["TRUE"], []
@@ -113,40 +132,56 @@ def _conditions(search: MatchSearch, source: str) -> tuple[str, list]:
         where.append("m.status = 'ok' AND NOT EXISTS (SELECT 1 FROM seats x WHERE x.match_id = m.match_id AND x.won)")
     elif search.outcome == "error":
         where.append("m.status = 'error'")
+    if reads_turns(search):
+        where.append("m.match_id IN (SELECT unnest(?))")
+        params.append(hits or [])
+    return " AND ".join(where), params
+
+
+def _turn_hits(db: str | Path, search: MatchSearch) -> list[str] | None:
+    """The matches with a turn holding `search`'s text and one with a parse failure, among the turns it reads
+    (`turns_searched`); None when it reads none. Found first, as a list: a semi join of the turns read with the
+    matches probed all million of them (200-400 ms), a list of ids filters their scan (10 ms)."""
+    if not reads_turns(search):
+        return None
+    wanted, params = [], []
     if search.parse_failures:
-        where.append(f"EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND t.seat IS NOT NULL "
-                     f"AND {invalid_sql('t')})")
+        wanted.append(f"t.seat IS NOT NULL AND {invalid_sql('t')}")
     if search.text.strip():
         pattern = literal_pattern(search.text.strip())
-        said = "regexp_matches(t.response, ?, 'i')"
         sent = " OR regexp_matches(CAST(t.prompt AS VARCHAR), ?, 'i')" if search.in_prompts else ""
-        where.append(f"EXISTS (SELECT 1 FROM turns t WHERE t.match_id = m.match_id AND ({said}{sent}))")
+        wanted.append(f"regexp_matches(t.response, ?, 'i'){sent}")
         params += [pattern] * (2 if search.in_prompts else 1)
-    return " AND ".join(where), params
+    found = store.rows(db, f"""
+        SELECT t.match_id FROM turns t WHERE t.rowid >= ? AND ({" OR ".join(f"({w})" for w in wanted)})
+        GROUP BY t.match_id HAVING {" AND ".join(f"bool_or({w})" for w in wanted)}""",
+        [turns_searched(db, search)[0], *params, *params])  # a constant row id: only the row groups from it are read
+    return [match_id for (match_id,) in found]
 
 
 def _reads_matches_only(search: MatchSearch) -> bool:
     """Whether `search`'s conditions read the matches alone (no seat, no turn)."""
     within = search.within
-    return (not search.agents and search.outcome in ("any", "error") and not search.parse_failures
-            and not search.text.strip()
+    return (not search.agents and search.outcome in ("any", "error") and not reads_turns(search)
             and (within is None or not (within.agents or within.contested or within.without_fallbacks)))
 
 
 def count_matches(db: str | Path, search: MatchSearch) -> int:
     """How many matches fit `search` (`find_matches` lists only the newest MAX_RESULTS of them)."""
     with store.reading(db):
-        where, params = _conditions(search, settings_source(db))
+        where, params = _conditions(search, settings_source(db), _turn_hits(db, search))
         return int(store.rows(db, f"SELECT count(*) FROM matches m WHERE {where}", params)[0][0])
 
 
 def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) -> pd.DataFrame:
     """The newest `limit` (MAX_RESULTS) matching matches: id, game, preset, seed, status, lineup (winners marked),
     parse failures. The newest are picked first, then only their seats and turns are read (a count of every
-    match's failures read all 20M turns at 1M matches: 3 s)."""
+    match's failures read all 20M turns at 1M matches: 3 s); a text or the parse failures are looked for in the
+    newest TURNS_SEARCHED turns unless `search.every_turn`."""
     with store.reading(db):
         source = settings_source(db)
-        picked = newest_matches(db, *_conditions(search, source), limit or MAX_RESULTS, _reads_matches_only(search))
+        conditions = _conditions(search, source, _turn_hits(db, search))
+        picked = newest_matches(db, *conditions, limit or MAX_RESULTS, _reads_matches_only(search))
         if not picked:  # (the query below would still read every turn, for no match)
             return pd.DataFrame(columns=FOUND_COLUMNS)
         return store.query(db, f"""

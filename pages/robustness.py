@@ -138,10 +138,14 @@ def facets(blocks: list[tuple[str, str, pd.DataFrame]], label: str) -> go.Figure
                      "array": (table["high"] - table["mean"]).fillna(0).tolist(),
                      "arrayminus": (table["mean"] - table["low"]).fillna(0).tolist()}),
             row=i // cols + 1, col=i % cols + 1)
-    fig.update_xaxes(type="category", title_text=label, title_font_size=11)  # levels as written: 0.00, v1, repeat 2
-    fig.update_yaxes(title_text="mean score", title_font_size=11)  # each game's own scale (its table's header)
+    axes = {}  # every chart's axes in one layout update: update_xaxes and update_yaxes took 0.3 s each per figure
+    for name in fig.layout:
+        if name.startswith("xaxis"):  # levels as written: 0.00, v1, repeat 2
+            axes[name] = {"type": "category", "title": {"text": label, "font": {"size": 11}}}
+        elif name.startswith("yaxis"):  # each game's own scale (its table's header)
+            axes[name] = {"title": {"text": "mean score", "font": {"size": 11}}}
     fig.update_annotations(font_size=12)
-    fig.update_layout(title=f"Mean score (95% interval of the mean) across {label}, per game and setting",
+    fig.update_layout(axes, title=f"Mean score (95% interval of the mean) across {label}, per game and setting",
                       height=height, margin={"t": 110})
     return fig
 

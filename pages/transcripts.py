@@ -179,13 +179,18 @@ with cols[2]:
     outcome = url_selectbox("Outcome", list(transcripts.OUTCOMES), "outcome")
 with cols[3]:
     failures = url_toggle("Only parse failures", "failures")
-text_column, prompts_column = st.columns([3, 1], vertical_alignment="bottom")
+text_column, prompts_column, every_column = st.columns([3, 1, 1], vertical_alignment="bottom")
 with text_column:
     text = url_text("Search the messages", "q")
 with prompts_column:
     in_prompts = url_toggle("Search the prompts too", "prompts",
                             help="Also search what each player was sent: the rules and the history, repeated in "
                                  "every prompt, so many times more text to read than the answers and the moderator.")
+with every_column:
+    every_turn = url_toggle("Search every turn", "every",
+                            help=f"A text and the parse failures are looked for in the newest "
+                                 f"{transcripts.TURNS_SEARCHED:,} turns (the matches written last); this reads every "
+                                 "turn instead: seconds on a log of millions.")
 
 try:
     behind = linked_selection(st.query_params.get_all, game)  # a leaderboard cell's runs, presets, dates, rules
@@ -199,8 +204,12 @@ if behind is not None:
         for key in LINKED:
             st.query_params.pop(key, None)
         st.rerun()
-search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts, behind)
+search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, text, in_prompts, behind, every_turn)
 found = transcripts.find_matches(DB, search)
+first_turn, turns_stored = transcripts.turns_searched(DB, search)
+if first_turn:
+    st.caption(f"Searched the newest {transcripts.TURNS_SEARCHED:,} of {turns_stored:,} turns (the matches written "
+               "last) for the text and the parse failures; tick **Search every turn** to read them all.")
 if len(found) < transcripts.MAX_RESULTS:
     st.subheader(f"Matches: {count(len(found), 'match')}")
 else:  # the list stops at MAX_RESULTS: say how many there are

@@ -6,6 +6,7 @@ settings are read; the filter options count fallback matches only when asked."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 
 import pandas as pd
 import pytest
@@ -15,6 +16,8 @@ from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.spec import parse_spec
 from engine.transcripts import MatchSearch
+from engine.valid_answers import invalid_sql
+from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
 
@@ -123,6 +126,50 @@ def test_a_search_lists_the_right_matches(db):
     assert transcripts.find_matches(db, MatchSearch(), limit=3)["match_id"].tolist() == \
         transcripts.find_matches(db, MatchSearch())["match_id"].head(3).tolist()  # the newest first
     assert transcripts.find_matches(db, SEARCHES["nobody"]).empty
+
+
+def test_a_search_through_the_turns_reads_the_newest_written_and_every_turn_when_asked(db, tmp_path, monkeypatch):
+    """A text and the parse failures are looked for in the newest TURNS_SEARCHED turns by row id (the order the
+    writer appended them; every answer of 20M turns took 3-9 s to read), and in every turn when asked."""
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(db, copy)
+    with store.connect(copy) as con:
+        (total,), = con.execute("SELECT count(*) FROM turns").fetchall()
+        oldest, newest = con.execute("SELECT match_id FROM turns WHERE rowid IN (0, ?) ORDER BY rowid",
+                                     [total - 1]).fetchall()
+        con.execute("UPDATE turns SET response = 'an old Needle.' WHERE rowid = 0")
+        con.execute("UPDATE turns SET response = 'a new needle?' WHERE rowid = ?", [total - 1])
+    monkeypatch.setattr(transcripts, "TURNS_SEARCHED", 3)
+    newest_only, every = MatchSearch(text="needle"), MatchSearch(text="needle", every_turn=True)
+    assert oldest != newest and transcripts.turns_searched(copy, newest_only) == (total - 3, total)
+    assert transcripts.find_matches(copy, newest_only)["match_id"].tolist() == [newest[0]]
+    assert transcripts.count_matches(copy, newest_only) == 1
+    assert set(transcripts.find_matches(copy, every)["match_id"]) == {oldest[0], newest[0]}
+    assert transcripts.count_matches(copy, every) == 2
+    assert transcripts.turns_searched(copy, every) == transcripts.turns_searched(copy, MatchSearch()) == (0, total)
+    failed = store.rows(copy, f"SELECT DISTINCT match_id FROM turns t WHERE seat IS NOT NULL AND {invalid_sql('t')}")
+    assert transcripts.find_matches(copy, MatchSearch(parse_failures=True, every_turn=True))["match_id"].tolist() == \
+        [failed[0][0]]  # as every turn read: the one match with a fallback move
+    last_failure = store.rows(copy, f"SELECT max(rowid) FROM turns t WHERE seat IS NOT NULL AND {invalid_sql('t')}")
+    monkeypatch.setattr(transcripts, "TURNS_SEARCHED", total - last_failure[0][0])  # from its last failure on
+    assert transcripts.find_matches(copy, MatchSearch(parse_failures=True))["match_id"].tolist() == [failed[0][0]]
+    monkeypatch.setattr(transcripts, "TURNS_SEARCHED", total - last_failure[0][0] - 1)  # from just after it
+    assert transcripts.find_matches(copy, MatchSearch(parse_failures=True)).empty
+
+
+def test_the_page_says_how_far_back_a_search_through_the_turns_read(db, monkeypatch):
+    monkeypatch.setattr(transcripts, "TURNS_SEARCHED", 3)
+    total = store.rows(db, "SELECT count(*) FROM turns")[0][0]
+
+    def captions(**params: str) -> list[str]:
+        page = run_page("transcripts", db, monkeypatch, **params)
+        assert not page.exception
+        return [c.value for c in page.caption]
+
+    said = f"Searched the newest 3 of {total:,} turns"
+    assert any(c.startswith(said) for c in captions(q="no such words"))
+    assert any(c.startswith(said) for c in captions(failures="1"))
+    assert not any(c.startswith("Searched") for c in captions(q="no such words", every="1") + captions())
 
 
 def test_a_matchs_turns_name_their_agents_from_the_summaries_as_from_the_seats(db, monkeypatch):

@@ -6,7 +6,16 @@ pages share). Callers use the names below: `store.query(...)`."""
 
 from engine.store.connections import LONGEST_WAIT, READER_MEMORY, READER_TIMEOUT, connect
 from engine.store.files import ROOT, DatabaseError, check_file, default_db
-from engine.store.reader import count_matches, generation, query, reading, rows, stream, summaries_in_step
+from engine.store.reader import (
+    count_matches,
+    generation,
+    query,
+    query_many_rows,
+    reading,
+    rows,
+    stream,
+    summaries_in_step,
+)
 from engine.store.schema import (
     MATCH_SCHEMA,
     SCHEMA_VERSION,
@@ -28,9 +37,9 @@ from engine.store.writer import (
 )
 
 __all__ = [
-    "LONGEST_WAIT", "MATCH_SCHEMA", "READER_MEMORY", "READER_TIMEOUT", "ROOT", "SCHEMA_VERSION", "TABLES",
-    "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
-    "default_db", "finish_run", "generation", "init_db", "match_statuses", "now", "query", "rebuild_summaries",
-    "reading", "rows", "schema_version", "stream", "summaries_in_step", "to_json", "upsert_run", "write_match",
-    "write_matches",
+    "LONGEST_WAIT", "MATCH_SCHEMA", "READER_MEMORY", "READER_TIMEOUT", "ROOT", "SCHEMA_VERSION",
+    "TABLES", "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
+    "default_db", "finish_run", "generation", "init_db", "match_statuses", "now", "query", "query_many_rows", "reading",
+    "rebuild_summaries", "rows", "schema_version", "stream", "summaries_in_step", "to_json", "upsert_run",
+    "write_match", "write_matches",
 ]

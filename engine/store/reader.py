@@ -60,6 +60,34 @@ def query(db: str | Path, sql: str, params: list | None = None):
         return con.execute(sql, params or []).df()
 
 
+def query_many_rows(db: str | Path, sql: str, params: list | None = None):
+    """`query` for a result of many rows (a model's 333,000 scores at a million matches), fetched through Arrow: its
+    text reaches pandas' string columns without a Python string per cell on the way, which `query` makes (that
+    read's peak over the process 460 to 290 MB, 4.2 to 2.4 s). Only for columns of text, integers, doubles and
+    booleans: Arrow gives a DATE as datetime.date, a DECIMAL or HUGEINT as Decimal, where `query` gives numbers."""
+    import pandas as pd
+
+    if not Path(db).exists():
+        return pd.DataFrame()
+    with _reader(db) as con:
+        table = con.sql(sql, params=params or []).to_arrow_table()
+    frame = table.to_pandas()
+    masked = _masked_dtypes()
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        if column.null_count and column.type in masked:  # as `query` gives them: Int32 and boolean, not floats
+            frame[name] = column.to_pandas(types_mapper=masked.get)
+    return frame
+
+
+def _masked_dtypes() -> dict:
+    """Arrow's integer and boolean types -> the pandas dtypes that hold them with NULLs (`query`'s)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    return {pa.bool_(): pd.BooleanDtype(), **{getattr(pa, f"{kind}{bits}")(): pd.api.types.pandas_dtype(
+        f"{'UInt' if kind == 'uint' else 'Int'}{bits}") for kind in ("int", "uint") for bits in (8, 16, 32, 64)}}
+
+
 def rows(db: str | Path, sql: str, params: list | None = None) -> list[tuple]:
     """Run a read-only query and return its rows as tuples (for loops that would pay for a DataFrame)."""
     if not Path(db).exists():
