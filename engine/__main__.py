@@ -49,6 +49,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.if_empty and store.count_matches(db, timeout=None) > 0:
             print(f"{db} already holds matches; not playing {args.spec}")
             return 0
+        if other := _other_version(db, spec.name, spec.run_id):
+            print(f"error in {args.spec}: {db} holds a run named '{spec.name}' played from another version of this "
+                  f"spec ({other}): this one would play its matches again as a second run, counted twice in every "
+                  f"table; give the edited spec another name", file=sys.stderr)
+            return EXIT_BAD_INPUT
         if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
             from engine.launch.live import TurnTally
 
@@ -77,6 +82,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not _refresh_ratings(db):
         return EXIT_SCORING
     return EXIT_ERRORS if summary.errors else 0
+
+
+def _other_version(db: Path, name: str, run_id: str) -> str | None:
+    """The id of a run of this name played from a different spec (a run's id is its name plus a hash of its spec:
+    an edited spec is another run, never a resume of the first), or None."""
+    if not db.exists():
+        return None
+    found = store.query(db, "SELECT run_id FROM runs WHERE name = ? AND run_id <> ? ORDER BY created_at DESC",
+                        [name, run_id])
+    return None if found.empty else str(found["run_id"].iloc[0])
 
 
 def _saved(db: Path, run_id: str, n_matches: int) -> str:

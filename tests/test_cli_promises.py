@@ -58,6 +58,23 @@ def test_if_empty_plays_into_an_empty_database_and_leaves_one_with_matches_alone
     assert store.rows(db, "SELECT name FROM runs") == [("first",)]
 
 
+def test_an_edited_spec_under_its_old_name_is_refused_and_the_unedited_one_still_resumes(tmp_path, capsys):
+    """An attacker's report: a spec edited (repeats 20 -> 30) and run again under its name played all 30 as a
+    second run, and every table counted the first 20 twice."""
+    db, spec = tmp_path / "results.duckdb", tmp_path / "study.yaml"
+    assert main(["run", str(bot_spec(spec, "study")), "--db", str(db), "--quiet"]) == 0
+    first = store.rows(db, "SELECT run_id FROM runs")
+    spec.write_text(spec.read_text().replace("repeats: 1", "repeats: 3"))
+    assert main(["run", str(spec), "--db", str(db), "--quiet"]) == 2
+    said = capsys.readouterr().err
+    assert f"holds a run named 'study' played from another version of this spec ({first[0][0]})" in said
+    assert "give the edited spec another name" in said and len(said.strip().splitlines()) == 1
+    assert store.rows(db, "SELECT run_id FROM runs") == first and store.count_matches(db) == 1
+    spec.write_text(spec.read_text().replace("repeats: 3", "repeats: 1"))
+    assert main(["run", str(spec), "--db", str(db), "--quiet"]) == 0  # the same spec resumes (nothing left)
+    assert store.count_matches(db) == 1
+
+
 def test_the_default_database_is_arena_db_else_results_duckdb_at_the_root(monkeypatch, tmp_path):
     monkeypatch.setenv("ARENA_DB", str(tmp_path / "mine.duckdb"))
     assert store.default_db() == tmp_path / "mine.duckdb"
