@@ -19,6 +19,7 @@ class ServeError(ValueError):
 
 def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
     """Run Streamlit in this process until it stops; returns its exit code."""
+    sys.stdout, sys.stderr = OutputOrNothing(sys.stdout), OutputOrNothing(sys.stderr)
     if taken := port_taken(address, port):
         raise ServeError(f"cannot listen on {address}:{port} ({taken}): another dashboard may be serving there; "
                          f"pass --port with a free one")
@@ -44,6 +45,36 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
                   file=sys.stderr)
     sys.argv = serve_argv(address, port, allowed_hosts)
     return streamlit_cli.main()
+
+
+class OutputOrNothing:
+    """A console stream whose reader may go away (`serve | head`, a closed SSH session): once its pipe is broken,
+    what is written goes nowhere. Streamlit prints "Stopping..." before it stops: on a broken pipe that raised,
+    the stop never happened, and SIGTERM and Ctrl-C left the dashboard serving."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_nowhere()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_nowhere()
+
+    def _to_nowhere(self) -> None:
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, self._stream.fileno())
+        os.close(nowhere)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:

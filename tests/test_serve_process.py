@@ -114,3 +114,26 @@ def test_serve_on_a_missing_database_says_which_file_it_waits_for(tmp_path, monk
     assert main(["serve", "--db", str(missing), "--port", str(free_port())]) == 0
     assert capsys.readouterr().err == (f"note: {missing} does not exist yet: the pages show no matches until a run "
                                        f"or an import writes it\n")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_serve_whose_output_reader_went_away_still_stops_on_a_signal(sig, tmp_path):
+    """An attacker's report: `serve | head` (or a closed SSH session) left the output pipe broken; Streamlit's stop
+    printed "Stopping..." first, the print raised, and SIGTERM and Ctrl-C left the dashboard serving."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--db", str(tmp_path / "r.duckdb"),
+                               "--port", str(port)], cwd=store.ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while not answering(port):
+            assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
+            time.sleep(0.2)
+        server.stdout.close()  # the reader goes away: the next write breaks the pipe
+        server.send_signal(sig)
+        assert server.wait(timeout=30) == 0
+        assert not answering(port)
+    finally:
+        if server.poll() is None:
+            os.kill(server.pid, signal.SIGKILL)
+            server.wait()
