@@ -9,13 +9,14 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
+from engine.suite_tables import win_rates_view, without_winner
 from pages.shared import links, numbers
 from pages.shared.caching import filter_options
 from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_page
 from pages.shared.report import Report, download_table, runs_of
-from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, show_table, tooltips, win_rates_view
+from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, show_table, tooltips
 from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
@@ -53,8 +54,9 @@ if not figures.empty:
         presets = sorted({p for listed in rows["presets"] for p in listed})
         st.markdown(f"**{plain(links.pool_label(game, rule_set))}**")
         report.caption(f"Pools: the contested matches of {plain(links.pool_label(game, rule_set))}, "
-                       f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}.")
-        shown = win_rates_view(rows)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
+                       f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}. "
+                       + without_winner([game]))
+        shown = win_rates_view(rows, game)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
             **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
         show_table(report, f"Win rate and mean score: {links.pool_label(game, rule_set)}",
                    rows.drop(columns=["presets"], errors="ignore"),
