@@ -55,10 +55,11 @@ def rounded(value: Any) -> Any:
 
 
 def cell(value: Any) -> str:
-    """A state table's cell: text as it is, anything else as compact JSON with its numbers rounded; None blank."""
+    """A state table's cell: text as it is, anything else as text with its numbers rounded (`fact_text`: Hanabi's
+    knowledge of a hand reads "1: colour red, rank unknown", not JSON); None blank."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return value if isinstance(value, str) else json.dumps(rounded(value), ensure_ascii=False, default=str)
+    return value if isinstance(value, str) else transcripts.fact_text(rounded(value))
 
 
 def draw_grid(state: dict, game: str) -> None:

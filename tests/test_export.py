@@ -365,3 +365,18 @@ def test_a_game_without_a_winner_shows_no_win_rate_and_says_why(played, site, mo
     (page_rates,) = [f.value for f in at.dataframe if "win rate (95% CI)" in f.value.columns]
     assert as_rows(page_rates) == as_rows(rates)
     assert "hanabi declares no winner (cooperative" in " ".join(c.value for c in at.caption)
+
+
+def test_hanabis_knowledge_reads_as_text_on_the_site_and_the_transcripts_page(played, site, monkeypatch):
+    """A reviewer's finding: Hanabi's knowledge of a hand showed as raw JSON (`[{"colour":null,"rank":null},...]`)
+    in its transcripts; it reads "1: colour unknown, rank unknown; ..." on the site and on the page."""
+    from tests.page_run import run_page
+
+    db, _ = played
+    (match_id,) = store.rows(db, "SELECT match_id FROM matches WHERE game = 'hanabi' ORDER BY match_id LIMIT 1")[0]
+    shown = html.unescape((site / "matches" / f"{match_id}.html").read_text(encoding="utf-8"))
+    assert '"colour"' not in shown and "knowledge: [0] 1: colour " in shown
+    at = run_page("transcripts", db, monkeypatch, match=match_id, turn="3")
+    assert not at.exception
+    cells = [v for f in at.dataframe for v in f.value.astype(str).to_numpy().ravel()]
+    assert any(v.startswith("1: colour ") for v in cells) and not any('"colour"' in v for v in cells)
