@@ -55,11 +55,14 @@ def rounded(value: Any) -> Any:
 
 
 def cell(value: Any) -> str:
-    """A state table's cell: text as it is, anything else as text with its numbers rounded (`fact_text`: Hanabi's
-    knowledge of a hand reads "1: colour red, rank unknown", not JSON); None blank."""
+    """A state table's cell: text as it is, a list of records as text (`fact_text`: Hanabi's knowledge of a hand
+    reads "1: colour red, rank unknown", not JSON), anything else as compact JSON, its numbers rounded; None
+    blank."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return value if isinstance(value, str) else transcripts.fact_text(rounded(value))
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return transcripts.fact_text(rounded(value))
+    return value if isinstance(value, str) else json.dumps(rounded(value), ensure_ascii=False, default=str)
 
 
 def draw_grid(state: dict, game: str) -> None:
