@@ -77,6 +77,8 @@ def _one_setting(chart: Chart, table: pd.DataFrame, title: str) -> list[Drawn]:
                    color_discrete_sequence=PALETTE, **({"markers": True} if plot is px.line else {}))
         fig.update_layout(xaxis_title=chart.x_title or chart.x, yaxis_title=chart.y_label(columns, unit), height=420,
                           legend_title_text=chart.color or "", showlegend=True)
+        if isinstance(series, list):  # the legend names columns: in words ("winning number", not winning_number)
+            fig.for_each_trace(lambda trace: trace.update(name=trace.name.replace("_", " ")))
         if unit or all(is_rate(c) for c in columns):
             fig.update_yaxes(range=[0, 1], tickformat=".0%", hoverformat=".1%")  # shares in %, as the tables
         steps = table[chart.x]

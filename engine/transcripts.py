@@ -1,5 +1,6 @@
 """The queries of the transcripts page: find matches (game, agent, outcome, parse failures, text in the
-messages), then one match's seats and turns in order. Read-only, one short connection per query."""
+messages), then one match's seats and turns in order. Read-only, one short connection per query. And a state's
+facts as text (`fact_text`), as the page and the static site show them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -313,3 +315,27 @@ def badges(turn: pd.Series) -> list[tuple[str, str, str]]:
     if known("error") and not found:  # else the error is the reason of the re-ask or the fallback, shown below
         found.append(("error", "violet", ":material/error:"))
     return found
+
+
+def fact_text(value: Any) -> str:
+    """A fact of a match's state or a player's view as text a reader need not parse (Hanabi's knowledge of a hand
+    read as JSON: `[{"colour":null,"rank":2},...]`): a record as "colour unknown, rank 2" (a field without a
+    value is unknown), a list of records numbered ("1: ...; 2: ..."), a list of lists (a hand per seat) with
+    each one's place ("[0] ... | [1] ..."), other lists comma-separated, yes/no for a flag."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {'unknown' if v is None else fact_text(v)}" if not isinstance(v, (dict, list))
+                         else f"{k} ({fact_text(v)})" for k, v in value.items())
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return "; ".join(f"{i}: {fact_text(v)}" for i, v in enumerate(value, 1))
+        if value and all(isinstance(v, list) for v in value):
+            return " | ".join(f"[{i}] {fact_text(v)}" for i, v in enumerate(value))
+        return ", ".join(map(fact_text, value))
+    return "none" if value is None else str(value)
+
+
+def facts_text(facts: dict[str, Any]) -> str:
+    """A state or a view as lines of text, a fact a line ("knowledge: [0] 1: colour red, rank unknown; ...")."""
+    return "\n".join(f"{key}: {fact_text(value)}" for key, value in facts.items())

@@ -10,12 +10,13 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.figures import declared_figures
 from engine.numbers import on_one_scale
+from engine.suite_tables import by_win_rate, win_rates_view, without_winner
 from engine.suites import suites_of
 from pages.shared import links
 from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import column_help, show_table, win_rates_view
+from pages.shared.tables import column_help, show_table
 from pages.shared.url_widgets import url_selectbox
 
 ANY = "any agent"
@@ -95,14 +96,14 @@ for suite in suites_of(game):
             definitions(helps)
 
 st.subheader("Win rates")
-report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}.")
+report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. {without_winner([game])}")
 rates = only_mine(headline.agent_figures(DB, selection.of_game(game), by_game=True))
 if rates.empty:
     report.caption(f"No contested {game} match in this selection (self-play only, or none).")
 for rule_set, rows in rates.groupby("rule_set", sort=True):  # one pool per rule set, as Overview and Leaderboards
-    rows = rows.sort_values("win_rate", ascending=False, kind="stable")  # highest first, as they order it too
+    rows = by_win_rate(rows)  # highest first, as Leaderboards and the site order it too
     pool = links.pool_label(game, rule_set)
     report.caption(f"Pools: the contested matches of {pool} in the selection, every preset.")
     show_table(report, f"{pool}: win rates", rows, f"win_rates_{game}{'_' + rule_set if rule_set else ''}",
-               shown=win_rates_view(rows))
+               shown=win_rates_view(rows, game))
 report.download(f"games_{game}")

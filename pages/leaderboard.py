@@ -15,16 +15,29 @@ from engine.export.charts import win_rates as win_rate_chart
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.numbers import on_one_scale
 from engine.selection import Variant
-from engine.suite_tables import complete_first
+from engine.suite_tables import (
+    CONTESTED,
+    GRID_CAPTION,
+    by_win_rate,
+    complete_first,
+    grid_games,
+    grid_view,
+    has_winner,
+    headline_caption,
+    headline_help,
+    headline_view,
+    ranked_view,
+    win_rates_view,
+    without_winner,
+)
 from engine.suites import Headline, all_suites, own_table
-from engine.wording import sentence_start
-from pages.shared import links, numbers
+from pages.shared import links
 from pages.shared.caching import cached, slow_scorer_wanted
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 from pages.shared.own_tables import show_own_table
 from pages.shared.report import Report, download_table
-from pages.shared.tables import show_table, win_rates_view
+from pages.shared.tables import show_table
 from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
@@ -34,8 +47,6 @@ options, selection = open_filtered_page("Leaderboards", DB, report)
 
 
 RATING = Headline()
-RANKED_BY = {"rating": headline.DEFINITIONS["rating"], "win_rate": headline.DEFINITIONS["win rate"],
-             "score": headline.DEFINITIONS["score"]}
 
 
 def ratings(scope, suffix: str):
@@ -58,70 +69,11 @@ def ratings(scope, suffix: str):
     show_table(report, f"Bradley-Terry ({suffix})", rated, f"bradley_terry_{suffix}", shown=ranked_view(rated, RATING))
 
 
-report.caption(f"Only contested matches count: {headline.SELF_PLAY}. Fewer than {headline.MIN_MATCHES} contested "
-               "matches: provisional, not ranked.")
+report.caption(CONTESTED)
 meanings = "\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items())
 with st.expander("What each number means"):
     st.markdown(meanings)
 report.text(meanings)
-
-
-# the ranked number's column label: its values are wider than the label, so "(95% CI)" costs no width
-SHORT = {"rating": "rating (95% CI)", "win_rate": "win rate (95% CI)", "score": "score (95% CI)"}
-
-
-def measure_view(table, measure) -> list[str]:
-    """The ranked number with its interval, in the unit the suite's title states, "(partial)" when it averages
-    fewer games than the others'; where the interval cannot be computed, why (a number without one would read as
-    precise)."""
-    rate, places = measure.by == "win_rate", 0 if measure.by == "rating" else 2
-    partial = table["partial"] if "partial" in table else pd.Series(False, index=table.index)  # one game: never
-    games = table["games"] if "games" in table else partial
-    whole = games.max()
-    return [note if note else numbers.interval(v, lo, hi, as_percent=rate, decimals=1 if rate else places)
-            + (f" (partial: {n} of {whole} games)" if short else "")
-            for v, lo, hi, note, short, n in zip(table["value"], table["value_lo"], table["value_hi"], table["note"],
-                                                 partial, games, strict=True)]
-
-
-def ranked_view(table, measure) -> pd.DataFrame:
-    """Rank (blank for an unranked agent; provisional ones so marked), agent, the ranked number and matches."""
-    return pd.DataFrame({
-        "rank": [numbers.number(r) for r in table["rank"]],
-        "agent": [a + (" (provisional)" if provisional else "")
-                  for a, provisional in zip(table["agent"], table["provisional"], strict=True)],
-        SHORT[measure.by]: measure_view(table, measure),
-        "matches": table["matches"].map(numbers.number)})
-
-
-def headline_view(table, measure) -> pd.DataFrame:
-    """The headline table as the page shows it: `ranked_view`, then the win rate (unless it is the ranked
-    number), valid moves, fallback wins and dollars per match, under short labels (`headline_help` defines them)
-    so that it fits a 1400 px window."""
-    view = ranked_view(table, measure)
-    if measure.by != "win_rate":  # its interval is in the per-game tables below: the headline's is the ranked one's
-        view["win rate"] = table["win_rate"].map(numbers.percent)
-    return view.assign(**{"valid": table["valid_rate"].map(numbers.percent),
-                          "fb wins": table["fallback_wins"].map(numbers.number),
-                          "$/match": table["cost_per_match"].map(numbers.usd)})
-
-
-def headline_help(measure) -> dict[str, str]:
-    """Each headline column's definition (engine/headline.py), shown as its header's tooltip."""
-    defined = headline.DEFINITIONS
-    return {"rank": defined["rank"], SHORT[measure.by]: f"{measure.title} with its 95% interval: "
-            f"{RANKED_BY[measure.by]}", "matches": defined["matches"], "win rate": defined["win rate"],
-            "valid": defined["valid moves"], "fb wins": defined["fallback wins"], "$/match": defined["cost"]}
-
-
-def coverage_caption(suite) -> str:
-    """Which of the suite's games the headline counts, and which it leaves out as played only in self-play (a
-    competitive game: `headline.SELF_PLAY`)."""
-    counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
-    text = f"Counts {', '.join(counted)}" if counted else "Counts no game"
-    if self_play:
-        text += f"; leaves out {', '.join(self_play)} (only self-play in this selection)"
-    return text + "."
 
 
 def empty_caption(suite) -> str:
@@ -137,26 +89,22 @@ def empty_caption(suite) -> str:
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     """Agents x games (HELM's models x scenarios) as a markdown table, a row per agent so that a suite's few games
     fit the window however many agents played: each cell the agent's win rate in that game and the number of
-    contested matches behind it, a link to exactly those matches in Transcripts (the page's selection, the suite's
-    rule set of the game, self-play of a competitive game left out); the cells as text for the report; and the
-    numbers for the download."""
+    contested matches behind it (`grid_view`, as the static site shows it), a link to exactly those matches in
+    Transcripts (the page's selection, the suite's rule set of the game, self-play of a competitive game left out);
+    the cells as text for the report; and the numbers for the download (none for a game without a winner)."""
     scope = replace(selection.within(suite.variants), contested=True)
     cells = headline.agent_figures(db, scope, by_game=True)
     rule_set = {v.game: v.name for v in suite.variants}
-    cells["text"] = [f"{numbers.percent(w)} ({numbers.number(n)})"
-                     for w, n in zip(cells["win_rate"], cells["matches"], strict=True)]
-    cells["shown"] = [f"[{text}]({links.transcripts_link(scope, g, a, rule_set[g])})"
-                      for g, a, text in zip(cells["game"], cells["agent"], cells["text"], strict=True)]
-    agents = sorted(cells["agent"].unique())
-    games = [g for g in suite.games if g in set(cells["game"])]
-    shown = cells.set_index(["agent", "game"])["shown"]
-    rows = ["| agent | " + " | ".join(plain(links.pool_label(g, rule_set[g])) for g in games) + " |",
+    texts = grid_view(cells, suite)
+    games = grid_games(cells, suite)
+    rows = ["| agent | " + " | ".join(plain(label) for label in texts.columns[1:]) + " |",
             "|---" * (len(games) + 1) + "|"]
-    rows += [f"| {plain(a)} | " + " | ".join(shown.get((a, g), "") for g in games) + " |" for a in agents]
-    texts = (cells.pivot(index="agent", columns="game", values="text").reindex(index=agents, columns=games)
-             .fillna("").rename(columns={g: links.pool_label(g, rule_set[g]) for g in games}).reset_index())
-    rates = cells.pivot(index="agent", columns="game", values="win_rate").reindex(columns=games).reset_index()
-    texts.columns.name = rates.columns.name = None
+    rows += [f"| {plain(row['agent'])} | " + " | ".join(
+        f"[{row[label]}]({links.transcripts_link(scope, g, row['agent'], rule_set[g])})" if row[label] else ""
+        for g, label in zip(games, texts.columns[1:], strict=True)) + " |" for _, row in texts.iterrows()]
+    rates = cells.assign(win_rate=cells["win_rate"].where(cells["game"].map(has_winner)))
+    rates = rates.pivot(index="agent", columns="game", values="win_rate").reindex(columns=games).reset_index()
+    rates.columns.name = None
     return "\n".join(rows), texts, rates
 
 
@@ -166,18 +114,13 @@ for suite in all_suites().values():
     st.header(suite.title)
     table = cached(headline.headline, DB, suite=suite.name, selection=selection)
     if not table.empty:
-        report.caption(f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} "
-                       "lies wholly above this agent's, so overlapping intervals share a rank; provisional agents "
-                       f"(fewer than {headline.MIN_MATCHES} contested matches) and agents without an interval are not "
-                       f"ranked. {sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}. "
-                       f"{coverage_caption(suite)} Column definitions: hover a header.")
+        counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
+        report.caption(f"{headline_caption(suite, counted, self_play)} Column definitions: hover a header.")
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline), helps=headline_help(suite.headline),
                    units=suite.headline.units)
         cells, texts, rates = grid(DB, suite, selection)
-        report.markdown("**Agents x games**: win rate (contested matches behind it), over each game's contested "
-                        "matches under the rules named in its column, every preset in the selection (the same pool "
-                        "as Overview's table of that game and rule set); a cell opens those matches in Transcripts.")
+        report.markdown(f"**Agents x games**: {GRID_CAPTION} in Transcripts. {without_winner(suite.games)}")
         st.markdown(cells)
         download_table(on_one_scale(rates, dict.fromkeys(rates.columns[1:], "%")), f"grid_{suite.name}")
         report.table(f"{suite.title}: agents x games (win rate)", texts)
@@ -209,15 +152,16 @@ rows = headline.agent_figures(DB, scope) if game else pd.DataFrame()
 if rows.empty:
     report.caption("No contested match in this selection (self-play only, or none).")  # names no game: never 'None'
 else:
-    rows = rows.sort_values("win_rate", ascending=False)[[
+    rows = by_win_rate(rows)[[
         "agent", "matches", "seats", "wins", "draws", "win_rate", "win_lo", "win_hi", "valid_rate", "fallback_wins",
         "cost_per_match"]]
-    fig = win_rate_chart(rows, f"Win rate: {choice}")
-    st.plotly_chart(fig)
-    report.figure(f"Win rate: {choice}", fig)
+    if has_winner(game):  # a game without one would chart a row of zeros
+        fig = win_rate_chart(rows, f"Win rate: {choice}")
+        st.plotly_chart(fig)
+        report.figure(f"Win rate: {choice}", fig)
     report.caption(f"Pools: the contested matches of {links.pool_label(game, rule_set)} in the selection, every "
-                   f"preset. Win rate: {headline.DEFINITIONS['win rate']}.")
-    show_table(report, f"Win rates: {choice}", rows, f"win_rates_{game}", shown=win_rates_view(rows))
+                   f"preset. Win rate: {headline.DEFINITIONS['win rate']}. {without_winner([game])}")
+    show_table(report, f"Win rates: {choice}", rows, f"win_rates_{game}", shown=win_rates_view(rows, game))
     ratings(scope, f"{game}_{rule_set}" if rule_set else game)
 
 report.download("leaderboards")

@@ -9,13 +9,15 @@ import streamlit as st
 from engine import headline, queries, store
 from engine.games import get_game
 from engine.selection import Selection
+from engine.suite_tables import win_rates_view, without_winner
+from engine.wording import count
 from pages.shared import links, numbers
 from pages.shared.caching import filter_options
 from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_page
 from pages.shared.report import Report, download_table, runs_of
-from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, show_table, tooltips, win_rates_view
+from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, show_table, tooltips
 from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
@@ -23,7 +25,17 @@ DB = store.default_db()
 RUN_COLUMNS = {"run_id": "run", "name": "name", "source": "source", "status": "status", "n_done": "matches played",
                "n_matches": "matches planned", "created_at": "created", "finished_at": "finished"}
 WHOLE = "A double click on a cut cell shows it whole."
+NEWEST = 500  # the matches table's rows: Transcripts searches them all
 report = Report("Overview")
+
+
+def matches_caption(shown: int, run: str) -> str:
+    """What the matches table lists: how many, of which run, in what order and status, and what a row opens."""
+    where = "every run" if run == "all runs" else f"run {run}"
+    cut = f" (the newest {NEWEST} only: Transcripts searches every match)" if shown >= NEWEST else ""
+    return (f"The {count(shown, 'match')} of {where}{cut}, newest first, whatever their status (an error column shows "
+            "why a match stopped, when one did). A match id opens its turns in Transcripts; the lineup names the "
+            "agents in seat order.")
 
 open_page("Game Arena for LLMs", DB, caption=f"Database: `{DB}`")
 
@@ -53,8 +65,9 @@ if not figures.empty:
         presets = sorted({p for listed in rows["presets"] for p in listed})
         st.markdown(f"**{plain(links.pool_label(game, rule_set))}**")
         report.caption(f"Pools: the contested matches of {plain(links.pool_label(game, rule_set))}, "
-                       f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}.")
-        shown = win_rates_view(rows)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
+                       f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}. "
+                       + without_winner([game]))
+        shown = win_rates_view(rows, game)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
             **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
         show_table(report, f"Win rate and mean score: {links.pool_label(game, rule_set)}",
                    rows.drop(columns=["presets"], errors="ignore"),
@@ -62,7 +75,8 @@ if not figures.empty:
                    column_config={"mean score": {"help": meaning}})
 
 st.subheader("Matches")
-matches = queries.recent_matches(DB, None if choice == "all runs" else choice)
+matches = queries.recent_matches(DB, None if choice == "all runs" else choice, limit=NEWEST)
+report.caption(matches_caption(len(matches), choice))
 # the match id is the link to its transcript (one column, not two: the table fits a 1400 px window); an error column
 # only when a match has one; the long texts (an error, the lineup) last, as wide as the rest leaves (a cut cell reads
 # whole on a double click, as their headers' tooltips say)

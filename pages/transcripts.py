@@ -55,9 +55,13 @@ def rounded(value: Any) -> Any:
 
 
 def cell(value: Any) -> str:
-    """A state table's cell: text as it is, anything else as compact JSON with its numbers rounded; None blank."""
+    """A state table's cell: text as it is, a list of records as text (`fact_text`: Hanabi's knowledge of a hand
+    reads "1: colour red, rank unknown", not JSON), anything else as compact JSON, its numbers rounded; None
+    blank."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return transcripts.fact_text(rounded(value))
     return value if isinstance(value, str) else json.dumps(rounded(value), ensure_ascii=False, default=str)
 
 

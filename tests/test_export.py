@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import io
 import re
 from html.parser import HTMLParser
@@ -21,6 +22,7 @@ from engine.__main__ import main
 from engine.export import MARKER
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from engine.suites import get_suite
 from engine.testing import StubReply
 
 SCRIPT = '<script>window.owned = true</script>'
@@ -30,6 +32,7 @@ SPEC = {"name": "bots", "seed": 3, "repeats": 3, "games": [
                                       ["bot:equilibrium", "bot:random"]]},
     {"game": "guessing_game", "params": {"players": 3, "rounds": 2},
      "lineups": [["bot:equilibrium", "bot:random", "bot:random"]]},
+    {"game": "hanabi", "lineups": [["bot:random", "bot:hint_follower"]]},  # cooperative: no seat wins
 ]}
 
 
@@ -265,3 +268,115 @@ def test_captions_read_as_text_and_a_table_wider_than_the_page_says_it_scrolls(s
     assert _width_px(narrow) <= PAGE_PX < _width_px(wide)
     assert "scrolls sideways" not in table(narrow) and 'class="wide"' not in table(narrow)
     assert "scrolls sideways" in table(wide) and '<div class="wide"><table>' in table(wide)
+
+
+class Tables(HTMLParser):
+    """Every table of a page as rows of its cells' text (a link's text included)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self._cell: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = ""
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append(self._cell)
+            self._cell = None
+
+
+def site_tables(path: Path) -> list[pd.DataFrame]:
+    tables = Tables()
+    tables.feed(path.read_text(encoding="utf-8"))
+    return [pd.DataFrame(rows[1:], columns=rows[0]) for rows in tables.tables]
+
+
+def as_rows(frame: pd.DataFrame) -> list[list[str]]:
+    return [list(map(str, frame.columns)), *frame.astype(str).to_numpy().tolist()]
+
+
+def markdown_table(markdown: str) -> pd.DataFrame:
+    """A page's markdown table as text, each link as its text."""
+    rows = [[re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", cell).strip().replace("\\", "")
+             for cell in line.strip().strip("|").split(" | ")]
+            for line in markdown.splitlines() if not line.startswith("|---")]
+    return pd.DataFrame(rows[1:], columns=rows[0])
+
+
+def test_a_suites_tables_on_the_site_are_the_leaderboards_pages(played, site, monkeypatch):
+    """A reviewer's finding: the site's LLMArena table had no "(partial)" marks, its own row order and decimals, and
+    no captions, where the page has them. Each table of a suite's page is the page's table, cell for cell, and its
+    captions are the page's."""
+    from tests.page_run import run_page
+
+    db, _ = played
+    at = run_page("leaderboard", db, monkeypatch)
+    assert not at.exception
+    shown = [as_rows(frame.value) for frame in at.dataframe]
+    grids = [as_rows(markdown_table(m.value)) for m in at.markdown if m.value.startswith("| agent |")]
+    captions = [c.value for c in at.caption]
+    grid_caption = next(m.value for m in at.markdown if m.value.startswith("**Agents x games**"))
+    suites = sorted((site / "suites").glob("*.html"))
+    assert len(suites) > 1
+    for page_file in suites:
+        suite = page_file.stem
+        headline_table, grid, own, *rest = site_tables(page_file)
+        assert as_rows(headline_table) in shown and as_rows(grid) in grids and as_rows(own) in shown, suite
+        assert all(as_rows(t) in shown for t in rest), suite  # the groups apart and the figures by role
+        text = html.unescape(re.sub(r"<[^>]+>", "", page_file.read_text(encoding="utf-8")))
+        title = get_suite(suite).headline.title
+        (ranked,) = [c for c in captions if c.startswith("Rank:") and f"interval of the {title} " in c]
+        assert ranked.removesuffix(" Column definitions: hover a header.") in text, suite
+        assert captions[0] in text  # only contested matches count
+        assert grid_caption.split(": ", 1)[1].split(" in Transcripts.")[0][1:] in text  # "Win rate": a note
+        assert "What each number means" in text
+    arena = site_tables(site / "suites" / "llmarena.html")[2]
+    assert arena.iloc[:, 1:].map(lambda v: v.endswith("(partial)")).any().any()  # the page's marks, kept
+
+
+def test_a_game_without_a_winner_shows_no_win_rate_and_says_why(played, site, monkeypatch):
+    """Hanabi is cooperative (its seats share one score: no seat wins against another), yet the grids, the Games
+    page and the site showed it a win rate of 0%: "—" wherever a game declares no winner, and the caption says
+    why."""
+    from tests.page_run import run_page
+
+    db, _ = played
+    grid = site_tables(site / "suites" / "llmarena.html")[1]
+    hanabi = grid["hanabi"][grid["hanabi"] != ""]
+    assert len(hanabi) and hanabi.str.fullmatch(r"— \(\d+\)").all()
+    assert grid["tictactoe"][grid["tictactoe"] != ""].str.fullmatch(r"[\d.]+% \(\d+\)").all()
+    game = (site / "games" / "hanabi.html").read_text(encoding="utf-8")
+    (rates,) = [t for t in site_tables(site / "games" / "hanabi.html") if "win rate (95% CI)" in t.columns]
+    assert set(rates["win rate (95% CI)"]) == {"—"} and set(rates["wins"]) == {"—"}
+    assert "hanabi declares no winner (cooperative" in game and "Plotly.newPlot" not in game.split("Win rates")[1]
+    at = run_page("games", db, monkeypatch, game="hanabi")
+    assert not at.exception
+    (page_rates,) = [f.value for f in at.dataframe if "win rate (95% CI)" in f.value.columns]
+    assert as_rows(page_rates) == as_rows(rates)
+    assert "hanabi declares no winner (cooperative" in " ".join(c.value for c in at.caption)
+
+
+def test_hanabis_knowledge_reads_as_text_on_the_site_and_the_transcripts_page(played, site, monkeypatch):
+    """A reviewer's finding: Hanabi's knowledge of a hand showed as raw JSON (`[{"colour":null,"rank":null},...]`)
+    in its transcripts; it reads "1: colour unknown, rank unknown; ..." on the site and on the page."""
+    from tests.page_run import run_page
+
+    db, _ = played
+    (match_id,) = store.rows(db, "SELECT match_id FROM matches WHERE game = 'hanabi' ORDER BY match_id LIMIT 1")[0]
+    shown = html.unescape((site / "matches" / f"{match_id}.html").read_text(encoding="utf-8"))
+    assert '"colour"' not in shown and "knowledge: [0] 1: colour " in shown
+    at = run_page("transcripts", db, monkeypatch, match=match_id, turn="3")
+    assert not at.exception
+    cells = [v for f in at.dataframe for v in f.value.astype(str).to_numpy().ravel()]
+    assert any(v.startswith("1: colour ") for v in cells) and not any('"colour"' in v for v in cells)

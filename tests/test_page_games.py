@@ -42,6 +42,9 @@ def test_guessing_game_curves_for_the_chosen_agent(db, monkeypatch):
     assert list(curves["step"]) == ["1", "2", "3", "4", "5"] and (curves["matches"] == "2").all()  # its 2 matches
     assert {"mean", "target", "winning_number"} <= set(curves.columns)
     assert len(at.get("plotly_chart")) == 1
+    # a reviewer's finding: the legend named the series by their raw columns (winning_number)
+    legend = {trace["name"] for trace in charts_of(at)[0]["data"]}
+    assert {"mean", "target", "winning number"} <= legend and not any("_" in name for name in legend)
     every = page(db, monkeypatch, game="guessing_game").dataframe[0].value
     assert (every["matches"] == "4").all()
 

@@ -36,6 +36,8 @@ def test_the_matches_table_fits_and_its_id_is_the_link(db_path, monkeypatch):
     assert "error" not in shown  # no match has one: no empty column
     assert set(shown["lineup"]) == {"bot:equilibrium, bot:random ×3", "bot:equilibrium, bot:random"}
     assert all(config[c].get("help") for c in ("transcript", "finished_at", "lineup"))
+    said = " ".join(c.value for c in at.caption)  # a reviewer's finding: the table said nothing of what it lists
+    assert "The 2 matches of every run, newest first, whatever their status" in said
 
 
 def test_an_error_gets_its_column_and_the_table_still_fits(db_path, monkeypatch):

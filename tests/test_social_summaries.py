@@ -198,3 +198,46 @@ def test_rescore_rebuilds_the_seat_summary_from_the_log(played, tmp_path):
     summary = rescore(db, ALL.of_game("prisoners_dilemma"))
     assert summary.rescored > 0 and not summary.failed
     same_rows(summary_rows(db, "seat_summary"), summary_rows(played, "seat_summary"))
+
+
+WIS_TEAM = {"name": "team", "seed": 3, "repeats": 3, "games": [
+    {"game": "undercover", "preset": "wis", "params": {"role_seat": 0},
+     "lineups": [["bot:injector", "bot:obedient", "bot:letters", "bot:obedient", "bot:letters", "bot:obedient"]]}]}
+
+
+def test_who_is_spys_civilians_who_won_together_are_no_pair_of_the_ratings(db_path, tmp_path, monkeypatch):
+    """A reviewer's finding: Who is Spy ranks its civilians by score, and the pairwise outcomes dropped a pair only
+    when both rank and role were equal, so "letters beat obedient 6 of 6" while both won every match. Teammates
+    are no pair, in the log and in the summary alike: only the spy meets the civilians."""
+    from engine.metrics import ratings
+
+    asyncio.run(run_spec(parse_spec(WIS_TEAM), db_path, progress=False))
+    civilians = store.query(db_path, "SELECT match_id, agent, rank, won FROM seats WHERE role = 'civilian'")
+    assert civilians["won"].all()  # the spy lost every match: the civilians won together
+    assert (civilians.groupby("match_id")["rank"].nunique() > 1).all()  # ... ranked apart by their scores
+    selection = Selection(contested=True)
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        logged_pairs, _ = ratings.rated_pairs(db_path, selection)
+    summed_pairs, _ = ratings.rated_pairs(db_path, selection)
+    pd.testing.assert_frame_equal(summed_pairs, logged_pairs, check_exact=True)
+    assert set(zip(logged_pairs["a"], logged_pairs["b"], strict=True)) == {
+        ("bot:injector", "bot:letters"), ("bot:injector", "bot:obedient")}
+    assert_rebuild_gives_the_writers_rows(db_path, tmp_path, ("pairwise_summary",))
+
+
+def test_a_version_11_database_gets_its_pairwise_summary_rebuilt_and_its_kept_ratings_go_stale(played, tmp_path):
+    """Version 11's pairwise rows compared teammates ranked apart: the upgrade computes them again and raises the
+    generation (the Bradley-Terry tables kept beside the database were fitted on the old rows)."""
+    db = tmp_path / "v11.duckdb"
+    db.write_bytes(played.read_bytes())
+    with store.connect(db) as con:
+        con.execute("UPDATE pairwise_summary SET score_sum = 0")  # rows of the old meaning, still in step
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (11, now())")
+        before = summaries.generation(con)
+    store.check_db(db)
+    assert store.summaries_in_step(db)
+    same_rows(summary_rows(db, "pairwise_summary"), summary_rows(played, "pairwise_summary"))
+    with store.connect(db, read_only=True) as con:
+        assert summaries.generation(con) != before

@@ -169,11 +169,19 @@ def test_the_pairwise_outcomes_summed_are_the_logs_and_so_are_the_ratings(played
     same_rows(summed, logged)
 
 
+def logged_pairs(db, selection: Selection):
+    """`ratings.rated_pairs` read from the log (the summaries out of the way)."""
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        return ratings.rated_pairs(db, selection)
+
+
 def test_the_pairwise_summary_of_ties_teams_cooperation_and_one_label_at_two_settings_is_the_logs(tmp_path,
                                                                                                     monkeypatch):
-    """Outcomes the bots rarely give: ties at the best and lower places, four agents in a match, roles, a
-    cooperative game's roleless seats (one team at a place: paired only across places), and a label at two
-    temperatures (two agents, whose names put a pair the other way round than their stored identities)."""
+    """Outcomes the bots rarely give: ties at the best and lower places, four agents in a match, roles (teammates
+    ranked apart are no pair), a cooperative game's roleless seats (one team whatever their places: no pair), and
+    a label at two temperatures (two agents, whose names put a pair the other way round than their stored
+    identities)."""
     db = tmp_path / "pairs.duckdb"
     rng = random.Random(7)
     agents = ["a", "b", "c", "d", "e"]
@@ -188,13 +196,13 @@ def test_the_pairwise_summary_of_ties_teams_cooperation_and_one_label_at_two_set
     with store.connect(db) as con:
         con.execute("UPDATE seats SET temperature = CASE WHEN seat % 2 = 0 THEN 0.5 ELSE 1.0 END WHERE agent = 'a'")
     store.rebuild_summaries(db)
-    for selection in (Selection(contested=True), ALL.of_game("undercover"), ALL.of_game("hanabi")):
+    for hanabi_pairs in (ratings.rated_pairs(db, ALL.of_game("hanabi")), logged_pairs(db, ALL.of_game("hanabi"))):
+        assert hanabi_pairs is None
+    for selection in (Selection(contested=True), ALL.of_game("undercover")):
         with monkeypatch.context() as patched:
             patched.setattr(bradley_terry, "read_with_played", None)  # the summaries answer: the log is not read
             summed = ratings.rated_pairs(db, selection)
-        with monkeypatch.context() as patched:
-            patched.setattr(store, "summaries_in_step", lambda db: False)
-            logged = ratings.rated_pairs(db, selection)
+        logged = logged_pairs(db, selection)
         assert logged[0]["a"].str.startswith("a (").any() and logged[0]["kind"].nunique() > 5
         pd.testing.assert_frame_equal(summed[0], logged[0], check_exact=True)
         pd.testing.assert_frame_equal(ratings.fit_bradley_terry(*summed), ratings.fit_bradley_terry(*logged),

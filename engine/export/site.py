@@ -24,9 +24,24 @@ from engine.export import charts
 from engine.export.html import definitions, esc, link, note, note_link, page, prose, relative, table
 from engine.export.transcript import match_body
 from engine.figures import declared_figures
-from engine.numbers import interval, number, on_one_scale, percent, readable, usd
+from engine.numbers import bare_name, number, on_one_scale, readable
 from engine.progress import match_progress
 from engine.selection import Selection, Variant
+from engine.suite_tables import (
+    CONTESTED,
+    GRID_CAPTION,
+    by_win_rate,
+    grid_games,
+    grid_view,
+    has_winner,
+    headline_caption,
+    headline_help,
+    headline_view,
+    own_table_parts,
+    pool_label,
+    win_rates_view,
+    without_winner,
+)
 from engine.suites import all_suites, own_table, suites_of
 from engine.wording import count, sentence_start
 
@@ -85,34 +100,9 @@ class Site:
 
 
 # ---------------------------------------------------------------- the suites
-RANKED = {"rating": (False, 0), "win_rate": (True, 1), "score": (False, 2)}  # (as a percentage, decimals)
-
-
-def headline_view(table_: pd.DataFrame, measure) -> pd.DataFrame:
-    """The headline table as text: rank (blank: not ranked), agent (provisional marked), the ranked number with
-    its interval (or why it has none), matches, win rate (unless it is the ranked number), valid moves, fallback
-    wins and dollars per match."""
-    rate, places = RANKED[measure.by]
-    games = table_["games"].max()
-    ranked = [note_ or interval(v, lo, hi, as_percent=rate, decimals=places)
-              + (f" (partial: {n} of {games} games)" if part else "")
-              for v, lo, hi, note_, part, n in zip(table_["value"], table_["value_lo"], table_["value_hi"],
-                                                   table_["note"], table_["partial"], table_["games"], strict=True)]
-    return pd.DataFrame({
-        "rank": table_["rank"].map(number),
-        "agent": [a + (" (provisional)" if p else "") for a, p in zip(table_["agent"], table_["provisional"],
-                                                                       strict=True)],
-        f"{measure.title} (95% CI)": ranked, "matches": table_["matches"].map(number),
-        "win rate": table_["win_rate"].map(percent), "valid": table_["valid_rate"].map(percent),
-        "fb wins": table_["fallback_wins"].map(number), "$/match": table_["cost_per_match"].map(usd),
-    }).drop(columns=["win rate"] if measure.by == "win_rate" else [])  # ranked by it: its column is the third
-
-
-HEADLINE_HELP = {"valid": "valid moves", "fb wins": "fallback wins", "$/match": "cost"}
-
-
 def suite_page(site: Site, suite) -> str | None:
-    """The suite's page (None when the selection holds none of its games): headline, grid, the paper's table."""
+    """The suite's page (None when the selection holds none of its games): headline, grid, the paper's table, each
+    as the Leaderboards page shows it (engine/suite_tables.py: the same text, order, captions and definitions)."""
     selection = site.selection
     board = headline.headline(site.db, suite.name, selection)
     own = own_table(site.db, suite.name, selection)
@@ -123,59 +113,52 @@ def suite_page(site: Site, suite) -> str | None:
     if not board.empty:
         counted, self_play = headline.coverage(site.db, suite.name, selection)
         scope = replace(selection.within(suite.variants), contested=True)
-        measure = suite.headline
-        shown = headline_view(board, measure)
+        shown = headline_view(board, suite.headline)
         hrefs = [relative(path, site.agent_matches(a, scope, None, f"{suite.title}'s games")) for a in board["agent"]]
-        body += "<h2>Headline</h2>" + note(
-            f"Ranked by the {measure.title}. Counts {', '.join(counted) or 'no game'}"
-            + (f"; leaves out {', '.join(self_play)} (only self-play in this selection)" if self_play else "")
-            + f". Only contested matches count: {headline.SELF_PLAY}. Fewer than {headline.MIN_MATCHES} contested "
-              "matches: provisional, not ranked. A number of matches opens those matches.")
+        body += "<h2>Headline</h2>" + note(f"{CONTESTED} {headline_caption(suite, counted, self_play)} A number of "
+                                           "matches opens those matches.")
         body += table(shown, {"matches": hrefs}, numeric=("rank", "matches", "win rate", "valid", "fb wins"))
         body += "<details><summary>What each number means</summary>" + definitions(
-            {c: headline.DEFINITIONS[HEADLINE_HELP.get(c, c)] for c in shown.columns
-             if HEADLINE_HELP.get(c, c) in headline.DEFINITIONS}
-            | {sentence_start(measure.title): headline.DEFINITIONS[measure.by.replace("_", " ")]}) + "</details>"
+            {c: text for c, text in headline_help(suite.headline).items() if c in shown.columns}) + "</details>"
         body += grid(site, path, suite, scope)
     if not own.empty:
         paper = queries.published_rows(site.db, suite.name)  # the paper's rows for the models played here
-        own = published.beside(own, paper)
         body += f"<h2>{esc(suite.paper + chr(39) + 's own table' if suite.paper else 'Per game')}</h2>"
-        body += prose(suite.caption) + table(shown_columns(readable(on_one_scale(own, suite.layout.units))))
+        body += prose(suite.caption) + own_table_html(published.beside(own, paper), suite.layout)
     site.write(path, suite.title, body)
     return path
 
 
-def shown_columns(shown: pd.DataFrame) -> pd.DataFrame:
-    """A paper's table without the columns no row fills (a game not played, a bot's strategy), nor `source` when
-    every row is ours: what is left fits the window."""
-    blank = [c for c in shown.columns[1:] if shown[c].eq("").all()]
-    if "source" in shown and shown["source"].eq("ours").all():
-        blank.append("source")
-    return shown.drop(columns=blank)
+def own_table_html(board: pd.DataFrame, layout) -> str:
+    """A paper's own table as the page lays it out (`own_table_parts`): the table, each of the layout's `aside`
+    groups beside the first column and the figures by role, those two folded, and what each column means."""
+    shown, aside, by_role = own_table_parts(board, layout)
+    apart = {c for columns in aside.values() for c in columns}
+    html = table(shown[[c for c in shown.columns if c not in apart]])
+    for label, columns in aside.items():
+        if present := [c for c in columns if c in shown.columns]:
+            html += f"<details><summary>{esc(label)}</summary>{table(shown[[shown.columns[0], *present]])}</details>"
+    if not by_role.empty:
+        html += f"<details><summary>{esc(layout.by_role.title)}</summary>{table(by_role)}</details>"
+    helps = {**layout.helps, **(layout.by_role.helps if layout.by_role else {})}
+    meant = {c: helps.get(c) or helps.get(bare_name(c)) for c in [*shown.columns, *by_role.columns]}
+    meant = {c: text for c, text in meant.items() if text}
+    return html + ("<details><summary>What each column means</summary>" + definitions(meant) + "</details>"
+                   if meant else "")
 
 
 def grid(site: Site, path: str, suite, scope: Selection) -> str:
-    """Agents x games: each cell the agent's win rate in that game with the contested matches behind it
-    ("14.3% (21)"), a link to exactly those matches (the suite's rule set of the game)."""
+    """Agents x games (`grid_view`, as the page shows it): each cell a link to exactly the matches behind it (the
+    suite's rule set of the game)."""
     cells = headline.agent_figures(site.db, scope, by_game=True)
     rule_set = {v.game: v for v in suite.variants}
-    games = [g for g in suite.games if g in set(cells["game"])]
-    agents = sorted(cells["agent"].unique())
-    shown = pd.DataFrame({"agent": agents})
-    hrefs: dict[str, list[str | None]] = {}
-    for game in games:
-        mine = cells[cells["game"] == game].set_index("agent")
-        pool = replace(scope, variants=(rule_set[game],))
-        label = rule_set[game].label
-        shown[label] = [f"{percent(mine.at[a, 'win_rate'])} ({number(mine.at[a, 'matches'])})" if a in mine.index
-                        else "" for a in agents]
-        hrefs[label] = [relative(path, site.agent_matches(a, pool, game, label)) if a in mine.index else None
-                        for a in agents]
-    return ("<h2>Agents x games</h2>" + note(
-        "Win rate (contested matches behind it), over each game's contested matches under the rules named in its "
-        "column, every preset in the selection; a cell opens those matches.")
-        + table(shown, hrefs, numeric=list(hrefs)))
+    shown = grid_view(cells, suite)
+    played = {game: set(cells.loc[cells["game"] == game, "agent"]) for game in grid_games(cells, suite)}
+    hrefs = {label: [relative(path, site.agent_matches(a, replace(scope, variants=(rule_set[game],)), game, label))
+                     if a in played[game] else None for a in shown["agent"]]
+             for game, label in zip(played, shown.columns[1:], strict=True)}
+    return ("<h2>Agents x games</h2>" + note(f"{sentence_start(GRID_CAPTION)}. {without_winner(played)}")
+            + table(shown, hrefs, numeric=list(hrefs)))
 
 
 # ---------------------------------------------------------------- the games
@@ -199,26 +182,22 @@ def game_page(site: Site, game: str) -> str:
                     drawn = True
             if figure.show_table:
                 body += table(readable(on_one_scale(figures, suite.units_of(figure))))
-    body += "<h2>Win rates</h2>" + note(f"Win rate: {headline.DEFINITIONS['win rate']}.")
+    body += "<h2>Win rates</h2>" + note(f"Win rate: {headline.DEFINITIONS['win rate']}. {without_winner([game])}")
     rates = headline.agent_figures(site.db, selection, by_game=True)
     if rates.empty:
         body += note(f"No contested {game} match in this selection (self-play only, or none).")
     for rule_set, rows in rates.groupby("rule_set", sort=True):
-        rows = rows.sort_values("win_rate", ascending=False, kind="stable").reset_index(drop=True)
+        rows = by_win_rate(rows).reset_index(drop=True)
         variant = Variant.of(game, rule_set or None)
         pool = replace(selection, contested=True, variants=(variant,) if rule_set else None)
-        body += f"<h3>{esc(variant.label)}</h3>" + charts.chart_html(charts.win_rates(rows, f"Win rate: "
-                                                                                       f"{variant.label}"))
-        drawn = True
-        shown = pd.DataFrame({"agent": rows["agent"], "matches": rows["matches"].map(number),
-                              "seats": rows["seats"].map(number), "wins": rows["wins"].map(number),
-                              "draws": rows["draws"].map(number),
-                              "win rate (95% CI)": [interval(*v, as_percent=True, decimals=1) for v in
-                                                    zip(rows["win_rate"], rows["win_lo"], rows["win_hi"], strict=True)],
-                              "valid": rows["valid_rate"].map(percent), "fb wins": rows["fallback_wins"].map(number),
-                              "$/match": rows["cost_per_match"].map(usd)})
-        hrefs = [relative(path, site.agent_matches(a, pool, game, variant.label)) for a in rows["agent"]]
-        body += table(shown, {"matches": hrefs}, numeric=("matches", "seats", "wins", "draws", "fb wins"))
+        label = pool_label(game, rule_set)
+        body += f"<h3>{esc(label)}</h3>"
+        if has_winner(game):  # a game without one would chart a row of zeros
+            body += charts.chart_html(charts.win_rates(rows, f"Win rate: {label}"))
+            drawn = True
+        hrefs = [relative(path, site.agent_matches(a, pool, game, label)) for a in rows["agent"]]
+        body += table(win_rates_view(rows, game), {"matches": hrefs},
+                      numeric=("matches", "seats", "wins", "draws", "fb wins"))
     site.write(path, game, body, charts=drawn)
     return path
 

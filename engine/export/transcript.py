@@ -20,6 +20,7 @@ from engine import transcripts
 from engine.export.html import compact_json, esc, note, pre, table, text
 from engine.numbers import cell, missing, readable, usd
 from engine.precision import fixed_nested
+from engine.transcripts import facts_text
 from engine.wording import count
 
 FACTS = ("legal", "fallback", "retries", "call_errors", "tokens_in", "tokens_out", "latency_ms", "cached")
@@ -46,6 +47,11 @@ def text_of(value: Any) -> str:
     return "" if missing(value) else str(value)
 
 
+def state_html(state: Any) -> str:
+    """A public state as its facts in text (`transcripts.facts_text`), as the Transcripts page draws it."""
+    return pre(facts_text(state) if isinstance(state, dict) else compact_json(state))
+
+
 def _messages(prompt: list[dict], seen: dict[str, int], turn: int) -> str:
     """A model's prompt: each message (role, text); a message sent before is named by the turn that showed it."""
     parts = []
@@ -70,12 +76,12 @@ def _view(prompt: Any, views: dict[Any, tuple[int, dict]], seat: Any, turn: int)
     last = views.get(seat)
     views[seat] = (turn, facts)
     if last is None:
-        return pre(compact_json(facts))
+        return pre(facts_text(facts))
     before_turn, before = last
     changed = {k: v for k, v in facts.items() if k not in before or before[k] != v}
     same = len(facts) - len(changed)
     kept = f'the other {count(same, "fact")} as at <a href="#t{before_turn}">turn {before_turn}</a>'
-    return pre(compact_json(changed)) + f'<p class="note">{kept}</p>' if same else pre(compact_json(facts))
+    return pre(facts_text(changed)) + f'<p class="note">{kept}</p>' if same else pre(facts_text(facts))
 
 
 def _saw(prompt: Any, memory: Memory, seat: Any, turn: int) -> str:
@@ -105,7 +111,7 @@ def _turn(turn: dict, memory: Memory) -> str:
     number = int(turn["turn"])
     state = text_of(turn["state"])
     after = "" if not state or state == memory.state else (
-        f"<details><summary>Public state after this turn</summary>{pre(compact_json(loads(state)))}</details>")
+        f"<details><summary>Public state after this turn</summary>{state_html(loads(state))}</details>")
     memory.state = state or memory.state
     where = f"Turn {number}, round {text_of(turn['round'])}"
     if turn["phase"] == "moderator" or missing(turn["seat"]):  # a message, on one line: a game sends hundreds

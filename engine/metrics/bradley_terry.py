@@ -1,6 +1,7 @@
 """Bradley-Terry ratings: an order-free fit (Elo scale: 1000 + 400·log10 odds) on the pairwise outcomes between
-the teams of each match (`outcomes.pairwise_outcomes`: the better rank wins, equal ranks tie), with bootstrap
-confidence intervals over matches as FastChat does; `rank` separates only agents whose intervals do not overlap.
+the teams of each match (`outcomes.pairwise_outcomes`: the better rank wins, equal ranks tie, teammates are no
+pair), with bootstrap confidence intervals over matches as FastChat does; `rank` separates only agents whose
+intervals do not overlap.
 """
 
 from __future__ import annotations

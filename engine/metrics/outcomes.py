@@ -6,7 +6,8 @@ A seat the game declares a winner (alone, with its team, or sharing the win) win
 sharing the best place with another team draw; every other seat loses. A match's teams are its seats sharing a rank
 and a role (Undercover's four civilians; a TicTacToe draw is X and O tied at rank 1, two teams); in a game without
 roles each seat is its own team (a Bargain without a deal is a draw between its two seats) unless the game is
-`cooperative`.
+`cooperative`. Seats of one team are never compared with each other, whatever their ranks: Who is Spy ranks its
+civilians by score, yet two civilians who won together did not beat one another.
 
 An agent is `selection.agent_sql`: `seats.label` (the model string unless the run spec names it), with its
 temperature and prompt version where the database holds that label at several.
@@ -29,7 +30,8 @@ OUTCOME = ("A seat wins when the game declares it a winner: alone, with its team
            "to a cost-sharing agreement); in a match nobody won, the seats that share the best place with another "
            "team draw (a full TicTacToe board, a Bargain without a deal, a Chameleon tie: 1 credit of MAgIC's 2), "
            "and a draw counts half; every other seat loses. Ratings read the same outcome: winners above the rest, "
-           "co-winners and drawing teams tied")
+           "co-winners and drawing teams tied; seats of one team (the same role: Who is Spy's civilians) are "
+           "teammates, never compared with each other")
 
 
 
@@ -112,7 +114,7 @@ def pairwise_outcomes(db: str | Path, game: str | None = None, selection: Select
     """The pairwise outcomes of the selected matches grouped by kind: matches with the same comparisons (the same
     sum of their hashes) are one `kind` played `matches` times. One row per kind and pair of different agents in
     different teams: `a`, `b`, the share of the match's comparisons it stands for (`weight`, a match weighs 1)
-    and `score` (1 a wins, 0.5 tie)."""
+    and `score` (1 a wins, 0.5 tie). Teammates (seats of one `role`) are no pair, whatever their ranks."""
     selection = narrowed(game, selection)
     if selection is None:
         return pd.DataFrame(columns=["kind", "matches", "a", "b", "weight", "score"])
@@ -124,7 +126,7 @@ def pairwise_outcomes(db: str | Path, game: str | None = None, selection: Select
                  CASE WHEN x.rank = y.rank THEN 0.5
                       WHEN (x.rank < y.rank) = (x.agent < y.agent) THEN 1.0 ELSE 0.0 END AS score
           FROM s x JOIN s y ON x.match_id = y.match_id AND x.seat < y.seat AND x.agent <> y.agent
-                           AND NOT (x.rank = y.rank AND x.role = y.role)),
+                           AND x.role <> y.role),
         per_match AS (
           SELECT match_id, a, b, count(*) / sum(count(*)) OVER (PARTITION BY match_id) AS weight, avg(score) AS score
           FROM pairs GROUP BY match_id, a, b),

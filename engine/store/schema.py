@@ -91,13 +91,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # (whether the match had a fallback move: the filter leaving those matches out sums them too), pairwise_summary (the
 # pairwise outcomes the Bradley-Terry fit reads) and agent_settings, built likewise; 10 seat_summary (per seat,
 # role, strategy and challenger: what the Who is Spy and MAgIC boards add up, MAgIC's Reasoning items included); 11
-# gamabench_summary (per agent, strategy, study and repeat: what γ-Bench's table adds up).
+# gamabench_summary (per agent, strategy, study and repeat: what γ-Bench's table adds up); 12 pairwise_summary
+# rebuilt, its rows no longer comparing teammates (a seat pair of one role) ranked apart.
 # Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

@@ -129,13 +129,14 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
 def pairwise_contributions_sql(matches: str, seats: str) -> str:
     """The `pairwise_summary` rows of the `ok` matches of the tables (or views) named: each match's comparisons
     between agents as `outcomes.pairwise_outcomes` makes them (every pair of seats of different agents in different
-    teams: the better rank, winners first, wins; equal ranks tie), per pair of agents (`a` the one whose identity
-    hashes lower) how many seat pairs (`pairs`), the sum of `a`'s scores in them (1 won, 0.5 tie: sums exact in a
-    double) and the match's comparisons in all; `kind` hashes a match's whole set, so matches alike are one row
-    counted `matches` times. Both readings of a seat without a role (`together` false: a team of its own; true: one
-    team with the others, as in a cooperative game), since the store does not know the games. The seats are
-    joined by the hash of their agent's identity, its columns added once the pairs are counted: a million
-    matches' seat pairs carried with four columns a side did not fit a rebuild's memory."""
+    teams, teammates never compared whatever their ranks: the better rank, winners first, wins; equal ranks tie),
+    per pair of agents (`a` the one whose identity hashes lower) how many seat pairs (`pairs`), the sum of `a`'s
+    scores in them (1 won, 0.5 tie: sums exact in a double) and the match's comparisons in all; `kind` hashes a
+    match's whole set, so matches alike are one row counted `matches` times. Both readings of a seat without a role
+    (`together` false: a team of its own; true: one team with the others, as in a cooperative game), since the
+    store does not know the games. The seats are joined by the hash of their agent's identity, its columns added
+    once the pairs are counted: a million matches' seat pairs carried with four columns a side did not fit a
+    rebuild's memory."""
     identity = ", ".join(_IDENTITY)
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset FROM {matches} WHERE status = 'ok'),
@@ -149,7 +150,7 @@ def pairwise_contributions_sql(matches: str, seats: str) -> str:
                  CASE WHEN x.rank = y.rank THEN 0.5 WHEN x.rank < y.rank THEN 1.0 ELSE 0.0 END AS score
           FROM placed x JOIN placed y ON x.match_id = y.match_id AND x.who < y.who
           CROSS JOIN (SELECT unnest([false, true]) AS together) r
-          WHERE NOT (x.rank = y.rank AND CASE WHEN r.together THEN x.shared = y.shared ELSE x.apart = y.apart END)),
+          WHERE CASE WHEN r.together THEN x.shared <> y.shared ELSE x.apart <> y.apart END),
         per_match AS (
           SELECT match_id, together, a, b, count(*) AS pairs, sum(score) AS score_sum,
                  sum(count(*)) OVER (PARTITION BY match_id, together)::BIGINT AS comparisons

@@ -28,6 +28,13 @@ def _battle_royale_rounds(con: duckdb.DuckDBPyConnection) -> None:
                    WHERE game = 'battle_royale' AND json_exists(params, '$.max_turns')""")
 
 
+def _teammates_not_compared(con: duckdb.DuckDBPyConnection) -> None:
+    """The pairwise summary compared seats of one team ranked apart (Who is Spy's civilians, ranked by score): its
+    rows are computed again without those pairs, and the ratings kept beside the database from them go stale."""
+    summaries.rebuild_pairwise(con)
+    summaries.bump(con)
+
+
 # What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
 # step: a database older than that version goes through it, in order, inside the upgrade's transaction.
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
@@ -36,6 +43,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (9, summaries.rebuild),  # brought by 8; by 9 their `fallbacks` key, the pairwise summary, agent_settings
     (10, summaries.rebuild_seats),  # the seat summary (after a rebuild above, built a second time: rare, exact)
     (11, summaries.rebuild_gamabench),  # likewise γ-Bench's
+    (12, _teammates_not_compared),
 )
 
 

@@ -10,6 +10,7 @@ from datetime import date
 from urllib.parse import urlencode
 
 from engine.selection import Selection, Variant
+from engine.suite_tables import pool_label  # noqa: F401 - the pages name pools through here, as the site does
 
 LINKED = ("runs", "presets", "dates", "variant", "contested", "without_fallbacks")  # the URL keys of a linked selection
 
@@ -61,11 +62,6 @@ def linked_selection(get_all: Callable[[str], list[str]], game: str | None) -> S
     return Selection(run_ids=tuple(get_all("runs")), presets=tuple(get_all("presets")), date_from=start,
                      date_to=end, variants=variants, contested=get_all("contested")[:1] == ["1"],
                      without_fallbacks=get_all("without_fallbacks")[:1] == ["1"])
-
-
-def pool_label(game: str, rule_set: str) -> str:
-    """A game and the rule set a figure pools: "undercover (magic rules)"; the game alone when it has one."""
-    return f"{game} ({rule_set} rules)" if rule_set else game
 
 
 def described(selection: Selection) -> str:

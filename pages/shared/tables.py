@@ -1,11 +1,11 @@
 """How a table looks on every page: the one definition of each column (`COLUMN_HELP`, its header's tooltip), columns
 as wide as their content so a table fits a 1400 px window, the table with its downloads and its place in the page's
-report, a table too wide for the window with column groups apart, and the win rates' one look.
+report, and a table too wide for the window with column groups apart (the win rates' one look is
+engine/suite_tables.py's, the static site's too).
 
     column_help(columns, game, own) -> dict;  fitted_columns(display, config, helps, fill) -> (display, config)
     show_table(report, title, df, name, shown=None, helps=None);  show_wide_table(report, title, df, name, aside)
-    tooltips(config) -> dict
-    win_rates_view(agent_figures rows) -> DataFrame;  compact_lineup(lineup) -> str
+    tooltips(config) -> dict;  compact_lineup(lineup) -> str
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import streamlit as st
 
 from engine.headline import DEFINITIONS
 from engine.numbers import bare_name, on_one_scale
-from pages.shared import numbers
 from pages.shared.numbers import readable
 from pages.shared.report import Report, download_table
 
@@ -204,18 +203,3 @@ def show_wide_table(report: Report, title: str, df: pd.DataFrame, name: str, asi
                 part, config = fitted_columns(display[[first, *present]], None, helps)
                 st.dataframe(part, hide_index=True, width="stretch", column_config=config)
             report.table(f"{title}: {label}", part, helps=tooltips(config))
-
-
-def win_rates_view(rows: pd.DataFrame) -> pd.DataFrame:
-    """`engine.headline.agent_figures` rows as every page shows them (one definition, one look): agent, contested
-    matches, seats, wins, draws, the win rate with its interval, valid moves, fallback wins, cost per match (the
-    last three under the headline's short labels, defined in their headers' tooltips: `COLUMN_HELP`)."""
-    return pd.DataFrame({
-        "agent": rows["agent"], "matches": rows["matches"].map(numbers.number),
-        "seats": rows["seats"].map(numbers.number), "wins": rows["wins"].map(numbers.number),
-        "draws": rows["draws"].map(numbers.number),
-        "win rate (95% CI)": [numbers.interval(*v, as_percent=True, decimals=1)
-                              for v in zip(rows["win_rate"], rows["win_lo"], rows["win_hi"], strict=True)],
-        "valid": rows["valid_rate"].map(numbers.percent),
-        "fb wins": rows["fallback_wins"].map(numbers.number),
-        "$/match": rows["cost_per_match"].map(numbers.usd)})
