@@ -152,6 +152,19 @@ def test_team_members_weigh_one_as_trueskill_rate_defaults(tmp_path):
     assert (bt.loc["spy", "rating"] > bt.loc[civilians, "rating"]).all()
 
 
+def test_teammates_ranked_apart_by_their_own_scores_are_one_team_for_trueskill(tmp_path):
+    """Who is Spy's civilians who won together are ranked apart by their own scores: TrueSkill rated the better one
+    above the other, as if they had played each other (Bradley-Terry never pairs teammates)."""
+    from engine.metrics.trueskill_replay import ENV
+
+    db = tmp_path / "wis.duckdb"
+    write_outcomes(db, "wis", [[("a", 1, 3.0, "civilian"), ("b", 2, 2.0, "civilian"), ("spy", 3, 0.0, "spy")]])
+    ts = trueskill_table(db, "wis").set_index("agent")
+    (ra, rb), (spy,) = ENV.rate([(ENV.create_rating(), ENV.create_rating()), (ENV.create_rating(),)], ranks=[1, 2])
+    assert ts.loc["a", "mu"] == pytest.approx(ra.mu) and ts.loc["b", "mu"] == pytest.approx(rb.mu)
+    assert ts.loc["a", "mu"] == pytest.approx(ts.loc["b", "mu"]) and ts.loc["spy", "mu"] == pytest.approx(spy.mu)
+
+
 def test_self_play_teaches_nothing_and_order_matters_only_for_trueskill(tmp_path):
     db = tmp_path / "order.duckdb"
     write_outcomes(db, "duel", [[("x", 1, 1.0), ("x", 2, 0.0)]] + [[("x", 1, 1.0), ("y", 2, 0.0)]] * 3

@@ -24,7 +24,7 @@ import pandas as pd
 
 from engine import store
 
-FORMAT = 1  # tables kept by another layout of this file are computed again
+FORMAT = 2  # tables kept by another layout of this file, or by an older formula, are computed again
 _WRITING = threading.Lock()
 _PARSED: dict = {}  # "last": the last file parsed, ((path, mtime, size), content)
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from engine.selection import ALL, Selection
 
 # saved replays of another formula are replayed again
-FORMULA = "team members weigh 1; roleless seats are teams of one; winners first; only agents that met another"
+FORMULA = ("team members weigh 1; a team is a role, placed by its best member; roleless seats are teams of one; "
+           "winners first; only agents that met another")
 _WRITING = threading.Lock()
 
 

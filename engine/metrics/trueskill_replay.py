@@ -65,16 +65,19 @@ def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, t
     """TrueSkill over `matches` in order, updating `ratings` (agent -> (mu, sigma)) in place; an agent in
     several teams of one match moves by the sum of its copies' updates and keeps the smallest new sigma."""
     for _, _, ranks, roles, agents, weights in matches:
-        teams: dict[tuple[int, str], list[tuple[str, float]]] = {}
+        # a team is a role: teammates ranked apart by their own scores (Who is Spy's civilians) are never rated
+        # against each other (as Bradley-Terry pairs them); the team places where its best member does
+        teams: dict[str, list[tuple[str, float]]] = {}
+        placed: dict[str, int] = {}
         for rank, role, agent, weight in zip(ranks, roles, agents, weights, strict=True):
-            teams.setdefault((rank, role), []).append((agent, weight))
+            teams.setdefault(role, []).append((agent, weight))
+            placed[role] = min(rank, placed.get(role, rank))
         if len(teams) < 2 or len(set(agents)) < 2:
             continue  # one team, or an agent against itself: nothing learned (an agent never rated has no rating)
         for agent in agents:
             ratings.setdefault(agent, (MU, SIGMA))
         keys = list(teams)
-        new = rate_exactly(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys],
-                           [rank for rank, _ in keys])
+        new = rate_exactly(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys], [placed[k] for k in keys])
         moved: dict[str, list[tuple[float, float]]] = {}
         for k, group in zip(keys, new, strict=True):
             for (agent, _), rating in zip(teams[k], group, strict=True):
