@@ -8,7 +8,7 @@ same partial marks through `own_table_view`); NaN where a game was not played.""
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import store
+from engine import numbers, store
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
 from engine.palette import painted
 from engine.selection import Selection
@@ -76,9 +76,11 @@ bars = go.Figure([
     go.Bar(x=ticks, y=shown[AREA].tolist(), name="radar area (% of the full radar)",
            customdata=shown[PAPER_AREA].tolist(),  # the paper's own unit, in the hover
            hovertemplate="%{y:.1f}% of the full radar; %{customdata:,.0f} on 0-100 axes (Figures 1 and 6)"),
+    # points, not a line: the agents side by side are unrelated, a line joining them would read as a trend
     go.Scatter(x=ticks, y=(shown["win_rate"] * RADAR_SCALE).tolist(),
-               name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="lines+markers", line={"color": "red"},
-               marker={"symbol": ["circle-open" if p else "circle" for p in short], "size": 10}),
+               name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="markers+text", textposition="top center", textfont={"size": 10},
+               text=[f"{c}: {numbers.percent(w)}" for c, w in zip(shown["challenger"], shown["win_rate"], strict=True)],
+               marker={"symbol": ["circle-open" if p else "circle" for p in short], "size": 10, "color": "red"}),
 ])
 bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE} (the paper's Figure 1)", height=420,
                    legend=LEGEND_RIGHT, yaxis={"title": "%", "range": [0, RADAR_SCALE], "dtick": 20})

@@ -87,33 +87,43 @@ def game_section(game: str) -> form.GameChoice:
                                   index=options.index("bot:random"), key=key, accept_new_options=True,
                                   help="A bot, a model seen here or suggested, or type any litellm model string "
                                        "(provider/model, e.g. openai/gpt-4o-mini) and press Enter.")
-            seats.append(seat_settings(game, i, picked))
+            seat = seat_settings(game, i, picked)
+            seats.append(seat)
             slot(form.field_key(game, "seat", i))
-            if problem := missing_key(picked):
+            slot(form.field_key(game, "endpoint", i))
+            if problem := missing_access(seat):
                 st.warning(f"{code(picked.strip())} - {problem}")
     slot(form.field_key(game, "seats"))
     return form.GameChoice(game, presets, changed, seats)
 
 
 def seat_settings(game: str, i: int, agent: str) -> form.SeatChoice:
-    """A model's seat may have its own temperature and prompt version (empty: the run's)."""
+    """A model's seat may have its own temperature and prompt version (empty: the run's), and a model served over
+    the network its endpoint (a self-hosted server's URL; empty: the provider's own or its environment's)."""
     if not agent or agent.startswith("bot:"):
         return form.SeatChoice(agent)
     temperature = st.number_input("temperature", value=None, step=0.1, key=f"{game}.temperature.{i}",
                                   placeholder=f"run's ({run_temperature:g})")
     version = st.selectbox("prompt version", [RUN_DEFAULT, *versions(game)], key=f"{game}.prompt_version.{i}")
-    return form.SeatChoice(agent, temperature, None if version == RUN_DEFAULT else version)
+    endpoint = st.text_input("endpoint (api_base)", key=f"{game}.endpoint.{i}", placeholder="provider's own",
+                             help="The URL of the server answering for this model, e.g. http://localhost:8000/v1 "
+                                  "for vLLM or http://localhost:11434 for Ollama; empty: the provider's own, or "
+                                  "its *_API_BASE variable. No key in it: keys go in the environment or .env."
+                             ) if form.takes_endpoint(agent) else ""
+    return form.SeatChoice(agent, temperature, None if version == RUN_DEFAULT else version, endpoint.strip() or None)
 
 
-def missing_key(agent: str | None) -> str | None:
-    """The preflight's "no key" line for a model seat whose provider key is not in the environment, shown as soon
-    as the seat is picked (no network; the one-token request waits for Start). None for a bot, a model string
-    the form refuses anyway (its message is under the seat) or a model whose key is there."""
-    agent = (agent or "").strip()
+def missing_access(seat: form.SeatChoice) -> str | None:
+    """The preflight's "no key" / "no endpoint" line for a model seat missing its provider's key or endpoint, shown
+    as soon as the seat is picked (no network; the one-token request waits for Start). None for a bot, a model
+    string or an endpoint the form refuses anyway (its message is under the seat) or a seat with all it needs."""
+    agent = (seat.agent or "").strip()
     if not agent or agent.startswith("bot:") or model_problem(agent) is not None:
         return None
+    if seat.api_base and form.endpoint_problem(seat.api_base):
+        return None
     try:
-        return preflight.key_problem(agent)
+        return preflight.access_problem(agent, seat.api_base)
     except Exception:  # noqa: BLE001 - litellm's check of an odd string must not break the form; Start checks again
         return None
 

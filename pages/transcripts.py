@@ -326,7 +326,8 @@ with answered:
                                  "latency_ms", "cached")}  # call_errors: transport failures retried
         facts["cost_usd"] = numbers.usd(turn["cost_usd"])  # dollars as everywhere ("unknown" without a price)
         shown = readable(pd.DataFrame([facts])).T.reset_index()  # one fact a row: fits half the page
-        st.dataframe(shown.set_axis(["fact", "value"], axis=1), hide_index=True)
+        shown, config = fitted_columns(shown.set_axis(["fact", "value"], axis=1), None)  # the retry policy whole
+        st.dataframe(shown, hide_index=True, column_config=config)
         if text_of(turn["error"]):
             st.code(text_of(turn["error"]), language="text", wrap_lines=True)
 

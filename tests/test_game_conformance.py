@@ -11,7 +11,7 @@ import pytest
 
 from engine.agents.prompting import render, versions
 from engine.games import all_games
-from engine.games.base import Choice, Game, ParseError, SeatResult
+from engine.games.base import Choice, Game, IntRange, ParseError, SeatResult
 from engine.match_rows import TALLY
 from tests.game_play import new_game
 
@@ -100,6 +100,41 @@ def test_each_legal_choice_label_parses_back_to_itself(name):
                     assert obs.parse(f"My answer: {label}") == option
                     checked += 1
         game.step({s: game.observe(s).space.sample(rng) for s in seats})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_bots_answer_reads_in_the_games_move_format_and_parses_back_to_its_move(name):
+    """A TicTacToe bot answered `3` (the cell index) while the prompts and the moderator say (row, column) from 1,
+    and the board showed its X at (2,1): a bot's recorded answer is written as the game asks a model to write it."""
+    import asyncio
+
+    from engine.agents.base import AgentSpec, TurnContext
+    from engine.agents.bots import BotAgent
+
+    game = new_game(name, 4)
+    bot = BotAgent(AgentSpec("bot:random"))
+    rng = random.Random(4)
+    checked = 0
+    while not game.done() and checked < 60:
+        seats = game.to_act()
+        actions = {}
+        for s in seats:
+            obs = game.observe(s)
+            decision = asyncio.run(bot.act(obs, TurnContext("m", 4, s, checked, rng)))
+            if isinstance(obs.space, Choice):
+                labels = obs.space.labels or tuple(str(o) for o in obs.space.options)
+                assert decision.response == labels[obs.space.options.index(decision.action)]
+            if isinstance(obs.space, (Choice, IntRange)):  # the word games' JSON answers are their own shape
+                assert obs.parse(decision.response) == decision.action  # as a model's answer would parse
+            actions[s] = decision.action
+            checked += 1
+        game.step(actions)
+
+
+def test_a_grid_bots_answer_is_the_cell_the_board_shows():
+    """The example of the issue: TicTacToe's cell 3 is written (2,1), ConnectFour's column 0 is written 1."""
+    assert new_game("tictactoe", 0).observe(0).space.written(3) == "(2,1)"
+    assert new_game("connect_four", 0).observe(0).space.written(0) == "1"
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -270,9 +270,41 @@ def test_a_missing_key_is_said_without_a_request(monkeypatch):
     from engine.launch import preflight
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    assert preflight.key_problem("openai/gpt-4o-mini") == "no key: set OPENAI_API_KEY in the environment or in .env"
+    assert preflight.access_problem("openai/gpt-4o-mini") == "no key: set OPENAI_API_KEY in the environment or in .env"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    assert preflight.key_problem("openai/gpt-4o-mini") is None
+    assert preflight.access_problem("openai/gpt-4o-mini") is None
+
+
+def test_a_missing_endpoint_is_called_an_endpoint_and_a_seats_endpoint_stands_for_it(monkeypatch):
+    from engine.launch import preflight
+
+    for name in ("OLLAMA_API_BASE", "HOSTED_VLLM_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    assert preflight.access_problem("ollama/llama3") == (
+        "no endpoint: set OLLAMA_API_BASE or give the seat an endpoint")
+    assert preflight.access_problem("hosted_vllm/foo") == (  # litellm's own check asks nothing of it
+        "no endpoint: set HOSTED_VLLM_API_BASE or give the seat an endpoint")
+    for model in ("ollama/llama3", "hosted_vllm/foo"):
+        assert preflight.access_problem(model, "http://localhost:8000/v1") is None
+    monkeypatch.setenv("HOSTED_VLLM_API_BASE", "http://gpu1:8000/v1")
+    assert preflight.access_problem("hosted_vllm/foo") is None
+
+
+def test_a_seats_endpoint_reaches_the_spec_and_a_wrong_one_is_refused_under_its_field():
+    def built(endpoint: str | None, agent: str = "hosted_vllm/foo") -> form.BuiltSpec:
+        seats = [form.SeatChoice(agent, api_base=endpoint), "bot:random"]
+        return form.build_spec(form.LaunchForm("ep", [form.GameChoice("tictactoe", ["default"], seats=seats)]))
+
+    ok = built(" http://localhost:8000/v1 ")
+    assert not ok.errors and ok.spec.matches[0].seats[0].api_base == "http://localhost:8000/v1"
+    assert built(None).spec.matches[0].seats[0].api_base is None
+    assert built("localhost:8000").errors == {
+        "tictactoe.endpoint.0": "endpoint: 'localhost:8000' is not a URL; write it as http://host:port/v1"}
+    refused = built("http://me:hunter2@gpu1:8000/v1").errors
+    assert list(refused) == ["tictactoe.endpoint.0"] and "credential" in refused["tictactoe.endpoint.0"]
+    assert "hunter2" not in refused["tictactoe.endpoint.0"]
+    assert form.takes_endpoint("ollama/llama3") and not form.takes_endpoint("local/smollm2")
+    assert not form.takes_endpoint("bot:random")
 
 
 def test_runs_of_a_name_are_found_in_the_database_and_among_the_launched(db_path):

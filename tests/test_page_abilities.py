@@ -133,8 +133,16 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     assert area["customdata"] == pytest.approx([a * full / 100 for a in area["y"]])
     assert "on 0-100 axes" in area["hovertemplate"]
     assert all(1 < w <= 100 for w in win["y"])
+    # unrelated agents: points, each labelled with its agent and figure, never a line suggesting a trend
+    assert "lines" not in win["mode"] and "markers" in win["mode"]
+    assert win["text"] == [f"{agent}: {w:.1f}%" for agent, w in zip(area_names(win), win["y"], strict=True)]
     for figure in (radar, bars):
         assert figure["layout"]["legend"]["x"] > 1  # right of the plot, not over or under it
+
+
+def area_names(win) -> list[str]:
+    """The challenger of each point of the win-rate trace (its tick without the partial note)."""
+    return [tick.split(" (partial")[0] for tick in win["x"]]
 
 
 def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_run_db, monkeypatch):

@@ -339,3 +339,20 @@ def test_a_run_whose_matches_are_stored_while_its_process_updates_the_ratings_is
     assert not at.exception
     assert any(f"{run_id}` - ok, updating the ratings" in m.value for m in at.markdown)
     assert not [b for b in at.button if b.key == f"cancel_{run_id}"]
+
+
+def test_a_self_hosted_seat_asks_for_its_endpoint_and_takes_one(db_path, monkeypatch):
+    for name in ("OLLAMA_API_BASE", "HOSTED_VLLM_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    at = page(db_path, monkeypatch)
+    type_model(at, "tictactoe", 1, "ollama/llama3")
+    assert [w.value for w in at.warning] == [
+        "`ollama/llama3` - no endpoint: set OLLAMA_API_BASE or give the seat an endpoint"]
+    type_model(at, "tictactoe", 1, "hosted_vllm/foo")
+    assert [w.value for w in at.warning] == [
+        "`hosted_vllm/foo` - no endpoint: set HOSTED_VLLM_API_BASE or give the seat an endpoint"]
+    at.text_input(key="tictactoe.endpoint.1").set_value("gpu1:8000").run()
+    assert [e.value for e in at.error] == ["endpoint: 'gpu1:8000' is not a URL; write it as http://host:port/v1"]
+    at.text_input(key="tictactoe.endpoint.1").set_value("http://gpu1:8000/v1").run()
+    assert not at.warning and not at.error
+    assert "api_base: http://gpu1:8000/v1" in at.code[-1].value  # the run spec holds the seat's endpoint

@@ -352,6 +352,10 @@ def test_a_random_fallback_is_not_called_a_parse_and_seats_are_named_as_players(
     assert "**Random fallback (the answer could not be parsed)**" in said and "**How it was parsed**" not in said
     facts = next(df.value for df in at.dataframe if list(df.value.columns) == ["fact", "value"])
     assert facts.set_index("fact")["value"]["retry policy"] == "authors: random action after 3 tries"
+    from pages.shared.tables import column_width
+    facts_frame = next(df for df in at.dataframe if list(df.value.columns) == ["fact", "value"])
+    fitted = widths(facts_frame)  # the retry policy shown whole at 1400 px, not cut at "random action af"
+    assert fitted["value"] >= column_width(facts["value"], "value") and sum(fitted.values()) <= PAGE_PX // 2
     rule = plain("'authors': 3 tries, asked the same again, then a random legal action")  # as the page escapes it
     assert any(rule in c.value for c in at.caption)
     spec = {"name": "gama", "seed": 5, "games": [

@@ -4,7 +4,6 @@ their rules, and every game module is loaded before one is looked up."""
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from typing import Any
@@ -59,7 +58,8 @@ def check_bot(game: str, agent: str) -> None:
 
 class BotAgent:
     """Plays a policy on the structured view. An answer the policy cannot give legally
-    (a fixed answer that is illegal now) becomes a random legal one, marked as fallback."""
+    (a fixed answer that is illegal now) becomes a random legal one, marked as fallback. Its recorded answer is
+    written in the game's own move format (`ActionSpace.written`), as a model's is."""
 
     def __init__(self, spec: AgentSpec):
         self.spec = spec
@@ -75,7 +75,7 @@ class BotAgent:
         except ParseError as exc:
             action, fallback, error = obs.space.sample(ctx.rng), True, str(exc)
         return Decision(
-            action=action, response=json.dumps(action, default=str), prompt={"view": obs.view},
+            action=action, response=obs.space.written(action), prompt={"view": obs.view},
             legal=not fallback, fallback=fallback, error=error, cost_usd=0.0,
             latency_ms=(time.perf_counter() - start) * 1000,
         )

@@ -12,6 +12,7 @@ to everyone or to a set of seats, and each seat's history holds only what it saw
 
 from __future__ import annotations
 
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -35,6 +36,11 @@ class ActionSpace(ABC):
     @abstractmethod
     def parse(self, text: str) -> Any:
         """Text -> a legal action, or ParseError with the reason."""
+
+    def written(self, action: Any) -> str:
+        """`action` as an answer states it, so that a bot's recorded answer reads as a model's would (and parses
+        back to it): its JSON where the space has no words of its own."""
+        return json.dumps(action, default=str)
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,11 @@ class Choice(ActionSpace):
 
     def parse(self, text: str) -> Any:
         return self.options[parse_choice(text, self._labels(), key=self.key)]
+
+    def written(self, action: Any) -> str:
+        """The option's label, as the prompt asks for it (TicTacToe's "(2,1)" with row and column from 1, not the
+        cell index 3 the game keeps)."""
+        return self._labels()[self.options.index(action)] if action in self.options else super().written(action)
 
 
 # ---------------------------------------------------------------- retry policies

@@ -9,11 +9,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from engine.agents.bots import bot_names
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import all_games, get_game
+from engine.secrets import secret_in
 from engine.spec import (
     MAX_REPEATS,
     MAX_SEED,
@@ -39,15 +41,17 @@ MAX_CONCURRENCY = 64  # the spec allows more; a dashboard on a laptop does not n
 @dataclass
 class SeatChoice:
     """One seat: a bot or a model string, and for a model its own temperature and prompt version
-    (None: the run-wide default)."""
+    (None: the run-wide default) and the endpoint serving it (None: the provider's own, or its environment's)."""
 
     agent: str
     temperature: float | None = None
     prompt_version: str | None = None
+    api_base: str | None = None
 
     def raw(self) -> str | dict[str, Any]:
         """The seat as a run spec writes it."""
-        own = {k: v for k, v in (("temperature", self.temperature), ("prompt_version", self.prompt_version))
+        own = {k: v for k, v in (("temperature", self.temperature), ("prompt_version", self.prompt_version),
+                                 ("api_base", (self.api_base or "").strip() or None))
                if v is not None and not self.agent.strip().startswith("bot:")}
         return {"agent": self.agent.strip(), **own} if own else self.agent.strip()
 
@@ -100,6 +104,27 @@ def agent_options(game: str, known_models: list[str] | tuple[str, ...] = ()) -> 
     """What a seat can be picked from: the game's bots, then models (those seen in the database first)."""
     models = list(dict.fromkeys([*known_models, *SUGGESTED_MODELS]))
     return [f"bot:{b}" for b in bot_names(game) if b != "fixed"] + models
+
+
+def takes_endpoint(agent: str) -> bool:
+    """A model served over the network (every litellm provider accepts an api_base); not a bot, not an embedded
+    local model."""
+    from engine.agents.local_model import PROVIDER as LOCAL_PROVIDER  # imports litellm: only once a seat asks
+
+    agent = agent.strip()
+    return bool(agent) and not agent.startswith("bot:") and agent.partition("/")[0] != LOCAL_PROVIDER
+
+
+def endpoint_problem(endpoint: str) -> str | None:
+    """Why a seat's endpoint is not one the spec would store, or None: an http(s) URL naming a host, with no
+    credential in it (a spec is stored with its run; keys stay in the environment)."""
+    endpoint = endpoint.strip()
+    if why := secret_in(endpoint):
+        return f"endpoint: holds {why}; keys go in the environment or .env, never in the run's spec"
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in endpoint):
+        return f"endpoint: {endpoint!r} is not a URL; write it as http://host:port/v1"
+    return None
 
 
 def seat_count(game: str, preset: str, params: dict[str, Any]) -> int:
@@ -227,6 +252,9 @@ def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) ->
         if not seat.agent.strip():
             errors[key] = "pick a bot or type a model string"
             continue
+        if seat.api_base and seat.api_base.strip() and (problem := endpoint_problem(seat.api_base)):
+            errors[field_key(g, "endpoint", i)] = problem
+            seat = SeatChoice(seat.agent, seat.temperature, seat.prompt_version)  # said once, under its own field
         _spec_error(errors, key, check_seat, g, seat.raw(), defaults, f"seat {i + 1}")  # a model string included
 
 

@@ -72,8 +72,9 @@ COLUMN_HELP = {
     "parse_failures": "decisions whose answer was re-asked, illegal or replaced by a random fallback move",
     "valid": DEFINITIONS["valid moves"], "fb wins": DEFINITIONS["fallback wins"], "$/match": DEFINITIONS["cost"],
     "seats": "seats the agent held in its contested matches (a match may seat it more than once)",
-    "condition": "the model's prompt version, sampling temperature and prompting strategy (and its max_tokens where "
-                 "it played several; blank for a bot)",
+    "condition": "a model's condition in three parts, in this order: prompt version · sampling temperature · "
+                 "prompting strategy (\"v1 · 0.00 · vanilla\"; then its max_tokens where it played several; blank "
+                 "for a bot)",
 }
 
 
@@ -97,6 +98,7 @@ def defined(column, own: Mapping[str, str] | None = None, game: str | None = Non
     return None
 
 
+CUT_HINT = "A cell cut short (…) reads whole on a double click."
 TABLE_PX = 936  # a table's room in a 1400 px window (938 measured in Chromium)
 CHAR_PX, PAD_PX, MAX_COLUMN_PX = 6.5, 26, 320  # px per character of the table font (5.8 measured), padding
 
@@ -129,7 +131,17 @@ def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: Map
         left = TABLE_PX - sum(config[c]["width"] for c in display.columns if c not in filled)
         for column in filled:
             config[column]["width"] = max(left // len(filled), least)
-    return display, squeezed(display, config)
+    return display, cut_said(display, squeezed(display, config))
+
+
+def cut_said(display: pd.DataFrame, config: dict) -> dict:
+    """`config` with CUT_HINT in the header tooltip of each column narrower than its longest cell: a cell cut at
+    1400 px ("custom: players=3…") says how to read it whole."""
+    for column in display.columns:
+        width = config[column]["width"]
+        if isinstance(width, int) and width < column_width(display[column], str(config[column].get("label") or column)):
+            config[column]["help"] = " ".join(t for t in (config[column].get("help"), CUT_HINT) if t)
+    return config
 
 
 def squeezed(display: pd.DataFrame, config: dict) -> dict:
