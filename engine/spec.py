@@ -44,6 +44,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -396,6 +397,14 @@ def _at(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
+def not_a_url(endpoint: str) -> str | None:
+    """Why `endpoint` is no URL a provider can be reached at (an http(s) URL naming a host), or None."""
+    parts = urlsplit(endpoint.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in endpoint.strip()):
+        return f"{endpoint!r} is not a URL; write it as http://host:port/v1"
+    return None
+
+
 def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
     """One endpoint, or several serving the same model (a list: calls are balanced over them)."""
     if raw is None:
@@ -403,6 +412,9 @@ def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
     bases = [raw] if isinstance(raw, str) else raw
     if isinstance(bases, list) and 0 < len(bases) <= MAX_ENDPOINTS and all(
             isinstance(b, str) and b.strip() and len(b) <= MAX_SETTING_TEXT for b in bases):
+        for base in bases:
+            if why := not_a_url(base):
+                raise SpecError(f"{where}: api_base {why}")
         return tuple(bases) if len(bases) > 1 else bases[0]
     raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs (at most {MAX_ENDPOINTS}, each "
                     f"at most {MAX_SETTING_TEXT:,} characters), got {short(raw)}")

@@ -4,6 +4,7 @@ over them, and when one endpoint dies mid-run its calls fail over to the others:
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 
 import pytest
@@ -46,4 +47,16 @@ def test_a_bad_endpoint_list_is_refused(bad):
     raw = {"name": "x", "games": [{"game": "guessing_game",
                                    "lineups": [{"all": {"agent": "openai/m", "api_base": bad}}]}]}
     with pytest.raises(SpecError, match="api_base must be a URL or a non-empty list"):
+        parse_spec(raw)
+
+
+@pytest.mark.parametrize("bad", ["localhost:8000/v1", "ftp://host/v1", ["http://gpu1:8000/v1", "gpu2:8000"],
+                                 "http:///v1", "http://my host/v1"])
+def test_an_endpoint_that_is_no_url_is_refused_naming_it(bad):
+    """A spec took any text as an endpoint (`localhost:8000/v1` without its scheme): every call of the run failed.
+    The Launch form's endpoint field says the same (engine.launch.form.endpoint_problem)."""
+    raw = {"name": "x", "games": [{"game": "guessing_game",
+                                   "lineups": [{"all": {"agent": "openai/m", "api_base": bad}}]}]}
+    wrong = bad[-1] if isinstance(bad, list) else bad
+    with pytest.raises(SpecError, match=re.escape(f"api_base {wrong!r} is not a URL; write it as http://host")):
         parse_spec(raw)

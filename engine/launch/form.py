@@ -9,7 +9,6 @@ import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from engine.agents.bots import bot_names
 from engine.agents.prompting import versions
@@ -23,6 +22,7 @@ from engine.spec import (
     SpecError,
     check_seat,
     int_setting,
+    not_a_url,
     parse_spec,
 )
 from engine.spec_text import control_character
@@ -121,10 +121,7 @@ def endpoint_problem(endpoint: str) -> str | None:
     endpoint = endpoint.strip()
     if why := secret_in(endpoint):
         return f"endpoint: holds {why}; keys go in the environment or .env, never in the run's spec"
-    parts = urlsplit(endpoint)
-    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in endpoint):
-        return f"endpoint: {endpoint!r} is not a URL; write it as http://host:port/v1"
-    return None
+    return f"endpoint: {why}" if (why := not_a_url(endpoint)) else None
 
 
 def seat_count(game: str, preset: str, params: dict[str, Any]) -> int:
