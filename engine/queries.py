@@ -101,7 +101,7 @@ def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) ->
     Read from `match_scores` (the writer keeps those rows per match and agent) while the summaries are in step: one
     filtered scan, where the log's read hashed the agent's 333,000 matches at a million matches against the seats,
     matches and metrics (2.5-3.5 s, and most of the dashboard's peak memory). Else the same rows are computed from
-    the log (`summaries.match_scores_sql`) for the selected matches the agent sat in. Its many rows come through
+    the log (`summaries.match_scores_sql`) from the agent's seats in the selected matches. Its many rows come through
     Arrow (`store.query_many_rows`)."""
     columns = """game, preset, params::VARCHAR AS params, run_id, seed, "repeat", prompt_version, temperature,
                  strategy, max_tokens, score"""
@@ -113,11 +113,9 @@ def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) ->
                 SELECT {columns} FROM (SELECT *, 'ok' AS status FROM match_scores WHERE label = ?) m
                 WHERE {where}""", [agent, *params])
         where, params = selection.where()
-        picked = f"""(SELECT * FROM matches m WHERE {where}
-                      AND m.match_id IN (SELECT match_id FROM seats WHERE coalesce(label, agent) = ?))"""
-        return store.query_many_rows(db, f"""
-            SELECT {columns} FROM ({match_scores_sql(picked, "seats", "metrics")}) WHERE label = ?""",
-                                     [*params, agent, agent])
+        rows = match_scores_sql(f"(SELECT * FROM matches m WHERE {where})", "seats", "metrics",
+                                scored_seats="(SELECT * FROM seats WHERE coalesce(label, agent) = ?)")
+        return store.query_many_rows(db, f"SELECT {columns} FROM ({rows})", [*params, agent])
 
 
 def score_range(game: str, scores: pd.Series) -> tuple[float, float]:

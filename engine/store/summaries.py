@@ -276,23 +276,27 @@ def run_totals_sql(matches: str, turns: str) -> str:
         FROM counts c LEFT JOIN calls x USING (run_id)"""
 
 
-def match_scores_sql(matches: str, seats: str, metrics: str) -> str:
+def match_scores_sql(matches: str, seats: str, metrics: str, scored_seats: str | None = None) -> str:
     """The `match_scores` rows of the `ok` matches of the tables (or views) named: per match and agent (its label
     and settings, its strategy), the seats it held and its score, as the Robustness page compares them: the match's
-    `gamabench_score` where the agent holds every seat (γ-Bench's self-play), else the mean of its seats' scores."""
+    `gamabench_score` where the agent holds every seat (γ-Bench's self-play), else the mean of its seats' scores.
+    `scored_seats`, some of `seats` (one agent's), narrows the rows to theirs: the seats are counted in full only
+    in the matches with a match score, where the count decides which score is the agent's."""
     return f"""
         WITH m AS (SELECT match_id, run_id, game, preset, params, seed, "repeat", finished_at FROM {matches}
                    WHERE status = 'ok'),
         held AS (
           SELECT match_id, coalesce(label, agent) AS label, prompt_version, temperature, strategy, max_tokens,
-                 count(*) AS seats, sum(count(*)) OVER (PARTITION BY match_id) AS match_seats, avg(score) AS seat_score
-          FROM {seats} WHERE match_id IN (SELECT match_id FROM m)
-          GROUP BY match_id, coalesce(label, agent), prompt_version, temperature, strategy, max_tokens),
+                 count(*) AS seats, avg(score) AS seat_score
+          FROM {scored_seats or seats} WHERE match_id IN (SELECT match_id FROM m) GROUP BY ALL),
         whole AS (SELECT match_id, value FROM {metrics} WHERE seat IS NULL AND name = 'gamabench_score'
-                  AND match_id IN (SELECT match_id FROM m))
+                  AND match_id IN (SELECT match_id FROM held)),
+        seat_count AS (SELECT match_id, count(*) AS n FROM {seats} WHERE match_id IN (SELECT match_id FROM whole)
+                       GROUP BY match_id)
         SELECT m.*, h.label, h.prompt_version, h.temperature, h.strategy, h.max_tokens, h.seats,
-               CASE WHEN h.seats = h.match_seats THEN coalesce(w.value, h.seat_score) ELSE h.seat_score END AS score
-        FROM held h JOIN m USING (match_id) LEFT JOIN whole w USING (match_id)"""
+               CASE WHEN h.seats = c.n THEN coalesce(w.value, h.seat_score) ELSE h.seat_score END AS score
+        FROM held h JOIN m USING (match_id) LEFT JOIN whole w USING (match_id)
+        LEFT JOIN seat_count c USING (match_id)"""
 
 
 # the turns that carry a belief (a probe's answer, or a pgm strategy's belief text in its decision): the only ones
