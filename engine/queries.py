@@ -19,7 +19,7 @@ from engine.metrics import stats
 from engine.metrics.agent_figures import summary_rows, summary_where
 from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
-from engine.store.summaries import SETTINGS_SOURCE
+from engine.store.summaries import SETTINGS_SOURCE, match_scores_sql
 from engine.suites import get_suite
 
 # the paper's defaults, and the engine's answer length cap (a model's answers change with it)
@@ -98,26 +98,24 @@ def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) ->
     run, seed, repeat, prompt_version, temperature, strategy, max_tokens and its score (γ-Bench games: the 0-100
     score, the match's when the agent holds every seat; other games: the mean seat score).
 
-    The agent's seats are read first (one filtered scan), then only their matches; the seats are counted only in
-    matches with a match score, where the count decides which score is the agent's (at a million matches the
-    agent's 333,000 matches joined three ways, and sorted, took 2.4-5 s). Its many rows come through Arrow
-    (`store.query_many_rows`)."""
-    where, params = selection.where()
-    return store.query_many_rows(db, f"""
-        WITH mine AS (
-          SELECT match_id, prompt_version, temperature, strategy, max_tokens, count(*) AS n, avg(score) AS seat_score
-          FROM seats WHERE coalesce(label, agent) = ? GROUP BY ALL),
-        picked AS (SELECT m.match_id, m.game, m.preset, m.params, m.run_id, m.seed, m."repeat" FROM matches m
-                   WHERE {where} AND m.match_id IN (SELECT match_id FROM mine)),
-        whole AS (SELECT match_id, value FROM metrics WHERE seat IS NULL AND name = 'gamabench_score'
-                  AND match_id IN (SELECT match_id FROM picked)),
-        seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM whole)
-                       GROUP BY ALL)
-        SELECT p.game, p.preset, p.params::VARCHAR AS params, p.run_id, p.seed, p."repeat", x.prompt_version,
-               x.temperature, x.strategy, x.max_tokens,
-               CASE WHEN x.n = c.n THEN coalesce(w.value, x.seat_score) ELSE x.seat_score END AS score
-        FROM mine x JOIN picked p USING (match_id) LEFT JOIN whole w USING (match_id)
-        LEFT JOIN seat_count c USING (match_id)""", [agent, *params])
+    Read from `match_scores` (the writer keeps those rows per match and agent) while the summaries are in step: one
+    filtered scan, where the log's read hashed the agent's 333,000 matches at a million matches against the seats,
+    matches and metrics (2.5-3.5 s, and most of the dashboard's peak memory). Else the same rows are computed from
+    the log (`summaries.match_scores_sql`) from the agent's seats in the selected matches. Its many rows come through
+    Arrow (`store.query_many_rows`)."""
+    columns = """game, preset, params::VARCHAR AS params, run_id, seed, "repeat", prompt_version, temperature,
+                 strategy, max_tokens, score"""
+    with store.reading(db):
+        if store.summaries_in_step(db):
+            where, params = selection.where(settings=SETTINGS_SOURCE)
+            # every row is an `ok` match's: the selection's conditions on the matches read its own columns
+            return store.query_many_rows(db, f"""
+                SELECT {columns} FROM (SELECT *, 'ok' AS status FROM match_scores WHERE label = ?) m
+                WHERE {where}""", [agent, *params])
+        where, params = selection.where()
+        rows = match_scores_sql(f"(SELECT * FROM matches m WHERE {where})", "seats", "metrics",
+                                scored_seats="(SELECT * FROM seats WHERE coalesce(label, agent) = ?)")
+        return store.query_many_rows(db, f"SELECT {columns} FROM ({rows})", [*params, agent])
 
 
 def score_range(game: str, scores: pd.Series) -> tuple[float, float]:

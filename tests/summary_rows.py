@@ -14,7 +14,8 @@ from engine.store import summaries
 def summary_rows(db: str | Path, table: str = "agent_summary") -> pd.DataFrame:
     """Every row of summary `table`, sorted by its key."""
     rows = store.query(db, f"SELECT * FROM {table}")
-    return rows.sort_values(list(summaries.SUMMARIES[table]), ignore_index=True, na_position="first")
+    keys = summaries.MATCH_SCORE_KEYS if table == "match_scores" else summaries.SUMMARIES[table]
+    return rows.sort_values(list(keys), ignore_index=True, na_position="first")
 
 
 def same_rows(left: pd.DataFrame, right: pd.DataFrame) -> None:

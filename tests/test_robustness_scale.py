@@ -1,18 +1,22 @@
-"""The Robustness page's reads at scale give the figures they gave: the agent's scores found from its seats (the
-match score only where it holds every seat), the tables independent of the rows' order (the query no longer
-sorts), and every setting named as `setting_label` names it, computed once per distinct setting."""
+"""The Robustness page's reads at scale give the figures they gave: the agent's scores (the match score only where
+it holds every seat) read from the per-match scores the writer keeps (`match_scores`) as from the log, for every
+selection the page makes, the tables independent of the rows' order (the query no longer sorts), and every setting
+named as `setting_label` names it, computed once per distinct setting."""
 
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from engine import queries, store
-from engine.selection import Selection
+from engine.selection import ALL, Selection
 from engine.settings import setting_label, setting_labels
+from engine.suites import get_suite
+from tests.written_matches import LABELS, write_run
 
 THREE = json.dumps({"players": 3, "rounds": 1})
 # match, game, status, params, seed, [(seat, label, temperature, prompt_version, seat score)], match-level score
@@ -29,8 +33,10 @@ MATCHES = [
 ]
 
 
-@pytest.fixture
-def db(db_path):
+@pytest.fixture(params=["log", "kept"])
+def db(db_path, request):
+    """The matches above inserted around the writer (the summaries out of step: the log answers), or with the
+    summaries then built from the log (`match_scores` answers)."""
     store.init_db(db_path)
     with store.connect(db_path) as con:
         con.execute("INSERT INTO runs (run_id, name, source, status) VALUES ('r', 'r', 'engine', 'done')")
@@ -45,6 +51,9 @@ def db(db_path):
                     con.execute("INSERT INTO metrics VALUES (?, ?, 'gamabench_score', ?)", [match_id, seat, score + 1])
             if whole is not None:
                 con.execute("INSERT INTO metrics VALUES (?, NULL, 'gamabench_score', ?)", [match_id, whole])
+    if request.param == "kept":
+        store.rebuild_summaries(db_path)
+    assert store.summaries_in_step(db_path) == (request.param == "kept")
     return db_path
 
 
@@ -58,6 +67,68 @@ def test_the_agents_scores_are_its_finished_matches_with_the_match_score_only_wh
     assert set(rows["params"]) == {THREE, "{}"} and set(rows["run_id"]) == {"r"}
     one_game = queries.robustness_scores(db, "A", Selection(games=("tictactoe",)))
     assert list(one_game["seed"]) == [4] and queries.robustness_scores(db, "nobody").empty
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """Two runs written through the writer (tests/written_matches.py: an errored match replayed, a re-import)."""
+    db = tmp_path_factory.mktemp("robustness") / "results.duckdb"
+    write_run(db, "one", 300, seed=3, errored_left=2)
+    write_run(db, "two", 200, seed=4)
+    return db
+
+
+# the selections the page makes: its filters (runs, games, presets, a date range, agents) and the suites' rule sets
+SELECTIONS = {"all": ALL, "one run": Selection(run_ids=("two",)), "one game": ALL.of_game("guessing_game"),
+              "one preset": Selection(presets=("x",)), "a date range": Selection(date_from=date(2025, 1, 3),
+                                                                                 date_to=date(2025, 1, 6)),
+              "an agent's matches": None, "a suite's rule sets": ALL.within(get_suite("wis").variants),
+              "without fallbacks, contested": Selection(without_fallbacks=True, contested=True)}
+
+
+def sorted_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    return scores.sort_values(list(scores.columns), ignore_index=True)
+
+
+@pytest.mark.parametrize("name", list(SELECTIONS))
+def test_the_kept_scores_and_the_pages_tables_are_the_logs(written, name, monkeypatch):
+    """Every label's scores from `match_scores` (the log's read made impossible) == from the log, and so every table
+    the page draws from them (compared by `robustness_tables`, block by block)."""
+    selection = SELECTIONS[name]
+    if selection is None:  # a label at several settings is an agent per setting, named as the page's picker names it
+        b = [agent for agent in queries.agents(written, settings=True)["agent"] if agent.startswith("B (")]
+        selection = Selection(agents=tuple(b[:2]))
+    kept = {}
+    with monkeypatch.context() as patched:
+        patched.setattr(queries, "match_scores_sql", None)
+        for label in LABELS:
+            kept[label] = queries.robustness_scores(written, label, selection)
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
+    tables = 0
+    for label in LABELS:
+        logged = queries.robustness_scores(written, label, selection)
+        assert not logged.empty, label
+        pd.testing.assert_frame_equal(sorted_scores(kept[label]), sorted_scores(logged), check_exact=True)
+        kept_tables, logged_tables = queries.robustness_tables(kept[label]), queries.robustness_tables(logged)
+        assert list(kept_tables) == list(logged_tables)
+        for key, table in kept_tables.items():
+            pd.testing.assert_frame_equal(table, logged_tables[key], rtol=1e-12)  # sums in another order
+        tables += len(kept_tables)
+    assert tables >= (40 if name == "all" else 10), tables  # 45 blocks over every match: none left out
+
+
+def test_every_ok_match_has_its_agents_scores_kept_once(written):
+    """Per `ok` match, one row per agent and setting it sat at (a replayed or re-imported match's earlier attempt
+    gone), and none for an errored match."""
+    kept = store.rows(written, "SELECT match_id, label, prompt_version, temperature, strategy, max_tokens, seats "
+                               "FROM match_scores ORDER BY ALL")
+    seated = store.rows(written, """
+        SELECT match_id, coalesce(label, agent), prompt_version, temperature, strategy, max_tokens, count(*)
+        FROM seats WHERE match_id IN (SELECT match_id FROM matches WHERE status = 'ok') GROUP BY ALL ORDER BY ALL""")
+    assert kept == seated and len(kept) > 500
+    errored = store.rows(written, "SELECT count(*) FROM matches WHERE status = 'error'")[0][0]
+    assert errored == 2 and store.rows(written, "SELECT count(*) FROM match_scores WHERE match_id IN "
+                                                "(SELECT match_id FROM matches WHERE status = 'error')") == [(0,)]
 
 
 def frame(n: int, seed: int) -> pd.DataFrame:

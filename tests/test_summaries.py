@@ -78,9 +78,9 @@ def test_the_writer_keeps_the_summaries_in_step_and_a_rebuild_gives_the_same_row
     counted = store.rows(played, "SELECT sum(matches) FILTER (WHERE label = 'bot:letters') FROM agent_summary")
     assert counted == store.rows(played, """SELECT count(DISTINCT m.match_id) FROM matches m JOIN seats s
         USING (match_id) WHERE m.status = 'ok' AND s.label = 'bot:letters' AND s.rank IS NOT NULL""")
-    written = assert_rebuild_gives_the_writers_rows(played, tmp_path, tuple(summaries.SUMMARIES))
-    for table, rows in written.items():
-        assert len(rows) > {"agent_settings": 3, "gamabench_summary": 5}.get(table, 20), table  # one γ-Bench game
+    written = assert_rebuild_gives_the_writers_rows(played, tmp_path, (*summaries.SUMMARIES, "match_scores"))
+    for table, rows in written.items():  # one γ-Bench game; two runs
+        assert len(rows) > {"agent_settings": 3, "gamabench_summary": 5, "run_totals": 1}.get(table, 20), table
 
 
 def test_the_agent_settings_are_the_seats_settings_an_errored_attempt_replaced_included(played):
@@ -320,9 +320,12 @@ def test_a_version_1_database_is_summarized_too(tmp_path):
 def test_rescore_rebuilds_the_summaries_from_the_log(played, tmp_path, monkeypatch):
     db = tmp_path / "rescored.duckdb"
     db.write_bytes(played.read_bytes())
-    with store.connect(db) as con:
-        con.execute("UPDATE agent_summary SET wins = 0, decisions = 0")  # summaries gone wrong, still in step
+    with store.connect(db) as con:  # summaries gone wrong, still in step
+        con.execute("UPDATE agent_summary SET wins = 0, decisions = 0")
+        con.execute("UPDATE run_totals SET errors = 1, tokens = 0")
+        con.execute("UPDATE match_scores SET score = -1")
     summary = rescore(db, ALL.of_game("tictactoe"))
     assert summary.rescored > 0 and not summary.failed
     assert store.summaries_in_step(db)
-    same_rows(summary_rows(db), summary_rows(played))
+    for table in ("agent_summary", "run_totals", "match_scores"):
+        same_rows(summary_rows(db, table), summary_rows(played, table))

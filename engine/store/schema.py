@@ -79,6 +79,19 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     # which labels `selection.agent_sql` names with their settings, read without scanning the seats
     "agent_settings": (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
                        ("max_tokens", "INTEGER"), ("seats", "BIGINT")),
+    # per run, over every attempt stored (ok or errored: an errored match's calls were made and paid for): the
+    # matches, those errored, and the tokens, dollars and calls without a price of their seated turns, what Launch's
+    # runs panel shows (`engine.launch.processes.progress`) without summing every turn
+    "run_totals": (("run_id", "VARCHAR"), ("matches", "BIGINT"), ("errors", "BIGINT"), ("tokens", "BIGINT"),
+                   ("usd", "DOUBLE"), ("unpriced_calls", "BIGINT")),
+    # per `ok` match and agent (its label and settings, its strategy): the match's keys a selection filters by and
+    # the agent's score there (`seats` it held; the match's γ-Bench score where it held every seat, else the mean of
+    # its seats' scores), what the Robustness page compares: one filtered scan instead of joining the log
+    "match_scores": (
+        ("match_id", "VARCHAR"), ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("preset", "VARCHAR"),
+        ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("finished_at", "TIMESTAMP"),
+        ("label", "VARCHAR"), ("prompt_version", "VARCHAR"), ("temperature", "DOUBLE"), ("strategy", "VARCHAR"),
+        ("max_tokens", "INTEGER"), ("seats", "INTEGER"), ("score", "DOUBLE")),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
@@ -92,13 +105,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # pairwise outcomes the Bradley-Terry fit reads) and agent_settings, built likewise; 10 seat_summary (per seat,
 # role, strategy and challenger: what the Who is Spy and MAgIC boards add up, MAgIC's Reasoning items included); 11
 # gamabench_summary (per agent, strategy, study and repeat: what γ-Bench's table adds up); 12 pairwise_summary
-# rebuilt, its rows no longer comparing teammates (a seat pair of one role) ranked apart.
+# rebuilt, its rows no longer comparing teammates (a seat pair of one role) ranked apart; 13 run_totals (Launch's runs
+# panel) and match_scores (the Robustness page), built likewise.
 # Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

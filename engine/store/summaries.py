@@ -12,7 +12,9 @@ run x game x params x preset, the comparisons between agents the Bradley-Terry f
 role, whether it is its match's challenger, the match's outcome flag) and value (a metric, its win, its score,
 MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py), and
 `gamabench_summary`, per agent, strategy, imported study and repeat, the matches and `gamabench_score`s γ-Bench's
-table adds up (engine/metrics/gamabench.py).
+table adds up (engine/metrics/gamabench.py). `run_totals` keeps per run the errors, tokens and dollars of every
+attempt stored, ok or errored (Launch's runs panel), and `match_scores` one row per `ok` match and agent with its
+score there (the Robustness page): not sums over a key but the per-match rows a page would otherwise join the log for.
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -54,7 +56,10 @@ SEAT_KEYS = (*KEYS, "strategy", "role", "challenger", "flag", "name")
 GAMABENCH_KEYS = ("run_id", "game", "params", "preset", "own_setting", "repeat", "fallbacks", *SIDE, "strategy")
 # each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
-             "agent_settings": SIDE, "seat_summary": SEAT_KEYS, "gamabench_summary": GAMABENCH_KEYS}
+             "agent_settings": SIDE, "seat_summary": SEAT_KEYS, "gamabench_summary": GAMABENCH_KEYS,
+             "run_totals": ("run_id",)}
+# what tells `match_scores`' rows apart (one per match and agent: it is appended and deleted, never summed)
+MATCH_SCORE_KEYS = ("match_id", "label", "prompt_version", "temperature", "strategy", "max_tokens")
 # `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
 SETTINGS_SOURCE = "(SELECT *, label AS agent FROM agent_settings)"
 # an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
@@ -254,6 +259,46 @@ def gamabench_contributions_sql(matches: str, seats: str, turns: str, metrics: s
         FROM per_match p JOIN m USING (match_id) GROUP BY ALL"""
 
 
+def run_totals_sql(matches: str, turns: str) -> str:
+    """The `run_totals` rows of the matches of the tables (or views) named, whatever their status: per run its
+    matches, those errored, and its seated turns' tokens (in and out), dollars and calls without a price (tokens in
+    but no cost), as Launch's runs panel shows them (`engine.launch.processes.progress`)."""
+    return f"""
+        WITH m AS (SELECT match_id, run_id, status FROM {matches}),
+        counts AS (SELECT run_id, count(*) AS matches, count(*) FILTER (WHERE status = 'error') AS errors
+                   FROM m GROUP BY run_id),
+        calls AS (
+          SELECT m.run_id, sum(coalesce(t.tokens_in, 0) + coalesce(t.tokens_out, 0)) AS tokens, sum(t.cost_usd) AS usd,
+                 count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced_calls
+          FROM {turns} t JOIN m USING (match_id) WHERE t.seat IS NOT NULL GROUP BY m.run_id)
+        SELECT c.run_id, c.matches, c.errors, coalesce(x.tokens, 0)::BIGINT AS tokens, x.usd,
+               coalesce(x.unpriced_calls, 0) AS unpriced_calls
+        FROM counts c LEFT JOIN calls x USING (run_id)"""
+
+
+def match_scores_sql(matches: str, seats: str, metrics: str, scored_seats: str | None = None) -> str:
+    """The `match_scores` rows of the `ok` matches of the tables (or views) named: per match and agent (its label
+    and settings, its strategy), the seats it held and its score, as the Robustness page compares them: the match's
+    `gamabench_score` where the agent holds every seat (γ-Bench's self-play), else the mean of its seats' scores.
+    `scored_seats`, some of `seats` (one agent's), narrows the rows to theirs: the seats are counted in full only
+    in the matches with a match score, where the count decides which score is the agent's."""
+    return f"""
+        WITH m AS (SELECT match_id, run_id, game, preset, params, seed, "repeat", finished_at FROM {matches}
+                   WHERE status = 'ok'),
+        held AS (
+          SELECT match_id, coalesce(label, agent) AS label, prompt_version, temperature, strategy, max_tokens,
+                 count(*) AS seats, avg(score) AS seat_score
+          FROM {scored_seats or seats} WHERE match_id IN (SELECT match_id FROM m) GROUP BY ALL),
+        whole AS (SELECT match_id, value FROM {metrics} WHERE seat IS NULL AND name = 'gamabench_score'
+                  AND match_id IN (SELECT match_id FROM held)),
+        seat_count AS (SELECT match_id, count(*) AS n FROM {seats} WHERE match_id IN (SELECT match_id FROM whole)
+                       GROUP BY match_id)
+        SELECT m.*, h.label, h.prompt_version, h.temperature, h.strategy, h.max_tokens, h.seats,
+               CASE WHEN h.seats = c.n THEN coalesce(w.value, h.seat_score) ELSE h.seat_score END AS score
+        FROM held h JOIN m USING (match_id) LEFT JOIN whole w USING (match_id)
+        LEFT JOIN seat_count c USING (match_id)"""
+
+
 # the turns that carry a belief (a probe's answer, or a pgm strategy's belief text in its decision): the only ones
 # Reasoning reads
 CARRIES_A_BELIEF = ("t.seat IS NOT NULL AND (t.phase = 'belief' OR (contains(t.action, 'belief') "
@@ -291,10 +336,12 @@ def settings_sql(seats: str) -> str:
                FROM {seats} GROUP BY ALL"""
 
 
-def add_settings(con: duckdb.DuckDBPyConnection, seats: str, sign: int = 1) -> None:
-    """Inside the writer's transaction: count (or with `sign` -1, uncount) the seats of the table or view named,
-    of any match written or deleted (an errored attempt's seats are seats too, as `agent_sql` reads them)."""
+def add_attempts(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
+    """Inside the writer's transaction: count (or with `sign` -1, uncount) the matches of the tables or views named,
+    written or deleted, whatever their status, in what counts every attempt: the settings of their seats (an errored
+    attempt's seats are seats too, as `agent_sql` reads them) and their runs' totals (its calls were made)."""
     _merge(con, "agent_settings", settings_sql(seats), sign)
+    _merge(con, "run_totals", run_totals_sql(matches, turns), sign)
 
 
 def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
@@ -326,6 +373,10 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     _merge(con, "seat_summary", _seat_rows_sql(con, matches, seats, turns, metrics), sign)
     con.unregister("seat_reasoning")
     _merge(con, "gamabench_summary", gamabench_contributions_sql(matches, seats, turns, metrics), sign)
+    if sign > 0:  # a match's scores are appended, and deleted with it: a merge would look each up among millions
+        con.execute(f"INSERT INTO match_scores BY NAME {match_scores_sql(matches, seats, metrics)}")
+    else:
+        con.execute(f"DELETE FROM match_scores WHERE match_id IN (SELECT match_id FROM {matches} WHERE status = 'ok')")
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
     bump(con)
@@ -381,6 +432,7 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
         rebuild_pairwise(con)
         rebuild_seats(con)
         rebuild_gamabench(con)
+        rebuild_runs_and_scores(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written])
@@ -416,13 +468,28 @@ def rebuild_gamabench(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"INSERT INTO gamabench_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
 
 
+def rebuild_runs_and_scores(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: `run_totals` and `match_scores` computed again from the whole log (the upgrade to
+    version 13), the scores in label order (Robustness reads one label: DuckDB skips the others' row groups)."""
+    with _rebuilding(con):
+        con.execute("DELETE FROM run_totals")
+        con.execute(f"INSERT INTO run_totals BY NAME {run_totals_sql('matches', 'turns')}")
+        con.execute("DELETE FROM match_scores")
+        rows = match_scores_sql("matches", "seats", "metrics")
+        con.execute(f"INSERT INTO match_scores BY NAME SELECT * FROM ({rows}) ORDER BY label")
+
+
 def generation(con: duckdb.DuckDBPyConnection) -> int:
     """How many writes the database has seen: a cache of anything read from it keys on this."""
-    row = con.execute("SELECT max(generation) FROM generation").fetchone()
+    [row] = con.execute("SELECT max(generation) FROM generation").fetchall()  # whole: the connection is free again
     return int(row[0] or 0)
 
 
 def in_step(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the summaries count every `ok` match stored (and nothing else)."""
-    return bool(con.execute("SELECT (SELECT max(summarized) FROM generation) = "
-                            "(SELECT count(*) FROM matches WHERE status = 'ok')").fetchone()[0])
+    """Whether the summaries count every `ok` match stored (and nothing else), and the run totals every match (an
+    errored one inserted around the writer leaves them out of step too)."""
+    [(same,)] = con.execute("SELECT (SELECT max(summarized) FROM generation) = "
+                            "(SELECT count(*) FROM matches WHERE status = 'ok') AND "
+                            "(SELECT coalesce(sum(matches), 0) FROM run_totals) = "
+                            "(SELECT count(*) FROM matches)").fetchall()  # whole: the connection is free again
+    return bool(same)

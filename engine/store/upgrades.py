@@ -44,6 +44,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (10, summaries.rebuild_seats),  # the seat summary (after a rebuild above, built a second time: rare, exact)
     (11, summaries.rebuild_gamabench),  # likewise γ-Bench's
     (12, _teammates_not_compared),
+    (13, summaries.rebuild_runs_and_scores),  # Launch's run totals and Robustness' per-match scores
 )
 
 

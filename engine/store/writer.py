@@ -92,6 +92,7 @@ class MatchRecord:
 
 _TABLES = {"matches": MATCH_SCHEMA, "seats": SEAT_SCHEMA, "turns": TURN_SCHEMA, "metrics": METRIC_SCHEMA}
 _SUMMARIZED = ("matches", "seats", "turns", "metrics")  # what the summaries are computed from
+_ATTEMPTED = ("matches", "seats", "turns")  # what the summaries of every attempt (`summaries.add_attempts`) are
 
 
 def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> int:
@@ -134,10 +135,12 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
                 counted = [r.match for r in kept if stored.get(r.match["match_id"]) == "ok"]  # a re-import
                 if counted:
                     _uncount(con, counted)
-                con.execute("CREATE OR REPLACE TEMP VIEW stale_seats AS SELECT * FROM seats WHERE match_id IN "
-                            "(SELECT match_id FROM stale_ids)")
-                summaries.add_settings(con, "stale_seats", sign=-1)  # every stale attempt's, ok or errored
-                con.execute("DROP VIEW stale_seats")
+                for name in _ATTEMPTED:
+                    con.execute(f"CREATE OR REPLACE TEMP VIEW stale_{name} AS SELECT * FROM {name} WHERE match_id IN "
+                                "(SELECT match_id FROM stale_ids)")
+                summaries.add_attempts(con, "stale_matches", "stale_seats", "stale_turns", sign=-1)  # ok or errored
+                for name in _ATTEMPTED:
+                    con.execute(f"DROP VIEW stale_{name}")
                 for name in _TABLES:
                     con.execute(f"DELETE FROM {name} WHERE match_id IN (SELECT match_id FROM stale_ids)")
                 con.unregister("stale_ids")
@@ -146,7 +149,7 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
                 if table.num_rows:
                     con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM new_{name}")
             summaries.add_matches(con, "new_matches", "new_seats", "new_turns", "new_metrics")
-            summaries.add_settings(con, "new_seats")
+            summaries.add_attempts(con, "new_matches", "new_seats", "new_turns")
             for name in arrow:
                 con.unregister(f"new_{name}")
             for run_id in {r.match["run_id"] for r in records}:  # every run of the batch beats its heart
