@@ -431,3 +431,23 @@ def test_hanabis_knowledge_reads_as_text_on_the_site_and_the_transcripts_page(pl
     assert not at.exception
     cells = [v for f in at.dataframe for v in f.value.astype(str).to_numpy().ravel()]
     assert any(v.startswith("1: colour ") for v in cells) and not any('"colour"' in v for v in cells)
+
+
+def test_a_games_figures_on_the_site_are_headed_by_their_paper_and_define_their_columns(tmp_path):
+    """A new user's report: the site's pirate_game.html headed its per-round chart of counts (0-10) "γ-Bench
+    (0-100): per-round figures", the scale of γ-Bench's table, and left out the column definitions (step, accepts,
+    aboard, passed) the Games page gives under the same table."""
+    from engine.column_help import COLUMN_HELP
+    from engine.export.site import Site, game_page
+    from engine.selection import Selection
+
+    db = tmp_path / "pirates.duckdb"
+    asyncio.run(run_spec(parse_spec({"name": "pirates", "seed": 2, "games": [
+        {"game": "pirate_game", "lineups": [{"all": "bot:equilibrium"}]}]}), db, progress=False))
+    site = Site(db=db, root=tmp_path / "site", selection=Selection())
+    with store.reading(db):
+        path = game_page(site, "pirate_game")
+    text = html.unescape((site.root / path).read_text(encoding="utf-8"))
+    assert "<h2>GAMA-Bench: per-round figures</h2>" in text and "(0-100)" not in text
+    for column in ("step", "accepts", "aboard", "passed"):
+        assert f"<dt><b>{column}" in text and COLUMN_HELP[column] in text, column
