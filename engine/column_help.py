@@ -53,8 +53,9 @@ COLUMN_HELP = {
     "parse_failures": "decisions whose answer was re-asked, illegal or replaced by a random fallback move",
     "valid": DEFINITIONS["valid moves"], "fb wins": DEFINITIONS["fallback wins"], "$/match": DEFINITIONS["cost"],
     "seats": "seats the agent held in its contested matches (a match may seat it more than once)",
-    "condition": "the model's prompt version, sampling temperature and prompting strategy (and its max_tokens where "
-                 "it played several; blank for a bot)",
+    "condition": "a model's condition in three parts, in this order: prompt version · sampling temperature · "
+                 "prompting strategy (\"v1 · 0.00 · vanilla\"; then its max_tokens where it played several; blank "
+                 "for a bot)",
 }
 
 
