@@ -164,10 +164,9 @@ def _bounds(param) -> str:
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
-    from engine.numbers import board_text, on_one_scale
     from engine.precision import fixed
     from engine.selection import Selection
-    from engine.suite_tables import complete_first
+    from engine.suite_tables import own_table_numbers, own_table_view
     from engine.suites import get_suite
 
     try:
@@ -181,17 +180,16 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - one line saying what failed, never a traceback
         print(f"error: the {args.suite} table could not be computed ({failure(exc)})", file=sys.stderr)
         return EXIT_SCORING
-    # the scale of the page and its downloads (shares in percent, units in the headers), in the page's order (partial
-    # rows last), and the same data prints the same digits (engine/precision.py)
-    table = fixed(on_one_scale(complete_first(table, suite.layout) if not table.empty else table, suite.layout.units))
+    # the page's table (engine/suite_tables.py: its headers with their units, its order, its partial marks); as CSV
+    # or JSON its numbers, the same data printing the same digits (engine/precision.py)
     if args.format == "csv":
-        print(table.to_csv(index=False), end="")
+        print(fixed(own_table_numbers(table, suite.layout)).to_csv(index=False), end="")
     elif args.format == "json":
-        print(table.to_json(orient="records", indent=2))
+        print(fixed(own_table_numbers(table, suite.layout)).to_json(orient="records", indent=2))
     elif table.empty:
         print(f"no {args.suite} results in {args.db}")
     else:
-        print(board_text(table).to_string(index=False))  # the page's cells
+        print(own_table_view(table, suite.layout).to_string(index=False))  # the page's cells
     return 0
 
 

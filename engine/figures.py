@@ -68,9 +68,9 @@ def _one_setting(chart: Chart, table: pd.DataFrame, title: str) -> list[Drawn]:
     if chart.kind == "line" and table[chart.x].nunique() == 1:
         plot = px.bar  # one round recorded: bars, where a line would be a lone dot
         extra.setdefault("barmode", "group")
-    drawn = []
-    for unit, columns in axes(table, chart.columns(table)):
-        named = title + (f" ({unit}s)" if unit else "")
+    drawn, split = [], axes(table, chart.columns(table))
+    for unit, columns in split:
+        named = title + (f" ({unit}s)" if unit and len(split) > 1 else "")  # which of the figure's charts this is
         # without a colour of their own, the series are the legend's entries (a single one too: it is named)
         series = columns if len(columns) > 1 or "color" not in extra else columns[0]
         fig = plot(table, x=chart.x, y=series, title=html.escape(named, quote=False), **extra,

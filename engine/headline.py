@@ -244,6 +244,17 @@ def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[li
     return [g for g in order if played[g]], [g for g in order if not played[g]]
 
 
+def _win_rates(db: str | Path, scope: Selection, agents: pd.Series) -> dict[str, pd.Series]:
+    """Each of `agents`' win rate and its interval over the games of `scope` that declare a winner: a cooperative
+    game's seats share one score and win nothing against each other, so its matches counted as lost and an agent
+    that played only Hanabi showed 0.0% (missing now: no win rate)."""
+    cooperative = set(cooperative_games())
+    competitive = replace(scope, variants=tuple(v for v in scope.variants if v.game not in cooperative))
+    rates = agent_figures(db, competitive) if competitive.variants else pd.DataFrame()
+    rates = rates.set_index("agent") if not rates.empty else pd.DataFrame(columns=["win_rate", "win_lo", "win_hi"])
+    return {column: agents.map(rates[column]).astype(float) for column in ("win_rate", "win_lo", "win_hi")}
+
+
 def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataFrame:
     """One row per agent over the contested matches of suite `suite` in the selection: `value` is the number the
     suite ranks by (`Suite.headline`), `games` the suite's games it played, `partial` when a score or win rate
@@ -258,6 +269,7 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     figures = agent_figures(db, scope)
     if figures.empty:
         return pd.DataFrame(columns=COLUMNS)
+    figures = figures.assign(**_win_rates(db, scope, figures["agent"]))
     if measure.by == "rating":
         values = ratings(db, scope)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":

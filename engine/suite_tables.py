@@ -15,6 +15,7 @@ scores`), one code for all so that none reads another way:
     win_rates_view(rows, game) -> DataFrame;  has_winner(game) -> bool;  without_winner(games) -> str
     partial_rows(board, layout) -> Series;  complete_first(board, layout) -> DataFrame
     shown_names(columns, layout) -> dict;  own_table_view(board, layout) -> DataFrame
+    own_table_numbers(board, layout) -> DataFrame
     own_table_parts(board, layout) -> (table, aside, by_role);  by_role_view(view, layout) -> DataFrame
 """
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 import pandas as pd
 
 from engine import headline
-from engine.numbers import board_text, interval, number, percent, unit_of, usd, with_unit
+from engine.numbers import board_text, interval, number, on_one_scale, percent, unit_of, usd, with_unit
 from engine.selection import cooperative_games
 from engine.suites.base import TableLayout
 from engine.wording import sentence_start
@@ -236,6 +237,20 @@ def own_table_view(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     if "source" in shown and shown["source"].eq("ours").all():
         blank.append("source")  # nothing published beside ours: the column would only repeat "ours"
     return shown.drop(columns=blank).rename(columns=shown_names(shown.columns, layout))
+
+
+def own_table_numbers(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
+    """The table as numbers (`python -m engine scores` as CSV or JSON): the page's CSV download (in the page's row
+    order, `complete_first`; each share in percent and each unit in its header, `numbers.on_one_scale`) with the
+    page's "(partial)" mark as a column `partial` beside the count of parts."""
+    if board.empty:
+        return board
+    board = complete_first(board, layout)
+    numbers = on_one_scale(board, layout.units)
+    if layout.coverage is not None:
+        numbers.insert(list(board.columns).index(layout.coverage.parts) + 1, "partial",
+                       partial_rows(board, layout).to_numpy())
+    return numbers
 
 
 def by_role_view(view: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:

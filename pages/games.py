@@ -8,6 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.column_help import column_help
 from engine.figures import declared_figures
 from engine.numbers import on_one_scale
 from engine.suite_tables import by_win_rate, win_rates_view, without_winner
@@ -16,7 +17,7 @@ from pages.shared import links
 from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import column_help, show_table
+from pages.shared.tables import show_table
 from pages.shared.url_widgets import url_selectbox
 
 ANY = "any agent"

@@ -61,7 +61,7 @@ figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:
     ordered = figures.sort_values(["game", "rule_set", "win_rate"], ascending=[True, True, False])
     for (game, rule_set), rows in ordered.groupby(["game", "rule_set"], sort=True):
-        meaning = get_game(game).score_meaning
+        meaning = get_game(game).score_meaning_of(rule_set)  # the pooled rule set's alone
         presets = sorted({p for listed in rows["presets"] for p in listed})
         st.markdown(f"**{plain(links.pool_label(game, rule_set))}**")
         report.caption(f"Pools: the contested matches of {plain(links.pool_label(game, rule_set))}, "

@@ -217,6 +217,55 @@ def test_a_site_is_given_by_any_path_and_what_a_user_added_to_it_is_never_replac
     assert (folder / "CNAME").read_text() == "arena.example.org" and (folder / ".git").is_dir()
 
 
+def test_what_a_user_added_inside_the_sites_folders_is_never_replaced(played, tmp_path, capsys):
+    """An attacker's report: a re-export deleted `assets/mine.txt` and `matches/my_notes.md` (only the top level was
+    checked against the marker's list). The marker lists every file the export wrote; anything else is refused by
+    name, first one first, and stays."""
+    db, model_run = played
+    folder = tmp_path / "site"
+    assert main(["export", str(folder), "--db", str(db), "--run", model_run]) == 0
+    listed = (folder / MARKER).read_text(encoding="utf-8").splitlines()[1:]
+    assert sorted(listed) == sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                                    if p.is_file() and p.name != MARKER)
+    assert "assets/style.css" in listed and any(path.startswith("matches/") for path in listed)
+    for mine in (folder / "assets" / "mine.txt", folder / "matches" / "my_notes.md", folder / "games" / "drafts"):
+        mine.parent.mkdir(exist_ok=True)
+        mine.write_text("mine")
+        assert main(["export", str(folder), "--db", str(db)]) == 2
+        named = mine.relative_to(folder).as_posix()
+        assert f"holds {named}, which no export wrote" in one_line_error(capsys)
+        assert mine.read_text() == "mine"
+        mine.unlink()
+    (folder / "notes").mkdir()  # a folder of the user's, named whole
+    (folder / "notes" / "a.md").write_text("mine")
+    (folder / "matches" / "link.html").symlink_to(folder / "notes" / "a.md")  # no export writes a link
+    assert main(["export", str(folder), "--db", str(db)]) == 2
+    assert "holds matches/link.html, notes, which no export wrote" in one_line_error(capsys)
+    assert (folder / "notes" / "a.md").read_text() == "mine"
+
+
+def test_a_marker_without_a_list_replaces_only_the_sites_own_kinds_of_files(played, tmp_path, capsys):
+    """An attacker's report: a marker without a list (an export made before the lists) had the folder replaced
+    whole, a user's `.git` with it. Such a folder is replaced only when it holds nothing but a site's kinds of
+    files; a marker listing the top level only (the lists before they named every file) is read the same way."""
+    db, model_run = played
+    folder = tmp_path / "site"
+    for heading in ("", "written by python -m engine export; the next export replaces it. It wrote:\nassets\n"
+                        ".git\nindex.html\nmatches"):
+        assert main(["export", str(folder), "--db", str(db), "--run", model_run]) == 0
+        (folder / MARKER).write_text(heading)
+        (folder / ".git").mkdir()
+        (folder / ".git" / "HEAD").write_text("ref: refs/heads/main")
+        assert main(["export", str(folder), "--db", str(db)]) == 2
+        assert "holds .git, which no export wrote" in one_line_error(capsys)
+        assert (folder / ".git" / "HEAD").is_file()
+        (folder / ".git" / "HEAD").unlink()
+        (folder / ".git").rmdir()
+        assert main(["export", str(folder), "--db", str(db), "--run", model_run]) == 0
+        assert (folder / MARKER).read_text(encoding="utf-8").count("\n") > 4  # the new export's list
+    capsys.readouterr()
+
+
 def one_line_error(capsys) -> str:
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "Traceback" not in err and err.startswith("error: "), err
@@ -236,6 +285,8 @@ def test_bad_input_is_one_line_with_exit_2_and_nothing_is_overwritten(played, tm
     assert "is a file" in one_line_error(capsys)
     assert main(["export", str(tmp_path / "no" / "such" / "site"), "--db", str(db)]) == 2
     assert "does not exist" in one_line_error(capsys)
+    assert main(["export", str(tmp_path / "a_file" / "sub" / "site"), "--db", str(db)]) == 2
+    assert f"{tmp_path / 'a_file'} is a file, not a folder" in one_line_error(capsys)  # it said "does not exist"
     (tmp_path / "earlier").mkdir()
     (tmp_path / "earlier" / MARKER).write_text("")
     (tmp_path / "link").symlink_to(tmp_path / "earlier")  # an earlier export's folder, through a link
@@ -380,3 +431,23 @@ def test_hanabis_knowledge_reads_as_text_on_the_site_and_the_transcripts_page(pl
     assert not at.exception
     cells = [v for f in at.dataframe for v in f.value.astype(str).to_numpy().ravel()]
     assert any(v.startswith("1: colour ") for v in cells) and not any('"colour"' in v for v in cells)
+
+
+def test_a_games_figures_on_the_site_are_headed_by_their_paper_and_define_their_columns(tmp_path):
+    """A new user's report: the site's pirate_game.html headed its per-round chart of counts (0-10) "γ-Bench
+    (0-100): per-round figures", the scale of γ-Bench's table, and left out the column definitions (step, accepts,
+    aboard, passed) the Games page gives under the same table."""
+    from engine.column_help import COLUMN_HELP
+    from engine.export.site import Site, game_page
+    from engine.selection import Selection
+
+    db = tmp_path / "pirates.duckdb"
+    asyncio.run(run_spec(parse_spec({"name": "pirates", "seed": 2, "games": [
+        {"game": "pirate_game", "lineups": [{"all": "bot:equilibrium"}]}]}), db, progress=False))
+    site = Site(db=db, root=tmp_path / "site", selection=Selection())
+    with store.reading(db):
+        path = game_page(site, "pirate_game")
+    text = html.unescape((site.root / path).read_text(encoding="utf-8"))
+    assert "<h2>GAMA-Bench: per-round figures</h2>" in text and "(0-100)" not in text
+    for column in ("step", "accepts", "aboard", "passed"):
+        assert f"<dt><b>{column}" in text and COLUMN_HELP[column] in text, column

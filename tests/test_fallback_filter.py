@@ -167,7 +167,7 @@ def test_the_report_header_names_the_filter_and_counts_the_matches_it_keeps(db, 
     run_id = store.query(db, "SELECT run_id FROM runs")["run_id"].item()
     top = header(report_of(db, monkeypatch, "leaderboard", without_fallbacks="1"))
     assert top["Selection"] == "fallback moves: matches with any left out"
-    assert top["Runs"].split() == ["1", "fallbacks", f"({run_id}):", "6", "matches"]  # 15 played, 9 with fallbacks
+    assert top["Runs"].split() == ["1", "run", "fallbacks", f"({run_id}):", "6", "matches"]  # 15 played, 9 fallbacks
     assert selection_of(Selection()) == {}
 
 

@@ -127,3 +127,24 @@ def test_a_scores_interval_stays_on_its_scale(first_run_db, monkeypatch):
 
 def test_coverage_of_a_database_not_made_yet_is_empty(tmp_path):
     assert headline.coverage(tmp_path / "absent.duckdb", "gamabench") == ([], [])
+
+
+def test_a_game_without_a_winner_counts_in_no_win_rate(tmp_path):
+    """A colleague's finding: an agent that played only Hanabi (cooperative: no seat wins) showed 0.0% in
+    LLMArena's headline win rate, and an agent's Hanabi matches counted as lost beside its TicTacToe wins. The
+    headline's win rate is over the games that declare a winner: none for the first, TicTacToe's for the other."""
+    import asyncio
+
+    from engine.runner import run_spec
+    from engine.spec import parse_spec
+
+    db = tmp_path / "hanabi.duckdb"
+    asyncio.run(run_spec(parse_spec({"name": "mixed", "seed": 5, "repeats": 3, "games": [
+        {"game": "hanabi", "lineups": [["bot:random", "bot:hint_follower"]]},
+        {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:equilibrium"]]},
+    ]}), db, progress=False))
+    board = headline.headline(db, "llmarena").set_index("agent")
+    tictactoe = headline.agent_figures(db, ALL.of_game("tictactoe")).set_index("agent")
+    assert pd.isna(board.loc["bot:hint_follower", "win_rate"])  # it was 0.0
+    assert board.loc["bot:random", "win_rate"] == pytest.approx(tictactoe.loc["bot:random", "win_rate"])
+    assert board.loc["bot:random", "matches"] == 9  # its Hanabi matches still count as played

@@ -120,7 +120,7 @@ def test_full_profile_joins_the_social_abilities_and_every_cli_format_prints_one
     assert next(r for r in printed if r["agent"] == HERO)["Cooperation (0-100)"] == pytest.approx(50)
     assert main(["scores", "--suite", "magic", "--db", str(db_path)]) == 0
     table = capsys.readouterr().out
-    assert "Cooperation (0-100)" in table and "50.0" in table and HERO in table
+    assert "Coop." in table and "50.00" in table and HERO in table  # the page's header (its tooltip: 0-100)
 
 
 def test_table_2_figures_are_the_challengers_mean_cost_score_and_payback(db_path):

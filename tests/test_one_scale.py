@@ -19,7 +19,10 @@ from streamlit.delta_generator import DeltaGenerator
 from engine import store
 from engine.numbers import cell, is_rate, on_one_scale, readable
 from engine.runner import run_spec
+from engine.selection import Selection
 from engine.spec import parse_spec
+from engine.suite_tables import own_table_view
+from engine.suites import get_suite
 from tests.page_run import run_page
 
 SPEC = {"name": "scales", "seed": 3, "repeats": 2, "games": [
@@ -55,14 +58,15 @@ def cli_tables(db, suite: str) -> dict[str, pd.DataFrame]:
     csv = pd.read_csv(io.StringIO(scores(db, suite, "csv")))
     as_json = pd.DataFrame(json.loads(scores(db, suite, "json")))
     header, *lines = scores(db, suite, "table").splitlines()
+    layout = get_suite(suite).layout  # the headers to cut the lines at: the view's, compared with the page's below
+    columns = list(own_table_view(get_suite(suite).leaderboard(db, Selection()), layout).columns)
     ends, at = [], 0
-    for column in csv.columns:  # every column right-aligned: its cells end where its header ends
+    for column in columns:  # every column right-aligned: its cells end where its header ends
         at = header.index(column, at) + len(column)
         ends.append(at)
     rows = [[line[start:end].strip() for start, end in zip([0, *ends[:-1]], ends, strict=True)] for line in lines]
-    first = csv.columns[0]
-    return {"csv": csv.set_index(first), "json": as_json.set_index(first),
-            "table": pd.DataFrame(rows, columns=csv.columns).set_index(first)}
+    return {"csv": csv.set_index(csv.columns[0]), "json": as_json.set_index(csv.columns[0]),
+            "table": pd.DataFrame(rows, columns=columns).set_index(columns[0])}
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +122,7 @@ def test_each_suites_table_has_one_scale_on_the_page_in_its_download_and_in_scor
     CSV, JSON and a table: the same number on the same scale, under a header naming its unit."""
     shown, downloads = pages
     leaderboard = shown["leaderboard"]
-    # suite, the agent, the figure as `scores` and the download name it, as the page names it
+    # suite, the agent, the figure as the download and `scores`' CSV name it, as the page and `scores`' table do
     figures = [("wis", "bot:letters", "win_rate (%)", "win_rate (%)"),
                ("wis", "bot:letters", "ranking", "ranking"),  # in points: its caption says so
                ("magic", "bot:equilibrium", "win_rate (%)", "mean role win rate (%)"),
@@ -133,7 +137,7 @@ def test_each_suites_table_has_one_scale_on_the_page_in_its_download_and_in_scor
         value = printed["csv"].loc[agent, column]
         assert printed["json"].loc[agent, column] == pytest.approx(value), (suite, column)
         assert downloaded.loc[agent, column] == pytest.approx(value), (suite, column)
-        assert shown_number(printed["table"].loc[agent, column]) == pytest.approx(value, abs=0.01), (suite, column)
+        assert shown_number(printed["table"].loc[agent, label]) == pytest.approx(value, abs=0.01), (suite, column)
         assert shown_number(page.loc[agent, label]) == pytest.approx(value, abs=0.01), (suite, column)
     assert "(0-100)" in next(h.value for h in leaderboard.header if h.value.startswith("γ-Bench"))
     captions = " ".join(c.value for c in leaderboard.caption)  # units the narrow tables' headers have no room for
@@ -145,6 +149,27 @@ def test_each_suites_table_has_one_scale_on_the_page_in_its_download_and_in_scor
     assert printed_by_suite["wis"]["csv"].loc["bot:letters", "win_rate (%)"] == 100.0
     for printed in printed_by_suite["wis"].values():
         assert not [c for c in printed.columns if is_rate(c)]  # no share left under a bare name
+
+
+@pytest.mark.slow
+def test_scores_prints_the_papers_tables_as_the_page_shows_them(db, pages):
+    """A new user's report: `scores --suite magic` labelled the figure "win_rate (%)" where the page says "mean role
+    win rate (%)", printed "roles 1" and "games 5" where the page says "1 of 7" and "5 of 7", and marked no average
+    over part of a whole "(partial)". Each cell of the page's table reads the same in `scores`' table; CSV and JSON
+    hold the numbers of the page's download, the mark as a column `partial`."""
+    shown, _ = pages
+    for suite, figure, parts in (("magic", "mean role win rate (%)", "roles"), ("llmarena", "average", "games")):
+        printed = cli_tables(db, suite)
+        page = frame_with(shown["leaderboard"], parts).set_index("agent")
+        table = printed["table"]
+        assert set(page.columns) <= set(table.columns), (suite, set(page.columns) - set(table.columns))
+        pd.testing.assert_frame_equal(table.loc[page.index, list(page.columns)], page.astype(object),
+                                      check_dtype=False, check_names=False)
+        assert table[parts].str.fullmatch(r"\d of 7").all() and table[figure].str.endswith("(partial)").all()
+        for form in ("csv", "json"):
+            numbers = printed[form]
+            assert numbers["partial"].astype(bool).all() and (numbers[parts] < 7).all(), (suite, form)
+            assert list(numbers.columns).index("partial") == list(numbers.columns).index(parts) + 1, (suite, form)
 
 
 @pytest.mark.slow

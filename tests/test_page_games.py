@@ -148,3 +148,18 @@ def test_the_game_picker_offers_the_games_the_chosen_runs_played(db, tmp_path, m
     picker = next(s for s in at.selectbox if s.label == "Game")
     assert list(picker.options) == ["tictactoe"] and picker.value == "tictactoe"
     assert len(page(path, monkeypatch).selectbox[0].options) == len(SPEC["games"])
+
+
+def test_hanabis_chart_is_named_once_and_its_columns_are_defined(tmp_path, monkeypatch):
+    """A new user's report: the Hanabi chart read "Hanabi action shares (shares)" and nothing under its table said
+    what its columns are, where every other game's figures define theirs. The unit is named only to tell a figure's
+    charts apart (a count and a share on two charts); each column has its line under the table."""
+    db = tmp_path / "hanabi.duckdb"
+    asyncio.run(run_spec(parse_spec({"name": "hanabi", "seed": 1, "games": [
+        {"game": "hanabi", "lineups": [["bot:random", "bot:hint_follower"]]}]}), db, progress=False))
+    at = page(db, monkeypatch, game="hanabi")
+    assert not at.exception
+    assert [chart["layout"]["title"]["text"] for chart in charts_of(at)] == ["Hanabi action shares"]
+    lines = " ".join(c.value for c in at.caption)
+    for column in ("play_share (%)", "reveal_share (%)", "discard_share (%)", "actions", "mean_score (0-10)"):
+        assert f"`{column}`: " in lines, column

@@ -83,3 +83,20 @@ def test_the_chosen_run_is_kept_in_the_url(db_path, monkeypatch):
     assert dict(at.query_params)["run"] in (spec.run_id, [spec.run_id]), dict(at.query_params)
     opened = run_page("overview", db_path, monkeypatch, run=spec.run_id)
     assert next(s for s in opened.selectbox if s.label == "Run").value == spec.run_id
+
+
+def test_a_rule_sets_table_says_its_own_scoring_rule(db_path, monkeypatch):
+    """A new user's report: the tables "undercover (magic rules)" and "undercover (wis rules)" both said the scoring
+    rules of all three papers, not the one that table's matches were scored by."""
+    asyncio.run(run_spec(parse_spec({"name": "two rule sets", "seed": 2, "games": [
+        {"game": "undercover", "lineups": [["bot:random", "bot:letters", "bot:obedient"]]},
+        {"game": "undercover", "preset": "wis", "params": {"role_seat": 0}, "lineups": [
+            ["bot:injector", "bot:obedient", "bot:letters", "bot:obedient", "bot:letters", "bot:obedient"]]},
+    ]}), db_path, progress=False))
+    at = run_page("overview", db_path, monkeypatch)
+    assert not at.exception
+    captions = [c.value.replace("\\", "") for c in at.caption]  # markdown's escapes: "undercover \\(wis rules\\)"
+    rules = {"magic": "MAgIC's rules", "llmarena": "LLMArena's rules", "wis": "Who is Spy's rules"}
+    for rule_set in ("magic", "wis"):
+        (caption,) = [c for c in captions if c.startswith(f"Pools: the contested matches of undercover ({rule_set}")]
+        assert [name for name, said in rules.items() if said in caption] == [rule_set], caption

@@ -64,11 +64,11 @@ def test_every_pages_report_starts_with_its_scope(db, monkeypatch, page):
     top = header(report_of(db, monkeypatch, page))
     assert top["Database"] == str(db) and top["Made"]
     if page == "transcripts":  # one match: its run and the match named
-        assert "match:" in top["Selection"] and top["Runs"].split()[0] == "1"
+        assert "match:" in top["Selection"] and top["Runs"].split()[:2] == ["1", "run"]
     elif page == "abilities":  # MAgIC's games only: the cost sharing run
-        assert top["Runs"].split()[:2] == ["1", "first"]
-    else:
-        assert top["Selection"] == "everything in the database" and top["Runs"].split()[0] == "2"
+        assert top["Runs"].split()[:3] == ["1", "run", "first"]
+    else:  # how many runs, in words (it read a bare "2" above the list)
+        assert top["Selection"] == "everything in the database" and top["Runs"].split()[:2] == ["2", "runs"]
 
 
 def test_runs_of_follows_every_filter(db):

@@ -5,16 +5,17 @@ links to (engine/export/site.py says what pages there are; html.py escapes and l
 transcript.py writes a match).
 
 The site is built beside SITE_DIR and moved into place when whole: a failed export leaves the last one as it
-was. SITE_DIR must be new, empty, or a site an export wrote (it holds `MARKER`, which lists what the export wrote),
-with nothing added since: nothing else is overwritten."""
+was. SITE_DIR must be new, empty, or a site an export wrote (it holds `MARKER`, which lists every file the export
+wrote), with nothing added since, in any of its folders: nothing else is overwritten."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from plotly.offline import get_plotlyjs
 
@@ -24,8 +25,8 @@ from engine.export.site import Site, build
 from engine.selection import Selection
 from engine.wording import count
 
-MARKER = ".arena-site"  # written in every site: the folder an export may replace, and the names it wrote there
-MARKER_HEADING = "written by python -m engine export; the next export replaces it. It wrote:"
+MARKER = ".arena-site"  # written in every site: the folder an export may replace, and every file it wrote there
+MARKER_HEADING = "written by python -m engine export; the next export replaces it. It wrote these files:"
 
 
 class ExportError(ValueError):
@@ -60,25 +61,56 @@ def check_target(site: Path) -> None:
         raise ExportError(f"{site} is a symbolic link: give the folder it names ({site.resolve()}) or a new one")
     if site.exists() and not site.is_dir():
         raise ExportError(f"{site} is a file, not a folder: give a new folder for the site")
+    if not site.parent.is_dir():
+        nearest = next(folder for folder in site.parents if folder.exists())
+        if not nearest.is_dir():
+            raise ExportError(f"{nearest} is a file, not a folder: give a site folder inside an existing folder")
+        raise ExportError(f"{site.parent} does not exist: make it first, or give a folder inside an existing one")
     if site.is_dir() and any(site.iterdir()) and not (site / MARKER).is_file():
         raise ExportError(f"{site} holds files an export did not write: give a new or empty folder (an earlier "
                           "export's folder is replaced)")
-    if added := _added_since_export(site):
-        raise ExportError(f"{site} holds {', '.join(added[:5])}{' and more' if len(added) > 5 else ''}, which no "
+    if foreign := _not_written_by_export(site):
+        raise ExportError(f"{site} holds {', '.join(foreign[:5])}{' and more' if len(foreign) > 5 else ''}, which no "
                           f"export wrote: move them out first (the folder is replaced whole) or give a new folder")
-    if not site.parent.is_dir():
-        raise ExportError(f"{site.parent} does not exist: make it first, or give a folder inside an existing one")
 
 
-def _added_since_export(site: Path) -> list[str]:
-    """The entries of an earlier export's folder that its marker does not list (a `.git`, a CNAME, notes): the
-    export replaces the folder whole, so they would go with it. A marker without a list predates the lists."""
-    if not (site / MARKER).is_file():
-        return []
+# the files of a site, by kind (engine/export/site.py lays them out): what a marker without a list may replace
+SITE_FILE = re.compile(rf"index\.html|{re.escape(PLOTLY_JS)}|{re.escape(STYLE_CSS)}"
+                       r"|(matches|lists|suites|games)/[A-Za-z0-9_.-]+\.html")
+SITE_FOLDERS = {"assets", "matches", "lists", "suites", "games"}
+
+
+def _written(site: Path) -> tuple[set[str], set[str]] | None:
+    """(the files, the folders) an earlier export's marker lists, as paths relative to `site`; None for a marker
+    without a list of files (an export made before the lists, or one that listed the top level only)."""
     lines = (site / MARKER).read_text(encoding="utf-8", errors="replace").splitlines()
     if lines[:1] != [MARKER_HEADING]:
+        return None
+    files = set(lines[1:])
+    return files, {str(folder) for path in files for folder in PurePosixPath(path).parents}
+
+
+def _not_written_by_export(site: Path) -> list[str]:
+    """Every path under an earlier export's folder that the export did not write (a `.git`, a CNAME, notes in
+    `matches/`; a folder none of its files is in, by its name alone), sorted: the export replaces the folder whole,
+    so they would go with it. An export writes no symbolic link. Under a marker without a list, only the files of
+    the site's own kinds (`SITE_FILE`) are taken as the export's."""
+    if not (site / MARKER).is_file():
         return []
-    return sorted(entry.name for entry in site.iterdir() if entry.name not in {MARKER, *lines[1:]})
+    listed = _written(site)
+    files, folders = listed if listed is not None else (set(), SITE_FOLDERS)
+    wrote = files.__contains__ if listed is not None else SITE_FILE.fullmatch
+    foreign = []
+    for here, subfolders, names in os.walk(site):
+        inside = Path(here).relative_to(site)
+        for name in sorted(subfolders):
+            path = (inside / name).as_posix()
+            if path not in folders or (Path(here) / name).is_symlink():
+                foreign.append(path)
+                subfolders.remove(name)  # named whole, not entered
+        foreign += [path for name in names if (path := (inside / name).as_posix()) != MARKER
+                    and (not wrote(path) or (Path(here) / name).is_symlink())]
+    return sorted(foreign)
 
 
 def check_runs(db: Path, run_ids: tuple[str, ...]) -> None:
@@ -105,7 +137,7 @@ def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = (),
         (building / STYLE_CSS).write_text(STYLE, encoding="utf-8")
         made = Site(db=db, root=building, selection=Selection(run_ids=tuple(run_ids)))
         build(made, progress)
-        written = sorted(entry.name for entry in building.iterdir())
+        written = sorted(path.relative_to(building).as_posix() for path in building.rglob("*") if path.is_file())
         (building / MARKER).write_text("\n".join([MARKER_HEADING, *written]) + "\n", encoding="utf-8")
         if site.exists():
             shutil.rmtree(site)

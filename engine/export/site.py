@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import headline, published, queries, store, transcripts
+from engine.column_help import column_help
 from engine.export import charts
 from engine.export.html import definitions, esc, link, note, note_link, page, prose, relative, table
 from engine.export.transcript import match_body
@@ -170,7 +171,8 @@ def game_page(site: Site, game: str) -> str:
     for suite in suites_of(game):
         for figure in suite.figures_of(game):
             figures = figure.compute(site.db, selection)
-            body += f"<h2>{esc(suite.title)}: {esc(figure.title)}</h2>"
+            # the paper, not the suite's title: "γ-Bench (0-100)" gives its table's scale, not a figure's (counts 0-10)
+            body += f"<h2>{esc(suite.paper or suite.title)}: {esc(figure.title)}</h2>"
             if figures.empty:
                 body += note("Nothing recorded for this selection.")
                 continue
@@ -181,7 +183,10 @@ def game_page(site: Site, game: str) -> str:
                     body += charts.chart_html(chart.figure)
                     drawn = True
             if figure.show_table:
-                body += table(readable(on_one_scale(figures, suite.units_of(figure))))
+                shown = on_one_scale(figures.rename(columns=suite.layout.renamed), suite.units_of(figure))
+                body += table(readable(shown))
+                if meant := column_help(shown.columns, game, suite.layout.helps):  # as the Games page lists them
+                    body += "<details><summary>What each column means</summary>" + definitions(meant) + "</details>"
     body += "<h2>Win rates</h2>" + note(f"Win rate: {headline.DEFINITIONS['win rate']}. {without_winner([game])}")
     rates = headline.agent_figures(site.db, selection, by_game=True)
     if rates.empty:

@@ -242,12 +242,20 @@ class Game(ABC):
     cooperative: ClassVar[bool] = False
     # What a seat's `SeatResult.score` counts, for pages that show it (a mean score is unreadable without it).
     score_meaning: ClassVar[str] = "the seat's score as the game counts it"
+    # The same, per rule set (`variants`) where the sets count a score differently: a table of one rule set's matches
+    # says that set's meaning alone (`score_meaning_of`).
+    score_meanings: ClassVar[dict[str, str]] = {}
     # The version of the rules and scorer each match records (`matches.rules_version`). Bump it when a change of a
     # rule or of a figure the game computes would score a stored match differently: `rescore` then names the
     # matches played under older rules (and rescores them with the current ones), and the pages can tell them apart.
     rules_version: ClassVar[int] = 1
     # How unusable answers are handled; several: the `retry` parameter picks one (the first is the default).
     retry_policies: ClassVar[dict[str, RetryPolicy]] = {"feedback": FEEDBACK}
+
+    @classmethod
+    def score_meaning_of(cls, rule_set: str) -> str:
+        """What a seat's score counts in the matches of `rule_set` ('' for a game with one)."""
+        return cls.score_meanings.get(rule_set, cls.score_meaning)
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)

@@ -60,8 +60,11 @@ class Undercover(SocialDeduction):
     name = "undercover"
     title = "Undercover / Who is Spy"
     paper = "MAgIC, LLMArena, Who-is-Spy"
-    score_meaning = ("MAgIC's rules: credits for the outcome (3, the most, is a win); LLMArena's: 1 if the seat's side "
-                     "won; Who is Spy's: the paper's base score plus 1 per vote on the spy (the spy loses 1 each)")
+    score_meanings = {"magic": "MAgIC's rules: credits for the outcome (3, the most, is a win)",
+                      "llmarena": "LLMArena's rules: 1 if the seat's side won",
+                      "wis": "Who is Spy's rules: the paper's base score plus 1 per vote on the spy (the spy loses 1 "
+                             "each)"}
+    score_meaning = "; ".join(score_meanings.values())
     special_role = "undercover"
     common_role = "civilian"
     params = {

@@ -97,7 +97,7 @@ class Report:
         return ("<table class='scope'>"
                 f"<tr><th>Database</th><td>{html.escape(self.db or 'not stated')}</td></tr>"
                 f"<tr><th>Selection</th><td>{html.escape(selection)}</td></tr>"
-                f"<tr><th>Runs</th><td>{len(self.runs)}<ul>{runs}</ul></td></tr>"
+                f"<tr><th>Runs</th><td>{count(len(self.runs), 'run')}<ul>{runs}</ul></td></tr>"
                 f"<tr><th>Made</th><td>{made}</td></tr></table>")
 
     def text(self, markdown: str) -> None:
