@@ -41,7 +41,8 @@ SUITE = Suite(
     board=Scorer("engine.metrics.magic:ability_profile"),
     headline=Headline("win_rate", "win rate"),
     layout=LAYOUT,  # MAgIC compares challengers by win rate (here: the one definition)
-    caption="Per challenger: the seven abilities, the mean role win rate (the mean of its seven role win rates, "
+    caption=f"Per challenger: the seven abilities on 0-100 ({', '.join(SHORT_ABILITIES.values())}: each named whole "
+            "in its header's tooltip), the mean role win rate (the mean of its seven role win rates, "
             "MAgIC's Table 1 win rate: not the headline's win rate), the radar's area (as a % of the full radar, and "
             "in the paper's unit: the raw polygon on 0-100 axes, Figures 1 and 6), "
             "Table 2's cost_sharing_cost (its mean share, %, of the agreed split in successful cost-sharing games), "
