@@ -67,9 +67,9 @@ def test_launch_holds_no_connection_while_it_runs(db, monkeypatch, opened):
     real_reader = reader._reader
 
     @contextmanager
-    def watching_reader(path):
+    def watching_reader(*args, **kwargs):
         shared_during_launch.append(bool(reader._READING.get()))
-        with real_reader(path) as con:
+        with real_reader(*args, **kwargs) as con:
             yield con
 
     monkeypatch.setattr(reader, "_reader", watching_reader)

@@ -55,7 +55,7 @@ def test_a_filtered_leaderboard_report_names_its_database_filters_and_runs(db, m
     top = header(report_of(db, monkeypatch, "leaderboard", runs=first, games="tictactoe"))
     assert top["Database"] == str(db)
     assert top["Selection"] == f"runs: {first}; games: tictactoe"
-    assert top["Runs"].split() == ["1", "first", f"({first}):", "2", "matches"]  # its TicTacToe matches only
+    assert top["Runs"].split() == ["1", "run", "first", f"({first}):", "2", "matches"]  # its TicTacToe matches only
     assert top["Made"].startswith(datetime.now(UTC).strftime("%Y-%m-%d"))
 
 

@@ -254,10 +254,11 @@ def _stored_figures(db: str | Path, newest: int) -> Any:
     state = (store.generation(db), newest)
     kept = _STORED.get(str(db))
     if kept is None or kept[0] != state:
-        with store.reading(db):
-            totals = "run_totals" if store.summaries_in_step(db) else \
-                f"({run_totals_sql('(SELECT * FROM matches WHERE run_id IN (SELECT run_id FROM r))', 'turns')})"
-            kept = _STORED[str(db)] = (state, store.query(db, f"""
+        # two short reads, no connection held between them: Launch stops runs and waits for them (its page shares
+        # no connection), and the writer keeps run_totals in step in the transactions it commits
+        totals = "run_totals" if store.summaries_in_step(db) else \
+            f"({run_totals_sql('(SELECT * FROM matches WHERE run_id IN (SELECT run_id FROM r))', 'turns')})"
+        kept = _STORED[str(db)] = (state, store.query(db, f"""
             WITH r AS (SELECT * FROM runs ORDER BY created_at DESC LIMIT ?)
             SELECT r.run_id, r.name, r.source, r.status, r.pid, r.host, r.n_done, r.n_matches,
                    coalesce(k.errors, 0) AS errors, coalesce(k.tokens, 0) AS tokens,
