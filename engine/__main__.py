@@ -164,6 +164,7 @@ def _bounds(param) -> str:
 
 
 def _cmd_scores(args: argparse.Namespace) -> int:
+    from engine import published, queries
     from engine.precision import fixed
     from engine.selection import Selection
     from engine.suite_tables import own_table_numbers, own_table_view
@@ -172,6 +173,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     try:
         suite = get_suite(args.suite)
         table = suite.leaderboard(Path(args.db), Selection(without_fallbacks=args.without_fallbacks))
+        paper = queries.published_rows(Path(args.db), suite.name) if args.format == "table" else None
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -188,8 +190,8 @@ def _cmd_scores(args: argparse.Namespace) -> int:
         print(fixed(own_table_numbers(table, suite.layout)).to_json(orient="records", indent=2))
     elif table.empty:
         print(f"no {args.suite} results in {args.db}")
-    else:
-        print(own_table_view(table, suite.layout).to_string(index=False))  # the page's cells
+    else:  # the page's cells, the paper's published rows of the models we played right under ours as there
+        print(own_table_view(published.beside(table, paper), suite.layout).to_string(index=False))
     return 0
 
 

@@ -25,6 +25,7 @@ import pandas as pd
 
 from engine import headline
 from engine.numbers import board_text, interval, number, on_one_scale, percent, unit_of, usd, with_unit
+from engine.published import PAPER
 from engine.selection import cooperative_games
 from engine.suites.base import TableLayout
 from engine.wording import sentence_start
@@ -195,8 +196,8 @@ def complete_first(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     key = pd.DataFrame({"unranked": board["rank"].isna() if "rank" in board else False,
                         "rank": board["rank"] if "rank" in board else 0,
                         "partial": partial_rows(board, layout), "covers": -parts.fillna(0)}, index=board.index)
-    if "source" in board:  # a published row stays right under our row of its model (`published.beside`)
-        key = key.mask(board["source"] == "published").ffill()
+    if "source" in board:  # a paper's row stays right under our row of its model (`published.beside`)
+        key = key.mask(board["source"].astype(str).str.startswith(f"{PAPER}:")).ffill()
     key["row"] = range(len(key))
     # the partial rows: those covering more parts first (4 of 7 games above 1 of 7, whatever its value)
     key["covers"] = key["covers"].where(key["partial"].astype(bool), 0)

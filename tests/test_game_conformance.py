@@ -11,7 +11,7 @@ import pytest
 
 from engine.agents.prompting import render, versions
 from engine.games import all_games
-from engine.games.base import Choice, Game, IntRange, ParseError, SeatResult
+from engine.games.base import Choice, Game, ParseError, SeatResult
 from engine.match_rows import TALLY
 from tests.game_play import new_game
 
@@ -124,7 +124,7 @@ def test_a_bots_answer_reads_in_the_games_move_format_and_parses_back_to_its_mov
             if isinstance(obs.space, Choice):
                 labels = obs.space.labels or tuple(str(o) for o in obs.space.options)
                 assert decision.response == labels[obs.space.options.index(decision.action)]
-            if isinstance(obs.space, (Choice, IntRange)):  # the word games' JSON answers are their own shape
+            if decision.response.strip():  # a bot saying nothing (no speech) has nothing to read back
                 assert obs.parse(decision.response) == decision.action  # as a model's answer would parse
             actions[s] = decision.action
             checked += 1
@@ -155,3 +155,34 @@ def test_parser_rejects_empty_answers_with_parse_error(name):
     for text in ("", "   ", "\n"):
         with pytest.raises(ParseError):
             game.parse(seat, text)
+
+
+@pytest.mark.parametrize(("name", "preset", "params"), [
+    ("chameleon", "default", {}), ("undercover", "default", {}), ("undercover", "llmarena", {}),
+    ("undercover", "llmarena", {"word_probe": "separate"}), ("undercover", "wis", {})])
+@pytest.mark.parametrize("bot", ["bot:letters", "bot:injector", "bot:obedient"])
+def test_a_word_game_bots_every_answer_parses_back_to_what_it_played(name, preset, params, bot):
+    """The word games' bots recorded their belief probes and word guesses as `{"suspect": ..., "thinks": {...}}`,
+    a shape their own parser could not read back: a transcript showed answers no model could have given. Every
+    answer a bot records (clues, statements, beliefs, guesses, votes), as a model's would, parses to its move."""
+    import asyncio
+
+    from engine.agents.base import AgentSpec, TurnContext
+    from engine.agents.bots import BotAgent
+
+    game = new_game(name, 3, preset, **params)
+    player = BotAgent(AgentSpec(bot))
+    rng = random.Random(3)
+    spaces, turn = set(), 0
+    while not game.done():
+        actions = {}
+        for s in game.to_act():
+            obs = game.observe(s)
+            decision = asyncio.run(player.act(obs, TurnContext("m", 3, s, turn, rng)))
+            if decision.response.strip():  # saying nothing (no speech, no guess) has nothing to read back
+                assert obs.parse(decision.response) == decision.action, (type(obs.space).__name__, decision.response)
+                spaces.add(type(obs.space).__name__)
+            actions[s] = decision.action
+            turn += 1
+        game.step(actions)
+    assert spaces  # the match asked something worth reading back

@@ -1,5 +1,5 @@
-"""The papers' own tables as reference rows marked `paper`: in every database, out of `scores`, and beside
-our rows for the same models on the leaderboards page."""
+"""The papers' own tables as reference rows marked `paper`: in every database, out of `scores`' numbers (CSV,
+JSON), and beside our rows for the same models on the leaderboards page and in `scores`' table."""
 
 from __future__ import annotations
 
@@ -51,8 +51,14 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
     asyncio.run(run_spec(parse_spec(SPEC), db_path, progress=False))
     for suite in ("llmarena", "magic"):
         assert main(["scores", "--suite", suite, "--db", str(db_path), "--format", "csv"]) == 0
-        printed = capsys.readouterr().out
+        printed = capsys.readouterr().out  # the numbers: ours alone
         assert "paper" not in printed and "Llama" not in printed and "GPT o1" not in printed
+    # the table a user reads: as the page shows it, the paper's rows of the models played right under ours
+    assert main(["scores", "--suite", "llmarena", "--db", str(db_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [(row.split()[0], "paper" if "paper: LLMArena Table 1" in row else "ours" * ("ours" in row.split()))
+            for row in rows] == [
+        ("openai/gpt-4", "ours"), ("GPT-4", "paper"), ("Qwen-72B-Chat", "ours"), ("Qwen-72B-Chat", "paper")]
     from engine.metrics.llmarena import leaderboard
 
     table = published.beside(leaderboard(db_path), queries.published_rows(db_path, "llmarena"))
@@ -66,6 +72,11 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
     # a bot has no strategy: the papers' vanilla rows of the same model follow ours
     assert list(zip(magic["agent"], magic["source"], strict=True)) == [
         ("gpt-4", "ours"), ("GPT-4", "paper: MAgIC Table 1"), ("GPT-4", "paper: MAgIC Table 2")]
+    # an average over part of the games goes below the complete rows, its paper's row still right under it
+    llmarena = next(df.value for df in at.dataframe if {"source", "average"} <= set(df.value.columns))
+    assert list(zip(llmarena["agent"], llmarena["source"], strict=True)) == [
+        ("openai/gpt-4", "ours"), ("GPT-4", "paper: LLMArena Table 1"),
+        ("Qwen-72B-Chat", "ours"), ("Qwen-72B-Chat", "paper: LLMArena Table 1")]
     table_2 = next(df.value for df in at.dataframe if "prisoner_score (points)" in df.value.columns)  # same rows
     assert table_2["prisoner_score (points)"].iloc[2] == "9.95" and table_2["prisoner_score (points)"].iloc[0] != ""
 

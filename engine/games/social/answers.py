@@ -5,6 +5,7 @@ free text (the pgm strategy's analysis), and the word comparisons the judging an
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass
@@ -56,6 +57,10 @@ class TextSpace(ActionSpace):
             raise ParseError(f'the {self.key} has no words; answer as {{"{self.key}": "..."}}')
         return said
 
+    def written(self, action: str) -> str:
+        """As the prompt asks for it, `{"clue": "..."}`; saying nothing (the fallback) is an empty answer."""
+        return json.dumps({self.key: action}) if any(ch.isalpha() for ch in action) else ""
+
 
 @dataclass(frozen=True)
 class BeliefSpace(ActionSpace):
@@ -88,6 +93,10 @@ class BeliefSpace(ActionSpace):
         thinks = {k[: -len(" suspects")]: v for k, v in answers.items() if k != "suspect"}
         return {"suspect": answers["suspect"], "thinks": thinks}
 
+    def written(self, action: dict[str, Any]) -> str:
+        """The probe's JSON object, one field per key the prompt names."""
+        return json.dumps({"suspect": action["suspect"]} | {f"{n} suspects": v for n, v in action["thinks"].items()})
+
 
 @dataclass(frozen=True)
 class WordGuessSpace(ActionSpace):
@@ -111,6 +120,10 @@ class WordGuessSpace(ActionSpace):
                 raise ParseError(f'missing the guess "{n} word" ({self.describe()})')
             guesses[n] = str(value).strip()[:60]
         return guesses
+
+    def written(self, action: dict[str, str]) -> str:
+        """The probe's JSON object; no guess at all (the fallback) is an empty answer."""
+        return json.dumps({f"{n} word": w for n, w in action.items()}) if any(action.values()) else ""
 
 
 _NAME = re.compile(r"player[ _]?(\d{1,2})(?!\d)", re.IGNORECASE)
@@ -159,6 +172,11 @@ class WordGuessVoteSpace(ActionSpace):
             vote = self.vote.parse(f"Player {int(first.group(1))}" if first else line.group(1))
         guesses = {n: str(json_field(text, f"{n} word") or "").strip()[:60] for n in self.words.others}
         return {"words": guesses, "vote": vote}
+
+    def written(self, action: dict[str, Any]) -> str:
+        """The guesses and the vote in one JSON object, the vote as its option's label."""
+        words = {f"{n} word": w for n, w in action["words"].items()}
+        return json.dumps(words | {self.vote.key: self.vote.written(action["vote"])})
 
 
 # ---------------------------------------------------------------- MAgIC's own readings (cathyxl/MAgIC)
@@ -209,6 +227,10 @@ class IdentityStatementSpace(ActionSpace):
 
     def parse(self, text: str) -> str:
         return require_text(text).strip()
+
+    def written(self, action: str) -> str:
+        """The statement as said."""
+        return action
 
 
 # ---------------------------------------------------------------- reading free belief text (pgm)
