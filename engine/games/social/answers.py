@@ -58,8 +58,14 @@ class TextSpace(ActionSpace):
         return said
 
     def written(self, action: str) -> str:
-        """As the prompt asks for it, `{"clue": "..."}`; saying nothing (the fallback) is an empty answer."""
-        return json.dumps({self.key: action}) if any(ch.isalpha() for ch in action) else ""
+        """The text as said where it reads back as itself, else as `{"clue": "..."}`; saying nothing (the
+        fallback) is an empty answer."""
+        if not any(ch.isalpha() for ch in action):
+            return ""
+        try:
+            return action if self.parse(action) == action else json.dumps({self.key: action})
+        except ParseError:
+            return json.dumps({self.key: action})
 
 
 @dataclass(frozen=True)
