@@ -110,6 +110,13 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 1 to 65535, got {value}")
+    return value
+
+
 def _refresh_ratings(db: Path) -> bool:
     """Replay the new matches into the saved ratings and compute the default views' tables now, so the dashboard's
     first view does not wait for them (engine/default_views.py). The matches are stored by then: a failure
@@ -196,6 +203,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
 
 
 def _cmd_rescore(args: argparse.Namespace) -> int:
+    from engine import queries
     from engine.rescore import rescore
     from engine.selection import Selection
     from engine.suites import get_suite
@@ -203,6 +211,9 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
     if not Path(args.db).exists():
         print(f"error: no database at {args.db}", file=sys.stderr)
         return 2
+    if missing := queries.missing_runs(Path(args.db), tuple(args.run or ())):
+        print(f"error: {missing}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     selection = Selection(run_ids=tuple(args.run or ()))
     if args.suite:
         selection = selection.within(get_suite(args.suite).variants)
@@ -334,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
                          epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     run.add_argument("spec", help="path to a run spec (YAML)")
     run.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
-    run.add_argument("--concurrency", type=int, default=None, help="matches played at once (overrides the spec)")
+    run.add_argument("--concurrency", type=_at_least_one, default=None,
+                     help="matches played at once (overrides the spec)")
     run.add_argument("--if-empty", action="store_true", help="play only if the database holds no match yet")
     run.add_argument("--executor", choices=["local", "ray"], default=None,
                      help="where the matches are played: local, on this machine (in --workers processes), or ray, on a "
@@ -398,15 +410,13 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--address", default="127.0.0.1",
                        help="interface to listen on (default 127.0.0.1: this machine only; beyond it, Launch needs "
                             "ARENA_ADMIN_TOKEN)")
-    serve.add_argument("--port", type=int, default=8501, help="port to listen on (default 8501)")
+    serve.add_argument("--port", type=_port, default=8501, help="port to listen on (default 8501)")
     serve.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                        help="a host name browsers use to reach the dashboard, besides localhost (repeatable; "
                             "'*.example.com' for subdomains)")
     serve.set_defaults(func=_cmd_serve)
 
     args = parser.parse_args(argv)
-    if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
-        parser.error("--concurrency must be at least 1")
     try:
         # the dashboard shows a bad database on its pages; a run checks its own, waiting while it is busy
         if args.func not in (_cmd_games, _cmd_serve, _cmd_run):

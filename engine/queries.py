@@ -201,6 +201,16 @@ def published_rows(db: str | Path, suite: str) -> pd.DataFrame:
     return wide.reset_index().rename(columns={"model": "agent"})
 
 
+def missing_runs(db: str | Path, run_ids: tuple[str, ...]) -> str | None:
+    """One line naming the runs asked for (`--run`) that `db` does not hold, and those it does; None when it holds
+    them all: a typo must not read as an empty study."""
+    known = {row[0] for row in store.rows(db, "SELECT run_id FROM runs")}
+    unknown = [r for r in run_ids if r not in known]
+    if not unknown:
+        return None
+    return f"no run {', '.join(unknown)} in {db} (its runs: {', '.join(sorted(known)) or 'none'})"
+
+
 # ---------------------------------------------------------------- the overview page
 def runs_table(db: str | Path) -> pd.DataFrame:
     """Every run, newest first, with its progress."""

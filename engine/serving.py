@@ -3,6 +3,7 @@ only this machine reaches it unless the user says otherwise. The only engine mod
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import sys
@@ -21,8 +22,11 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
     """Run Streamlit in this process until it stops; returns its exit code."""
     sys.stdout, sys.stderr = OutputOrNothing(sys.stdout), OutputOrNothing(sys.stderr)
     if taken := port_taken(address, port):
-        raise ServeError(f"cannot listen on {address}:{port} ({taken}): another dashboard may be serving there; "
-                         f"pass --port with a free one")
+        if taken.errno == errno.EADDRINUSE:
+            raise ServeError(f"cannot listen on {address}:{port} ({taken.strerror}): another dashboard may be "
+                             f"serving there; pass --port with a free one")
+        raise ServeError(f"cannot listen on {address}:{port} ({taken.strerror or taken}): pass --address with an "
+                         f"address of this machine (default 127.0.0.1)")
     if not db.exists():  # a typo in --db shows an empty dashboard: say which file it waits for
         print(f"note: {db} does not exist yet: the pages show no matches until a run or an import writes it",
               file=sys.stderr)
@@ -90,14 +94,15 @@ def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
     return argv
 
 
-def port_taken(address: str, port: int) -> str | None:
-    """Why the dashboard could not listen on `address:port`, or None when it can: Streamlit itself only logs
-    "Port N is not available" and exits 1. Bound as Streamlit's server binds (address reuse on)."""
+def port_taken(address: str, port: int) -> OSError | None:
+    """Why the dashboard could not listen on `address:port` (a port in use, an address not this machine's or no
+    address at all), or None when it can: Streamlit itself only logs "Port N is not available" and exits 1.
+    Bound as Streamlit's server binds (address reuse on)."""
     try:
         family, kind, proto, _, where = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)[0]
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(where)
     except OSError as exc:
-        return exc.strerror or str(exc)
+        return exc
     return None

@@ -145,3 +145,17 @@ def test_per_step_rewards_are_in_the_turn_log(played):
     others = store.rows(played, """SELECT count(*) FROM turns t JOIN matches m USING (match_id)
                                    WHERE m.game = 'tictactoe' AND t.reward IS NOT NULL""")[0][0]
     assert others == 0  # a game without a per-step reward leaves it empty
+
+
+def test_rescore_of_a_run_the_database_lacks_names_its_runs_and_exits_2(db, capsys):
+    """A new user's report: `rescore --run nosuchrun` printed "rescored 0 of 0 matches" and exit 0, where the same typo
+    given to `export --run` was refused: both say which runs there are, the same line, and change nothing."""
+    before = everything(db)
+    runs = sorted(row[0] for row in store.rows(db, "SELECT run_id FROM runs"))
+    assert main(["rescore", "--run", "nosuchrun", "--db", str(db)]) == 2
+    said = capsys.readouterr().err
+    assert said == f"error: no run nosuchrun in {db} (its runs: {', '.join(runs)})\n"
+    assert main(["export", str(db.parent / "site"), "--run", "nosuchrun", "--db", str(db)]) == 2
+    assert capsys.readouterr().err == said
+    for name, table in before.items():
+        pd.testing.assert_frame_equal(everything(db)[name], table, obj=name)

@@ -100,6 +100,21 @@ def test_serve_on_a_port_in_use_says_so_in_one_line_and_exits_2():
                            f"may be serving there; pass --port with a free one\n")
 
 
+@pytest.mark.parametrize(("args", "said"), [
+    (["--port", "99999"], "argument --port: a port is from 1 to 65535, got 99999"),
+    (["--port", "-1"], "argument --port: a port is from 1 to 65535, got -1"),
+    (["--address", "999.1.1.1", "--port", "8799"], "pass --address with an address of this machine"),
+    (["--address", "192.0.2.1", "--port", "8799"], "pass --address with an address of this machine")])
+def test_serve_on_a_port_or_address_that_cannot_be_says_what_to_pass_in_one_line(args, said):
+    """A new user's report: `--port 99999` ended in Python's OverflowError and a traceback, exit 1; an address
+    that is not this machine's was blamed on "another dashboard" serving there."""
+    done = subprocess.run([sys.executable, "-m", "engine", "serve", *args], cwd=store.ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert said in last and "another dashboard" not in last
+
+
 def test_serve_on_a_missing_database_says_which_file_it_waits_for(tmp_path, monkeypatch, capsys):
     """A new user's report: a mistyped `--db` opened the dashboard on "No matches yet", nothing said."""
     from streamlit.web import cli as streamlit_cli

@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from plotly.offline import get_plotlyjs
 
-from engine import store
+from engine import queries
 from engine.export.html import PLOTLY_JS, STYLE, STYLE_CSS
 from engine.export.site import Site, build
 from engine.selection import Selection
@@ -114,10 +114,8 @@ def _not_written_by_export(site: Path) -> list[str]:
 
 
 def check_runs(db: Path, run_ids: tuple[str, ...]) -> None:
-    known = {row[0] for row in store.rows(db, "SELECT run_id FROM runs")}
-    unknown = [r for r in run_ids if r not in known]
-    if unknown:
-        raise ExportError(f"no run {', '.join(unknown)} in {db} (its runs: {', '.join(sorted(known)) or 'none'})")
+    if missing := queries.missing_runs(db, run_ids):
+        raise ExportError(missing)
 
 
 def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = (), progress: bool = False) -> Exported:
