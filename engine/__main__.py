@@ -12,11 +12,15 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from engine import store
 from engine.wording import count, failure, usd
+
+if TYPE_CHECKING:
+    from engine.spec import RunSpec
 
 EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_ALREADY_PLAYING, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 EXIT_CODES = {
@@ -41,6 +45,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except SpecError as exc:
         print(f"error in {args.spec}: {exc}", file=sys.stderr)
         return 2
+    if not (args.executor == "ray" or args.address) and (missing := _missing_access(spec)):
+        print(f"error in {args.spec}: {missing}", file=sys.stderr)  # not every match failing after its retries
+        return EXIT_BAD_INPUT
     db = Path(args.db)
     _interrupt_on_stop_signals()
     tally = None
@@ -108,6 +115,16 @@ def _at_least_one(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _missing_access(spec: RunSpec) -> str | None:
+    """The Launch form's "no key" / "no endpoint" check of every model the spec calls, in one line (no network; on
+    a Ray cluster the workers' environment holds the keys, so it is not checked here)."""
+    from engine.launch import preflight
+
+    problems = [f"{seat.agent}: {problem}" for seat in preflight.models_of(spec)
+                if (problem := preflight.access_problem(seat.agent, seat.api_base))]
+    return "; ".join(problems) or None
 
 
 def _port(text: str) -> int:

@@ -75,6 +75,22 @@ def test_an_edited_spec_under_its_old_name_is_refused_and_the_unedited_one_still
     assert store.count_matches(db) == 1
 
 
+def test_a_run_whose_model_has_no_key_is_refused_before_it_plays(tmp_path, capsys, monkeypatch):
+    """A new user's report: without OPENAI_API_KEY `run` retried for 41 s, then stored the match as an error
+    ("Cannot connect to host api.openai.com:443 ssl:<ssl.SSLContext object at 0x...>"), exit 1, where the Launch
+    form said at once "no key". The command says it in one line, exit 2, and stores nothing."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env of the repository's
+    spec = tmp_path / "nokey.yaml"
+    spec.write_text(yaml.safe_dump({"name": "nokey", "games": [{"game": "tictactoe", "lineups": [
+        [{"agent": "openai/gpt-99-ultra"}, {"agent": "bot:random"}]]}]}), encoding="utf-8")
+    db = tmp_path / "nokey.duckdb"
+    assert main(["run", str(spec), "--db", str(db)]) == 2
+    assert capsys.readouterr().err == (f"error in {spec}: openai/gpt-99-ultra: no key: set OPENAI_API_KEY in the "
+                                       "environment or in .env\n")
+    assert not db.exists()
+
+
 def test_the_default_database_is_arena_db_else_results_duckdb_at_the_root(monkeypatch, tmp_path):
     monkeypatch.setenv("ARENA_DB", str(tmp_path / "mine.duckdb"))
     assert store.default_db() == tmp_path / "mine.duckdb"
