@@ -62,10 +62,12 @@ DEFINITIONS = {
              "only in self-play); an agent that played fewer of them is marked partial and not ranked",
     "win rate": f"(seats won + half the seats drawn) / seats held, over contested matches ({SELF_PLAY}), with "
                 "its 95% Wilson interval taking the contested matches as the sample size (an agent's seats in one "
-                "match are not independent draws); the same on every page. " + OUTCOME,
+                "match are not independent draws); the same on every page. A game that declares no winner "
+                "(cooperative: Hanabi) counts in the matches, in no win rate ('—' for an agent that played only "
+                "such games). " + OUTCOME,
     "mean score": "per game, the mean over the agent's contested matches of its score in the match (the mean of "
                   "its seats' scores there): the headline's score of that one game",
-    "matches": "contested matches in which the agent held at least one seat",
+    "matches": "contested matches in which the agent held at least one seat (games without a winner included)",
     "contested": f"the matches every number counts: {SELF_PLAY}",
     "valid moves": VALID_ANSWER,
     "fallback wins": "seats won in matches where the agent made at least one random fallback move: wins an LLM "

@@ -95,7 +95,8 @@ def headline_view(table: pd.DataFrame, measure) -> pd.DataFrame:
     a 1400 px window."""
     view = ranked_view(table, measure)
     if measure.by != "win_rate":  # its interval is in the per-game tables: the headline's is the ranked one's
-        view["win rate"] = table["win_rate"].map(percent)
+        # no win rate at all: the agent played only games that declare no winner (`headline.DEFINITIONS`)
+        view["win rate"] = table["win_rate"].map(percent).where(table["win_rate"].notna(), NOT_APPLICABLE)
     return view.assign(**{"valid": table["valid_rate"].map(percent),
                           "fb wins": table["fallback_wins"].map(number),
                           "$/match": table["cost_per_match"].map(usd)})

@@ -403,9 +403,14 @@ def test_a_game_without_a_winner_shows_no_win_rate_and_says_why(played, site, mo
     from tests.page_run import run_page
 
     db, _ = played
-    grid = site_tables(site / "suites" / "llmarena.html")[1]
+    headline, grid = site_tables(site / "suites" / "llmarena.html")[:2]
     hanabi = grid["hanabi"][grid["hanabi"] != ""]
     assert len(hanabi) and hanabi.str.fullmatch(r"— \(\d+\)").all()
+    # an agent that played only Hanabi has no win rate in the headline either ("—", not a blank cell)
+    others = grid.drop(columns=["agent", "hanabi"])
+    only_hanabi = set(grid["agent"][(grid["hanabi"] != "") & (others == "").all(axis=1)])
+    agents = headline["agent"].str.removesuffix(" (provisional)")
+    assert only_hanabi and set(headline["win rate"][agents.isin(only_hanabi)]) == {"—"}
     assert grid["tictactoe"][grid["tictactoe"] != ""].str.fullmatch(r"[\d.]+% \(\d+\)").all()
     game = (site / "games" / "hanabi.html").read_text(encoding="utf-8")
     (rates,) = [t for t in site_tables(site / "games" / "hanabi.html") if "win rate (95% CI)" in t.columns]
