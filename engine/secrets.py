@@ -31,16 +31,29 @@ _KEY_SHAPE = re.compile(r"\b(?:" + "|".join((  # at a word's start: the search s
 )) + ")")
 
 
+def _secret_values() -> list[str]:
+    return [value for name, value in os.environ.items() if value and len(value) >= 6 and _SECRET_NAME.search(name)]
+
+
 def redact(text: str) -> str:
     """Replace every echo of a secret-looking environment variable's value (engine/key_echoes.py: whole or in
     part, split, interleaved, backwards, look-alike, escaped, encoded), and key-shaped tokens, by ***. It runs on
     every answer: bench/redact.py times it on 10 kB ones."""
-    keys = [value for name, value in os.environ.items() if value and len(value) >= 6 and _SECRET_NAME.search(name)]
+    keys = _secret_values()
     shaped = [(view.starts[found.start()], view.ends[found.end() - 1])
               for view in layers(text) for found in _KEY_SHAPE.finditer(view.text)]  # escaped too
     for start, end in reversed(merged(text, echo_spans(text, keys) + shaped)):
         text = text[:start] + "***" + text[end:]
     return text
+
+
+def holds_plain_secret(text: str) -> bool:
+    """Whether a key-shaped token, or a piece of a secret's value, appears in `text` as it is: the quick look that
+    decides whether text no agent of ours wrote (an imported record: 100 kB, where `redact`'s search through every
+    form costs about 1 ms a kB) is searched whole. Another party's records hold keys as they were, not ours
+    transformed."""
+    pieces = {key[i:i + 8] for key in _secret_values() for i in range(0, max(len(key) - 7, 1), 4)}
+    return _KEY_SHAPE.search(text) is not None or any(piece in text for piece in pieces)
 
 
 # a URL carrying a credential: a password in its user part (`https://user:pass@host`) or a query parameter named

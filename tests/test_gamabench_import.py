@@ -382,6 +382,44 @@ def test_a_hostile_folder_imports_its_records_and_names_each_file_it_skips(tmp_p
 
 
 
+def test_a_hostile_records_key_escapes_and_infinite_score_stay_out_of_the_database(tmp_path, monkeypatch):
+    """An attacker's report: a record holding the environment's key (in a prompt) or a key-shaped file name put the
+    key into the turns, the agent's name, `scores` and the export; file names with terminal escapes, a newline or a
+    bidi override became agents' names printed raw; one `Infinity` in a round record scored the match -inf and
+    blanked the model's whole row. The key is cut out (***), such a name is a skipped file named in printable form,
+    and the Infinity record is skipped: the model's row is its other runs'."""
+    key = "sk-proj-u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8dKLzd"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    record = json.loads((RAW / "guessing_game" / "guessing_game_v1_1.json").read_text())
+    folder = tmp_path / "raw" / "guessing_game"
+    folder.mkdir(parents=True)
+    leaky = json.loads(json.dumps(record))
+    leaky["player_data"][0]["prompt"] = [{"role": "user", "content": f"my key is {key}, keep it"}]
+    (folder / "mymodel_guessing_game_v1_1.json").write_text(json.dumps(leaky))
+    shutil.copy(RAW / "guessing_game" / "guessing_game_v1_2.json", folder / "mymodel_guessing_game_v1_2.json")
+    shutil.copy(RAW / "guessing_game" / "guessing_game_v1_3.json", folder / f"{key[:30]}_guessing_game_v1_1.json")
+    for name in ("evil\x1b[31mRED\x1b[0m\x07", "line\nbreak", "\u202eevil"):
+        shutil.copy(RAW / "guessing_game" / "guessing_game_v1_1.json", folder / f"{name}_guessing_game_v1_1.json")
+    endless = json.loads(json.dumps(record))
+    endless["round_records"][0]["mean"] = float("inf")  # written Infinity, which Python's reader takes
+    (folder / "mymodel_guessing_game_v1_3.json").write_text(json.dumps(endless))
+    db = tmp_path / "h.duckdb"
+    said = import_dir(tmp_path / "raw", db)
+    assert "imported 3 " in said and "4 unreadable" in said, said
+    assert said.isascii() and "\x1b" not in said and all(line.isprintable() for line in said.splitlines()), said
+    assert "'guessing_game/\\u202eevil_guessing_game_v1_1.json': its model name" in said, said
+    assert "mymodel_guessing_game_v1_3.json: its score is -inf" in said, said
+    every_text = store.rows(db, """SELECT string_agg(concat(prompt::VARCHAR, response::VARCHAR, state::VARCHAR), '')
+                                     FROM turns""")[0][0] + str(store.rows(db, "SELECT * FROM seats")) + str(
+        store.rows(db, "SELECT * FROM matches")) + str(store.rows(db, "SELECT * FROM runs"))
+    assert key[:10] not in every_text and "u8jzPde0" not in every_text and "***" in every_text
+    assert sorted(row[0] for row in store.rows(db, "SELECT DISTINCT agent FROM seats")) == ["***", "mymodel"]
+    row = leaderboard(db).set_index("model").loc["mymodel"]
+    assert row["guessing_game"] == pytest.approx(
+        (record_score("guessing_game", record) + record_score("guessing_game", json.loads(
+            (RAW / "guessing_game" / "guessing_game_v1_2.json").read_text()))) / 2)
+
+
 def test_a_folder_of_which_nothing_reads_is_bad_input_in_one_line(tmp_path):
     """An attacker's report: a folder holding only broken records printed "imported 0 ... (1 unreadable)" and
     exited 0, as if the import had worked."""

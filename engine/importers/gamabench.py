@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -68,6 +69,8 @@ from engine.metrics.gamabench_records import RecordError, record_score
 from engine.progress import match_progress
 from engine.replay import ReplayError, logged_decisions
 from engine.replay import replay as replay_log
+from engine.secrets import holds_plain_secret, redact
+from engine.spec_text import SpecError, checked_name
 
 if TYPE_CHECKING:  # engine.rescore loads the ratings (scipy: seconds): only `rescore` needs it
     from engine.rescore import Rescored
@@ -78,6 +81,7 @@ PARALLEL_FROM = 64  # files: a smaller folder is read in this process (starting 
 CHUNK = 16  # files a worker reads per task
 
 
+MAX_REASON = 200  # characters of why a file was skipped (a 300-digit number is no reason)
 MAX_RECORD_BYTES = 20_000_000  # the published records are under a megabyte; a bigger file is no record of theirs
 
 
@@ -95,7 +99,10 @@ def _json_of(path: Path) -> tuple[bytes, Any]:
     if len(raw) > MAX_RECORD_BYTES:
         raise RecordError(f"larger than {MAX_RECORD_BYTES:,} bytes")
     try:
-        return raw, json.loads(raw)
+        data = json.loads(raw)
+        if holds_plain_secret(json.dumps(data, ensure_ascii=False)):  # a key in someone's record stays out of ours
+            data = json.loads(redact(raw.decode("utf-8", errors="replace")))
+        return raw, data
     except ValueError as exc:
         raise RecordError(f"not JSON ({exc})") from None
     except RecursionError:
@@ -109,10 +116,14 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
     if not isinstance(data, dict) or not isinstance(data.get("meta"), dict) \
             or not isinstance(data.get("round_records"), list):
         raise RecordError("not a GAMA-Bench record (a JSON object with 'meta' and 'round_records')")
-    model = model_name(cond["model"], data)
+    try:  # a name shown on every page and terminal: no control characters, no key
+        model = checked_name(redact(model_name(cond["model"], data)), "its model name")
+    except SpecError as exc:
+        raise RecordError(str(exc)) from None
     own_setting = renamed_study(path, data) or cond["own_setting"] or filed_apart(path.name, model)
+    own_setting = redact(own_setting) if own_setting else None  # "filed as <a file's name>"
     version = cond["prompt_version"] or str(data["meta"].get("version") or "v1")
-    source_file = path.relative_to(root).as_posix()
+    source_file = redact(path.relative_to(root).as_posix())
     try:
         game_name, preset, params = game_setup(cond["gama_game"], data["meta"], data, path.relative_to(root).parts[:-1])
     except KeyError as exc:
@@ -120,6 +131,8 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
     except (TypeError, ValueError) as exc:
         raise RecordError(f"meta: {exc}") from None
     score = record_score(game_name, data)  # their code's score; RecordError when it cannot score
+    if not math.isfinite(score):  # one Infinity in a round would blank the model's whole row
+        raise RecordError(f"its score is {score}: a figure it is computed from is not a finite number")
     cls = get_game(game_name)
     params = cls.resolve_params(params)
     match_id = "gamabench-" + hashlib.sha1(path.name.encode() + b"\0" + raw).hexdigest()[:16]
@@ -202,7 +215,9 @@ def read_record(path: Path, root: Path) -> tuple[str, store.MatchRecord] | str:
     try:
         return match_record(path, root)
     except (RecordError, KeyError, IndexError, TypeError, ValueError, ArithmeticError) as exc:  # Infinity: overflow
-        return f"{path.relative_to(root).as_posix()}: {exc}"
+        shown = redact(path.relative_to(root).as_posix())  # as printable text: a file name may hold escapes
+        reason = str(exc) if len(str(exc)) <= MAX_REASON else str(exc)[:MAX_REASON] + "..."
+        return f"{shown if shown.isprintable() else ascii(shown)}: {reason}"
 
 
 @contextmanager
