@@ -6,7 +6,7 @@ log: the same figures either way. Its own module, beneath the headline and the r
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +16,7 @@ from engine import store
 from engine.metrics import stats
 from engine.metrics.outcomes import seat_outcomes_sql
 from engine.selection import ALL, Selection, agent_sql, cooperative_games, rule_set_sql, variants_sql
+from engine.store import summaries
 from engine.store.summaries import SETTINGS_SOURCE
 from engine.valid_answers import valid_sql
 
@@ -46,10 +47,16 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
 
 def summary_where(selection: Selection, alias: str = "k", contested: bool = True) -> tuple[str, list] | None:
     """`selection` (contested, unless `contested` is False: self-play too) as a SQL condition over
-    `agent_summary AS alias`, or None when the summaries' grain cannot answer it: a date range (they sum over
-    time) or an agent filter (it keeps the other agents of the matches it picks)."""
+    `agent_summary AS alias`, or None when the stored summaries' grain cannot answer it: a date range (they sum over
+    time) or an agent filter (it keeps the other agents of the matches it picks). `summed_where` answers both."""
     if selection.date_from or selection.date_to or selection.agents:
         return None
+    return _row_condition(selection, alias, contested)
+
+
+def _row_condition(selection: Selection, alias: str, contested: bool) -> tuple[str, list]:
+    """What of `selection` a summary row's keys answer (runs, games, rule sets, presets, contested, fallbacks), as a
+    SQL condition over the rows `AS alias`; its date range and agent filter are left to the caller."""
     parts, params = (([f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative_games()])
                      if contested else (["TRUE"], []))
     for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
@@ -63,36 +70,78 @@ def summary_where(selection: Selection, alias: str = "k", contested: bool = True
     return " AND ".join(parts), params
 
 
-def summed_where(db: str | Path, selection: Selection) -> tuple[str, list] | None:
-    """`summary_where(selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
-    where = summary_where(selection)
-    return where if where is not None and store.summaries_in_step(db) else None
+# each summary a page sums, as the writer computes its rows from the log (engine/store/summaries.py) for the
+# matches of a table or view
+_FROM_THE_LOG = {
+    "agent_summary": lambda matches: summaries.contributions_sql(matches, "seats", "turns"),
+    "metric_summary": lambda matches: summaries.metric_contributions_sql(matches, "seats", "turns", "metrics"),
+    "pairwise_summary": lambda matches: summaries.pairwise_contributions_sql(matches, "seats"),
+}
+
+
+@dataclass(frozen=True)
+class Summed:
+    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks, of the stored summaries,
+    or, for a date range or an agent filter (`logged`: a condition over `matches AS m` and its parameters), of the
+    rows the writer would have stored for the matches it picks alone, computed from the log by the same SQL
+    (engine/store/summaries.py), so a date range sums exactly what the log holds: the stored rows sum over time."""
+
+    condition: str
+    params: list
+    logged: tuple[str, list] | None = None
+
+    def source(self, table: str) -> tuple[str, list]:
+        """Summary `table` as the rows to pick from (the stored table, or its rows of the logged matches) and the
+        parameters that SQL takes."""
+        if self.logged is None:
+            return table, []
+        matches, params = self.logged
+        return f"({_FROM_THE_LOG[table](f'(SELECT * FROM matches m WHERE {matches})')})", params
+
+    def rows(self, table: str = "agent_summary") -> tuple[str, list]:
+        """The rows of summary `table` this picks (`k`), each with its agent's name and its rule set."""
+        source, params = self.source(table)
+        return f"""
+            WITH k AS (
+              SELECT *, {agent_sql("z", source=SETTINGS_SOURCE)} AS agent_name, {rule_set_sql("z")} AS rule_set
+              FROM (SELECT *, label AS agent FROM {source}) z)
+            SELECT * FROM k WHERE {self.condition}""", [*params, *self.params]
+
+
+def summed(selection: Selection, contested: bool = True) -> Summed:
+    """`selection` as the summary rows it adds up (`Summed`): the stored rows, or those of its date range and agent
+    filter computed from the log. For summaries in step with the log: agents are named from `agent_settings`."""
+    condition, params = _row_condition(selection, "k", contested)
+    if not (selection.date_from or selection.date_to or selection.agents):
+        return Summed(condition, params)
+    picked = Selection(date_from=selection.date_from, date_to=selection.date_to, agents=selection.agents)
+    return Summed(condition, params, picked.where("m", settings=SETTINGS_SOURCE))
+
+
+def summed_where(db: str | Path, selection: Selection) -> Summed | None:
+    """`summed(selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
+    return summed(selection) if store.summaries_in_step(db) else None
 
 
 def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
     """Every agent with a placed seat in the selected matches (self-play included, unless the selection is of
-    contested matches), from the summaries; None when they cannot answer (`summed_where`)."""
-    where = summary_where(selection, contested=selection.contested)
-    if where is None or not store.summaries_in_step(db):
+    contested matches), from the summaries; None when they are out of step with the log."""
+    if not store.summaries_in_step(db):
         return None
-    rows, params = summary_rows(where)
+    rows, params = summed(selection, contested=selection.contested).rows()
     return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
 
 
 def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:
-    """The rows of summary `table` that `where` selects (`k`), each with its agent's name and its rule set."""
-    condition, params = where
-    return f"""
-        WITH k AS (
-          SELECT *, {agent_sql("z", source=SETTINGS_SOURCE)} AS agent_name, {rule_set_sql("z")} AS rule_set
-          FROM (SELECT *, label AS agent FROM {table}) z)
-        SELECT * FROM k WHERE {condition}""", params
+    """The rows of stored summary `table` that `where` (`summary_where`) selects (`k`), each with its agent's name
+    and its rule set."""
+    return Summed(*where).rows(table)
 
 
-def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> pd.DataFrame:
+def _summed_figures(db: str | Path, where: Summed, by_game: bool) -> pd.DataFrame:
     """`agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's kind says
     (a cooperative game's seats without a team play together)."""
-    rows, params = summary_rows(where)
+    rows, params = where.rows()
     game = "k.game, k.rule_set, " if by_game else ""
     return store.query(db, f"""
         WITH k AS (SELECT *, CASE WHEN game IN (SELECT unnest(?)) THEN draws_shared ELSE draws END AS drawn
@@ -110,7 +159,7 @@ def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> p
 
 def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.DataFrame:
     """`agent_figures`' counts read from the seats and turns of the selected matches."""
-    seated, params = seat_outcomes_sql(replace(selection, contested=True))
+    seated, params = seat_outcomes_sql(replace(selection, contested=True), settings=store.settings_source(db))
     game = "o.game, o.rule_set, " if by_game else ""
     return store.query(db, f"""
         WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),
