@@ -30,6 +30,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -228,11 +229,19 @@ def figures(db: Path, model: str) -> list[tuple[str, Callable[[], object]]]:
 
 
 def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
-    """What the pages run only when asked: TrueSkill over a selection filtered by run (replayed from scratch;
-    the page asks above sharing.SLOW_SCORER_LIMIT matches), and the transcripts' text searches on a ticked box:
-    through the prompts too ("Search the prompts too"), through every turn ("Search every turn")."""
+    """What the pages run only when asked: a date range's figures (no page opens on one: the summary rows of its
+    matches, `agent_figures.Summed`; the bench's every run plays every day, so none is held whole and every match
+    of the range is read from the log), TrueSkill over a selection filtered by run (replayed from scratch; the page
+    asks above sharing.SLOW_SCORER_LIMIT matches), and the transcripts' text searches on a ticked box: through the
+    prompts too ("Search the prompts too"), through every turn ("Search every turn")."""
     search = transcripts.MatchSearch
-    return [("TrueSkill one run (replayed from scratch)",
+    day, week = (Selection(date_from=date(2025, 1, 2), date_to=date(2025, 1, days)) for days in (2, 8))
+    return [("agent_figures of a day", lambda: headline.agent_figures(db, day)),
+            ("agent_figures of a week", lambda: headline.agent_figures(db, week)),
+            ("Bradley-Terry of a week", lambda: ratings.bradley_terry_table(db, selection=week)),
+            ("agent_figures from the first day on (every run whole)",
+             lambda: headline.agent_figures(db, Selection(date_from=date(2025, 1, 1)))),
+            ("TrueSkill one run (replayed from scratch)",
              lambda: ratings.trueskill_table(db, selection=Selection(run_ids=("run-1",)))),
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(
                 db, search(text="no such words anywhere", in_prompts=True))),
@@ -257,7 +266,9 @@ def timed(fn: Callable[[], object], repeats: int, budget_ms: float) -> list[floa
 
 def run_timed(name: str, fn: Callable[[], object], repeats: int, budget_ms: float) -> float | None:
     """The slowest of `repeats` calls of `fn` in milliseconds (the first, cold call included), printed with the
-    median; None when it fails on the synthetic rows."""
+    median and the most memory its calls took above the process's memory before them; None when it fails on the
+    synthetic rows."""
+    before = new_peak()
     try:
         times = timed(fn, repeats, budget_ms)
     except Exception as exc:  # a scorer may want rows the synthetic data lacks: say so, go on
@@ -266,7 +277,7 @@ def run_timed(name: str, fn: Callable[[], object], repeats: int, budget_ms: floa
     slowest = max(times)
     flag = "ok" if slowest <= budget_ms else "OVER"
     print(f"  {name:52s} first {times[0]:7.1f} ms  median {statistics.median(times):7.1f} ms  max {slowest:7.1f} ms  "
-          f"{slowest / budget_ms:5.2f} of budget  {flag}")
+          f"{slowest / budget_ms:5.2f} of budget  {flag}  peak +{_status_mb('VmHWM') - before:4.0f} MB")
     return slowest
 
 
@@ -281,14 +292,31 @@ def in_child(target: Callable[..., None], *args: object) -> bool:
     return child.exitcode == 0
 
 
-def peak_rss_mb() -> float:
-    """This process's peak RSS: the high-water mark of its own memory (VmHWM). Not getrusage's ru_maxrss, which
-    Linux carries over from the parent through fork and exec: a spawned child would report at least the peak of
-    the process that started it (here, the page queries' 673 MB before the dashboard child loaded a page)."""
+_PEAK_BEFORE = [0.0]  # this process's high-water mark before the last `new_peak` reset it
+
+
+def _status_mb(key: str) -> float:
+    """A figure of this process's /proc status in MB (VmRSS: now; VmHWM: the most since start or the last reset)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{key}:"):
             return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def new_peak() -> float:
+    """Start measuring a call's own peak: the high-water mark so far is kept (`peak_rss_mb`) and reset to the
+    memory held now (Linux: `/proc/self/clear_refs`), which is returned in MB; the call's peak is VmHWM after it."""
+    _PEAK_BEFORE[0] = peak_rss_mb()
+    Path("/proc/self/clear_refs").write_text("5")
+    return _status_mb("VmRSS")
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS: the high-water mark of its own memory (VmHWM, and before the last reset). Not
+    getrusage's ru_maxrss, which Linux carries over from the parent through fork and exec: a spawned child would
+    report at least the peak of the process that started it (here, the page queries' 673 MB before the dashboard
+    child loaded a page)."""
+    return max(_PEAK_BEFORE[0], _status_mb("VmHWM"))
 
 
 PAGES = ("overview", "launch", "leaderboard", "abilities", "games", "robustness", "transcripts")
@@ -398,8 +426,8 @@ def main() -> int:
         loads, served_mb = served(db)
         print(f"dashboard peak RSS {served_mb:.0f} MB = {served_mb / BUDGET_RSS_MB:.2f} of the "
               f"{BUDGET_RSS_MB:.0f} MB budget")
-        print(f"\nonly when asked, outside the budget (TrueSkill above {SLOW_SCORER_LIMIT:,} matches of a filtered "
-              "selection; the prompts on a ticked box):")
+        print(f"\nonly when asked, outside the budget (a date range; TrueSkill above {SLOW_SCORER_LIMIT:,} matches of "
+              "a filtered selection; the prompts on a ticked box):")
         for name, fn in on_request(db):
             run_timed(f"{name}, first call", fn, 1, budget_ms)
             run_timed(f"{name}, again", fn, 1, budget_ms)

@@ -87,7 +87,7 @@ def games_played(db: str | Path, selection: Selection) -> pd.Series:
     with store.reading(db):
         where = summed_where(db, selection)
         if where is not None:
-            rows, params = where.rows()
+            rows, params = where.rows(db)
             table = store.query(db, f"SELECT agent_name AS agent, count(DISTINCT game) AS games FROM ({rows}) k "
                                     "GROUP BY 1", params)
         else:
@@ -210,7 +210,7 @@ def _logged_scores(db: str | Path, selection: Selection, metric: str) -> pd.Data
 
 def _summed_scores(db: str | Path, where: Summed, metric: str) -> pd.DataFrame:
     """`_logged_scores` from the metric summaries: the variance from the sum of squares."""
-    rows, params = where.rows("metric_summary")
+    rows, params = where.rows(db, "metric_summary")
     games = store.query(db, f"""
         SELECT k.agent_name AS agent, k.game, sum(k.matches)::BIGINT AS count, sum(k.total) AS total,
                sum(k.squares) AS squares
@@ -229,7 +229,7 @@ def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[li
     scope = selection.within(get_suite(suite).variants)
     with store.reading(db):  # from the summaries where they answer: the log's read took 10 s at 1M matches
         if store.summaries_in_step(db):
-            rows, params = summed(scope, contested=False).rows()
+            rows, params = summed(db, scope, contested=False).rows(db)
             found = store.query(db, f"""SELECT k.game, bool_or(k.several OR k.game IN (SELECT unnest(?))) AS contested
                                         FROM ({rows}) k GROUP BY k.game""", [cooperative_games(), *params])
         else:

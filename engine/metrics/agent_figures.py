@@ -6,6 +6,8 @@ log: the same figures either way. Its own module, beneath the headline and the r
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -79,48 +81,89 @@ _FROM_THE_LOG = {
 }
 
 
+# the matches whose summary rows one read computes from the log (`Summed`): a read holds its matches' seats and
+# turns, and the summaries' windows and distinct counts do not spill (50,000 matches ran out of 80 MB)
+LOGGED_PART = 20_000
+
+
 @dataclass(frozen=True)
 class Summed:
-    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks, of the stored summaries,
-    or, for a date range or an agent filter (`logged`: a condition over `matches AS m` and its parameters), of the
-    rows the writer would have stored for the matches it picks alone, computed from the log by the same SQL
-    (engine/store/summaries.py), so a date range sums exactly what the log holds: the stored rows sum over time."""
+    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks of the stored summaries,
+    or for a date range or an agent filter, which the stored rows cannot answer (they sum over time and over every
+    agent of a match), of the rows the writer would have stored for the selected matches alone: the stored rows
+    of the runs whose every match the range holds (`whole_runs`), and the rows of the other matches it picks
+    (`logged`: a condition over `matches AS m` and its parameters) computed from the log by the writer's own SQL
+    (engine/store/summaries.py). So a date range sums exactly what the log holds. Read inside a `store.reading`
+    block: those rows are a temporary table of its connection."""
 
     condition: str
     params: list
     logged: tuple[str, list] | None = None
+    whole_runs: tuple[str, ...] = ()
 
-    def source(self, table: str) -> tuple[str, list]:
-        """Summary `table` as the rows to pick from (the stored table, or its rows of the logged matches) and the
-        parameters that SQL takes."""
+    def source(self, db: str | Path | None, table: str) -> str:
+        """Summary `table` as the rows to pick from: the stored table, or the rows of the selected matches (the
+        logged ones computed `LOGGED_PART` matches at a time: each part's memory is all a read holds) summed per
+        key."""
         if self.logged is None:
-            return table, []
-        matches, params = self.logged
-        return f"({_FROM_THE_LOG[table](f'(SELECT * FROM matches m WHERE {matches})')})", params
+            return table
+        key = repr((table, self.logged, self.whole_runs))
+        name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
+        store.temp_table(db, name, self._parts(db, table))
+        keys = summaries.SUMMARIES[table]
+        sums = ", ".join(f"sum({c}) AS {c}" for c, _ in store.TABLES[table] if c not in keys)
+        return f"(SELECT {', '.join(keys)}, {sums} FROM {name} GROUP BY ALL)"
 
-    def rows(self, table: str = "agent_summary") -> tuple[str, list]:
-        """The rows of summary `table` this picks (`k`), each with its agent's name and its rule set."""
-        source, params = self.source(table)
+    def _parts(self, db: str | Path, table: str) -> Iterator[tuple[str, list]]:
+        """The SQL of summary `table`'s rows of the whole runs, then of each part of the logged matches (in the
+        order they were written, so that a part's seats and turns lie together when matches were written in time
+        order)."""
+        yield f"SELECT * FROM {table} WHERE run_id IN (SELECT unnest(?))", [list(self.whole_runs)]
+        matches, params = self.logged
+        starts = [first for (first,) in store.rows(db, f"""
+            SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
+            WHERE (n - 1) % {LOGGED_PART} = 0 ORDER BY rowid""", params)]
+        for first, end in zip(starts, [*starts[1:], None], strict=False):  # none: no match to read
+            part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
+            view = f"(SELECT * FROM matches m WHERE {matches} AND {part})"
+            yield _FROM_THE_LOG[table](view), [*params, first, *([] if end is None else [end])]
+
+    def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:
+        """The rows of summary `table` this picks (`k`), each with its agent's name and its rule set (`db`: where
+        the selected matches' rows are read; None for stored rows alone)."""
         return f"""
             WITH k AS (
               SELECT *, {agent_sql("z", source=SETTINGS_SOURCE)} AS agent_name, {rule_set_sql("z")} AS rule_set
-              FROM (SELECT *, label AS agent FROM {source}) z)
-            SELECT * FROM k WHERE {self.condition}""", [*params, *self.params]
+              FROM (SELECT *, label AS agent FROM {self.source(db, table)}) z)
+            SELECT * FROM k WHERE {self.condition}""", self.params
 
 
-def summed(selection: Selection, contested: bool = True) -> Summed:
-    """`selection` as the summary rows it adds up (`Summed`): the stored rows, or those of its date range and agent
-    filter computed from the log. For summaries in step with the log: agents are named from `agent_settings`."""
+def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summed:
+    """`selection` as the summary rows it adds up (`Summed`), for summaries in step with the log (agents are named
+    from `agent_settings`): the stored rows, or for a date range or an agent filter those of its matches."""
     condition, params = _row_condition(selection, "k", contested)
     if not (selection.date_from or selection.date_to or selection.agents):
         return Summed(condition, params)
-    picked = Selection(date_from=selection.date_from, date_to=selection.date_to, agents=selection.agents)
-    return Summed(condition, params, picked.where("m", settings=SETTINGS_SOURCE))
+    whole = () if selection.agents else _runs_within(db, selection)
+    picked = replace(selection, contested=False, without_fallbacks=False)  # keys of the rows: `condition`'s
+    matches, matches_params = picked.where("m", settings=SETTINGS_SOURCE)
+    if whole:
+        matches, matches_params = f"{matches} AND m.run_id NOT IN (SELECT unnest(?))", [*matches_params, list(whole)]
+    return Summed(condition, params, (matches, matches_params), whole)
+
+
+def _runs_within(db: str | Path, selection: Selection) -> tuple[str, ...]:
+    """The runs whose every `ok` match finished within the selection's date range: their stored summary rows are
+    theirs within it (matches are written as they finish, so a range of days holds most runs whole)."""
+    within, params = Selection(date_from=selection.date_from, date_to=selection.date_to).where("m")
+    return tuple(run for (run,) in store.rows(db, f"""
+        SELECT m.run_id FROM matches m WHERE m.status = 'ok' GROUP BY m.run_id
+        HAVING bool_and(coalesce({within}, false)) ORDER BY 1""", params))
 
 
 def summed_where(db: str | Path, selection: Selection) -> Summed | None:
-    """`summed(selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
-    return summed(selection) if store.summaries_in_step(db) else None
+    """`summed(db, selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
+    return summed(db, selection) if store.summaries_in_step(db) else None
 
 
 def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
@@ -128,20 +171,21 @@ def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
     contested matches), from the summaries; None when they are out of step with the log."""
     if not store.summaries_in_step(db):
         return None
-    rows, params = summed(selection, contested=selection.contested).rows()
-    return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
+    with store.reading(db):
+        rows, params = summed(db, selection, contested=selection.contested).rows(db)
+        return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
 
 
 def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:
     """The rows of stored summary `table` that `where` (`summary_where`) selects (`k`), each with its agent's name
     and its rule set."""
-    return Summed(*where).rows(table)
+    return Summed(*where).rows(None, table)
 
 
 def _summed_figures(db: str | Path, where: Summed, by_game: bool) -> pd.DataFrame:
     """`agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's kind says
     (a cooperative game's seats without a team play together)."""
-    rows, params = where.rows()
+    rows, params = where.rows(db)
     game = "k.game, k.rule_set, " if by_game else ""
     return store.query(db, f"""
         WITH k AS (SELECT *, CASE WHEN game IN (SELECT unnest(?)) THEN draws_shared ELSE draws END AS drawn

@@ -74,7 +74,7 @@ def _played_and_components(db: str | Path, selection: Selection) -> tuple[pd.Dat
     if seen is None:
         return played_counts(db, selection), components(pairwise_outcomes(db, selection=selection))
     contested = replace(selection, contested=True)
-    pairs, counted = summed_pairs(db, summed(contested)), agent_figures(db, contested)
+    pairs, counted = summed_pairs(db, summed(db, contested)), agent_figures(db, contested)
     played = pd.DataFrame({"agent": seen, "matches": 0, "wins": 0})
     if not counted.empty:
         played = played[["agent"]].merge(counted[["agent", "matches", "wins"]], on="agent", how="left")

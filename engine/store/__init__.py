@@ -16,6 +16,7 @@ from engine.store.reader import (
     settings_source,
     stream,
     summaries_in_step,
+    temp_table,
 )
 from engine.store.schema import (
     MATCH_SCHEMA,
@@ -41,6 +42,6 @@ __all__ = [
     "LONGEST_WAIT", "MATCH_SCHEMA", "READER_MEMORY", "READER_TIMEOUT", "ROOT", "SCHEMA_VERSION",
     "TABLES", "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
     "default_db", "finish_run", "generation", "init_db", "match_statuses", "now", "query", "query_many_rows", "reading",
-    "rebuild_summaries", "rows", "schema_version", "settings_source", "stream", "summaries_in_step", "to_json",
-    "upsert_run", "write_match", "write_matches",
+    "rebuild_summaries", "rows", "schema_version", "settings_source", "stream", "summaries_in_step", "temp_table",
+    "to_json", "upsert_run", "write_match", "write_matches",
 ]
