@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+from scipy import special
 
 from engine import store
 from engine.metrics.agent_figures import Summed, agent_figures, summed, summed_where
@@ -184,7 +184,7 @@ def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[floa
     n_games = by_agent.size()
     mean = by_agent["mean"].mean()
     se = np.sqrt(by_agent["se2"].sum().where(~games["se2"].isna().groupby(games["agent"]).any())) / n_games
-    half = sps.t.ppf(0.975, np.maximum(by_agent["count"].sum() - n_games, 1)) * se
+    half = special.stdtrit(np.maximum(by_agent["count"].sum() - n_games, 1), 0.975) * se  # Student's t quantile
     single = games[games["count"] < 2].groupby("agent")["game"].agg(", ".join).reindex(n_games.index)
     table = pd.DataFrame({"agent": n_games.index, "value": mean.to_numpy(), "value_lo": (mean - half).to_numpy(),
                           "value_hi": (mean + half).to_numpy(),
