@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -335,12 +336,13 @@ def served_pages(db: Path, out) -> None:
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").disabled = True
     os.environ["ARENA_DB"] = str(db)
     serve_like_the_dashboard()
-    app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=600).run()
-    for page in PAGES:
-        start = time.perf_counter()
-        app.switch_page(f"pages/{page}.py").run()
-        failed = f": {app.exception[0].value}" if app.exception else ""
-        out.put((page + failed, time.perf_counter() - start, peak_rss_mb()))
+    with store.serving_pages():  # as `engine serve` bounds its readers
+        app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=600).run()
+        for page in PAGES:
+            start = time.perf_counter()
+            app.switch_page(f"pages/{page}.py").run()
+            failed = f": {app.exception[0].value}" if app.exception else ""
+            out.put((page + failed, time.perf_counter() - start, peak_rss_mb()))
     out.put(None)
 
 
@@ -377,7 +379,7 @@ def main() -> int:
                         help="time only the calls whose 'page: name' holds TEXT (repeatable), and load no page: "
                              "for working on a few calls (no verdict)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as serving:
         db = args.db or Path(tmp) / "bench.duckdb"
         if not filled(db, args.matches, args.turns_per_match):
             for stale in (db, Path(f"{db}.wal"), ratings.saved_replays_path(db), kept_tables_path(db)):
@@ -397,6 +399,7 @@ def main() -> int:
             print("the run command's TrueSkill refresh skipped: the pages' TrueSkill replays from scratch")
         elif not in_child(refresh_ratings, db):
             print("the run command's TrueSkill refresh failed: the pages' TrueSkill replays from scratch")
+        serving.enter_context(store.serving_pages())  # from here the calls read as `engine serve`'s pages do
         budget_ms = call_budget_ms(args.matches)
         slowest_ms: dict[str, float] = {}
         failed = []
