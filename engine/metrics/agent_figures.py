@@ -1,6 +1,7 @@
 """Per agent, the counts every page's win rates and the headline read (`agent_figures`): contested matches, seats,
 wins, draws, the win rate with its Wilson interval, valid decisions, fallback wins, cost. Summed from the summaries
-(engine/store/summaries.py) when a selection is a sum of their rows (`summary_where`), else read from the turn
+(engine/store/summaries.py) while they are in step with the log: the stored rows when a selection is a sum of them
+(`summary_where`), for a date range or an agent filter the rows of its matches (`Summed`); else read from the turn
 log: the same figures either way. Its own module, beneath the headline and the ratings, because both read it
 (the Bradley-Terry table names each agent's matches and wins beside its rating)."""
 
