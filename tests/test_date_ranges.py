@@ -59,22 +59,27 @@ def test_a_date_range_and_an_agent_give_the_logs_figures_without_the_log_read(be
     agent = headline.agent_figures(bench_db)["agent"].iloc[0]  # a name as the pages give it: "model-1 (t=0.5, ...)"
     selections = {**SELECTIONS, "an agent": Selection(agents=(agent,)),
                   "an agent in a date range": replace(RANGE, agents=(agent,))}
-    logged = {name: (from_the_log(monkeypatch, lambda s=selection: headline.agent_figures(bench_db, s, by_game=True)),
-                     from_the_log(monkeypatch, lambda s=selection: headline.scores(bench_db, s, "gamabench_score")),
-                     from_the_log(monkeypatch, lambda s=selection: ratings.rated_pairs(bench_db, replace(
-                         s, contested=True))))
-              for name, selection in selections.items()}
+    def read(selection):
+        return (headline.agent_figures(bench_db, selection, by_game=True),
+                headline.scores(bench_db, selection, "gamabench_score"),
+                ratings.rated_pairs(bench_db, replace(selection, contested=True)),
+                headline.coverage(bench_db, "gamabench", selection), headline.games_played(bench_db, selection))
+
+    logged = {name: from_the_log(monkeypatch, lambda s=selection: read(s)) for name, selection in selections.items()}
     assert len(logged["a date range"][0]) > 100 and logged["a date range no match is in"][0].empty
     monkeypatch.setattr(agent_figures, "_logged_figures", no_log)
     monkeypatch.setattr(headline, "_logged_scores", no_log)
     monkeypatch.setattr(bradley_terry, "read_with_played", no_log)
     for name, selection in selections.items():
-        figures, scores, pairs = logged[name]
+        figures, scores, pairs, coverage, games = logged[name]
         keys = ["game", "rule_set", "agent"]
         summed = headline.agent_figures(bench_db, selection, by_game=True)
         same_rows(summed.sort_values(keys, ignore_index=True), figures.sort_values(keys, ignore_index=True))
         pd.testing.assert_frame_equal(headline.scores(bench_db, selection, "gamabench_score"), scores,
                                       check_exact=False, rtol=1e-9)
+        assert headline.coverage(bench_db, "gamabench", selection) == coverage, name
+        pd.testing.assert_series_equal(headline.games_played(bench_db, selection).sort_index(), games.sort_index(),
+                                       check_dtype=False)
         if selection.without_fallbacks:
             continue  # the pairwise summary has no fallback key: the log answers (as for the stored rows)
         summed_pairs = ratings.rated_pairs(bench_db, replace(selection, contested=True))
