@@ -3,7 +3,8 @@
 built from the log as `engine rescore` builds them; each turn with a prompt of ~550 and an answer of ~60
 characters, so a text search reads real text), then times every query each page runs, through the same
 functions the pages call (engine/queries.py, the ratings, and every leaderboard and figure the suites of
-engine/suites/ register), and the peak memory of this process after them. Budget (`BUDGET_MS`): every call of
+engine/suites/ register), with each call's own peak memory and this process's after them, its readers bounded as
+`engine serve` bounds the dashboard's (`store.serving_pages`). Budget (`BUDGET_MS`): every call of
 every query (the first, in this fresh process, included) at most 150 ms up to 50,000 matches, 300 ms past; every
 page loaded through app.py (AppTest, as the served dashboard does) in at most 2 s; peak RSS under 600 MB, of this
 process and of that child (its RSS is the dashboard's). The last line is the verdict.
@@ -12,7 +13,8 @@ TrueSkill is a replay of the matches in the order they finished. The child that 
 `python -m engine run` does, by bringing the saved replays (every game, each game) up to date; its time is
 printed, and the pages' ratings then load them and replay only what finished since. A TrueSkill view filtered
 by run, preset or date replays from scratch: the page asks first above sharing.SLOW_SCORER_LIMIT matches, and
-that call is timed separately, outside the budget, as are the transcripts' text searches through the prompts
+that call is timed separately, outside the budget, as are a date range's figures (no page opens on one) and the
+transcripts' text searches through the prompts
 and through every turn, which run only when their box is ticked (by default the answers and the moderator's
 messages of the newest `transcripts.TURNS_SEARCHED` turns are searched).
 
