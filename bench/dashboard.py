@@ -3,7 +3,8 @@
 built from the log as `engine rescore` builds them; each turn with a prompt of ~550 and an answer of ~60
 characters, so a text search reads real text), then times every query each page runs, through the same
 functions the pages call (engine/queries.py, the ratings, and every leaderboard and figure the suites of
-engine/suites/ register), and the peak memory of this process after them. Budget (`BUDGET_MS`): every call of
+engine/suites/ register), with each call's own peak memory and this process's after them, its readers bounded as
+`engine serve` bounds the dashboard's (`store.serving_pages`). Budget (`BUDGET_MS`): every call of
 every query (the first, in this fresh process, included) at most 150 ms up to 50,000 matches, 300 ms past; every
 page loaded through app.py (AppTest, as the served dashboard does) in at most 2 s; peak RSS under 600 MB, of this
 process and of that child (its RSS is the dashboard's). The last line is the verdict.
@@ -12,7 +13,8 @@ TrueSkill is a replay of the matches in the order they finished. The child that 
 `python -m engine run` does, by bringing the saved replays (every game, each game) up to date; its time is
 printed, and the pages' ratings then load them and replay only what finished since. A TrueSkill view filtered
 by run, preset or date replays from scratch: the page asks first above sharing.SLOW_SCORER_LIMIT matches, and
-that call is timed separately, outside the budget, as are the transcripts' text searches through the prompts
+that call is timed separately, outside the budget, as are a date range's figures (no page opens on one) and the
+transcripts' text searches through the prompts
 and through every turn, which run only when their box is ticked (by default the answers and the moderator's
 messages of the newest `transcripts.TURNS_SEARCHED` turns are searched).
 
@@ -29,7 +31,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -228,11 +232,19 @@ def figures(db: Path, model: str) -> list[tuple[str, Callable[[], object]]]:
 
 
 def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
-    """What the pages run only when asked: TrueSkill over a selection filtered by run (replayed from scratch;
-    the page asks above sharing.SLOW_SCORER_LIMIT matches), and the transcripts' text searches on a ticked box:
-    through the prompts too ("Search the prompts too"), through every turn ("Search every turn")."""
+    """What the pages run only when asked: a date range's figures (no page opens on one: the summary rows of its
+    matches, `agent_figures.Summed`; the bench's every run plays every day, so none is held whole and every match
+    of the range is read from the log), TrueSkill over a selection filtered by run (replayed from scratch; the page
+    asks above sharing.SLOW_SCORER_LIMIT matches), and the transcripts' text searches on a ticked box: through the
+    prompts too ("Search the prompts too"), through every turn ("Search every turn")."""
     search = transcripts.MatchSearch
-    return [("TrueSkill one run (replayed from scratch)",
+    day, week = (Selection(date_from=date(2025, 1, 2), date_to=date(2025, 1, days)) for days in (2, 8))
+    return [("agent_figures of a day", lambda: headline.agent_figures(db, day)),
+            ("agent_figures of a week", lambda: headline.agent_figures(db, week)),
+            ("Bradley-Terry of a week", lambda: ratings.bradley_terry_table(db, selection=week)),
+            ("agent_figures from the first day on (every run whole)",
+             lambda: headline.agent_figures(db, Selection(date_from=date(2025, 1, 1)))),
+            ("TrueSkill one run (replayed from scratch)",
              lambda: ratings.trueskill_table(db, selection=Selection(run_ids=("run-1",)))),
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(
                 db, search(text="no such words anywhere", in_prompts=True))),
@@ -257,7 +269,9 @@ def timed(fn: Callable[[], object], repeats: int, budget_ms: float) -> list[floa
 
 def run_timed(name: str, fn: Callable[[], object], repeats: int, budget_ms: float) -> float | None:
     """The slowest of `repeats` calls of `fn` in milliseconds (the first, cold call included), printed with the
-    median; None when it fails on the synthetic rows."""
+    median and the most memory its calls took above the process's memory before them; None when it fails on the
+    synthetic rows."""
+    before = new_peak()
     try:
         times = timed(fn, repeats, budget_ms)
     except Exception as exc:  # a scorer may want rows the synthetic data lacks: say so, go on
@@ -266,7 +280,7 @@ def run_timed(name: str, fn: Callable[[], object], repeats: int, budget_ms: floa
     slowest = max(times)
     flag = "ok" if slowest <= budget_ms else "OVER"
     print(f"  {name:52s} first {times[0]:7.1f} ms  median {statistics.median(times):7.1f} ms  max {slowest:7.1f} ms  "
-          f"{slowest / budget_ms:5.2f} of budget  {flag}")
+          f"{slowest / budget_ms:5.2f} of budget  {flag}  peak +{_status_mb('VmHWM') - before:4.0f} MB")
     return slowest
 
 
@@ -281,14 +295,31 @@ def in_child(target: Callable[..., None], *args: object) -> bool:
     return child.exitcode == 0
 
 
-def peak_rss_mb() -> float:
-    """This process's peak RSS: the high-water mark of its own memory (VmHWM). Not getrusage's ru_maxrss, which
-    Linux carries over from the parent through fork and exec: a spawned child would report at least the peak of
-    the process that started it (here, the page queries' 673 MB before the dashboard child loaded a page)."""
+_PEAK_BEFORE = [0.0]  # this process's high-water mark before the last `new_peak` reset it
+
+
+def _status_mb(key: str) -> float:
+    """A figure of this process's /proc status in MB (VmRSS: now; VmHWM: the most since start or the last reset)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{key}:"):
             return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def new_peak() -> float:
+    """Start measuring a call's own peak: the high-water mark so far is kept (`peak_rss_mb`) and reset to the
+    memory held now (Linux: `/proc/self/clear_refs`), which is returned in MB; the call's peak is VmHWM after it."""
+    _PEAK_BEFORE[0] = peak_rss_mb()
+    Path("/proc/self/clear_refs").write_text("5")
+    return _status_mb("VmRSS")
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS: the high-water mark of its own memory (VmHWM, and before the last reset). Not
+    getrusage's ru_maxrss, which Linux carries over from the parent through fork and exec: a spawned child would
+    report at least the peak of the process that started it (here, the page queries' 673 MB before the dashboard
+    child loaded a page)."""
+    return max(_PEAK_BEFORE[0], _status_mb("VmHWM"))
 
 
 PAGES = ("overview", "launch", "leaderboard", "abilities", "games", "robustness", "transcripts")
@@ -307,12 +338,13 @@ def served_pages(db: Path, out) -> None:
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").disabled = True
     os.environ["ARENA_DB"] = str(db)
     serve_like_the_dashboard()
-    app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=600).run()
-    for page in PAGES:
-        start = time.perf_counter()
-        app.switch_page(f"pages/{page}.py").run()
-        failed = f": {app.exception[0].value}" if app.exception else ""
-        out.put((page + failed, time.perf_counter() - start, peak_rss_mb()))
+    with store.serving_pages():  # as `engine serve` bounds its readers
+        app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=600).run()
+        for page in PAGES:
+            start = time.perf_counter()
+            app.switch_page(f"pages/{page}.py").run()
+            failed = f": {app.exception[0].value}" if app.exception else ""
+            out.put((page + failed, time.perf_counter() - start, peak_rss_mb()))
     out.put(None)
 
 
@@ -349,7 +381,7 @@ def main() -> int:
                         help="time only the calls whose 'page: name' holds TEXT (repeatable), and load no page: "
                              "for working on a few calls (no verdict)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as serving:
         db = args.db or Path(tmp) / "bench.duckdb"
         if not filled(db, args.matches, args.turns_per_match):
             for stale in (db, Path(f"{db}.wal"), ratings.saved_replays_path(db), kept_tables_path(db)):
@@ -369,6 +401,7 @@ def main() -> int:
             print("the run command's TrueSkill refresh skipped: the pages' TrueSkill replays from scratch")
         elif not in_child(refresh_ratings, db):
             print("the run command's TrueSkill refresh failed: the pages' TrueSkill replays from scratch")
+        serving.enter_context(store.serving_pages())  # from here the calls read as `engine serve`'s pages do
         budget_ms = call_budget_ms(args.matches)
         slowest_ms: dict[str, float] = {}
         failed = []
@@ -398,8 +431,8 @@ def main() -> int:
         loads, served_mb = served(db)
         print(f"dashboard peak RSS {served_mb:.0f} MB = {served_mb / BUDGET_RSS_MB:.2f} of the "
               f"{BUDGET_RSS_MB:.0f} MB budget")
-        print(f"\nonly when asked, outside the budget (TrueSkill above {SLOW_SCORER_LIMIT:,} matches of a filtered "
-              "selection; the prompts on a ticked box):")
+        print(f"\nonly when asked, outside the budget (a date range; TrueSkill above {SLOW_SCORER_LIMIT:,} matches of "
+              "a filtered selection; the prompts on a ticked box):")
         for name, fn in on_request(db):
             run_timed(f"{name}, first call", fn, 1, budget_ms)
             run_timed(f"{name}, again", fn, 1, budget_ms)

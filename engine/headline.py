@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
+from scipy import special
 
 from engine import store
-from engine.metrics.agent_figures import agent_figures, summary_rows, summary_where, summed_where
+from engine.metrics.agent_figures import Summed, agent_figures, summed, summed_where
 from engine.metrics.kept_tables import kept
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs
 from engine.precision import fixed_values
@@ -89,7 +89,7 @@ def games_played(db: str | Path, selection: Selection) -> pd.Series:
     with store.reading(db):
         where = summed_where(db, selection)
         if where is not None:
-            rows, params = summary_rows(where)
+            rows, params = where.rows(db)
             table = store.query(db, f"SELECT agent_name AS agent, count(DISTINCT game) AS games FROM ({rows}) k "
                                     "GROUP BY 1", params)
         else:
@@ -186,7 +186,7 @@ def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[floa
     n_games = by_agent.size()
     mean = by_agent["mean"].mean()
     se = np.sqrt(by_agent["se2"].sum().where(~games["se2"].isna().groupby(games["agent"]).any())) / n_games
-    half = sps.t.ppf(0.975, np.maximum(by_agent["count"].sum() - n_games, 1)) * se
+    half = special.stdtrit(np.maximum(by_agent["count"].sum() - n_games, 1), 0.975) * se  # Student's t quantile
     single = games[games["count"] < 2].groupby("agent")["game"].agg(", ".join).reindex(n_games.index)
     table = pd.DataFrame({"agent": n_games.index, "value": mean.to_numpy(), "value_lo": (mean - half).to_numpy(),
                           "value_hi": (mean + half).to_numpy(),
@@ -210,9 +210,9 @@ def _logged_scores(db: str | Path, selection: Selection, metric: str) -> pd.Data
     return per_match.groupby(["agent", "game"])["score"].agg(["mean", "var", "count"]).reset_index()
 
 
-def _summed_scores(db: str | Path, where: tuple[str, list], metric: str) -> pd.DataFrame:
+def _summed_scores(db: str | Path, where: Summed, metric: str) -> pd.DataFrame:
     """`_logged_scores` from the metric summaries: the variance from the sum of squares."""
-    rows, params = summary_rows(where, "metric_summary")
+    rows, params = where.rows(db, "metric_summary")
     games = store.query(db, f"""
         SELECT k.agent_name AS agent, k.game, sum(k.matches)::BIGINT AS count, sum(k.total) AS total,
                sum(k.squares) AS squares
@@ -230,9 +230,8 @@ def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[li
     out because the selection holds only self-play of them, each in the suite's order."""
     scope = selection.within(get_suite(suite).variants)
     with store.reading(db):  # from the summaries where they answer: the log's read took 10 s at 1M matches
-        summed = summary_where(scope, contested=False) if store.summaries_in_step(db) else None
-        if summed is not None:
-            rows, params = summary_rows(summed)
+        if store.summaries_in_step(db):
+            rows, params = summed(db, scope, contested=False).rows(db)
             found = store.query(db, f"""SELECT k.game, bool_or(k.several OR k.game IN (SELECT unnest(?))) AS contested
                                         FROM ({rows}) k GROUP BY k.game""", [cooperative_games(), *params])
         else:

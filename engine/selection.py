@@ -122,15 +122,25 @@ def cooperative_games() -> list[str]:
     return sorted(name for name, game in all_games().items() if game.cooperative)
 
 
+# what tells two seats' agents apart (`agent_sql` names a label's settings only where they vary)
+_IDENTITY = ("coalesce(x.label, x.agent)", "CAST(x.temperature AS VARCHAR)", "x.prompt_version",
+             "CAST(x.max_tokens AS VARCHAR)")
+
+
 def contested_sql(alias: str = "m") -> str:
     """The matches of `alias` (any table with `match_id`) that every table counts: in a competitive game those
     between two agents or more (self-play, every seat one agent, says nothing about who is better, so no win rate
     counts it: engine/headline.py); in a cooperative game (`cooperative_games`) every match, since its seats share
-    one score and one agent in every seat is the game itself (LLMArena's Hanabi)."""
+    one score and one agent in every seat is the game itself (LLMArena's Hanabi).
+    Two seats are one agent when their label and settings are the same (`agent_sql` names them apart exactly when
+    a setting differs), so no seat is named; and the seats are counted only for the matches of `alias` (a correlated
+    count, which DuckDB runs once over their ids): grouping all 4M seats of a million matches by match held them
+    all, whatever the date range asked for."""
     shared = ", ".join(_literal(g) for g in cooperative_games())
     together = f"{alias}.match_id IN (SELECT match_id FROM matches WHERE game IN ({shared})) OR " if shared else ""
-    return (f"({together}{alias}.match_id IN (SELECT s.match_id FROM seats s GROUP BY s.match_id "
-            f"HAVING count(DISTINCT {agent_sql('s')}) > 1))")
+    identity = ", ".join(f"coalesce({column}, '-')" for column in _IDENTITY)
+    return (f"({together}(SELECT count(DISTINCT ({identity})) FROM seats x "
+            f"WHERE x.match_id = {alias}.match_id) > 1)")
 
 
 def own_moves_sql(alias: str = "m") -> str:

@@ -48,7 +48,8 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
             print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
                   file=sys.stderr)
     sys.argv = serve_argv(address, port, allowed_hosts)
-    return streamlit_cli.main()
+    with store.serving_pages():  # the pages' reads bounded tighter: the process holds Streamlit and pandas too
+        return streamlit_cli.main()
 
 
 class OutputOrNothing:

@@ -1,12 +1,15 @@
 """Per agent, the counts every page's win rates and the headline read (`agent_figures`): contested matches, seats,
 wins, draws, the win rate with its Wilson interval, valid decisions, fallback wins, cost. Summed from the summaries
-(engine/store/summaries.py) when a selection is a sum of their rows (`summary_where`), else read from the turn
+(engine/store/summaries.py) while they are in step with the log: the stored rows when a selection is a sum of them
+(`summary_where`), for a date range or an agent filter the rows of its matches (`Summed`); else read from the turn
 log: the same figures either way. Its own module, beneath the headline and the ratings, because both read it
 (the Bradley-Terry table names each agent's matches and wins beside its rating)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +19,7 @@ from engine import store
 from engine.metrics import stats
 from engine.metrics.outcomes import seat_outcomes_sql
 from engine.selection import ALL, Selection, agent_sql, cooperative_games, rule_set_sql, variants_sql
+from engine.store import summaries
 from engine.store.summaries import SETTINGS_SOURCE
 from engine.valid_answers import valid_sql
 
@@ -46,10 +50,16 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
 
 def summary_where(selection: Selection, alias: str = "k", contested: bool = True) -> tuple[str, list] | None:
     """`selection` (contested, unless `contested` is False: self-play too) as a SQL condition over
-    `agent_summary AS alias`, or None when the summaries' grain cannot answer it: a date range (they sum over
-    time) or an agent filter (it keeps the other agents of the matches it picks)."""
+    `agent_summary AS alias`, or None when the stored summaries' grain cannot answer it: a date range (they sum over
+    time) or an agent filter (it keeps the other agents of the matches it picks). `summed_where` answers both."""
     if selection.date_from or selection.date_to or selection.agents:
         return None
+    return _row_condition(selection, alias, contested)
+
+
+def _row_condition(selection: Selection, alias: str, contested: bool) -> tuple[str, list]:
+    """What of `selection` a summary row's keys answer (runs, games, rule sets, presets, contested, fallbacks), as a
+    SQL condition over the rows `AS alias`; its date range and agent filter are left to the caller."""
     parts, params = (([f"({alias}.several OR {alias}.game IN (SELECT unnest(?)))"], [cooperative_games()])
                      if contested else (["TRUE"], []))
     for column, values in (("run_id", selection.run_ids), ("game", selection.games), ("preset", selection.presets)):
@@ -63,36 +73,120 @@ def summary_where(selection: Selection, alias: str = "k", contested: bool = True
     return " AND ".join(parts), params
 
 
-def summed_where(db: str | Path, selection: Selection) -> tuple[str, list] | None:
-    """`summary_where(selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
-    where = summary_where(selection)
-    return where if where is not None and store.summaries_in_step(db) else None
+# each summary a page sums, as the writer computes its rows from the log (engine/store/summaries.py) for the
+# matches of a table or view
+_FROM_THE_LOG = {
+    "agent_summary": lambda matches: summaries.contributions_sql(matches, "seats", "turns"),
+    "metric_summary": lambda matches: summaries.metric_contributions_sql(matches, "seats", "turns", "metrics"),
+    "pairwise_summary": lambda matches: summaries.pairwise_contributions_sql(matches, "seats"),
+}
+
+
+# the matches whose summary rows one read computes from the log (`Summed`): a read holds its matches' seats and
+# turns, and the summaries' windows and distinct counts do not spill (50,000 matches ran out of 80 MB)
+LOGGED_PART = 20_000
+
+
+@dataclass(frozen=True)
+class Summed:
+    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks of the stored summaries,
+    or for a date range or an agent filter, which the stored rows cannot answer (they sum over time and over every
+    agent of a match), of the rows the writer would have stored for the selected matches alone: the stored rows
+    of the runs whose every match the range holds (`whole_runs`), and the rows of the other matches it picks
+    (`logged`: a condition over `matches AS m` and its parameters) computed from the log by the writer's own SQL
+    (engine/store/summaries.py). So a date range sums exactly what the log holds. Read inside a `store.reading`
+    block: those rows are a temporary table of its connection."""
+
+    condition: str
+    params: list
+    logged: tuple[str, list] | None = None
+    whole_runs: tuple[str, ...] = ()
+
+    def source(self, db: str | Path | None, table: str) -> str:
+        """Summary `table` as the rows to pick from: the stored table, or the rows of the selected matches (the
+        logged ones computed `LOGGED_PART` matches at a time: each part's memory is all a read holds) summed per
+        key."""
+        if self.logged is None:
+            return table
+        key = repr((table, self.logged, self.whole_runs))
+        name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
+        store.temp_table(db, name, self._parts(db, table))
+        keys = summaries.SUMMARIES[table]
+        sums = ", ".join(f"sum({c}) AS {c}" for c, _ in store.TABLES[table] if c not in keys)
+        return f"(SELECT {', '.join(keys)}, {sums} FROM {name} GROUP BY ALL)"
+
+    def _parts(self, db: str | Path, table: str) -> Iterator[tuple[str, list]]:
+        """The SQL of summary `table`'s rows of the whole runs, then of each part of the logged matches (in the
+        order they were written, so that a part's seats and turns lie together when matches were written in time
+        order)."""
+        yield f"SELECT * FROM {table} WHERE run_id IN (SELECT unnest(?))", [list(self.whole_runs)]
+        matches, params = self.logged
+        starts = [first for (first,) in store.rows(db, f"""
+            SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
+            WHERE (n - 1) % {LOGGED_PART} = 0 ORDER BY rowid""", params)]
+        for first, end in zip(starts, [*starts[1:], None], strict=False):  # none: no match to read
+            part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
+            view = f"(SELECT * FROM matches m WHERE {matches} AND {part})"
+            yield _FROM_THE_LOG[table](view), [*params, first, *([] if end is None else [end])]
+
+    def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:
+        """The rows of summary `table` this picks (`k`), each with its agent's name and its rule set (`db`: where
+        the selected matches' rows are read; None for stored rows alone)."""
+        return f"""
+            WITH k AS (
+              SELECT *, {agent_sql("z", source=SETTINGS_SOURCE)} AS agent_name, {rule_set_sql("z")} AS rule_set
+              FROM (SELECT *, label AS agent FROM {self.source(db, table)}) z)
+            SELECT * FROM k WHERE {self.condition}""", self.params
+
+
+def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summed:
+    """`selection` as the summary rows it adds up (`Summed`), for summaries in step with the log (agents are named
+    from `agent_settings`): the stored rows, or for a date range or an agent filter those of its matches."""
+    condition, params = _row_condition(selection, "k", contested)
+    if not (selection.date_from or selection.date_to or selection.agents):
+        return Summed(condition, params)
+    whole = () if selection.agents else _runs_within(db, selection)
+    picked = replace(selection, contested=False, without_fallbacks=False)  # keys of the rows: `condition`'s
+    matches, matches_params = picked.where("m", settings=SETTINGS_SOURCE)
+    if whole:
+        matches, matches_params = f"{matches} AND m.run_id NOT IN (SELECT unnest(?))", [*matches_params, list(whole)]
+    return Summed(condition, params, (matches, matches_params), whole)
+
+
+def _runs_within(db: str | Path, selection: Selection) -> tuple[str, ...]:
+    """The runs whose every `ok` match finished within the selection's date range: their stored summary rows are
+    theirs within it (matches are written as they finish, so a range of days holds most runs whole)."""
+    within, params = Selection(date_from=selection.date_from, date_to=selection.date_to).where("m")
+    return tuple(run for (run,) in store.rows(db, f"""
+        SELECT m.run_id FROM matches m WHERE m.status = 'ok' GROUP BY m.run_id
+        HAVING bool_and(coalesce({within}, false)) ORDER BY 1""", params))
+
+
+def summed_where(db: str | Path, selection: Selection) -> Summed | None:
+    """`summed(db, selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
+    return summed(db, selection) if store.summaries_in_step(db) else None
 
 
 def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
     """Every agent with a placed seat in the selected matches (self-play included, unless the selection is of
-    contested matches), from the summaries; None when they cannot answer (`summed_where`)."""
-    where = summary_where(selection, contested=selection.contested)
-    if where is None or not store.summaries_in_step(db):
+    contested matches), from the summaries; None when they are out of step with the log."""
+    if not store.summaries_in_step(db):
         return None
-    rows, params = summary_rows(where)
-    return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
+    with store.reading(db):
+        rows, params = summed(db, selection, contested=selection.contested).rows(db)
+        return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
 
 
 def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:
-    """The rows of summary `table` that `where` selects (`k`), each with its agent's name and its rule set."""
-    condition, params = where
-    return f"""
-        WITH k AS (
-          SELECT *, {agent_sql("z", source=SETTINGS_SOURCE)} AS agent_name, {rule_set_sql("z")} AS rule_set
-          FROM (SELECT *, label AS agent FROM {table}) z)
-        SELECT * FROM k WHERE {condition}""", params
+    """The rows of stored summary `table` that `where` (`summary_where`) selects (`k`), each with its agent's name
+    and its rule set."""
+    return Summed(*where).rows(None, table)
 
 
-def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> pd.DataFrame:
+def _summed_figures(db: str | Path, where: Summed, by_game: bool) -> pd.DataFrame:
     """`agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's kind says
     (a cooperative game's seats without a team play together)."""
-    rows, params = summary_rows(where)
+    rows, params = where.rows(db)
     game = "k.game, k.rule_set, " if by_game else ""
     return store.query(db, f"""
         WITH k AS (SELECT *, CASE WHEN game IN (SELECT unnest(?)) THEN draws_shared ELSE draws END AS drawn
@@ -110,7 +204,7 @@ def _summed_figures(db: str | Path, where: tuple[str, list], by_game: bool) -> p
 
 def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.DataFrame:
     """`agent_figures`' counts read from the seats and turns of the selected matches."""
-    seated, params = seat_outcomes_sql(replace(selection, contested=True))
+    seated, params = seat_outcomes_sql(replace(selection, contested=True), settings=store.settings_source(db))
     game = "o.game, o.rule_set, " if by_game else ""
     return store.query(db, f"""
         WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),

@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import sparse
 
 from engine import store
-from engine.metrics.agent_figures import agent_figures, summary_where
+from engine.metrics.agent_figures import Summed, agent_figures, summed
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games
@@ -94,50 +94,50 @@ def rated_pairs(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, pd.
     from the log: the same pairs, kinds numbered alike, either way."""
     with store.reading(db):
         # the pairwise summary has no fallback key: a selection without fallback moves reads the log
-        where = None if selection.without_fallbacks else summary_where(selection)
-        if where is None or not store.summaries_in_step(db):
+        if selection.without_fallbacks or not store.summaries_in_step(db):
             return read_with_played(db, None, selection, pairwise_outcomes)
-        pairs = summed_pairs(db, where)
+        pairs = summed_pairs(db, summed(db, selection))
         played = agent_figures(db, selection)
     return (pairs, played[["agent", "matches", "wins"]]) if len(pairs) else None
 
 
-def summed_pairs(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
-    """`outcomes.pairwise_outcomes` from the pairwise summary rows `where` (`agent_figures.summary_where`) selects:
+def summed_pairs(db: str | Path, where: Summed) -> pd.DataFrame:
+    """`outcomes.pairwise_outcomes` from the pairwise summary rows `where` (`agent_figures.summed`) selects:
     each agent of a pair named as the log names it (`agent_sql`), the pair turned so that `a` is the lesser name,
     seat pairs and scores summed per kind of match and pair into its weight and score as the log computes them
     (integer sums divided, so the same doubles), kinds alike (the same signature) pooled and numbered by
     signature. A seat without a role plays on its own unless the game is cooperative (`together`)."""
-    condition, params = where
-    same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in SIDE)
-    return store.query(db, f"""
-        WITH k AS (
-          SELECT *, dense_rank() OVER (ORDER BY run_id, game, params::VARCHAR, preset, kind) AS part
-          FROM (SELECT *, TRUE AS several FROM pairwise_summary) k  -- a pair: several agents by definition
-          WHERE {condition} AND together = (game IN (SELECT unnest(?)))),
-        who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in SIDE)} FROM k
-                UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in SIDE)} FROM k),
-        names AS (SELECT *, {agent_sql("w", source=SETTINGS_SOURCE)} AS name
-                  FROM (SELECT *, label AS agent FROM who) w),
-        turned AS (
-          SELECT k.part, k.matches, k.comparisons, k.pairs, least(na.name, nb.name) AS a,
-                 greatest(na.name, nb.name) AS b,
-                 CASE WHEN na.name < nb.name THEN k.score_sum ELSE k.pairs - k.score_sum END AS won
-          FROM k JOIN names na ON {same.format(p="a")} JOIN names nb ON {same.format(p="b")}),
-        per_match AS (
-          SELECT part, a, b, any_value(matches) AS matches, sum(pairs) / any_value(comparisons) AS weight,
-                 sum(won) / sum(pairs) AS score
-          FROM turned GROUP BY part, a, b),
-        signed AS (
-          SELECT part, any_value(matches) AS matches, sum(hash(a, b, weight, score)::HUGEINT) AS signature
-          FROM per_match GROUP BY part),
-        kinds AS (
-          SELECT row_number() OVER (ORDER BY signature) - 1 AS kind, sum(matches)::BIGINT AS matches,
-                 min(part) AS example
-          FROM signed GROUP BY signature)
-        SELECT k.kind, k.matches, p.a, p.b, p.weight, p.score
-        FROM kinds k JOIN per_match p ON p.part = k.example ORDER BY kind, a, b""",
-                       [*params, cooperative_games()])
+    with store.reading(db):  # a date range's rows are a temporary table of the connection
+        source = where.source(db, "pairwise_summary")
+        same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in SIDE)
+        return store.query(db, f"""
+            WITH k AS (
+              SELECT *, dense_rank() OVER (ORDER BY run_id, game, params::VARCHAR, preset, kind) AS part
+              FROM (SELECT *, TRUE AS several FROM {source}) k  -- a pair: several agents by definition
+              WHERE {where.condition} AND together = (game IN (SELECT unnest(?)))),
+            who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in SIDE)} FROM k
+                    UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in SIDE)} FROM k),
+            names AS (SELECT *, {agent_sql("w", source=SETTINGS_SOURCE)} AS name
+                      FROM (SELECT *, label AS agent FROM who) w),
+            turned AS (
+              SELECT k.part, k.matches, k.comparisons, k.pairs, least(na.name, nb.name) AS a,
+                     greatest(na.name, nb.name) AS b,
+                     CASE WHEN na.name < nb.name THEN k.score_sum ELSE k.pairs - k.score_sum END AS won
+              FROM k JOIN names na ON {same.format(p="a")} JOIN names nb ON {same.format(p="b")}),
+            per_match AS (
+              SELECT part, a, b, any_value(matches) AS matches, sum(pairs) / any_value(comparisons) AS weight,
+                     sum(won) / sum(pairs) AS score
+              FROM turned GROUP BY part, a, b),
+            signed AS (
+              SELECT part, any_value(matches) AS matches, sum(hash(a, b, weight, score)::HUGEINT) AS signature
+              FROM per_match GROUP BY part),
+            kinds AS (
+              SELECT row_number() OVER (ORDER BY signature) - 1 AS kind, sum(matches)::BIGINT AS matches,
+                     min(part) AS example
+              FROM signed GROUP BY signature)
+            SELECT k.kind, k.matches, p.a, p.b, p.weight, p.score
+            FROM kinds k JOIN per_match p ON p.part = k.example ORDER BY kind, a, b""",
+                           [*where.params, cooperative_games()])
 
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:

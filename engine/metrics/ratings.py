@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from engine import store
-from engine.metrics.agent_figures import agent_figures, agents_seen, summary_where
+from engine.metrics.agent_figures import agent_figures, agents_seen, summed
 from engine.metrics.bradley_terry import bradley_terry_table, fit_bradley_terry, rated_pairs, summed_pairs
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import OUTCOME, components, narrowed, pairwise_outcomes, played_counts, seat_outcomes_sql
@@ -74,7 +74,7 @@ def _played_and_components(db: str | Path, selection: Selection) -> tuple[pd.Dat
     if seen is None:
         return played_counts(db, selection), components(pairwise_outcomes(db, selection=selection))
     contested = replace(selection, contested=True)
-    pairs, counted = summed_pairs(db, summary_where(contested)), agent_figures(db, contested)
+    pairs, counted = summed_pairs(db, summed(db, contested)), agent_figures(db, contested)
     played = pd.DataFrame({"agent": seen, "matches": 0, "wins": 0})
     if not counted.empty:
         played = played[["agent"]].merge(counted[["agent", "matches", "wins"]], on="agent", how="left")

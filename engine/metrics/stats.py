@@ -2,7 +2,7 @@
 robustness comparisons of GAMA-Bench's RQ1 (γ-Bench paper §4.1) made testable.
 
 - `wilson_interval`: the Wilson score interval of a win rate (sound at 0 or n wins, unlike the
-  normal approximation), from statsmodels.
+  normal approximation), statsmodels' formula.
 - `compare_levels`: scores of one factor's levels (prompt versions, temperatures, strategies,
   repeats) against the default level: mean, spread, a t-test (paired on the seeds both levels
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
@@ -26,11 +26,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from scipy import special
-from scipy import stats as sps
-from statsmodels.stats.proportion import proportion_confint
 
 ALPHA = 0.05
-Z95 = float(sps.norm.ppf(1 - ALPHA / 2))
+Z95 = float(special.ndtri(1 - ALPHA / 2))
 MIN_SAMPLE = 5  # scores per level before a level is tested: the paper's own five runs per level (GAMA-Bench §4.1)
 NOT_TESTED = "not tested"  # a comparison's `test` where the level or the default has fewer than MIN_SAMPLE scores
 COMPARISON_COLUMNS = ["level", "n", "mean", "std", "low", "high", "diff", "diff_low", "diff_high", "test", "pairs",
@@ -38,12 +36,17 @@ COMPARISON_COLUMNS = ["level", "n", "mean", "std", "low", "high", "diff", "diff_
 
 
 def wilson_interval(wins, n, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds of the Wilson score interval of wins/n (statsmodels' `proportion_confint`; arrays
-    or scalars; NaN where n = 0)."""
+    """Lower and upper bounds of the Wilson score interval of wins/n (arrays or scalars; NaN where n = 0): statsmodels'
+    `proportion_confint(method="wilson")` formula, which tests/test_page_imports.py pins it to. Ours: importing
+    statsmodels (and the scipy.stats it loads) cost every dashboard process 45 MB for this one formula."""
     wins, n = np.asarray(wins, dtype=float), np.asarray(n, dtype=float)
+    z2 = special.ndtri(1 - alpha / 2) ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        low, high = proportion_confint(wins, n, alpha=alpha, method="wilson")
-    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+        rate = wins / n
+        denominator = 1 + z2 / n
+        center = (rate + z2 / (2 * n)) / denominator
+        half = np.sqrt(z2) * np.sqrt(rate * (1 - rate) / n + z2 / (4 * n ** 2)) / denominator
+    return np.asarray(center - half, dtype=float), np.asarray(center + half, dtype=float)
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:

@@ -4,7 +4,7 @@ busy), `upgrades` (an older database brought up to this version), `writer` (runs
 (the per-agent sums the headline reads, kept in step by the writer) and `reader` (the read helpers the scorers and
 pages share). Callers use the names below: `store.query(...)`."""
 
-from engine.store.connections import LONGEST_WAIT, READER_MEMORY, READER_TIMEOUT, connect
+from engine.store.connections import LONGEST_WAIT, READER_MEMORY, READER_TIMEOUT, connect, serving_pages
 from engine.store.files import ROOT, DatabaseError, check_file, default_db
 from engine.store.reader import (
     count_matches,
@@ -13,8 +13,10 @@ from engine.store.reader import (
     query_many_rows,
     reading,
     rows,
+    settings_source,
     stream,
     summaries_in_step,
+    temp_table,
 )
 from engine.store.schema import (
     MATCH_SCHEMA,
@@ -40,6 +42,6 @@ __all__ = [
     "LONGEST_WAIT", "MATCH_SCHEMA", "READER_MEMORY", "READER_TIMEOUT", "ROOT", "SCHEMA_VERSION",
     "TABLES", "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
     "default_db", "finish_run", "generation", "init_db", "match_statuses", "now", "query", "query_many_rows", "reading",
-    "rebuild_summaries", "rows", "schema_version", "stream", "summaries_in_step", "to_json", "upsert_run",
-    "write_match", "write_matches",
+    "rebuild_summaries", "rows", "schema_version", "serving_pages", "settings_source", "stream", "summaries_in_step",
+    "temp_table", "to_json", "upsert_run", "write_match", "write_matches",
 ]

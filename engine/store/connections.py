@@ -41,11 +41,31 @@ WRITER_FIRST = 0.5
 # page, a scorer) that scans the turns of a large database would hold them all. A reader's cache is bounded;
 # its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches).
 READER_MEMORY = "256MB"
+# A dashboard process holds 300-450 MB of Python before it reads (pandas, Streamlit, plotly, the pages' caches:
+# bench/dashboard.py prints it), and a read takes its limit and a third more: while it serves pages (`serving_pages`)
+# its readers are bounded tighter, so that the process stays under 600 MB at a million matches (the calls of the
+# bench's pages peaked at 620 MB at 256 MB). Every read a page makes spills within it, a date range's too (read in
+# parts: engine/metrics/agent_figures.py `Summed`); a batch reader (the run command's refresh of the kept tables,
+# 50,000 matches at a time) keeps READER_MEMORY.
+PAGES_READER_MEMORY = "128MB"
 # The writer's too: at each commit DuckDB checkpoints the row groups it appended to, and with its default cache a
 # run's writer peaked at 500 MB on a turn log of 400k rows (bench/engine.py prints a long run's peak RSS).
 WRITER_MEMORY = "128MB"
 MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL * 1.5 s; an older one is gone
 UNREADABLE_TRIES = 5  # a file that reads short this many times in a row (a second apart) is truly damaged
+
+
+@contextmanager
+def serving_pages() -> Iterator[None]:
+    """While this process serves the dashboard's pages (`engine serve`, the bench's dashboard), its readers take
+    PAGES_READER_MEMORY: one value for the whole process, since DuckDB refuses a second connection to a file open
+    with another configuration (readers with two would wait on each other)."""
+    global READER_MEMORY
+    before, READER_MEMORY = READER_MEMORY, PAGES_READER_MEMORY
+    try:
+        yield
+    finally:
+        READER_MEMORY = before
 
 
 def _waiting_mark(db: Path) -> Path:

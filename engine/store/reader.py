@@ -50,6 +50,21 @@ def _reader(db: str | Path, timeout: float | None = connections.READER_TIMEOUT) 
         yield con
 
 
+def temp_table(db: str | Path, name: str, selects: Iterator[tuple[str, list]]) -> None:
+    """Inside a `reading` block: the temporary table `name` (on its shared connection, so the queries after it in
+    the block read it): the first query's rows, then each next one's appended by column name; each runs alone, so a
+    large read split into parts holds the memory of one part. A table of that name already made in the block is
+    kept."""
+    shared = (_READING.get() or {}).get(str(Path(db).resolve()))
+    if shared is None:
+        raise RuntimeError(f"temp_table({name!r}) outside a reading block: the table would close with its connection")
+    if shared.execute("SELECT 1 FROM duckdb_tables() WHERE temporary AND table_name = ?", [name]).fetchall():
+        return
+    for number, (sql, params) in enumerate(selects):
+        verb = f"CREATE TEMP TABLE {name} AS" if number == 0 else f"INSERT INTO {name} BY NAME"
+        shared.execute(f"{verb} SELECT * FROM ({sql})", params)
+
+
 def query(db: str | Path, sql: str, params: list | None = None):
     """Run a read-only query and return a DataFrame; an absent database reads as empty."""
     import pandas as pd
@@ -130,3 +145,9 @@ def summaries_in_step(db: str | Path) -> bool:
         return False
     with _reader(db) as con:
         return summaries.in_step(con)
+
+
+def settings_source(db: str | Path) -> str:
+    """What `selection.agent_sql` names agents from in a read of the log: `agent_settings` (a few rows) while the
+    summaries are in step with the log, else the seats (four scans of a million matches' 4M seats took seconds)."""
+    return summaries.SETTINGS_SOURCE if summaries_in_step(db) else "seats"

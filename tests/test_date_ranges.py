@@ -1,0 +1,110 @@
+"""A date range or an agent filter, which the stored summaries cannot answer (they sum over time and over every agent
+of a match), sums the summary rows of the matches it picks: the stored rows of the runs it holds whole, the others'
+computed from the log by the writer's own SQL a part at a time (engine/metrics/agent_figures.py `Summed`). The
+figures are the log's, to the bit where the log's are integers; no per-agent log read runs; and a range read in
+parts holds what one part needs, where the log read of the same range ran out of a small reader's memory."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+
+import pandas as pd
+import pytest
+
+from bench.dashboard import fill
+from engine import headline, store
+from engine.metrics import agent_figures, bradley_terry, ratings
+from engine.selection import Selection
+from engine.store import connections
+from tests.summary_rows import same_rows
+
+WHOLE_RUN = "run-3"  # its every match moved into the range below: its stored rows answer for it
+RANGE = Selection(date_from=date(2025, 1, 3), date_to=date(2025, 1, 8))
+SELECTIONS = {
+    "a date range": RANGE,
+    "a date range of one game": replace(RANGE, games=("tictactoe",)),
+    "a date range of the run it holds whole": replace(RANGE, run_ids=(WHOLE_RUN,)),
+    "a date range without fallback moves": replace(RANGE, without_fallbacks=True),
+    "from a day on": Selection(date_from=date(2025, 1, 2)),
+    "up to a day": Selection(date_to=date(2025, 1, 20)),
+    "a date range no match is in": Selection(date_from=date(2030, 1, 1)),
+}
+
+
+@pytest.fixture(scope="module")
+def bench_db(tmp_path_factory):
+    """The bench's rows (bench/dashboard.py): 10,000 matches over 30 days, ten runs each playing every day, one
+    of them then moved into six days (the summaries do not read finish times: they stay in step)."""
+    db = tmp_path_factory.mktemp("ranges") / "bench.duckdb"
+    fill(db, 10_000, 20)
+    with store.connect(db) as con:
+        con.execute("UPDATE matches SET finished_at = TIMESTAMP '2025-01-05' + INTERVAL (hash(match_id) % 72) HOUR "
+                    "WHERE run_id = ?", [WHOLE_RUN])
+    assert store.summaries_in_step(db)
+    return db
+
+
+def from_the_log(monkeypatch, call):
+    """`call()` with the summaries out of the way: the log read of before."""
+    with monkeypatch.context() as patched:
+        patched.setattr(store, "summaries_in_step", lambda db: False)
+        return call()
+
+
+def test_a_date_range_and_an_agent_give_the_logs_figures_without_the_log_read(bench_db, monkeypatch):
+    def no_log(*args, **kwargs):
+        raise AssertionError("read the log")
+
+    agent = headline.agent_figures(bench_db)["agent"].iloc[0]  # a name as the pages give it: "model-1 (t=0.5, ...)"
+    selections = {**SELECTIONS, "an agent": Selection(agents=(agent,)),
+                  "an agent in a date range": replace(RANGE, agents=(agent,))}
+    def read(selection):
+        return (headline.agent_figures(bench_db, selection, by_game=True),
+                headline.scores(bench_db, selection, "gamabench_score"),
+                ratings.rated_pairs(bench_db, replace(selection, contested=True)),
+                headline.coverage(bench_db, "gamabench", selection), headline.games_played(bench_db, selection))
+
+    logged = {name: from_the_log(monkeypatch, lambda s=selection: read(s)) for name, selection in selections.items()}
+    assert len(logged["a date range"][0]) > 100 and logged["a date range no match is in"][0].empty
+    monkeypatch.setattr(agent_figures, "_logged_figures", no_log)
+    monkeypatch.setattr(headline, "_logged_scores", no_log)
+    monkeypatch.setattr(bradley_terry, "read_with_played", no_log)
+    for name, selection in selections.items():
+        figures, scores, pairs, coverage, games = logged[name]
+        keys = ["game", "rule_set", "agent"]
+        summed = headline.agent_figures(bench_db, selection, by_game=True)
+        same_rows(summed.sort_values(keys, ignore_index=True), figures.sort_values(keys, ignore_index=True))
+        pd.testing.assert_frame_equal(headline.scores(bench_db, selection, "gamabench_score"), scores,
+                                      check_exact=False, rtol=1e-9)
+        assert headline.coverage(bench_db, "gamabench", selection) == coverage, name
+        pd.testing.assert_series_equal(headline.games_played(bench_db, selection).sort_index(), games.sort_index(),
+                                       check_dtype=False)
+        if selection.without_fallbacks:
+            continue  # the pairwise summary has no fallback key: the log answers (as for the stored rows)
+        summed_pairs = ratings.rated_pairs(bench_db, replace(selection, contested=True))
+        if pairs is None:
+            assert summed_pairs is None, name
+            continue
+        pd.testing.assert_frame_equal(summed_pairs[0], pairs[0], check_exact=True)
+        same_rows(summed_pairs[1].sort_values("agent", ignore_index=True),
+                  pairs[1][pairs[1]["agent"].isin(summed_pairs[1]["agent"])].sort_values("agent", ignore_index=True))
+
+
+def test_the_runs_a_range_holds_whole_are_summed_from_their_stored_rows(bench_db):
+    with store.reading(bench_db):
+        summed = agent_figures.summed(bench_db, RANGE)
+        everything = agent_figures.summed(bench_db, Selection(date_from=date(2024, 1, 1)))
+    assert summed.whole_runs == (WHOLE_RUN,)
+    assert len(everything.whole_runs) == 10  # every run: no match is read from the log
+    assert everything.logged[1][-1] == list(everything.whole_runs)
+
+
+def test_a_date_range_read_in_parts_fits_a_small_readers_memory(bench_db, monkeypatch):
+    """Before, the log read of every match but the first day's (9,700 matches) ran out of a 32 MB reader (its
+    windows and distinct counts over every seat and turn do not spill); 1,000 matches a part fit."""
+    monkeypatch.setattr(connections, "READER_MEMORY", "32MB")
+    monkeypatch.setattr(agent_figures, "LOGGED_PART", 1_000)
+    most = Selection(date_from=date(2025, 1, 2))
+    assert len(headline.agent_figures(bench_db, most)) > 50
+    assert ratings.rated_pairs(bench_db, replace(most, contested=True)) is not None
