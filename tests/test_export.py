@@ -272,6 +272,70 @@ def one_line_error(capsys) -> str:
     return err
 
 
+def test_a_second_export_into_the_same_folder_at_once_is_refused_in_one_line(played, tmp_path, capsys):
+    """An attacker's report: three exports into one folder at once ended one of them in a traceback
+    (FileNotFoundError from the other's rmtree). While one export writes, another into that folder is refused."""
+    import fcntl
+    import os
+
+    db, _ = played
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)  # as an export writing in tmp_path holds it
+        assert main(["export", str(tmp_path / "site"), "--db", str(db)]) == 2
+        assert one_line_error(capsys) == f"error: another export is writing in {tmp_path}: wait for it to end"
+    finally:
+        os.close(folder)
+    assert main(["export", str(tmp_path / "site"), "--db", str(db)]) == 0  # free again once it ended
+
+
+def test_a_file_put_in_the_folder_while_the_site_is_built_is_kept(played, tmp_path, capsys, monkeypatch):
+    """An attacker's report: files added to an earlier export's folder during a re-export were deleted without a
+    word (the folder was checked only at the start). They are found before the folder is replaced: refused, kept."""
+    import engine.export as export
+
+    db, _ = played
+    site = tmp_path / "site"
+    assert main(["export", str(site), "--db", str(db)]) == 0
+    capsys.readouterr()
+    real_build = export.build
+
+    def build_while_the_user_writes(made, progress):
+        real_build(made, progress)
+        (site / "CNAME").write_text("example.org")
+
+    monkeypatch.setattr(export, "build", build_while_the_user_writes)
+    assert main(["export", str(site), "--db", str(db)]) == 2
+    assert "CNAME, which no export wrote" in one_line_error(capsys)
+    assert (site / "CNAME").read_text() == "example.org" and (site / "index.html").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # the half-built copy is gone
+
+
+def test_the_export_gives_the_database_back_as_soon_as_a_run_waits_to_write(played, tmp_path, monkeypatch):
+    """An attacker's report: an export held the database 15-24 s at a time (a connection per 200 transcripts), so
+    a run writing it waited as long. Between two transcripts it gives way when a writer waits."""
+    import contextlib as ctx
+
+    from engine import store as the_store
+    from engine.export import site as site_module
+
+    db, _ = played
+    opened = []
+    real_reading = the_store.reading
+
+    @ctx.contextmanager
+    def counted(path):
+        opened.append(path)
+        with real_reading(path):
+            yield
+
+    monkeypatch.setattr(site_module.store, "reading", counted)
+    monkeypatch.setattr(site_module.store, "writer_waiting", lambda path: True)
+    assert main(["export", str(tmp_path / "site"), "--db", str(db)]) == 0
+    transcripts = len(list((tmp_path / "site" / "matches").glob("*.html")))
+    assert transcripts > 1 and len(opened) >= transcripts  # one read per transcript while a writer waits
+
+
 def test_bad_input_is_one_line_with_exit_2_and_nothing_is_overwritten(played, tmp_path, capsys):
     db, _ = played
     mine = tmp_path / "notes"

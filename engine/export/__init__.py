@@ -10,10 +10,13 @@ wrote), with nothing added since, in any of its folders: nothing else is overwri
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -124,6 +127,29 @@ def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = (),
     db, site = Path(db), Path(os.path.abspath(site))  # `..` taken away by name: `site/x/..` is `site` itself
     check_target(site)
     check_runs(db, run_ids)
+    with one_export_at_a_time(site):
+        return _export(db, site, run_ids, progress)
+
+
+@contextmanager
+def one_export_at_a_time(site: Path) -> Iterator[None]:
+    """Two exports replacing the same folder at once would delete each other's work: the second is refused while
+    the first holds a lock on the folder they are written in (released with the process, however it ends)."""
+    try:
+        folder = os.open(site.parent, os.O_RDONLY)
+    except OSError as exc:
+        raise ExportError(f"cannot write in {site.parent}: {exc.strerror}") from None
+    try:
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ExportError(f"another export is writing in {site.parent}: wait for it to end") from None
+        yield
+    finally:
+        os.close(folder)
+
+
+def _export(db: Path, site: Path, run_ids: tuple[str, ...], progress: bool) -> Exported:
     try:
         building = Path(tempfile.mkdtemp(prefix=f".{site.name}.", dir=site.parent))
     except OSError as exc:
@@ -137,6 +163,7 @@ def export_site(db: str | Path, site: str | Path, run_ids: tuple[str, ...] = (),
         build(made, progress)
         written = sorted(path.relative_to(building).as_posix() for path in building.rglob("*") if path.is_file())
         (building / MARKER).write_text("\n".join([MARKER_HEADING, *written]) + "\n", encoding="utf-8")
+        check_target(site)  # again: a file the user put there while the site was built is not deleted either
         if site.exists():
             shutil.rmtree(site)
         building.rename(site)

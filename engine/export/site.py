@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,7 +47,7 @@ from engine.suite_tables import (
 from engine.suites import all_suites, own_table, suites_of
 from engine.wording import count, sentence_start
 
-BATCH = 200  # matches written per read-only connection: a run writing the same file waits no longer than that
+HOLD_S = 1.0  # seconds one read-only connection writes transcripts for: a run writing the same file waits no longer
 
 
 def file_name(text: str) -> str:
@@ -280,15 +281,21 @@ def build(site: Site, progress: bool = False) -> None:
             list_page(site, path, listed)
     ids = list(site.matches)
     bar = match_progress(len(ids), 0, "export: match transcripts", progress, shown=())
-    for start in range(0, len(ids), BATCH):
-        with store.reading(site.db):
-            for match_id in ids[start:start + BATCH]:
+    done = 0
+    while done < len(ids):
+        with store.reading(site.db):  # given up after HOLD_S, or at once when a run waits to write
+            held = time.monotonic()
+            while done < len(ids):
+                match_id = ids[done]
                 game, title, body = match_body(site.db, match_id)
                 path = match_path(match_id)
                 if game in game_paths:
                     body = note_link(relative(path, game_paths[game]), f"{game}: its figures and win rates") + body
                 site.write(path, title, body)
+                done += 1
                 if bar:
                     bar.update()
+                if time.monotonic() - held > HOLD_S or store.writer_waiting(site.db):
+                    break
     if bar:
         bar.close()

@@ -4,7 +4,14 @@ busy), `upgrades` (an older database brought up to this version), `writer` (runs
 (the per-agent sums the headline reads, kept in step by the writer) and `reader` (the read helpers the scorers and
 pages share). Callers use the names below: `store.query(...)`."""
 
-from engine.store.connections import LONGEST_WAIT, READER_MEMORY, READER_TIMEOUT, connect, serving_pages
+from engine.store.connections import (
+    LONGEST_WAIT,
+    READER_MEMORY,
+    READER_TIMEOUT,
+    connect,
+    serving_pages,
+    writer_waiting,
+)
 from engine.store.files import ROOT, DatabaseError, check_file, default_db
 from engine.store.reader import (
     count_matches,
@@ -43,5 +50,5 @@ __all__ = [
     "TABLES", "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
     "default_db", "finish_run", "generation", "init_db", "match_statuses", "now", "query", "query_many_rows", "reading",
     "rebuild_summaries", "rows", "schema_version", "serving_pages", "settings_source", "stream", "summaries_in_step",
-    "temp_table", "to_json", "upsert_run", "write_match", "write_matches",
+    "temp_table", "to_json", "upsert_run", "write_match", "write_matches", "writer_waiting",
 ]

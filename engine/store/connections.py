@@ -72,6 +72,11 @@ def _waiting_mark(db: Path) -> Path:
     return db.with_name(db.name + ".writer-waiting")
 
 
+def writer_waiting(db: str | Path) -> bool:
+    """Whether a writer waits for `db` now: a long read (an export's) gives way between its reads."""
+    return _writer_waiting(Path(db))
+
+
 def _writer_waiting(db: Path) -> bool:
     try:
         return time.time() - _waiting_mark(db).stat().st_mtime < MARK_FRESH
