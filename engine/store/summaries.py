@@ -41,6 +41,7 @@ import duckdb
 import pyarrow as pa
 
 from engine.belief_reasoning import seat_reasoning_rows
+from engine.step_fields import SEAT_FIELDS, SEAT_FIELDS_OF
 from engine.store.schema import TABLES
 from engine.valid_answers import valid_sql
 
@@ -54,10 +55,12 @@ SEAT_KEYS = (*KEYS, "strategy", "role", "challenger", "flag", "name")
 # `gamabench_summary`'s keys: what γ-Bench's table tells matches apart by (an imported record's study of its own, the
 # run's repeat for the spread over runs), whether the match had a fallback move, and an agent with its strategy
 GAMABENCH_KEYS = ("run_id", "game", "params", "preset", "own_setting", "repeat", "fallbacks", *SIDE, "strategy")
+# `step_summary`'s keys: what a selection and an agent filter pick its rows by, a step and a field of its record
+STEP_KEYS = ("run_id", "game", "params", "preset", "fallbacks", *SIDE, "step", "name")
 # each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
              "agent_settings": SIDE, "seat_summary": SEAT_KEYS, "gamabench_summary": GAMABENCH_KEYS,
-             "run_totals": ("run_id",)}
+             "run_totals": ("run_id",), "step_summary": STEP_KEYS}
 # what tells `match_scores`' rows apart (one per match and agent: it is appended and deleted, never summed)
 MATCH_SCORE_KEYS = ("match_id", "label", "prompt_version", "temperature", "strategy", "max_tokens")
 # `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
@@ -96,6 +99,15 @@ def metric_contributions_sql(matches: str, seats: str, turns: str, metrics: str)
         FROM per_match p JOIN agents a USING (match_id) GROUP BY ALL"""
 
 
+def illegal_move_sql(alias: str = "t") -> str:
+    """The SQL condition that a `turns` row (as `alias`) is an illegal move as LLMArena counts them (its Table 2,
+    engine/metrics/llmarena_analyses.py `hint_ablation`): the first answer was rejected (a re-ask or a fallback), or
+    the move was played on a taken cell or a full column (`illegal` in the state's `last_move`: it lost the game).
+    The state is parsed only where its text names `illegal`."""
+    return (f"({alias}.retries > 0 OR {alias}.fallback OR coalesce(contains({alias}.state::VARCHAR, 'illegal') "
+            f"AND json_extract({alias}.state, '$.last_move.illegal')::BOOLEAN, false))")
+
+
 def contributions_sql(matches: str, seats: str, turns: str) -> str:
     """The summary rows of the `ok` matches of the tables (or views) named: the headline's per-agent figures
     (engine/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over rows."""
@@ -115,7 +127,8 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
           SELECT t.match_id, t.seat, count(*) AS decisions,
                  count(*) FILTER (WHERE {valid_sql("t")}) AS valid,
                  count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
-                 count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
+                 count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced,
+                 count(*) FILTER (WHERE {illegal_move_sql("t")}) AS illegal
           FROM {turns} t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM m) GROUP BY ALL)
         SELECT p.run_id, p.game, p.params, p.preset, a.several, a.fallbacks, p.label, p.temperature,
                p.prompt_version, p.max_tokens, count(DISTINCT p.match_id) AS matches, count(*) AS seats,
@@ -125,7 +138,8 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
                sum(p.score / p.held) AS score_sum, sum(1.0 / p.held) FILTER (WHERE p.score IS NOT NULL) AS score_weight,
                sum(coalesce(x.decisions, 0)) AS decisions, sum(coalesce(x.valid, 0)) AS valid,
                count(*) FILTER (WHERE p.won AND x.fallbacks > 0) AS fallback_wins,
-               sum(coalesce(x.cost, 0)) AS cost, sum(coalesce(x.unpriced, 0)) AS unpriced
+               sum(coalesce(x.cost, 0)) AS cost, sum(coalesce(x.unpriced, 0)) AS unpriced,
+               sum(coalesce(x.illegal, 0)) AS illegal
         FROM placed p JOIN agents a USING (match_id) JOIN ties d USING (match_id)
         LEFT JOIN moves x ON x.match_id = p.match_id AND x.seat = p.seat
         GROUP BY ALL"""
@@ -259,6 +273,59 @@ def gamabench_contributions_sql(matches: str, seats: str, turns: str, metrics: s
         FROM per_match p JOIN m USING (match_id) GROUP BY ALL"""
 
 
+def _left_out_sql(game: str, name: str) -> str:
+    """Whether field `name` of a step record of `game` (SQL expressions) is no figure: the round's number, or a seat
+    (`engine.step_fields`: who acted, not how much)."""
+    def listed(fields: frozenset[str]) -> str:
+        return ", ".join(f"'{field}'" for field in sorted(fields))
+
+    some = "".join(f" OR ({game} = '{g}' AND {name} IN ({listed(fields)}))" for g, fields in SEAT_FIELDS_OF.items())
+    return f"({name} IN ({listed(SEAT_FIELDS | {'round'})}){some})"
+
+
+def step_values_sql(matches: str, turns: str) -> str:
+    """The numbers of the step records of the `ok` matches of the tables (or views) named, one row per match, step
+    and field (match_id, step, name, value): a step is a public record (`state.last` of a decision turn: a round of
+    a simultaneous game, a shot, a proposal or a vote), in play order; its fields are the numbers (a yes/no as 0/1)
+    that are neither the round's number nor a seat; the steps holding one are numbered from 1 (the Pirate Game's
+    proposal, a plan and its proposer, is no step: its vote is step 1 of a one-round game). What γ-Bench's curves
+    average (engine/metrics/gamabench.py `round_curves`), read the same way from the log and into `step_summary`."""
+    return f"""
+        WITH m AS (SELECT match_id, game FROM {matches} WHERE status = 'ok'),
+        steps AS (
+          SELECT t.match_id, min(t.turn) AS first_turn, json_extract(t.state, '$.last') AS record
+          FROM {turns} t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM m)
+          GROUP BY t.match_id, record),
+        numbers AS (
+          SELECT s.match_id, s.first_turn, f.key AS name,
+                 CASE WHEN f.type = 'BOOLEAN' THEN f.value::BOOLEAN::DOUBLE
+                      WHEN f.type IN ('BIGINT', 'UBIGINT', 'DOUBLE') THEN f.value::DOUBLE END AS value
+          FROM steps s JOIN m USING (match_id), json_each(s.record) f
+          WHERE json_type(s.record) = 'OBJECT' AND f.type IN ('BIGINT', 'UBIGINT', 'DOUBLE', 'BOOLEAN')
+            AND NOT {_left_out_sql("m.game", "f.key")})
+        SELECT match_id, dense_rank() OVER (PARTITION BY match_id ORDER BY first_turn)::INTEGER AS step, name, value
+        FROM numbers"""
+
+
+def step_contributions_sql(matches: str, seats: str, turns: str) -> str:
+    """The `step_summary` rows of the `ok` matches of the tables (or views) named: per match keys, agent (and once
+    for the match, label NULL) and step, the matches reaching that step (`name` NULL) and per field (`name`) the
+    matches whose record holds it and its sum (`step_values_sql`)."""
+    return f"""
+        WITH m AS (SELECT match_id, run_id, game, params, preset,
+                          match_id IN (SELECT match_id FROM {turns} WHERE fallback) AS fallbacks
+                   FROM {matches} WHERE status = 'ok'),
+        v AS ({step_values_sql(matches, turns)}),
+        per_step AS (SELECT match_id, step, name, value FROM v
+                     UNION ALL SELECT DISTINCT match_id, step, NULL, NULL FROM v),
+        who AS (SELECT DISTINCT match_id, coalesce(label, agent) AS label, temperature, prompt_version, max_tokens
+                FROM {seats} WHERE match_id IN (SELECT match_id FROM v)
+                UNION ALL SELECT DISTINCT match_id, NULL, NULL, NULL, NULL FROM v)
+        SELECT m.run_id, m.game, m.params, m.preset, m.fallbacks, w.label, w.temperature, w.prompt_version,
+               w.max_tokens, p.step, p.name, count(*) AS matches, coalesce(sum(p.value), 0) AS total
+        FROM per_step p JOIN who w USING (match_id) JOIN m USING (match_id) GROUP BY ALL"""
+
+
 def run_totals_sql(matches: str, turns: str) -> str:
     """The `run_totals` rows of the matches of the tables (or views) named, whatever their status: per run its
     matches, those errored, and its seated turns' tokens (in and out), dollars and calls without a price (tokens in
@@ -373,6 +440,7 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     _merge(con, "seat_summary", _seat_rows_sql(con, matches, seats, turns, metrics), sign)
     con.unregister("seat_reasoning")
     _merge(con, "gamabench_summary", gamabench_contributions_sql(matches, seats, turns, metrics), sign)
+    _merge(con, "step_summary", step_contributions_sql(matches, seats, turns), sign)
     if sign > 0:  # a match's scores are appended, and deleted with it: a merge would look each up among millions
         con.execute(f"INSERT INTO match_scores BY NAME {match_scores_sql(matches, seats, metrics)}")
     else:
@@ -424,8 +492,6 @@ def _rebuilding(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries computed again from the whole log."""
     with _rebuilding(con):
-        con.execute("DELETE FROM agent_summary")
-        con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
         con.execute("DELETE FROM metric_summary")
         con.execute("INSERT INTO metric_summary BY NAME "
                     f"{metric_contributions_sql('matches', 'seats', 'turns', 'metrics')}")
@@ -433,6 +499,7 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
         rebuild_seats(con)
         rebuild_gamabench(con)
         rebuild_runs_and_scores(con)
+        rebuild_agents_and_steps(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written])
@@ -477,6 +544,17 @@ def rebuild_runs_and_scores(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("DELETE FROM match_scores")
         rows = match_scores_sql("matches", "seats", "metrics")
         con.execute(f"INSERT INTO match_scores BY NAME SELECT * FROM ({rows}) ORDER BY label")
+
+
+def rebuild_agents_and_steps(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: `agent_summary` and `step_summary` computed again from the whole log (the upgrade to
+    version 14: the agents' illegal moves, the steps' records), the steps in game order as the seat summary's."""
+    with _rebuilding(con):
+        con.execute("DELETE FROM agent_summary")
+        con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
+        con.execute("DELETE FROM step_summary")
+        rows = step_contributions_sql("matches", "seats", "turns")
+        con.execute(f"INSERT INTO step_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:
