@@ -7,6 +7,7 @@ them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 from collections import defaultdict
@@ -17,9 +18,11 @@ import pandas as pd
 import pytest
 
 from engine import queries, store
-from engine.metrics import gamabench, llmarena_analyses
+from engine.metrics import gamabench, llmarena_analyses, negotiation
+from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.settings import setting_label
+from engine.spec import parse_spec
 from engine.step_fields import seat_fields
 from engine.store import MatchRecord
 from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
@@ -260,3 +263,31 @@ def test_the_upgrade_from_version_13_builds_them(written, tmp_path):
     assert store.summaries_in_step(db)
     for table in ("agent_summary", "step_summary"):
         same_rows(summary_rows(db, table), summary_rows(written[0], table))
+
+
+PER_AGENT = {"connect_four_rewards": llmarena_analyses.connect_four_rewards,
+             "poker_action_win_prob": llmarena_analyses.poker_action_win_prob,
+             "poker_actions_by_win_prob": llmarena_analyses.poker_actions_by_win_prob,
+             "hanabi_action_shares": llmarena_analyses.hanabi_action_shares,
+             "bargain_table": negotiation.bargain_table, "bid_table": negotiation.bid_table}
+
+
+def test_an_agents_row_of_the_every_model_view_is_its_row_over_its_own_matches(tmp_path):
+    """What the Games page shows of one model (`agents_rows`): its row of the view of every match, which the run
+    command kept, is the row the selection of its matches gives (computed here without the view)."""
+    db = tmp_path / "bots.duckdb"
+    spec = parse_spec({"name": "bots", "seed": 3, "repeats": 2, "games": [
+        {"game": "connect_four", "lineups": [["bot:minimax", "bot:random"], ["bot:random", "bot:random"]]},
+        {"game": "texas_holdem", "lineups": [["bot:hand_strength", "bot:random"], ["bot:random", "bot:random"]]},
+        {"game": "hanabi", "lineups": [{"all": "bot:hint_follower"}, {"all": "bot:random"}]},
+        {"game": "bid", "lineups": [["bot:equilibrium", "bot:truthful"], ["bot:truthful", "bot:truthful"]]},
+        {"game": "bargain", "lineups": [["bot:fair", "bot:always_accept"], ["bot:fair", "bot:fair"]]}]})
+    assert asyncio.run(run_spec(spec, db, progress=False)).errors == 0
+    for name, scorer in PER_AGENT.items():
+        every = scorer(db)
+        for agent in every["agent"].unique():
+            mine = Selection(agents=(agent,))
+            own = scorer.__wrapped__(db, selection=mine)  # over the matches the filter picks, no view kept
+            pd.testing.assert_frame_equal(scorer(db, selection=mine),
+                                          own[own["agent"] == agent].reset_index(drop=True), obj=f"{name} {agent}")
+        assert every["agent"].nunique() > 1 and (scorer(db, selection=Selection(agents=("nobody",))).empty), name
