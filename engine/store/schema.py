@@ -93,9 +93,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("label", "VARCHAR"), ("prompt_version", "VARCHAR"), ("temperature", "DOUBLE"), ("strategy", "VARCHAR"),
         ("max_tokens", "INTEGER"), ("seats", "INTEGER"), ("score", "DOUBLE")),
     # per run x game x params x preset, whether the match had a fallback move, an agent (label NULL: the match, whoever
-    # sat), a step of the match (`summaries.step_values_sql`: its public record's numbers, the steps numbered from 1)
-    # and a field of its record (`name` NULL: the step itself): the matches that reached it and the field's sum, what
-    # γ-Bench's per-round curves average (engine/metrics/gamabench.py `round_curves`)
+    # sat), a step of the match (`summary_gamabench.step_values_sql`: its public record's numbers, the steps numbered
+    # from 1) and a field of its record (`name` NULL: the step itself): the matches that reached it and the field's
+    # sum, what γ-Bench's per-round curves average (engine/metrics/gamabench.py `round_curves`)
     "step_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
