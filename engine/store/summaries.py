@@ -75,15 +75,26 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int)
     same = " AND ".join(f"a.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)
     signed = ", ".join(f"{sign} * {c} AS {c}" for c in counts)
     con.execute(f"CREATE OR REPLACE TEMP TABLE summary_delta AS SELECT {', '.join(keys)}, {signed} FROM ({rows_sql})")
+    touched = f"{_games_of_the_delta(con)} AND EXISTS (SELECT 1 FROM summary_delta d WHERE {same})" \
+        if "game" in keys else f"EXISTS (SELECT 1 FROM summary_delta d WHERE {same})"
     con.execute(f"""CREATE OR REPLACE TEMP TABLE summary_merged AS
         SELECT {', '.join(keys)}, {', '.join(f"sum({c}) AS {c}" for c in counts)} FROM (
-          SELECT * FROM {table} a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {same})
+          SELECT * FROM {table} a WHERE {touched}
           UNION ALL BY NAME SELECT * FROM summary_delta)
         GROUP BY ALL""")
-    con.execute(f"DELETE FROM {table} a WHERE EXISTS (SELECT 1 FROM summary_delta d WHERE {same})")
+    con.execute(f"DELETE FROM {table} a WHERE {touched}")
     con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM summary_merged WHERE {counts[0]} <> 0")
     con.execute("DROP TABLE summary_delta")
     con.execute("DROP TABLE summary_merged")
+
+
+def _games_of_the_delta(con: duckdb.DuckDBPyConnection) -> str:
+    """The games of `summary_delta` as a condition on `a.game` with the names written out: DuckDB then skips the
+    row groups of the other games (a rebuild writes the large summaries in game order), where a join looked up every
+    row of the table (a batch of 50 matches merged into the 632,000 rows of `step_summary` at 50,000 matches took a
+    second and a half)."""
+    games = [game for (game,) in con.execute("SELECT DISTINCT game FROM summary_delta").fetchall()]
+    return "a.game IN (" + ", ".join("'" + game.replace("'", "''") + "'" for game in games) + ")" if games else "FALSE"
 
 
 def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, metrics: str,
