@@ -160,8 +160,8 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries computed again from the whole log."""
     with _rebuilding(con):
         con.execute("DELETE FROM metric_summary")
-        con.execute("INSERT INTO metric_summary BY NAME "
-                    f"{metric_contributions_sql('matches', 'seats', 'turns', 'metrics')}")
+        rows = metric_contributions_sql("matches", "seats", "turns", "metrics")
+        con.execute(f"INSERT INTO metric_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
         rebuild_pairwise(con)
         rebuild_seats(con)
         rebuild_gamabench(con)
@@ -215,10 +215,12 @@ def rebuild_runs_and_scores(con: duckdb.DuckDBPyConnection) -> None:
 
 def rebuild_agents_and_steps(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: `agent_summary` and `step_summary` computed again from the whole log (the upgrade to
-    version 14: the agents' illegal moves, the steps' records), the steps in game order as the seat summary's."""
+    version 14: the agents' illegal moves, the steps' records), in game order as the seat summary (the writer's
+    merge then reads only its batch's games' row groups)."""
     with _rebuilding(con):
         con.execute("DELETE FROM agent_summary")
-        con.execute(f"INSERT INTO agent_summary BY NAME {contributions_sql('matches', 'seats', 'turns')}")
+        rows = contributions_sql("matches", "seats", "turns")
+        con.execute(f"INSERT INTO agent_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
         con.execute("DELETE FROM step_summary")
         rows = step_contributions_sql("matches", "seats", "turns")
         con.execute(f"INSERT INTO step_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
