@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import boards, store, transcripts
-from engine.games.base import seat_fields
+from engine.step_fields import seat_fields
 from engine.wording import count
 from pages.shared import numbers
 from pages.shared.links import LINKED, described, linked_selection, match_link

@@ -69,7 +69,7 @@ def test_who_is_spy_role_table(db, monkeypatch):
 
 def test_a_figure_leaves_out_the_fields_naming_a_seat(db, monkeypatch):
     """Battle Royale's shooter and target are seats: their mean over matches means nothing, so the per-round
-    figures leave them out (`engine.games.base.seat_fields`)."""
+    figures leave them out (`engine.step_fields.seat_fields`)."""
     at = page(db, monkeypatch, game="battle_royale")
     assert not at.exception
     curves = at.dataframe[0].value

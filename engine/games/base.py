@@ -179,17 +179,6 @@ class SeatResult:
 
 
 # ---------------------------------------------------------------- parameters
-# fields of a step record (`state["last"]`) that name a seat (counted from 0): who acted, not how much, so no
-# figure averages them and the pages show them as the players' names
-SEAT_FIELDS = frozenset({"winners", "winner", "shooter", "proposer", "eliminated_seat"})
-SEAT_FIELDS_OF = {"battle_royale": frozenset({"target"})}
-
-
-def seat_fields(game: str) -> frozenset[str]:
-    """The fields of `game`'s step records that name a seat."""
-    return SEAT_FIELDS | SEAT_FIELDS_OF.get(game, frozenset())
-
-
 MAX_PARAM = 1e9  # no game needs more; a bigger number is a typo that would build huge boards or ranges
 
 

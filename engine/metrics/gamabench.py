@@ -26,26 +26,25 @@ formula reaches the table without a replay of the agents.
   `valuations`, `winning_bid`; battle_royale `shooter`, `target`, `hit`, `players_left`; pirate_game
   `proposer`, `plan`, `votes`, `passed`. These records are the `last` field of the `state` JSON of each
   decision turn, so SQL works too: `SELECT match_id, round, state->'last' FROM turns WHERE seat IS NOT NULL`.
-- `round_curves(db, selection)`: those figures' numbers averaged per setting and step over the matches of one game.
+- `round_curves(db, selection)`: those figures' numbers averaged per setting and step over the matches of one game
+  (summed from `step_summary`, engine/store/summaries.py, when it can answer).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from engine import store
-from engine.games.base import seat_fields
 from engine.metrics.seat_sums import settings_source, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
 from engine.settings import setting_labels
-from engine.store.summaries import SETTINGS_SOURCE
+from engine.store.summaries import SETTINGS_SOURCE, step_values_sql
 from engine.suites.gamabench import GAMES
-
-MAX_CURVE_MATCHES = 200  # per-round curves average at most this many matches (the newest)
 
 
 def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
@@ -155,20 +154,17 @@ def _setting(label: str, own_setting: str | None) -> str:
     return f"study {study}" if label == "vanilla" else f"{label} ({study})"
 
 
-def _step_records(db: str | Path, selection: Selection, newest: int | None = None) -> pd.DataFrame:
+def _step_records(db: str | Path, selection: Selection) -> pd.DataFrame:
     """match_id, run_id, step and the step's public record (JSON text) of the selected matches, in play order.
 
     The steps without a record are numbered last and dropped only after the numbering: a `record IS NOT NULL`
     before it is pushed down by DuckDB below the match filter, parsing the state of every turn in the
     database (1.3 s at 50k matches) instead of those of the selected matches (0.2-0.4 s; bench/dashboard.py).
     The selected matches' turns are found by their row ids first (reading their match and seat only), then their
-    states read: one model's newest matches lie all over the file, and a join on the match read the state of
-    every turn it scanned (1.2 s at a million matches, 0.5 s by row ids)."""
+    states read: a join on the match read the state of every turn it scanned."""
     where, params = selection.where(settings=settings_source(db))
-    limit = f"ORDER BY m.finished_at DESC LIMIT {int(newest)}" if newest else ""
     return store.query(db, f"""
-        WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))
-                        {limit}),
+        WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))),
         steps AS (
           SELECT t.match_id, min(t.turn) AS first_turn, json_extract(t.state, '$.last') AS record
           FROM turns t WHERE t.rowid IN (SELECT rowid FROM turns
@@ -191,35 +187,59 @@ def round_figures(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
 
 def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
-    per setting and step over the selected matches of the one game the selection names (the newest
-    MAX_CURVE_MATCHES): a 3-player one-round game is never averaged with a 10-player twenty-round one.
-    Columns: setting (`engine.settings.setting_label`: "vanilla", "custom: players=3, rounds=1", as every page
-    names it),
-    step, matches, then one per numeric field (a yes/no field as its share)."""
-
+    per setting and step over the selected matches of the one game the selection names: a 3-player one-round game
+    is never averaged with a 10-player twenty-round one. The steps and their numbers are
+    `summaries.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps holding a
+    number numbered from 1). Summed from `step_summary` when the selection is a sum of its rows (runs, presets, rule
+    sets, matches without fallback moves, at most one agent) and it is in step with the log, else read from the log:
+    the same curves either way. Columns: setting (`engine.settings.setting_label`: "vanilla",
+    "custom: players=3, rounds=1", as every page names it), step, matches (those of the setting that reached the
+    step), then one per field, in name order."""
     if len(selection.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
-    with store.reading(db):  # one connection for both reads: opening the file costs 10-60 ms
-        records = _step_records(db, selection, newest=MAX_CURVE_MATCHES)
-        if records.empty:
-            return pd.DataFrame(columns=["setting", "step", "matches"])
-        settings = store.query(db, """
-            SELECT match_id, game, preset, params::VARCHAR AS params FROM matches
-            WHERE match_id IN (SELECT unnest(?))""", [records["match_id"].unique().tolist()])
-    setting = dict(zip(settings["match_id"], setting_labels(settings), strict=True))
-    # only the numbers of each record (a yes/no as 0/1): lists, names and seats (who, not how much) are left out
-    left_out = seat_fields(selection.games[0]) | {"round"}
-    rows = []
-    for match_id, _, step, record in records.itertuples(index=False):
-        fields = json.loads(record) or {}
-        rows.append({"match_id": match_id, "setting": setting.get(match_id, ""), "step": step} | {
-            k: float(v) for k, v in fields.items() if isinstance(v, int | float) and k not in left_out})
-    per_step = pd.DataFrame(rows)
-    # a step whose record holds no number (the Pirate Game's proposal: a plan and its proposer's seat) draws
-    # nothing: the steps that do are numbered from 1 (its vote was "round 2" of a one-round game)
-    numeric = per_step.drop(columns=["match_id", "setting", "step"])
-    per_step = per_step[numeric.notna().any(axis=1)].copy()
-    per_step["step"] = per_step.groupby("match_id")["step"].rank(method="dense").astype(int)
-    curves = per_step.drop(columns="match_id").groupby(["setting", "step"]).mean()
-    curves.insert(0, "matches", per_step.groupby(["setting", "step"])["match_id"].nunique())
+    with store.reading(db):  # one connection for every read: opening the file costs 10-60 ms
+        where = summed_where(db, replace(selection, agents=()), several=False)
+        summed = where is not None and len(selection.agents) <= 1
+        steps = _summed_steps(db, where, selection.agents) if summed else _logged_steps(db, selection)
+    if steps.empty:
+        return pd.DataFrame(columns=["setting", "step", "matches"])
+    steps["setting"] = setting_labels(steps)
+    steps = steps.groupby(["setting", "step", "name"], dropna=False)[["matches", "total"]].sum().reset_index()
+    reached = steps[steps["name"].isna()].set_index(["setting", "step"])["matches"]
+    fields = steps[steps["name"].notna()]
+    means = fields.assign(mean=fields["total"] / fields["matches"])
+    curves = means.pivot(index=["setting", "step"], columns="name", values="mean").reindex(reached.index)
+    curves.columns.name = None
+    curves.insert(0, "matches", reached.astype(int))
     return curves.reset_index()
+
+
+def _logged_steps(db: str | Path, selection: Selection) -> pd.DataFrame:
+    """Per match keys, step and field (`name`; NULL: the step itself) of the selected matches, the matches and the
+    field's sum, read from their turns."""
+    where, params = selection.where(settings=settings_source(db))
+    return store.query(db, f"""
+        WITH picked AS (SELECT * FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))),
+        v AS ({step_values_sql("picked", "turns")})
+        SELECT p.game, p.preset, p.params::VARCHAR AS params, v.step, v.name, count(*) AS matches,
+               sum(v.value) AS total
+        FROM v JOIN picked p USING (match_id) GROUP BY ALL
+        UNION ALL
+        SELECT p.game, p.preset, p.params::VARCHAR, v.step, NULL, count(DISTINCT v.match_id), NULL
+        FROM v JOIN picked p USING (match_id) GROUP BY ALL""", [*params, list(GAMES)])
+
+
+def _summed_steps(db: str | Path, where: tuple[str, list], agents: tuple[str, ...]) -> pd.DataFrame:
+    """The same sums from the `step_summary` rows `where` selects: those of the one agent of `agents` (its settings
+    found among `agent_settings`' few rows, then its rows by a join: naming each of a game's 40,000 rows at a million
+    matches cost 120-230 ms, the join 70-90), else the matches' own (label NULL: a match counted once, whoever sat)."""
+    condition, params = where
+    named = f"""SELECT label, temperature, prompt_version, max_tokens FROM {SETTINGS_SOURCE} x
+                WHERE {agent_sql("x", source=SETTINGS_SOURCE)} = ?"""
+    same = " AND ".join(f"n.{c} IS NOT DISTINCT FROM k.{c}" for c in ("temperature", "prompt_version", "max_tokens"))
+    who = f"SEMI JOIN ({named}) n ON n.label = k.label AND {same}" if agents else ""
+    return store.query(db, f"""
+        SELECT k.game, k.preset, k.params::VARCHAR AS params, k.step, k.name, sum(k.matches)::BIGINT AS matches,
+               sum(k.total) AS total
+        FROM step_summary k {who} WHERE {condition} AND {"TRUE" if agents else "k.label IS NULL"} GROUP BY ALL""",
+                       [*agents, *params])

@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.metrics.kept_tables import kept_per_state
+from engine.metrics.llmarena_analyses import agents_rows
 from engine.metrics.magic_social import NO_STRATEGY
 from engine.metrics.ratings import seat_outcomes_sql
 from engine.selection import ALL, Selection, agent_sql
@@ -68,11 +68,11 @@ def _per_agent(db: str | Path, game: str, selection: Selection, columns: list[st
     return table[columns].astype({"games": "int64"})
 
 
-@kept_per_state  # a median is of the whole history, and the metrics of every match are read
+@agents_rows  # a median is of the whole history, and the metrics of every match are read
 def bargain_table(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     return _per_agent(db, "bargain", selection, BARGAIN_COLUMNS, BARGAIN_FIGURES)
 
 
-@kept_per_state
+@agents_rows
 def bid_table(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     return _per_agent(db, "bid", selection, BID_COLUMNS, BID_FIGURES)

@@ -41,7 +41,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("max_tokens", "INTEGER"), ("matches", "BIGINT"), ("seats", "BIGINT"), ("wins", "BIGINT"),
         ("draws", "BIGINT"), ("draws_shared", "BIGINT"), ("score_sum", "DOUBLE"), ("score_weight", "DOUBLE"),
         ("decisions", "BIGINT"), ("valid", "BIGINT"), ("fallback_wins", "BIGINT"), ("cost", "DOUBLE"),
-        ("unpriced", "BIGINT"), ("fallbacks", "BOOLEAN")),
+        ("unpriced", "BIGINT"), ("fallbacks", "BOOLEAN"), ("illegal", "BIGINT")),
     # per the same keys and a metric: the matches of the agent scored by it, the sum and sum of squares of its
     # score per match (the mean of its seats' values there): what `headline.scores` averages
     "metric_summary": (
@@ -92,6 +92,15 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("finished_at", "TIMESTAMP"),
         ("label", "VARCHAR"), ("prompt_version", "VARCHAR"), ("temperature", "DOUBLE"), ("strategy", "VARCHAR"),
         ("max_tokens", "INTEGER"), ("seats", "INTEGER"), ("score", "DOUBLE")),
+    # per run x game x params x preset, whether the match had a fallback move, an agent (label NULL: the match, whoever
+    # sat), a step of the match (`summary_gamabench.step_values_sql`: its public record's numbers, the steps numbered
+    # from 1) and a field of its record (`name` NULL: the step itself): the matches that reached it and the field's
+    # sum, what γ-Bench's per-round curves average (engine/metrics/gamabench.py `round_curves`)
+    "step_summary": (
+        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+        ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
+        ("max_tokens", "INTEGER"), ("step", "INTEGER"), ("name", "VARCHAR"), ("matches", "BIGINT"),
+        ("total", "DOUBLE")),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
@@ -106,13 +115,14 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # role, strategy and challenger: what the Who is Spy and MAgIC boards add up, MAgIC's Reasoning items included); 11
 # gamabench_summary (per agent, strategy, study and repeat: what γ-Bench's table adds up); 12 pairwise_summary
 # rebuilt, its rows no longer comparing teammates (a seat pair of one role) ranked apart; 13 run_totals (Launch's runs
-# panel) and match_scores (the Robustness page), built likewise.
+# panel) and match_scores (the Robustness page), built likewise; 14 agent_summary.illegal (LLMArena's illegal moves,
+# the hint ablation) and step_summary (γ-Bench's per-round curves), agent_summary rebuilt and step_summary built.
 # Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
 

@@ -1,0 +1,29 @@
+"""What each summary table sums by (its keys: the other columns are the sums) and how an agent is told apart in
+them, shared by the modules that compute their rows (engine/store/summary_*.py) and the writer's merge
+(engine/store/summaries.py)."""
+
+from __future__ import annotations
+
+KEYS = ("run_id", "game", "params", "preset", "several", "fallbacks", "label", "temperature", "prompt_version",
+        "max_tokens")
+SIDE = ("label", "temperature", "prompt_version", "max_tokens")  # an agent of a pair, as `KEYS` name it
+PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}" for c in SIDE),
+             *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
+# `seat_summary`'s keys: `KEYS` and what the social boards (Who is Spy, MAgIC) tell seats apart by, and a value
+SEAT_KEYS = (*KEYS, "strategy", "role", "challenger", "flag", "name")
+# `gamabench_summary`'s keys: what γ-Bench's table tells matches apart by (an imported record's study of its own, the
+# run's repeat for the spread over runs), whether the match had a fallback move, and an agent with its strategy
+GAMABENCH_KEYS = ("run_id", "game", "params", "preset", "own_setting", "repeat", "fallbacks", *SIDE, "strategy")
+# `step_summary`'s keys: what a selection and an agent filter pick its rows by, a step and a field of its record
+STEP_KEYS = ("run_id", "game", "params", "preset", "fallbacks", *SIDE, "step", "name")
+# each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
+SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
+             "agent_settings": SIDE, "seat_summary": SEAT_KEYS, "gamabench_summary": GAMABENCH_KEYS,
+             "run_totals": ("run_id",), "step_summary": STEP_KEYS}
+# what tells `match_scores`' rows apart (one per match and agent: it is appended and deleted, never summed)
+MATCH_SCORE_KEYS = ("match_id", "label", "prompt_version", "temperature", "strategy", "max_tokens")
+# `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
+SETTINGS_SOURCE = "(SELECT *, label AS agent FROM agent_settings)"
+# an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
+IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
+            "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
