@@ -224,3 +224,24 @@ def test_litellms_price_map_is_never_fetched_whichever_module_imports_it_first(f
                               timeout=120, cwd=store.ROOT)
         assert done.returncode == 0, done.stderr
         assert fetched == [] and "cost map" not in done.stderr.lower(), done.stderr
+
+
+def test_a_dead_endpoints_error_reads_without_object_addresses():
+    """A new user's report: Start against a dead endpoint showed "Cannot connect to host 127.0.0.1:9
+    ssl:<ssl.SSLContext object at 0x7f...>": an object's address, and SSL named for an http:// URL."""
+    import asyncio
+    import socket
+
+    from engine.agents.base import AgentError, AgentSpec
+    from engine.agents.llm import LLMAgent
+
+    with socket.socket() as probe:  # a port nothing listens on once it is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    agent = LLMAgent(AgentSpec("openai/dead", api_base=f"http://127.0.0.1:{port}/v1", max_tokens=1),
+                     use_cache=False, transport_retries=0, timeout=10)
+    with pytest.raises(AgentError) as failed:
+        asyncio.run(agent.call([{"role": "user", "content": "hi"}], {"max_tokens": 1}))
+    said = str(failed.value)
+    assert f"127.0.0.1:{port}" in said or "Connection" in said, said
+    assert " object at 0x" not in said and "ssl:" not in said, said

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
+import re
 import time
 import weakref
 import zlib
@@ -196,6 +197,17 @@ def retry_after(exc: BaseException) -> float | None:
     return None
 
 
+# what a provider's error carries that says nothing to a user: aiohttp's "ssl:<ssl.SSLContext object at 0x7f...>"
+# (printed for plain-http endpoints too), any other object's address
+_OBJECT_NOISE = re.compile(r"\s*ssl:(?:<[^<>]*object at 0x[0-9a-fA-F]+>|default)"
+                           r"|(?<=<)([\w.]+) object at 0x[0-9a-fA-F]+")
+
+
+def plain_error(text: str) -> str:
+    """A provider's error as a user reads it: without the addresses and SSL contexts of the objects it names."""
+    return _OBJECT_NOISE.sub(lambda found: found.group(1) or "", text)
+
+
 def _nth(attempt: int) -> str:
     """The sample key's suffix for a re-ask: none for the first ask, so the keys of first asks never change."""
     return f":{attempt}" if attempt else ""
@@ -317,7 +329,7 @@ class LLMAgent:
                 reply.failed_calls = attempt
                 return reply
             except Exception as exc:  # noqa: BLE001 - classified just below
-                reason = redact(f"{type(exc).__name__}: {exc}"[:2000])[:500]  # a key cut short is still one
+                reason = redact(plain_error(f"{type(exc).__name__}: {exc}"[:2000]))[:500]  # a key cut short is one
                 if not is_retryable(exc) or attempt == self.transport_retries:
                     raise AgentError(f"{self.spec.agent} failed after {attempt + 1} attempt(s): {reason}") from None
                 self.last_failure = f"{self.spec.agent}: {reason}"
