@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -94,20 +95,23 @@ def same_model(name: Any) -> str:
 
 def beside(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "agent") -> pd.DataFrame:
     """Our rows (source "ours"), each followed by the published rows of the same model (and strategy, when
-    both have one); published rows of models we have not played are left out."""
+    both have one); published rows of models we have not played are left out. One concatenation put in order
+    (a frame per row cost 0.8 s for a million matches' 240 rows)."""
     if ours.empty or paper.empty or key not in ours:
         return ours
-    ours = ours.assign(source="ours")
+    ours = ours.assign(source="ours").reset_index(drop=True)
+    paper = paper.reset_index(drop=True)
     strategies = "strategy" in ours and "strategy" in paper
-    parts = []
-    for i in range(len(ours)):
-        row = ours.iloc[i]
-        parts.append(ours.iloc[[i]])
-        match = paper[paper[key].map(same_model) == same_model(row[key])]
-        if strategies:  # no strategy (a bot's "-") is the plain prompt: the papers' vanilla rows
-            mine = "vanilla" if row["strategy"] in (None, "-") else row["strategy"]
-            match = match[match["strategy"] == mine]
-        parts.append(match)
+    published_at: dict[tuple[str, Any], list[int]] = {}
+    for j, (model, strategy) in enumerate(zip(paper[key].map(same_model),
+                                              paper["strategy"] if strategies else repeat(None), strict=False)):
+        published_at.setdefault((model, strategy), []).append(len(ours) + j)
+    order = []
+    for i, (model, strategy) in enumerate(zip(ours[key].map(same_model),
+                                              ours["strategy"] if strategies else repeat(None), strict=False)):
+        # no strategy (a bot's "-") is the plain prompt: the papers' vanilla rows
+        mine = ("vanilla" if pd.isna(strategy) or strategy == "-" else strategy) if strategies else None
+        order += [i, *published_at.get((model, mine), [])]
     columns = [key, "source", *[c for c in ours.columns if c not in (key, "source")]]
-    table = pd.concat(parts, ignore_index=True)
+    table = pd.concat([ours, paper], ignore_index=True).iloc[order].reset_index(drop=True)
     return table[columns + [c for c in table.columns if c not in columns]]
