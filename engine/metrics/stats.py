@@ -248,23 +248,43 @@ SCORE_MARGIN = 5.0  # points of a 0-100 score: between the paper's "consistent" 
 SD_MARGIN = 0.5  # standard deviations of the default level's scores, where the score has no fixed scale
 
 
-def equivalence_margin(default_scores_sd: float, on_0_100: bool) -> float:
-    """How far a level's mean may be from the default's and still count as the same (the equivalence margin)."""
-    return SCORE_MARGIN if on_0_100 else SD_MARGIN * default_scores_sd
+def equivalence_margin(default_scores_sd, on_0_100):
+    """How far a level's mean may be from the default's and still count as the same (the equivalence margin); of
+    arrays, each block's."""
+    margin = np.where(on_0_100, SCORE_MARGIN, SD_MARGIN * np.asarray(default_scores_sd, dtype=float))
+    return float(margin) if margin.ndim == 0 else margin
 
 
 def robustness_verdict(comparison: pd.DataFrame, margin: float) -> str:
-    """The verdict on one `compare_levels` table: 'not enough data' unless every level was tested (it and the default
-    have MIN_SAMPLE scores: a verdict on the levels that happen to have enough would hide the others); 'sensitive'
-    when any differs Holm-significantly from the default; 'robust' when every level's 95% interval of the
-    difference lies within ±`margin` (an equivalence test: a large p alone is absence of evidence, not evidence of
-    no effect); else 'inconclusive'."""
-    if len(comparison) < 2 or comparison.iloc[0]["test"] != "default":
+    """The verdict on one `compare_levels` table (`robustness_verdicts`)."""
+    if comparison.empty:
         return "not enough data"
-    levels = comparison.iloc[1:]
-    if (levels["test"] == NOT_TESTED).any() or levels[["diff_low", "diff_high"]].isna().any(axis=None):
-        return "not enough data"  # (identical paired scores have an interval, [0, 0], though their p is undefined)
-    if levels["significant"].eq(True).any():
-        return "sensitive"
-    inside = (levels["diff_low"] >= -margin) & (levels["diff_high"] <= margin)
-    return "robust" if bool(np.isfinite(margin)) and inside.all() else "inconclusive"
+    return robustness_verdicts(comparison.assign(block=0), ["block"], np.full(len(comparison), margin)).iloc[0]
+
+
+def robustness_verdicts(tables: pd.DataFrame, by: list[str], margin: np.ndarray) -> pd.Series:
+    """The verdict on each block of `tables` (`compare_moments`' rows, grouped by the columns `by`, each block's
+    default first; `margin`: each row's block's equivalence margin), indexed by the blocks: 'not enough data' unless
+    every level was tested (it and the default have MIN_SAMPLE scores: a verdict on the levels that happen to have
+    enough would hide the others); 'sensitive' when any differs Holm-significantly from the default; 'robust' when
+    every level's 95% interval of the difference lies within ±margin (an equivalence test: a large p alone is
+    absence of evidence, not evidence of no effect); else 'inconclusive'. All blocks in one pass: the page judges
+    ~100 on load."""
+    later = tables.groupby(by, sort=False).cumcount().to_numpy() > 0
+    margin = np.asarray(margin, dtype=float)
+    low, high = tables["diff_low"].to_numpy(dtype=float), tables["diff_high"].to_numpy(dtype=float)
+    # (identical paired scores have an interval, [0, 0], though their p is undefined)
+    rows = pd.DataFrame({
+        "default_first": ~later & (tables["test"] == "default").to_numpy(),
+        "later": later,
+        "untested": later & ((tables["test"] == NOT_TESTED).to_numpy() | np.isnan(low) | np.isnan(high)),
+        "significant": later & tables["significant"].eq(True).to_numpy(),
+        "outside": later & ~((low >= -margin) & (high <= margin) & np.isfinite(margin))})
+    for column in by:
+        rows[column] = tables[column].to_numpy()
+    blocks = rows.groupby(by, sort=False).agg(
+        {"default_first": "any", "later": "any", "untested": "any", "significant": "any", "outside": "any"})
+    verdict = np.where(blocks["outside"], "inconclusive", "robust")
+    verdict = np.where(blocks["significant"], "sensitive", verdict)
+    enough = blocks["default_first"] & blocks["later"] & ~blocks["untested"]
+    return pd.Series(np.where(enough, verdict, "not enough data"), index=blocks.index, dtype=object)
