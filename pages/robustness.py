@@ -234,9 +234,9 @@ summary = block_summary(tables)
 
 # one factor at a time (a reader compares one; drawing every factor's tables and charts at once took 13 s at a
 # million matches): its charts, its verdicts, and one game's level table
-compared = [factor for factor in FACTOR_NAMES if factor in set(summary["factor"])]
-factor = url_selectbox("Factor", list(FACTOR_NAMES), "factor", default=(compared or list(FACTOR_NAMES))[0])
-label = FACTOR_NAMES[factor]
+compared = [label for factor, label in FACTOR_NAMES.items() if factor in set(summary["factor"])]
+label = url_selectbox("Factor", list(FACTOR_NAMES.values()), "factor", default=(compared or [None])[0])
+factor = next(factor for factor, name in FACTOR_NAMES.items() if name == label)
 st.header(label.capitalize())
 mine = summary[summary["factor"] == factor]
 if mine.empty:
