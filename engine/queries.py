@@ -137,10 +137,11 @@ _TYPED_SCORES = """SELECT game::VARCHAR AS game, preset::VARCHAR AS preset, para
     max_tokens::INTEGER AS max_tokens, "repeat"::INTEGER AS "repeat", seed::BIGINT AS seed, score::DOUBLE AS score
     FROM (<scores>)"""
 _CELLS = f"""WITH r AS ({_TYPED_SCORES})
-    SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) AS n, avg(score) AS mean,
-           var_pop(score) * count(*) AS m2, min(score) AS lowest, max(score) AS highest,
+    SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) AS n, count(score) AS scored, avg(score) AS mean,
+           var_pop(score) * count(score) AS m2, min(score) AS lowest, max(score) AS highest,
            count(DISTINCT seed) = count(*) AS seeds_once, bit_xor(hash(seed)) AS seeds_hash
     FROM r GROUP BY ALL"""
+_UNLESS_UNSCORED = "CASE WHEN count(a.score - b.score) = count(*) THEN {} ELSE 'NaN'::DOUBLE END"
 # the pairs of the levels whose cells may pair with their default's (`_levels`' `pairable`): level rows joined to
 # the default's on the seed, kept where each side played each seed once and both the same seeds
 _PAIRS = f"""WITH r AS ({_TYPED_SCORES}),
@@ -155,8 +156,8 @@ _PAIRS = f"""WITH r AS ({_TYPED_SCORES}),
                      count(*) FILTER (WHERE is_default) AS n_ref,
                      count(DISTINCT seed) FILTER (WHERE is_default) AS seeds_ref
               FROM picked GROUP BY k),
-    paired AS (SELECT a.k, count(*) AS pairs, avg(a.score - b.score) AS paired_mean,
-                      var_pop(a.score - b.score) * count(*) AS paired_m2
+    paired AS (SELECT a.k, count(*) AS pairs, {_UNLESS_UNSCORED.format("avg(a.score - b.score)")} AS paired_mean,
+                      {_UNLESS_UNSCORED.format("var_pop(a.score - b.score) * count(*)")} AS paired_m2
                FROM picked a JOIN picked b ON a.k = b.k AND a.seed = b.seed AND NOT a.is_default AND b.is_default
                GROUP BY a.k)
     SELECT k, pairs, paired_mean, paired_m2 FROM paired JOIN sides USING (k)
@@ -166,7 +167,8 @@ _PAIRS = f"""WITH r AS ({_TYPED_SCORES}),
 @dataclass(frozen=True)
 class Robustness:
     """A model's robustness figures. `cells`: one row per game, preset, params, condition (FACTORS) and repeat with
-    the scores' moments (`n`, `mean`, `m2`: the sum of squared deviations, `lowest`, `highest`) and `setting`
+    its rows (`n`) and the moments of their scores (`scored`, `mean`, `m2`: the sum of squared deviations, `lowest`,
+    `highest`; a row without a score counts in none) and `setting`
     (`engine.settings.setting_label`, as every page names it). `tables`: one row per factor, game, setting and
     level, each level against its default (`stats.compare_moments`' columns after factor, game and setting)."""
 
@@ -207,7 +209,9 @@ def _robustness(read) -> Robustness:
     played each seed once and they have as many scores: only those are joined on the seed (`_PAIRS`)."""
     cells = read(_CELLS, [])
     cells = cells.astype({"max_tokens": "Int32", "repeat": "Int32"}).assign(setting=setting_labels(cells))
-    moments = [cells[name].to_numpy(dtype=float) for name in ("n", "mean", "m2")]
+    unscored = cells["scored"].to_numpy() < cells["n"].to_numpy()  # a level holding one has no mean (as numpy)
+    moments = [cells["n"].to_numpy(dtype=float),
+               *(np.where(unscored, np.nan, cells[name].to_numpy(dtype=float)) for name in ("mean", "m2"))]
     seeds = (~cells["seeds_once"].to_numpy(dtype=bool), cells["seeds_hash"].to_numpy(dtype=np.uint64))
     lowest, highest = cells["lowest"].to_numpy(dtype=float), cells["highest"].to_numpy(dtype=float)
     numbered = {name: _numbered(cells[name], default) for name, default in FACTORS.items()}
@@ -215,7 +219,7 @@ def _robustness(read) -> Robustness:
                                                      "is_default", "n", "mean", "m2", "cells", "pairable")}
     for (game, setting), rows in sorted(cells.groupby(["game", "setting"]).indices.items()):
         rows = np.sort(rows)
-        floor, ceiling = (0.0, 100.0) if game in SCORED_0_100 else (lowest[rows].min(), highest[rows].max())
+        floor, ceiling = (0.0, 100.0) if game in SCORED_0_100 else (np.nanmin(lowest[rows]), np.nanmax(highest[rows]))
         for factor, held in _held_at_defaults({name: (codes[rows], default) for name, (codes, default)
                                                in numbered.items()}):
             picked = rows[held & (numbered[factor][0][rows] >= 0)]  # a missing level is no level

@@ -208,7 +208,9 @@ played_in = cells.assign(params=cells["params"].map({params: params_text(params)
                                                      for params in cells["params"].unique()}))
 condition = ["game", "setting", "prompt_version", "temperature", "strategy", "max_tokens", "params"]
 groups = played_in.groupby(condition, dropna=False).ngroup().to_numpy()  # in the order of the keys
-n, mean, m2 = stats.pooled(groups, *(cells[name].to_numpy(dtype=float) for name in ("n", "mean", "m2")))
+scored = cells["scored"].to_numpy(dtype=float)  # a cell's scores (a match without a score counts in no mean)
+n, mean, m2 = stats.pooled(groups, scored, *(np.where(scored > 0, cells[name].to_numpy(dtype=float), 0.0)
+                                             for name in ("mean", "m2")))
 with np.errstate(invalid="ignore", divide="ignore"):
     sd = np.where(n > 1, np.sqrt(m2 / (n - 1)), np.nan)
 conditions = played_in.iloc[np.unique(groups, return_index=True)[1]][condition].reset_index(drop=True)
