@@ -139,11 +139,11 @@ _TYPED_SCORES = """SELECT game::VARCHAR AS game, preset::VARCHAR AS preset, para
 _CELLS = f"""WITH r AS ({_TYPED_SCORES})
     SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) AS n, count(score) AS scored, avg(score) AS mean,
            var_pop(score) * count(score) AS m2, min(score) AS lowest, max(score) AS highest,
-           count(DISTINCT seed) = count(*) AS seeds_once, bit_xor(hash(seed)) AS seeds_hash
+           bit_xor(seed) AS seeds_xor, sum(seed % 1000003)::BIGINT AS seeds_sum
     FROM r GROUP BY ALL"""
 _UNLESS_UNSCORED = "CASE WHEN count(a.score - b.score) = count(*) THEN {} ELSE 'NaN'::DOUBLE END"
-# the pairs of the levels whose cells may pair with their default's (`_levels`' `pairable`): level rows joined to
-# the default's on the seed, kept where each side played each seed once and both the same seeds
+# the pairs of the levels whose cells may pair with their default's (`_levels`' `pairable`): where each side played
+# each seed once, its rows joined to the default's on the seed, kept where both played the same seeds
 _PAIRS = f"""WITH r AS ({_TYPED_SCORES}),
     wanted AS (SELECT unnest(?::INTEGER[]) AS k, unnest(?::BOOLEAN[]) AS is_default,
                       {", ".join(f'unnest(?::{kind}[]) AS "{c}"' for c, kind in zip(CONDITION, (
@@ -159,9 +159,8 @@ _PAIRS = f"""WITH r AS ({_TYPED_SCORES}),
     paired AS (SELECT a.k, count(*) AS pairs, {_UNLESS_UNSCORED.format("avg(a.score - b.score)")} AS paired_mean,
                       {_UNLESS_UNSCORED.format("var_pop(a.score - b.score) * count(*)")} AS paired_m2
                FROM picked a JOIN picked b ON a.k = b.k AND a.seed = b.seed AND NOT a.is_default AND b.is_default
-               GROUP BY a.k)
-    SELECT k, pairs, paired_mean, paired_m2 FROM paired JOIN sides USING (k)
-    WHERE n = seeds AND n_ref = seeds_ref AND pairs = n AND pairs = n_ref"""
+               WHERE a.k IN (SELECT k FROM sides WHERE n = seeds AND n_ref = seeds_ref) GROUP BY a.k)
+    SELECT k, pairs, paired_mean, paired_m2 FROM paired JOIN sides USING (k) WHERE pairs = n AND pairs = n_ref"""
 
 
 @dataclass(frozen=True)
@@ -205,16 +204,19 @@ def _robustness(read) -> Robustness:
     seed changes no rule: one setting) and factor: the cells whose other factors are at their defaults where the
     data has them (`_held_at_defaults`), a block only where the factor took 2+ levels so held; the factor's default
     is FACTORS' where played, else its most played level. Each level's moments are its cells' pooled; intervals of
-    the mean are clipped to `score_range`. A level's scores pair with the default's only when every cell of both
-    played each seed once and they have as many scores: only those are joined on the seed (`_PAIRS`)."""
+    the mean are clipped to `score_range`. A level's scores pair with the default's only when each side played each
+    seed once and both the same seeds: the levels with as many rows as the default and the same xor and sum of
+    their seeds (the sum modulo a prime, exact in a float: what the same seeds have; a cheap sieve, where counting
+    distinct seeds per cell doubled the cells' read at a million matches) are sent to `_PAIRS`, which tells."""
     cells = read(_CELLS, [])
     cells = cells.astype({"max_tokens": "Int32", "repeat": "Int32"}).assign(setting=setting_labels(cells))
     unscored = cells["scored"].to_numpy() < cells["n"].to_numpy()  # a level holding one has no mean (as numpy)
     moments = [cells["n"].to_numpy(dtype=float),
                *(np.where(unscored, np.nan, cells[name].to_numpy(dtype=float)) for name in ("mean", "m2"))]
-    seeds = (~cells["seeds_once"].to_numpy(dtype=bool), cells["seeds_hash"].to_numpy(dtype=np.uint64))
+    seeds = (cells["seeds_xor"].fillna(0).to_numpy(dtype=np.int64), cells["seeds_sum"].to_numpy(dtype=float))
     lowest, highest = cells["lowest"].to_numpy(dtype=float), cells["highest"].to_numpy(dtype=float)
     numbered = {name: _numbered(cells[name], default) for name, default in FACTORS.items()}
+    uniques = {name: list(pd.unique(cells[name].dropna())) for name in FACTORS}  # in the order factorize numbers
     blocks: dict[str, list] = {name: [] for name in ("factor", "game", "setting", "floor", "ceiling", "level",
                                                      "is_default", "n", "mean", "m2", "cells", "pairable")}
     for (game, setting), rows in sorted(cells.groupby(["game", "setting"]).indices.items()):
@@ -223,7 +225,7 @@ def _robustness(read) -> Robustness:
         for factor, held in _held_at_defaults({name: (codes[rows], default) for name, (codes, default)
                                                in numbered.items()}):
             picked = rows[held & (numbered[factor][0][rows] >= 0)]  # a missing level is no level
-            levels = _levels(cells[factor].array[picked].to_numpy(), FACTORS[factor], picked,
+            levels = _levels(numbered[factor][0][picked], uniques[factor], FACTORS[factor], picked,
                              *(values[picked] for values in (*moments, *seeds)))
             for name, values in (levels | {"factor": factor, "game": game, "setting": setting, "floor": floor,
                                            "ceiling": ceiling}).items():
@@ -239,27 +241,30 @@ def _robustness(read) -> Robustness:
     return Robustness(cells, tables[["factor", "game", "setting", *stats.COMPARISON_COLUMNS]])
 
 
-def _levels(values: np.ndarray, default, positions: np.ndarray, n: np.ndarray, mean: np.ndarray, m2: np.ndarray,
-            seed_twice: np.ndarray, seeds_hash: np.ndarray) -> dict[str, list]:
-    """One block's levels (the default first, then in order) from its cells (a factor's `values`, their
-    `positions` in the cells, moments, whether a seed came twice and the xor of the seeds' hashes): each level's
-    pooled moments, its cells' positions, and whether it may pair with the default (`pairable`: as many scores,
-    no seed twice in a cell, the same xor of seeds' hashes; `_PAIRS` tells). The default is `default` where played,
-    else the most played level (the lowest of a tie)."""
-    codes, found = pd.factorize(values)
-    found = list(found)
+def _levels(numbers: np.ndarray, values: list, default, positions: np.ndarray, n: np.ndarray, mean: np.ndarray,
+            m2: np.ndarray, seeds_xor: np.ndarray, seeds_sum: np.ndarray) -> dict[str, list]:
+    """One block's levels (the default first, then in order) from its cells (a factor's level `numbers` in its
+    `values`, their
+    `positions` in the cells, moments, the xor and the sum of their seeds): each level's pooled moments,
+    its cells' positions, and whether it may pair with the default (`pairable`: as many rows, at least
+    MIN_SAMPLE, and the same xor and sum; `_PAIRS` tells). The default is `default` where played, else the most
+    played level (the lowest of a tie)."""
+    present, codes = np.unique(numbers, return_inverse=True)
+    found = [values[i] for i in present]
     n, mean, m2 = stats.pooled(codes, n, mean, m2)
     if default not in found:
         default = min(level for i, level in enumerate(found) if n[i] == n.max())
     order = sorted(range(len(found)), key=lambda i: (found[i] != default, found[i]))
-    once = np.bincount(codes, seed_twice, len(found)) == 0
-    hashes = [np.bitwise_xor.reduce(seeds_hash[codes == i]) for i in range(len(found))]
+    by_level = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[by_level], np.arange(len(found)))
+    seeds = list(zip(np.bitwise_xor.reduceat(seeds_xor[by_level], starts).tolist(),
+                     np.bincount(codes, seeds_sum, len(found)).tolist(), strict=True))
     ref = order[0]
     return {"level": [found[i] for i in order], "is_default": [i == ref for i in order],
             "n": [int(n[i]) for i in order], "mean": mean[order].tolist(), "m2": m2[order].tolist(),
             "cells": [positions[codes == i] for i in order],
-            "pairable": [i != ref and once[i] and once[ref] and hashes[i] == hashes[ref]
-                         and n[i] == n[ref] >= max(stats.MIN_SAMPLE, 2) for i in order]}
+            "pairable": [i != ref and seeds[i] == seeds[ref] and n[i] == n[ref] >= max(stats.MIN_SAMPLE, 2)
+                         for i in order]}
 
 
 def _pairs(read, cells: pd.DataFrame, levels: pd.DataFrame, pairable: pd.Index) -> pd.DataFrame:
