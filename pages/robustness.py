@@ -38,6 +38,9 @@ FACTOR_WHY = {
     "repeat": "the same condition played again on new seeds (γ-Bench runs a model five times to show its variance): "
               "a difference between repeats is chance alone, so a robust model shows none"}
 DB = store.default_db()
+# rows of "What it played" drawn at once: past them, one game's (a million matches' model: 1,080 conditions, ~0.7 s
+# to draw, format and put in the report)
+PLAYED_AT_ONCE = 100
 TWO_DECIMALS = dict.fromkeys(["mean", "sd", "sd of means", "margin"], 2)  # scores, even where whole (5 is 5.00)
 CLIPPED = ("Intervals of a mean are 95% t intervals clipped to the range the scores can take: 0-100 for γ-Bench's "
            "games, else the lowest to the highest score of the game in that setting (a mean cannot leave the range "
@@ -217,11 +220,17 @@ conditions = played_in.iloc[np.unique(groups, return_index=True)[1]][condition].
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params"]
 conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd)
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
+# a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
+capped = conditions["max tokens"].nunique() > 1
+if len(conditions) > PLAYED_AT_ONCE:  # one game's conditions at a time (the downloads: that game's)
+    games = conditions["game"].unique().tolist()
+    game = url_selectbox("Game played", games, "played_game")
+    report.caption(f"{len(conditions):,} conditions in {len(games)} games: those of {plain(game)} shown (pick "
+                   "another above).")
+    conditions = conditions[conditions["game"] == game].reset_index(drop=True)
 # the model's condition in one column ("v1 · 1.00 · vanilla", blank for a bot, as the papers' tables on Leaderboards
 # show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
 # 1400 px window
-# a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
-capped = conditions["max tokens"].nunique() > 1
 played_shown = readable(conditions, TWO_DECIMALS)
 played_shown["max tokens"] = [f"max_tokens={int(v)}" if capped and pd.notna(v) else ""
                               for v in conditions["max tokens"]]
