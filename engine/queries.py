@@ -217,8 +217,8 @@ def _robustness(read) -> Robustness:
     lowest, highest = cells["lowest"].to_numpy(dtype=float), cells["highest"].to_numpy(dtype=float)
     numbered = {name: _numbered(cells[name], default) for name, default in FACTORS.items()}
     uniques = {name: list(pd.unique(cells[name].dropna())) for name in FACTORS}  # in the order factorize numbers
-    blocks: dict[str, list] = {name: [] for name in ("factor", "game", "setting", "floor", "ceiling", "level",
-                                                     "is_default", "n", "mean", "m2", "cells", "pairable")}
+    blocks: dict[str, list] = {name: [] for name in ("factor", "game", "setting", "floor", "ceiling", "block",
+                                                     "level", "is_default", "n", "mean", "m2", "cells", "pairable")}
     for (game, setting), rows in sorted(cells.groupby(["game", "setting"]).indices.items()):
         rows = np.sort(rows)
         floor, ceiling = (0.0, 100.0) if game in SCORED_0_100 else (np.nanmin(lowest[rows]), np.nanmax(highest[rows]))
@@ -228,11 +228,10 @@ def _robustness(read) -> Robustness:
             levels = _levels(numbered[factor][0][picked], uniques[factor], FACTORS[factor], picked,
                              *(values[picked] for values in (*moments, *seeds)))
             for name, values in (levels | {"factor": factor, "game": game, "setting": setting, "floor": floor,
-                                           "ceiling": ceiling}).items():
+                                           "ceiling": ceiling, "block": len(blocks["block"])}).items():
                 blocks[name].extend(values if name in levels else [values] * len(levels["n"]))
-    levels = pd.DataFrame(blocks).assign(level=pd.Series(blocks["level"], dtype=object), pairs=np.nan,
-                                         paired_mean=np.nan, paired_m2=np.nan)
-    levels["block"] = levels["factor"] + "|" + levels["game"] + "|" + levels["setting"]
+    levels = pd.DataFrame(blocks | {"level": pd.Series(blocks["level"], dtype=object).to_numpy(), "pairs": np.nan,
+                                    "paired_mean": np.nan, "paired_m2": np.nan})
     pairable = levels.index[levels.pop("pairable").to_numpy(dtype=bool)]
     if len(pairable):
         pairs = _pairs(read, cells, levels, pairable)
@@ -296,7 +295,7 @@ def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, int]]):
     there and its default's): the rows whose other factors are at their defaults, where the data has those defaults;
     only factors left with 2+ levels."""
     def levels(codes: np.ndarray) -> int:
-        return np.unique(codes[codes >= 0]).size
+        return np.count_nonzero(np.bincount(codes + 1)[1:])  # -1, missing, counts in none
 
     varied = {name: levels(codes) > 1 for name, (codes, _) in numbered.items()}
     for factor in FACTORS:
