@@ -221,7 +221,7 @@ def _robustness(read) -> Robustness:
                                                      "level", "is_default", "n", "mean", "m2", "cells", "pairable")}
     for (game, setting), rows in sorted(cells.groupby(["game", "setting"]).indices.items()):
         rows = np.sort(rows)
-        floor, ceiling = (0.0, 100.0) if game in SCORED_0_100 else (np.nanmin(lowest[rows]), np.nanmax(highest[rows]))
+        floor, ceiling = score_range(game, pd.Series([*lowest[rows], *highest[rows]]))
         for factor, held in _held_at_defaults({name: (codes[rows], default) for name, (codes, default)
                                                in numbered.items()}):
             picked = rows[held & (numbered[factor][0][rows] >= 0)]  # a missing level is no level
@@ -242,10 +242,9 @@ def _robustness(read) -> Robustness:
 
 def _levels(numbers: np.ndarray, values: list, default, positions: np.ndarray, n: np.ndarray, mean: np.ndarray,
             m2: np.ndarray, seeds_xor: np.ndarray, seeds_sum: np.ndarray) -> dict[str, list]:
-    """One block's levels (the default first, then in order) from its cells (a factor's level `numbers` in its
-    `values`, their
-    `positions` in the cells, moments, the xor and the sum of their seeds): each level's pooled moments,
-    its cells' positions, and whether it may pair with the default (`pairable`: as many rows, at least
+    """One block's levels (the default first, then in order) from its cells (their level `numbers` in the factor's
+    `values`, their `positions` in the cells, moments, the xor and the sum of their seeds): each level's pooled
+    moments, its cells' positions, and whether it may pair with the default (`pairable`: as many rows, at least
     MIN_SAMPLE, and the same xor and sum; `_PAIRS` tells). The default is `default` where played, else the most
     played level (the lowest of a tie)."""
     present, codes = np.unique(numbers, return_inverse=True)

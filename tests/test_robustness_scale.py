@@ -247,3 +247,13 @@ def test_levels_on_the_defaults_seeds_are_paired_and_the_others_are_not():
     assert table.loc[[0.2, 0.7, 0.9], "test"].tolist() == ["Welch t"] * 3
     assert_same_comparisons(pd.concat([table.assign(factor=factor, game=game) for (factor, game), table
                                        in tables.items()]), by_hand(scores))
+
+
+def test_a_model_that_varied_nothing_or_played_nothing_has_no_table(written):
+    """One condition in one game (a bot's single run): cells, no comparison; no scores: neither (the page says so)."""
+    once = frame(40, 3).assign(prompt_version="v1", temperature=1.0, strategy="vanilla", max_tokens=256, repeat=0,
+                               game="chameleon", preset="default", params="{}")
+    assert queries.robustness_tables(once) == {}
+    nobody = queries.robustness(written, "nobody")
+    assert nobody.cells.empty and nobody.tables.empty
+    assert list(nobody.tables.columns) == ["factor", "game", "setting", *stats.COMPARISON_COLUMNS]

@@ -231,8 +231,8 @@ def compare_moments(moments: pd.DataFrame, min_sample: int = MIN_SAMPLE) -> pd.D
         spread = np.sqrt(((n[ref] - 1) * var[ref] + (n - 1) * var) / (n[ref] + n - 2))
         d = np.where(tested & (spread > 0), (mean - mean[ref]) / spread, np.nan)
     p_holm = np.full(len(p), np.nan)
-    starts = np.flatnonzero(first)
-    for start, end in zip(starts, [*starts[1:], len(p)], strict=True):
+    bounds = np.append(np.flatnonzero(first), len(p))  # each block's first row, then the end
+    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
         p_holm[start:end] = holm(p[start:end])
     test = np.where(is_default, "default", np.where(paired, "paired t", np.where(tested, "Welch t", NOT_TESTED)))
     extra = moments.drop(columns=[*MOMENT_COLUMNS, "is_default"], errors="ignore")
