@@ -172,8 +172,9 @@ def block_summary(tables: pd.DataFrame) -> pd.DataFrame:
     paper's spread (sd of the levels' means), the equivalence margin, the significant levels (blank when nothing
     was tested) and the verdict (`stats.robustness_verdicts`), every block in one pass."""
     by = ["factor", "game", "setting"]
+    columns = ["game", "setting", "factor", "levels", "tested", "sd of means", "margin", "significant", "verdict"]
     if tables.empty:
-        return pd.DataFrame(columns=[*by, "levels", "tested", "sd of means", "margin", "significant", "verdict"])
+        return pd.DataFrame(columns=columns)
     blocks = tables.groupby(by, sort=False)
     margin = stats.equivalence_margin(blocks["std"].transform("first").to_numpy(),
                                       tables["game"].isin(queries.SCORED_0_100).to_numpy())
@@ -185,7 +186,8 @@ def block_summary(tables: pd.DataFrame) -> pd.DataFrame:
     summary["verdict"] = stats.robustness_verdicts(tables, by, margin)
     # in the page's order: factor by factor, each factor's games and settings as the tables have them
     order = {factor: i for i, factor in enumerate(FACTOR_NAMES)}
-    return summary.reset_index().sort_values("factor", key=lambda f: f.map(order), kind="stable", ignore_index=True)
+    return summary.reset_index().sort_values("factor", key=lambda f: f.map(order), kind="stable",
+                                             ignore_index=True)[columns]
 
 
 report = Report("Robustness")
