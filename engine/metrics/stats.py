@@ -8,9 +8,11 @@ robustness comparisons of GAMA-Bench's RQ1 (γ-Bench paper §4.1) made testable.
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
   comparisons and Cohen's d. A level is tested only when it and the default have `MIN_SAMPLE`
   scores each (the paper's five runs); a t-test on two or three scores is left "not tested".
-- `robustness_verdict`: the paper gives no numeric criterion. Absence of a significant difference is
-  not robustness, so: unless every level and the default have `MIN_SAMPLE` scores, "not enough
-  data"; "sensitive" when a level
+  The statistics come from each level's moments (`compare_moments`, every block at once: the
+  Robustness page gets the moments from DuckDB, `engine/queries.py`), pooled by `pooled`.
+- `robustness_verdict` (`robustness_verdicts`: every block at once): the paper gives no numeric
+  criterion. Absence of a significant difference is not robustness, so: unless every level and
+  the default have `MIN_SAMPLE` scores, "not enough data"; "sensitive" when a level
   differs from the default with a Holm-significant p (alpha 0.05); "robust" only when every level's
   95% interval of the difference lies inside an equivalence margin (`equivalence_margin`: 5 points
   of γ-Bench's 0-100 score, between the paper's "consistent" spread of 2.4-3.4 and the 7.6-11.0 it
@@ -62,15 +64,6 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     return out
 
 
-def cohens_d(reference: Sequence[float], other: Sequence[float]) -> float:
-    """(mean(other) - mean(reference)) / pooled standard deviation; NaN when it is undefined."""
-    a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
-    if a.size < 2 or b.size < 2:
-        return float("nan")
-    pooled = np.sqrt(((a.size - 1) * a.var(ddof=1) + (b.size - 1) * b.var(ddof=1)) / (a.size + b.size - 2))
-    return float((b.mean() - a.mean()) / pooled) if pooled > 0 else float("nan")
-
-
 def _t_p_value(diff: float, se: float, df: float) -> float:
     """Two-sided p of t = diff / se, by formula: scipy's `ttest_ind`/`ttest_rel` cost 5-40x more a call
     (bench/stats.py); tests/test_stats.py pins these to scipy's on random samples. The t distribution's tails are
@@ -86,17 +79,20 @@ def _t_p_values(diff: np.ndarray, se: np.ndarray, df: np.ndarray) -> np.ndarray:
     return np.where(se == 0, np.where(diff == 0, np.nan, 0.0), p)
 
 
-def _welch_parts(reference: np.ndarray, other: np.ndarray) -> tuple[float, float, float]:
-    """(mean(other) - mean(reference), its standard error, Welch-Satterthwaite degrees of freedom)."""
-    va, vb = reference.var(ddof=1) / reference.size, other.var(ddof=1) / other.size
-    df = 1.0 if va + vb == 0 else (va + vb) ** 2 / (va**2 / (reference.size - 1) + vb**2 / (other.size - 1))
-    return float(other.mean() - reference.mean()), float(np.sqrt(va + vb)), df
+def _welch_parts(n_a, mean_a, var_a, n_b, mean_b, var_b):
+    """(mean_b - mean_a, its standard error, Welch-Satterthwaite degrees of freedom) of two samples' counts, means
+    and variances: numbers or arrays (every level of the Robustness page at once)."""
+    va, vb = var_a / n_a, var_b / n_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = np.where(va + vb == 0, 1.0, (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1)))
+    return mean_b - mean_a, np.sqrt(va + vb), df
 
 
-def _paired_parts(reference: np.ndarray, other: np.ndarray) -> tuple[float, float, float]:
-    """(mean difference other - reference over the pairs, its standard error, n - 1)."""
-    diffs = other - reference
-    return float(diffs.mean()), float(diffs.std(ddof=1) / np.sqrt(diffs.size)), diffs.size - 1
+def _paired_parts(pairs, m2):
+    """(the standard error of the mean difference, n - 1) of `pairs` differences whose squared deviations from their
+    mean sum to `m2`: numbers or arrays."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt(m2 / (pairs - 1) / pairs), pairs - 1
 
 
 def welch_test(reference: Sequence[float], other: Sequence[float]) -> float:
@@ -104,7 +100,7 @@ def welch_test(reference: Sequence[float], other: Sequence[float]) -> float:
     a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
     if a.size < 2 or b.size < 2:
         return float("nan")
-    return _t_p_value(*_welch_parts(a, b))
+    return _t_p_value(*_welch_parts(a.size, a.mean(), a.var(ddof=1), b.size, b.mean(), b.var(ddof=1)))
 
 
 def paired_test(reference: Sequence[float], other: Sequence[float]) -> float:
@@ -112,30 +108,17 @@ def paired_test(reference: Sequence[float], other: Sequence[float]) -> float:
     a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
     if a.size < 2:
         return float("nan")
-    return _t_p_value(*_paired_parts(a, b))
-
-
-def t_interval(centre: float, se: float, df: float, alpha: float = ALPHA) -> tuple[float, float]:
-    """The (1 - alpha) t interval centre ± t·se; NaN without a standard error."""
-    low, high = _t_intervals(np.array([centre]), np.array([se]), np.array([df], dtype=float), alpha)
-    return float(low[0]), float(high[0])
+    diffs = b - a
+    return _t_p_value(diffs.mean(), *_paired_parts(diffs.size, ((diffs - diffs.mean()) ** 2).sum()))
 
 
 def _t_intervals(centre: np.ndarray, se: np.ndarray, df: np.ndarray,
                  alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """`t_interval` of arrays."""
+    """The (1 - alpha) t intervals centre ± t·se; NaN without a standard error."""
     known = np.isfinite(se) & (df > 0)
     with np.errstate(invalid="ignore"):
         half = special.stdtrit(np.where(known, df, 1.0), 1 - alpha / 2) * se
     return np.where(known, centre - half, np.nan), np.where(known, centre + half, np.nan)
-
-
-def mean_interval(values: Sequence[float], alpha: float = ALPHA) -> tuple[float, float]:
-    """The 95% t interval of the mean of `values`; NaN with fewer than 2."""
-    v = np.asarray(values, dtype=float)
-    if v.size < 2:
-        return float("nan"), float("nan")
-    return t_interval(float(v.mean()), float(v.std(ddof=1) / np.sqrt(v.size)), v.size - 1, alpha)
 
 
 def pooled(groups: np.ndarray, n: np.ndarray, mean: np.ndarray,
@@ -220,12 +203,10 @@ def compare_moments(moments: pd.DataFrame, min_sample: int = MIN_SAMPLE) -> pd.D
         tested = has_ref & ~is_default & (np.minimum(n, n[ref]) >= max(min_sample, 2))
         pairs = moments["pairs"].to_numpy(dtype=float)
         paired = tested & ~np.isnan(pairs)
-        va, vb = var[ref] / n[ref], var / n
-        welch_df = np.where(va + vb == 0, 1.0, (va + vb) ** 2 / (va**2 / (n[ref] - 1) + vb**2 / (n - 1)))
+        _, welch_se, welch_df = _welch_parts(n[ref], mean[ref], var[ref], n, mean, var)
+        paired_se, paired_df = _paired_parts(pairs, moments["paired_m2"].to_numpy(dtype=float))
         centre = np.where(paired, moments["paired_mean"].to_numpy(dtype=float), diff)
-        se = np.where(paired, np.sqrt(moments["paired_m2"].to_numpy(dtype=float) / (pairs - 1) / pairs),
-                      np.sqrt(va + vb))
-        df = np.where(paired, pairs - 1, welch_df)
+        se, df = np.where(paired, paired_se, welch_se), np.where(paired, paired_df, welch_df)
         p = np.where(tested, _t_p_values(centre, se, df), np.nan)
         diff_low, diff_high = _t_intervals(centre, np.where(tested, se, np.nan), df)
         spread = np.sqrt(((n[ref] - 1) * var[ref] + (n - 1) * var) / (n[ref] + n - 2))
