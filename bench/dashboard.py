@@ -155,7 +155,6 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
     # an agent as the Games page's picker names it (a label played at several settings is one agent per setting)
     named_model = queries.agents(db, settings=True)["agent"].iloc[0]
     run_filter = Selection(run_ids=("run-1",))
-    scores = queries.robustness_scores(db, any_model)
     search = transcripts.MatchSearch
     newest = transcripts.find_matches(db, search())["match_id"].iloc[0]
     return {
@@ -196,8 +195,7 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
             ("MAgIC ability profile", lambda: get_suite("magic").leaderboard(db)),
         ],
         "robustness": [
-            ("robustness_scores", lambda: queries.robustness_scores(db, any_model)),
-            ("robustness_tables (4 factors x 16 games)", lambda: queries.robustness_tables(scores)),
+            ("robustness (the cells' moments, every factor's tables)", lambda: queries.robustness(db, any_model)),
         ],
         "transcripts": [
             ("games", lambda: transcripts.games(db)),

@@ -7,6 +7,7 @@ DuckDB over a short-lived read-only connection: no page loads a whole table into
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -96,26 +97,31 @@ def _seats_sql(selection: Selection, settings: bool, source: str,
 def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) -> pd.DataFrame:
     """One row per match and condition of `agent`'s seats, in no particular order: game, preset, params (JSON),
     run, seed, repeat, prompt_version, temperature, strategy, max_tokens and its score (γ-Bench games: the 0-100
-    score, the match's when the agent holds every seat; other games: the mean seat score).
+    score, the match's when the agent holds every seat; other games: the mean seat score): the rows the page's
+    figures summarize (`robustness`), for a caller that wants them one by one. Its many rows come through Arrow
+    (`store.query_many_rows`)."""
+    with store.reading(db):
+        rows, params = _agent_scores_sql(db, agent, selection)
+        return store.query_many_rows(db, rows, params)
 
-    Read from `match_scores` (the writer keeps those rows per match and agent) while the summaries are in step: one
-    filtered scan, where the log's read hashed the agent's 333,000 matches at a million matches against the seats,
-    matches and metrics (2.5-3.5 s, and most of the dashboard's peak memory). Else the same rows are computed from
-    the log (`summaries.match_scores_sql`) from the agent's seats in the selected matches. Its many rows come through
-    Arrow (`store.query_many_rows`)."""
+
+def _agent_scores_sql(db: str | Path, agent: str, selection: Selection) -> tuple[str, list]:
+    """The SQL of `robustness_scores`' rows and its parameters (call it inside `store.reading(db)`). From
+    `match_scores` (the writer keeps those rows per match and agent) while the summaries are in step: one filtered
+    scan, where the log's read hashed the agent's 333,000 matches at a million matches against the seats, matches
+    and metrics (2.5-3.5 s, and most of the dashboard's peak memory). Else the same rows are computed from the log
+    (`summaries.match_scores_sql`) from the agent's seats in the selected matches."""
     columns = """game, preset, params::VARCHAR AS params, run_id, seed, "repeat", prompt_version, temperature,
                  strategy, max_tokens, score"""
-    with store.reading(db):
-        if store.summaries_in_step(db):
-            where, params = selection.where(settings=SETTINGS_SOURCE)
-            # every row is an `ok` match's: the selection's conditions on the matches read its own columns
-            return store.query_many_rows(db, f"""
-                SELECT {columns} FROM (SELECT *, 'ok' AS status FROM match_scores WHERE label = ?) m
-                WHERE {where}""", [agent, *params])
-        where, params = selection.where()
-        rows = match_scores_sql(f"(SELECT * FROM matches m WHERE {where})", "seats", "metrics",
-                                scored_seats="(SELECT * FROM seats WHERE coalesce(label, agent) = ?)")
-        return store.query_many_rows(db, f"SELECT {columns} FROM ({rows})", [*params, agent])
+    if store.summaries_in_step(db):
+        where, params = selection.where(settings=SETTINGS_SOURCE)
+        # every row is an `ok` match's: the selection's conditions on the matches read its own columns
+        return f"""SELECT {columns} FROM (SELECT *, 'ok' AS status FROM match_scores WHERE label = ?) m
+                   WHERE {where}""", [agent, *params]
+    where, params = selection.where()
+    rows = match_scores_sql(f"(SELECT * FROM matches m WHERE {where})", "seats", "metrics",
+                            scored_seats="(SELECT * FROM seats WHERE coalesce(label, agent) = ?)")
+    return f"SELECT {columns} FROM ({rows})", [*params, agent]
 
 
 def score_range(game: str, scores: pd.Series) -> tuple[float, float]:
@@ -124,45 +130,171 @@ def score_range(game: str, scores: pd.Series) -> tuple[float, float]:
     return (0.0, 100.0) if game in SCORED_0_100 else (float(scores.min()), float(scores.max()))
 
 
-def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
-    """(factor, game) -> each level of the factor against its default (stats.compare_levels), in one block per
-    setting of the game (column `setting`: `engine.settings.setting_label`, as every page names it): a 3-player and
-    a 10-player guessing game are compared within, never pooled (a valuation seed changes no rule: one setting).
-    In a setting the other factors are held at their defaults where the data has them; a block only where the
-    factor took 2+ levels so held. Intervals of the mean are clipped to `score_range`.
+CONDITION = ["game", "preset", "params", *FACTORS]  # what a cell of the robustness moments is one of
+# the scores as the moments read them, whichever source: one type per column (a frame's blank column has none)
+_TYPED_SCORES = """SELECT game::VARCHAR AS game, preset::VARCHAR AS preset, params::VARCHAR AS params,
+    prompt_version::VARCHAR AS prompt_version, temperature::DOUBLE AS temperature, strategy::VARCHAR AS strategy,
+    max_tokens::INTEGER AS max_tokens, "repeat"::INTEGER AS "repeat", seed::BIGINT AS seed, score::DOUBLE AS score
+    FROM (<scores>)"""
+_CELLS = f"""WITH r AS ({_TYPED_SCORES})
+    SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) AS n, count(score) AS scored, avg(score) AS mean,
+           var_pop(score) * count(score) AS m2, min(score) AS lowest, max(score) AS highest,
+           bit_xor(seed) AS seeds_xor, sum(seed % 1000003)::BIGINT AS seeds_sum
+    FROM r GROUP BY ALL"""
+_UNLESS_UNSCORED = "CASE WHEN count(a.score - b.score) = count(*) THEN {} ELSE 'NaN'::DOUBLE END"
+# the pairs of the levels whose cells may pair with their default's (`_levels`' `pairable`): where each side played
+# each seed once, its rows joined to the default's on the seed, kept where both played the same seeds
+_PAIRS = f"""WITH r AS ({_TYPED_SCORES}),
+    wanted AS (SELECT unnest(?::INTEGER[]) AS k, unnest(?::BOOLEAN[]) AS is_default,
+                      {", ".join(f'unnest(?::{kind}[]) AS "{c}"' for c, kind in zip(CONDITION, (
+                          "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR", "INTEGER", "INTEGER"),
+                                                                                     strict=True))}),
+    picked AS (SELECT w.k, w.is_default, r.seed, r.score FROM r JOIN wanted w
+               ON {" AND ".join(f'r."{c}" IS NOT DISTINCT FROM w."{c}"' for c in CONDITION)}),
+    sides AS (SELECT k, count(*) FILTER (WHERE NOT is_default) AS n,
+                     count(DISTINCT seed) FILTER (WHERE NOT is_default) AS seeds,
+                     count(*) FILTER (WHERE is_default) AS n_ref,
+                     count(DISTINCT seed) FILTER (WHERE is_default) AS seeds_ref
+              FROM picked GROUP BY k),
+    paired AS (SELECT a.k, count(*) AS pairs, {_UNLESS_UNSCORED.format("avg(a.score - b.score)")} AS paired_mean,
+                      {_UNLESS_UNSCORED.format("var_pop(a.score - b.score) * count(*)")} AS paired_m2
+               FROM picked a JOIN picked b ON a.k = b.k AND a.seed = b.seed AND NOT a.is_default AND b.is_default
+               WHERE a.k IN (SELECT k FROM sides WHERE n = seeds AND n_ref = seeds_ref) GROUP BY a.k)
+    SELECT k, pairs, paired_mean, paired_m2 FROM paired JOIN sides USING (k) WHERE pairs = n AND pairs = n_ref"""
 
-    The rows are split once into numpy arrays (each factor's levels numbered) and each block is a set of positions
-    in them: slicing the frame per block and factor cost seconds for a model's 333,000 scores at a million matches."""
-    factors = {name: scores[name].array for name in FACTORS}  # as stored: taking rows of strings converts none
-    numbered = {name: _numbered(scores[name], default) for name, default in FACTORS.items()}
-    seeds, values = scores["seed"].to_numpy(), scores["score"].to_numpy(dtype=float)
-    blocks: dict[tuple[str, str], list[dict]] = {}
-    keys = pd.DataFrame({"game": scores["game"].to_numpy(), "setting": setting_labels(scores).to_numpy()})
-    for (game, setting), rows in sorted(keys.groupby(["game", "setting"]).indices.items()):
-        bounds = score_range(game, pd.Series(values[rows]))
+
+@dataclass(frozen=True)
+class Robustness:
+    """A model's robustness figures. `cells`: one row per game, preset, params, condition (FACTORS) and repeat with
+    its rows (`n`) and the moments of their scores (`scored`, `mean`, `m2`: the sum of squared deviations, `lowest`,
+    `highest`; a row without a score counts in none) and `setting`
+    (`engine.settings.setting_label`, as every page names it). `tables`: one row per factor, game, setting and
+    level, each level against its default (`stats.compare_moments`' columns after factor, game and setting)."""
+
+    cells: pd.DataFrame
+    tables: pd.DataFrame
+
+
+def robustness(db: str | Path, agent: str, selection: Selection = ALL) -> Robustness:
+    """`agent`'s robustness figures over the selection (`robustness_scores`' rows), added up by DuckDB: the scores'
+    moments per cell, then the pairs of the levels that may pair (`_robustness`). A model has 333,000 scores at a
+    million matches; the cells are a few thousand rows, the tests in numpy."""
+    with store.reading(db):
+        scores, params = _agent_scores_sql(db, agent, selection)
+        return _robustness(lambda sql, more: store.query_many_rows(db, sql.replace("<scores>", scores),
+                                                                   [*params, *more]))
+
+
+def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """`robustness`' tables from rows in `robustness_scores`' shape (the same SQL over the frame, in memory), as
+    (factor, game) -> its blocks, one per setting (column `setting`)."""
+    with duckdb.connect() as con:
+        con.register("given_scores", scores)
+        tables = _robustness(lambda sql, more: con.execute(
+            sql.replace("<scores>", "SELECT * FROM given_scores"), more).df()).tables
+    return {key: table.drop(columns=["factor", "game"]).reset_index(drop=True).assign(
+                level=lambda t: pd.Series(t["level"].tolist()))  # one factor's levels: one dtype (text, numbers)
+            for key, table in tables.groupby(["factor", "game"], sort=False)}
+
+
+def _robustness(read) -> Robustness:
+    """The figures from `read(sql, params)`, which runs the SQL with the scores' rows in place of `<scores>`.
+
+    Per game and setting (a 3-player and a 10-player guessing game are compared within, never pooled; a valuation
+    seed changes no rule: one setting) and factor: the cells whose other factors are at their defaults where the
+    data has them (`_held_at_defaults`), a block only where the factor took 2+ levels so held; the factor's default
+    is FACTORS' where played, else its most played level. Each level's moments are its cells' pooled; intervals of
+    the mean are clipped to `score_range`. A level's scores pair with the default's only when each side played each
+    seed once and both the same seeds: the levels with as many rows as the default and the same xor and sum of
+    their seeds (the sum modulo a prime, exact in a float: what the same seeds have; a cheap sieve, where counting
+    distinct seeds per cell doubled the cells' read at a million matches) are sent to `_PAIRS`, which tells."""
+    cells = read(_CELLS, [])
+    cells = cells.astype({"max_tokens": "Int32", "repeat": "Int32"}).assign(setting=setting_labels(cells))
+    unscored = cells["scored"].to_numpy() < cells["n"].to_numpy()  # a level holding one has no mean (as numpy)
+    moments = [cells["n"].to_numpy(dtype=float),
+               *(np.where(unscored, np.nan, cells[name].to_numpy(dtype=float)) for name in ("mean", "m2"))]
+    seeds = (cells["seeds_xor"].fillna(0).to_numpy(dtype=np.int64), cells["seeds_sum"].to_numpy(dtype=float))
+    lowest, highest = cells["lowest"].to_numpy(dtype=float), cells["highest"].to_numpy(dtype=float)
+    numbered = {name: _numbered(cells[name], default) for name, default in FACTORS.items()}
+    uniques = {name: list(pd.unique(cells[name].dropna())) for name in FACTORS}  # in the order factorize numbers
+    blocks: dict[str, list] = {name: [] for name in ("factor", "game", "setting", "floor", "ceiling", "block",
+                                                     "level", "is_default", "n", "mean", "m2", "cells", "pairable")}
+    for (game, setting), rows in sorted(cells.groupby(["game", "setting"]).indices.items()):
+        rows = np.sort(rows)
+        floor, ceiling = score_range(game, pd.Series([*lowest[rows], *highest[rows]]))
         for factor, held in _held_at_defaults({name: (codes[rows], default) for name, (codes, default)
                                                in numbered.items()}):
             picked = rows[held & (numbered[factor][0][rows] >= 0)]  # a missing level is no level
-            levels = factors[factor][picked].to_numpy()
-            default = FACTORS[factor] if bool((levels == FACTORS[factor]).any()) else pd.Series(levels).mode().iloc[0]
-            compared = stats.level_comparisons(levels, seeds[picked], values[picked], default, bounds=bounds)
-            blocks.setdefault((factor, game), []).extend(row | {"setting": setting} for row in compared)
-    return {key: stats.comparison_table(rows, first=("setting",)) for key, rows in blocks.items()}
+            levels = _levels(numbered[factor][0][picked], uniques[factor], FACTORS[factor], picked,
+                             *(values[picked] for values in (*moments, *seeds)))
+            for name, values in (levels | {"factor": factor, "game": game, "setting": setting, "floor": floor,
+                                           "ceiling": ceiling, "block": len(blocks["block"])}).items():
+                blocks[name].extend(values if name in levels else [values] * len(levels["n"]))
+    levels = pd.DataFrame(blocks | {"level": pd.Series(blocks["level"], dtype=object).to_numpy(), "pairs": np.nan,
+                                    "paired_mean": np.nan, "paired_m2": np.nan})
+    pairable = levels.index[levels.pop("pairable").to_numpy(dtype=bool)]
+    if len(pairable):
+        pairs = _pairs(read, cells, levels, pairable)
+        levels.loc[pairs.index, ["pairs", "paired_mean", "paired_m2"]] = pairs.to_numpy()
+    tables = stats.compare_moments(levels.drop(columns="cells"))
+    return Robustness(cells, tables[["factor", "game", "setting", *stats.COMPARISON_COLUMNS]])
 
 
-def _numbered(values: pd.Series, default) -> tuple[np.ndarray, np.ndarray]:
-    """A factor's values as level numbers (-1 where missing) and the numbers of those equal to its default (none
-    when it was not played)."""
+def _levels(numbers: np.ndarray, values: list, default, positions: np.ndarray, n: np.ndarray, mean: np.ndarray,
+            m2: np.ndarray, seeds_xor: np.ndarray, seeds_sum: np.ndarray) -> dict[str, list]:
+    """One block's levels (the default first, then in order) from its cells (their level `numbers` in the factor's
+    `values`, their `positions` in the cells, moments, the xor and the sum of their seeds): each level's pooled
+    moments, its cells' positions, and whether it may pair with the default (`pairable`: as many rows, at least
+    MIN_SAMPLE, and the same xor and sum; `_PAIRS` tells). The default is `default` where played, else the most
+    played level (the lowest of a tie)."""
+    present, codes = np.unique(numbers, return_inverse=True)
+    found = [values[i] for i in present]
+    n, mean, m2 = stats.pooled(codes, n, mean, m2)
+    if default not in found:
+        default = min(level for i, level in enumerate(found) if n[i] == n.max())
+    order = sorted(range(len(found)), key=lambda i: (found[i] != default, found[i]))
+    by_level = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[by_level], np.arange(len(found)))
+    seeds = list(zip(np.bitwise_xor.reduceat(seeds_xor[by_level], starts).tolist(),
+                     np.bincount(codes, seeds_sum, len(found)).tolist(), strict=True))
+    ref = order[0]
+    return {"level": [found[i] for i in order], "is_default": [i == ref for i in order],
+            "n": [int(n[i]) for i in order], "mean": mean[order].tolist(), "m2": m2[order].tolist(),
+            "cells": [positions[codes == i] for i in order],
+            "pairable": [i != ref and seeds[i] == seeds[ref] and n[i] == n[ref] >= max(stats.MIN_SAMPLE, 2)
+                         for i in order]}
+
+
+def _pairs(read, cells: pd.DataFrame, levels: pd.DataFrame, pairable: pd.Index) -> pd.DataFrame:
+    """The pairs' moments (pairs, paired_mean, paired_m2) of the `pairable` levels that do pair, by their index in
+    `levels`: each level's cells and its block's default's are sent as lists and joined to the scores."""
+    default_of = levels.index[levels["is_default"]].to_series(index=levels.loc[levels["is_default"], "block"])
+    ks, sides, positions = [], [], []
+    for k in pairable:
+        for is_default, row in ((False, k), (True, default_of[levels.at[k, "block"]])):
+            for position in levels.at[row, "cells"]:
+                ks.append(int(k))
+                sides.append(is_default)
+                positions.append(position)
+    keys = cells.iloc[positions]
+    lists = [keys[c].astype(object).where(keys[c].notna(), None).tolist() for c in CONDITION]
+    found = read(_PAIRS, [ks, sides, *lists])
+    return found.set_index("k")[["pairs", "paired_mean", "paired_m2"]].astype(float)
+
+
+def _numbered(values: pd.Series, default) -> tuple[np.ndarray, int]:
+    """A factor's values as level numbers (-1 where missing) and the number of its default (-2 when it was not
+    played: no value has it)."""
     codes, levels = pd.factorize(values)
-    return codes, np.flatnonzero(np.asarray(levels == default, dtype=bool))
+    return codes, next(iter(np.flatnonzero(np.asarray(levels == default, dtype=bool))), -2)
 
 
-def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, np.ndarray]]):
+def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, int]]):
     """(factor, mask) for each factor that varies in one game and setting (`numbered`: each factor's level numbers
     there and its default's): the rows whose other factors are at their defaults, where the data has those defaults;
     only factors left with 2+ levels."""
     def levels(codes: np.ndarray) -> int:
-        return np.unique(codes[codes >= 0]).size
+        return np.count_nonzero(np.bincount(codes + 1)[1:])  # -1, missing, counts in none
 
     varied = {name: levels(codes) > 1 for name, (codes, _) in numbered.items()}
     for factor in FACTORS:
@@ -173,7 +305,7 @@ def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, np.ndarray]]):
             if other in (factor, "repeat") or not varied[other]:
                 continue
             codes, default = numbered[other]
-            held = np.isin(codes, default)
+            held = codes == default
             if held.any():
                 keep &= held
         if levels(numbered[factor][0][keep]) >= 2:  # holding the other factors at their defaults may leave one level

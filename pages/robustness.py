@@ -11,14 +11,13 @@ import json
 import math
 import re
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
 
 from engine import queries, store
 from engine.metrics import stats
-from engine.settings import setting_labels
 from engine.suite_tables import with_condition
 from pages.shared import numbers
 from pages.shared.markdown import plain
@@ -39,6 +38,9 @@ FACTOR_WHY = {
     "repeat": "the same condition played again on new seeds (γ-Bench runs a model five times to show its variance): "
               "a difference between repeats is chance alone, so a robust model shows none"}
 DB = store.default_db()
+# rows of "What it played" drawn at once: past them, one game's (a million matches' model: 1,080 conditions, ~0.7 s
+# to draw, format and put in the report)
+PLAYED_AT_ONCE = 100
 TWO_DECIMALS = dict.fromkeys(["mean", "sd", "sd of means", "margin"], 2)  # scores, even where whole (5 is 5.00)
 CLIPPED = ("Intervals of a mean are 95% t intervals clipped to the range the scores can take: 0-100 for γ-Bench's "
            "games, else the lowest to the highest score of the game in that setting (a mean cannot leave the range "
@@ -119,35 +121,40 @@ def in_level_order(table: pd.DataFrame) -> pd.DataFrame:
 
 def facets(blocks: list[tuple[str, str, pd.DataFrame]], label: str) -> go.Figure:
     """One small chart per game and setting (each on its own y scale: Hold'em's chips beside a 0-2 score would
-    flatten the rest): level means with their 95% intervals; grey where a level has too few scores to be tested."""
+    flatten the rest): level means with their 95% intervals; grey where a level has too few scores to be tested.
+    The grid laid out here and the figure built from one dict, validated once: make_subplots and a layout update
+    took ~1 s for a factor's 24 charts."""
     cols = min(3, len(blocks))
     rows = math.ceil(len(blocks) / cols)
     height = 260 * rows + 90
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"{game}<br>{setting}" for game, setting, _ in blocks],
-                        vertical_spacing=110 / height, horizontal_spacing=0.08)
-    for i, (_, _, table) in enumerate(blocks):
+    gap_x, gap_y = 0.08, 110 / height
+    width, tall = (1 - gap_x * (cols - 1)) / cols, (1 - gap_y * (rows - 1)) / rows
+    traces, layout, titles = [], {}, []
+    for i, (game, setting, table) in enumerate(blocks):
         table = in_level_order(table)
-        enough = table["n"] >= stats.MIN_SAMPLE
-        fig.add_trace(go.Scatter(
-            x=[numbers.cell(v, 2, "level") for v in table["level"]],  # as the level tables write them: 1.00
-            y=table["mean"].tolist(), mode="lines+markers", showlegend=False,
-            marker={"color": ["#1f77b4" if ok else "#aaaaaa" for ok in enough], "size": 8},
-            line={"color": "#1f77b4"}, customdata=table["n"].tolist(),
-            hovertemplate="level %{x}<br>mean %{y:.2f}<br>%{customdata} scores<extra></extra>",
-            error_y={"type": "data", "symmetric": False, "color": "#1f77b4",
-                     "array": (table["high"] - table["mean"]).fillna(0).tolist(),
-                     "arrayminus": (table["mean"] - table["low"]).fillna(0).tolist()}),
-            row=i // cols + 1, col=i % cols + 1)
-    axes = {}  # every chart's axes in one layout update: update_xaxes and update_yaxes took 0.3 s each per figure
-    for name in fig.layout:
-        if name.startswith("xaxis"):  # levels as written: 0.00, v1, repeat 2
-            axes[name] = {"type": "category", "title": {"text": label, "font": {"size": 11}}}
-        elif name.startswith("yaxis"):  # each game's own scale (its table's header)
-            axes[name] = {"title": {"text": "mean score", "font": {"size": 11}}}
-    fig.update_annotations(font_size=12)
-    fig.update_layout(axes, title=f"Mean score (95% interval of the mean) across {label}, per game and setting",
-                      height=height, margin={"t": 110})
-    return fig
+        left, top = (i % cols) * (width + gap_x), 1 - (i // cols) * (tall + gap_y)
+        x, y = ("x", "y") if i == 0 else (f"x{i + 1}", f"y{i + 1}")
+        traces.append({
+            "type": "scatter", "xaxis": x, "yaxis": y,
+            "x": [numbers.cell(v, 2, "level") for v in table["level"]],  # as the level tables write them: 1.00
+            "y": table["mean"].tolist(), "mode": "lines+markers", "showlegend": False,
+            "marker": {"color": ["#1f77b4" if n >= stats.MIN_SAMPLE else "#aaaaaa" for n in table["n"]], "size": 8},
+            "line": {"color": "#1f77b4"}, "customdata": table["n"].tolist(),
+            "hovertemplate": "level %{x}<br>mean %{y:.2f}<br>%{customdata} scores<extra></extra>",
+            "error_y": {"type": "data", "symmetric": False, "color": "#1f77b4",
+                        "array": (table["high"] - table["mean"]).fillna(0).tolist(),
+                        "arrayminus": (table["mean"] - table["low"]).fillna(0).tolist()}})
+        # levels as written (0.00, v1, repeat 2); each game's own scale (its table's header)
+        layout[f"xaxis{i + 1 if i else ''}"] = {"domain": [left, left + width], "anchor": y, "type": "category",
+                                                "title": {"text": label, "font": {"size": 11}}}
+        layout[f"yaxis{i + 1 if i else ''}"] = {"domain": [top - tall, top], "anchor": x,
+                                                "title": {"text": "mean score", "font": {"size": 11}}}
+        titles.append({"text": f"{game}<br>{setting}", "x": left + width / 2, "y": top, "xref": "paper",
+                       "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
+                       "font": {"size": 12}})
+    return go.Figure({"data": traces, "layout": layout | {
+        "annotations": titles, "height": height, "margin": {"t": 110},
+        "title": {"text": f"Mean score (95% interval of the mean) across {label}, per game and setting"}}})
 
 
 def game_verdict(verdicts: pd.Series) -> str:
@@ -160,14 +167,37 @@ def game_verdict(verdicts: pd.Series) -> str:
     return "not enough data" if (verdicts == "not enough data").all() else "inconclusive"
 
 
+def block_summary(tables: pd.DataFrame) -> pd.DataFrame:
+    """One row per factor, game and setting of `queries.robustness`' tables: its levels, the levels tested, the
+    paper's spread (sd of the levels' means), the equivalence margin, the significant levels (blank when nothing
+    was tested) and the verdict (`stats.robustness_verdicts`), every block in one pass."""
+    by = ["factor", "game", "setting"]
+    columns = ["game", "setting", "factor", "levels", "tested", "sd of means", "margin", "significant", "verdict"]
+    if tables.empty:
+        return pd.DataFrame(columns=columns)
+    blocks = tables.groupby(by, sort=False)
+    margin = stats.equivalence_margin(blocks["std"].transform("first").to_numpy(),
+                                      tables["game"].isin(queries.SCORED_0_100).to_numpy())
+    tested = tables["test"].isin(["paired t", "Welch t"])
+    summary = tables.assign(tested=tested, significant=tables["significant"].eq(True), margin=margin).groupby(
+        by, sort=False).agg(levels=("level", "size"), tested=("tested", "sum"), **{"sd of means": ("mean", "std")},
+                            margin=("margin", "first"), significant=("significant", "sum"))
+    summary["significant"] = summary["significant"].astype("Int64").where(summary["tested"] > 0)
+    summary["verdict"] = stats.robustness_verdicts(tables, by, margin)
+    # in the page's order: factor by factor, each factor's games and settings as the tables have them
+    order = {factor: i for i, factor in enumerate(FACTOR_NAMES)}
+    return summary.reset_index().sort_values("factor", key=lambda f: f.map(order), kind="stable",
+                                             ignore_index=True)[columns]
+
+
 report = Report("Robustness")
 
 STUDY = "No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`."
 _, selection = open_filtered_page("Robustness", DB, report, empty=STUDY)
 played = queries.agents(DB, selection)["agent"].tolist()
 agent = url_selectbox("Model", sorted(played, key=lambda a: a.startswith("bot:")), "agent")  # models first
-scores = queries.robustness_scores(DB, agent, selection) if agent else None
-if scores is None or scores.empty:
+figures = queries.robustness(DB, agent, selection) if agent else None
+if figures is None or figures.cells.empty:
     st.info("No scored matches of this model in the selection.")
     st.stop()
 
@@ -177,20 +207,32 @@ report.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the pap
 
 st.header("What it played")
 # a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.settings.setting_label, the
-# rule of γ-Bench's own table), as robustness_tables keys its blocks
-# each distinct params written once (a model's 333,000 scores at a million matches hold a few dozen)
-texts = {params: params_text(params) for params in scores["params"].unique()}
-played_in = scores.assign(setting=setting_labels(scores), params=scores["params"].map(texts))
-conditions = played_in.groupby(["game", "setting", "prompt_version", "temperature", "strategy", "max_tokens",
-                                 "params"], dropna=False, as_index=False)["score"].agg(["count", "mean", "std"])
-conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params", "scores",
-                      "mean", "sd"]
+# rule of γ-Bench's own table), as robustness keys its blocks; each distinct params written once
+cells = figures.cells
+played_in = cells.assign(params=cells["params"].map({params: params_text(params)
+                                                     for params in cells["params"].unique()}))
+condition = ["game", "setting", "prompt_version", "temperature", "strategy", "max_tokens", "params"]
+groups = played_in.groupby(condition, dropna=False).ngroup().to_numpy()  # in the order of the keys
+scored = cells["scored"].to_numpy(dtype=float)  # a cell's scores (a match without a score counts in no mean)
+n, mean, m2 = stats.pooled(groups, scored, *(np.where(scored > 0, cells[name].to_numpy(dtype=float), 0.0)
+                                             for name in ("mean", "m2")))
+with np.errstate(invalid="ignore", divide="ignore"):
+    sd = np.where(n > 1, np.sqrt(m2 / (n - 1)), np.nan)
+conditions = played_in.iloc[np.unique(groups, return_index=True)[1]][condition].reset_index(drop=True)
+conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params"]
+conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd)
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
+# a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
+capped = conditions["max tokens"].nunique() > 1
+if len(conditions) > PLAYED_AT_ONCE:  # one game's conditions at a time (the downloads: that game's)
+    games = conditions["game"].unique().tolist()
+    game = url_selectbox("Game played", games, "played_game")
+    report.caption(f"{len(conditions):,} conditions in {len(games)} games: those of {plain(game)} shown (pick "
+                   "another above).")
+    conditions = conditions[conditions["game"] == game].reset_index(drop=True)
 # the model's condition in one column ("v1 · 1.00 · vanilla", blank for a bot, as the papers' tables on Leaderboards
 # show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
 # 1400 px window
-# a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
-capped = conditions["max tokens"].nunique() > 1
 played_shown = readable(conditions, TWO_DECIMALS)
 played_shown["max tokens"] = [f"max_tokens={int(v)}" if capped and pd.notna(v) else ""
                               for v in conditions["max tokens"]]
@@ -200,39 +242,41 @@ show_table(report, "Scores per game, setting and condition", conditions, "robust
            shown=played_shown, column_config=played_config)
 definitions(PLAYED_COLUMNS)
 
-tables = queries.robustness_tables(scores)
-summary = []
-for factor, label in FACTOR_NAMES.items():
-    st.header(label.capitalize())
-    blocks = [(game, setting, block.reset_index(drop=True))
-              for (f, game), table in tables.items() if f == factor
-              for setting, block in table.groupby("setting", sort=False)]
-    if not blocks:
-        report.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
-        continue
+tables = figures.tables
+summary = block_summary(tables)
+
+# one factor at a time (a reader compares one; drawing every factor's tables and charts at once took 13 s at a
+# million matches): its charts, its verdicts, and one game's level table
+compared = [label for factor, label in FACTOR_NAMES.items() if factor in set(summary["factor"])]
+label = url_selectbox("Factor", list(FACTOR_NAMES.values()), "factor", default=(compared or [None])[0])
+factor = next(factor for factor, name in FACTOR_NAMES.items() if name == label)
+st.header(label.capitalize())
+mine = summary[summary["factor"] == factor]
+if mine.empty:
+    report.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
+else:
     report.caption(f"Compared: {FACTOR_WHY[factor]}; other factors held at their defaults. {CLIPPED} Grey points: "
-               f"fewer than {stats.MIN_SAMPLE} scores, not tested.")
-    fig = facets(blocks, label)
+                   f"fewer than {stats.MIN_SAMPLE} scores, not tested.")
+    blocks = {(game, setting): table.reset_index(drop=True) for (game, setting), table in
+              tables[tables["factor"] == factor].groupby(["game", "setting"], sort=False)}
+    fig = facets([(game, setting, table) for (game, setting), table in blocks.items()], label)
     st.plotly_chart(fig)
     report.figure(f"Mean score across {label}", fig)
-    for game, setting, table in blocks:
-        margin = stats.equivalence_margin(table["std"].iloc[0], game in queries.SCORED_0_100)
-        verdict = stats.robustness_verdict(table, margin)
-        tested = table["test"].isin(["paired t", "Welch t"])
-        significant = table["significant"].eq(True).sum() if tested.any() else pd.NA  # blank: nothing tested
-        summary.append({"game": game, "setting": setting, "factor": factor.replace("_", " "), "levels": len(table),
-                        "tested": int(tested.sum()), "sd of means": table["mean"].std(ddof=1),
-                        "margin": margin, "significant": significant, "verdict": verdict})
-        why = f" (a level or the default has fewer than {stats.MIN_SAMPLE} scores)" if verdict == "not enough data" \
-            else ""
-        report.markdown(f"**{plain(game)}**: {verdict}{why}, in setting {plain(setting)}")
-        with st.expander(f"{game} ({setting}) across {label}", expanded=verdict != "not enough data"):
-            slug = re.sub(r"\W+", "_", f"{factor} {game} {setting}")  # a file name and a widget key
-            show_table(report, f"{game} ({setting}) across {label}", table, f"robustness_{slug}",
-                       shown=comparison_view(table), helps=COMPARISON_COLUMNS)
-            definitions(COMPARISON_COLUMNS)
+    for row in mine.itertuples(index=False):
+        why = f" (a level or the default has fewer than {stats.MIN_SAMPLE} scores)" \
+            if row.verdict == "not enough data" else ""
+        report.markdown(f"**{plain(row.game)}**: {row.verdict}{why}, in setting {plain(row.setting)}")
+    names = {f"{game} ({setting})": (game, setting) for game, setting in blocks}
+    judged = [f"{row.game} ({row.setting})" for row in mine.itertuples(index=False) if row.verdict != "not enough data"]
+    shown = url_selectbox(f"Levels across {label} of", list(names), f"levels_{factor}",
+                          default=(judged or list(names))[0])
+    table = blocks[names[shown]]
+    slug = re.sub(r"\W+", "_", f"{factor} {shown}")  # a file name and a widget key
+    show_table(report, f"{shown} across {label}", table, f"robustness_{slug}", shown=comparison_view(table),
+               helps=COMPARISON_COLUMNS)
+    definitions(COMPARISON_COLUMNS)
 
-if summary:
+if not summary.empty:
     st.header("Verdicts")
     report.caption(f"A verdict needs {stats.MIN_SAMPLE} scores or more at the default and at every other level of the "
                f"comparison (the paper's five runs); below that: not enough data. **Sensitive**: a level differs "
@@ -241,7 +285,7 @@ if summary:
                f"{stats.SCORE_MARGIN:g} points of γ-Bench's 0-100 score (between the paper's \"consistent\" 2.4-3.4 "
                f"and the 7.6-11.0 it singles out) or {stats.SD_MARGIN:g} standard deviations of the default's scores "
                "on other games. **Inconclusive**: neither; more scores would tell.")
-    verdicts = pd.DataFrame(summary).astype({"significant": "Int64"})
+    verdicts = summary.assign(factor=summary["factor"].str.replace("_", " "))
     per_game = verdicts.groupby(["game", "setting"], as_index=False).agg(
         factors=("factor", "nunique"),
         **{"with a verdict": ("verdict", lambda v: int((v != "not enough data").sum())),

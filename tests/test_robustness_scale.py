@@ -1,7 +1,9 @@
 """The Robustness page's reads at scale give the figures they gave: the agent's scores (the match score only where
 it holds every seat) read from the per-match scores the writer keeps (`match_scores`) as from the log, for every
-selection the page makes, the tables independent of the rows' order (the query no longer sorts), and every setting
-named as `setting_label` names it, computed once per distinct setting."""
+selection the page makes; its tables, added up by DuckDB per cell and paired in SQL (`queries.robustness`), are
+the comparisons of the rows themselves (`stats.compare_levels` on the rows each block holds, picked here in pandas),
+independent of the rows' order; and every setting named as `setting_label` names it, computed once per distinct
+setting."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pandas as pd
 import pytest
 
 from engine import queries, store
+from engine.metrics import stats
 from engine.selection import ALL, Selection
 from engine.settings import setting_label, setting_labels
 from engine.suites import get_suite
@@ -171,3 +174,86 @@ def test_each_row_is_named_as_setting_label_names_it():
     labels = setting_labels(rows)
     assert list(labels) == expected and list(labels.index) == list(rows.index)
     assert setting_labels(rows.iloc[:0]).empty
+
+
+def by_hand(scores: pd.DataFrame) -> dict[tuple[str, str, str], pd.DataFrame]:
+    """Each block's comparison from the rows, as `queries.robustness` words it: per game and setting, a factor that
+    took 2+ levels, the other varied factors (not the repeat) held at their defaults where played, its default the
+    paper's where played else its most played level, intervals clipped to `score_range`."""
+    rows = scores.assign(setting=setting_labels(scores))
+    expected = {}
+    for (game, setting), played in rows.groupby(["game", "setting"]):
+        varied = [f for f in queries.FACTORS if played[f].nunique() > 1]
+        for factor in varied:
+            keep = pd.Series(True, index=played.index)
+            for other in varied:
+                held = played[other] == queries.FACTORS[other]
+                if other not in (factor, "repeat") and held.any():
+                    keep &= held
+            picked = played[keep & played[factor].notna()]
+            if picked[factor].nunique() < 2:
+                continue
+            levels = picked[factor].tolist()
+            default = queries.FACTORS[factor] if queries.FACTORS[factor] in levels else picked[factor].mode().iloc[0]
+            expected[(factor, game, setting)] = stats.compare_levels(
+                picked.rename(columns={factor: "level"})[["level", "seed", "score"]], default,
+                bounds=queries.score_range(game, played["score"]))
+    return expected
+
+
+def assert_same_comparisons(tables: pd.DataFrame, expected: dict) -> None:
+    got = {key: block.drop(columns=["factor", "game", "setting"]).reset_index(drop=True)
+           for key, block in tables.groupby(["factor", "game", "setting"], sort=False)}
+    assert sorted(got) == sorted(expected)
+    for key, table in expected.items():
+        pd.testing.assert_frame_equal(got[key].astype({"level": object}), table.astype({"level": object}),
+                                      check_dtype=False, rtol=1e-9, obj=str(key))
+
+
+@pytest.mark.parametrize("name", ["all", "one run", "a date range", "a suite's rule sets"])
+def test_the_tables_added_up_in_sql_are_the_comparisons_of_the_rows(written, name):
+    """Per label, `queries.robustness`' tables (moments per cell from `match_scores`, pairs joined in SQL) == each
+    block compared from its rows by `stats.compare_levels`; and the cells hold every row once."""
+    compared = 0
+    for label in LABELS:
+        figures = queries.robustness(written, label, SELECTIONS[name])
+        rows = queries.robustness_scores(written, label, SELECTIONS[name])
+        assert figures.cells["n"].sum() == len(rows) > 0
+        expected = by_hand(rows)
+        assert_same_comparisons(figures.tables, expected)
+        compared += len(expected)
+    assert compared >= (30 if name == "all" else 5), compared
+
+
+def test_levels_on_the_defaults_seeds_are_paired_and_the_others_are_not():
+    """A temperature played on the default's seeds, once each, is paired (over repeats too); one that played a seed
+    twice, or another seed, or one seed fewer, is compared by Welch's t: as the rows say."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for repeat in (0, 1):  # a repeat on new seeds
+        for seed in range(6 * repeat, 6 * repeat + 6):
+            rows += [(1.0, seed, repeat), (0.0, seed, repeat), (0.5, seed, repeat)]  # 0.0 and 0.5: the same seeds
+            rows += [(0.2, seed - (seed % 6 == 5), repeat)]  # a seed twice
+            rows += [(0.7, seed + 100 * (seed % 6 == 5), repeat)]  # another seed
+            if seed % 6:
+                rows += [(0.9, seed, repeat)]  # one seed fewer
+    scores = pd.DataFrame(rows, columns=["temperature", "seed", "repeat"]).assign(
+        game="chameleon", preset="default", params="{}", run_id="r", prompt_version="v1", strategy="vanilla",
+        max_tokens=256, score=lambda f: rng.normal(50, 10, len(f)).round(1))
+    scores["repeat"] = scores["repeat"].astype("int32")
+    tables = queries.robustness_tables(scores)
+    table = tables[("temperature", "chameleon")].set_index("level")
+    assert table.loc[[0.0, 0.5], "test"].tolist() == ["paired t"] * 2 and table.loc[0.0, "pairs"] == 12
+    assert table.loc[[0.2, 0.7, 0.9], "test"].tolist() == ["Welch t"] * 3
+    assert_same_comparisons(pd.concat([table.assign(factor=factor, game=game) for (factor, game), table
+                                       in tables.items()]), by_hand(scores))
+
+
+def test_a_model_that_varied_nothing_or_played_nothing_has_no_table(written):
+    """One condition in one game (a bot's single run): cells, no comparison; no scores: neither (the page says so)."""
+    once = frame(40, 3).assign(prompt_version="v1", temperature=1.0, strategy="vanilla", max_tokens=256, repeat=0,
+                               game="chameleon", preset="default", params="{}")
+    assert queries.robustness_tables(once) == {}
+    nobody = queries.robustness(written, "nobody")
+    assert nobody.cells.empty and nobody.tables.empty
+    assert list(nobody.tables.columns) == ["factor", "game", "setting", *stats.COMPARISON_COLUMNS]

@@ -55,8 +55,14 @@ def test_welch_and_paired_tests_match_scipy_and_the_formula():
 
 
 def test_cohens_d_uses_the_pooled_standard_deviation():
-    assert stats.cohens_d([1, 2, 3], [3, 4, 5]) == pytest.approx(2.0)  # both sd 1, means 2 apart
-    assert stats.cohens_d([1, 1], [1, 1]) != stats.cohens_d([1, 1], [1, 1])  # NaN: no spread
+    def d(reference: list[float], other: list[float]) -> float:
+        scores = pd.DataFrame({"level": ["a"] * len(reference) + ["b"] * len(other), "seed": range(10, 10 + len(
+            reference) + len(other)), "score": [*reference, *other]})
+        return stats.compare_levels(scores, "a", min_sample=2)["cohens_d"].iloc[1]
+
+    assert d([1, 2, 3], [3, 4, 5]) == pytest.approx(2.0)  # both sd 1, means 2 apart
+    assert d([1, 2, 3, 4], [2, 4]) == pytest.approx(0.5 / np.sqrt((3 * 5 / 3 + 1 * 2) / 4))  # pooled: n - 1 weights
+    assert math.isnan(d([1, 1], [1, 1]))  # no spread
 
 
 def test_our_t_tests_are_scipys_on_random_samples():
