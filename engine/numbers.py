@@ -24,6 +24,8 @@ from engine.precision import fixed_values
 
 IDENTIFIERS = {"seed", "repeat", "turn", "round", "seat", "step", "player", "rank", "roles"}  # numbers as names
 COUNTS = {"matches", "games", "roles", "seats", "wins", "draws", "moves", "decisions", "scores"}  # whole numbers
+# a figure that is a mean or a share keeps its decimals even where every value is whole (Hanabi's mean score "6.00")
+AVERAGED = re.compile(r"mean|average|avg|rate|share|score|reward", re.IGNORECASE)
 
 
 PERCENT = "%"  # the one scale of every share and rate, in every output: 0-100
@@ -147,7 +149,8 @@ def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: 
     for column in df.columns:
         values = fixed_values(df[column])  # the one precision first: float noise never reaches a rounded digit
         known = values.dropna() if pd.api.types.is_float_dtype(values) else pd.Series([0.5])
-        whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any())  # counts, not 0/1 rates
+        whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any()  # counts, not 0/1 rates
+                     and (bare_name(str(column)) in COUNTS or not AVERAGED.search(str(column))))
         places = decimals.get(column, 0 if whole else default)
         shown[column] = [cell(v, places, str(column)) for v in values.astype(object)]
     if "strategy" in shown:  # a bot has no strategy: blank, not the scorers' grouping key "-"

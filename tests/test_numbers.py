@@ -48,3 +48,17 @@ def test_dollars_have_one_format_for_pages_cli_and_logs():
     assert usd(None) == "unknown" and usd(float("nan")) == "unknown"
     for value in (0, 0.0031, 12.345, None, np.nan, pd.NA, np.float64(0.25)):
         assert numbers.usd(value) == usd(None if numbers.missing(value) else float(value))
+
+
+def test_a_mean_whose_values_are_whole_keeps_its_decimals_and_a_count_does_not():
+    """A new user's report: Hanabi's `mean_score (0-10)` read "6" and "0" on the Games page (every value whole, so
+    taken for a count), against the one format's 2 decimals for a figure."""
+    import pandas as pd
+
+    from engine.numbers import readable
+
+    shown = readable(pd.DataFrame({"mean_score (0-10)": [6.0, 0.0], "win rate": [2.0, 3.0],
+                                   "matches": [3.0, 40.0], "scores": [5.0, 2.0], "tokens": [100.0, 20.0]}))
+    assert shown["mean_score (0-10)"].tolist() == ["6.00", "0.00"] and shown["win rate"].tolist() == ["2.00", "3.00"]
+    assert shown["matches"].tolist() == ["3", "40"] and shown["scores"].tolist() == ["5", "2"]
+    assert shown["tokens"].tolist() == ["100", "20"]
