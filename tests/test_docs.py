@@ -93,7 +93,7 @@ def make_target(name: str) -> list[str]:
 
 def test_make_run_plays_the_first_run_into_an_empty_database_then_serves():
     assert make_target("run") == [".venv/bin/python -m engine run runs/quick.yaml --db results.duckdb --if-empty",
-                                  ".venv/bin/python -m engine serve --db results.duckdb"]
+                                  ".venv/bin/python -m engine serve --db results.duckdb --port 8501"]
 
 
 def test_make_test_lints_then_runs_every_test_and_ci_runs_it():

@@ -76,8 +76,8 @@ def pages(db):
     downloads: dict[str, pd.DataFrame] = {}
 
     def keep(self, label, data, file_name, *args, **kwargs):
-        if file_name.endswith(".csv"):
-            downloads[file_name] = pd.read_csv(io.BytesIO(data))
+        if file_name.endswith(".csv"):  # the file a click makes
+            downloads[file_name] = pd.read_csv(io.BytesIO(data() if callable(data) else data))
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(DeltaGenerator, "download_button", keep)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,9 +40,9 @@ def download_table(df: pd.DataFrame, name: str) -> None:
     """CSV and Parquet download buttons for one table, its numbers at the arena's one precision
     (engine/precision.py: the same data downloads the same digits)."""
     df = fixed(df)
-    left, right = st.columns(2)
-    left.download_button("CSV", df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}")
-    right.download_button("Parquet", to_parquet(df), f"{name}.parquet", "application/octet-stream",
+    left, right = st.columns(2)  # the files are made when clicked: a page shows a dozen tables, its user takes one
+    left.download_button("CSV", lambda: df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}")
+    right.download_button("Parquet", lambda: to_parquet(df), f"{name}.parquet", "application/octet-stream",
                           key=f"parquet_{name}")
 
 
@@ -80,11 +81,11 @@ class Report:
     says what it was made from: the database, the selection, the runs in it, and when."""
 
     title: str
-    parts: list[str] = field(default_factory=list)
+    parts: list[str | Callable[[], str] | _Chart] = field(default_factory=list)  # a table, a chart: made when
+    # the report is downloaded (most page views download none)
     db: str = ""
     selection: dict[str, str] = field(default_factory=dict)
     runs: list[str] = field(default_factory=list)
-    _plotly_inlined: bool = False
 
     def scope(self, db: str | Path, selection: dict[str, str] | None = None, runs: list[str] | None = None) -> None:
         """What the page shows: its database, the selection in words (empty: everything) and the runs it covers."""
@@ -118,26 +119,22 @@ class Report:
     def table(self, title: str, df: pd.DataFrame, helps: dict[str, str] | None = None) -> None:
         """The table as the page shows it (`readable` blanks, yes/no and 2 decimals; text already shown, as "14.3%
         (21)", passes as is), each column's definition `helps` in its header's tooltip and listed under it."""
-        shown = readable(df)
-        helps = {str(c): text for c, text in (helps or {}).items() if text and c in shown.columns}
-        table = shown.to_html(index=False, na_rep="")
-        for column, text in helps.items():  # a header's tooltip, as on the page
-            table = table.replace(f"<th>{html.escape(column, quote=False)}</th>",
-                                  f"<th title='{html.escape(text)}'>{html.escape(column, quote=False)}</th>", 1)
-        defined = "".join(f"<li><code>{html.escape(c)}</code>: {html.escape(t)}</li>" for c, t in helps.items())
-        self.parts.append(f"<h2>{html.escape(title)}</h2>" + table
-                          + (f"<ul class='definitions'>{defined}</ul>" if defined else ""))
+        self.parts.append(lambda: _table_html(title, df, helps))
 
     def figure(self, title: str, fig) -> None:
         """The chart in the arena's palette (`engine/palette.py`, whatever theme drew it on the page) and its
         numbers at the one precision, as the tables'."""
-        fig = painted(go.Figure(fixed_nested(fig.to_dict())))
-        self.parts.append(f"<h2>{html.escape(title)}</h2>" + fig.to_html(
-            full_html=False, include_plotlyjs=not self._plotly_inlined))
-        self._plotly_inlined = True
+        self.parts.append(_Chart(title, fig.to_dict()))  # as drawn now: the page may draw on the figure after
 
     def html(self) -> str:
-        body = "\n".join(self.parts)
+        made, inlined = [], False
+        for part in self.parts:  # plotly's script inlined once, before the first chart
+            if isinstance(part, _Chart):
+                made.append(part.html(inline_plotly=not inlined))
+                inlined = True
+            else:
+                made.append(part if isinstance(part, str) else part())
+        body = "\n".join(made)
         return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
                 "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px}.caption,.definitions{color:#555;font-size:90%}"
@@ -145,5 +142,29 @@ class Report:
                 f"<body><h1>{html.escape(self.title)}</h1>{self.header()}{body}</body></html>")
 
     def download(self, name: str) -> None:
-        st.download_button("Download this page as an HTML report", self.html().encode(), f"{name}.html",
+        st.download_button("Download this page as an HTML report", lambda: self.html().encode(), f"{name}.html",
                            "text/html", key=f"report_{name}")
+
+
+@dataclass(frozen=True)
+class _Chart:
+    """A chart of the report as the page drew it (plotly's dict), in the arena's palette when made."""
+
+    title: str
+    drawn: dict
+
+    def html(self, inline_plotly: bool) -> str:
+        fig = painted(go.Figure(fixed_nested(self.drawn)))
+        return f"<h2>{html.escape(self.title)}</h2>" + fig.to_html(full_html=False, include_plotlyjs=inline_plotly)
+
+
+def _table_html(title: str, df: pd.DataFrame, helps: dict[str, str] | None) -> str:
+    shown = readable(df)
+    helps = {str(c): text for c, text in (helps or {}).items() if text and c in shown.columns}
+    table = shown.to_html(index=False, na_rep="")
+    for column, text in helps.items():  # a header's tooltip, as on the page
+        table = table.replace(f"<th>{html.escape(column, quote=False)}</th>",
+                              f"<th title='{html.escape(text)}'>{html.escape(column, quote=False)}</th>", 1)
+    defined = "".join(f"<li><code>{html.escape(c)}</code>: {html.escape(t)}</li>" for c, t in helps.items())
+    return (f"<h2>{html.escape(title)}</h2>" + table
+            + (f"<ul class='definitions'>{defined}</ul>" if defined else ""))
