@@ -11,6 +11,7 @@ declares the units of its other figures (`TableLayout.units`)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -140,6 +141,22 @@ def cell(value: Any, decimals: int, column: str = "") -> str:
     return str(value)
 
 
+def column_cells(values: pd.Series, decimals: int, column: str) -> list[str]:
+    """`cell` of every value of a column, a float column's format chosen once (a 1,300-row table's 30,000 cells:
+    0.55 s cell by cell)."""
+    if not pd.api.types.is_float_dtype(values) or column == "p" or column.startswith("p_"):
+        return [cell(v, decimals, column) for v in values.astype(object)]
+    if is_rate(column):
+        def shown(v: float) -> str: return f"{100 * v:.1f}%"
+    elif in_percent(column):
+        def shown(v: float) -> str: return f"{v:.1f}%"
+    elif column in IDENTIFIERS:
+        def shown(v: float) -> str: return f"{v:.{decimals}f}"
+    else:
+        def shown(v: float) -> str: return f"{v:,.{decimals}f}"
+    return ["" if not math.isfinite(v) else shown(v) for v in values.to_numpy(dtype=float, na_value=np.nan)]
+
+
 def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: int = 2) -> pd.DataFrame:
     """The table as text in the one number format: numbers with `default` decimals (or the column's own), counts
     (a float column of whole numbers beyond 1) whole, rates as percentages, yes/no, and a blank for every missing
@@ -152,7 +169,7 @@ def readable(df: pd.DataFrame, decimals: dict[str, int] | None = None, default: 
         whole = bool(known.map(float.is_integer).all() and (known.abs() > 1).any()  # counts, not 0/1 rates
                      and (bare_name(str(column)) in COUNTS or not AVERAGED.search(str(column))))
         places = decimals.get(column, 0 if whole else default)
-        shown[column] = [cell(v, places, str(column)) for v in values.astype(object)]
+        shown[column] = column_cells(values, places, str(column))
     if "strategy" in shown:  # a bot has no strategy: blank, not the scorers' grouping key "-"
         shown["strategy"] = shown["strategy"].replace(NO_STRATEGY, "")
     return shown

@@ -62,3 +62,39 @@ def test_a_mean_whose_values_are_whole_keeps_its_decimals_and_a_count_does_not()
     assert shown["mean_score (0-10)"].tolist() == ["6.00", "0.00"] and shown["win rate"].tolist() == ["2.00", "3.00"]
     assert shown["matches"].tolist() == ["3", "40"] and shown["scores"].tolist() == ["5", "2"]
     assert shown["tokens"].tolist() == ["100", "20"]
+
+
+def test_a_float_columns_cells_read_as_each_cell_alone_would():
+    """`readable` formats a float column in one pass (a 1,300-row paper's table took 0.55 s cell by cell): every
+    kind of column (a rate, a percentage, a p-value, an identifier, a count, a figure) reads exactly as `cell`."""
+    import numpy as np
+    import pandas as pd
+
+    from engine.numbers import cell, column_cells
+
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.normal(0, 3000, 200), rng.integers(0, 9, 50).astype(float), [np.nan, np.inf,
+                                                                                            -np.inf, 0.0, -0.0]])
+    for column in ("win_rate", "area (%)", "p", "p_holm", "seed", "matches", "mean_score (0-10)", "tokens"):
+        for dtype in ("float64", "Float64"):
+            series = pd.Series(values, dtype=dtype) if dtype == "float64" else pd.Series(
+                [None if np.isnan(v) else v for v in values], dtype=dtype)
+            for decimals in (0, 2):
+                assert column_cells(series, decimals, column) == [
+                    cell(v, decimals, column) for v in series.astype(object)], (column, dtype, decimals)
+
+
+def test_a_float_column_rounds_to_the_one_precision_as_each_value_alone_would():
+    """`fixed_values` rounds a column in one pass: the same numbers as `fixed_number` value by value, missing values
+    missing, infinities as they are, the column's dtype kept."""
+    import numpy as np
+    import pandas as pd
+
+    from engine.precision import fixed_number, fixed_values
+
+    rng = np.random.default_rng(7)
+    values = [*rng.normal(0, 1e4, 100), *(rng.random(50) / 3), 1540.0000000000055, np.inf, -np.inf]
+    for series in (pd.Series([*values, np.nan], name="x"), pd.Series([*values, None], dtype="Float64", name="x")):
+        rounded = fixed_values(series)
+        assert rounded.dtype == series.dtype and rounded.name == "x"
+        assert rounded.iloc[:-1].tolist() == [fixed_number(float(v)) for v in values] and pd.isna(rounded.iloc[-1])
