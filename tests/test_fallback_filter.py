@@ -242,3 +242,16 @@ def test_in_the_browser_the_checkbox_leaves_the_fallback_wins_out_and_the_link_k
         expect(fresh.get_by_role("checkbox", name="Leave out matches with fallback moves")).to_be_checked()
         assert fresh.locator('[data-testid="stException"]').count() == 0
         chromium.close()
+
+
+def test_a_link_to_a_cooperative_games_matches_says_every_match_counts():
+    """A new user's report: the Hanabi cell of a grid opened Transcripts captioned "self-play left out (competitive
+    games)", though every Hanabi match is self-play and every one was counted. A cooperative game's link says its
+    matches all count; a competitive game's, or a mixed selection's, that self-play is left out."""
+    from engine.selection import Selection
+
+    assert "every match counts (cooperative" in links.described(Selection(games=("hanabi",), contested=True))
+    for games in (("tictactoe",), ("hanabi", "tictactoe"), ()):
+        said = links.described(Selection(games=games, contested=True))
+        assert said == "self-play left out (competitive games)", (games, said)
+    assert links.described(Selection(games=("hanabi",))) == ""

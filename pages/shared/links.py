@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import date
 from urllib.parse import urlencode
 
-from engine.selection import Selection, Variant
+from engine.selection import Selection, Variant, cooperative_games
 from engine.suite_tables import pool_label  # noqa: F401 - the pages name pools through here, as the site does
 
 LINKED = ("runs", "presets", "dates", "variant", "contested", "without_fallbacks")  # the URL keys of a linked selection
@@ -71,6 +71,15 @@ def described(selection: Selection) -> str:
              f"finished {selection.date_from or 'from the first'} to {selection.date_to or 'the last'}"
              if selection.date_from or selection.date_to else "",
              f"rules: {selection.variants[0].label}" if selection.variants else "",
-             "self-play left out (competitive games)" if selection.contested else "",
+             _contested_words(selection) if selection.contested else "",
              "matches with fallback moves left out" if selection.without_fallbacks else ""]
     return "; ".join(p for p in parts if p)
+
+
+def _contested_words(selection: Selection) -> str:
+    """What "contested" did to a linked selection: self-play left out of a competitive game; in a cooperative one
+    (Hanabi) one agent in every seat is the game, and every match counts."""
+    games = {v.game for v in selection.variants or ()} | set(selection.games or ())
+    if games and games <= set(cooperative_games()):
+        return "every match counts (cooperative: one agent in every seat is the game)"
+    return "self-play left out (competitive games)"
