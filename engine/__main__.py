@@ -291,7 +291,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from engine.export import ExportError, export_site
 
     try:
-        print(export_site(args.db, args.site_dir, tuple(args.run or ()), progress=True))
+        print(export_site(args.db, args.site_dir, tuple(args.run or ()), progress=not args.quiet))
     except ExportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -420,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("site_dir", metavar="SITE_DIR", help="a new or empty folder (an earlier export's is replaced)")
     export.add_argument("--run", action="append", help="only this run's matches (repeatable)")
     export.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
+    export.add_argument("--quiet", action="store_true", help="no progress bar (the summary line is still printed)")
     export.set_defaults(func=_cmd_export)
 
     serve = command("serve", help="serve the dashboard (Streamlit) on 127.0.0.1:8501")

@@ -272,6 +272,15 @@ def one_line_error(capsys) -> str:
     return err
 
 
+def test_export_quiet_prints_its_summary_and_no_progress(played, tmp_path, capsys):
+    """A new user's report: `export --quiet` was refused with the top-level usage, where `run`, `import` and
+    `tournament` take it."""
+    db, _ = played
+    assert main(["export", str(tmp_path / "site"), "--db", str(db), "--quiet"]) == 0
+    printed = capsys.readouterr()
+    assert printed.err == "" and printed.out.startswith("exported ") and (tmp_path / "site" / "index.html").is_file()
+
+
 def test_a_second_export_into_the_same_folder_at_once_is_refused_in_one_line(played, tmp_path, capsys):
     """An attacker's report: three exports into one folder at once ended one of them in a traceback
     (FileNotFoundError from the other's rmtree). While one export writes, another into that folder is refused."""
