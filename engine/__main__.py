@@ -127,6 +127,25 @@ def _missing_access(spec: RunSpec) -> str | None:
     return "; ".join(problems) or None
 
 
+WORKERS_PER_CORE = 8  # a worker is a process of ~40 MB: past a few per core they cost memory and win nothing
+
+
+def _concurrency(text: str) -> int:
+    from engine.spec import MAX_CONCURRENCY
+
+    value = _at_least_one(text)
+    if value > MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"at most {MAX_CONCURRENCY:,} (as a spec's concurrency), got {value:,}")
+    return value
+
+
+def _workers(text: str) -> int:
+    value, most = _at_least_one(text), WORKERS_PER_CORE * (os.cpu_count() or 1)
+    if value > most:
+        raise argparse.ArgumentTypeError(f"at most {most} on this machine ({WORKERS_PER_CORE} per core), got {value:,}")
+    return value
+
+
 def _port(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 65535:
@@ -362,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
                          epilog="exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()))
     run.add_argument("spec", help="path to a run spec (YAML)")
     run.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
-    run.add_argument("--concurrency", type=_at_least_one, default=None,
+    run.add_argument("--concurrency", type=_concurrency, default=None,
                      help="matches played at once (overrides the spec)")
     run.add_argument("--if-empty", action="store_true", help="play only if the database holds no match yet")
     run.add_argument("--executor", choices=["local", "ray"], default=None,
@@ -371,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--address", default=None,
                      help="the Ray cluster to play on (implies --executor ray; default: $RAY_ADDRESS, "
                           "else a local cluster for this run)")
-    run.add_argument("--workers", type=_at_least_one, default=None,
+    run.add_argument("--workers", type=_workers, default=None,
                      help="processes of this machine the local executor plays in (default: one per core when a "
                           "seat calls a model over the network, else 1: this process)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")

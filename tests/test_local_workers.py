@@ -79,12 +79,16 @@ def test_default_workers_one_per_core_for_models_over_the_network_else_this_proc
     assert default_workers(spec("local/smollm2")) == 1
 
 
-def test_workers_must_be_at_least_one(tmp_path):
+@pytest.mark.parametrize(("option", "said"), [
+    (["--workers", "0"], "--workers: must be at least 1"),
+    (["--workers", "100000"], "--workers: at most "),  # an attacker's report: 100,000 processes were attempted
+    (["--concurrency", "99999999"], "--concurrency: at most 10,000")])
+def test_workers_and_concurrency_are_bounded_before_anything_starts(tmp_path, option, said):
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(guessing("http://127.0.0.1:9/v1", "zero", repeats=1)))
     done = subprocess.run([sys.executable, "-m", "engine", "run", str(path), "--db", str(tmp_path / "r.duckdb"),
-                           "--workers", "0"], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2 and "--workers: must be at least 1" in done.stderr
+                           *option], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and said in done.stderr and not (tmp_path / "r.duckdb").exists(), done.stderr
 
 
 def wait_for(condition, timeout: float, what: str) -> None:
