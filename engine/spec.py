@@ -199,7 +199,22 @@ def parse_spec(raw: Any) -> RunSpec:
                                        MAX_MATCHES - len(spec.matches)))
     for plan in spec.matches:
         plan.deadline_s = deadline
+    _one_agent_per_name(spec)
     return spec
+
+
+def _one_agent_per_name(spec: RunSpec) -> None:
+    """A match counts its agents by the name each plays under (its label, else its agent string): two agents under
+    one name in one lineup would be self-play, left out of every number. (Across games one name may stand for a
+    game's own scripted player: the studies call each game's "defender-bot" one opponent.)"""
+    for plan in spec.matches:
+        named: dict[str, str] = {}
+        for seat in plan.seats:
+            shown = seat.label or seat.agent
+            if named.setdefault(shown, seat.agent) != seat.agent:
+                raise SpecError(f"{plan.game}: the name {shown!r} is given to two agents of one lineup "
+                                f"({named[shown]} and {seat.agent}): their match would count as self-play, left out "
+                                "of every number; give each its own label")
 
 
 def _aliases(raw: Any) -> dict[str, str | dict]:
@@ -369,7 +384,7 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
         raw = {"label": raw["agent"]} | alias | {k: v for k, v in raw.items() if k != "agent"}
     merged = dict(defaults) | raw
     if merged.get("label") is not None:  # the seat's own, its alias's or the defaults'
-        checked_name(merged["label"], f"{where}.label")
+        merged["label"] = checked_name(merged["label"], f"{where}.label")  # stripped: "Alice " is Alice
     unknown = set(merged) - SEAT_KEYS
     if unknown:
         raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown, key=str)}; allowed: {sorted(SEAT_KEYS)}")

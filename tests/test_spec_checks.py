@@ -229,3 +229,24 @@ def test_control_characters_are_refused_in_labels_free_text_and_settings(raw, wh
     with pytest.raises(SpecError, match=rf"{where}: .*control character \(U\+{code}\)"):
         parse_spec(raw)
     assert parse_spec(_game() | {"description": "two lines\nand a tab\there, a family 👨‍👩‍👧"})
+
+
+def test_two_agents_under_one_name_in_a_lineup_are_refused_and_a_label_is_kept_stripped():
+    """An attacker's report: two different agents labelled alike in one lineup played, then `scores` printed no
+    results (their match counted as self-play), with no word; a label "Alice\u00a0" stood beside "Alice" as
+    another row that reads the same. The first is refused naming the name and both agents; a label is stripped."""
+    def spec(*seats):
+        return {"name": "x", "games": [{"game": "tictactoe", "lineups": [list(seats)]}]}
+
+    with pytest.raises(SpecError, match=r"tictactoe: the name 'A' is given to two agents of one lineup "
+                                        r"\(bot:random and bot:equilibrium\)"):
+        parse_spec(spec({"agent": "bot:random", "label": "A"}, {"agent": "bot:equilibrium", "label": "A"}))
+    with pytest.raises(SpecError, match="the name 'bot:random' is given to two agents"):
+        parse_spec(spec("bot:random", {"agent": "bot:equilibrium", "label": "bot:random"}))
+    kept = parse_spec(spec({"agent": "bot:random", "label": "Alice\u00a0"}, {"agent": "bot:equilibrium",
+                                                                          "label": "Bob"}))
+    assert kept.matches[0].seats[0].label == "Alice"
+    across = parse_spec({"name": "y", "games": [  # one name for each game's own scripted player stays allowed
+        {"game": "tictactoe", "lineups": [["bot:random", {"agent": "bot:equilibrium", "label": "defender"}]]},
+        {"game": "connect_four", "lineups": [["bot:random", {"agent": "bot:minimax", "label": "defender"}]]}]})
+    assert len(across.matches) == 2
