@@ -40,7 +40,8 @@ def status_of(db, run_id) -> str | None:
 def test_a_killed_terminal_run_is_interrupted_and_launch_resumes_it(stub, tmp_path, monkeypatch):
     stub.responder = lambda req: StubReply('{"chosen_number": 20}', delay=0.5)
     seat = {"agent": "openai/stub-model", "api_base": stub.url, "temperature": 0.0, "max_tokens": 16}
-    raw = {"name": "killed run", "seed": 1, "repeats": 12, "concurrency": 1, "games": [
+    # 40 matches of 0.5 s answers: still playing when a loaded machine's reader gets in (12 finished first once)
+    raw = {"name": "killed run", "seed": 1, "repeats": 40, "concurrency": 1, "games": [
         {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}
     spec_file, db = tmp_path / "killed.yaml", tmp_path / "results.duckdb"
     spec_file.write_text(yaml.safe_dump(raw))
@@ -59,10 +60,11 @@ def test_a_killed_terminal_run_is_interrupted_and_launch_resumes_it(stub, tmp_pa
     at = AppTest.from_file("../pages/launch.py", default_timeout=60).run()
     assert not at.exception
     resume = at.button(key=f"resume_{run_id}")
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}')  # the resumed run at full speed
     resume.click().run()
     assert not at.exception
     wait_for(lambda: status_of(db, run_id) == "ok" and not processes.is_alive(db, run_id))
-    assert store.rows(db, "SELECT n_done FROM runs") == [(12,)]
+    assert store.rows(db, "SELECT n_done FROM runs") == [(40,)]
 
 
 def test_a_run_recorded_by_a_live_process_elsewhere_is_taken_at_its_word():
