@@ -34,3 +34,22 @@ def assert_rebuild_gives_the_writers_rows(db: Path, scratch: Path, tables: tuple
     for table, rows in written.items():
         same_rows(rows, summary_rows(copy, table))
     return written
+
+
+def assert_upgrade_builds_them(db: Path, scratch: Path, version: int, undo: tuple[str, ...],
+                               tables: tuple[str, ...]) -> Path:
+    """A copy of `db` (in `scratch`) set back to schema `version` by the statements `undo` (the summaries that
+    version lacked dropped), then opened: the upgrade fills each of `tables` with the rows the writer kept in `db`.
+    Returns the upgraded copy."""
+    copy = scratch / f"v{version}.duckdb"
+    copy.write_bytes(db.read_bytes())
+    with store.connect(copy) as con:
+        for statement in undo:
+            con.execute(statement)
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (?, now())", [version])
+    store.check_db(copy)
+    assert store.summaries_in_step(copy)
+    for table in tables:
+        same_rows(summary_rows(copy, table), summary_rows(db, table))
+    return copy

@@ -25,7 +25,11 @@ from engine.settings import setting_label
 from engine.spec import parse_spec
 from engine.step_fields import seat_fields
 from engine.store import MatchRecord
-from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
+from tests.summary_rows import (
+    assert_rebuild_gives_the_writers_rows,
+    assert_upgrade_builds_them,
+    same_rows,
+)
 
 RUNS = ("first", "second")
 HINT_GAMES = ("tictactoe", "connect_four")
@@ -252,17 +256,9 @@ def test_a_rebuild_from_the_log_gives_the_writers_rows(written, tmp_path):
 
 
 def test_the_upgrade_from_version_13_builds_them(written, tmp_path):
-    db = tmp_path / "v13.duckdb"
-    db.write_bytes(written[0].read_bytes())
-    with store.connect(db) as con:
-        con.execute("DROP TABLE step_summary")
-        con.execute("ALTER TABLE agent_summary DROP COLUMN illegal")
-        con.execute("DELETE FROM schema_version")
-        con.execute("INSERT INTO schema_version VALUES (13, now())")
-    store.check_db(db)
-    assert store.summaries_in_step(db)
-    for table in ("agent_summary", "step_summary"):
-        same_rows(summary_rows(db, table), summary_rows(written[0], table))
+    assert_upgrade_builds_them(written[0], tmp_path, 13, ("DROP TABLE step_summary",
+                                                          "ALTER TABLE agent_summary DROP COLUMN illegal"),
+                               ("agent_summary", "step_summary"))
 
 
 PER_AGENT = {"connect_four_rewards": llmarena_analyses.connect_four_rewards,

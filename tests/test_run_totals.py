@@ -13,7 +13,11 @@ import pytest
 
 from engine import store
 from engine.launch import processes
-from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
+from tests.summary_rows import (
+    assert_rebuild_gives_the_writers_rows,
+    assert_upgrade_builds_them,
+    summary_rows,
+)
 from tests.written_matches import write_run
 
 STORED = ["run_id", "n_done", "n_matches", "errors", "tokens", "usd"]
@@ -95,17 +99,8 @@ def test_an_errored_match_inserted_around_the_writer_sends_the_panel_to_the_log(
 
 
 def test_a_version_12_database_gets_its_totals_and_scores_built_by_the_upgrade(written, tmp_path):
-    db = tmp_path / "v12.duckdb"
-    db.write_bytes(written[0].read_bytes())
-    with store.connect(db) as con:
-        con.execute("DROP TABLE run_totals")
-        con.execute("DROP TABLE match_scores")
-        con.execute("DELETE FROM schema_version")
-        con.execute("INSERT INTO schema_version VALUES (12, now())")
-    store.check_db(db)
-    assert store.summaries_in_step(db)
-    for table in ("run_totals", "match_scores"):
-        same_rows(summary_rows(db, table), summary_rows(written[0], table))
+    db = assert_upgrade_builds_them(written[0], tmp_path, 12, ("DROP TABLE run_totals", "DROP TABLE match_scores"),
+                                    ("run_totals", "match_scores"))
     assert store.rows(db, "SELECT count(*) FROM match_scores") == store.rows(
         db, "SELECT count(*) FROM (SELECT DISTINCT match_id, coalesce(label, agent), prompt_version, temperature, "
             "strategy, max_tokens FROM seats WHERE match_id IN (SELECT match_id FROM matches WHERE status = 'ok'))")
