@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -101,9 +102,14 @@ def test_the_runs_a_range_holds_whole_are_summed_from_their_stored_rows(bench_db
 
 
 def test_a_date_range_read_in_parts_fits_a_small_readers_memory(bench_db, monkeypatch):
-    """Before, the log read of every match but the first day's (9,700 matches) ran out of a 32 MB reader (its
-    windows and distinct counts over every seat and turn do not spill); 1,000 matches a part fit."""
-    monkeypatch.setattr(connections, "READER_MEMORY", "32MB")
+    """Before, the log read of every match but the first day's (9,700 matches) needed 44 MB of a one-thread reader
+    (its windows and distinct counts over every seat and turn do not spill); in parts of 1,000 matches it needs 28.
+    One thread, because each thread's buffers add to the peak: with two, a loaded machine's scheduling moved it
+    past a 32 MB bound the parts fit when quiet."""
+    connect = duckdb.connect
+    monkeypatch.setattr(duckdb, "connect", lambda *args, config, **kwargs: connect(
+        *args, config={**config, "threads": 1}, **kwargs))
+    monkeypatch.setattr(connections, "READER_MEMORY", "36MB")
     monkeypatch.setattr(agent_figures, "LOGGED_PART", 1_000)
     most = Selection(date_from=date(2025, 1, 2))
     assert len(headline.agent_figures(bench_db, most)) > 50
