@@ -13,8 +13,7 @@ TrueSkill is a replay of the matches in the order they finished. The child that 
 `python -m engine run` does, by bringing the saved replays (every game, each game) up to date; its time is
 printed, and the pages' ratings then load them and replay only what finished since. A TrueSkill view filtered
 by run, preset or date replays from scratch: the page asks first above sharing.SLOW_SCORER_LIMIT matches, and
-that call is timed separately, outside the budget, as are a date range's figures (no page opens on one) and the
-transcripts' text searches through the prompts
+that call is timed separately, outside the budget, as are the transcripts' text searches through the prompts
 and through every turn, which run only when their box is ticked (by default the answers and the moderator's
 messages of the newest `transcripts.TURNS_SEARCHED` turns are searched).
 
@@ -155,6 +154,7 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
     # an agent as the Games page's picker names it (a label played at several settings is one agent per setting)
     named_model = queries.agents(db, settings=True)["agent"].iloc[0]
     run_filter = Selection(run_ids=("run-1",))
+    day, week = (Selection(date_from=date(2025, 1, 2), date_to=date(2025, 1, days)) for days in (2, 8))
     search = transcripts.MatchSearch
     newest = transcripts.find_matches(db, search())["match_id"].iloc[0]
     return {
@@ -178,6 +178,13 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
             *((f"{suite.name} coverage (the caption)", lambda suite=suite: headline.coverage(db, suite.name))
               for suite in all_suites().values()),
             ("agent_figures one run", lambda: headline.agent_figures(db, run_filter)),
+            ("agent_figures of a day", lambda: headline.agent_figures(db, day)),
+            ("agent_figures of a week", lambda: headline.agent_figures(db, week)),
+            ("agent_figures from the first day on", lambda: headline.agent_figures(db, Selection(
+                date_from=date(2025, 1, 1)))),
+            *((f"{suite.name} headline of a week", lambda suite=suite: headline.headline(db, suite.name, week))
+              for suite in all_suites().values()),
+            ("Bradley-Terry of a week", lambda: ratings.bradley_terry_table(db, selection=week)),
             ("TrueSkill every game", lambda: ratings.trueskill_table(db)),
             ("Bradley-Terry every game", lambda: ratings.bradley_terry_table(db)),
             ("TrueSkill one game", lambda: ratings.trueskill_table(db, selection=game_filter)),
@@ -230,19 +237,11 @@ def figures(db: Path, model: str) -> list[tuple[str, Callable[[], object]]]:
 
 
 def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
-    """What the pages run only when asked: a date range's figures (no page opens on one: the summary rows of its
-    matches, `agent_figures.Summed`; the bench's every run plays every day, so none is held whole and every match
-    of the range is read from the log), TrueSkill over a selection filtered by run (replayed from scratch; the page
+    """What the pages run only when asked: TrueSkill over a selection filtered by run (replayed from scratch; the page
     asks above sharing.SLOW_SCORER_LIMIT matches), and the transcripts' text searches on a ticked box: through the
     prompts too ("Search the prompts too"), through every turn ("Search every turn")."""
     search = transcripts.MatchSearch
-    day, week = (Selection(date_from=date(2025, 1, 2), date_to=date(2025, 1, days)) for days in (2, 8))
-    return [("agent_figures of a day", lambda: headline.agent_figures(db, day)),
-            ("agent_figures of a week", lambda: headline.agent_figures(db, week)),
-            ("Bradley-Terry of a week", lambda: ratings.bradley_terry_table(db, selection=week)),
-            ("agent_figures from the first day on (every run whole)",
-             lambda: headline.agent_figures(db, Selection(date_from=date(2025, 1, 1)))),
-            ("TrueSkill one run (replayed from scratch)",
+    return [("TrueSkill one run (replayed from scratch)",
              lambda: ratings.trueskill_table(db, selection=Selection(run_ids=("run-1",)))),
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(
                 db, search(text="no such words anywhere", in_prompts=True))),
@@ -429,8 +428,8 @@ def main() -> int:
         loads, served_mb = served(db)
         print(f"dashboard peak RSS {served_mb:.0f} MB = {served_mb / BUDGET_RSS_MB:.2f} of the "
               f"{BUDGET_RSS_MB:.0f} MB budget")
-        print(f"\nonly when asked, outside the budget (a date range; TrueSkill above {SLOW_SCORER_LIMIT:,} matches of "
-              "a filtered selection; the prompts on a ticked box):")
+        print(f"\nonly when asked, outside the budget (TrueSkill above {SLOW_SCORER_LIMIT:,} matches of a filtered "
+              "selection; the prompts on a ticked box):")
         for name, fn in on_request(db):
             run_timed(f"{name}, first call", fn, 1, budget_ms)
             run_timed(f"{name}, again", fn, 1, budget_ms)

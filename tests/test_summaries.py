@@ -25,7 +25,12 @@ from engine.selection import ALL, Selection
 from engine.spec import parse_spec
 from engine.store import summaries
 from engine.suites import get_suite
-from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
+from tests.summary_rows import (
+    assert_rebuild_gives_the_writers_rows,
+    assert_upgrade_builds_them,
+    same_rows,
+    summary_rows,
+)
 from tests.test_ratings import write_outcomes
 from tests.test_schema import DATA
 
@@ -310,6 +315,11 @@ def test_a_version_8_database_gets_its_pairwise_summary_built_by_the_upgrade(pla
     store.check_db(db)
     assert store.summaries_in_step(db)
     same_rows(summary_rows(db, "pairwise_summary"), summary_rows(played, "pairwise_summary"))
+
+
+def test_the_upgrade_from_version_14_keeps_the_summaries_by_day(played, tmp_path):
+    assert_upgrade_builds_them(played, tmp_path, 14, tuple(f"DROP TABLE {t}" for t in summaries.BY_DAY.values()),
+                               (*summaries.BY_DAY, *summaries.BY_DAY.values()))
 
 
 def test_a_version_1_database_is_summarized_too(tmp_path):

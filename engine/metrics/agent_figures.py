@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -90,36 +91,39 @@ LOGGED_PART = 20_000
 @dataclass(frozen=True)
 class Summed:
     """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks of the stored summaries,
-    or for a date range or an agent filter, which the stored rows cannot answer (they sum over time and over every
-    agent of a match), of the rows the writer would have stored for the selected matches alone: the stored rows
-    of the runs whose every match the range holds (`whole_runs`), and the rows of the other matches it picks
-    (`logged`: a condition over `matches AS m` and its parameters) computed from the log by the writer's own SQL
-    (engine/store/summaries.py). So a date range sums exactly what the log holds. Read inside a `store.reading`
-    block: those rows are a temporary table of its connection."""
+    summed over the days of its date range (`days`: the first and last, None for no bound) from the summaries kept by
+    day; or for an agent filter, which the stored rows cannot answer (they sum over every agent of a match), of the
+    rows the writer would have stored for the selected matches alone (`logged`: a condition over `matches AS m` and
+    its parameters), computed from the log by the writer's own SQL (engine/store/summaries.py). So a selection sums
+    exactly what the log holds. Read inside a `store.reading` block: an agent filter's rows are a temporary table
+    of its connection."""
 
     condition: str
     params: list
+    days: tuple[date | None, date | None] = (None, None)
     logged: tuple[str, list] | None = None
-    whole_runs: tuple[str, ...] = ()
 
     def source(self, db: str | Path | None, table: str) -> str:
-        """Summary `table` as the rows to pick from: the stored table, or the rows of the selected matches (the
-        logged ones computed `LOGGED_PART` matches at a time: each part's memory is all a read holds) summed per
-        key."""
-        if self.logged is None:
+        """Summary `table` as the rows to pick from: the stored table, its rows by day within the date range summed
+        per key, or the rows of the selected matches (computed `LOGGED_PART` matches at a time: each part's memory
+        is all a read holds) summed per key."""
+        if self.logged is None and self.days == (None, None):
             return table
-        key = repr((table, self.logged, self.whole_runs))
-        name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
-        store.temp_table(db, name, self._parts(db, table))
         keys = summaries.SUMMARIES[table]
         sums = ", ".join(f"sum({c}) AS {c}" for c, _ in store.TABLES[table] if c not in keys)
+        if self.logged is None:
+            first, last = self.days
+            within = " AND ".join([*([f"day >= DATE '{first.isoformat()}'"] if first else []),
+                                   *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
+            return f"(SELECT {', '.join(keys)}, {sums} FROM {summaries.BY_DAY[table]} WHERE {within} GROUP BY ALL)"
+        key = repr((table, self.logged))
+        name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
+        store.temp_table(db, name, self._parts(db, table))
         return f"(SELECT {', '.join(keys)}, {sums} FROM {name} GROUP BY ALL)"
 
     def _parts(self, db: str | Path, table: str) -> Iterator[tuple[str, list]]:
-        """The SQL of summary `table`'s rows of the whole runs, then of each part of the logged matches (in the
-        order they were written, so that a part's seats and turns lie together when matches were written in time
-        order)."""
-        yield f"SELECT * FROM {table} WHERE run_id IN (SELECT unnest(?))", [list(self.whole_runs)]
+        """The SQL of summary `table`'s rows of each part of the logged matches (in the order they were written, so
+        that a part's seats and turns lie together when matches were written in time order)."""
         matches, params = self.logged
         starts = [first for (first,) in store.rows(db, f"""
             SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
@@ -141,25 +145,13 @@ class Summed:
 
 def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summed:
     """`selection` as the summary rows it adds up (`Summed`), for summaries in step with the log (agents are named
-    from `agent_settings`): the stored rows, or for a date range or an agent filter those of its matches."""
+    from `agent_settings`): the stored rows, those of its date range's days, or for an agent filter those of its
+    matches."""
     condition, params = _row_condition(selection, "k", contested)
-    if not (selection.date_from or selection.date_to or selection.agents):
-        return Summed(condition, params)
-    whole = () if selection.agents else _runs_within(db, selection)
+    if not selection.agents:
+        return Summed(condition, params, (selection.date_from, selection.date_to))
     picked = replace(selection, contested=False, without_fallbacks=False)  # keys of the rows: `condition`'s
-    matches, matches_params = picked.where("m", settings=SETTINGS_SOURCE)
-    if whole:
-        matches, matches_params = f"{matches} AND m.run_id NOT IN (SELECT unnest(?))", [*matches_params, list(whole)]
-    return Summed(condition, params, (matches, matches_params), whole)
-
-
-def _runs_within(db: str | Path, selection: Selection) -> tuple[str, ...]:
-    """The runs whose every `ok` match finished within the selection's date range: their stored summary rows are
-    theirs within it (matches are written as they finish, so a range of days holds most runs whole)."""
-    within, params = Selection(date_from=selection.date_from, date_to=selection.date_to).where("m")
-    return tuple(run for (run,) in store.rows(db, f"""
-        SELECT m.run_id FROM matches m WHERE m.status = 'ok' GROUP BY m.run_id
-        HAVING bool_and(coalesce({within}, false)) ORDER BY 1""", params))
+    return Summed(condition, params, logged=picked.where("m", settings=SETTINGS_SOURCE))
 
 
 def summed_where(db: str | Path, selection: Selection) -> Summed | None:

@@ -10,6 +10,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from engine.store.summary_keys import BY_DAY
+
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "runs": (
         ("run_id", "VARCHAR"), ("name", "VARCHAR"), ("spec", "JSON"), ("source", "VARCHAR"), ("status", "VARCHAR"),
@@ -104,6 +106,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
+# the summaries a date range sums, kept by the day their matches finished too (engine/store/summary_keys.py BY_DAY)
+TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY.items()}
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
 # matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table; 5
 # seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies);
@@ -116,15 +120,17 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # gamabench_summary (per agent, strategy, study and repeat: what γ-Bench's table adds up); 12 pairwise_summary
 # rebuilt, its rows no longer comparing teammates (a seat pair of one role) ranked apart; 13 run_totals (Launch's runs
 # panel) and match_scores (the Robustness page), built likewise; 14 agent_summary.illegal (LLMArena's illegal moves,
-# the hint ablation) and step_summary (γ-Bench's per-round curves), agent_summary rebuilt and step_summary built.
+# the hint ablation) and step_summary (γ-Bench's per-round curves), agent_summary rebuilt and step_summary built; 15
+# agent_summary, metric_summary and pairwise_summary kept by day as well (`*_by_day`: a date range's figures), built.
 # Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
-                "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us")}
+                "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"),
+                "DATE": pa.date32()}
 
 
 def arrow_schema(table: str) -> pa.Schema:

@@ -49,14 +49,14 @@ import duckdb
 from engine.store.schema import TABLES
 from engine.store.summary_agents import contributions_sql, illegal_move_sql, metric_contributions_sql
 from engine.store.summary_gamabench import gamabench_contributions_sql, step_contributions_sql, step_values_sql
-from engine.store.summary_keys import MATCH_SCORE_KEYS, SETTINGS_SOURCE, SIDE, SUMMARIES
+from engine.store.summary_keys import BY_DAY, MATCH_SCORE_KEYS, SETTINGS_SOURCE, SIDE, SUMMARIES
 from engine.store.summary_pairs import pairwise_contributions_sql
 from engine.store.summary_runs import match_scores_sql, run_totals_sql, settings_sql
 from engine.store.summary_seats import CARRIES_A_BELIEF, FALLBACK_VOTES, SCORE, SEAT, WON, seat_rows_sql
 
 # what the readers import from here: each summary's own module computes it (engine/store/summary_*.py)
-__all__ = ["CARRIES_A_BELIEF", "FALLBACK_VOTES", "MATCH_SCORE_KEYS", "SCORE", "SEAT", "SETTINGS_SOURCE", "SIDE",
-           "SUMMARIES", "WON", "illegal_move_sql", "match_scores_sql", "run_totals_sql", "step_values_sql"]
+__all__ = ["BY_DAY", "CARRIES_A_BELIEF", "FALLBACK_VOTES", "MATCH_SCORE_KEYS", "SCORE", "SEAT", "SETTINGS_SOURCE",
+           "SIDE", "SUMMARIES", "WON", "illegal_move_sql", "match_scores_sql", "run_totals_sql", "step_values_sql"]
 
 
 def add_attempts(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
@@ -88,6 +88,15 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int)
     con.execute("DROP TABLE summary_merged")
 
 
+def _merge_by_day(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
+    """`_merge` of rows with a `day` into summary `table` kept by day (`BY_DAY`) and, summed over the days, into
+    `table` itself: the rows computed once."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE day_rows AS {rows_sql}")
+    _merge(con, BY_DAY[table], "SELECT * FROM day_rows", sign)
+    _merge(con, table, "SELECT * EXCLUDE (day) FROM day_rows", sign)
+    con.execute("DROP TABLE day_rows")
+
+
 def _games_of_the_delta(con: duckdb.DuckDBPyConnection) -> str:
     """The games of `summary_delta` as a condition on `a.game` with the names written out: DuckDB then skips the
     row groups of the other games (a rebuild writes the large summaries in game order), where a join looked up every
@@ -101,9 +110,9 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
                 sign: int = 1) -> None:
     """Inside the writer's transaction: count (or with `sign` -1, uncount) the `ok` matches of the tables or
     views named, and bump the generation."""
-    _merge(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
-    _merge(con, "metric_summary", metric_contributions_sql(matches, seats, turns, metrics), sign)
-    _merge(con, "pairwise_summary", pairwise_contributions_sql(matches, seats), sign)
+    _merge_by_day(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
+    _merge_by_day(con, "metric_summary", metric_contributions_sql(matches, seats, turns, metrics), sign)
+    _merge_by_day(con, "pairwise_summary", pairwise_contributions_sql(matches, seats), sign)
     _merge(con, "seat_summary", seat_rows_sql(con, matches, seats, turns, metrics), sign)
     con.unregister("seat_reasoning")
     _merge(con, "gamabench_summary", gamabench_contributions_sql(matches, seats, turns, metrics), sign)
@@ -159,9 +168,7 @@ def _rebuilding(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries computed again from the whole log."""
     with _rebuilding(con):
-        con.execute("DELETE FROM metric_summary")
-        rows = metric_contributions_sql("matches", "seats", "turns", "metrics")
-        con.execute(f"INSERT INTO metric_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
+        _rebuild_by_day(con, "metric_summary", metric_contributions_sql("matches", "seats", "turns", "metrics"))
         rebuild_pairwise(con)
         rebuild_seats(con)
         rebuild_gamabench(con)
@@ -173,12 +180,33 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     bump(con)
 
 
+def _rebuild_by_day(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str) -> None:
+    """Summary `table` kept by day (`BY_DAY`) computed again from `rows_sql` (its rows of the whole log), and `table`
+    as those rows summed over the days, both in game order (the writer's merge reads only its batch's games' row
+    groups; a board reads a few games)."""
+    by_day = BY_DAY[table]
+    keys = ", ".join(SUMMARIES[table])
+    sums = ", ".join(f"sum({c}) AS {c}" for c, _ in TABLES[table] if c not in SUMMARIES[table])
+    con.execute(f"DELETE FROM {by_day}")
+    con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({rows_sql}) ORDER BY game")
+    con.execute(f"DELETE FROM {table}")
+    con.execute(f"INSERT INTO {table} BY NAME SELECT {keys}, {sums} FROM {by_day} GROUP BY ALL ORDER BY game")
+
+
+def rebuild_days(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: the summaries a date range sums computed again from the whole log, by day and summed
+    over the days (the upgrade to version 15)."""
+    with _rebuilding(con):
+        _rebuild_by_day(con, "agent_summary", contributions_sql("matches", "seats", "turns"))
+        _rebuild_by_day(con, "metric_summary", metric_contributions_sql("matches", "seats", "turns", "metrics"))
+        _rebuild_by_day(con, "pairwise_summary", pairwise_contributions_sql("matches", "seats"))
+
+
 def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: `pairwise_summary` and `agent_settings` computed again from the whole log (the
     upgrade to version 9)."""
     with _rebuilding(con):
-        con.execute("DELETE FROM pairwise_summary")
-        con.execute(f"INSERT INTO pairwise_summary BY NAME {pairwise_contributions_sql('matches', 'seats')}")
+        _rebuild_by_day(con, "pairwise_summary", pairwise_contributions_sql("matches", "seats"))
         con.execute("DELETE FROM agent_settings")
         con.execute(f"INSERT INTO agent_settings BY NAME {settings_sql('seats')}")
 
@@ -218,9 +246,7 @@ def rebuild_agents_and_steps(con: duckdb.DuckDBPyConnection) -> None:
     version 14: the agents' illegal moves, the steps' records), in game order as the seat summary (the writer's
     merge then reads only its batch's games' row groups)."""
     with _rebuilding(con):
-        con.execute("DELETE FROM agent_summary")
-        rows = contributions_sql("matches", "seats", "turns")
-        con.execute(f"INSERT INTO agent_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
+        _rebuild_by_day(con, "agent_summary", contributions_sql("matches", "seats", "turns"))
         con.execute("DELETE FROM step_summary")
         rows = step_contributions_sql("matches", "seats", "turns")
         con.execute(f"INSERT INTO step_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")

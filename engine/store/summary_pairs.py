@@ -6,7 +6,7 @@ from engine.store.summary_keys import IDENTITY, SIDE
 
 
 def pairwise_contributions_sql(matches: str, seats: str) -> str:
-    """The `pairwise_summary` rows of the `ok` matches of the tables (or views) named: each match's comparisons
+    """The `pairwise_summary_by_day` rows of the `ok` matches of the tables (or views) named: each match's comparisons
     between agents as `outcomes.pairwise_outcomes` makes them (every pair of seats of different agents in different
     teams, teammates never compared whatever their ranks: the better rank, winners first, wins; equal ranks tie),
     per pair of agents (`a` the one whose identity hashes lower) how many seat pairs (`pairs`), the sum of `a`'s
@@ -18,7 +18,8 @@ def pairwise_contributions_sql(matches: str, seats: str) -> str:
     rebuild's memory."""
     identity = ", ".join(IDENTITY)
     return f"""
-        WITH m AS (SELECT match_id, run_id, game, params, preset FROM {matches} WHERE status = 'ok'),
+        WITH m AS (SELECT match_id, run_id, game, params, preset, finished_at::DATE AS day FROM {matches}
+                   WHERE status = 'ok'),
         placed AS (
           SELECT s.match_id, s.seat, hash({identity}) AS who, coalesce(s.role, 'seat ' || s.seat) AS apart,
                  coalesce(s.role, '') AS shared,
@@ -38,7 +39,7 @@ def pairwise_contributions_sql(matches: str, seats: str) -> str:
           SELECT match_id, together, hash(list((a, b, pairs, score_sum) ORDER BY a, b)) AS kind
           FROM per_match GROUP BY match_id, together),
         counted AS (
-          SELECT m.run_id, m.game, m.params, m.preset, k.together, k.kind, p.a, p.b, p.pairs, p.score_sum,
+          SELECT m.run_id, m.game, m.params, m.preset, m.day, k.together, k.kind, p.a, p.b, p.pairs, p.score_sum,
                  p.comparisons, count(*) AS matches
           FROM per_match p JOIN kinds k USING (match_id, together) JOIN m USING (match_id) GROUP BY ALL),
         agents AS (

@@ -46,6 +46,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (12, _teammates_not_compared),
     (13, summaries.rebuild_runs_and_scores),  # Launch's run totals and Robustness' per-match scores
     (14, summaries.rebuild_agents_and_steps),  # the agents' illegal moves (hint ablation), γ-Bench's per-round steps
+    (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
 )
 
 
