@@ -63,8 +63,10 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
                "overall", "overall_sd", "matches"]
     if df.empty:
         return pd.DataFrame(columns=columns)
-    named = setting_labels(df)
-    df["setting"] = [_setting(name, own) for name, own in zip(named, df["own_setting"], strict=True)]
+    df["setting"] = setting_labels(df)
+    own = df["own_setting"].notna()  # an imported record's study of its own: most rows have none
+    df.loc[own, "setting"] = [_setting(name, study) for name, study in zip(df.loc[own, "setting"],
+                                                                        df.loc[own, "own_setting"], strict=True)]
     keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
     frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
     frame["weighted"] = frame["score"] * frame["matches"]
@@ -144,12 +146,10 @@ def _spread_over_runs(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
     return per_game.mean(axis=1, skipna=False).groupby(level=keys).std()
 
 
-def _setting(label: str, own_setting: str | None) -> str:
+def _setting(label: str, own_setting: str) -> str:
     """A row's setting: its parameters as `setting_label` names them, with the study an imported record's file
     belongs to when it is not one of the leaderboard's runs ("study _t5", "custom: golds=4 (_g0)", "study filed as
     gpt-4-0125-" for an older copy of a run under a name board.py does not read)."""
-    if own_setting is None or pd.isna(own_setting):
-        return label
     study = own_setting if " " in own_setting else f"_{own_setting}"  # a file suffix, or "filed as gpt-4-0125-"
     return f"study {study}" if label == "vanilla" else f"{label} ({study})"
 
