@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import special
 
 from engine import store
-from engine.metrics.agent_figures import Summed, agent_figures, summed, summed_where
+from engine.metrics.agent_figures import Summed, agent_figures, over_games, summed, summed_where
 from engine.metrics.kept_tables import kept
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs
 from engine.precision import fixed_values
@@ -81,24 +81,6 @@ COLUMNS = ["rank", "agent", "provisional", "partial", "games", "value", "value_l
 def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
     """A SQL condition over `matches AS alias`: selected, finished and contested (`selection.contested_sql`)."""
     return replace(selection, contested=True).where(alias)
-
-
-def games_played(db: str | Path, selection: Selection) -> pd.Series:
-    """Per agent, how many games it has contested matches of in the selection (the seats `agent_figures` counts):
-    what the headline compares to mark a partial row. From the summaries where they answer (`agent_figures`)."""
-    with store.reading(db):
-        where = summed_where(db, selection)
-        if where is not None:
-            rows, params = where.rows(db)
-            table = store.query(db, f"SELECT agent_name AS agent, count(DISTINCT game) AS games FROM ({rows}) k "
-                                    "GROUP BY 1", params)
-        else:
-            where, params = contested(selection)
-            table = store.query(db, f"""
-                SELECT {agent_sql("s")} AS agent, count(DISTINCT m.game) AS games
-                FROM matches m JOIN seats s USING (match_id) WHERE {where} AND s.rank IS NOT NULL GROUP BY 1""",
-                                params)
-    return table.set_index("agent")["games"]
 
 
 def per_game(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
@@ -245,13 +227,11 @@ def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[li
     return [g for g in order if played[g]], [g for g in order if not played[g]]
 
 
-def _win_rates(db: str | Path, scope: Selection, agents: pd.Series) -> dict[str, pd.Series]:
-    """Each of `agents`' win rate and its interval over the games of `scope` that declare a winner: a cooperative
-    game's seats share one score and win nothing against each other, so its matches counted as lost and an agent
-    that played only Hanabi showed 0.0% (missing now: no win rate)."""
-    cooperative = set(cooperative_games())
-    competitive = replace(scope, variants=tuple(v for v in scope.variants if v.game not in cooperative))
-    rates = agent_figures(db, competitive) if competitive.variants else pd.DataFrame()
+def _win_rates(by_game: pd.DataFrame, agents: pd.Series) -> dict[str, pd.Series]:
+    """Each of `agents`' win rate and its interval over the games of `by_game` (`agent_figures` by game) that
+    declare a winner: a cooperative game's seats share one score and win nothing against each other, so its matches
+    counted as lost and an agent that played only Hanabi showed 0.0% (missing now: no win rate)."""
+    rates = over_games(by_game[~by_game["game"].isin(cooperative_games())])
     rates = rates.set_index("agent") if not rates.empty else pd.DataFrame(columns=["win_rate", "win_lo", "win_hi"])
     return {column: agents.map(rates[column]).astype(float) for column in ("win_rate", "win_lo", "win_hi")}
 
@@ -267,10 +247,11 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
 def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     measure: Headline = get_suite(suite).headline
     scope = selection.within(get_suite(suite).variants)
-    figures = agent_figures(db, scope)
-    if figures.empty:
+    by_game = agent_figures(db, scope, by_game=True)  # one read: the figures, the win rates and the games played
+    if by_game.empty:
         return pd.DataFrame(columns=COLUMNS)
-    figures = figures.assign(**_win_rates(db, scope, figures["agent"]))
+    figures = over_games(by_game)
+    figures = figures.assign(**_win_rates(by_game, figures["agent"]))
     if measure.by == "rating":
         values = ratings(db, scope)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
@@ -280,7 +261,7 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
                                            value_hi=figures["win_hi"], note="")
     table = figures.merge(values, on="agent", how="left")
     table["note"] = [n if n == n else "nothing to rate" for n in table["note"]]
-    played = games_played(db, scope)
+    played = by_game.groupby("agent")["game"].nunique()  # the games of its contested matches
     table["games"] = table["agent"].map(played).fillna(0).astype(int)
     # a score or win rate pools the games an agent played, so fewer games is another mix; a rating is one fit over
     # every comparison (an agent is placed by whom it met, in any game), not an average over games

@@ -38,6 +38,24 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
             table = _summed_figures(db, where, by_game)
         else:
             table = _logged_figures(db, selection, by_game)
+    return with_rates(table)
+
+
+# the counts of `agent_figures` that add up over games (a match is of one game)
+COUNTS = ["matches", "seats", "wins", "draws", "credit", "decisions", "valid", "fallback_wins", "cost", "unpriced"]
+
+
+def over_games(by_game: pd.DataFrame) -> pd.DataFrame:
+    """`agent_figures` of a selection from its table `by_game`: the counts summed per agent, the rates derived
+    again (one read where a page needs the figures over some games and over others); no mean score or presets."""
+    if by_game.empty:
+        return by_game
+    return with_rates(by_game.groupby("agent", as_index=False)[COUNTS].sum())
+
+
+def with_rates(table: pd.DataFrame) -> pd.DataFrame:
+    """The rates `agent_figures` gives, from its counts: the win rate and its Wilson interval, the valid share and
+    the cost per match."""
     if table.empty:
         return table
     table["win_rate"] = table["credit"] / table["seats"]
