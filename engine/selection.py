@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 
@@ -165,6 +165,13 @@ class Selection:
     contested: bool = False  # only the matches `contested_sql` counts (self-play of a competitive game left out)
     without_fallbacks: bool = False  # only the matches `own_moves_sql` keeps: no seat's move was a fallback
 
+    def __post_init__(self) -> None:
+        """A date range of days: a `datetime` given (a subclass of `date`) is its day, as the summaries by day and the
+        log both read it."""
+        for bound in ("date_from", "date_to"):
+            if isinstance(value := getattr(self, bound), datetime):
+                object.__setattr__(self, bound, value.date())
+
     def where(self, alias: str = "m", settings: str = "seats") -> tuple[str, list]:
         """A SQL condition over `matches AS alias` (finished matches only) and its parameters. `settings` is what
         the agent filter names agents from (`seated_sql`): the seats, or `summaries.SETTINGS_SOURCE` for a caller
@@ -177,7 +184,7 @@ class Selection:
         if self.date_from:
             parts.append(f"{alias}.finished_at >= ?")
             params.append(self.date_from)
-        if self.date_to:
+        if self.date_to and self.date_to < date.max:  # the last day there is bounds nothing (and has no next day)
             parts.append(f"{alias}.finished_at < ?")
             params.append(self.date_to + timedelta(days=1))
         if self.agents:

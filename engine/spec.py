@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,10 @@ def parse_spec(raw: Any) -> RunSpec:
             isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_SEED for s in seeds)):
         raise SpecError(f"seeds: must be a list of 1 to {MAX_REPEATS} integers from 0 to {MAX_SEED}, "
                         f"got {short(seeds)}")
+    elif len(set(seeds)) < len(seeds):  # a seed twice replays one match: one sample counted twice
+        twice = sorted(seed for seed, times in Counter(seeds).items() if times > 1)
+        raise SpecError(f"seeds: each seed plays the same match, so a seed given twice counts one sample twice; "
+                        f"repeated: {short(twice)}")
     if raw.get("description") is not None:
         checked_text(raw["description"], "description", MAX_DESCRIPTION)
     defaults = raw.get("defaults") or {}

@@ -187,6 +187,7 @@ def _raw(**top) -> dict:
     ({"seed": MAX_SEED, "repeats": 2}, "from 0 to"),
     ({"seeds": [1, 2**63]}, f"integers from 0 to {MAX_SEED}"),
     ({"seeds": list(range(MAX_REPEATS + 1))}, f"1 to {MAX_REPEATS} integers"),
+    ({"seeds": [1, 2, 1, 1]}, "a seed given twice counts one sample twice; repeated: [1]"),  # an attacker's report
     ({"concurrency": 10**12}, "concurrency: must be an integer from 1"),
     ({"name": "two\nlines"}, "name: 'two\\nlines' has a control character (U+000A) at position 4"),
     ({"name": "bell\x07"}, "a control character (U+0007) at position 5; use printable text"),

@@ -137,3 +137,20 @@ def test_an_agent_filter_read_in_parts_fits_a_small_readers_memory(bench_db, mon
     theirs = Selection(agents=(agent,))
     assert len(headline.agent_figures(bench_db, theirs)) > 1
     assert ratings.rated_pairs(bench_db, replace(theirs, contested=True)) is not None
+
+
+def test_a_range_to_the_last_day_there_is_or_given_as_datetimes_reads_the_same_days_on_both_paths(bench_db,
+                                                                                                   monkeypatch):
+    """An attacker's report: a range ending on 9999-12-31 (a link can carry it) raised OverflowError on the log's
+    path (its next day does not exist); a `datetime` bound (a subclass of `date`) cut the log's day at its hour while
+    the summaries by day took the whole day."""
+    from datetime import datetime
+
+    selections = [Selection(date_from=date(2025, 1, 3), date_to=date.max),
+                  Selection(date_from=datetime(2025, 1, 3, 12), date_to=datetime(2025, 1, 8, 1))]
+    assert selections[1] == RANGE
+    for selection in selections:
+        summed = headline.agent_figures(bench_db, selection)
+        logged = from_the_log(monkeypatch, lambda s=selection: headline.agent_figures(bench_db, s))
+        assert summed["matches"].sum() > 0
+        same_rows(summed.sort_values("agent", ignore_index=True), logged.sort_values("agent", ignore_index=True))

@@ -122,6 +122,20 @@ def test_a_grid_cell_opens_exactly_the_matches_behind_its_number(db, monkeypatch
     assert not broken.exception and "dates must read YYYY-MM-DD" in broken.error[0].value
 
 
+def test_a_date_range_to_the_last_day_or_reversed_in_the_url_reads_its_days(db, monkeypatch):
+    """An attacker's report: `dates=...9999-12-31` drew "Leaderboards could not be drawn (OverflowError ...)", and a
+    range ending before it starts showed nothing without a word; the first reads every day on, the second the same
+    days in order."""
+    from datetime import date
+
+    everything = headlines(page(db, monkeypatch))
+    for dates in ("2000-01-01..9999-12-31", "9999-12-31..2000-01-01"):
+        at = page(db, monkeypatch, dates=dates)
+        assert not at.exception and not at.error
+        assert tuple(at.date_input[0].value) == (date(2000, 1, 1), date(9999, 12, 31))
+        assert [h["agent"].tolist() for h in headlines(at)] == [h["agent"].tolist() for h in everything]
+
+
 def test_the_url_selects_the_game_and_filters(db, monkeypatch):
     at = page(db, monkeypatch, games="tictactoe", game="tictactoe")
     assert not at.exception

@@ -140,7 +140,7 @@ def url_date_range(label: str, lo: date, hi: date, key: str) -> tuple[date, date
         raw = st.query_params.get(key, "")
         if ".." in raw:
             try:
-                start, end = (date.fromisoformat(part) for part in raw.split("..", 1))
+                start, end = sorted(date.fromisoformat(part) for part in raw.split("..", 1))  # reversed: same days
             except ValueError:
                 pass
         st.session_state[key] = (start, end)
