@@ -92,15 +92,6 @@ def _row_condition(selection: Selection, alias: str, contested: bool) -> tuple[s
     return " AND ".join(parts), params
 
 
-# each summary a page sums, as the writer computes its rows from the log (engine/store/summaries.py) for the
-# matches of a table or view
-_FROM_THE_LOG = {
-    "agent_summary": lambda matches: summaries.contributions_sql(matches, "seats", "turns"),
-    "metric_summary": lambda matches: summaries.metric_contributions_sql(matches, "seats", "turns", "metrics"),
-    "pairwise_summary": lambda matches: summaries.pairwise_contributions_sql(matches, "seats"),
-}
-
-
 # the matches whose summary rows one read computes from the log (`Summed`): a read holds its matches' seats and
 # turns, and the summaries' windows and distinct counts do not spill (50,000 matches ran out of 80 MB)
 LOGGED_PART = 20_000
@@ -127,17 +118,15 @@ class Summed:
         is all a read holds) summed per key."""
         if self.logged is None and self.days == (None, None):
             return table
-        keys = summaries.SUMMARIES[table]
-        sums = ", ".join(f"sum({c}) AS {c}" for c, _ in store.TABLES[table] if c not in keys)
         if self.logged is None:
             first, last = self.days
             within = " AND ".join([*([f"day >= DATE '{first.isoformat()}'"] if first else []),
                                    *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
-            return f"(SELECT {', '.join(keys)}, {sums} FROM {summaries.BY_DAY[table]} WHERE {within} GROUP BY ALL)"
+            return f"({summaries.summed_rows_sql(table, summaries.BY_DAY[table], within)})"
         key = repr((table, self.logged))
         name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
         store.temp_table(db, name, self._parts(db, table))
-        return f"(SELECT {', '.join(keys)}, {sums} FROM {name} GROUP BY ALL)"
+        return f"({summaries.summed_rows_sql(table, name)})"
 
     def _parts(self, db: str | Path, table: str) -> Iterator[tuple[str, list]]:
         """The SQL of summary `table`'s rows of each part of the logged matches (in the order they were written, so
@@ -149,7 +138,7 @@ class Summed:
         for first, end in zip(starts, [*starts[1:], None], strict=False):  # none: no match to read
             part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
             view = f"(SELECT * FROM matches m WHERE {matches} AND {part})"
-            yield _FROM_THE_LOG[table](view), [*params, first, *([] if end is None else [end])]
+            yield summaries.ROWS_BY_DAY[table](view), [*params, first, *([] if end is None else [end])]
 
     def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:
         """The rows of summary `table` this picks (`k`), each with its agent's name and its rule set (`db`: where

@@ -56,7 +56,8 @@ from engine.store.summary_seats import CARRIES_A_BELIEF, FALLBACK_VOTES, SCORE, 
 
 # what the readers import from here: each summary's own module computes it (engine/store/summary_*.py)
 __all__ = ["BY_DAY", "CARRIES_A_BELIEF", "FALLBACK_VOTES", "MATCH_SCORE_KEYS", "SCORE", "SEAT", "SETTINGS_SOURCE",
-           "SIDE", "SUMMARIES", "WON", "illegal_move_sql", "match_scores_sql", "run_totals_sql", "step_values_sql"]
+           "SIDE", "SUMMARIES", "WON", "illegal_move_sql", "match_scores_sql", "run_totals_sql", "step_values_sql",
+           "ROWS_BY_DAY", "summed_rows_sql"]
 
 
 def add_attempts(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
@@ -86,6 +87,23 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int)
     con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM summary_merged WHERE {counts[0]} <> 0")
     con.execute("DROP TABLE summary_delta")
     con.execute("DROP TABLE summary_merged")
+
+
+# each summary kept by day too (`BY_DAY`) and the SQL of its rows by day for the `ok` matches of a table or view
+# (`matches`) over the stored seats, turns and metrics: what a rebuild inserts and an agent filter sums
+ROWS_BY_DAY = {
+    "agent_summary": lambda matches: contributions_sql(matches, "seats", "turns"),
+    "metric_summary": lambda matches: metric_contributions_sql(matches, "seats", "turns", "metrics"),
+    "pairwise_summary": lambda matches: pairwise_contributions_sql(matches, "seats"),
+}
+
+
+def summed_rows_sql(table: str, rows: str, where: str = "TRUE") -> str:
+    """The SQL of rows of a finer grain than summary `table` (by day, or a part of the log's), from table or subquery
+    `rows` where `where` holds, summed into `table`'s: its keys and the sums of its other columns."""
+    keys = SUMMARIES[table]
+    sums = ", ".join(f"sum({c}) AS {c}" for c, _ in TABLES[table] if c not in keys)
+    return f"SELECT {', '.join(keys)}, {sums} FROM {rows} WHERE {where} GROUP BY ALL"
 
 
 def _merge_by_day(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
@@ -168,7 +186,7 @@ def _rebuilding(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries computed again from the whole log."""
     with _rebuilding(con):
-        _rebuild_by_day(con, "metric_summary", metric_contributions_sql("matches", "seats", "turns", "metrics"))
+        _rebuild_by_day(con, "metric_summary")
         rebuild_pairwise(con)
         rebuild_seats(con)
         rebuild_gamabench(con)
@@ -180,33 +198,30 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     bump(con)
 
 
-def _rebuild_by_day(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str) -> None:
-    """Summary `table` kept by day (`BY_DAY`) computed again from `rows_sql` (its rows of the whole log), and `table`
-    as those rows summed over the days, both in game order (the writer's merge reads only its batch's games' row
-    groups; a board reads a few games)."""
+def _rebuild_by_day(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Summary `table` kept by day (`BY_DAY`) computed again from the whole log, and `table` as those rows summed
+    over the days, both in game order (the writer's merge reads only its batch's games' row groups; a board reads a
+    few games)."""
     by_day = BY_DAY[table]
-    keys = ", ".join(SUMMARIES[table])
-    sums = ", ".join(f"sum({c}) AS {c}" for c, _ in TABLES[table] if c not in SUMMARIES[table])
     con.execute(f"DELETE FROM {by_day}")
-    con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({rows_sql}) ORDER BY game")
+    con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({ROWS_BY_DAY[table]('matches')}) ORDER BY game")
     con.execute(f"DELETE FROM {table}")
-    con.execute(f"INSERT INTO {table} BY NAME SELECT {keys}, {sums} FROM {by_day} GROUP BY ALL ORDER BY game")
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM ({summed_rows_sql(table, by_day)}) ORDER BY game")
 
 
 def rebuild_days(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: the summaries a date range sums computed again from the whole log, by day and summed
     over the days (the upgrade to version 15)."""
     with _rebuilding(con):
-        _rebuild_by_day(con, "agent_summary", contributions_sql("matches", "seats", "turns"))
-        _rebuild_by_day(con, "metric_summary", metric_contributions_sql("matches", "seats", "turns", "metrics"))
-        _rebuild_by_day(con, "pairwise_summary", pairwise_contributions_sql("matches", "seats"))
+        for table in BY_DAY:
+            _rebuild_by_day(con, table)
 
 
 def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: `pairwise_summary` and `agent_settings` computed again from the whole log (the
     upgrade to version 9)."""
     with _rebuilding(con):
-        _rebuild_by_day(con, "pairwise_summary", pairwise_contributions_sql("matches", "seats"))
+        _rebuild_by_day(con, "pairwise_summary")
         con.execute("DELETE FROM agent_settings")
         con.execute(f"INSERT INTO agent_settings BY NAME {settings_sql('seats')}")
 
@@ -246,7 +261,7 @@ def rebuild_agents_and_steps(con: duckdb.DuckDBPyConnection) -> None:
     version 14: the agents' illegal moves, the steps' records), in game order as the seat summary (the writer's
     merge then reads only its batch's games' row groups)."""
     with _rebuilding(con):
-        _rebuild_by_day(con, "agent_summary", contributions_sql("matches", "seats", "turns"))
+        _rebuild_by_day(con, "agent_summary")
         con.execute("DELETE FROM step_summary")
         rows = step_contributions_sql("matches", "seats", "turns")
         con.execute(f"INSERT INTO step_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")

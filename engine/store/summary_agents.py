@@ -10,8 +10,8 @@ from engine.valid_answers import valid_sql
 
 def _seats_sql(matches: str, seats: str, turns: str) -> str:
     """The CTEs both summaries start from: the seats of the `ok` matches (`s`, with the day the match finished)
-    and, per match (`agents`),
-    whether it had several agents and whether some seat's move was a fallback (`engine.selection.own_moves_sql`)."""
+    and, per match (`agents`), whether it had several agents and whether some seat's move was a fallback
+    (`engine.selection.own_moves_sql`)."""
     identity = ", ".join(IDENTITY)
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset, finished_at::DATE AS day FROM {matches}
