@@ -85,7 +85,8 @@ class GuessingGame(SimultaneousGame):
         rounds = cls.by_round(moves, seat)
         if not rounds:
             return None
-        means = [mean(int(m.action) for m in ms) for ms in rounds.values()]
+        # a sum of integers is exact and one division rounds it once: statistics.mean's figure, without its Fractions
+        means = [sum(int(m.action) for m in ms) / len(ms) for ms in rounds.values()]
         return guessing_score(means, params["min"], params["max"], params["ratio"])
 
 

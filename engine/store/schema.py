@@ -163,6 +163,9 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+_JSON = json.JSONEncoder(default=str, ensure_ascii=False)  # one encoder: `json.dumps` with options makes one a call
+
+
 def to_json(value: Any) -> str | None:
     """A value as a JSON column stores it (None stays NULL)."""
-    return None if value is None else json.dumps(value, default=str, ensure_ascii=False)
+    return None if value is None else _JSON.encode(value)
