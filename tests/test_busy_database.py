@@ -217,3 +217,25 @@ def test_a_run_waits_for_a_busy_database_from_its_first_look_saying_who_holds_it
     assert [line.split()[1] for line in waits[:3]] == ["10", "20", "30"], waits
     assert all(f"held by PID {holder.pid} (" in line for line in waits)
     assert store.rows(db_path, "SELECT n_done, status FROM runs") == [(3, "ok")]
+
+
+FOREIGN_WRITE = """
+import sys, duckdb
+try:
+    duckdb.connect(sys.argv[1]).close()
+except duckdb.Error:
+    sys.exit(3)
+"""
+
+
+def test_a_second_connection_of_this_process_keeps_the_first_ones_lock(db_path):
+    """DuckDB's file lock belongs to the process and goes with any descriptor of the file it closes: reading the
+    header before a second connection (a page's thread while another reads) dropped the first one's lock, and
+    another process could write under its reads."""
+    store.init_db(db_path)
+    with store.connect(db_path, read_only=True) as first:
+        with store.connect(db_path, read_only=True):
+            pass
+        writer = subprocess.run([sys.executable, "-c", FOREIGN_WRITE, str(db_path)])
+        assert writer.returncode == 3, "a writer got in while this process was reading"
+        assert first.execute("SELECT count(*) FROM metrics").fetchone() == (0,)

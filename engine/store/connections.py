@@ -11,9 +11,12 @@ import os
 import random
 import re
 import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -55,17 +58,133 @@ MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL
 UNREADABLE_TRIES = 5  # a file that reads short this many times in a row (a second apart) is truly damaged
 
 
+# While this process serves pages, a file it read stays open, idle, for KEEP_OPEN s after its last read (an anchor):
+# DuckDB opens a connection to a file the process has open from the database already in memory, in 2 ms and with
+# the blocks it read cached, where opening the file costs 25-45 ms at 50,000 matches (half of a suite's headline,
+# bench/dashboard.py). An anchor holds writers off like any reader: it is let go as soon as a writer of the arena
+# marks that it waits (within ANCHOR_CHECK s), before this process writes, and when the file is replaced; a writer
+# that does not mark (another tool) waits KEEP_OPEN s at most.
+KEEP_OPEN = 3.0
+ANCHOR_CHECK = 0.05
+
+
+# DuckDB locks the file with POSIX record locks, which belong to the process and go with ANY descriptor of the file
+# the process closes: reading the file's header (`check_path`) while a connection of this process has it open drops
+# that connection's lock, and another process can then write under its reads (seen with a file kept open: its
+# reads stayed stale for good). So the header is read only while no connection of this process has the file open,
+# and none opens meanwhile: `_OPEN_HERE` counts them, under `_OPEN_HERE_LOCK`.
+_OPEN_HERE: Counter[Path] = Counter()
+_OPEN_HERE_LOCK = threading.Lock()
+
+
+def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """One try of DuckDB's open, counted in `_OPEN_HERE`; `_close` uncounts it."""
+    with _OPEN_HERE_LOCK:
+        con = duckdb.connect(str(db), read_only=read_only,
+                             config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
+        _OPEN_HERE[db.resolve()] += 1
+    return con
+
+
+def _close(db: Path, con: duckdb.DuckDBPyConnection) -> None:
+    with _OPEN_HERE_LOCK:
+        con.close()
+        _OPEN_HERE[db.resolve()] -= 1
+
+
+def _checked(db: Path, read_only: bool) -> None:
+    """`check_path`, its header read only while this process has the file open nowhere."""
+    with _OPEN_HERE_LOCK:
+        check_path(db, read_only, header=not _OPEN_HERE[db.resolve()])
+
+
+@dataclass
+class _Anchor:
+    con: duckdb.DuckDBPyConnection
+    file: tuple[int, int]  # the file's device and inode: a file put in its place is another database
+    last_read: float
+
+
+_ANCHORS: dict[Path, _Anchor] = {}
+_ANCHORS_LOCK = threading.Lock()
+_KEEPING = threading.Event()  # set while this process serves pages
+
+
 @contextmanager
 def serving_pages() -> Iterator[None]:
     """While this process serves the dashboard's pages (`engine serve`, the bench's dashboard), its readers take
     PAGES_READER_MEMORY: one value for the whole process, since DuckDB refuses a second connection to a file open
-    with another configuration (readers with two would wait on each other)."""
+    with another configuration (readers with two would wait on each other); and the files it reads stay open
+    between reads (KEEP_OPEN)."""
     global READER_MEMORY
     before, READER_MEMORY = READER_MEMORY, PAGES_READER_MEMORY
+    _KEEPING.set()
     try:
         yield
     finally:
+        _KEEPING.clear()
+        for db in list(_ANCHORS):
+            _let_go(db)
         READER_MEMORY = before
+
+
+def _file_of(db: Path) -> tuple[int, int] | None:
+    try:
+        found = db.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _let_go(db: Path) -> None:
+    """Close `db`'s anchor, if it has one (the connections of reads still going keep the file until they end)."""
+    with _ANCHORS_LOCK:
+        anchor = _ANCHORS.pop(db.resolve(), None)
+        if anchor is not None:
+            _close(db, anchor.con)
+
+
+def _keep_open(db: Path) -> None:
+    """After a read of `db` in a process serving pages: its anchor's clock starts again, or `db` gets one (opened
+    while the read's connection is, so from the database in memory)."""
+    if not _KEEPING.is_set():
+        return
+    db = db.resolve()
+    with _ANCHORS_LOCK:
+        anchor = _ANCHORS.get(db)
+        if anchor is not None:
+            anchor.last_read = time.monotonic()
+            return
+        file = _file_of(db)
+        if file is None:
+            return
+        try:
+            con = _connect(db, read_only=True)
+        except duckdb.Error:
+            return  # a reader without an anchor only opens slower
+        starts_watch = not _ANCHORS
+        _ANCHORS[db] = _Anchor(con, file, time.monotonic())
+    if starts_watch:
+        threading.Thread(target=_watch_anchors, name="anchors", daemon=True).start()
+
+
+def _watch_anchors() -> None:
+    """Let each anchor go once idle for KEEP_OPEN s or once a writer waits for its file; ends with the last one."""
+    while True:
+        time.sleep(ANCHOR_CHECK)
+        with _ANCHORS_LOCK:
+            if not _ANCHORS:
+                return
+            idle = [db for db, a in _ANCHORS.items() if time.monotonic() - a.last_read > KEEP_OPEN]
+        for db in idle + [db for db in list(_ANCHORS) if _writer_waiting(db)]:
+            _let_go(db)
+
+
+def _anchor_still_good(db: Path) -> None:
+    """Before a connection opens `db`: an anchor on a file since deleted or replaced would open the old one."""
+    anchor = _ANCHORS.get(db.resolve())
+    if anchor is not None and anchor.file != _file_of(db):
+        _let_go(db)
 
 
 def _waiting_mark(db: Path) -> Path:
@@ -115,11 +234,15 @@ def connect(db: str | Path, read_only: bool = False,
     lost to a reader that holds the file. A reader gives up after `timeout` s (None: it waits as long, as a
     run's first look does). A file DuckDB cannot open raises DatabaseError (one line)."""
     db = Path(db)
-    check_path(db, read_only)
+    _checked(db, read_only)
     if not read_only:
         timeout = None
+        _let_go(db)  # this process's own anchor would hold its writer off
+    else:
+        _anchor_still_good(db)
     start = time.monotonic()
     while read_only and _writer_waiting(db) and time.monotonic() - start < WRITER_FIRST:
+        _let_go(db)
         time.sleep(READER_POLL)
     try:
         con = _open(db, read_only, timeout, start)
@@ -129,12 +252,14 @@ def connect(db: str | Path, read_only: bool = False,
     _note_wait(read_only, time.monotonic() - start)
     try:
         yield con
+        if read_only:
+            _keep_open(db)
     except duckdb.Error as exc:
         if damaged(exc):  # the header and catalog read, a table's blocks not: cut short or overwritten
             raise unusable(db, exc) from None
         raise
     finally:
-        con.close()
+        _close(db, con)
 
 
 def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duckdb.DuckDBPyConnection:
@@ -144,8 +269,7 @@ def _open(db: Path, read_only: bool, timeout: float | None, start: float) -> duc
     unreadable_tries = 0
     while True:
         try:
-            return duckdb.connect(str(db), read_only=read_only,
-                                  config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
+            return _connect(db, read_only)
         except (duckdb.IOException, duckdb.ConnectionException) as exc:
             if not _is_lock_error(exc):
                 if may_be_mid_write(db, exc) and unreadable_tries < UNREADABLE_TRIES:

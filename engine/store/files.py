@@ -63,16 +63,18 @@ def check_whole(db: Path, con: duckdb.DuckDBPyConnection) -> None:
         raise not_readable(db)
 
 
-def check_path(db: Path, read_only: bool) -> None:
+def check_path(db: Path, read_only: bool, header: bool = True) -> None:
     """Refuse at once what DuckDB would hang on or misread: a FIFO or a device (opening one blocks until another
     process opens its other end), another program's file (a SQLite file makes DuckDB fetch an extension over the
-    network), and for a writer a read-only file or folder (DuckDB's `.wal` beside the file cannot be made)."""
+    network), and for a writer a read-only file or folder (DuckDB's `.wal` beside the file cannot be made).
+    Without `header` the file is not opened (its first bytes unread): the caller's process has it open already,
+    and closing a descriptor of the file would drop that connection's lock (`connections.connect`)."""
     if db.is_dir():
         raise DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
     if db.exists() and not db.is_file():
         raise DatabaseError(f"{db} is not a regular file (a FIFO, a socket or a device): pass --db (or set ARENA_DB) "
                             f"to a database file")
-    if db.is_file() and db.stat().st_size >= len(SQLITE_MAGIC):
+    if header and db.is_file() and db.stat().st_size >= len(SQLITE_MAGIC):
         with db.open("rb") as f:
             head = f.read(len(SQLITE_MAGIC))
         if head == SQLITE_MAGIC:
