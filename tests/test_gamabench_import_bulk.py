@@ -51,9 +51,9 @@ def test_records_read_by_worker_processes_store_what_one_process_stores(tmp_path
 
 def test_every_record_is_written_in_one_transaction(tmp_path, monkeypatch):
     batches = []
-    write = store.write_matches
-    monkeypatch.setattr(store, "write_matches", lambda db, records, *a: batches.append(len(records)) or
-                        write(db, records, *a))
+    write = store.write_tables
+    monkeypatch.setattr(store, "write_tables", lambda db, tables, *a: batches.append(tables["matches"].num_rows) or
+                        write(db, tables, *a))
     monkeypatch.setattr(store, "write_match", lambda *a: pytest.fail("a record written on its own"))
     assert "imported 40 " in import_dir(RAW, tmp_path / "r.duckdb")
     assert batches == [40]

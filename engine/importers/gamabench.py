@@ -46,9 +46,13 @@ import re
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine import store
 from engine.games import get_game
@@ -78,7 +82,7 @@ if TYPE_CHECKING:  # engine.rescore loads the ratings (scipy: seconds): only `re
 SOURCE = "import:gamabench"
 MAX_LISTED = 50  # unreadable files named in the summary
 PARALLEL_FROM = 64  # files: a smaller folder is read in this process (starting workers would cost more)
-CHUNK = 16  # files a worker reads per task
+CHUNK = 8  # files a reader reads per task (the bar moves a task at a time)
 
 
 MAX_REASON = 200  # characters of why a file was skipped (a 300-digit number is no reason)
@@ -211,13 +215,48 @@ def run_id_for(model: str) -> str:
 
 
 def read_record(path: Path, root: Path) -> tuple[str, store.MatchRecord] | str:
-    """`match_record` of one file, or why it is no record their code can score (the file named)."""
+    """`match_record` of one file, its run named after its model, or why it is no record their code can score (the
+    file named)."""
     try:
-        return match_record(path, root)
+        model, record = match_record(path, root)
     except (RecordError, KeyError, IndexError, TypeError, ValueError, ArithmeticError) as exc:  # Infinity: overflow
         shown = redact(path.relative_to(root).as_posix())  # as printable text: a file name may hold escapes
         reason = str(exc) if len(str(exc)) <= MAX_REASON else str(exc)[:MAX_REASON] + "..."
         return f"{shown if shown.isprintable() else ascii(shown)}: {reason}"
+    record.match["run_id"] = run_id_for(model)
+    return model, record
+
+
+@dataclass
+class ReadFiles:
+    """What a reader sends back for a few files: their matches' rows as Arrow tables (built by the readers side by
+    side, they cross between processes as buffers: as dicts the rows cost the importing process 3 s of its own at
+    the published folder's size), each match's run and model, and why each file that is no record was skipped."""
+
+    files: int
+    tables: dict[str, pa.Table]
+    runs: dict[str, str]  # run id -> model
+    problems: list[str]
+
+
+def read_files(paths: list[Path], root: Path) -> ReadFiles:
+    read = [read_record(path, root) for path in paths]
+    records = [r for r in read if not isinstance(r, str)]
+    problems = [r for r in read if isinstance(r, str)]
+    return ReadFiles(len(paths), store.match_tables([record for _, record in records]),
+                     {record.match["run_id"]: model for model, record in records}, problems)
+
+
+def new_matches(tables: dict[str, pa.Table], known: set[str]) -> dict[str, pa.Table]:
+    """`tables` without the matches in `known` (already in the database, or read before from another copy of the
+    file), which then holds theirs too."""
+    ids = tables["matches"]["match_id"].to_pylist()
+    seen = [i for i in ids if i in known]
+    known.update(ids)
+    if not seen:
+        return tables
+    old = pa.array(seen, pa.string())
+    return {name: t.filter(pc.invert(pc.is_in(t["match_id"], old))) for name, t in tables.items()}
 
 
 @contextmanager
@@ -251,29 +290,26 @@ def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None
     store.init_db(db)
     known = set(store.query(db, "SELECT match_id FROM matches WHERE status = 'ok'").get("match_id", []))
     models: dict[str, str] = {}  # run id -> model
-    records: list[store.MatchRecord] = []
+    parts: list[dict[str, pa.Table]] = []
     skipped, problems, turns = 0, [], 0
+    chunks = [files[i:i + CHUNK] for i in range(0, len(files), CHUNK)]
     with readers(len(files), workers) as pool:
         bar = match_progress(len(files), 0, "GAMA-Bench import", progress, shown=("errors", "turns"))
-        read = pool.map(read_record, files, repeat(path), chunksize=CHUNK) if pool \
-            else (read_record(f, path) for f in files)
-        for result in read:
-            if isinstance(result, str):
-                problems.append(result)
-            elif result[1].match["match_id"] in known:
-                skipped += 1
-            else:
-                model, record = result
-                record.match["run_id"] = run_id_for(model)
-                models[record.match["run_id"]] = model
-                known.add(record.match["match_id"])
-                records.append(record)
-                turns += len(record.turns)
+        read = pool.map(read_files, chunks, repeat(path)) if pool else (read_files(c, path) for c in chunks)
+        for chunk in read:
+            problems += chunk.problems
+            new = new_matches(chunk.tables, known)
+            skipped += chunk.tables["matches"].num_rows - new["matches"].num_rows
+            models |= {run: chunk.runs[run] for run in new["matches"]["run_id"].to_pylist()}
+            parts.append(new)
+            turns += new["turns"].num_rows
             if bar:
                 bar.set_postfix(errors=len(problems), turns=turns)
-                bar.update()
+                bar.update(chunk.files)
         if bar:
             bar.close()
+    tables = {name: pa.concat_tables([part[name] for part in parts]) for name in parts[0]} if parts else {}
+    records = tables["matches"].num_rows if tables else 0
     if problems and not records and not skipped:  # bad input: nothing of the folder could be imported
         raise ValueError(f"no GAMA-Bench record under {path} could be read ({len(problems)} unreadable; "
                          f"the first: {problems[0]})")
@@ -281,7 +317,7 @@ def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None
         store.upsert_run(db, run_id, f"GAMA-Bench records: {model}", {"source": "GAMA-Bench raw_results",
                                                                      "model": model}, SOURCE, 0)
     try:
-        added = store.write_matches(db, records)
+        added = store.write_tables(db, tables) if records else 0
     except BaseException:  # the runs must not stay 'running' (the pages would show an import in progress)
         for run_id in sorted(models):
             store.finish_run(db, run_id, "error")

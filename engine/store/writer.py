@@ -95,8 +95,24 @@ _SUMMARIZED = ("matches", "seats", "turns", "metrics")  # what the summaries are
 _ATTEMPTED = ("matches", "seats", "turns")  # what the summaries of every attempt (`summaries.add_attempts`) are
 
 
+def match_tables(records: list[MatchRecord]) -> dict[str, pa.Table]:
+    """The rows of `records` as `write_tables` takes them: an Arrow table per table of the log. Built where the
+    records are made (an import's readers build theirs side by side), they cross between processes as buffers."""
+    rows = {
+        "matches": [r.match for r in records], "seats": [s for r in records for s in r.seats],
+        "turns": [t for r in records for t in r.turns], "metrics": [m for r in records for m in r.metrics],
+    }
+    return {name: _table(table_rows, _TABLES[name]) for name, table_rows in rows.items()}
+
+
 def write_matches(db: str | Path, records: list[MatchRecord], replace: Collection[str] = ()) -> int:
-    """Write a batch of finished matches in one transaction, all of them or none; returns how many went in.
+    """`write_tables` of the records' rows."""
+    return write_tables(db, match_tables(records), replace) if records else 0
+
+
+def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection[str] = ()) -> int:
+    """Write a batch of finished matches (`match_tables`) in one transaction, all of them or none; returns how many
+    went in.
 
     A match already in the database is written again only when its stored attempt failed (an error played
     again) or it is named in `replace` (a re-import): its earlier rows are deleted first. A match stored `ok`
@@ -104,15 +120,10 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
     The look-up reads only the batch's runs (DuckDB skips the others' row groups), and a match never
     attempted is only appended: a write costs about the same in a database of a million matches as in an
     empty one."""
-    if not records:
+    matches = arrow["matches"].select(["match_id", "run_id", "status"]).to_pylist()
+    if not matches:
         return 0
-    tables = {
-        "matches": [r.match for r in records], "seats": [s for r in records for s in r.seats],
-        "turns": [t for r in records for t in r.turns], "metrics": [m for r in records for m in r.metrics],
-    }
-    arrow = {name: _table(rows, _TABLES[name]) for name, rows in tables.items()}
-    batch = pa.table({"match_id": [r.match["match_id"] for r in records],
-                      "run_id": [r.match["run_id"] for r in records]})
+    batch = pa.table({"match_id": [m["match_id"] for m in matches], "run_id": [m["run_id"] for m in matches]})
     with connections.connect(db) as con:
         con.execute("BEGIN")
         try:
@@ -121,18 +132,18 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
                 "SELECT match_id, status FROM matches WHERE run_id IN (SELECT run_id FROM batch_ids) "
                 "AND match_id IN (SELECT match_id FROM batch_ids)").fetchall())
             con.unregister("batch_ids")
-            kept = [r for r in records if stored.get(r.match["match_id"]) != "ok" or r.match["match_id"] in replace]
-            kept_ids = {r.match["match_id"] for r in kept}
-            if len(kept) < len(records):  # matches already stored `ok` (another writer's): left out of every table
+            kept = [m for m in matches if stored.get(m["match_id"]) != "ok" or m["match_id"] in replace]
+            kept_ids = {m["match_id"] for m in kept}
+            if len(kept) < len(matches):  # matches already stored `ok` (another writer's): left out of every table
                 arrow = {name: table.filter(pc.is_in(table["match_id"], pa.array(sorted(kept_ids), pa.string())))
                          for name, table in arrow.items()}
             stale = sorted(kept_ids & set(stored))
             done: Counter[str] = Counter()
-            for r in kept:
-                done[r.match["run_id"]] += (r.match["status"] == "ok") - (stored.get(r.match["match_id"]) == "ok")
+            for m in kept:
+                done[m["run_id"]] += (m["status"] == "ok") - (stored.get(m["match_id"]) == "ok")
             if stale:
                 con.register("stale_ids", pa.table({"match_id": stale}))
-                counted = [r.match for r in kept if stored.get(r.match["match_id"]) == "ok"]  # a re-import
+                counted = [m for m in kept if stored.get(m["match_id"]) == "ok"]  # a re-import
                 if counted:
                     _uncount(con, counted)
                 for name in _ATTEMPTED:
@@ -152,7 +163,7 @@ def write_matches(db: str | Path, records: list[MatchRecord], replace: Collectio
             summaries.add_attempts(con, "new_matches", "new_seats", "new_turns")
             for name in arrow:
                 con.unregister(f"new_{name}")
-            for run_id in {r.match["run_id"] for r in records}:  # every run of the batch beats its heart
+            for run_id in {m["run_id"] for m in matches}:  # every run of the batch beats its heart
                 con.execute("UPDATE runs SET n_done = n_done + ?, heartbeat_at = ? WHERE run_id = ?",
                             [done[run_id], now(), run_id])
             con.execute("COMMIT")
