@@ -70,13 +70,17 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     keys = ["model", "prompt_version", "temperature", "strategy", "setting", "source"]
     frame = df.assign(**{k: df[k].astype(object).where(df[k].notna(), "-") for k in keys})
     frame["weighted"] = frame["score"] * frame["matches"]
-    grouped = frame.groupby([*keys, "game"]).agg(weighted=("weighted", "sum"), matches=("matches", "sum"))
+    # each row of the table numbered once, in its keys' order: the groupings below then group integers, not six
+    # columns of text each time (at 50,000 matches, 18,000 rows: 130 -> 90 ms)
+    frame["row"] = frame.groupby(keys, sort=True).ngroup()
+    grouped = frame.groupby(["row", "game"]).agg(weighted=("weighted", "sum"), matches=("matches", "sum"))
     grouped["score"] = grouped["weighted"] / grouped["matches"]
     table = grouped["score"].unstack("game").reindex(columns=list(GAMES))
     table["overall"] = table[list(GAMES)].mean(axis=1, skipna=False)
-    table["overall_sd"] = _spread_over_runs(frame, keys)
-    table["matches"] = grouped["matches"].groupby(level=keys).sum()
-    table = table.reset_index()
+    table["overall_sd"] = _spread_over_runs(frame)
+    table["matches"] = grouped["matches"].groupby(level="row").sum()
+    rows = frame.drop_duplicates("row").set_index("row").sort_index()[keys].infer_objects()
+    table = rows.join(table).reset_index(drop=True)
     table.columns.name = None
     table["temperature"] = pd.to_numeric(table["temperature"].replace("-", None))  # bots have no condition
     table[["prompt_version", "strategy"]] = table[["prompt_version", "strategy"]].replace("-", None)
@@ -137,13 +141,13 @@ def _summed_scores(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
         GROUP BY ALL""", [*params, list(GAMES)])
 
 
-def _spread_over_runs(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
-    """Per row: the standard deviation (n - 1) of its overall over its runs (the matches' `repeat`: a published
-    record's `_v1_k` is run k), as the paper's tables give "68.7 ± 2.7" over five runs; blank unless two runs or
-    more played all eight games."""
-    by_run = frame.groupby([*keys, "repeat", "game"])[["weighted", "matches"]].sum()
+def _spread_over_runs(frame: pd.DataFrame) -> pd.Series:
+    """Per `row` of the table: the standard deviation (n - 1) of its overall over its runs (the matches' `repeat`: a
+    published record's `_v1_k` is run k), as the paper's tables give "68.7 ± 2.7" over five runs; blank unless two
+    runs or more played all eight games."""
+    by_run = frame.groupby(["row", "repeat", "game"])[["weighted", "matches"]].sum()
     per_game = (by_run["weighted"] / by_run["matches"]).unstack("game").reindex(columns=list(GAMES))
-    return per_game.mean(axis=1, skipna=False).groupby(level=keys).std()
+    return per_game.mean(axis=1, skipna=False).groupby(level="row").std()
 
 
 def _setting(label: str, own_setting: str) -> str:
