@@ -144,13 +144,13 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
     """`bradley_terry_table` of pairs already read (`rated_pairs`)."""
     component = components(pairs)
     parts = []
-    for number in sorted(set(component.values())):
-        own = pairs[pairs["a"].map(component) == number].copy()
+    for number, own in pairs.groupby(pairs["a"].map(component), sort=True):
+        own = own.copy()
         own["kind"] = own.groupby("kind").ngroup()
         parts.append(_fitted(own, n_boot, seed).assign(component=number))
     table = pd.concat(parts, ignore_index=True)
-    table["rank"] = [1 + int(((table["lo"] > h) & (table["component"] == c)).sum())
-                     for h, c in zip(table["hi"], table["component"], strict=True)]
+    lo, hi, part = (table[c].to_numpy() for c in ("lo", "hi", "component"))
+    table["rank"] = 1 + ((lo[None, :] > hi[:, None]) & (part[None, :] == part[:, None])).sum(1)
     table = table.merge(played, on="agent", how="left")
     table["matches"] = table["matches"].fillna(0).astype(int)
     return table.sort_values(["component", "rating", "agent"], ascending=[True, False, True],
