@@ -81,6 +81,8 @@ def load_pages(db: str, ready, go, stop, out) -> None:
     asyncio.run(run_spec(parse_spec(spec(9, 12)), warm, progress=False))
     os.environ["ARENA_DB"] = str(warm)
     serve_like_the_dashboard()
+    serving = store.serving_pages()  # its readers as `engine serve`'s: bounded, the file kept open between reads
+    serving.__enter__()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # one session: a user's browser tab
 
     def load(page: str) -> float:
