@@ -81,29 +81,28 @@ def load_pages(db: str, ready, go, stop, out) -> None:
     asyncio.run(run_spec(parse_spec(spec(9, 12)), warm, progress=False))
     os.environ["ARENA_DB"] = str(warm)
     serve_like_the_dashboard()
-    serving = store.serving_pages()  # its readers as `engine serve`'s: bounded, the file kept open between reads
-    serving.__enter__()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # one session: a user's browser tab
+    with store.serving_pages():  # its readers as `engine serve`'s: bounded, the file kept open between reads
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # one session: a user's browser tab
 
-    def load(page: str) -> float:
-        start = time.perf_counter()
-        at.switch_page(f"pages/{page}.py").run()
-        elapsed = time.perf_counter() - start
-        if at.exception:
-            raise RuntimeError(f"{page}: {at.exception[0].value}")
-        return elapsed
+        def load(page: str) -> float:
+            start = time.perf_counter()
+            at.switch_page(f"pages/{page}.py").run()
+            elapsed = time.perf_counter() - start
+            if at.exception:
+                raise RuntimeError(f"{page}: {at.exception[0].value}")
+            return elapsed
 
-    for page in PAGES:
-        load(page)
-    os.environ["ARENA_DB"] = db  # each page reads it anew on every load
-    ready.set()
-    go.wait()
-    i = 0
-    while not stop.is_set():
-        page = PAGES[i % len(PAGES)]
-        out.put((page, load(page)))
-        i += 1
-    out.put(None)
+        for page in PAGES:
+            load(page)
+        os.environ["ARENA_DB"] = db  # each page reads it anew on every load
+        ready.set()
+        go.wait()
+        i = 0
+        while not stop.is_set():
+            page = PAGES[i % len(PAGES)]
+            out.put((page, load(page)))
+            i += 1
+        out.put(None)
 
 
 def stored_exactly_once(db: Path, matches: int) -> str:

@@ -308,16 +308,15 @@ def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None
                 bar.update(chunk.files)
         if bar:
             bar.close()
-    tables = {name: pa.concat_tables([part[name] for part in parts]) for name in parts[0]} if parts else {}
-    records = tables["matches"].num_rows if tables else 0
-    if problems and not records and not skipped:  # bad input: nothing of the folder could be imported
+    tables = {name: pa.concat_tables([part[name] for part in parts]) for name in parts[0]}  # a part per chunk read
+    if problems and not tables["matches"].num_rows and not skipped:  # bad input: no file of the folder was a record
         raise ValueError(f"no GAMA-Bench record under {path} could be read ({len(problems)} unreadable; "
                          f"the first: {problems[0]})")
     for run_id, model in sorted(models.items()):
         store.upsert_run(db, run_id, f"GAMA-Bench records: {model}", {"source": "GAMA-Bench raw_results",
                                                                      "model": model}, SOURCE, 0)
     try:
-        added = store.write_tables(db, tables) if records else 0
+        added = store.write_tables(db, tables)
     except BaseException:  # the runs must not stay 'running' (the pages would show an import in progress)
         for run_id in sorted(models):
             store.finish_run(db, run_id, "error")

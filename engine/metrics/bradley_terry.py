@@ -150,8 +150,8 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
     parts = []
     for number in np.unique(component):
         own = component == number
-        parts.append(_fitted(names["a"][own], names["b"][own], *(numbers[c][own] for c in numbers), n_boot, seed)
-                     .assign(component=number))
+        parts.append(_fitted(names["a"][own], names["b"][own], **{c: v[own] for c, v in numbers.items()},
+                             n_boot=n_boot, seed=seed).assign(component=number))
     table = pd.concat(parts, ignore_index=True)
     lo, hi, part = (table[c].to_numpy() for c in ("lo", "hi", "component"))
     table["rank"] = 1 + ((lo[None, :] > hi[:, None]) & (part[None, :] == part[:, None])).sum(1)

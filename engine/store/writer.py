@@ -123,7 +123,7 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
     matches = arrow["matches"].select(["match_id", "run_id", "status"]).to_pylist()
     if not matches:
         return 0
-    batch = pa.table({"match_id": [m["match_id"] for m in matches], "run_id": [m["run_id"] for m in matches]})
+    batch = arrow["matches"].select(["match_id", "run_id"])
     with connections.connect(db) as con:
         con.execute("BEGIN")
         try:
