@@ -36,14 +36,20 @@ def to_parquet(df: pd.DataFrame) -> bytes:
     return buffer.getvalue()
 
 
+KEEP_PAGE = "ignore"
+"""A download button's click does not rerun the page. A rerun would compute the whole page again while the file is
+made, and once it ended Streamlit dropped the click's file maker: on a busy server the download never came."""
+
+
 def download_table(df: pd.DataFrame, name: str) -> None:
     """CSV and Parquet download buttons for one table, its numbers at the arena's one precision
     (engine/precision.py: the same data downloads the same digits)."""
     df = fixed(df)
     left, right = st.columns(2)  # the files are made when clicked: a page shows a dozen tables, its user takes one
-    left.download_button("CSV", lambda: df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}")
+    left.download_button("CSV", lambda: df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}",
+                         on_click=KEEP_PAGE)
     right.download_button("Parquet", lambda: to_parquet(df), f"{name}.parquet", "application/octet-stream",
-                          key=f"parquet_{name}")
+                          key=f"parquet_{name}", on_click=KEEP_PAGE)
 
 
 def selection_of(selection: Selection) -> dict[str, str]:
@@ -143,7 +149,7 @@ class Report:
 
     def download(self, name: str) -> None:
         st.download_button("Download this page as an HTML report", lambda: self.html().encode(), f"{name}.html",
-                           "text/html", key=f"report_{name}")
+                           "text/html", key=f"report_{name}", on_click=KEEP_PAGE)
 
 
 @dataclass(frozen=True)
