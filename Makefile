@@ -11,8 +11,9 @@ venv: $(VENV)/.installed
 
 # llama-cpp-python compiles for this machine's CPU by default, AMX included where the CPU lists it, but a VM can list
 # AMX without enabling it for processes (its first tile load kills the model's process with an invalid opcode): build
-# for x86-64 with AVX2 instead, and never from a wheel cached by an earlier, native build (--no-cache-dir).
-LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+# for x86-64 with AVX2 instead, and never from a wheel cached by an earlier, native build (--no-cache-dir). The
+# multimodal library (llava/mtmd: images and audio) is left out: the arena sends text, and it is a tenth of the compile.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
 # The compile (about 6 min on 2 cores) runs while pip fetches and installs requirements.txt, mostly waiting on the
 # network: the two overlap, and a fresh clone's `make test` starts its tests minutes sooner.

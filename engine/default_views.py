@@ -23,7 +23,13 @@ NEWEST_RUNS = 10  # the runs whose Bradley-Terry table is ready: the Overview li
 def refresh(db: str | Path) -> list[str]:
     """Bring the saved replays and the default views' tables up to date; returns the views computed. Each view
     reads over one connection (`store.reading`: an open costs 25 ms, and a view makes a dozen reads), let go
-    between views so that another run's writer waits for one view at most."""
+    between views so that another run's writer waits for one view at most; the file stays open between them
+    (`store.keeping_open`), let go as soon as a writer of the arena waits."""
+    with store.keeping_open():
+        return _refresh(db)
+
+
+def _refresh(db: str | Path) -> list[str]:
     with store.reading(db):
         ratings.refresh_saved(db)
         games = [g for (g,) in store.rows(db, "SELECT DISTINCT game FROM matches WHERE status = 'ok' ORDER BY game")]

@@ -126,16 +126,17 @@ def one_sided(pairs: pd.DataFrame) -> dict[str, str]:
             **{a: "no finite rating: lost every comparison" for a in sides.index[sides["won"] == 0]}}
 
 
-def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
+def ratings(db: str | Path, selection: Selection = ALL, figures: pd.DataFrame | None = None) -> pd.DataFrame:
     """Bradley-Terry over the contested matches of the selection, ranked by the headline's rule: agent, matches
     (contested), value = rating, value_lo, value_hi, note, provisional, rank. Kept per database state
-    (`kept_tables`): its bootstrap is what costs."""
+    (`kept_tables`): its bootstrap is what costs. `figures`: the selection's `agent_figures`, when the caller has
+    read them (not read again)."""
     scope = replace(selection, contested=True)
-    return kept(db, f"headline ratings {scope!r}", lambda: _ratings(db, scope))
+    return kept(db, f"headline ratings {scope!r}", lambda: _ratings(db, scope, figures))
 
 
-def _ratings(db: str | Path, scope: Selection) -> pd.DataFrame:
-    read = rated_pairs(db, scope)  # one read of the pairs for the fit and the perfect records
+def _ratings(db: str | Path, scope: Selection, figures: pd.DataFrame | None) -> pd.DataFrame:
+    read = rated_pairs(db, scope, figures)  # one read of the pairs for the fit and the perfect records
     columns = ["rank", "agent", "provisional", "value", "value_lo", "value_hi", "note", "matches"]
     if read is None:
         return pd.DataFrame(columns=columns)
@@ -253,7 +254,7 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     figures = over_games(by_game)
     figures = figures.assign(**_win_rates(by_game, figures["agent"]))
     if measure.by == "rating":
-        values = ratings(db, scope)[["agent", "value", "value_lo", "value_hi", "note"]]
+        values = ratings(db, scope, figures)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
         values = scores(db, scope, measure.metric, measure.bounds).drop(columns="games")
     else:

@@ -443,3 +443,48 @@ def test_the_ranked_group_is_the_one_with_the_most_comparisons_not_the_most_agen
     numbered = components(pairs)
     assert numbered["alpha"] == numbered["beta"] == 1
     assert numbered["x"] == numbered["y"] == numbered["z"] == 2
+
+
+def _pairs_of_components(sizes: list[int], seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`rated_pairs`' columns for components of `sizes` agents, each a ring of pairs over a few kinds of match."""
+    rng = np.random.default_rng(seed)
+    rows, kind = [], 0
+    for number, n in enumerate(sizes):
+        names = [f"c{number}-{i:02d}" for i in range(n)]
+        for _ in range(3):
+            matches = int(rng.integers(1, 30))
+            for i in range(n):
+                a, b = sorted([names[i], names[(i + 1) % n]])
+                rows.append({"kind": kind, "matches": matches, "a": a, "b": b, "weight": 1.0,
+                             "score": float(rng.choice([0.0, 0.5, 1.0, rng.random()]))})
+            kind += 1
+    pairs = pd.DataFrame(rows)
+    agents = sorted(set(pairs["a"]) | set(pairs["b"]))
+    return pairs, pd.DataFrame({"agent": agents, "matches": 3, "wins": 1})
+
+
+def test_components_fitted_together_are_rated_as_each_alone():
+    """Components of several sizes are fitted stacked (padded to one size): each one's ratings and bootstrap
+    interval are those of its fit alone."""
+    from engine.metrics.bradley_terry import fit_bradley_terry
+
+    pairs, played = _pairs_of_components([2, 3, 8, 8, 5, 13], seed=3)
+    together = fit_bradley_terry(pairs, played).set_index("agent")
+    for prefix in {a.split("-")[0] for a in pairs["a"]}:
+        own = pairs[pairs["a"].str.startswith(prefix + "-")]
+        alone = fit_bradley_terry(own, played).set_index("agent")
+        pd.testing.assert_frame_equal(together.loc[alone.index, ["rating", "lo", "hi"]], alone[["rating", "lo", "hi"]],
+                                      rtol=0, atol=1e-9)
+        assert (together.loc[alone.index, "rank"] == alone["rank"]).all()
+
+
+def test_the_intervals_percentiles_are_numpys_nanpercentile():
+    from engine.metrics.bradley_terry import _percentiles
+
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(201, 9))
+    kept = rng.random((201, 9)) > np.linspace(0, 1, 9)  # from every resample to almost none
+    kept[:, -1] = False  # an agent in no resample: no interval
+    ours = _percentiles(values, kept, (2.5, 97.5))
+    numpys = np.nanpercentile(np.where(kept, values, np.nan), [2.5, 97.5], axis=0)
+    assert np.array_equal(np.array(ours), numpys, equal_nan=True)

@@ -6,6 +6,7 @@ intervals do not overlap.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,44 +25,61 @@ ELO_BASE = 1000.0
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 
 
-def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, n: int) -> np.ndarray:
-    """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood, one fit per row of
-    `wins` and `losses` (fits x pairs), all at once: Newton steps on the ridge-penalised log-likelihood,
-    which is strictly concave, halving a step that does not improve it."""
-    fits, pairs = wins.shape[0], len(pair_a)
-    sign = np.zeros((pairs, n))
-    sign[np.arange(pairs), pair_a], sign[np.arange(pairs), pair_b] = 1.0, -1.0
-    # a pair adds its weight to 4 cells of the Hessian (a,a), (b,b), (a,b), (b,a): one sparse product for every
-    # fit, where the pairs' dense outer products (pairs x agents x agents) took seconds and 350 MB at 120 agents
-    cells = np.stack([pair_a * n + pair_a, pair_b * n + pair_b, pair_a * n + pair_b, pair_b * n + pair_a], 1)
-    to_hessian = sparse.csr_matrix((np.tile([1.0, 1.0, -1.0, -1.0], pairs),
-                                    (np.repeat(np.arange(pairs), 4), cells.ravel())), shape=(pairs, n * n))
+def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, agents: np.ndarray
+         ) -> np.ndarray:
+    """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood of several problems
+    at once (one per component: problems x fits x pairs of `wins` and `losses`, their `pair_a` and `pair_b` agent
+    numbers problems x pairs, `agents` each problem's count), padded to one size: a pair of a problem's padding has
+    no weight and an agent of its padding no pair, so its strength stays 0. Newton steps on the ridge-penalised
+    log-likelihood, which is strictly concave, halving a fit's step that does not improve it; a problem stops
+    when its steps do, as if fitted alone. Stacked, because a week at a million matches is 15 components of 8
+    agents and a loop over them spent its time in numpy's per-call overhead."""
+    problems, fits, pairs = wins.shape
+    n = int(agents.max())
+    real = (wins + losses).any(1)  # problems x pairs: the pairs that are not padding
+    sign = np.zeros((problems, pairs, n))
+    where = np.nonzero(real)
+    sign[where[0], where[1], pair_a[where]], sign[where[0], where[1], pair_b[where]] = 1.0, -1.0
+    # a pair adds its weight to 4 cells of its problem's Hessian (a,a), (b,b), (a,b), (b,a): one sparse product for
+    # every fit, where the pairs' dense outer products (pairs x agents x agents) took seconds and 350 MB at 120 agents
+    base = (np.arange(problems) * n * n)[:, None]
+    cells = np.stack([base + pair_a * n + pair_a, base + pair_b * n + pair_b, base + pair_a * n + pair_b,
+                      base + pair_b * n + pair_a], -1)[real]
+    from_pairs = sparse.csr_matrix((np.tile([1.0, 1.0, -1.0, -1.0], len(cells)),
+                                    (cells.ravel(), np.repeat(np.flatnonzero(real), 4))),
+                                   shape=(problems * n * n, problems * pairs))
     ridge = RIDGE * np.eye(n)
+    signs_t = sign.transpose(0, 2, 1)
 
     def loss(theta: np.ndarray) -> np.ndarray:
-        d = theta @ sign.T
-        return (wins * np.logaddexp(0, -d) + losses * np.logaddexp(0, d)).sum(1) + 0.5 * RIDGE * (theta ** 2).sum(1)
+        d = theta @ signs_t
+        # wins·log(1 + e^-d) + losses·log(1 + e^d), as log(1 + e^d) = d + log(1 + e^-d): one logarithm, not two
+        return ((wins + losses) * np.logaddexp(0, -d) + losses * d).sum(2) + 0.5 * RIDGE * (theta ** 2).sum(2)
 
-    theta = np.zeros((fits, n))
+    theta = np.zeros((problems, fits, n))
     current = loss(theta)
+    going = np.ones(problems, bool)
     for _ in range(100):
-        d = theta @ sign.T
+        d = theta @ signs_t
         p = 1 / (1 + np.exp(-d))
         grad = (-wins * (1 - p) + losses * p) @ sign + RIDGE * theta
-        hessian = (to_hessian.T @ ((wins + losses) * p * (1 - p)).T).T.reshape(fits, n, n) + ridge
-        step = np.linalg.solve(hessian, grad[..., None])[..., 0]
-        scale = np.ones(fits)
+        weights = ((wins + losses) * p * (1 - p)).transpose(0, 2, 1).reshape(problems * pairs, fits)
+        hessian = (from_pairs @ weights).reshape(problems, n, n, fits).transpose(0, 3, 1, 2) + ridge
+        step = np.linalg.solve(hessian, grad[..., None])[..., 0] * going[:, None, None]
+        scale = np.ones((problems, fits))
         for _ in range(30):
-            trial = loss(theta - scale[:, None] * step)
+            trial = loss(theta - scale[..., None] * step)
             worse = trial > current + 1e-12
             if not worse.any():
                 break
             scale[worse] /= 2
-        theta, current = theta - scale[:, None] * step, np.minimum(trial, current)
-        if np.abs(scale[:, None] * step).max() < 1e-10:
+        theta, current = theta - scale[..., None] * step, np.minimum(trial, current)
+        going &= np.abs(scale[..., None] * step).max((1, 2)) >= 1e-10
+        if not going.any():
             break
-    return theta - theta.mean(1, keepdims=True)
-
+    own = np.arange(n) < agents[:, None]  # problems x agents: the real ones
+    mean = (theta * own[:, None, :]).sum(2, keepdims=True) / agents[:, None, None]
+    return theta - mean
 
 
 BRADLEY_TERRY_COLUMNS = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
@@ -87,17 +105,19 @@ def bradley_terry_table(db: str | Path, game: str | None = None, selection: Sele
     return kept(db, f"bradley-terry {n_boot} {seed} {selection!r}", fitted)
 
 
-def rated_pairs(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+def rated_pairs(db: str | Path, selection: Selection, figures: pd.DataFrame | None = None
+                ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """What `bradley_terry_table` reads of the selection: its pairwise outcomes (`outcomes.pairwise_outcomes`)
     and each agent's contested matches and wins (None: nothing to rate). Summed from the summaries when the
-    selection is a sum of their rows and they are in step with the log (as the headline's figures), else read
-    from the log: the same pairs, kinds numbered alike, either way."""
+    selection is a sum of their rows and they are in step with the log (as the headline's figures, which the
+    caller may pass as `figures`: its `agent_figures`), else read from the log: the same pairs, kinds numbered
+    alike, either way."""
     with store.reading(db):
         # the pairwise summary has no fallback key: a selection without fallback moves reads the log
         if selection.without_fallbacks or not store.summaries_in_step(db):
             return read_with_played(db, None, selection, pairwise_outcomes)
         pairs = summed_pairs(db, summed(db, selection))
-        played = agent_figures(db, selection)
+        played = agent_figures(db, selection) if figures is None else figures
     return (pairs, played[["agent", "matches", "wins"]]) if len(pairs) else None
 
 
@@ -141,18 +161,27 @@ def summed_pairs(db: str | Path, where: Summed) -> pd.DataFrame:
 
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
-    """`bradley_terry_table` of pairs already read (`rated_pairs`). Each component is fitted from arrays, not from a
-    DataFrame of its own: a week at a million matches has 15 components, whose pandas groupings took 230 of 550 ms."""
+    """`bradley_terry_table` of pairs already read (`rated_pairs`). Each component is set up from arrays, not from a
+    DataFrame of its own (a week at a million matches has 15 components, whose pandas groupings took 230 of 550
+    ms), and components of about one size are fitted together (`_fit`)."""
     component = pairs["a"].map(components(pairs)).to_numpy()
     names = {c: pairs[c].to_numpy(object) for c in ("a", "b")}
     numbers = {"kind": pairs["kind"].to_numpy(np.int64), "matches": pairs["matches"].to_numpy(np.int64),
                **{c: pairs[c].to_numpy(float) for c in ("weight", "score")}}
-    parts = []
-    for number in np.unique(component):
-        own = component == number
-        parts.append(_fitted(names["a"][own], names["b"][own], **{c: v[own] for c, v in numbers.items()},
-                             n_boot=n_boot, seed=seed).assign(component=number))
-    table = pd.concat(parts, ignore_index=True)
+    problems = {number: _Problem.of(names["a"][own], names["b"][own], **{c: v[own] for c, v in numbers.items()},
+                                    n_boot=n_boot, seed=seed)
+                for number in np.unique(component) for own in [component == number]}
+    sizes = {}  # components padded to at most twice their agents: a solve costs agents³
+    for number, problem in problems.items():
+        sizes.setdefault(len(problem.agents).bit_length(), []).append(number)
+    thetas = {}
+    for numbers_of_size in sizes.values():
+        alike = [problems[number] for number in numbers_of_size]
+        fitted = _fit(*_padded(alike), np.array([len(p.agents) for p in alike]))
+        thetas.update({number: theta[:, :len(problems[number].agents)]
+                       for number, theta in zip(numbers_of_size, fitted, strict=True)})
+    table = pd.concat([problems[number].rated(thetas[number]).assign(component=number) for number in problems],
+                      ignore_index=True)
     lo, hi, part = (table[c].to_numpy() for c in ("lo", "hi", "component"))
     table["rank"] = 1 + ((lo[None, :] > hi[:, None]) & (part[None, :] == part[:, None])).sum(1)
     table = table.merge(played, on="agent", how="left")
@@ -161,35 +190,81 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
                              ignore_index=True)[BRADLEY_TERRY_COLUMNS]
 
 
-def _fitted(a: np.ndarray, b: np.ndarray, kind: np.ndarray, matches: np.ndarray, weight: np.ndarray,
-            score: np.ndarray, n_boot: int, seed: int) -> pd.DataFrame:
-    """Bradley-Terry over one connected component's pair rows (`rated_pairs`' columns): agent, rating, lo, hi."""
-    agents = np.array(sorted(set(a) | set(b)))
-    index = {name: i for i, name in enumerate(agents)}
-    row_a, row_b = np.array([index[x] for x in a]), np.array([index[x] for x in b])
-    # the distinct (a, b) pairs, numbered in the order of their names (the agents are numbered in that order)
-    keys, cells = np.unique(np.stack([row_a, row_b], 1), axis=0, return_inverse=True)
-    cells = cells.ravel()
-    pair_a, pair_b = keys[:, 0], keys[:, 1]
-    kinds, first_row, kind_of_row = np.unique(kind, return_index=True, return_inverse=True)  # numbered from 0
-    kinds = matches[first_row]  # the matches of each kind (each row of a kind holds them)
-    kind_of_row = kind_of_row.ravel()
-    to_cells = np.zeros((len(a), cells.max() + 1))
-    to_cells[np.arange(len(a)), cells] = 1.0
-    won = (weight * score)[:, None] * to_cells  # rows -> cells
-    lost = (weight * (1 - score))[:, None] * to_cells
-    rng = np.random.default_rng(seed)
-    draws = np.vstack([kinds, rng.multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)])[:, kind_of_row]
-    thetas = _fit(pair_a, pair_b, draws @ won, draws @ lost, len(agents))
-    theta, boot = thetas[0], thetas[1:] if n_boot else thetas[:1]
-    # The scale has no origin of its own, so each resample is shifted onto the full fit, agents weighted by
-    # the matches they have in it; an agent with no match in a resample has no strength there (not the
-    # ridge's 0) and is left out of its percentiles.
-    plays = np.zeros((len(a), len(agents)))
-    plays[np.arange(len(a)), row_a] = plays[np.arange(len(a)), row_b] = 1.0
-    weights = (draws @ plays)[1:] if n_boot else (draws @ plays)[:1]
-    boot = boot - ((boot - theta) * weights).sum(1, keepdims=True) / weights.sum(1, keepdims=True)
-    lo, hi = np.nanpercentile(np.where(weights > 0, boot, np.nan), [2.5, 97.5], axis=0)
-    return pd.DataFrame({"agent": agents, "rating": ELO_BASE + ELO_SCALE * theta,
-                         "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
+@dataclass(frozen=True)
+class _Problem:
+    """One connected component's fit: its agents (in the order of their names), its distinct pairs (agent numbers),
+    the weights won and lost on them in the full data (row 0) and in each bootstrap resample (`wins`, `losses`:
+    fits x pairs), and each agent's matches in each (`plays`: fits x agents)."""
 
+    agents: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
+    plays: np.ndarray
+
+    @classmethod
+    def of(cls, a: np.ndarray, b: np.ndarray, kind: np.ndarray, matches: np.ndarray, weight: np.ndarray,
+           score: np.ndarray, n_boot: int, seed: int) -> _Problem:
+        """From one component's pair rows (`rated_pairs`' columns); matches resampled by kind."""
+        agents = np.array(sorted(set(a) | set(b)))
+        index = {name: i for i, name in enumerate(agents)}
+        row_a, row_b = np.array([index[x] for x in a]), np.array([index[x] for x in b])
+        # the distinct (a, b) pairs, numbered in the order of their names (the agents are numbered in that order)
+        keys, cells = np.unique(np.stack([row_a, row_b], 1), axis=0, return_inverse=True)
+        cells = cells.ravel()
+        kinds, first_row, kind_of_row = np.unique(kind, return_index=True, return_inverse=True)  # numbered from 0
+        kinds = matches[first_row]  # the matches of each kind (each row of a kind holds them)
+        to_cells = np.zeros((len(a), len(keys)))
+        to_cells[np.arange(len(a)), cells] = 1.0
+        rng = np.random.default_rng(seed)
+        draws = np.vstack([kinds, rng.multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)]
+                          )[:, kind_of_row.ravel()]
+        plays = np.zeros((len(a), len(agents)))
+        plays[np.arange(len(a)), row_a] = plays[np.arange(len(a)), row_b] = 1.0
+        return cls(agents, keys[:, 0], keys[:, 1], draws @ ((weight * score)[:, None] * to_cells),
+                   draws @ ((weight * (1 - score))[:, None] * to_cells), draws @ plays)
+
+    def rated(self, thetas: np.ndarray) -> pd.DataFrame:
+        """Agent, rating, lo, hi from the fits' strengths (fits x agents: the full data's, then the resamples')."""
+        theta, boot, weights = thetas[0], thetas[1:], self.plays[1:]
+        if not len(boot):  # no resample: the interval is the rating
+            boot, weights = thetas[:1], self.plays[:1]
+        # The scale has no origin of its own, so each resample is shifted onto the full fit, agents weighted by
+        # the matches they have in it; an agent with no match in a resample has no strength there (not the
+        # ridge's 0) and is left out of its percentiles.
+        boot = boot - ((boot - theta) * weights).sum(1, keepdims=True) / weights.sum(1, keepdims=True)
+        lo, hi = _percentiles(boot, weights > 0, (2.5, 97.5))
+        return pd.DataFrame({"agent": self.agents, "rating": ELO_BASE + ELO_SCALE * theta,
+                             "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
+
+
+def _padded(problems: list[_Problem]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The problems' pair numbers (problems x pairs) and wins and losses (problems x fits x pairs), padded with
+    pairs of agent 0 that weigh nothing."""
+    pairs = max(len(p.pair_a) for p in problems)
+
+    def pad(values: np.ndarray) -> np.ndarray:
+        return np.pad(values, [(0, 0)] * (values.ndim - 1) + [(0, pairs - values.shape[-1])])
+
+    return tuple(np.stack([pad(getattr(p, name)) for p in problems]) for name in ("pair_a", "pair_b", "wins",
+                                                                                    "losses"))
+
+
+def _percentiles(values: np.ndarray, kept: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
+    """`np.nanpercentile(np.where(kept, values, nan), qs, axis=0)` (linear interpolation, the same doubles) for
+    every column at once, where numpy's own goes column by column (a third of a small fit's time)."""
+    ordered = np.sort(np.where(kept, values, np.nan), axis=0)  # NaN sorts last
+    count = kept.sum(0)
+    out = []
+    for q in qs:
+        index = (count - 1) * np.true_divide(q, 100)
+        below = np.floor(index)
+        gamma = index - below
+        low = np.clip(below, 0, None).astype(int)
+        high = np.minimum(low + 1, np.maximum(count - 1, 0))
+        a, b = (np.take_along_axis(ordered, i[None, :], 0)[0] for i in (low, high))
+        diff = b - a
+        value = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+        out.append(np.where(count > 0, value, np.nan))
+    return out

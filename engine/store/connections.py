@@ -107,7 +107,7 @@ class _Anchor:
 
 _ANCHORS: dict[Path, _Anchor] = {}
 _ANCHORS_LOCK = threading.Lock()
-_KEEPING = threading.Event()  # set while this process serves pages
+_KEEPING = threading.Event()  # set within `keeping_open`
 
 
 @contextmanager
@@ -118,6 +118,21 @@ def serving_pages() -> Iterator[None]:
     between reads (KEEP_OPEN)."""
     global READER_MEMORY
     before, READER_MEMORY = READER_MEMORY, PAGES_READER_MEMORY
+    try:
+        with keeping_open():
+            yield
+    finally:
+        READER_MEMORY = before
+
+
+@contextmanager
+def keeping_open() -> Iterator[None]:
+    """Within the block, the files this process reads stay open between reads (KEEP_OPEN): for a series of reads
+    each on its own connection, as pages make, and the views the run command keeps after a run (an open and a close
+    cost 50 ms on a large file, and 40 views make 50 of them). Nested blocks are one."""
+    if _KEEPING.is_set():
+        yield
+        return
     _KEEPING.set()
     try:
         yield
@@ -125,7 +140,6 @@ def serving_pages() -> Iterator[None]:
         _KEEPING.clear()
         for db in list(_ANCHORS):
             _let_go(db)
-        READER_MEMORY = before
 
 
 def _file_of(db: Path) -> tuple[int, int] | None:
@@ -145,7 +159,7 @@ def _let_go(db: Path) -> None:
 
 
 def _keep_open(db: Path) -> None:
-    """After a read of `db` in a process serving pages: its anchor's clock starts again, or `db` gets one (opened
+    """After a read of `db` within `keeping_open`: its anchor's clock starts again, or `db` gets one (opened
     while the read's connection is, so from the database in memory)."""
     if not _KEEPING.is_set():
         return
