@@ -171,11 +171,11 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
     problems = {number: _Problem.of(names["a"][own], names["b"][own], **{c: v[own] for c, v in numbers.items()},
                                     n_boot=n_boot, seed=seed)
                 for number in np.unique(component) for own in [component == number]}
-    sizes = {}  # components padded to at most twice their agents: a solve costs agents³
+    by_size: dict[int, list] = {}  # components padded to at most twice their agents: a solve costs agents³
     for number, problem in problems.items():
-        sizes.setdefault(len(problem.agents).bit_length(), []).append(number)
+        by_size.setdefault(len(problem.agents).bit_length(), []).append(number)
     thetas = {}
-    for numbers_of_size in sizes.values():
+    for numbers_of_size in by_size.values():
         alike = [problems[number] for number in numbers_of_size]
         fitted = _fit(*_padded(alike), np.array([len(p.agents) for p in alike]))
         thetas.update({number: theta[:, :len(problems[number].agents)]
