@@ -6,6 +6,7 @@ import logging
 import streamlit as st
 
 from engine import store
+from engine.serving import settle_heap
 from engine.wording import failure
 from pages.shared.url_widgets import start_notices
 
@@ -70,3 +71,4 @@ except store.DatabaseError as exc:
 except Exception as exc:  # noqa: BLE001 - no page shows a raw traceback: what failed in one line, the rest in the log
     logging.getLogger("arena.dashboard").exception("the page %s failed", page.title)
     st.error(f"{page.title} could not be drawn ({failure(exc)}); the details are in the dashboard's log.")
+settle_heap()  # after the first page: the collector's full passes then skip what every page loaded

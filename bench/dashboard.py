@@ -40,8 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import default_views, headline, queries, store, transcripts  # noqa: E402
 from engine.launch import processes  # noqa: E402
 from engine.metrics import ratings  # noqa: E402
-from engine.metrics.kept_tables import kept_tables_path  # noqa: E402
+from engine.metrics.kept_tables import forget  # noqa: E402
 from engine.selection import Selection  # noqa: E402
+from engine.serving import settle_heap  # noqa: E402
 from engine.store import summaries  # noqa: E402
 from engine.suites import all_suites, get_suite  # noqa: E402
 from engine.suites.gamabench import GAMES as GAMABENCH  # noqa: E402
@@ -381,7 +382,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as serving:
         db = args.db or Path(tmp) / "bench.duckdb"
         if not filled(db, args.matches, args.turns_per_match):
-            for stale in (db, Path(f"{db}.wal"), ratings.saved_replays_path(db), kept_tables_path(db)):
+            forget(db)
+            for stale in (db, Path(f"{db}.wal"), ratings.saved_replays_path(db)):
                 stale.unlink(missing_ok=True)
             start = time.perf_counter()
             if not in_child(fill, db, args.matches, args.turns_per_match):
@@ -389,7 +391,7 @@ def main() -> int:
             fill_s = time.perf_counter() - start
             print(f"filled in {fill_s:.1f} s ({args.matches * args.turns_per_match / fill_s:,.0f} turns/s)")
         else:  # the views a page kept on request in an earlier bench would make its first call a look-up: dropped,
-            kept_tables_path(db).unlink(missing_ok=True)  # the run command's refresh keeps its own again below
+            forget(db)  # the run command's refresh keeps its own again below
             print(f"reusing {db}, filled before (its kept views dropped)")
         counts = store.query(db, "SELECT (SELECT count(*) FROM matches) m, (SELECT count(*) FROM turns) t, "
                                  "(SELECT count(*) FROM seats) s, (SELECT count(*) FROM metrics) x").iloc[0]
@@ -400,6 +402,7 @@ def main() -> int:
         elif not in_child(refresh_ratings, db):
             print("the run command's TrueSkill refresh failed: the pages' TrueSkill replays from scratch")
         serving.enter_context(store.serving_pages())  # from here the calls read as `engine serve`'s pages do
+        settle_heap()  # as the dashboard does after its first page (app.py)
         budget_ms = call_budget_ms(args.matches)
         slowest_ms: dict[str, float] = {}
         failed = []

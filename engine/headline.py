@@ -24,6 +24,7 @@ from scipy import special
 from engine import store
 from engine.metrics.agent_figures import Summed, agent_figures, over_games, summed, summed_where
 from engine.metrics.kept_tables import kept
+from engine.metrics.outcomes import components
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs
 from engine.precision import fixed_values
 from engine.selection import (
@@ -128,9 +129,9 @@ def one_sided(pairs: pd.DataFrame) -> dict[str, str]:
 
 def ratings(db: str | Path, selection: Selection = ALL, figures: pd.DataFrame | None = None) -> pd.DataFrame:
     """Bradley-Terry over the contested matches of the selection, ranked by the headline's rule: agent, matches
-    (contested), value = rating, value_lo, value_hi, note, provisional, rank. Kept per database state
-    (`kept_tables`): its bootstrap is what costs. `figures`: the selection's `agent_figures`, when the caller has
-    read them (not read again)."""
+    (contested), value = rating, value_lo, value_hi (none for the agents not compared with the ranked ones), note,
+    provisional, rank. Kept per database state (`kept_tables`): its bootstrap is what costs. `figures`: the
+    selection's `agent_figures`, when the caller has read them (not read again)."""
     scope = replace(selection, contested=True)
     return kept(db, f"headline ratings {scope!r}", lambda: _ratings(db, scope, figures))
 
@@ -141,7 +142,7 @@ def _ratings(db: str | Path, scope: Selection, figures: pd.DataFrame | None) -> 
     if read is None:
         return pd.DataFrame(columns=columns)
     pairs, played = read
-    rated = fit_bradley_terry(pairs, played)
+    rated = _rated_first_apart(pairs, played)
     notes = one_sided(pairs)
     table = rated.rename(columns={"rating": "value", "lo": "value_lo", "hi": "value_hi"}).drop(columns="rank")
     alike = ~(table["value_hi"] > table["value_lo"])  # every bootstrap resample gave one rating: no information
@@ -149,6 +150,18 @@ def _ratings(db: str | Path, scope: Selection, figures: pd.DataFrame | None) -> 
                                                                "no interval: every match alike")
     table["note"] = table["note"].where(table["component"] == 1, NOT_COMPARED)  # another scale: never ranked
     return ranked(table)[columns]
+
+
+def _rated_first_apart(pairs: pd.DataFrame, played: pd.DataFrame) -> pd.DataFrame:
+    """`fit_bradley_terry` of the pairs, its bootstrap intervals only for the component ranked (the first): the
+    others are never ranked against it, so they get their ratings alone, without an interval (a week at 50,000
+    matches is 15 components, and their bootstraps were most of its headline's time)."""
+    first = pairs["a"].map(components(pairs)) == 1
+    if first.all():
+        return fit_bradley_terry(pairs, played)
+    apart = fit_bradley_terry(pairs[~first], played, n_boot=0)  # numbered from 1: the first left out
+    apart = apart.assign(component=apart["component"] + 1, lo=np.nan, hi=np.nan)
+    return pd.concat([fit_bradley_terry(pairs[first], played), apart], ignore_index=True)
 
 
 def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[float, float] | None = None

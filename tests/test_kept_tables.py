@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 
 import pandas as pd
 import pytest
@@ -74,7 +75,7 @@ def test_a_kept_table_is_the_computed_one_and_a_new_process_reads_no_match(playe
         kept = CALLS[name](played)
     pd.testing.assert_frame_equal(kept, first, check_exact=True)
     a_new_process()
-    kept_tables.kept_tables_path(played).unlink()
+    kept_tables.forget(played)
     pd.testing.assert_frame_equal(CALLS[name](played), first, check_exact=True)  # computed again: the same
 
 
@@ -86,8 +87,23 @@ def test_a_write_makes_every_kept_table_stale(played, monkeypatch):
     monkeypatch.setattr(ratings, "_trueskill_table", lambda *args: computed.append(1) or real(*args))
     after = ratings.trueskill_table(played)
     assert computed and not after.equals(before)
-    assert json.loads(kept_tables.kept_tables_path(played).read_text())["state"] == kept_tables.state(played)
-    assert len(json.loads(kept_tables.kept_tables_path(played).read_text())["tables"]) == 1  # the old ones dropped
+    files = list(kept_tables.kept_tables_folder(played).iterdir())
+    assert len(files) == 1  # the old ones dropped
+    assert json.loads(files[0].read_text())["state"] == kept_tables.state(played)
+
+
+def test_each_table_is_a_file_of_its_own_so_a_new_view_rewrites_no_other(played):
+    """A view computed writes its own table alone (one file of every table was rewritten, and parsed again, at
+    each new view); the one file of every table an older version kept is removed."""
+    legacy = played.with_name(f"{played.name}.tables.json")
+    legacy.write_text("{}")
+    ratings.trueskill_table(played)
+    (first,) = kept_tables.kept_tables_folder(played).iterdir()
+    written = first.stat().st_mtime_ns
+    ratings.bradley_terry_table(played)
+    assert len(list(kept_tables.kept_tables_folder(played).iterdir())) == 2
+    assert first.stat().st_mtime_ns == written
+    assert not legacy.exists()
 
 
 def test_rows_inserted_around_the_writer_are_never_answered_from_a_kept_table(played):
@@ -106,7 +122,7 @@ def test_a_new_database_at_the_same_generation_does_not_read_the_old_ones_tables
     assert asyncio.run(run_spec(spec, other, progress=False)).errors == 0
     with store.connect(other) as con:
         con.execute("UPDATE generation SET generation = ?", [store.generation(played)])
-    kept_tables.kept_tables_path(other).write_text(kept_tables.kept_tables_path(played).read_text())
+    shutil.copytree(kept_tables.kept_tables_folder(played), kept_tables.kept_tables_folder(other))
     assert kept_tables.state(other)[2] == kept_tables.state(played)[2]
     table = ratings.trueskill_table(other)
     pd.testing.assert_frame_equal(table, ratings._trueskill_table(other, ALL), check_exact=True)
@@ -131,8 +147,11 @@ def test_two_copies_written_alike_never_share_a_state(played, tmp_path):
 
 def test_a_damaged_file_is_computed_again(played):
     first = ratings.bradley_terry_table(played)
-    for damaged in ("{not json", '{"state": [1], "tables": []}', '[]'):
-        kept_tables.kept_tables_path(played).write_text(damaged)
+    (kept,) = kept_tables.kept_tables_folder(played).iterdir()
+    saved = json.loads(kept.read_text())
+    for damaged in ("{not json", '{"state": [1], "tables": []}', '[]', json.dumps({**saved, "key": 1}),
+                    json.dumps({**saved, "table": {"columns": 3}}), json.dumps({**saved, "table": None})):
+        kept.write_text(damaged)
         pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), first, check_exact=True)
 
 
@@ -142,7 +161,7 @@ def test_the_run_command_keeps_the_default_views_so_the_pages_first_calls_read_n
     with monkeypatch.context() as patched:
         nothing_computed(patched)
         kept = {name: call(played) for name, call in CALLS.items()}
-    kept_tables.kept_tables_path(played).unlink()
+    kept_tables.forget(played)
     for name, call in CALLS.items():
         pd.testing.assert_frame_equal(kept[name], call(played), check_exact=True, obj=name)
 
@@ -204,6 +223,6 @@ def test_the_run_command_keeps_llmarenas_figures_of_each_game(played, monkeypatc
         patched.setattr(store, "query", None)  # reading the log would fail
         kept = [figure.compute(played, Selection().of_game(game)) for figure, game in views]
     assert sum(len(table) > 0 for table in kept) >= 3  # TicTacToe's and ConnectFour's hint ablation, the rewards
-    kept_tables.kept_tables_path(played).unlink()
+    kept_tables.forget(played)
     for table, (figure, game) in zip(kept, views, strict=True):
         pd.testing.assert_frame_equal(table, figure.compute(played, Selection().of_game(game)), check_exact=True)

@@ -488,3 +488,47 @@ def test_the_intervals_percentiles_are_numpys_nanpercentile():
     ours = _percentiles(values, kept, (2.5, 97.5))
     numpys = np.nanpercentile(np.where(kept, values, np.nan), [2.5, 97.5], axis=0)
     assert np.array_equal(np.array(ours), numpys, equal_nan=True)
+
+
+def test_the_fit_is_the_penalised_likelihoods_maximum():
+    """The stacked Newton fit against scipy's general minimiser on the objective it maximises (pairs weighted by
+    their matches; the ridge): the same ratings, a ring of agents and every pair of them alike."""
+    from scipy.optimize import minimize
+
+    from engine.metrics.bradley_terry import ELO_BASE, ELO_SCALE, RIDGE, fit_bradley_terry
+
+    for sizes in ([7], [3, 9]):
+        pairs, played = _pairs_of_components(sizes, seed=11)
+        rated = fit_bradley_terry(pairs, played, n_boot=0).set_index("agent")
+        for _, own in pairs.groupby(pairs["a"].str.split("-").str[0]):
+            agents = sorted(set(own["a"]) | set(own["b"]))
+            a, b = (own[side].map({name: i for i, name in enumerate(agents)}).to_numpy() for side in ("a", "b"))
+            won = (own["matches"] * own["weight"] * own["score"]).to_numpy()
+            lost = (own["matches"] * own["weight"] * (1 - own["score"])).to_numpy()
+
+            def loss(theta, a=a, b=b, won=won, lost=lost):
+                d = theta[a] - theta[b]
+                return (won * np.logaddexp(0, -d) + lost * np.logaddexp(0, d)).sum() + 0.5 * RIDGE * theta @ theta
+
+            best = minimize(loss, np.zeros(len(agents)), method="BFGS", options={"gtol": 1e-10}).x
+            expected = ELO_BASE + ELO_SCALE * (best - best.mean())
+            assert np.allclose(rated.loc[agents, "rating"], expected, atol=1e-3)
+
+
+def test_the_headline_gives_an_interval_to_the_ranked_component_alone():
+    """The headline ranks only the first component: its bootstrap is that of a fit of it alone, and the agents of
+    the other components (never ranked against it) get their ratings without an interval."""
+    from engine.headline import _rated_first_apart
+    from engine.metrics.bradley_terry import fit_bradley_terry
+
+    pairs, played = _pairs_of_components([6, 4, 3], seed=5)
+    rated = _rated_first_apart(pairs, played).set_index("agent")
+    alone = fit_bradley_terry(pairs, played).set_index("agent")
+    first = alone.index[alone["component"] == 1]
+    assert len(first) == 6 and set(rated.index) == set(alone.index)
+    pd.testing.assert_frame_equal(rated.loc[first, ["rating", "lo", "hi"]], alone.loc[first, ["rating", "lo", "hi"]],
+                                  rtol=0, atol=1e-9)
+    others = rated.index.difference(first)
+    assert rated.loc[others, ["lo", "hi"]].isna().all().all()
+    assert np.allclose(rated.loc[others, "rating"], alone.loc[others, "rating"], atol=1e-9)
+    assert (rated.loc[others, "component"] == alone.loc[others, "component"]).all()

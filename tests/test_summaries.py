@@ -233,7 +233,7 @@ def test_the_ratings_read_no_pairs_from_the_log_where_the_summaries_answer(playe
         raise AssertionError("read the log")
 
     monkeypatch.setattr(bradley_terry, "read_with_played", no_log)
-    kept_tables.kept_tables_path(played).unlink(missing_ok=True)  # tables kept by the tests before: computed again
+    kept_tables.forget(played)  # tables kept by the tests before: computed again
     for selection in SELECTIONS.values():
         bradley_terry.bradley_terry_table(played, selection=selection)
     headline.headline(played, "llmarena")

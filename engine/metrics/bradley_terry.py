@@ -6,7 +6,6 @@ intervals do not overlap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,7 @@ from scipy import sparse
 from engine import store
 from engine.metrics.agent_figures import Summed, agent_figures, summed
 from engine.metrics.kept_tables import kept
-from engine.metrics.outcomes import components, narrowed, pairwise_outcomes, read_with_played
+from engine.metrics.outcomes import component_numbers, narrowed, numbered_agents, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games
 from engine.store.summaries import SETTINGS_SOURCE, SIDE
 
@@ -25,61 +24,74 @@ ELO_BASE = 1000.0
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 
 
-def _fit(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, agents: np.ndarray
-         ) -> np.ndarray:
-    """Bradley-Terry strengths (natural log-odds, mean 0) maximising the weighted likelihood of several problems
-    at once (one per component: problems x fits x pairs of `wins` and `losses`, their `pair_a` and `pair_b` agent
-    numbers problems x pairs, `agents` each problem's count), padded to one size: a pair of a problem's padding has
-    no weight and an agent of its padding no pair, so its strength stays 0. Newton steps on the ridge-penalised
-    log-likelihood, which is strictly concave, halving a fit's step that does not improve it; a problem stops
-    when its steps do, as if fitted alone. Stacked, because a week at a million matches is 15 components of 8
-    agents and a loop over them spent its time in numpy's per-call overhead."""
-    problems, fits, pairs = wins.shape
-    n = int(agents.max())
-    real = (wins + losses).any(1)  # problems x pairs: the pairs that are not padding
-    sign = np.zeros((problems, pairs, n))
-    where = np.nonzero(real)
-    sign[where[0], where[1], pair_a[where]], sign[where[0], where[1], pair_b[where]] = 1.0, -1.0
-    # a pair adds its weight to 4 cells of its problem's Hessian (a,a), (b,b), (a,b), (b,a): one sparse product for
-    # every fit, where the pairs' dense outer products (pairs x agents x agents) took seconds and 350 MB at 120 agents
-    base = (np.arange(problems) * n * n)[:, None]
-    cells = np.stack([base + pair_a * n + pair_a, base + pair_b * n + pair_b, base + pair_a * n + pair_b,
-                      base + pair_b * n + pair_a], -1)[real]
-    from_pairs = sparse.csr_matrix((np.tile([1.0, 1.0, -1.0, -1.0], len(cells)),
-                                    (cells.ravel(), np.repeat(np.flatnonzero(real), 4))),
-                                   shape=(problems * n * n, problems * pairs))
-    ridge = RIDGE * np.eye(n)
-    signs_t = sign.transpose(0, 2, 1)
-
-    def loss(theta: np.ndarray) -> np.ndarray:
-        d = theta @ signs_t
-        # wins·log(1 + e^-d) + losses·log(1 + e^d), as log(1 + e^d) = d + log(1 + e^-d): one logarithm, not two
-        return ((wins + losses) * np.logaddexp(0, -d) + losses * d).sum(2) + 0.5 * RIDGE * (theta ** 2).sum(2)
-
-    theta = np.zeros((problems, fits, n))
-    current = loss(theta)
-    going = np.ones(problems, bool)
+def _newton(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, theta: np.ndarray
+            ) -> np.ndarray:
+    """Bradley-Terry strengths (natural log-odds) of many fits at once, each maximising its weighted likelihood from
+    its start `theta` (fits x agents): fit i's pairs are `pair_a[i]` against `pair_b[i]` (agent numbers, fits x
+    pairs; within a fit no pair twice and a before b), won and lost with weights `wins[i]` and `losses[i]` (a pair of
+    no weight is padding). Newton steps on the ridge-penalised log-likelihood, which is strictly concave, halving a
+    fit's step that does not improve it. A fit stops once a full step it takes is below `STEP_DONE`, or any step
+    below 1e-10: so its strengths are those it has alone, whatever it is stacked with. Each step works only on the
+    fits still going."""
+    theta, n = theta.copy(), theta.shape[1]
+    going = np.arange(len(theta))
+    current, softplus = _loss(theta, pair_a, pair_b, wins, losses)
+    laid_out = 0
     for _ in range(100):
-        d = theta @ signs_t
-        p = 1 / (1 + np.exp(-d))
-        grad = (-wins * (1 - p) + losses * p) @ sign + RIDGE * theta
-        weights = ((wins + losses) * p * (1 - p)).transpose(0, 2, 1).reshape(problems * pairs, fits)
-        hessian = (from_pairs @ weights).reshape(problems, n, n, fits).transpose(0, 3, 1, 2) + ridge
-        step = np.linalg.solve(hessian, grad[..., None])[..., 0] * going[:, None, None]
-        scale = np.ones((problems, fits))
+        if not len(going):
+            break
+        every = len(going) == len(theta)
+        strength, a, b, won, lost, below = (v if every else v[going] for v in (theta, pair_a, pair_b, wins, losses,
+                                                                                softplus))
+        if laid_out != len(going):  # the first step, or fewer fits going
+            cell_a, cell_b, on_ab, on_ba, diagonal = _cells(a, b, n)
+            laid_out = len(going)
+        p = np.exp(-below).ravel()  # the chance that a beats b: log(1 + e^-d) is below
+        slope, curve = lost.ravel() * p - won.ravel() * (1 - p), (won + lost).ravel() * p * (1 - p)  # in d = a - b
+        size = strength.size
+        grad = RIDGE * strength + (np.bincount(cell_a, slope, size) - np.bincount(cell_b, slope, size)
+                                   ).reshape(strength.shape)
+        # the Hessian: -curve at (a, b) and (b, a), each pair once; its diagonal what makes each row sum to the ridge
+        hessian = np.zeros(size * n)
+        hessian[on_ab] = hessian[on_ba] = -curve
+        hessian[diagonal] = RIDGE + np.bincount(cell_a, curve, size) + np.bincount(cell_b, curve, size)
+        step = np.linalg.solve(hessian.reshape(len(going), n, n), grad[..., None])[..., 0]
+        scale, before = np.ones(len(going)), current[going]
         for _ in range(30):
-            trial = loss(theta - scale[..., None] * step)
-            worse = trial > current + 1e-12
+            trial, trial_softplus = _loss(strength - scale[:, None] * step, a, b, won, lost)
+            worse = trial > before + 1e-12
             if not worse.any():
                 break
             scale[worse] /= 2
-        theta, current = theta - scale[..., None] * step, np.minimum(trial, current)
-        going &= np.abs(scale[..., None] * step).max((1, 2)) >= 1e-10
-        if not going.any():
-            break
-    own = np.arange(n) < agents[:, None]  # problems x agents: the real ones
-    mean = (theta * own[:, None, :]).sum(2, keepdims=True) / agents[:, None, None]
-    return theta - mean
+        moved = scale[:, None] * step
+        theta[going], current[going], softplus[going] = strength - moved, np.minimum(trial, before), trial_softplus
+        largest = np.abs(step).max(1)
+        going = going[~(((scale == 1) & (largest < STEP_DONE)) | (scale * largest < 1e-10))]
+    return theta
+
+
+def _cells(pair_a: np.ndarray, pair_b: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
+    """Where each pair of each fit (`_newton`'s fits x pairs) adds: its a's and its b's places among the fits'
+    strengths (fits x n, flat), and its places (a, b) and (b, a) in the fits' Hessians (fits x n x n, flat); and
+    the places of the Hessians' diagonals."""
+    fit = np.arange(len(pair_a))[:, None] * n
+    strengths = len(pair_a) * n
+    return ((fit + pair_a).ravel(), (fit + pair_b).ravel(), ((fit + pair_a) * n + pair_b).ravel(),
+            ((fit + pair_b) * n + pair_a).ravel(), np.arange(strengths) * n + np.arange(strengths) % n)
+
+
+# Newton converges quadratically: after a full step below this, what is left is of its square (below 1e-12 here)
+STEP_DONE = 1e-6
+
+
+def _loss(theta: np.ndarray, pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Each fit's negative ridge-penalised log-likelihood (`_newton`), and log(1 + e^-d) of each pair (d: a's
+    strength less b's)."""
+    d = np.take_along_axis(theta, pair_a, 1) - np.take_along_axis(theta, pair_b, 1)
+    softplus = np.maximum(-d, 0) + np.log1p(np.exp(-np.abs(d)))  # log(1 + e^-d), as numpy's logaddexp but 3x faster
+    # wins·log(1 + e^-d) + losses·log(1 + e^d), as log(1 + e^d) = d + log(1 + e^-d): one logarithm, not two
+    return ((wins + losses) * softplus + losses * d).sum(1) + 0.5 * RIDGE * (theta ** 2).sum(1), softplus
 
 
 BRADLEY_TERRY_COLUMNS = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
@@ -161,27 +173,24 @@ def summed_pairs(db: str | Path, where: Summed) -> pd.DataFrame:
 
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
-    """`bradley_terry_table` of pairs already read (`rated_pairs`). Each component is set up from arrays, not from a
-    DataFrame of its own (a week at a million matches has 15 components, whose pandas groupings took 230 of 550
-    ms), and components of about one size are fitted together (`_fit`)."""
-    component = pairs["a"].map(components(pairs)).to_numpy()
-    names = {c: pairs[c].to_numpy(object) for c in ("a", "b")}
-    numbers = {"kind": pairs["kind"].to_numpy(np.int64), "matches": pairs["matches"].to_numpy(np.int64),
-               **{c: pairs[c].to_numpy(float) for c in ("weight", "score")}}
-    problems = {number: _Problem.of(names["a"][own], names["b"][own], **{c: v[own] for c, v in numbers.items()},
-                                    n_boot=n_boot, seed=seed)
-                for number in np.unique(component) for own in [component == number]}
-    by_size: dict[int, list] = {}  # components padded to at most twice their agents: a solve costs agents³
-    for number, problem in problems.items():
-        by_size.setdefault(len(problem.agents).bit_length(), []).append(number)
-    thetas = {}
-    for numbers_of_size in by_size.values():
-        alike = [problems[number] for number in numbers_of_size]
-        fitted = _fit(*_padded(alike), np.array([len(p.agents) for p in alike]))
-        thetas.update({number: theta[:, :len(problems[number].agents)]
-                       for number, theta in zip(numbers_of_size, fitted, strict=True)})
-    table = pd.concat([problems[number].rated(thetas[number]).assign(component=number) for number in problems],
-                      ignore_index=True)
+    """`bradley_terry_table` of pairs already read (`rated_pairs`). Every component's fits are set up from arrays at
+    once (a week at a million matches has 15 components, whose one-by-one set-up took 230 of 550 ms), and
+    components of about one size are fitted together (`_fitted_components`)."""
+    names, (a, b) = numbered_agents(pairs)
+    matches = pairs["matches"].to_numpy(np.int64)
+    component = component_numbers(a, b, matches, len(names))
+    draws = _resampled(component[a], pairs["kind"].to_numpy(np.int64), matches, n_boot, seed)
+    weight, score = (pairs[c].to_numpy(float) for c in ("weight", "score"))
+    # the distinct pairs (a before b in name order), and the weights won and lost on each in every fit: pairs x fits
+    cells, cell_of_row = np.unique(a * len(names) + b, return_inverse=True)
+    rows = np.arange(len(pairs))
+    wins, losses = (sparse.csr_matrix((weight * share, (cell_of_row, rows)), shape=(len(cells), len(pairs))) @ draws.T
+                    for share in (score, 1 - score))
+    plays = sparse.csr_matrix((np.ones(2 * len(pairs)), (np.concatenate([a, b]), np.concatenate([rows, rows]))),
+                              shape=(len(names), len(pairs))) @ draws.T  # agents x fits: each one's matches
+    table = pd.concat([_fitted_components(numbers, component, cells // len(names), cells % len(names), wins, losses,
+                                          plays, names)
+                       for numbers in _of_about_one_size(np.bincount(component)[1:])], ignore_index=True)
     lo, hi, part = (table[c].to_numpy() for c in ("lo", "hi", "component"))
     table["rank"] = 1 + ((lo[None, :] > hi[:, None]) & (part[None, :] == part[:, None])).sum(1)
     table = table.merge(played, on="agent", how="left")
@@ -190,65 +199,78 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
                              ignore_index=True)[BRADLEY_TERRY_COLUMNS]
 
 
-@dataclass(frozen=True)
-class _Problem:
-    """One connected component's fit: its agents (in the order of their names), its distinct pairs (agent numbers),
-    the weights won and lost on them in the full data (row 0) and in each bootstrap resample (`wins`, `losses`:
-    fits x pairs), and each agent's matches in each (`plays`: fits x agents)."""
-
-    agents: np.ndarray
-    pair_a: np.ndarray
-    pair_b: np.ndarray
-    wins: np.ndarray
-    losses: np.ndarray
-    plays: np.ndarray
-
-    @classmethod
-    def of(cls, a: np.ndarray, b: np.ndarray, kind: np.ndarray, matches: np.ndarray, weight: np.ndarray,
-           score: np.ndarray, n_boot: int, seed: int) -> _Problem:
-        """From one component's pair rows (`rated_pairs`' columns); matches resampled by kind."""
-        agents = np.array(sorted(set(a) | set(b)))
-        index = {name: i for i, name in enumerate(agents)}
-        row_a, row_b = np.array([index[x] for x in a]), np.array([index[x] for x in b])
-        # the distinct (a, b) pairs, numbered in the order of their names (the agents are numbered in that order)
-        keys, cells = np.unique(np.stack([row_a, row_b], 1), axis=0, return_inverse=True)
-        cells = cells.ravel()
-        kinds, first_row, kind_of_row = np.unique(kind, return_index=True, return_inverse=True)  # numbered from 0
-        kinds = matches[first_row]  # the matches of each kind (each row of a kind holds them)
-        to_cells = np.zeros((len(a), len(keys)))
-        to_cells[np.arange(len(a)), cells] = 1.0
-        rng = np.random.default_rng(seed)
-        draws = np.vstack([kinds, rng.multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)]
-                          )[:, kind_of_row.ravel()]
-        plays = np.zeros((len(a), len(agents)))
-        plays[np.arange(len(a)), row_a] = plays[np.arange(len(a)), row_b] = 1.0
-        return cls(agents, keys[:, 0], keys[:, 1], draws @ ((weight * score)[:, None] * to_cells),
-                   draws @ ((weight * (1 - score))[:, None] * to_cells), draws @ plays)
-
-    def rated(self, thetas: np.ndarray) -> pd.DataFrame:
-        """Agent, rating, lo, hi from the fits' strengths (fits x agents: the full data's, then the resamples')."""
-        theta, boot, weights = thetas[0], thetas[1:], self.plays[1:]
-        if not len(boot):  # no resample: the interval is the rating
-            boot, weights = thetas[:1], self.plays[:1]
-        # The scale has no origin of its own, so each resample is shifted onto the full fit, agents weighted by
-        # the matches they have in it; an agent with no match in a resample has no strength there (not the
-        # ridge's 0) and is left out of its percentiles.
-        boot = boot - ((boot - theta) * weights).sum(1, keepdims=True) / weights.sum(1, keepdims=True)
-        lo, hi = _percentiles(boot, weights > 0, (2.5, 97.5))
-        return pd.DataFrame({"agent": self.agents, "rating": ELO_BASE + ELO_SCALE * theta,
-                             "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi})
+def _resampled(component: np.ndarray, kind: np.ndarray, matches: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """How many times each pair row counts in the full data (row 0) and in each of `n_boot` bootstrap resamples of
+    its component's matches (fits x rows): a component's matches are drawn by kind from a multinomial, its own
+    generator seeded with `seed` (so a component's resamples do not depend on the others')."""
+    draws = np.empty((n_boot + 1, len(kind)))
+    order = np.argsort(component, kind="stable")
+    for own in np.split(order, np.flatnonzero(np.diff(component[order])) + 1):
+        _, first_row, kind_of_row = np.unique(kind[own], return_index=True, return_inverse=True)
+        kinds = matches[own][first_row]  # the matches of each kind (each row of a kind holds them)
+        resamples = np.random.default_rng(seed).multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)
+        draws[:, own] = np.vstack([kinds, resamples])[:, kind_of_row.ravel()]
+    return draws
 
 
-def _padded(problems: list[_Problem]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The problems' pair numbers (problems x pairs) and wins and losses (problems x fits x pairs), padded with
-    pairs of agent 0 that weigh nothing."""
-    pairs = max(len(p.pair_a) for p in problems)
+def _of_about_one_size(sizes: np.ndarray) -> list[np.ndarray]:
+    """The component numbers (from 1; `sizes` their agents) in groups fitted together: padded to the largest of a
+    group, a component has at most twice its agents (a solve costs agents³)."""
+    numbers = np.arange(1, len(sizes) + 1)
+    bits = np.array([int(size).bit_length() for size in sizes])
+    return [numbers[bits == size_bits] for size_bits in np.unique(bits)]
 
-    def pad(values: np.ndarray) -> np.ndarray:
-        return np.pad(values, [(0, 0)] * (values.ndim - 1) + [(0, pairs - values.shape[-1])])
 
-    return tuple(np.stack([pad(getattr(p, name)) for p in problems]) for name in ("pair_a", "pair_b", "wins",
-                                                                                    "losses"))
+def _fitted_components(numbers: np.ndarray, component: np.ndarray, cell_a: np.ndarray, cell_b: np.ndarray,
+                       wins: np.ndarray, losses: np.ndarray, plays: np.ndarray, names: np.ndarray) -> pd.DataFrame:
+    """Agent, rating, lo, hi, component of the components `numbers`, fitted together: each padded to the largest
+    (a pair of padding weighs nothing, an agent of padding has no pair). The full data is fitted first, and each
+    resample starts from its fit (so it takes fewer steps). The interval's scale has no origin of its own, so each
+    resample is shifted onto the full fit, agents weighted by their matches in it; an agent with no match in a
+    resample has no strength there (not the ridge's 0) and is left out of its percentiles."""
+    place = np.full(component.max() + 1, -1)
+    place[numbers] = np.arange(len(numbers))  # a component's place among the problems
+    agent_place = place[component]
+    mine = np.flatnonzero(agent_place >= 0)  # in name order
+    agent_of = _slots(agent_place[mine], mine)  # problems x agents: agent numbers, -1 padding
+    local = np.zeros(len(component), np.int64)
+    local[agent_of[agent_of >= 0]] = np.nonzero(agent_of >= 0)[1]  # an agent's number within its problem
+    cell_place = agent_place[cell_a]
+    cell_of = _slots(cell_place[cell_place >= 0], np.flatnonzero(cell_place >= 0))  # problems x pairs
+    pair_a, pair_b = (np.where(cell_of >= 0, local[side[cell_of]], 0) for side in (cell_a, cell_b))
+    won, lost, played = (np.where(of[:, None, :] >= 0, values[of].transpose(0, 2, 1), 0.0)
+                         for values, of in ((wins, cell_of), (losses, cell_of), (plays, agent_of)))
+    problems, fits, n = len(numbers), won.shape[1], agent_of.shape[1]
+    full = _newton(pair_a, pair_b, won[:, 0], lost[:, 0], np.zeros((problems, n)))
+    resamples = fits - 1
+    boot = _newton(*(np.repeat(side, resamples, 0) for side in (pair_a, pair_b)),
+                   *(values[:, 1:].reshape(problems * resamples, pair_a.shape[1]) for values in (won, lost)),
+                   np.repeat(full, resamples, 0)).reshape(problems, resamples, n)
+    real = agent_of >= 0
+    full, boot = (theta - (theta * real[:, None]).sum(2, keepdims=True) / real.sum(1)[:, None, None]
+                  for theta in (full[:, None], boot))  # mean 0 over each problem's agents
+    weights = played[:, 1:]
+    if not boot.shape[1]:  # no resample: the interval is the rating
+        boot, weights = full, played[:, :1]
+    boot = boot - ((boot - full) * weights).sum(2, keepdims=True) / weights.sum(2, keepdims=True)
+    lo, hi = (bound.reshape(problems, n)[real] for bound in _percentiles(
+        boot.transpose(1, 0, 2).reshape(boot.shape[1], -1), (weights > 0).transpose(1, 0, 2).reshape(
+            weights.shape[1], -1), (2.5, 97.5)))
+    return pd.DataFrame({"agent": names[agent_of[real]], "rating": ELO_BASE + ELO_SCALE * full[:, 0][real],
+                         "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi,
+                         "component": numbers[np.nonzero(real)[0]]})
+
+
+def _slots(place: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """`items` laid out by their problem's `place` (items of one place kept in their order): places x the most
+    items of one place, -1 where a place has fewer."""
+    order = np.argsort(place, kind="stable")
+    place, items = place[order], items[order]
+    counts = np.bincount(place)
+    slot = np.arange(len(place)) - np.repeat(np.cumsum(counts) - counts, counts)
+    laid = np.full((len(counts), counts.max()), -1)
+    laid[place, slot] = items
+    return laid
 
 
 def _percentiles(values: np.ndarray, kept: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:

@@ -1,18 +1,21 @@
 """Tables that depend on the whole history (a TrueSkill replay, a Bradley-Terry bootstrap, a board built on them,
-a median) kept per database state beside the database, in `<database>.tables.json`: `kept(db, key, compute)`
+a median) kept per database state beside the database, in `<database>.tables/`: `kept(db, key, compute)`
 returns the table computed at the database's present state, by this process or another one (the run command
 computes the default views after a run: engine/default_views.py), so a page never computes again what
 nothing changed, and a new process's first view reads a file instead of the log.
 
 A state is the database's creation time and its write stamp (`store.generation`, raised at every write), known only
 while the summaries are in step with the log (rows inserted around the writer bump no generation: then every call
-computes). The file holds the tables of one state: a write to the database makes them all stale at once, so it never
-grows past the views asked since the last write. Floats are written as Python writes them (`repr`), so a kept table
-is the computed one to the last bit."""
+computes). Each table is a file of its own, named by its state and its key: a view computed writes its own table
+only, and a view read parses its own (one file of every table took 20 ms to write and 10 to parse again after
+each new view, bench/dashboard.py). A write to the database makes every table stale at once, and the next table
+kept removes the stale ones, so the folder never grows past the views asked since the last write. Floats are
+written as Python writes them (`repr`), so a kept table is the computed one to the last bit."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import json
 import os
@@ -24,18 +27,18 @@ import pandas as pd
 
 from engine import store
 
-FORMAT = 2  # tables kept by another layout of this file, or by an older formula, are computed again
-_WRITING = threading.Lock()
-_PARSED: dict = {}  # "last": the last file parsed, ((path, mtime, size), content)
+FORMAT = 3  # tables kept by another layout of this folder, or by an older formula, are computed again
+_PARSED: dict[Path, tuple[tuple[int, int], pd.DataFrame]] = {}  # the files read of one state, by version (mtime, size)
+_PARSED_LOCK = threading.Lock()  # the pages' threads share it
 
 
-def kept_tables_path(db: str | Path) -> Path:
-    return Path(f"{db}.tables.json")
+def kept_tables_folder(db: str | Path) -> Path:
+    return Path(f"{db}.tables")
 
 
 def state(db: str | Path) -> list | None:
-    """The database's state as [created, generation], or None when its summaries are out of step with the log
-    (a state that no generation tells apart)."""
+    """The database's state as [format, created, generation], or None when its summaries are out of step with the
+    log (a state that no generation tells apart)."""
     with store.reading(db):
         if not store.summaries_in_step(db):
             return None
@@ -51,11 +54,11 @@ def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.Da
     now = state(db)
     if now is None:
         return compute()
-    saved = _load(db)
-    if saved.get("state") == now and key in saved["tables"]:
-        return _decoded(saved["tables"][key])
-    table = compute()
-    _save(db, now, key, table)
+    path = _table_path(db, now, key)
+    table = _load(path, now, key)
+    if table is None:
+        table = compute()
+        _save(path, now, key, table)
     return table
 
 
@@ -74,36 +77,69 @@ def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.Data
     return table
 
 
-def _load(db: str | Path) -> dict:
-    """The file's content, parsed once per version of the file in this process (half a megabyte of JSON for the
-    default views of 16 games: 10-60 ms a parse)."""
-    path = kept_tables_path(db)
+def forget(db: str | Path) -> None:
+    """Drop every table kept for `db`: the next view of each is computed again."""
+    for path in _files(kept_tables_folder(db)):
+        path.unlink(missing_ok=True)
+
+
+def _table_path(db: str | Path, now: list, key: str) -> Path:
+    """A table's file: its state's name, then its key's (hashed: a key is a selection's repr, of any length)."""
+    return kept_tables_folder(db) / f"{_digest(now)}-{_digest(key)}.json"
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha1(json.dumps(value).encode()).hexdigest()[:16]
+
+
+def _files(folder: Path) -> list[Path]:
+    """The folder's files, temporary ones of a process killed mid-write too."""
+    try:
+        return [folder / name for name in os.listdir(folder)]
+    except OSError:
+        return []
+
+
+def _load(path: Path, now: list, key: str) -> pd.DataFrame | None:
+    """The table kept in `path` for state `now` and `key`, parsed once per version of the file in this process;
+    None when absent, unreadable or another's (a hash's collision)."""
     try:
         stat = path.stat()
-        version = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-        parsed_version, saved = _PARSED.get("last", (None, {}))
-        if parsed_version != version:
+        version = (stat.st_mtime_ns, stat.st_size)
+        parsed = _PARSED.get(path)
+        if parsed is None or parsed[0] != version:
             saved = json.loads(path.read_text())
-            saved = saved if isinstance(saved.get("tables"), dict) else {}
-            _PARSED["last"] = (version, saved)  # one assignment: a thread reads a version and its content together
-        return saved
-    except (OSError, ValueError, AttributeError):
-        return {}  # absent or unreadable: computed again
+            if saved.get("state") != now or saved.get("key") != key:
+                return None
+            parsed = (version, _decoded(saved["table"]))
+            with _PARSED_LOCK:  # the tables of other states are stale: let go
+                for other in [other for other in _PARSED if not _same_state(other, path)]:
+                    del _PARSED[other]
+                _PARSED[path] = parsed
+        return parsed[1].copy()
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        return None  # absent or unreadable: computed again
 
 
-def _save(db: str | Path, now: list, key: str, table: pd.DataFrame) -> None:
-    """Add `table` to the file's tables of state `now` (dropping those of any other state); written to a temporary
-    file and renamed, so a reader never sees half of it. A read-only directory only costs computing again."""
-    path = kept_tables_path(db)
-    with _WRITING:
-        saved = _load(db)
-        tables = {**saved["tables"], key: _encoded(table)} if saved.get("state") == now else {key: _encoded(table)}
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
-        try:
-            temporary.write_text(json.dumps({"state": now, "tables": tables}))
-            os.replace(temporary, path)
-        except OSError:
-            temporary.unlink(missing_ok=True)
+def _save(path: Path, now: list, key: str, table: pd.DataFrame) -> None:
+    """Write `table` to its file (to a temporary file, renamed, so a reader never sees half of it), and remove the
+    tables of any other state. A read-only folder only costs computing again."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        temporary.write_text(json.dumps({"state": now, "key": key, "table": _encoded(table)}))
+        os.replace(temporary, path)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        return
+    for other in _files(path.parent):
+        if not _same_state(other, path):
+            other.unlink(missing_ok=True)
+    path.parent.with_name(f"{path.parent.name}.json").unlink(missing_ok=True)  # the one file of every table, before
+
+
+def _same_state(path: Path, other: Path) -> bool:
+    return path.name.split("-")[0] == other.name.split("-")[0]
 
 
 def _encoded(table: pd.DataFrame) -> dict:

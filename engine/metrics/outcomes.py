@@ -20,7 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from scipy import sparse
+from scipy.sparse import csgraph
 
 from engine import store
 from engine.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games, rule_set_sql
@@ -142,25 +145,34 @@ def pairwise_outcomes(db: str | Path, game: str | None = None, selection: Select
 
 
 def components(pairs: pd.DataFrame) -> dict[str, int]:
-    """Agent -> its connected component of the who-played-whom graph of `pairs` (`pairwise_outcomes` rows): 1 for
-    the component with the most comparisons (then the most agents), 2 for the next, ... Ratings of agents in
-    different components are on unrelated scales: no match links them. The most comparisons, not the most agents:
-    three bots of a 3-match first run must not push a 400-match study off the ranking."""
-    parent: dict[str, str] = {}
+    """Agent -> its connected component of the who-played-whom graph of `pairs` (`pairwise_outcomes` rows):
+    `component_numbers` of its agents."""
+    names, (a, b) = numbered_agents(pairs)
+    return dict(zip(names.tolist(), component_numbers(a, b, pairs["matches"].to_numpy(), len(names)).tolist(),
+                    strict=True))
 
-    def root(agent: str) -> str:
-        while parent.setdefault(agent, agent) != agent:
-            parent[agent] = parent[parent[agent]]
-            agent = parent[agent]
-        return agent
 
-    for a, b in zip(pairs["a"], pairs["b"], strict=True):
-        parent[root(a)] = root(b)
-    groups: dict[str, list[str]] = {}
-    for agent in sorted(parent):
-        groups.setdefault(root(agent), []).append(agent)
-    sides = [pairs.groupby(side)["matches"].sum() for side in ("a", "b")]
-    weight = pd.concat(sides).groupby(level=0).sum()
-    ordered = sorted(groups.values(), key=lambda g: (-int(weight.reindex(g).sum()), -len(g), g[0]))
-    return {agent: number for number, group in enumerate(ordered, 1) for agent in group}
+def numbered_agents(pairs: pd.DataFrame) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """The agents of `pairs` in the order of their names, and each row's `a` and `b` as numbers in it."""
+    sides = [pairs[side].to_numpy(object) for side in ("a", "b")]
+    names, numbers = np.unique(np.concatenate(sides), return_inverse=True)
+    return names, (numbers[:len(pairs)], numbers[len(pairs):])
+
+
+def component_numbers(a: np.ndarray, b: np.ndarray, matches: np.ndarray, agents: int) -> np.ndarray:
+    """Each agent's connected component (agents numbered in the order of their names; `a`, `b` and `matches` each
+    pair row's agents and matches): 1 for the component with the most matches over its rows (then the most agents,
+    then the first name), 2 for the next, ... Ratings of agents in different components are on unrelated scales:
+    no match links them. The most comparisons, not the most agents: three bots of a 3-match first run must not
+    push a 400-match study off the ranking."""
+    if not agents:
+        return np.zeros(0, np.int64)
+    graph = sparse.coo_matrix((np.ones(len(a)), (a, b)), shape=(agents, agents))
+    count, label = csgraph.connected_components(graph, directed=False)
+    weight = np.bincount(label[a], matches.astype(float), minlength=count)
+    size = np.bincount(label, minlength=count)
+    first = np.unique(label, return_index=True)[1]  # agents are in name order: a component's first name
+    number = np.empty(count, np.int64)
+    number[np.lexsort((first, -size, -weight))] = np.arange(1, count + 1)
+    return number[label]
 
