@@ -3,6 +3,7 @@ only this machine reaches it unless the user says otherwise. The only engine mod
 
 from __future__ import annotations
 
+import atexit
 import errno
 import gc
 import os
@@ -27,6 +28,7 @@ def settle_heap() -> None:
     if _SETTLED.acquire(blocking=False):
         gc.collect()
         gc.freeze()
+        atexit.register(gc.unfreeze)  # at exit, all of it collectable again: the bindings count what is left as leaked
 
 
 class ServeError(ValueError):
