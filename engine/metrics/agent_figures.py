@@ -187,6 +187,15 @@ def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple
     return Summed(*where).rows(None, table)
 
 
+def summed_matches_and_wins(db: str | Path, where: Summed) -> pd.DataFrame:
+    """Per agent, only the contested matches and seats won of `agent_figures`, summed from the summary rows `where`
+    selects (the Bradley-Terry table names them beside each rating: the whole figures took a fifth more)."""
+    rows, params = where.rows(db)
+    return store.query(db, f"""SELECT k.agent_name AS agent, sum(k.matches)::BIGINT AS matches,
+                                      sum(k.wins)::BIGINT AS wins
+                               FROM ({rows}) k GROUP BY ALL""", params)
+
+
 def _summed_figures(db: str | Path, where: Summed, by_game: bool) -> pd.DataFrame:
     """`agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's kind says
     (a cooperative game's seats without a team play together)."""

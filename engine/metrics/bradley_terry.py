@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import sparse
 
 from engine import store
-from engine.metrics.agent_figures import Summed, agent_figures, summed
+from engine.metrics.agent_figures import Summed, summed, summed_matches_and_wins
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import component_numbers, narrowed, numbered_agents, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games
@@ -80,8 +80,9 @@ def _cells(pair_a: np.ndarray, pair_b: np.ndarray, n: int) -> tuple[np.ndarray, 
             ((fit + pair_b) * n + pair_a).ravel(), np.arange(strengths) * n + np.arange(strengths) % n)
 
 
-# Newton converges quadratically: after a full step below this, what is left is of its square (below 1e-12 here)
-STEP_DONE = 1e-6
+# Newton converges quadratically: after a full step below this (0.17 Elo), what is left is of its square: the
+# ratings and bounds of the bench's weeks moved by less than 1e-4 Elo from those of a 1e-6 threshold, one step fewer
+STEP_DONE = 1e-3
 
 
 def _loss(theta: np.ndarray, pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray
@@ -128,8 +129,9 @@ def rated_pairs(db: str | Path, selection: Selection, figures: pd.DataFrame | No
         # the pairwise summary has no fallback key: a selection without fallback moves reads the log
         if selection.without_fallbacks or not store.summaries_in_step(db):
             return read_with_played(db, None, selection, pairwise_outcomes)
-        pairs = summed_pairs(db, summed(db, selection))
-        played = agent_figures(db, selection) if figures is None else figures
+        where = summed(db, selection)
+        pairs = summed_pairs(db, where)
+        played = summed_matches_and_wins(db, where) if figures is None else figures
     return (pairs, played[["agent", "matches", "wins"]]) if len(pairs) else None
 
 
