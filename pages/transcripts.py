@@ -235,7 +235,11 @@ listed, config = fitted_columns(links, {
                        "three seats in a row). A double click on a cut cell shows it whole."}},
     helps={"failures": COLUMN_HELP["parse_failures"]}, fill=("lineup",), least=160)
 st.dataframe(listed, hide_index=True, width="stretch", column_config=config)
-download_table(found, "matches")
+if len(found) < transcripts.MAX_RESULTS:
+    download_table(found, "matches")
+else:  # not every match of the search: the file says so (Overview's `matches` holds them all)
+    download_table(found, f"matches_first_{len(found)}")
+    st.caption(f"The downloads hold the {len(found):,} matches listed; Overview's hold every match.")
 report.table("Matches", readable(found))
 
 # ---------------------------------------------------------------- one match, turn by turn

@@ -238,6 +238,25 @@ def test_the_heading_counts_the_matches_beyond_the_list(db, monkeypatch):
     assert at_heading(at) == "Matches: showing the first 3 of 6 (newest first)"
 
 
+def test_a_cut_list_downloads_under_a_name_that_says_so(db, monkeypatch):
+    """A new user's pass: the Matches CSV of a list cut at MAX_RESULTS was named `matches.csv`, as Overview's file of
+    every match, though it held only the listed ones."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    from engine import transcripts
+
+    files: list[str] = []
+    monkeypatch.setattr(DeltaGenerator, "download_button",
+                        lambda self, label, data, file_name, *a, **k: files.append(file_name))
+    page(db, monkeypatch)
+    assert {"matches.csv", "matches.parquet"} <= set(files)
+    files.clear()
+    monkeypatch.setattr(transcripts, "MAX_RESULTS", 3)
+    at = page(db, monkeypatch)
+    assert {"matches_first_3.csv", "matches_first_3.parquet"} <= set(files) and "matches.csv" not in files
+    assert any("hold the 3 matches listed" in c.value for c in at.caption)
+
+
 def at_heading(at: AppTest) -> str:
     return next(h.value for h in at.subheader if h.value.startswith("Matches"))
 
