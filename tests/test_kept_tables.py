@@ -155,6 +155,55 @@ def test_a_damaged_file_is_computed_again(played):
         pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), first, check_exact=True)
 
 
+def test_a_table_computed_before_a_write_and_saved_after_it_leaves_the_newer_tables(played):
+    """An attacker's report: a slow view computed at the old state, saved after a run wrote, removed every table the
+    run command had just kept for the new state."""
+    newer = []
+
+    def slow_view():
+        play(played, "meanwhile", 3)  # a run writes while the view computes
+        newer.append(ratings.bradley_terry_table(played))  # kept at the new state
+        return pd.DataFrame({"x": [1]})
+
+    kept_tables.kept(played, "slow view", slow_view)
+    folder = kept_tables.kept_tables_folder(played)
+    assert len(list(folder.iterdir())) == 2  # the slow view's (of a state no one asks again) and the newer one
+    with pytest.MonkeyPatch.context() as patched:
+        nothing_computed(patched)
+        pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), newer[0], check_exact=True)
+    ratings.trueskill_table(played)  # the next table kept at the new state removes the older one
+    assert len(list(folder.iterdir())) == 2
+
+
+@pytest.mark.parametrize("in_the_way", ["a file", "a symlink loop", "a folder in place of a table"])
+def test_a_folder_in_the_way_only_costs_computing_again(played, in_the_way):
+    """An attacker's report: a file or a symlink loop where the folder goes, or a folder where a table's file goes,
+    raised out of the run command's refresh (exit 3) and out of a page."""
+    first = ratings.bradley_terry_table(played)
+    folder = kept_tables.kept_tables_folder(played)
+    if in_the_way == "a folder in place of a table":
+        (table,) = folder.iterdir()
+        table.unlink()
+        table.mkdir()
+        play(played, "newer", 4)  # the next save removes the older state's files: this one cannot be
+        assert not ratings.trueskill_table(played).empty
+        return
+    shutil.rmtree(folder)
+    if in_the_way == "a file":
+        folder.write_text("not a folder")
+    else:
+        folder.symlink_to(folder)
+    for _ in range(2):
+        pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), first, check_exact=True)
+
+
+def test_a_table_nested_past_the_parsers_depth_is_computed_again(played):
+    first = ratings.bradley_terry_table(played)
+    (table,) = kept_tables.kept_tables_folder(played).iterdir()
+    table.write_text("[" * 200_000)
+    pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), first, check_exact=True)
+
+
 def test_the_run_command_keeps_the_default_views_so_the_pages_first_calls_read_no_match(played, monkeypatch):
     default_views.refresh(played)
     a_new_process()

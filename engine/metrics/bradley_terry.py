@@ -183,16 +183,18 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
     component = component_numbers(a, b, matches, len(names))
     draws = _resampled(component[a], pairs["kind"].to_numpy(np.int64), matches, n_boot, seed)
     weight, score = (pairs[c].to_numpy(float) for c in ("weight", "score"))
-    # the distinct pairs (a before b in name order), and the weights won and lost on each in every fit: pairs x fits
+    # the distinct pairs (a before b in name order); a pair row's weight won and lost on its pair, and each agent's
+    # rows: sparse (pairs x rows, agents x rows), multiplied by the fits' draws a group of components at a time
     cells, cell_of_row = np.unique(a * len(names) + b, return_inverse=True)
     rows = np.arange(len(pairs))
-    wins, losses = (sparse.csr_matrix((weight * share, (cell_of_row, rows)), shape=(len(cells), len(pairs))) @ draws.T
-                    for share in (score, 1 - score))
+    won, lost = (sparse.csr_matrix((weight * share, (cell_of_row, rows)), shape=(len(cells), len(pairs)))
+                 for share in (score, 1 - score))
     plays = sparse.csr_matrix((np.ones(2 * len(pairs)), (np.concatenate([a, b]), np.concatenate([rows, rows]))),
-                              shape=(len(names), len(pairs))) @ draws.T  # agents x fits: each one's matches
-    table = pd.concat([_fitted_components(numbers, component, cells // len(names), cells % len(names), wins, losses,
-                                          plays, names)
-                       for numbers in _of_about_one_size(np.bincount(component)[1:])], ignore_index=True)
+                              shape=(len(names), len(pairs)))
+    cell_a, cell_b = cells // len(names), cells % len(names)
+    sizes, pairs_of = np.bincount(component)[1:], np.bincount(component[cell_a])[1:]
+    table = pd.concat([_fitted_components(numbers, component, cell_a, cell_b, won, lost, plays, draws, names)
+                       for numbers in _of_about_one_size(sizes, pairs_of, len(draws))], ignore_index=True)
     lo, hi, part = (table[c].to_numpy() for c in ("lo", "hi", "component"))
     table["rank"] = 1 + ((lo[None, :] > hi[:, None]) & (part[None, :] == part[:, None])).sum(1)
     table = table.merge(played, on="agent", how="left")
@@ -215,16 +217,29 @@ def _resampled(component: np.ndarray, kind: np.ndarray, matches: np.ndarray, n_b
     return draws
 
 
-def _of_about_one_size(sizes: np.ndarray) -> list[np.ndarray]:
-    """The component numbers (from 1; `sizes` their agents) in groups fitted together: padded to the largest of a
-    group, a component has at most twice its agents (a solve costs agents³)."""
+def _of_about_one_size(sizes: np.ndarray, pairs: np.ndarray, fits: int) -> list[np.ndarray]:
+    """The component numbers (from 1; `sizes` their agents, `pairs` their distinct pairs) in groups fitted together:
+    padded to the largest of a group, a component has at most twice its agents (a solve costs agents³); and a group
+    holds at most `PART_CELLS` cells of Hessians and pairs over its fits, unless one component alone holds more
+    (15 components of 100 agents stacked took 2.9 GB and 18 s, one at a time 5 s)."""
     numbers = np.arange(1, len(sizes) + 1)
     bits = np.array([int(size).bit_length() for size in sizes])
-    return [numbers[bits == size_bits] for size_bits in np.unique(bits)]
+    groups = []
+    for size_bits in np.unique(bits):
+        alike = numbers[bits == size_bits]
+        cost = np.cumsum(fits * ((1 << int(size_bits)) ** 2 + pairs[alike - 1]))
+        part = cost // PART_CELLS
+        groups += [alike[part == p] for p in np.unique(part)]
+    return groups
+
+
+# the cells of Hessians and pairs fitted at once (a float array of them: 8 MB): the memory a fit holds is bounded
+PART_CELLS = 1_000_000
 
 
 def _fitted_components(numbers: np.ndarray, component: np.ndarray, cell_a: np.ndarray, cell_b: np.ndarray,
-                       wins: np.ndarray, losses: np.ndarray, plays: np.ndarray, names: np.ndarray) -> pd.DataFrame:
+                       won: sparse.csr_matrix, lost: sparse.csr_matrix, plays: sparse.csr_matrix, draws: np.ndarray,
+                       names: np.ndarray) -> pd.DataFrame:
     """Agent, rating, lo, hi, component of the components `numbers`, fitted together: each padded to the largest
     (a pair of padding weighs nothing, an agent of padding has no pair). The full data is fitted first, and each
     resample starts from its fit (so it takes fewer steps). The interval's scale has no origin of its own, so each
@@ -240,14 +255,15 @@ def _fitted_components(numbers: np.ndarray, component: np.ndarray, cell_a: np.nd
     cell_place = agent_place[cell_a]
     cell_of = _slots(cell_place[cell_place >= 0], np.flatnonzero(cell_place >= 0))  # problems x pairs
     pair_a, pair_b = (np.where(cell_of >= 0, local[side[cell_of]], 0) for side in (cell_a, cell_b))
-    won, lost, played = (np.where(of[:, None, :] >= 0, values[of].transpose(0, 2, 1), 0.0)
-                         for values, of in ((wins, cell_of), (losses, cell_of), (plays, agent_of)))
+    won, lost, played = (np.where(of[:, None, :] >= 0, (by_row[of.ravel()] @ draws.T).reshape(*of.shape, -1)
+                                  .transpose(0, 2, 1), 0.0)
+                         for by_row, of in ((won, cell_of), (lost, cell_of), (plays, agent_of)))
     problems, fits, n = len(numbers), won.shape[1], agent_of.shape[1]
-    full = _newton(pair_a, pair_b, won[:, 0], lost[:, 0], np.zeros((problems, n)))
+    full = _newton_in_parts(pair_a, pair_b, won[:, 0], lost[:, 0], np.zeros((problems, n)))
     resamples = fits - 1
-    boot = _newton(*(np.repeat(side, resamples, 0) for side in (pair_a, pair_b)),
-                   *(values[:, 1:].reshape(problems * resamples, pair_a.shape[1]) for values in (won, lost)),
-                   np.repeat(full, resamples, 0)).reshape(problems, resamples, n)
+    boot = _newton_in_parts(*(np.repeat(side, resamples, 0) for side in (pair_a, pair_b)),
+                            *(values[:, 1:].reshape(problems * resamples, pair_a.shape[1]) for values in (won, lost)),
+                            np.repeat(full, resamples, 0)).reshape(problems, resamples, n)
     real = agent_of >= 0
     full, boot = (theta - (theta * real[:, None]).sum(2, keepdims=True) / real.sum(1)[:, None, None]
                   for theta in (full[:, None], boot))  # mean 0 over each problem's agents
@@ -261,6 +277,15 @@ def _fitted_components(numbers: np.ndarray, component: np.ndarray, cell_a: np.nd
     return pd.DataFrame({"agent": names[agent_of[real]], "rating": ELO_BASE + ELO_SCALE * full[:, 0][real],
                          "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi,
                          "component": numbers[np.nonzero(real)[0]]})
+
+
+def _newton_in_parts(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray,
+                     theta: np.ndarray) -> np.ndarray:
+    """`_newton` over at most `PART_CELLS` cells of Hessians and pairs at a time: each fit is its own, so the parts'
+    fits are the whole's."""
+    step = max(1, PART_CELLS // (theta.shape[1] ** 2 + pair_a.shape[1]))
+    return np.concatenate([_newton(pair_a[i:i + step], pair_b[i:i + step], wins[i:i + step], losses[i:i + step],
+                                   theta[i:i + step]) for i in range(0, len(theta), step)]) if len(theta) else theta
 
 
 def _slots(place: np.ndarray, items: np.ndarray) -> np.ndarray:

@@ -9,7 +9,8 @@ while the summaries are in step with the log (rows inserted around the writer bu
 computes). Each table is a file of its own, named by its state and its key: a view computed writes its own table
 only, and a view read parses its own (one file of every table took 20 ms to write and 10 to parse again after
 each new view, bench/dashboard.py). A write to the database makes every table stale at once, and the next table
-kept removes the stale ones, so the folder never grows past the views asked since the last write. Floats are
+kept removes those of earlier states (never a later one's: a table computed before a write may be saved after
+it), so the folder never grows past the views asked since the last write. Floats are
 written as Python writes them (`repr`), so a kept table is the computed one to the last bit."""
 
 from __future__ import annotations
@@ -84,8 +85,9 @@ def forget(db: str | Path) -> None:
 
 
 def _table_path(db: str | Path, now: list, key: str) -> Path:
-    """A table's file: its state's name, then its key's (hashed: a key is a selection's repr, of any length)."""
-    return kept_tables_folder(db) / f"{_digest(now)}-{_digest(key)}.json"
+    """A table's file: its database's name (the format and creation time, hashed), its generation, then its key's
+    name (hashed: a key is a selection's repr, of any length)."""
+    return kept_tables_folder(db) / f"{_digest(now[:-1])}-{now[-1]}-{_digest(key)}.json"
 
 
 def _digest(value: object) -> str:
@@ -117,8 +119,8 @@ def _load(path: Path, now: list, key: str) -> pd.DataFrame | None:
                     del _PARSED[other]
                 _PARSED[path] = parsed
         return parsed[1].copy()
-    except (OSError, ValueError, AttributeError, KeyError, TypeError):
-        return None  # absent or unreadable: computed again
+    except (OSError, ValueError, AttributeError, KeyError, TypeError, RecursionError):
+        return None  # absent or unreadable (a file nested past the parser's depth too): computed again
 
 
 def _save(path: Path, now: list, key: str, table: pd.DataFrame) -> None:
@@ -129,17 +131,36 @@ def _save(path: Path, now: list, key: str, table: pd.DataFrame) -> None:
         path.parent.mkdir(exist_ok=True)
         temporary.write_text(json.dumps({"state": now, "key": key, "table": _encoded(table)}))
         os.replace(temporary, path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
+    except OSError:  # the folder is a file, unwritable, ...: the table is computed again when next asked
+        _removed(temporary)
         return
     for other in _files(path.parent):
-        if not _same_state(other, path):
-            other.unlink(missing_ok=True)
-    path.parent.with_name(f"{path.parent.name}.json").unlink(missing_ok=True)  # the one file of every table, before
+        if _older(other, path):
+            _removed(other)
+    _removed(path.parent.with_name(f"{path.parent.name}.json"))  # the one file of every table, before
+
+
+def _older(other: Path, path: Path) -> bool:
+    """Whether file `other` of the folder is of a state before `path`'s: another database, or an earlier generation
+    of this one (a table computed before a write and saved after it must not remove the newer state's tables).
+    A name of no state (not the folder's) counts as older."""
+    mine, theirs = path.name.split("-"), other.name.split("-")
+    return len(theirs) < 3 or theirs[0] != mine[0] or not theirs[1].isdigit() or int(theirs[1]) < int(mine[1])
+
+
+def _removed(path: Path) -> None:
+    """Remove a file, and let go of what this process parsed of it; one that cannot be removed (a folder in its
+    place, a read-only folder) stays."""
+    with _PARSED_LOCK:
+        _PARSED.pop(path, None)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _same_state(path: Path, other: Path) -> bool:
-    return path.name.split("-")[0] == other.name.split("-")[0]
+    return path.name.split("-")[:2] == other.name.split("-")[:2]
 
 
 def _encoded(table: pd.DataFrame) -> dict:
