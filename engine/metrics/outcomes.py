@@ -22,8 +22,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
-from scipy.sparse import csgraph
 
 from engine import store
 from engine.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games, rule_set_sql
@@ -167,6 +165,9 @@ def component_numbers(a: np.ndarray, b: np.ndarray, matches: np.ndarray, agents:
     push a 400-match study off the ranking."""
     if not agents:
         return np.zeros(0, np.int64)
+    from scipy import sparse  # here: every reader of outcomes imports this module, the worker processes of an
+    from scipy.sparse import csgraph  # import too, and only the ratings need scipy (a second a process)
+
     graph = sparse.coo_matrix((np.ones(len(a)), (a, b)), shape=(agents, agents))
     count, label = csgraph.connected_components(graph, directed=False)
     weight = np.bincount(label[a], matches.astype(float), minlength=count)
