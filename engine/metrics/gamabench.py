@@ -79,20 +79,19 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
 _SCORES = """model, prompt_version, temperature, strategy, game, preset, params::VARCHAR AS params, own_setting,
              "repeat", CASE WHEN source LIKE 'import:%' THEN 'published' ELSE 'ours' END AS source"""
 _KEYS = "model, prompt_version, temperature, strategy, setting, source"
-# the table from those rows (`scores`, then the settings' names as four lists: game, preset, params, name): each
-# cell the mean over its matches (a row's weight its matches), `overall` the mean of the eight games (none unless
-# all eight have one), `overall_sd` the standard deviation of each run's overall (over the runs that have one)
+# the table from those rows (`scores`, then the settings' names as five lists: game, preset, params, own_setting,
+# name): each cell the mean over its matches (a row's weight its matches), `overall` the mean of the eight games
+# (none unless all eight have one), `overall_sd` the standard deviation of each run's overall (over the runs that
+# have one)
 _TABLE = f"""
     WITH s AS ({{scores}}),
-    setting_names AS (SELECT unnest(?) AS game, unnest(?) AS preset, unnest(?) AS params, unnest(?) AS name),
+    setting_names AS (SELECT unnest(?) AS game, unnest(?) AS preset, unnest(?) AS params, unnest(?) AS own_setting,
+                             unnest(?) AS setting),
     named AS (
-      SELECT s.*, s.score * s.matches AS weighted,
-             CASE WHEN s.own_setting IS NULL THEN n.name
-                  ELSE CASE WHEN n.name = 'vanilla' THEN 'study ' ELSE n.name || ' (' END
-                       || CASE WHEN s.own_setting LIKE '% %' THEN s.own_setting ELSE '_' || s.own_setting END
-                       || CASE WHEN n.name = 'vanilla' THEN '' ELSE ')' END END AS setting
+      SELECT s.*, s.score * s.matches AS weighted, n.setting
       FROM s LEFT JOIN setting_names n ON n.game = s.game AND n.preset IS NOT DISTINCT FROM s.preset
-                               AND n.params IS NOT DISTINCT FROM s.params),
+                                       AND n.params IS NOT DISTINCT FROM s.params
+                                       AND n.own_setting IS NOT DISTINCT FROM s.own_setting),
     cells AS (SELECT {_KEYS}, game, sum(weighted) / sum(matches) AS score, sum(matches) AS matches
               FROM named GROUP BY ALL),
     runs AS (SELECT {_KEYS}, CASE WHEN count(score) = {len(GAMES)} THEN avg(score) END AS overall
@@ -156,14 +155,19 @@ def _summed_scores(where: tuple[str, list]) -> tuple[str, list]:
 
 
 def _setting_names(db: str | Path, logged: bool) -> pd.DataFrame:
-    """Each setting (game, preset, params) of γ-Bench's games the summaries (or, `logged`, the matches) hold, with
-    its name (`settings.setting_labels`): the few dozen settings named once, in Python, for `_TABLE` to join."""
-    source = "matches" if logged else "gamabench_summary"
-    found = store.query(db, f"""SELECT DISTINCT game, preset, params::VARCHAR AS params FROM {source}
-                                WHERE game IN (SELECT unnest(?))""", [list(GAMES)])
-    names = setting_labels(found) if not found.empty else pd.Series([], dtype=object)
-    return pd.DataFrame({"game": found.get("game", []), "preset": found.get("preset", []),
-                         "params": found.get("params", []), "name": names})
+    """Each setting (game, preset, params, and an imported record's study: `own_setting`) of γ-Bench's games the
+    summaries (or, `logged`, the matches) hold, with its name (`settings.setting_labels`, then `_setting`): the few
+    dozen settings named once, in Python, for `_TABLE` to join."""
+    source, own = ("matches", "outcome->>'$.own_setting'") if logged else ("gamabench_summary", "own_setting")
+    found = store.query(db, f"""SELECT DISTINCT game, preset, params::VARCHAR AS params, {own} AS own_setting
+                                FROM {source} WHERE game IN (SELECT unnest(?))""", [list(GAMES)])
+    labels = setting_labels(found).tolist() if not found.empty else []
+    studies = found["own_setting"].tolist() if not found.empty else []
+    names = [label if pd.isna(study) else _setting(label, study) for label, study in zip(labels, studies, strict=True)]
+    named = pd.DataFrame({"game": found.get("game", []), "preset": found.get("preset", []),
+                          "params": found.get("params", []), "own_setting": found.get("own_setting", []),
+                          "name": names}).astype(object)
+    return named.where(named.notna(), None)  # SQL's NULL, not a NaN the join would read as the text 'nan'
 
 
 def _setting(label: str, own_setting: str) -> str:
