@@ -10,8 +10,8 @@ computes). Each table is a file of its own, named by its state and its key: a vi
 only, and a view read parses its own (one file of every table took 20 ms to write and 10 to parse again after
 each new view, bench/dashboard.py). A write to the database makes every table stale at once, and the next table
 kept removes those of earlier states (never a later one's: a table computed before a write may be saved after
-it), so the folder never grows past the views asked since the last write. Floats are
-written as Python writes them (`repr`), so a kept table is the computed one to the last bit."""
+it), so the folder never grows past the views asked since the last write. Floats are written as Python writes them
+(`repr`), so a kept table is the computed one to the last bit."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.Data
 def forget(db: str | Path) -> None:
     """Drop every table kept for `db`: the next view of each is computed again."""
     for path in _files(kept_tables_folder(db)):
-        path.unlink(missing_ok=True)
+        _removed(path)
 
 
 def _table_path(db: str | Path, now: list, key: str) -> Path:
@@ -125,7 +125,7 @@ def _load(path: Path, now: list, key: str) -> pd.DataFrame | None:
 
 def _save(path: Path, now: list, key: str, table: pd.DataFrame) -> None:
     """Write `table` to its file (to a temporary file, renamed, so a reader never sees half of it), and remove the
-    tables of any other state. A read-only folder only costs computing again."""
+    tables of earlier states (`_older`). A read-only folder only costs computing again."""
     temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         path.parent.mkdir(exist_ok=True)
