@@ -24,7 +24,7 @@ from scipy import special
 from engine import store
 from engine.metrics.agent_figures import Summed, agent_figures, over_games, summed, summed_where
 from engine.metrics.kept_tables import kept
-from engine.metrics.outcomes import components
+from engine.metrics.outcomes import numbered_agents
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs
 from engine.precision import fixed_values
 from engine.selection import (
@@ -118,13 +118,12 @@ def one_sided(pairs: pd.DataFrame) -> dict[str, str]:
     nothing."""
     if pairs.empty:
         return {}
-    share = pairs["matches"] * pairs["weight"]
-    sides = pd.concat([pd.DataFrame({"agent": pairs["a"], "won": share * pairs["score"],
-                                     "lost": share * (1 - pairs["score"])}),
-                       pd.DataFrame({"agent": pairs["b"], "won": share * (1 - pairs["score"]),
-                                     "lost": share * pairs["score"]})]).groupby("agent").sum()
-    return {**{a: "no finite rating: won every comparison" for a in sides.index[sides["lost"] == 0]},
-            **{a: "no finite rating: lost every comparison" for a in sides.index[sides["won"] == 0]}}
+    names, (a, b) = numbered_agents(pairs)
+    share, score = (pairs["matches"] * pairs["weight"]).to_numpy(float), pairs["score"].to_numpy(float)
+    won, lost = (np.bincount(a, share * mine, len(names)) + np.bincount(b, share * (1 - mine), len(names))
+                 for mine in (score, 1 - score))
+    return {**{agent: "no finite rating: won every comparison" for agent in names[lost == 0]},
+            **{agent: "no finite rating: lost every comparison" for agent in names[won == 0]}}
 
 
 def ratings(db: str | Path, selection: Selection = ALL, figures: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -142,7 +141,7 @@ def _ratings(db: str | Path, scope: Selection, figures: pd.DataFrame | None) -> 
     if read is None:
         return pd.DataFrame(columns=columns)
     pairs, played = read
-    rated = _rated_first_apart(pairs, played)
+    rated = fit_bradley_terry(pairs, played, first_only=True)  # only the first is ranked: only it needs intervals
     notes = one_sided(pairs)
     table = rated.rename(columns={"rating": "value", "lo": "value_lo", "hi": "value_hi"}).drop(columns="rank")
     alike = ~(table["value_hi"] > table["value_lo"])  # every bootstrap resample gave one rating: no information
@@ -150,18 +149,6 @@ def _ratings(db: str | Path, scope: Selection, figures: pd.DataFrame | None) -> 
                                                                "no interval: every match alike")
     table["note"] = table["note"].where(table["component"] == 1, NOT_COMPARED)  # another scale: never ranked
     return ranked(table)[columns]
-
-
-def _rated_first_apart(pairs: pd.DataFrame, played: pd.DataFrame) -> pd.DataFrame:
-    """`fit_bradley_terry` of the pairs, its bootstrap intervals only for the component ranked (the first): the
-    others are never ranked against it, so they get their ratings alone, without an interval (a week at 50,000
-    matches is 15 components, and their bootstraps were most of its headline's time)."""
-    first = pairs["a"].map(components(pairs)) == 1
-    if first.all():
-        return fit_bradley_terry(pairs, played)
-    apart = fit_bradley_terry(pairs[~first], played, n_boot=0)  # numbered from 1: the first left out
-    apart = apart.assign(component=apart["component"] + 1, lo=np.nan, hi=np.nan)
-    return pd.concat([fit_bradley_terry(pairs[first], played), apart], ignore_index=True)
 
 
 def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[float, float] | None = None

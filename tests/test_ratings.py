@@ -445,6 +445,33 @@ def test_the_ranked_group_is_the_one_with_the_most_comparisons_not_the_most_agen
     assert numbered["x"] == numbered["y"] == numbered["z"] == 2
 
 
+@pytest.mark.parametrize("shape", ["random graphs", "long chains"])
+def test_the_components_are_scipys_connected_components(shape):
+    """`component_numbers` finds components in numpy (scipy's csgraph cost a page's first call 60 ms to import): the
+    same groups as `scipy.sparse.csgraph.connected_components` on random graphs of every density, self-pairs and
+    repeats included, and on chains numbered in shuffled order (the longest way for labels to travel)."""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    from engine.metrics.outcomes import component_numbers
+
+    rng = np.random.default_rng(7)
+    for _ in range(300 if shape == "random graphs" else 10):
+        if shape == "random graphs":
+            agents = int(rng.integers(1, 200))
+            a, b = rng.integers(0, agents, (2, int(rng.integers(0, 3 * agents))))
+        else:
+            agents = int(rng.integers(2, 5000))
+            order = rng.permutation(agents)
+            a, b = order[:-1], order[1:]
+        numbers = component_numbers(a, b, rng.integers(1, 9, len(a)), agents)
+        count, label = csgraph.connected_components(
+            sparse.coo_matrix((np.ones(len(a)), (a, b)), shape=(agents, agents)), directed=False)
+        assert numbers.max() == count
+        same_group = label[:, None] == label[None, :]
+        assert np.array_equal(numbers[:, None] == numbers[None, :], same_group)
+
+
 def _pairs_of_components(sizes: list[int], seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """`rated_pairs`' columns for components of `sizes` agents, each a ring of pairs over a few kinds of match."""
     rng = np.random.default_rng(seed)
@@ -518,11 +545,10 @@ def test_the_fit_is_the_penalised_likelihoods_maximum():
 def test_the_headline_gives_an_interval_to_the_ranked_component_alone():
     """The headline ranks only the first component: its bootstrap is that of a fit of it alone, and the agents of
     the other components (never ranked against it) get their ratings without an interval."""
-    from engine.headline import _rated_first_apart
     from engine.metrics.bradley_terry import fit_bradley_terry
 
     pairs, played = _pairs_of_components([6, 4, 3], seed=5)
-    rated = _rated_first_apart(pairs, played).set_index("agent")
+    rated = fit_bradley_terry(pairs, played, first_only=True).set_index("agent")
     alone = fit_bradley_terry(pairs, played).set_index("agent")
     first = alone.index[alone["component"] == 1]
     assert len(first) == 6 and set(rated.index) == set(alone.index)

@@ -174,14 +174,18 @@ def summed_pairs(db: str | Path, where: Summed) -> pd.DataFrame:
                            [*where.params, cooperative_games()])
 
 
-def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0,
+                      first_only: bool = False) -> pd.DataFrame:
     """`bradley_terry_table` of pairs already read (`rated_pairs`). Every component's fits are set up from arrays at
     once (a week at a million matches has 15 components, whose one-by-one set-up took 230 of 550 ms), and
-    components of about one size are fitted together (`_fitted_components`)."""
+    components of about one size are fitted together (`_fitted_components`). With `first_only`, only component 1
+    is resampled: the others get their ratings without an interval (lo and hi NaN), as the headline ranks the first
+    alone (its bootstraps of the 14 others were most of a week's headline)."""
     names, (a, b) = numbered_agents(pairs)
     matches = pairs["matches"].to_numpy(np.int64)
     component = component_numbers(a, b, matches, len(names))
-    draws = _resampled(component[a], pairs["kind"].to_numpy(np.int64), matches, n_boot, seed)
+    draws = _resampled(component[a], pairs["kind"].to_numpy(np.int64), matches, n_boot, seed,
+                       1 if first_only else None)
     weight, score = (pairs[c].to_numpy(float) for c in ("weight", "score"))
     # the distinct pairs (a before b in name order); a pair row's weight won and lost on its pair, and each agent's
     # rows: sparse (pairs x rows, agents x rows), multiplied by the fits' draws a group of components at a time
@@ -193,8 +197,15 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
                               shape=(len(names), len(pairs)))
     cell_a, cell_b = cells // len(names), cells % len(names)
     sizes, pairs_of = np.bincount(component)[1:], np.bincount(component[cell_a])[1:]
-    table = pd.concat([_fitted_components(numbers, component, cell_a, cell_b, won, lost, plays, draws, names)
-                       for numbers in _of_about_one_size(sizes, pairs_of, len(draws))], ignore_index=True)
+    if first_only:  # the first alone with its resamples, the others with the full data's fit alone
+        groups = [(np.array([1]), draws), *((numbers + 1, draws[:1]) for numbers in
+                                            _of_about_one_size(sizes[1:], pairs_of[1:], 1))]
+    else:
+        groups = [(numbers, draws) for numbers in _of_about_one_size(sizes, pairs_of, len(draws))]
+    table = pd.concat([_fitted_components(numbers, component, cell_a, cell_b, won, lost, plays, fits, names)
+                       for numbers, fits in groups], ignore_index=True)
+    if first_only:
+        table.loc[table["component"] != 1, ["lo", "hi"]] = np.nan
     lo, hi, part = (table[c].to_numpy() for c in ("lo", "hi", "component"))
     table["rank"] = 1 + ((lo[None, :] > hi[:, None]) & (part[None, :] == part[:, None])).sum(1)
     table = table.merge(played, on="agent", how="left")
@@ -203,17 +214,22 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
                              ignore_index=True)[BRADLEY_TERRY_COLUMNS]
 
 
-def _resampled(component: np.ndarray, kind: np.ndarray, matches: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """How many times each pair row counts in the full data (row 0) and in each of `n_boot` bootstrap resamples of
-    its component's matches (fits x rows): a component's matches are drawn by kind from a multinomial, its own
-    generator seeded with `seed` (so a component's resamples do not depend on the others')."""
+def _resampled(component: np.ndarray, kind: np.ndarray, matches: np.ndarray, n_boot: int, seed: int,
+               only: int | None = None) -> np.ndarray:
+    """How many times each pair row counts in the full data (row 0: its kind's matches, which each row of a kind
+    holds) and in each of `n_boot` bootstrap resamples of its component's matches (fits x rows): a component's
+    matches are drawn by kind from a multinomial, its own generator seeded with `seed` (so a component's resamples
+    do not depend on the others'). `only`: the one component resampled (the others' resample rows are left unset)."""
     draws = np.empty((n_boot + 1, len(kind)))
+    draws[0] = matches
     order = np.argsort(component, kind="stable")
     for own in np.split(order, np.flatnonzero(np.diff(component[order])) + 1):
+        if only is not None and component[own[0]] != only:
+            continue
         _, first_row, kind_of_row = np.unique(kind[own], return_index=True, return_inverse=True)
-        kinds = matches[own][first_row]  # the matches of each kind (each row of a kind holds them)
+        kinds = matches[own][first_row]
         resamples = np.random.default_rng(seed).multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)
-        draws[:, own] = np.vstack([kinds, resamples])[:, kind_of_row.ravel()]
+        draws[1:, own] = resamples[:, kind_of_row.ravel()]
     return draws
 
 
