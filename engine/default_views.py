@@ -2,9 +2,10 @@
 database reads a file instead of the log: the saved TrueSkill replays brought up to date (`ratings.refresh_saved`,
 which replays only the matches since), then the tables that depend on the whole history kept for the database's
 new state (engine/metrics/kept_tables.py) for the views a page opens by default: TrueSkill and Bradley-Terry of
-every game and of each game, Bradley-Terry of the newest runs, the rated headlines, and LLMArena's table and
-figures (each reads every match's turns or metrics). Any other view is computed when first asked, then kept
-until the next write.
+every game and of each game, Bradley-Terry of the newest runs, every suite's headline and table (a rated headline
+fits a bootstrap; the others sum a hundred thousand summary rows at 50,000 matches), and LLMArena's figures (each
+reads every match's turns or metrics). Any other view is computed when first asked, then kept until the next
+write.
 """
 
 from __future__ import annotations
@@ -44,15 +45,13 @@ def _refresh(db: str | Path) -> list[str]:
     for run in runs:
         with store.reading(db):
             bradley_terry_table(db, selection=Selection(run_ids=(run,)))
-    for suite in all_suites().values():
-        if suite.headline.by == "rating":
-            with store.reading(db):
-                headline.headline(db, suite.name)
-            views.append(f"{suite.name} headline")
+    for suite in all_suites().values():  # the Leaderboards page's tables
+        with store.reading(db):
+            headline.headline(db, suite.name)
+        with store.reading(db):
+            suite.leaderboard(db)
+        views += [f"{suite.name} headline", f"{suite.name} leaderboard"]
     llmarena = get_suite("llmarena")
-    with store.reading(db):
-        llmarena.leaderboard(db)
-    views.append("llmarena leaderboard")
     for figure in llmarena.figures:  # the Games page's view of each game: every match of it
         for game in figure.games:
             with store.reading(db):

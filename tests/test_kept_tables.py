@@ -18,7 +18,7 @@ from engine.metrics import bradley_terry, kept_tables, llmarena, ratings, truesk
 from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.spec import parse_spec
-from engine.suites import get_suite
+from engine.suites import all_suites, get_suite
 from tests.test_ratings import write_outcomes
 
 pytestmark = pytest.mark.slow
@@ -261,6 +261,29 @@ def test_trueskills_counts_and_groups_summed_are_the_logs(tmp_path, monkeypatch,
         patched.setattr(ratings, "played_counts", None)  # the summaries answer: the log's counts are not read
         patched.setattr(ratings, "pairwise_outcomes", None)
         pd.testing.assert_frame_equal(ratings._trueskill_table(db, selection), logged, check_exact=True)
+
+
+def test_the_run_command_keeps_every_suites_headline_and_table_as_computed(first_run_db, tmp_path, monkeypatch):
+    """The Leaderboards page's first calls, on `make run`'s database (every suite's games): after the run command's
+    refresh, every suite's headline and table are read from their kept files without a query (MAgIC's profile and
+    γ-Bench's table summed 100,000 summary rows a call at 50,000 matches), the same to the bit as computed."""
+    db = tmp_path / "first.duckdb"
+    shutil.copy(first_run_db, db)
+    default_views.refresh(db)
+    calls = {f"{suite} {what}": call for suite in all_suites() for what, call in (
+        ("headline", lambda db, suite=suite: headline.headline(db, suite)),
+        ("table", lambda db, suite=suite: get_suite(suite).leaderboard(db)))}
+    a_new_process()
+    with monkeypatch.context() as patched:
+        for read in ("query", "queries_at_once", "query_many_rows"):
+            patched.setattr(store, read, None)  # reading the summaries or the log would fail
+        kept = {name: call(db) for name, call in calls.items()}
+    assert all(len(kept[f"{suite} {what}"]) for suite in ("magic", "gamabench", "llmarena", "wis")
+               for what in ("headline", "table"))
+    with monkeypatch.context() as patched:
+        patched.setattr(kept_tables, "state", lambda db: None)  # no state known: every call computes
+        for name, call in calls.items():
+            pd.testing.assert_frame_equal(kept[name], call(db), check_exact=True, obj=name)
 
 
 def test_the_run_command_keeps_llmarenas_figures_of_each_game(played, monkeypatch):

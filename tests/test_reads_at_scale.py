@@ -43,3 +43,27 @@ def test_many_rows_come_through_arrow_as_query_gives_them_without_a_python_strin
     assert through_python > rows * 3 * 40
     assert python_peak(lambda: store.query_many_rows(db_path, MANY_ROWS, [rows])) * 10 < through_python
     assert store.query_many_rows(db_path.with_name("absent.duckdb"), "SELECT 1").empty
+
+
+def test_reads_at_once_give_what_each_gives_alone_and_see_the_blocks_temporary_tables(db_path):
+    """`store.queries_at_once` runs a page call's independent reads together, each on a cursor: the frames are those
+    `store.query` gives one by one, inside a `reading` block or not; on a connection holding a temporary table
+    (which a cursor would not see) they run in turn on it; an absent database reads as empty frames."""
+    store.init_db(db_path)
+    reads = [(MANY_ROWS + " ORDER BY i", [2_000]), ("SELECT ? AS n, 'x' AS word", [7]),
+             ("SELECT count(*) AS matches FROM matches", [])]
+    alone = [store.query(db_path, sql, params) for sql, params in reads]
+    for together in (store.queries_at_once(db_path, reads), _within_a_block(db_path, reads)):
+        assert len(together) == len(alone)
+        for got, expected in zip(together, alone, strict=True):
+            pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    with store.reading(db_path):
+        store.temp_table(db_path, "picked", iter([("SELECT 5 AS n", [])]))
+        got = store.queries_at_once(db_path, [("SELECT n FROM picked", []), ("SELECT n + 1 AS n FROM picked", [])])
+    assert [frame["n"].tolist() for frame in got] == [[5], [6]]
+    assert [frame.empty for frame in store.queries_at_once(db_path.with_name("absent.duckdb"), reads)] == [True] * 3
+
+
+def _within_a_block(db_path, reads) -> list[pd.DataFrame]:
+    with store.reading(db_path):
+        return store.queries_at_once(db_path, reads)

@@ -35,7 +35,7 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
     with store.reading(db):
         where = summed_where(db, selection)
         if where is not None:
-            table = _summed_figures(db, where, by_game)
+            table = store.query(db, *summed_figures_sql(db, where, by_game))
         else:
             table = _logged_figures(db, selection, by_game)
     return with_rates(table)
@@ -187,21 +187,22 @@ def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple
     return Summed(*where).rows(None, table)
 
 
-def summed_matches_and_wins(db: str | Path, where: Summed) -> pd.DataFrame:
-    """Per agent, only the contested matches and seats won of `agent_figures`, summed from the summary rows `where`
-    selects (the Bradley-Terry table names them beside each rating: the whole figures took a fifth more)."""
+def summed_matches_and_wins_sql(db: str | Path, where: Summed) -> tuple[str, list]:
+    """The query of per agent, only the contested matches and seats won of `agent_figures`, summed from the summary
+    rows `where` selects (the Bradley-Terry table names them beside each rating: the whole figures took a fifth
+    more), and its parameters."""
     rows, params = where.rows(db)
-    return store.query(db, f"""SELECT k.agent_name AS agent, sum(k.matches)::BIGINT AS matches,
-                                      sum(k.wins)::BIGINT AS wins
-                               FROM ({rows}) k GROUP BY ALL""", params)
+    return f"""SELECT k.agent_name AS agent, sum(k.matches)::BIGINT AS matches, sum(k.wins)::BIGINT AS wins
+               FROM ({rows}) k GROUP BY ALL""", params
 
 
-def _summed_figures(db: str | Path, where: Summed, by_game: bool) -> pd.DataFrame:
-    """`agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's kind says
-    (a cooperative game's seats without a team play together)."""
+def summed_figures_sql(db: str | Path, where: Summed, by_game: bool) -> tuple[str, list]:
+    """The query of `agent_figures`' counts summed from the summary rows `where` selects, a tie read as the game's
+    kind says (a cooperative game's seats without a team play together), and its parameters (`with_rates` adds
+    the rates)."""
     rows, params = where.rows(db)
     game = "k.game, k.rule_set, " if by_game else ""
-    return store.query(db, f"""
+    return (f"""
         WITH k AS (SELECT *, CASE WHEN game IN (SELECT unnest(?)) THEN draws_shared ELSE draws END AS drawn
                    FROM ({rows}))
         SELECT {game}k.agent_name AS agent, sum(k.matches)::BIGINT AS matches, sum(k.seats)::BIGINT AS seats,

@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import sparse
 
 from engine import store
-from engine.metrics.agent_figures import Summed, summed, summed_matches_and_wins
+from engine.metrics.agent_figures import Summed, summed, summed_matches_and_wins_sql
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import component_numbers, narrowed, numbered_agents, pairwise_outcomes, read_with_played
 from engine.selection import ALL, Selection, agent_sql, cooperative_games
@@ -130,21 +130,31 @@ def rated_pairs(db: str | Path, selection: Selection, figures: pd.DataFrame | No
         if selection.without_fallbacks or not store.summaries_in_step(db):
             return read_with_played(db, None, selection, pairwise_outcomes)
         where = summed(db, selection)
-        pairs = summed_pairs(db, where)
-        played = summed_matches_and_wins(db, where) if figures is None else figures
+        if figures is None:
+            pairs, played = store.queries_at_once(db, [summed_pairs_sql(db, where),
+                                                        summed_matches_and_wins_sql(db, where)])
+        else:
+            pairs, played = store.query(db, *summed_pairs_sql(db, where)), figures
     return (pairs, played[["agent", "matches", "wins"]]) if len(pairs) else None
 
 
 def summed_pairs(db: str | Path, where: Summed) -> pd.DataFrame:
-    """`outcomes.pairwise_outcomes` from the pairwise summary rows `where` (`agent_figures.summed`) selects:
+    """`outcomes.pairwise_outcomes` from the pairwise summary rows `where` (`agent_figures.summed`) selects
+    (`summed_pairs_sql`)."""
+    with store.reading(db):  # a date range's rows are a temporary table of the connection
+        return store.query(db, *summed_pairs_sql(db, where))
+
+
+def summed_pairs_sql(db: str | Path, where: Summed) -> tuple[str, list]:
+    """The query of `outcomes.pairwise_outcomes` from the pairwise summary rows `where` selects, and its parameters:
     each agent of a pair named as the log names it (`agent_sql`), the pair turned so that `a` is the lesser name,
     seat pairs and scores summed per kind of match and pair into its weight and score as the log computes them
     (integer sums divided, so the same doubles), kinds alike (the same signature) pooled and numbered by
-    signature. A seat without a role plays on its own unless the game is cooperative (`together`)."""
-    with store.reading(db):  # a date range's rows are a temporary table of the connection
-        source = where.source(db, "pairwise_summary")
-        same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in SIDE)
-        return store.query(db, f"""
+    signature. A seat without a role plays on its own unless the game is cooperative (`together`). Inside a
+    `store.reading` block: an agent filter's rows are a temporary table of its connection."""
+    source = where.source(db, "pairwise_summary")
+    same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in SIDE)
+    return (f"""
             WITH k AS (
               SELECT *, dense_rank() OVER (ORDER BY run_id, game, params::VARCHAR, preset, kind) AS part
               FROM (SELECT *, TRUE AS several FROM {source}) k  -- a pair: several agents by definition
@@ -171,7 +181,7 @@ def summed_pairs(db: str | Path, where: Summed) -> pd.DataFrame:
               FROM signed GROUP BY signature)
             SELECT k.kind, k.matches, p.a, p.b, p.weight, p.score
             FROM kinds k JOIN per_match p ON p.part = k.example ORDER BY kind, a, b""",
-                           [*where.params, cooperative_games()])
+            [*where.params, cooperative_games()])
 
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0,

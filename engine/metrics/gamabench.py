@@ -39,6 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.metrics.kept_tables import kept_per_state
 from engine.metrics.seat_sums import settings_source, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
@@ -47,6 +48,7 @@ from engine.store.summaries import SETTINGS_SOURCE, step_values_sql
 from engine.suites.gamabench import GAMES
 
 
+@kept_per_state
 def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """γ-Bench's 0-100 table: one row per model, condition and source (`ours` or `published` for imported
     GAMA-Bench records), one column per game, `overall` = mean of the eight. The scores are the

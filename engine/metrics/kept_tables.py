@@ -64,8 +64,8 @@ def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.Da
 
 
 def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
-    """`scorer(db, ...)` kept per database state (`kept`), keyed on its name and arguments however they are
-    passed (defaults filled in)."""
+    """`scorer(db, ...)` kept per database state (`kept`), keyed on its module, name and arguments however they
+    are passed (defaults filled in)."""
     signature = inspect.signature(scorer)
 
     @functools.wraps(scorer)
@@ -73,7 +73,8 @@ def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.Data
         bound = signature.bind(db, *args, **kwargs)
         bound.apply_defaults()
         arguments = {name: value for name, value in bound.arguments.items() if name != "db"}
-        return kept(db, f"{scorer.__name__} {arguments!r}", lambda: scorer(db, *args, **kwargs))
+        return kept(db, f"{scorer.__module__}.{scorer.__qualname__} {arguments!r}",
+                    lambda: scorer(db, *args, **kwargs))
 
     return table
 

@@ -39,6 +39,7 @@ from engine.magic_radar import (
     area_paper,
     area_percent,
 )
+from engine.metrics.kept_tables import kept_per_state
 from engine.metrics.magic_social import (
     AUTHORS,
     NO_STRATEGY,
@@ -101,6 +102,7 @@ def _theory_abilities_of(sums: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index().reindex(columns=THEORY_COLUMNS)
 
 
+@kept_per_state
 def ability_profile(db: str | Path, selection: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
     """One row per challenger (agent label and strategy) over the selected matches: the seven abilities (0-100),
     the win rate, the number of role win rates it averages, the radar's area in both units, and the seven role

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.metrics.kept_tables import kept_per_state
 from engine.metrics.seat_sums import NO_STRATEGY, seat_rows, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
@@ -119,6 +120,7 @@ def _points(db: str | Path, selection: Selection) -> pd.DataFrame:
         FROM ({sums}) GROUP BY agent, strategy""", params)
 
 
+@kept_per_state
 def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """The WiS leaderboard over the selected games: ranking points first, then the figures of each role side by
     side."""

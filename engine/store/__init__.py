@@ -17,6 +17,7 @@ from engine.store.files import ROOT, DatabaseError, check_file, default_db
 from engine.store.reader import (
     count_matches,
     generation,
+    queries_at_once,
     query,
     query_many_rows,
     reading,
@@ -52,7 +53,7 @@ __all__ = [
     "LONGEST_WAIT", "MATCH_SCHEMA", "READER_MEMORY", "READER_TIMEOUT", "ROOT", "SCHEMA_VERSION", "TABLES",
     "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
     "default_db", "finish_run", "generation", "init_db", "keeping_open", "match_statuses", "match_tables", "now",
-    "query", "query_many_rows", "reading", "rebuild_summaries", "rows", "schema_version", "serving_pages",
-    "settings_source", "stream", "summaries_in_step", "temp_table", "to_json", "upsert_run", "write_match",
-    "write_matches", "write_tables", "writer_waiting",
+    "queries_at_once", "query", "query_many_rows", "reading", "rebuild_summaries", "rows", "schema_version",
+    "serving_pages", "settings_source", "stream", "summaries_in_step", "temp_table", "to_json", "upsert_run",
+    "write_match", "write_matches", "write_tables", "writer_waiting",
 ]
