@@ -148,3 +148,26 @@ def test_a_game_without_a_winner_counts_in_no_win_rate(tmp_path):
     assert pd.isna(board.loc["bot:hint_follower", "win_rate"])  # it was 0.0
     assert board.loc["bot:random", "win_rate"] == pytest.approx(tictactoe.loc["bot:random", "win_rate"])
     assert board.loc["bot:random", "matches"] == 9  # its Hanabi matches still count as played
+
+
+def test_an_agent_filter_that_picks_no_match_of_a_suite_gives_its_empty_tables(tmp_path):
+    """An agent filter is answered from the summary rows of the matches it picks (a temporary table, from the log):
+    for an agent who played none of a suite's games the suite's headline and table are empty. It raised 'Table
+    with name selected_agent_summary_... does not exist', since no part of no match made the table."""
+    import asyncio
+
+    from engine.runner import run_spec
+    from engine.selection import Selection
+    from engine.spec import parse_spec
+    from engine.suites import all_suites
+
+    db = tmp_path / "bots.duckdb"
+    spec = parse_spec({"name": "tictactoe only", "seed": 1, "repeats": 2,
+                       "games": [{"game": "tictactoe", "lineups": [["bot:random", "bot:equilibrium"]]}]})
+    assert asyncio.run(run_spec(spec, db, progress=False)).errors == 0
+    assert store.summaries_in_step(db)
+    only = Selection(agents=("bot:random",))
+    assert set(headline.headline(db, "llmarena", only)["agent"]) == {"bot:random", "bot:equilibrium"}
+    for suite in set(all_suites()) - {"llmarena"}:
+        assert headline.headline(db, suite, only).empty, suite
+        assert get_suite(suite).leaderboard(db, only).empty, suite

@@ -231,9 +231,15 @@ def test_the_replay_reads_the_matches_a_part_at_a_time_and_rates_as_in_one(playe
 
 
 def test_nothing_selected_is_an_empty_table_kept_as_such(played):
+    """An empty table read from its file is the one computed, to its columns' index (LLMArena's table of nothing has
+    no column: it came back with an empty Index where pandas makes a RangeIndex)."""
+    nothing = Selection(run_ids=("no such run",))
+    computed = get_suite("llmarena").leaderboard(played, nothing)
     for _ in range(2):
         assert ratings.trueskill_table(played, "bargain").empty
-        assert ratings.bradley_terry_table(played, selection=Selection(run_ids=("no such run",))).empty
+        assert ratings.bradley_terry_table(played, selection=nothing).empty
+        a_new_process()
+        pd.testing.assert_frame_equal(get_suite("llmarena").leaderboard(played, nothing), computed)
     assert ratings.trueskill_table(played, selection=ALL).shape[0] > 0
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import tracemalloc
 
+import duckdb
 import pandas as pd
+import pytest
 
 from engine import store
+from engine.store import connections
 
 # every kind of column a page's large read returns, NULLs included: text, integers (masked where NULL, as `query`
 # gives them), doubles, booleans
@@ -67,3 +70,25 @@ def test_reads_at_once_give_what_each_gives_alone_and_see_the_blocks_temporary_t
 def _within_a_block(db_path, reads) -> list[pd.DataFrame]:
     with store.reading(db_path):
         return store.queries_at_once(db_path, reads)
+
+
+LONG_READ = "SELECT count(*) AS n FROM range(2000000000) a WHERE a.range % 7 = 3"  # seconds: still running when the
+# other read fails at once
+
+
+@pytest.mark.parametrize("failing", ["the first read", "another read"])
+def test_a_failed_read_among_reads_at_once_raises_its_own_error_and_lets_the_file_go(db_path, failing):
+    """A read that fails while another still runs: the caller gets that read's error (DuckDB's 'connection is busy'
+    from closing a cursor still reading had hidden it), the other read is stopped, and nothing stays open: a
+    writer gets the file at once."""
+    store.init_db(db_path)
+    bad = ("SELECT * FROM no_such_table", [])
+    reads = [bad, (LONG_READ, [])] if failing == "the first read" else [(LONG_READ, []), bad]
+    if failing == "another read":  # the long read is this thread's: it runs to its end, then the other's error
+        reads[0] = ("SELECT 1 AS n", [])
+    with pytest.raises(duckdb.CatalogException, match="no_such_table"):
+        store.queries_at_once(db_path, reads)
+    assert connections._OPEN_HERE.get(db_path.resolve(), 0) == 0
+    with store.connect(db_path) as con:
+        con.execute("INSERT INTO metrics VALUES ('m', 0, 'x', 1.0)")
+    assert store.queries_at_once(db_path, []) == []

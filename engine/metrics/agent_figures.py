@@ -130,12 +130,15 @@ class Summed:
 
     def _parts(self, db: str | Path, table: str) -> Iterator[tuple[str, list]]:
         """The SQL of summary `table`'s rows of each part of the logged matches (in the order they were written, so
-        that a part's seats and turns lie together when matches were written in time order)."""
+        that a part's seats and turns lie together when matches were written in time order); for no match, one
+        part of none (the table is made, empty, with its columns: an agent filter that picks no match of a suite)."""
         matches, params = self.logged
         starts = [first for (first,) in store.rows(db, f"""
             SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
             WHERE (n - 1) % {LOGGED_PART} = 0 ORDER BY rowid""", params)]
-        for first, end in zip(starts, [*starts[1:], None], strict=False):  # none: no match to read
+        if not starts:
+            yield summaries.ROWS_BY_DAY[table]("(SELECT * FROM matches m WHERE FALSE)"), []
+        for first, end in zip(starts, [*starts[1:], None], strict=False):
             part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
             view = f"(SELECT * FROM matches m WHERE {matches} AND {part})"
             yield summaries.ROWS_BY_DAY[table](view), [*params, first, *([] if end is None else [end])]

@@ -191,8 +191,9 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
     """`bradley_terry_table` of pairs already read (`rated_pairs`). Every component's fits are set up from arrays at
     once (a week at a million matches has 15 components, whose one-by-one set-up took 230 of 550 ms), and
     components of about one size are fitted together (`_fitted_components`). With `first_only`, only component 1
-    is resampled: the others get their ratings without an interval (lo and hi NaN), as the headline ranks the first
-    alone (its bootstraps of the 14 others were most of a week's headline)."""
+    is resampled: the others get their ratings without an interval (lo and hi NaN, so no interval ranks them apart:
+    rank 1 each), as the headline ranks the first alone (its bootstraps of the 14 others were most of a week's
+    headline)."""
     names, (a, b) = numbered_agents(pairs)
     matches = pairs["matches"].to_numpy(np.int64)
     component = component_numbers(a, b, matches, len(names))

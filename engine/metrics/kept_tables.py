@@ -175,5 +175,7 @@ def _missing(value: object) -> bool:
 
 
 def _decoded(data: dict) -> pd.DataFrame:
+    if not data["columns"]:  # a table of nothing as pandas makes it (its columns a RangeIndex, not an empty Index)
+        return pd.DataFrame()
     frame = pd.DataFrame(data["values"], columns=data["columns"])
     return frame.astype(dict(zip(data["columns"], data["dtypes"], strict=True)))

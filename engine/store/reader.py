@@ -4,6 +4,7 @@ a connection of its own or the one a `reading` block shares. An absent database 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent import futures
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -89,20 +90,27 @@ def queries_at_once(db: str | Path, reads: list[tuple[str, list]]) -> list:
     its own and does not see its connection's temporary tables: on a connection holding one, they run in turn."""
     import pandas as pd
 
-    if not Path(db).exists():
+    if not Path(db).exists() or not reads:
         return [pd.DataFrame() for _ in reads]
     with _reader(db) as con:
         if id(con) in _TEMPORARY:
             return [_frame(con, sql, params) for sql, params in reads]
         cursors = [con.cursor() for _ in reads[1:]]
+        others = [_pool().submit(_frame, cursor, sql, params) for cursor, (sql, params) in zip(cursors, reads[1:],
+                                                                                               strict=True)]
+        failed = False
         try:
-            others = [_pool().submit(_frame, cursor, sql, params) for cursor, (sql, params) in zip(cursors, reads[1:],
-                                                                                                   strict=True)]
             first = _frame(con, *reads[0])
-            return [first, *(other.result() for other in others)]
-        finally:
+        except BaseException:  # a failed read or Ctrl-C: the others are stopped, not waited for to the end
+            failed = True
+            raise
+        finally:  # a cursor still running cannot close (DuckDB: "connection is busy"), and would hide the error
+            while futures.wait(others, timeout=0.05 if failed else None).not_done:
+                for cursor in cursors:  # again until they stop: a read may not have begun at the first interrupt
+                    cursor.interrupt()
             for cursor in cursors:
                 cursor.close()
+        return [first, *(other.result() for other in others)]
 
 
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None) -> object:
@@ -114,9 +122,7 @@ _POOL: list = []  # the threads `queries_at_once` runs its other reads on, made 
 
 def _pool():
     if not _POOL:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _POOL.append(ThreadPoolExecutor(max_workers=4, thread_name_prefix="reads"))
+        _POOL.append(futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="reads"))
     return _POOL[0]
 
 
