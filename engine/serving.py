@@ -65,8 +65,11 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
             print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
                   file=sys.stderr)
     sys.argv = serve_argv(address, port, allowed_hosts)
-    with store.serving_pages():  # the pages' reads bounded tighter: the process holds Streamlit and pandas too
-        return streamlit_cli.main()
+    try:
+        with store.serving_pages():  # the pages' reads bounded tighter: the process holds Streamlit and pandas too
+            return streamlit_cli.main()
+    finally:  # stopped: a page's thread still reading would abort the interpreter's exit
+        store.stop_reads()
 
 
 class OutputOrNothing:

@@ -172,3 +172,40 @@ def test_the_dashboard_settles_its_heap_once_after_its_first_page(monkeypatch):
     assert done == ["collect", "freeze"]
     app = Path(store.ROOT, "app.py").read_text()
     assert app.rstrip().splitlines()[-1].startswith("settle_heap()")  # after the page ran, whatever it did
+
+
+STOPPED_MID_READ = """
+import sys, threading, time
+from pathlib import Path
+from streamlit.web import cli as streamlit_cli
+from engine import serving, store
+
+db = Path(sys.argv[1])
+store.init_db(db)
+said = []
+
+def page():  # a page's thread (Streamlit's are daemons) reading for seconds when the server stops
+    try:
+        store.query(db, "SELECT count(*) FROM range(3000000000) a WHERE a.range % 7 = 3")
+    except Exception as exc:
+        said.append(type(exc).__name__)
+
+def server():  # the server stops (Ctrl-C) while the page reads
+    threading.Thread(target=page, daemon=True).start()
+    time.sleep(0.5)
+    return 0
+
+streamlit_cli.main = server
+code = serving.serve(db, "127.0.0.1", int(sys.argv[2]), [])
+print(code, said, dict(store.connections._LIVE))
+"""
+
+
+def test_a_pages_read_still_running_when_the_dashboard_stops_is_interrupted_and_the_process_ends_cleanly(tmp_path):
+    """Ctrl-C of `engine serve` while a page loaded sometimes ended in 'terminate called ... FATAL: exception not
+    rethrown' (exit 134): a page's daemon thread still inside DuckDB when the interpreter ends aborts it. The serve
+    command stops the reads still running before it returns (`store.stop_reads`)."""
+    done = subprocess.run([sys.executable, "-c", STOPPED_MID_READ, str(tmp_path / "r.duckdb"), str(free_port())],
+                          cwd=store.ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "FATAL" not in done.stderr, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "0 ['InterruptException'] {}"

@@ -75,6 +75,7 @@ ANCHOR_CHECK = 0.05
 # and none opens meanwhile: `_OPEN_HERE` counts them, under `_OPEN_HERE_LOCK`.
 _OPEN_HERE: Counter[Path] = Counter()
 _OPEN_HERE_LOCK = threading.Lock()
+_LIVE: dict[int, duckdb.DuckDBPyConnection] = {}  # the connections open in this process, for `stop_reads`
 
 
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -83,13 +84,33 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect(str(db), read_only=read_only,
                              config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
         _OPEN_HERE[db.resolve()] += 1
+        _LIVE[id(con)] = con
     return con
 
 
 def _close(db: Path, con: duckdb.DuckDBPyConnection) -> None:
     with _OPEN_HERE_LOCK:
+        _LIVE.pop(id(con), None)
         con.close()
         _OPEN_HERE[db.resolve()] -= 1
+
+
+def stop_reads(wait: float = 2.0) -> bool:
+    """Interrupt every query this process's connections still run, again until they are closed, for at most `wait`
+    s; whether none is left. For the dashboard's exit: a page's thread (Streamlit's are daemons) still inside DuckDB
+    when the interpreter ends aborts the process ("terminate called ... FATAL: exception not rethrown")."""
+    deadline = time.monotonic() + wait
+    while True:
+        with _OPEN_HERE_LOCK:
+            live = list(_LIVE.values())
+        if not live or time.monotonic() > deadline:
+            return not live
+        for con in live:
+            try:
+                con.interrupt()
+            except duckdb.Error:  # closed since: its read is over
+                pass
+        time.sleep(0.02)
 
 
 def _checked(db: Path, read_only: bool) -> None:
