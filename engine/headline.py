@@ -173,7 +173,13 @@ def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[floa
     value, value_lo, value_hi, note, games (the games it averages)."""
     with store.reading(db):
         where = summed_where(db, selection)
-        games = _logged_scores(db, selection, metric) if where is None else _summed_scores(db, where, metric)
+        games = _logged_scores(db, selection, metric) if where is None else _moments(
+            store.query(db, *_summed_scores_sql(db, where, metric)))
+    return _scored(games, bounds)
+
+
+def _scored(games: pd.DataFrame, bounds: tuple[float, float] | None) -> pd.DataFrame:
+    """`scores` of the per agent and game moments read (`_logged_scores`' columns)."""
     columns = ["agent", "value", "value_lo", "value_hi", "note", "games"]
     if games.empty:
         return pd.DataFrame(columns=columns)
@@ -207,13 +213,17 @@ def _logged_scores(db: str | Path, selection: Selection, metric: str) -> pd.Data
     return per_match.groupby(["agent", "game"])["score"].agg(["mean", "var", "count"]).reset_index()
 
 
-def _summed_scores(db: str | Path, where: Summed, metric: str) -> pd.DataFrame:
-    """`_logged_scores` from the metric summaries: the variance from the sum of squares."""
+def _summed_scores_sql(db: str | Path, where: Summed, metric: str) -> tuple[str, list]:
+    """The query of `_logged_scores`' counts from the metric summaries, and its parameters (`_moments` of it)."""
     rows, params = where.rows(db, "metric_summary")
-    games = store.query(db, f"""
+    return f"""
         SELECT k.agent_name AS agent, k.game, sum(k.matches)::BIGINT AS count, sum(k.total) AS total,
                sum(k.squares) AS squares
-        FROM ({rows}) k WHERE k.name = ? GROUP BY ALL ORDER BY agent, game""", [*params, metric])
+        FROM ({rows}) k WHERE k.name = ? GROUP BY ALL ORDER BY agent, game""", [*params, metric]
+
+
+def _moments(games: pd.DataFrame) -> pd.DataFrame:
+    """`_logged_scores` from the summed counts (`_summed_scores_sql`): the variance from the sum of squares."""
     if games.empty:
         return games
     games["mean"] = games["total"] / games["count"]
@@ -251,16 +261,21 @@ def _win_rates(by_game: pd.DataFrame, agents: pd.Series) -> dict[str, pd.Series]
     return {column: agents.map(rates[column]).astype(float) for column in ("win_rate", "win_lo", "win_hi")}
 
 
-def _figures_and_pairs(db: str | Path, scope: Selection, rated: bool) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """`agent_figures` of the scope by game, and for a `rated` headline the pairs its Bradley-Terry fit reads
-    (`rated_pairs`) when the summaries answer both: the two reads run at once (`store.queries_at_once`: 25 of a
-    week's 140 ms at 50,000 matches). None for the pairs: read them after (the log answers, or nothing rates)."""
-    where = summed_where(db, scope) if rated and not scope.without_fallbacks else None
-    if where is None:  # the pairwise summary has no fallback key: a selection without fallback moves reads the log
+def _figures_and_beside(db: str | Path, scope: Selection, measure: Headline
+                        ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """`agent_figures` of the scope by game, and beside them what the headline's value reads when the summaries
+    answer both: a rating's pairs (`rated_pairs`), a score's sums per agent and game (`scores`). The two reads run at
+    once (`store.queries_at_once`: 25 of a week's 140 ms at 50,000 matches). None beside: read it after (the log
+    answers it, or the value is the win rate, of the figures)."""
+    # the pairwise summary has no fallback key: a rating without fallback moves reads the log
+    where = summed_where(db, scope) if measure.by == "score" or (
+        measure.by == "rating" and not scope.without_fallbacks) else None
+    if where is None:
         return agent_figures(db, scope, by_game=True), None
-    by_game, pairs = store.queries_at_once(db, [summed_figures_sql(db, where, by_game=True),
-                                                summed_pairs_sql(db, where)])
-    return with_rates(by_game), pairs
+    beside = (summed_pairs_sql(db, where) if measure.by == "rating" else
+              _summed_scores_sql(db, where, measure.metric))
+    by_game, read = store.queries_at_once(db, [summed_figures_sql(db, where, by_game=True), beside])
+    return with_rates(by_game), read
 
 
 @kept_per_state
@@ -275,18 +290,19 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
 def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     measure: Headline = get_suite(suite).headline
     scope = selection.within(get_suite(suite).variants)
-    # one read: the figures, the win rates and the games played (and a rating's pairs beside it)
-    by_game, pairs = _figures_and_pairs(db, scope, measure.by == "rating")
+    # one read: the figures, the win rates and the games played (and a rating's pairs or a score's sums beside it)
+    by_game, beside = _figures_and_beside(db, scope, measure)
     if by_game.empty:
         return pd.DataFrame(columns=COLUMNS)
     figures = over_games(by_game)
     figures = figures.assign(**_win_rates(by_game, figures["agent"]))
     if measure.by == "rating":
-        read = rated_pairs(db, replace(scope, contested=True), figures) if pairs is None else (
-            (pairs, figures[["agent", "matches", "wins"]]) if len(pairs) else None)
+        read = rated_pairs(db, replace(scope, contested=True), figures) if beside is None else (
+            (beside, figures[["agent", "matches", "wins"]]) if len(beside) else None)
         values = _rated(read)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
-        values = scores(db, scope, measure.metric, measure.bounds).drop(columns="games")
+        values = (scores(db, scope, measure.metric, measure.bounds) if beside is None else
+                  _scored(_moments(beside), measure.bounds)).drop(columns="games")
     else:
         values = figures[["agent"]].assign(value=figures["win_rate"], value_lo=figures["win_lo"],
                                            value_hi=figures["win_hi"], note="")
