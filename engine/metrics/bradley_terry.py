@@ -24,13 +24,22 @@ ELO_BASE = 1000.0
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 
 
-def _newton(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, theta: np.ndarray
-            ) -> np.ndarray:
+# Newton converges quadratically: after a full step below this (0.17 Elo), what is left is of its square: the
+# ratings and bounds of the bench's weeks moved by less than 1e-4 Elo from those of a 1e-6 threshold, one step fewer
+STEP_DONE = 1e-3
+# a bootstrap resample's fit stops a step sooner (1.7 Elo: what is left, about its square, is 0.02 Elo): the bounds of
+# the bench's weeks moved by 0.005 Elo at most, against a percentile's own error of some Elo over 200 resamples, and
+# a week's 3,000 resamples of 8 agents took three steps, now two
+RESAMPLE_STEP_DONE = 1e-2
+
+
+def _newton(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, theta: np.ndarray,
+            done: float = STEP_DONE) -> np.ndarray:
     """Bradley-Terry strengths (natural log-odds) of many fits at once, each maximising its weighted likelihood from
     its start `theta` (fits x agents): fit i's pairs are `pair_a[i]` against `pair_b[i]` (agent numbers, fits x
     pairs; within a fit no pair twice and a before b), won and lost with weights `wins[i]` and `losses[i]` (a pair of
     no weight is padding). Newton steps on the ridge-penalised log-likelihood, which is strictly concave, halving a
-    fit's step that does not improve it. A fit stops once a full step it takes is below `STEP_DONE`, or any step
+    fit's step that does not improve it. A fit stops once a full step it takes is below `done`, or any step
     below 1e-10: so its strengths are those it has alone, whatever it is stacked with. Each step works only on the
     fits still going."""
     theta, n = theta.copy(), theta.shape[1]
@@ -67,7 +76,7 @@ def _newton(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np
         moved = scale[:, None] * step
         theta[going], current[going], softplus[going] = strength - moved, np.minimum(trial, before), trial_softplus
         largest = np.abs(step).max(1)
-        going = going[~(((scale == 1) & (largest < STEP_DONE)) | (scale * largest < 1e-10))]
+        going = going[~(((scale == 1) & (largest < done)) | (scale * largest < 1e-10))]
     return theta
 
 
@@ -80,10 +89,6 @@ def _cells(pair_a: np.ndarray, pair_b: np.ndarray, n: int) -> tuple[np.ndarray, 
     return ((fit + pair_a).ravel(), (fit + pair_b).ravel(), ((fit + pair_a) * n + pair_b).ravel(),
             ((fit + pair_b) * n + pair_a).ravel(), np.arange(strengths) * n + np.arange(strengths) % n)
 
-
-# Newton converges quadratically: after a full step below this (0.17 Elo), what is left is of its square: the
-# ratings and bounds of the bench's weeks moved by less than 1e-4 Elo from those of a 1e-6 threshold, one step fewer
-STEP_DONE = 1e-3
 
 
 def _loss(theta: np.ndarray, cell_a: np.ndarray, cell_b: np.ndarray, wins: np.ndarray, losses: np.ndarray
@@ -292,7 +297,7 @@ def _fitted_components(numbers: np.ndarray, component: np.ndarray, cell_a: np.nd
     resamples = fits - 1
     boot = _newton_in_parts(*(np.repeat(side, resamples, 0) for side in (pair_a, pair_b)),
                             *(values[:, 1:].reshape(problems * resamples, pair_a.shape[1]) for values in (won, lost)),
-                            np.repeat(full, resamples, 0)).reshape(problems, resamples, n)
+                            np.repeat(full, resamples, 0), RESAMPLE_STEP_DONE).reshape(problems, resamples, n)
     real = agent_of >= 0
     full, boot = (theta - (theta * real[:, None]).sum(2, keepdims=True) / real.sum(1)[:, None, None]
                   for theta in (full[:, None], boot))  # mean 0 over each problem's agents
@@ -309,12 +314,14 @@ def _fitted_components(numbers: np.ndarray, component: np.ndarray, cell_a: np.nd
 
 
 def _newton_in_parts(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray,
-                     theta: np.ndarray) -> np.ndarray:
+                     theta: np.ndarray, done: float = STEP_DONE) -> np.ndarray:
     """`_newton` over at most `PART_CELLS` cells of Hessians and pairs at a time: each fit is its own, so the parts'
     fits are the whole's."""
+    if not len(theta):
+        return theta
     step = max(1, PART_CELLS // (theta.shape[1] ** 2 + pair_a.shape[1]))
     return np.concatenate([_newton(pair_a[i:i + step], pair_b[i:i + step], wins[i:i + step], losses[i:i + step],
-                                   theta[i:i + step]) for i in range(0, len(theta), step)]) if len(theta) else theta
+                                   theta[i:i + step], done) for i in range(0, len(theta), step)])
 
 
 def _slots(place: np.ndarray, items: np.ndarray) -> np.ndarray:
