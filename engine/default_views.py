@@ -2,7 +2,7 @@
 database reads a file instead of the log: the saved TrueSkill replays brought up to date (`ratings.refresh_saved`,
 which replays only the matches since), then the tables that depend on the whole history kept for the database's
 new state (engine/metrics/kept_tables.py) for the views a page opens by default: TrueSkill and Bradley-Terry of
-every game and of each game, Bradley-Terry of the newest runs, every suite's headline and table (a rated headline
+every game and of each game, Bradley-Terry of the newest runs, every played suite's headline and table (a rated headline
 fits a bootstrap; the others sum a hundred thousand summary rows at 50,000 matches), and LLMArena's figures (each
 reads every match's turns or metrics). Any other view is computed when first asked, then kept until the next
 write.
@@ -45,7 +45,9 @@ def _refresh(db: str | Path) -> list[str]:
     for run in runs:
         with store.reading(db):
             bradley_terry_table(db, selection=Selection(run_ids=(run,)))
-    for suite in all_suites().values():  # the Leaderboards page's tables
+    for suite in all_suites().values():  # the Leaderboards page's tables, of the suites played
+        if not set(suite.games) & set(games):
+            continue
         with store.reading(db):
             headline.headline(db, suite.name)
         with store.reading(db):
