@@ -31,7 +31,7 @@ from engine.metrics.agent_figures import (
     summed_where,
     with_rates,
 )
-from engine.metrics.bradley_terry import summed_pairs_sql
+from engine.metrics.bradley_terry import rated_read, summed_pairs_sql
 from engine.metrics.kept_tables import kept, kept_per_state
 from engine.metrics.outcomes import numbered_agents
 from engine.metrics.ratings import OUTCOME, fit_bradley_terry, rated_pairs
@@ -136,21 +136,16 @@ def one_sided(pairs: pd.DataFrame) -> dict[str, str]:
             **{agent: "no finite rating: lost every comparison" for agent in names[won == 0]}}
 
 
-def ratings(db: str | Path, selection: Selection = ALL, figures: pd.DataFrame | None = None) -> pd.DataFrame:
+def ratings(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """Bradley-Terry over the contested matches of the selection, ranked by the headline's rule: agent, matches
     (contested), value = rating, value_lo, value_hi (none for the agents not compared with the ranked ones), note,
-    provisional, rank. Kept per database state (`kept_tables`): its bootstrap is what costs. `figures`: the
-    selection's `agent_figures`, when the caller has read them (not read again)."""
+    provisional, rank. Kept per database state (`kept_tables`): its bootstrap is what costs."""
     scope = replace(selection, contested=True)
-    return kept(db, f"headline ratings {scope!r}", lambda: _ratings(db, scope, figures))
-
-
-def _ratings(db: str | Path, scope: Selection, figures: pd.DataFrame | None) -> pd.DataFrame:
-    return _rated(rated_pairs(db, scope, figures))  # one read of the pairs for the fit and the perfect records
+    return kept(db, f"headline ratings {scope!r}", lambda: _rated(rated_pairs(db, scope)))
 
 
 def _rated(read: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.DataFrame:
-    """`ratings` of the pairs and agents' matches read (`rated_pairs`; None: nothing to rate)."""
+    """`ratings` of the pairs and agents' matches read (`rated_read`; None: nothing to rate)."""
     columns = ["rank", "agent", "provisional", "value", "value_lo", "value_hi", "note", "matches"]
     if read is None:
         return pd.DataFrame(columns=columns)
@@ -297,8 +292,7 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     figures = over_games(by_game)
     figures = figures.assign(**_win_rates(by_game, figures["agent"]))
     if measure.by == "rating":
-        read = rated_pairs(db, replace(scope, contested=True), figures) if beside is None else (
-            (beside, figures[["agent", "matches", "wins"]]) if len(beside) else None)
+        read = rated_pairs(db, replace(scope, contested=True)) if beside is None else rated_read(beside, figures)
         values = _rated(read)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
         values = (scores(db, scope, measure.metric, measure.bounds) if beside is None else

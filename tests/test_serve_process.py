@@ -197,7 +197,7 @@ def server():  # the server stops (Ctrl-C) while the page reads
 
 streamlit_cli.main = server
 code = serving.serve(db, "127.0.0.1", int(sys.argv[2]), [])
-print(code, said, dict(store.connections._LIVE))
+print(code, said, dict(store.connections._OPEN_HERE))
 """
 
 

@@ -125,23 +125,23 @@ def bradley_terry_table(db: str | Path, game: str | None = None, selection: Sele
     return kept(db, f"bradley-terry {n_boot} {seed} {selection!r}", fitted)
 
 
-def rated_pairs(db: str | Path, selection: Selection, figures: pd.DataFrame | None = None
-                ) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+def rated_pairs(db: str | Path, selection: Selection) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """What `bradley_terry_table` reads of the selection: its pairwise outcomes (`outcomes.pairwise_outcomes`)
-    and each agent's contested matches and wins (None: nothing to rate). Summed from the summaries when the
-    selection is a sum of their rows and they are in step with the log (as the headline's figures, which the
-    caller may pass as `figures`: its `agent_figures`), else read from the log: the same pairs, kinds numbered
-    alike, either way."""
+    and each agent's contested matches and wins (`rated_read`). Summed from the summaries when the selection is a
+    sum of their rows and they are in step with the log (the two read at once), else read from the log: the same
+    pairs, kinds numbered alike, either way."""
     with store.reading(db):
         # the pairwise summary has no fallback key: a selection without fallback moves reads the log
         if selection.without_fallbacks or not store.summaries_in_step(db):
             return read_with_played(db, None, selection, pairwise_outcomes)
         where = summed(db, selection)
-        if figures is None:
-            pairs, played = store.queries_at_once(db, [summed_pairs_sql(db, where),
-                                                        summed_matches_and_wins_sql(db, where)])
-        else:
-            pairs, played = store.query(db, *summed_pairs_sql(db, where)), figures
+        return rated_read(*store.queries_at_once(db, [summed_pairs_sql(db, where),
+                                                      summed_matches_and_wins_sql(db, where)]))
+
+
+def rated_read(pairs: pd.DataFrame, played: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The pairs and each agent's contested matches and wins (`played`: those columns of `agent_figures` or more)
+    as a fit reads them; None when no pair is there to rate."""
     return (pairs, played[["agent", "matches", "wins"]]) if len(pairs) else None
 
 
@@ -237,8 +237,8 @@ def _resampled(component: np.ndarray, kind: np.ndarray, matches: np.ndarray, n_b
     """How many times each pair row counts in the full data (row 0: its kind's matches, which each row of a kind
     holds) and in each of `n_boot` bootstrap resamples of its component's matches (fits x rows): a component's
     matches are drawn by kind from a multinomial, its own generator seeded with `seed` (so a component's resamples
-    do not depend on the others'). `only`: the one component resampled (the others' resample rows are left unset)."""
-    draws = np.empty((n_boot + 1, len(kind)))
+    do not depend on the others'). `only`: the one component resampled (the others' resample rows stay 0)."""
+    draws = np.zeros((n_boot + 1, len(kind)))
     draws[0] = matches
     order = np.argsort(component, kind="stable")
     for own in np.split(order, np.flatnonzero(np.diff(component[order])) + 1):

@@ -13,7 +13,6 @@ import re
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -72,27 +71,25 @@ ANCHOR_CHECK = 0.05
 # the process closes: reading the file's header (`check_path`) while a connection of this process has it open drops
 # that connection's lock, and another process can then write under its reads (seen with a file kept open: its
 # reads stayed stale for good). So the header is read only while no connection of this process has the file open,
-# and none opens meanwhile: `_OPEN_HERE` counts them, under `_OPEN_HERE_LOCK`.
-_OPEN_HERE: Counter[Path] = Counter()
+# and none opens meanwhile: `_OPEN_HERE` holds them (by id, with their file), under `_OPEN_HERE_LOCK`; `stop_reads`
+# interrupts them.
+_OPEN_HERE: dict[int, tuple[Path, duckdb.DuckDBPyConnection]] = {}
 _OPEN_HERE_LOCK = threading.Lock()
-_LIVE: dict[int, duckdb.DuckDBPyConnection] = {}  # the connections open in this process, for `stop_reads`
 
 
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """One try of DuckDB's open, counted in `_OPEN_HERE`; `_close` uncounts it."""
+    """One try of DuckDB's open, held in `_OPEN_HERE`; `_close` lets it go."""
     with _OPEN_HERE_LOCK:
         con = duckdb.connect(str(db), read_only=read_only,
                              config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
-        _OPEN_HERE[db.resolve()] += 1
-        _LIVE[id(con)] = con
+        _OPEN_HERE[id(con)] = (db.resolve(), con)
     return con
 
 
 def _close(db: Path, con: duckdb.DuckDBPyConnection) -> None:
     with _OPEN_HERE_LOCK:
-        _LIVE.pop(id(con), None)
         con.close()
-        _OPEN_HERE[db.resolve()] -= 1
+        _OPEN_HERE.pop(id(con), None)
 
 
 def stop_reads(wait: float = 2.0) -> bool:
@@ -102,7 +99,7 @@ def stop_reads(wait: float = 2.0) -> bool:
     deadline = time.monotonic() + wait
     while True:
         with _OPEN_HERE_LOCK:
-            live = list(_LIVE.values())
+            live = [con for _, con in _OPEN_HERE.values()]
         if not live or time.monotonic() > deadline:
             return not live
         for con in live:
@@ -116,7 +113,7 @@ def stop_reads(wait: float = 2.0) -> bool:
 def _checked(db: Path, read_only: bool) -> None:
     """`check_path`, its header read only while this process has the file open nowhere."""
     with _OPEN_HERE_LOCK:
-        check_path(db, read_only, header=not _OPEN_HERE[db.resolve()])
+        check_path(db, read_only, header=not any(path == db.resolve() for path, _ in _OPEN_HERE.values()))
 
 
 @dataclass

@@ -3,6 +3,7 @@ a connection of its own or the one a `reading` block shares. An absent database 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from concurrent import futures
 from contextlib import ExitStack, contextmanager
@@ -80,7 +81,7 @@ def query(db: str | Path, sql: str, params: list | None = None):
     if not Path(db).exists():
         return pd.DataFrame()
     with _reader(db) as con:
-        return con.execute(sql, params or []).df()
+        return _frame(con, sql, params)
 
 
 def queries_at_once(db: str | Path, reads: list[tuple[str, list]]) -> list:
@@ -117,13 +118,10 @@ def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: list | None) -> obj
     return con.execute(sql, params or []).df()
 
 
-_POOL: list = []  # the threads `queries_at_once` runs its other reads on, made at its first call
-
-
-def _pool():
-    if not _POOL:
-        _POOL.append(futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="reads"))
-    return _POOL[0]
+@functools.cache
+def _pool() -> futures.ThreadPoolExecutor:
+    """The threads `queries_at_once` runs its other reads on, made at its first call."""
+    return futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="reads")
 
 
 def query_many_rows(db: str | Path, sql: str, params: list | None = None):
