@@ -1,0 +1,212 @@
+"""A versus B: two agents compared per game and overall, and the pairwise matrices of a suite (Chatbot Arena's
+win-fraction and battle-count matrices). Agents are named as every table names them (`selection.agent_sql`); who
+beat whom is the pairwise outcome of `outcomes.pairwise_outcomes` (read through `bradley_terry.rated_pairs`, the
+ratings' own read), never a definition of its own.
+
+- Their matches against each other: the matches in which A and B sat in different teams (teammates are no pair).
+  A's share of a match is its pairwise score against B there (1 won, 1/2 drawn, 0 lost; A in two seats against B
+  in one averages its seat pairs); wins, draws and losses count the matches where that share is above, at or below
+  one half; `win_share` is the mean share (a draw counts half) with its 95% Wilson interval over those matches.
+- Their scores against the same opponents: a match of A without B and one of B without A pair when they were played
+  under the same conditions: game, parameters, preset and seed, and the same lineup once A's and B's seats are blanked
+  (every other seat the same agent with the same strategy, A and B in the same seats with the same strategy). A
+  side's score is the mean score (`seats.score`) of its seats; several matches of one condition (runs played twice)
+  are averaged first. Per game: the mean difference A - B with its 95% t interval and the paired t-test
+  (`scipy.stats.ttest_rel`); Holm's correction across the games (`statsmodels.stats.multitest.multipletests`). The
+  overall row pools every game's pairs on the games' own score scales, so it is not corrected.
+
+scipy.stats and statsmodels are imported by the test alone: a dashboard process loads them only once a user asks for
+a comparison (tests/test_page_imports.py holds the pages to that).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine import store
+from engine.metrics.bradley_terry import rated_pairs
+from engine.metrics.stats import wilson_interval
+from engine.selection import ALL, Selection, agent_sql
+
+OVERALL = "overall"
+PAIRED_TEST = "paired t-test (scipy.stats.ttest_rel), Holm-corrected across games"
+BLANK = "*"  # the compared agent's seat in a lineup key
+MEETINGS = ["matches", "wins", "draws", "losses", "win_share", "win_lo", "win_hi"]
+PAIRED = ["pairs", "score_a", "score_b", "diff", "diff_lo", "diff_hi", "p", "p_holm"]
+COLUMNS = ["game", *MEETINGS, *PAIRED]
+DEFINITIONS = {
+    "matches": "matches in which A and B sat in different teams (contested: teammates are no pair)",
+    "wins, draws, losses": "A's matches against B where its pairwise score against B was above, at or below one "
+                           "half",
+    "win share": "A's mean pairwise score against B over those matches (a draw counts half), with its 95% Wilson "
+                 "interval",
+    "pairs": "conditions both played without the other: same game, parameters, preset, seed and lineup of other "
+             "agents, A and B in the same seats",
+    "score A, score B": "the mean over the pairs of each one's seat score in its match",
+    "diff": "A - B over the pairs, with its 95% t interval",
+    "p": f"{PAIRED_TEST} (p holm); the overall row pools every game's pairs on their own scales, uncorrected",
+}
+
+
+class UnknownAgent(ValueError):
+    """An agent name the selected matches do not hold."""
+
+
+def agent_names(db: str | Path, selection: Selection = ALL) -> list[str]:
+    """Every agent seated in the selected matches, as the tables name it (`agent_sql`), in name order."""
+    where, params = selection.where("m")
+    return [name for (name,) in store.rows(db, f"""
+        SELECT DISTINCT {agent_sql("s")} FROM matches m JOIN seats s USING (match_id) WHERE {where} ORDER BY 1""",
+                                           params)]
+
+
+def _pairs(db: str | Path, selection: Selection) -> pd.DataFrame:
+    """The pairwise outcomes of the contested matches of the selection (`rated_pairs`: kind, matches, a, b, weight,
+    score), empty when there are none."""
+    read = rated_pairs(db, replace(selection, contested=True))
+    return read[0] if read is not None else pd.DataFrame(columns=["kind", "matches", "a", "b", "weight", "score"],
+                                                         dtype=float)
+
+
+def _as_first(pairs: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
+    """The rows of `pairs` between `first` and `second`: matches and `first`'s share of each (`share`)."""
+    forward = pairs[(pairs["a"] == first) & (pairs["b"] == second)]
+    backward = pairs[(pairs["a"] == second) & (pairs["b"] == first)]
+    return pd.DataFrame({"matches": pd.concat([forward["matches"], backward["matches"]]).astype(float),
+                         "share": pd.concat([forward["score"], 1 - backward["score"]]).astype(float)})
+
+
+_NO_MEETING = pd.DataFrame({"matches": [], "share": []}, dtype=float)
+
+
+def meetings(rows: pd.DataFrame) -> dict[str, float]:
+    """`MEETINGS` of A's shares against B (`_as_first`' rows)."""
+    n = float(rows["matches"].sum())
+    won = float((rows["matches"] * rows["share"]).sum())
+    lo, hi = wilson_interval(won, n)
+    return {"matches": n, "wins": float(rows.loc[rows["share"] > 0.5, "matches"].sum()),
+            "draws": float(rows.loc[rows["share"] == 0.5, "matches"].sum()),
+            "losses": float(rows.loc[rows["share"] < 0.5, "matches"].sum()),
+            "win_share": won / n if n else np.nan, "win_lo": float(lo), "win_hi": float(hi)}
+
+
+def _seat_scores(db: str | Path, a: str, b: str, selection: Selection) -> pd.DataFrame:
+    """Every seat of the selected matches in which A or B sits: match, game, its conditions (params, preset, seed),
+    seat, agent, strategy and score."""
+    where, params = replace(selection, agents=(a, b)).where("m")
+    return store.query(db, f"""
+        SELECT m.match_id, m.game, CAST(m.params AS VARCHAR) AS params, coalesce(m.preset, '') AS preset, m.seed,
+               s.seat, {agent_sql("s")} AS agent, coalesce(s.strategy, '') AS strategy, s.score
+        FROM matches m JOIN seats s USING (match_id) WHERE {where} ORDER BY m.match_id, s.seat""", params)
+
+
+def paired_scores(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.DataFrame:
+    """One row per condition both A (without B) and B (without A) played: game, score_a, score_b (the module's
+    docstring says what pairs them)."""
+    seats = _seat_scores(db, a, b, selection)
+    seats["mine"] = seats["agent"].isin([a, b])
+    seats["token"] = seats["agent"].where(~seats["mine"], BLANK) + "/" + seats["strategy"]
+    matches = seats.groupby("match_id", sort=False).agg(
+        game=("game", "first"), params=("params", "first"), preset=("preset", "first"), seed=("seed", "first"),
+        lineup=("token", "|".join), has_a=("agent", lambda agents: (agents == a).any()),
+        has_b=("agent", lambda agents: (agents == b).any()))
+    own = seats[seats["mine"]].groupby("match_id")["score"].mean()
+    matches["score"] = own.reindex(matches.index)
+    key = ["game", "params", "preset", "seed", "lineup"]
+    sides = [matches[matches[mine] & ~matches[other]].groupby(key)["score"].mean().rename(name)
+             for mine, other, name in (("has_a", "has_b", "score_a"), ("has_b", "has_a", "score_b"))]
+    paired = pd.concat(sides, axis=1, join="inner").dropna().reset_index()
+    return paired[["game", "score_a", "score_b"]]
+
+
+def _paired_figures(scores: pd.DataFrame) -> dict[str, float]:
+    """`PAIRED` (but p_holm) of one game's or every game's paired scores: the paired t-test and its 95% interval of
+    the mean difference (none with fewer than 2 pairs; no p where every difference is 0)."""
+    n = len(scores)
+    figures = {"pairs": float(n), "score_a": scores["score_a"].mean() if n else np.nan,
+               "score_b": scores["score_b"].mean() if n else np.nan,
+               "diff": (scores["score_a"] - scores["score_b"]).mean() if n else np.nan,
+               "diff_lo": np.nan, "diff_hi": np.nan, "p": np.nan}
+    if n < 2:
+        return figures
+    from scipy import stats  # only here: a dashboard process loads it when a comparison is asked for
+
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # equal differences: no spread, said by the NaN below
+        test = stats.ttest_rel(scores["score_a"], scores["score_b"])
+        low, high = test.confidence_interval(0.95)
+    return figures | {"diff_lo": float(low), "diff_hi": float(high), "p": float(test.pvalue)}
+
+
+def holm(p: pd.Series) -> pd.Series:
+    """Holm-adjusted p-values of the games' tests (statsmodels' `multipletests`); NaN stays NaN and is not counted."""
+    from statsmodels.stats.multitest import multipletests  # only here, as scipy.stats above
+
+    tested = p.dropna()
+    adjusted = pd.Series(np.nan, index=p.index)
+    if len(tested):
+        adjusted[tested.index] = multipletests(tested.to_numpy(float), method="holm")[1]
+    return adjusted
+
+
+def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.DataFrame:
+    """A versus B (`COLUMNS`): a row per game either their matches against each other or their paired scores
+    cover, in name order, then the overall row (every game's matches and pairs pooled). UnknownAgent when the
+    selection holds no such agent; ValueError when A and B are one agent."""
+    with store.reading(db):
+        known = agent_names(db, selection)
+        if not known:
+            raise UnknownAgent(f"no agent has played in {db} (or in the selection)")
+        for name in (a, b):
+            if name not in known:
+                raise UnknownAgent(f"unknown agent '{name}' in {db}; known: {', '.join(known)}")
+        if a == b:
+            raise ValueError(f"'{a}' compared with itself: name two different agents")
+        paired = paired_scores(db, a, b, selection)
+        games = sorted(set(_games_of(db, a, b, selection)))
+        met = {game: _as_first(_pairs(db, replace(selection, games=(game,), agents=(a, b))), a, b) for game in games}
+    rows = [{"game": game, **meetings(met[game]), **_paired_figures(paired[paired["game"] == game])}
+            for game in games]
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table = table[(table["matches"] > 0) | (table["pairs"] > 0)].reset_index(drop=True)
+    table["p_holm"] = holm(table["p"])
+    overall = {"game": OVERALL, **meetings(pd.concat([_NO_MEETING, *met.values()])),
+               **_paired_figures(paired), "p_holm": np.nan}
+    table = pd.concat([table, pd.DataFrame([overall], columns=COLUMNS)], ignore_index=True)
+    for column in ("matches", "wins", "draws", "losses", "pairs"):
+        table[column] = table[column].astype(int)
+    return table
+
+
+def _games_of(db: str | Path, a: str, b: str, selection: Selection) -> list[str]:
+    """The games in which A or B sat in the selection."""
+    where, params = replace(selection, agents=(a, b)).where("m")
+    return [game for (game,) in store.rows(db, f"SELECT DISTINCT m.game FROM matches m WHERE {where}", params)]
+
+
+def matrices(db: str | Path, selection: Selection = ALL, order: list[str] | None = None
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Chatbot Arena's two matrices over the contested matches of the selection: rows A, columns B, (1) A's win
+    share over its matches against B (a draw half; blank where they never met) and (2) the number of those matches.
+    Agents in `order` (those that met nobody left out), else by name."""
+    pairs = _pairs(db, selection)
+    both = pd.concat([
+        pd.DataFrame({"row": pairs["a"], "column": pairs["b"], "matches": pairs["matches"],
+                      "won": pairs["matches"] * pairs["score"]}),
+        pd.DataFrame({"row": pairs["b"], "column": pairs["a"], "matches": pairs["matches"],
+                      "won": pairs["matches"] * (1 - pairs["score"])})])
+    summed = both.groupby(["row", "column"])[["matches", "won"]].sum()
+    agents = sorted(set(summed.index.get_level_values("row")))
+    if order is not None:
+        agents = [agent for agent in order if agent in set(agents)] + [a for a in agents if a not in set(order)]
+    counts = summed["matches"].unstack().reindex(index=agents, columns=agents)
+    shares = (summed["won"] / summed["matches"]).unstack().reindex(index=agents, columns=agents)
+    counts = counts.fillna(0).astype(int)
+    for frame in (shares, counts):
+        frame.index.name, frame.columns.name = "agent", None
+    return shares.reset_index(), counts.reset_index()
