@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from engine import store
+from engine.metrics.agent_figures import agents_seen
 from engine.metrics.bradley_terry import rated_pairs
 from engine.metrics.stats import wilson_interval
 from engine.selection import ALL, Selection, agent_sql
@@ -58,11 +59,15 @@ class UnknownAgent(ValueError):
 
 
 def agent_names(db: str | Path, selection: Selection = ALL) -> list[str]:
-    """Every agent seated in the selected matches, as the tables name it (`agent_sql`), in name order."""
-    where, params = selection.where("m")
-    return [name for (name,) in store.rows(db, f"""
-        SELECT DISTINCT {agent_sql("s")} FROM matches m JOIN seats s USING (match_id) WHERE {where} ORDER BY 1""",
-                                           params)]
+    """Every agent with a placed seat in the selected matches, as the tables name it (`agent_sql`), in name order:
+    from the summaries where they are in step with the log (`agents_seen`), else from the log."""
+    with store.reading(db):
+        if (seen := agents_seen(db, selection)) is not None:
+            return seen
+        where, params = selection.where("m")
+        return [name for (name,) in store.rows(db, f"""
+            SELECT DISTINCT {agent_sql("s")} FROM matches m JOIN seats s USING (match_id)
+            WHERE {where} AND s.rank IS NOT NULL ORDER BY 1""", params)]
 
 
 def _pairs(db: str | Path, selection: Selection) -> pd.DataFrame:
