@@ -110,18 +110,25 @@ def _seat_scores(db: str | Path, a: str, b: str, selection: Selection) -> pd.Dat
         FROM matches m JOIN seats s USING (match_id) WHERE {where} ORDER BY m.match_id, s.seat""", params)
 
 
-def paired_scores(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.DataFrame:
-    """One row per condition both A (without B) and B (without A) played: game, score_a, score_b (the module's
-    docstring says what pairs them)."""
+def their_matches(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.DataFrame:
+    """One row per selected match in which A or B sits: its game, its condition (params, preset, seed, and its lineup
+    with A's and B's seats blanked), whether A and B sit in it (`has_a`, `has_b`) and their seats' mean score."""
     seats = _seat_scores(db, a, b, selection)
-    seats["mine"] = seats["agent"].isin([a, b])
-    seats["token"] = seats["agent"].where(~seats["mine"], BLANK) + "/" + seats["strategy"]
-    matches = seats.groupby("match_id", sort=False).agg(
-        game=("game", "first"), params=("params", "first"), preset=("preset", "first"), seed=("seed", "first"),
-        lineup=("token", "|".join), has_a=("agent", lambda agents: (agents == a).any()),
-        has_b=("agent", lambda agents: (agents == b).any()))
-    own = seats[seats["mine"]].groupby("match_id")["score"].mean()
-    matches["score"] = own.reindex(matches.index)
+    seats["has_a"], seats["has_b"] = seats["agent"] == a, seats["agent"] == b
+    mine = seats["has_a"] | seats["has_b"]
+    seats["token"] = seats["agent"].where(~mine, BLANK) + "/" + seats["strategy"]
+    seats["own_score"] = seats["score"].where(mine)
+    by_match = seats.groupby("match_id", sort=False)
+    matches = by_match[["game", "params", "preset", "seed"]].first()
+    matches["lineup"] = by_match["token"].agg("|".join)
+    matches[["has_a", "has_b"]] = by_match[["has_a", "has_b"]].any()
+    matches["score"] = by_match["own_score"].mean()
+    return matches.reset_index()
+
+
+def paired_scores(matches: pd.DataFrame) -> pd.DataFrame:
+    """One row per condition both A (without B) and B (without A) played (`their_matches` rows; the module's
+    docstring says what pairs them): game, score_a, score_b."""
     key = ["game", "params", "preset", "seed", "lineup"]
     sides = [matches[matches[mine] & ~matches[other]].groupby(key)["score"].mean().rename(name)
              for mine, other, name in (("has_a", "has_b", "score_a"), ("has_b", "has_a", "score_b"))]
@@ -172,10 +179,14 @@ def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.Da
                 raise UnknownAgent(f"unknown agent '{name}' in {db}; known: {', '.join(known)}")
         if a == b:
             raise ValueError(f"'{a}' compared with itself: name two different agents")
-        paired = paired_scores(db, a, b, selection)
-        games = sorted(set(_games_of(db, a, b, selection)))
-        met = {game: _as_first(_pairs(db, replace(selection, games=(game,), agents=(a, b))), a, b) for game in games}
-    rows = [{"game": game, **meetings(met[game]), **_paired_figures(paired[paired["game"] == game])}
+        matches = their_matches(db, a, b, selection)
+        games = sorted(set(matches["game"]))
+        # their pairwise outcomes, in the games they met in: a game's pairs read whole, which the summaries answer
+        # (narrowed to A's and B's matches, the summed read picks those matches from the log first)
+        met = {game: _as_first(_pairs(db, replace(selection, games=(game,))), a, b)
+               for game in sorted(set(matches.loc[matches["has_a"] & matches["has_b"], "game"]))}
+    paired = paired_scores(matches)
+    rows = [{"game": game, **meetings(met.get(game, _NO_MEETING)), **_paired_figures(paired[paired["game"] == game])}
             for game in games]
     table = pd.DataFrame(rows, columns=COLUMNS)
     table = table[(table["matches"] > 0) | (table["pairs"] > 0)].reset_index(drop=True)
@@ -186,12 +197,6 @@ def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.Da
     for column in ("matches", "wins", "draws", "losses", "pairs"):
         table[column] = table[column].astype(int)
     return table
-
-
-def _games_of(db: str | Path, a: str, b: str, selection: Selection) -> list[str]:
-    """The games in which A or B sat in the selection."""
-    where, params = replace(selection, agents=(a, b)).where("m")
-    return [game for (game,) in store.rows(db, f"SELECT DISTINCT m.game FROM matches m WHERE {where}", params)]
 
 
 def matrices(db: str | Path, selection: Selection = ALL, order: list[str] | None = None
