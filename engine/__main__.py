@@ -476,7 +476,8 @@ def main(argv: list[str] | None = None) -> int:
     head.set_defaults(func=_cmd_headline)
 
     versus = command("compare", help="agent A versus agent B, per game and overall: their matches against each other "
-                                     "and their scores against the same opponents, paired by seed")
+                                     "and their scores against the same opponents, paired by seed "
+                                     "(paired t-test, Holm across games)")
     versus.add_argument("a", metavar="A", help="an agent, named as the tables name it")
     versus.add_argument("b", metavar="B", help="another agent")
     versus.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
