@@ -138,3 +138,13 @@ def test_bad_input_is_one_line_and_exit_2(db, tmp_path, capsys):
         assert code == 2 and not out and len(err.strip().splitlines()) == 1 and said in err, args
         assert "Traceback" not in err
     assert not missing.exists()
+
+
+def test_the_log_gives_the_figures_the_summaries_give(db, monkeypatch):
+    summed = compare.compare(db, EQ, RANDOM), compare.matrices(db), compare.agent_names(db)
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
+    logged = compare.compare(db, EQ, RANDOM), compare.matrices(db), compare.agent_names(db)
+    pd.testing.assert_frame_equal(summed[0], logged[0])
+    for ours, theirs in zip(summed[1], logged[1], strict=True):
+        pd.testing.assert_frame_equal(ours, theirs)
+    assert summed[2] == logged[2] == [EQ, RANDOM, OPPONENT]
