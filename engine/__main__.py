@@ -281,18 +281,18 @@ def _cmd_headline(args: argparse.Namespace) -> int:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     """A versus B (engine/metrics/compare.py), as the Leaderboards page's section shows it."""
-    from engine.metrics.compare import compare
-    from engine.numbers import on_one_scale, readable
+    from engine.metrics.compare import compare, view
+    from engine.numbers import on_one_scale
 
     if reason := _readable_db(args.db):
         print(f"error: {reason}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        table = on_one_scale(compare(Path(args.db), args.a, args.b))
+        table = compare(Path(args.db), args.a, args.b)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    _printed(table, readable(table), args.format)
+    _printed(on_one_scale(table), view(table), args.format)
     return 0
 
 

@@ -172,9 +172,11 @@ if CHOOSE in (first, second) or first == second:
                    "opponents, per game and overall (`python -m engine compare A B` prints the same table).")
 else:
     versus = cached(compare.compare, DB, a=first, b=second, selection=selection)
-    report.caption(f"{first} (A) against {second} (B). " + " ".join(
-        f"**{name}**: {text}." for name, text in compare.DEFINITIONS.items()))
-    show_table(report, f"{first} versus {second}", versus, "versus")
+    report.caption(f"{plain(first)} (A) against {plain(second)} (B): their matches against each other, then their "
+                   f"scores paired by seed against the same opponents ({compare.PAIRED_TEST}, Holm across games). "
+                   "Column definitions: hover a header.")
+    show_table(report, f"{first} versus {second}", versus, "versus", shown=compare.view(versus),
+               helps=compare.VIEW_HELP)
 
 st.header("Per game")
 pooled = headline.agent_figures(DB, selection, by_game=True)  # games with contested matches, by rule set

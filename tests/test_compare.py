@@ -17,7 +17,7 @@ from statsmodels.stats.multitest import multipletests
 from engine import store
 from engine.__main__ import main
 from engine.metrics import compare
-from engine.numbers import on_one_scale, readable
+from engine.numbers import on_one_scale
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
@@ -114,7 +114,7 @@ def test_the_commands_csv_and_json_parse_to_the_functions_numbers(db, capsys):
     assert code == 0
     pd.testing.assert_frame_equal(pd.DataFrame(json.loads(out)), expected, check_dtype=False, rtol=1e-5)
     code, out, _ = cli(capsys, "compare", EQ, RANDOM, "--db", str(db))
-    assert code == 0 and out.strip() == readable(expected).to_string(index=False).strip()
+    assert code == 0 and out.strip() == compare.view(compare.compare(db, EQ, RANDOM)).to_string(index=False).strip()
     code, out, _ = cli(capsys, "headline", "--suite", "llmarena", "--db", str(db), "--format", "json")
     ranked = pd.DataFrame(json.loads(out))
     assert code == 0 and list(ranked["agent"])[0] == EQ and ranked["agent"].is_unique

@@ -32,25 +32,34 @@ from engine import store
 from engine.metrics.agent_figures import agents_seen
 from engine.metrics.bradley_terry import rated_pairs
 from engine.metrics.stats import wilson_interval
+from engine.numbers import interval, number, p_value
 from engine.selection import ALL, Selection, agent_sql
 
 OVERALL = "overall"
-PAIRED_TEST = "paired t-test (scipy.stats.ttest_rel), Holm-corrected across games"
+PAIRED_TEST = "paired t-test (scipy.stats.ttest_rel)"
 BLANK = "*"  # the compared agent's seat in a lineup key
 MEETINGS = ["matches", "wins", "draws", "losses", "win_share", "win_lo", "win_hi"]
 PAIRED = ["pairs", "score_a", "score_b", "diff", "diff_lo", "diff_hi", "p", "p_holm"]
 COLUMNS = ["game", *MEETINGS, *PAIRED]
-DEFINITIONS = {
-    "matches": "matches in which A and B sat in different teams (contested: teammates are no pair)",
-    "wins, draws, losses": "A's matches against B where its pairwise score against B was above, at or below one "
-                           "half",
-    "win share": "A's mean pairwise score against B over those matches (a draw counts half), with its 95% Wilson "
-                 "interval",
-    "pairs": "conditions both played without the other: same game, parameters, preset, seed and lineup of other "
-             "agents, A and B in the same seats",
-    "score A, score B": "the mean over the pairs of each one's seat score in its match",
-    "diff": "A - B over the pairs, with its 95% t interval",
-    "p": f"{PAIRED_TEST} (p holm); the overall row pools every game's pairs on their own scales, uncorrected",
+_OUTCOME = "their matches against each other (different teams, contested)"
+_PAIRS = "conditions both played without the other (game, parameters, preset, seed, the other seats' agents)"
+DEFINITIONS = {  # each column's, as a header's tooltip shows it
+    "game": f"the game, or '{OVERALL}': every game's matches and pairs pooled",
+    "matches": f"{_OUTCOME}",
+    "wins": f"{_OUTCOME} where A's pairwise score against B was above one half",
+    "draws": f"{_OUTCOME} where A's pairwise score against B was one half",
+    "losses": f"{_OUTCOME} where A's pairwise score against B was below one half",
+    "win_share": "A's mean pairwise score against B over their matches (a draw counts half)",
+    "win_lo": "the 95% Wilson interval of the win share, over their matches: lower bound",
+    "win_hi": "the 95% Wilson interval of the win share, over their matches: upper bound",
+    "pairs": _PAIRS,
+    "score_a": "A's mean seat score over the pairs",
+    "score_b": "B's mean seat score over the pairs",
+    "diff": "the mean difference A - B over the pairs",
+    "diff_lo": "the 95% t interval of the difference: lower bound",
+    "diff_hi": "the 95% t interval of the difference: upper bound",
+    "p": f"two-sided p of the {PAIRED_TEST}",
+    "p_holm": "p with Holm's correction across the games (statsmodels' multipletests); none for the pooled row",
 }
 
 
@@ -198,6 +207,28 @@ def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.Da
     for column in ("matches", "wins", "draws", "losses", "pairs"):
         table[column] = table[column].astype(int)
     return table
+
+
+def view(table: pd.DataFrame) -> pd.DataFrame:
+    """`compare`'s table as text, each interval beside its value ("95.8% [79.8% to 99.3%]") so that it fits a
+    window: the page's table and the command's."""
+    counts = {column: table[column].map(number) for column in ("matches", "wins", "draws", "losses")}
+    return pd.DataFrame({
+        "game": table["game"], **counts,
+        "win share (95% CI)": [interval(v, lo, hi, as_percent=True, decimals=1) for v, lo, hi in
+                               zip(table["win_share"], table["win_lo"], table["win_hi"], strict=True)],
+        "pairs": table["pairs"].map(number), "score A": table["score_a"].map(number),
+        "score B": table["score_b"].map(number),
+        "diff (95% CI)": [interval(v, lo, hi) for v, lo, hi in
+                          zip(table["diff"], table["diff_lo"], table["diff_hi"], strict=True)],
+        "p": table["p"].map(p_value), "p holm": table["p_holm"].map(p_value)})
+
+
+VIEW_HELP = {"game": DEFINITIONS["game"], **{c: DEFINITIONS[c] for c in ("matches", "wins", "draws", "losses")},
+             "win share (95% CI)": f"{DEFINITIONS['win_share']}, with its 95% Wilson interval over their matches",
+             "pairs": DEFINITIONS["pairs"], "score A": DEFINITIONS["score_a"], "score B": DEFINITIONS["score_b"],
+             "diff (95% CI)": f"{DEFINITIONS['diff']}, with its 95% t interval", "p": DEFINITIONS["p"],
+             "p holm": DEFINITIONS["p_holm"]}
 
 
 def matrices(db: str | Path, selection: Selection = ALL, order: list[str] | None = None
