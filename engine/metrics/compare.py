@@ -15,13 +15,14 @@ ratings' own read), never a definition of its own.
   (`scipy.stats.ttest_rel`); Holm's correction across the games (`statsmodels.stats.multitest.multipletests`). The
   overall row pools every game's pairs on the games' own score scales, so it is not corrected.
 
-scipy.stats and statsmodels are imported by the test alone: a dashboard process loads them only once a user asks for
-a comparison (tests/test_page_imports.py holds the pages to that).
+scipy.stats and statsmodels are imported inside the two functions that test: a dashboard process loads them only once
+a user asks for a comparison (tests/test_page_imports.py holds the pages to that).
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,7 +46,7 @@ _OUTCOME = "their matches against each other (different teams, contested)"
 _PAIRS = "conditions both played without the other (game, parameters, preset, seed, the other seats' agents)"
 DEFINITIONS = {  # each column's, as a header's tooltip shows it
     "game": f"the game, or '{OVERALL}': every game's matches and pairs pooled",
-    "matches": f"{_OUTCOME}",
+    "matches": _OUTCOME,
     "wins": f"{_OUTCOME} where A's pairwise score against B was above one half",
     "draws": f"{_OUTCOME} where A's pairwise score against B was one half",
     "losses": f"{_OUTCOME} where A's pairwise score against B was below one half",
@@ -231,7 +232,7 @@ VIEW_HELP = {"game": DEFINITIONS["game"], **{c: DEFINITIONS[c] for c in ("matche
              "p holm": DEFINITIONS["p_holm"]}
 
 
-def matrices(db: str | Path, selection: Selection = ALL, order: list[str] | None = None
+def matrices(db: str | Path, selection: Selection = ALL, order: Sequence[str] | None = None
              ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Chatbot Arena's two matrices over the contested matches of the selection: rows A, columns B, (1) A's win
     share over its matches against B (a draw half; blank where they never met) and (2) the number of those matches.
