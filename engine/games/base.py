@@ -236,9 +236,9 @@ class Game(ABC):
     # per-role score (`placed_by`: the best alone wins, a tie at the top is a draw); COOPERATIVE (None), nothing: the
     # seats share one score. `result` places the seats as it says; `judged_meaning` says it in words for captions.
     judged_by: ClassVar[str | None] = "win"
-    judged_meaning: ClassVar[str] = "the winner the rules declare"
-    # Derived from `judged_by`: every seat shares one outcome (Hanabi), seats tied at one rank are one team. Otherwise,
-    # seats without a role tied at one rank are opponents who drew (Bargain without a deal), which ratings count as draws.
+    judged_meaning: ClassVar[str] = "the rules' winner"
+    # Derived from `judged_by`: every seat shares one outcome (Hanabi), seats tied at one rank are one team.
+    # Otherwise, seats without a role tied at one rank are opponents who drew (Bargain without a deal): draws.
     cooperative: ClassVar[bool] = False
     # What a seat's `SeatResult.score` counts, for pages that show it (a mean score is unreadable without it).
     score_meaning: ClassVar[str] = "the seat's score as the game counts it"

@@ -96,8 +96,8 @@ class Bid(Game):
     # auction's winner was the match's: a truthful bidder won most auctions and earned nothing)
     rules_version = 3
     judged_by = PAYOFF
-    judged_meaning = ("payoff: the higher reward (valuation minus bid) wins, equal rewards draw (a truthful winner's "
-                      "0 against the loser's 0), a bid above the valuation loses")
+    judged_meaning = ("payoff: the higher reward wins (a truthful winner's 0 ties the loser's 0), a bid above the "
+                      "valuation loses")
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:

@@ -111,8 +111,7 @@ class CostSharing(MagicScenario):
     title = "Cost Sharing (airport fee)"
     score_meaning = "100 minus the seat's agreed share of the cost if the deal passes, 0 if it fails"
     judged_by = SCORE
-    judged_meaning = ("MAgIC's Cost: the seat paying the smallest share of the agreed split wins (every party to a deal "
-                      "won before), no deal is a draw")
+    judged_meaning = "MAgIC's Cost: the smallest share of the agreed split wins, no deal is a draw"
     rules_version = 2  # 2: judged by the share paid
     params = {
         "group": group_param("cost_sharing", 1, optional=False),

@@ -84,7 +84,7 @@ class Hanabi(NamedActionTurns, Game):
     title = "Hanabi (2 colours)"
     paper = "LLMArena"
     judged_by = None  # cooperative: both seats share the fireworks score, neither plays better than the other
-    judged_meaning = "none: a cooperative game, both seats share one score"
+    judged_meaning = "none (cooperative: one shared score)"
     score_meaning = f"the fireworks score both seats share: the cards played, at most {MAX_SCORE}"
     retry_policies = {"authors": LLMARENA_ONE_TRY, "feedback": FEEDBACK}
     params = {"hint": Param(True, "list the legal actions in the prompt", kind=bool),

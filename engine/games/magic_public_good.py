@@ -2,9 +2,9 @@
 for 5 rounds secretly put some of their remaining points in a communal pool; after the last round the
 pool is multiplied and shared equally. Final points = points kept + the share; the highest wins, so
 investing the least is the rational move: alone, for the outcome ratings and win rates read (`judged_by`, a tie at
-the top is a draw); tied or alone, for MAgIC's role win rate (`top_total`). Settings: 7 multipliers (1, 1.2, 1.5, 1.8, 2, 2.5, 3) in
-engine/data/magic/magic_public_good; with `group: 0` the `multiplier` parameter is played (default 3.5,
-the authors' released setting). γ-Bench's per-round game is the other one, `public_goods`.
+the top is a draw); tied or alone, for MAgIC's role win rate (`top_total`). Settings: 7 multipliers (1, 1.2, 1.5,
+1.8, 2, 2.5, 3) in engine/data/magic/magic_public_good; with `group: 0` the `multiplier` parameter is played
+(default 3.5, the authors' released setting). γ-Bench's per-round game is the other one, `public_goods`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ class MagicPublicGood(MagicScenario):
     title = "Public Good (pool paid out at the end)"
     score_meaning = "the seat's final points after the rounds"
     judged_by = SCORE
-    judged_meaning = ("the final points: the highest alone wins, a tie at the top is a draw (each seat tied at the "
-                      "top won before)")
+    judged_meaning = "the final points: the highest alone wins, a tie at the top draws"
     rules_version = 2  # 2: judged by the final points alone at the top; `top_total` keeps MAgIC's win
     params = {
         "group": group_param("magic_public_good", 0, optional=True),

@@ -41,8 +41,7 @@ class PrisonersDilemma(MagicScenario):
     title = "Iterated Prisoner's Dilemma (3 players)"
     score_meaning = "the seat's total payoff over the rounds"
     judged_by = SCORE
-    judged_meaning = ("MAgIC's Score: the highest total alone wins, a tie at the top is a draw (each seat tied at the "
-                      "top won before: two cooperators beat nobody)")
+    judged_meaning = "MAgIC's Score: the highest total alone wins, a tie at the top draws"
     rules_version = 2  # 2: judged by the total alone at the top; `top_total` keeps MAgIC's win
     params = {
         "rounds": Param(5, "rounds played", lo=1, hi=100),
