@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 
 import pandas as pd
-import pytest
 
 from engine import headline
 from engine.metrics.negotiation import bid_table
