@@ -9,12 +9,16 @@ from __future__ import annotations
 import asyncio
 
 import pandas as pd
+import pytest
 
 from engine import headline
+from engine.games import all_games
+from engine.games.base import JUDGED_BY, PAYOFF, SCORE, rank_by
 from engine.metrics.negotiation import bid_table
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.suites import get_suite, own_table
+from tests.test_game_conformance import play_random
 
 EQUILIBRIUM, RANDOM, TRUTHFUL = "bot:equilibrium", "bot:random", "bot:truthful"
 
@@ -103,3 +107,18 @@ def test_wis_puts_the_letters_player_above_a_random_one(tmp_path):
 
 def pd_na(value) -> bool:
     return bool(pd.isna(value))
+
+
+@pytest.mark.parametrize("name", sorted(all_games()))
+def test_each_game_places_its_seats_as_it_declares(name):
+    """`Game.judged_by` is what `result` does: a game judged by payoff or score ranks its seats by it and lets the
+    best alone win (seats tied at the top draw); a cooperative one (None) has one team."""
+    cls = all_games()[name]
+    assert cls.judged_by in JUDGED_BY and cls.judged_meaning and cls.cooperative == (cls.judged_by is None)
+    for seed in range(4):
+        result = play_random(cls, seed)[0].result()
+        ranks = [r.rank for r in result.values()]
+        if cls.judged_by in (PAYOFF, SCORE):
+            assert [r.won for r in result.values()] == [r == 1 and ranks.count(1) == 1 for r in ranks]
+        if cls.judged_by == SCORE:
+            assert ranks == list(rank_by({s: r.score for s, r in result.items()}).values())
