@@ -3,13 +3,16 @@ dashboard prints `DEFINITIONS` under the table, and every page that shows a win 
 
 Only contested matches count (`SELF_PLAY`): in a competitive game a match where every seat is the same agent
 (self-play) says nothing about who is better, so it is left out of win rates, scores and ratings; in a cooperative
-game (`Game.cooperative`: the seats share one score) one agent in every seat is the game, and every match counts.
-Each suite ranks by one number (`Suite.headline`: a Bradley-Terry rating, the win rate, or a 0-100 score), in the
-unit its title states. An agent with fewer than `MIN_MATCHES` contested matches is provisional: shown, not ranked.
-Ranks come from the 95% intervals of that number: an agent's rank is 1 + the number of ranked agents whose interval lies
-wholly above its own, so agents whose intervals overlap share a rank. An interval that cannot be computed
-(one match, a perfect record for a rating, every match scored alike) is not an interval: `note` says why,
-and the agent is not ranked.
+game (`Game.cooperative`: the seats share one score) one agent in every seat is the game, and every match counts;
+a suite whose paper's protocol is self-play (`Suite.self_play`: γ-Bench) counts it in its score and matches. What
+one match says about who played better is each game's declaration (`Game.judged_by`), read from its seats' places;
+the caption names it (`judged`). Each suite ranks by one number (`Suite.headline`: a Bradley-Terry rating, the win
+rate, or a 0-100 score), in the unit its title states. An agent with fewer than `MIN_MATCHES` contested matches is
+provisional, and one that played fewer of the suite's games than were counted is partial: shown, not ranked, in
+every suite. Ranks come from the 95% intervals of that number: an agent's rank is 1 + the number of ranked agents
+whose interval lies wholly above its own, so agents whose intervals overlap share a rank. An interval that cannot
+be computed (one match, a perfect record for a rating, every match scored alike) is not an interval: `note` says
+why, and the agent is not ranked.
 """
 
 from __future__ import annotations
@@ -97,11 +100,6 @@ def judged(games) -> str:
 
 COLUMNS = ["rank", "agent", "provisional", "partial", "games", "value", "value_lo", "value_hi", "note", "win_rate",
            "win_lo", "win_hi", "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
-
-
-def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
-    """A SQL condition over `matches AS alias`: selected, finished and contested (`selection.contested_sql`)."""
-    return replace(selection, contested=True).where(alias)
 
 
 @kept_per_state
