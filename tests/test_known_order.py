@@ -13,7 +13,7 @@ import pytest
 
 from engine import headline
 from engine.games import all_games
-from engine.games.base import JUDGED_BY, PAYOFF, SCORE, rank_by
+from engine.games.base import JUDGED_BY, PAYOFF, SCORE, Game, rank_by
 from engine.metrics.negotiation import bid_table
 from engine.runner import run_spec
 from engine.spec import parse_spec
@@ -125,3 +125,8 @@ def test_each_game_places_its_seats_as_it_declares(name):
             assert [r.won for r in result.values()] == [r == 1 and ranks.count(1) == 1 for r in ranks]
         if cls.judged_by == SCORE:
             assert ranks == list(rank_by({s: r.score for s, r in result.items()}).values())
+
+
+def test_a_cooperative_game_declares_that_no_match_judges_its_seats():
+    with pytest.raises(ValueError, match="judged_by = None"):
+        type("Shared", (Game,), {"name": "shared", "cooperative": True})

@@ -254,8 +254,11 @@ class Game(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        name = getattr(cls, "name", cls.__name__)
         if cls.judged_by not in JUDGED_BY:
-            raise ValueError(f"game '{getattr(cls, 'name', cls.__name__)}': judged_by must be one of {JUDGED_BY}")
+            raise ValueError(f"game '{name}': judged_by must be one of {JUDGED_BY}")
+        if cls.__dict__.get("cooperative") and cls.judged_by is not COOPERATIVE:
+            raise ValueError(f"game '{name}': a cooperative game declares judged_by = None")
         cls.cooperative = cls.judged_by is COOPERATIVE
 
     @classmethod
