@@ -95,6 +95,8 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     the cells as text for the report; and the numbers for the download (none for a game without a winner)."""
     scope = replace(selection.within(suite.variants), contested=True)
     cells = headline.agent_figures(db, scope, by_game=True)
+    if cells.empty:  # only self-play, which a suite whose protocol it is ranks (γ-Bench): no contested cell
+        return "", pd.DataFrame(), pd.DataFrame()
     rule_set = {v.game: v.name for v in suite.variants}
     texts = grid_view(cells, suite)
     games = grid_games(cells, suite)
@@ -139,10 +141,11 @@ for suite in all_suites().values():
                    shown=headline_view(table, suite.headline), helps=headline_help(suite.headline),
                    units=suite.headline.units)
         cells, texts, rates = grid(DB, suite, selection)
-        report.markdown(f"**Agents x games**: {GRID_CAPTION} in Transcripts. {without_winner(suite.games)}")
-        st.markdown(cells)
-        download_table(on_one_scale(rates, dict.fromkeys(rates.columns[1:], "%")), f"grid_{suite.name}")
-        report.table(f"{suite.title}: agents x games (win rate)", texts)
+        if not texts.empty:
+            report.markdown(f"**Agents x games**: {GRID_CAPTION} in Transcripts. {without_winner(suite.games)}")
+            st.markdown(cells)
+            download_table(on_one_scale(rates, dict.fromkeys(rates.columns[1:], "%")), f"grid_{suite.name}")
+            report.table(f"{suite.title}: agents x games (win rate)", texts)
         pairwise_matrices(suite, tuple(table["agent"]))
     if suite.slow and not saved_replay(replace(selection, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
