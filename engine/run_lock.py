@@ -1,9 +1,12 @@
 """One process plays a run at a time.
 
 Two processes playing the same run at once (two terminals, or Launch and a terminal) would each play and
-write every match. The process that plays a run holds an exclusive `flock` on a file beside the database,
-`<db>.runs/<hash of the run id>.lock`, from before it touches the run's row until the run has ended; a
-second one is refused in one line naming the holder, which the file records (pid, host, command).
+write every match. The process that plays a run holds an exclusive `flock` on a lock file of the run, from before
+it touches the run's row until the run has ended; a second one is refused in one line naming the holder, which
+the file records (pid, host, command). The lock file is named after the database file's identity (its device
+and inode), not its path: two hard links (or a symbolic link) to one database are one database, with one lock
+per run: `<temporary folder>/arena-runs/<device>-<inode>/<hash of the run id>.lock` (a new database is made
+first, its tables only, so that it has an identity).
 The kernel releases the lock when its process ends however it ends (kill -9, out of memory, a crash),
 so a dead player never blocks the resume, as a PID file left behind would.
 """
@@ -16,12 +19,17 @@ import json
 import os
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from engine import store
 from engine.store import DatabaseError
+from engine.store.files import cannot_write, write_refused
+
+LOCKS = Path(tempfile.gettempdir()) / "arena-runs"  # a folder per database file, named after its device and inode
 
 # A look from the Launch page takes the lock for an instant: a player that starts in that instant tries again
 # for this long before it believes another player has the run.
@@ -34,13 +42,16 @@ class RunAlreadyPlaying(Exception):
 
 
 def lock_path(db: str | Path, run_id: str) -> Path:
-    db = Path(db).resolve()
-    return db.with_name(db.name + ".runs") / f"{hashlib.sha1(run_id.encode()).hexdigest()[:16]}.lock"
+    """The run's lock file, for the database file `db` (which exists)."""
+    file = Path(db).stat()
+    return LOCKS / f"{file.st_dev}-{file.st_ino}" / f"{hashlib.sha1(run_id.encode()).hexdigest()[:16]}.lock"
 
 
 @contextmanager
 def playing(db: str | Path, run_id: str) -> Iterator[None]:
     """Hold the run's lock for the block; RunAlreadyPlaying if another process holds it."""
+    if not Path(db).exists():
+        store.init_db(db)
     path = lock_path(db, run_id)
     fd = _open(path)
     try:
@@ -49,9 +60,12 @@ def playing(db: str | Path, run_id: str) -> Iterator[None]:
             if time.monotonic() >= deadline:
                 raise RunAlreadyPlaying(already_playing(run_id, _holder(path)))
             time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                 "command": " ".join(sys.argv)[:120]}).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                     "command": " ".join(sys.argv)[:120]}).encode())
+        except OSError as exc:  # a full disk: the run could not write its matches either
+            raise cannot_write(path, write_refused(exc) or exc.strerror) from None
         yield
     finally:
         os.close(fd)  # releases the lock
@@ -59,6 +73,8 @@ def playing(db: str | Path, run_id: str) -> Iterator[None]:
 
 def holder(db: str | Path, run_id: str) -> str | None:
     """Who plays the run now ('PID 123 on host (command)'), or None when nobody does."""
+    if not Path(db).exists():
+        return None
     path = lock_path(db, run_id)
     if not path.exists():
         return None
@@ -76,6 +92,9 @@ def already_playing(run_id: str, who: str) -> str:
 
 def _open(path: Path) -> int:
     try:
+        if not LOCKS.is_dir():
+            LOCKS.mkdir(exist_ok=True)
+            LOCKS.chmod(0o1777)  # as the temporary folder itself: every user's runs lock in it
         path.parent.mkdir(parents=True, exist_ok=True)
         return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
