@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from engine import store
-from engine.store.files import CannotWrite, cannot_write, write_refused
+from engine.store.files import CannotWrite, cannot_write, check_path, write_refused
 from engine.wording import count, failure, usd
 
 if TYPE_CHECKING:
@@ -468,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
                                       f"or an import has written")
         if args.func is _cmd_serve:  # the file only: a run may hold the database while the dashboard starts
             store.check_file(args.db)
+        if args.func in (_cmd_rescore, _cmd_import, _cmd_tournament):  # a read-only folder before any work
+            check_path(Path(args.db), read_only=False)
         return args.func(args)
     except store.DatabaseError as exc:  # one line that says what to do, not a traceback
         print(f"error: {exc}", file=sys.stderr)

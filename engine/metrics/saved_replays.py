@@ -100,5 +100,8 @@ def save(db: str | Path, selection: Selection, replayed: Replayed) -> None:
             temporary.write_text(json.dumps(saved))
             os.replace(temporary, path)
         except OSError:
-            temporary.unlink(missing_ok=True)
+            try:
+                temporary.unlink(missing_ok=True)
+            except OSError:  # a read-only file system refuses even removing what is not there
+                pass
 
