@@ -72,17 +72,42 @@ def _mounted(*mount: str, target: Path):
         subprocess.run(["umount", "-l", str(target)], check=True, capture_output=True)
 
 
+def _databases(disk: Path) -> None:
+    """`r.duckdb` holding a run, and `old.duckdb` holding one under the schema version before this one (the next
+    command or page that opens it upgrades it, writing)."""
+    _played(disk / "r.duckdb")
+    _played(disk / "old.duckdb")
+    with store.connect(disk / "old.duckdb") as con:
+        con.execute("UPDATE schema_version SET version = ?", [store.SCHEMA_VERSION - 1])
+
+
+@contextmanager
+def _file_size_limit(limit: int | None):
+    """This process's writes past `limit` bytes of a file refused (EFBIG), for the block (None: no limit)."""
+    if limit is None:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    was = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, was)
+
+
 @pytest.fixture
 def full_disk(tmp_path):
-    """(a folder, the file size limit a command runs under): its database holds a run; then no byte more fits."""
+    """(a folder, the file size limit a command runs under): its databases (`_databases`); then no byte more fits."""
     disk = tmp_path / "disk"
     disk.mkdir()
     if not ROOT:
-        _played(disk / "r.duckdb")
+        _databases(disk)
         yield disk, 4096
         return
     with _mounted("-t", "tmpfs", "-o", "size=16m", "tmpfs", target=disk):
-        _played(disk / "r.duckdb")
+        _databases(disk)
         with (disk / "filler").open("wb") as filler:
             try:
                 while True:
@@ -134,6 +159,24 @@ def test_a_full_disk_is_one_line_with_its_exit_code_and_the_database_stays(full_
         assert "cannot write" in done.stderr and "make room on its disk" in done.stderr
     assert _rows(db) == before
     assert not (disk / "site").exists() and not list(disk.glob(".site.*"))  # no half site left behind either
+
+
+def test_an_upgrade_on_a_full_disk_is_one_line_on_the_pages_and_from_the_commands(full_disk, monkeypatch):
+    """The dashboard upgrades an older database before it draws a page: on a full disk it said "could not be drawn"
+    with DuckDB's error, of a rollback refused."""
+    disk, limit = full_disk
+    db = disk / "old.duckdb"
+    before = _rows(db)
+    monkeypatch.setenv("ARENA_DB", str(db))
+    with _file_size_limit(limit):
+        at = AppTest.from_file("../app.py", default_timeout=60).run()
+    assert not at.exception
+    assert len(at.error) == 1 and at.error[0].value.startswith(f"cannot write {db} (")
+    assert "make room on its disk" in at.error[0].value
+    _one_line(_command(["scores", "--suite", "other", "--db", str(db)], limit), EXIT_CANNOT_WRITE,
+              "make room on its disk")
+    assert _rows(db) == before and store.rows(db, "SELECT max(version) FROM schema_version")[0][0] == \
+        store.SCHEMA_VERSION - 1
 
 
 @pytest.mark.parametrize("command, code", [("run", EXIT_BAD_INPUT), ("rescore", EXIT_BAD_INPUT),

@@ -18,15 +18,15 @@ class DatabaseError(Exception):
 
 
 class CannotWrite(DatabaseError):
-    """A write the operating system refused (a full disk, a read-only folder or file system): what was being
+    """A write the operating system refused (a full disk, a read-only file system): what was being
     written had not gone in, and the database is as it was before that write. The message is one line."""
 
 
 # The operating system's refusals of a write, by errno and as DuckDB's messages quote them (its own errors carry
-# no errno): a full disk (or quota), a file size limit, a read-only file system or folder.
+# no errno): a full disk (or quota), a file size limit, a read-only file system. (A permission denied may be a
+# read's: the folders and files a command writes are checked before it starts, `check_path`.)
 WRITE_REFUSED = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded",
-                 errno.EFBIG: "File too large", errno.EROFS: "Read-only file system",
-                 errno.EACCES: "Permission denied", errno.EPERM: "Operation not permitted"}
+                 errno.EFBIG: "File too large", errno.EROFS: "Read-only file system"}
 NO_ROOM = {WRITE_REFUSED[errno.ENOSPC], WRITE_REFUSED[errno.EDQUOT], WRITE_REFUSED[errno.EFBIG]}
 
 
@@ -38,17 +38,16 @@ def write_refused(exc: BaseException | None) -> str | None:
         seen.add(id(exc))
         if isinstance(exc, OSError) and exc.errno in WRITE_REFUSED:
             return WRITE_REFUSED[exc.errno]
-        if not isinstance(exc, OSError):
-            if reason := next((r for r in WRITE_REFUSED.values() if r in str(exc)), None):
-                return reason
+        if reason := next((r for r in WRITE_REFUSED.values() if r in str(exc)), None):
+            return reason
         exc = exc.__cause__ or exc.__context__
     return None
 
 
 def cannot_write(what: str | Path, reason: str) -> CannotWrite:
     """The one line for a write the operating system refused."""
-    fix = "make room on its disk" if reason in NO_ROOM else "make it and its folder writable"
-    return CannotWrite(f"cannot write {what} ({reason}): {fix}, then run the same command again; what was being "
+    fix = "make room on its disk" if reason in NO_ROOM else "mount its file system writable"
+    return CannotWrite(f"cannot write {what} ({reason}): {fix}, then try again; what was being "
                        f"written did not go in, and the database is as it was before it")
 
 
