@@ -110,8 +110,7 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
             print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
                   file=sys.stderr)
     sys.argv = serve_argv(address, port, allowed_hosts)
-    for stop in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(stop, _stopped)
+    before = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGINT, signal.SIGTERM)}
     try:
         with store.serving_pages():  # the pages' reads bounded tighter: the process holds Streamlit and pandas too
             return streamlit_cli.main()
@@ -119,6 +118,8 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
         return 0
     finally:  # stopped: a page's thread still reading would abort the interpreter's exit
         store.stop_reads()
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
 
 
 class _Stopped(Exception):
