@@ -1,5 +1,6 @@
-"""`python -m engine serve`: the dashboard (Streamlit running app.py) over one study's database, started so that
-only this machine reaches it unless the user says otherwise. The only engine module that imports Streamlit."""
+"""`python -m engine serve`: the dashboard (Streamlit running app.py, served by dashboard.py behind `OwnOrigin`) over
+one study's database, started so that only this machine reaches it unless the user says otherwise, and only pages
+of its own origin talk to it. The only engine module that imports Streamlit."""
 
 from __future__ import annotations
 
@@ -163,8 +164,9 @@ class OutputOrNothing:
 
 
 def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
-    """Streamlit's command line for the dashboard. Its WebSocket (which every page and Launch go through)
-    accepts only the listed Host names, so a page elsewhere cannot reach it by DNS rebinding."""
+    """Streamlit's command line for the dashboard (dashboard.py: app.py behind `OwnOrigin`). Its WebSocket (which
+    every page and Launch go through) accepts only the listed Host names, so a page elsewhere cannot reach it by DNS
+    rebinding."""
     hosts = list(dict.fromkeys(["localhost", "127.0.0.1", *([address] if address not in ("0.0.0.0", "::") else []),
                                 *allowed_hosts]))
     argv = ["streamlit", "run", str(store.ROOT / "dashboard.py"), "--server.address", address,
