@@ -1,12 +1,12 @@
 """One process plays a run at a time.
 
 Two processes playing the same run at once (two terminals, or Launch and a terminal) would each play and
-write every match. The process that plays a run holds an exclusive `flock` on a lock file of the run, from before
+write every match. The process that plays a run holds an exclusive `flock` on two lock files of the run, from before
 it touches the run's row until the run has ended; a second one is refused in one line naming the holder, which
-the file records (pid, host, command). The lock file is named after the database file's identity (its device
-and inode), not its path: two hard links (or a symbolic link) to one database are one database, with one lock
-per run: `<temporary folder>/arena-runs/<device>-<inode>/<hash of the run id>.lock` (a new database is made
-first, its tables only, so that it has an identity).
+the files record (pid, host, command). One is beside the database, `<db>.runs/<hash of the run id>.lock`; the
+other is named after the database file's identity (its device and inode), not its path,
+`<temporary folder>/arena-runs/<device>-<inode>/<hash of the run id>.lock`: two hard links to one database
+are one database (a new database is made first, its tables only, so that it has an identity).
 The kernel releases the lock when its process ends however it ends (kill -9, out of memory, a crash),
 so a dead player never blocks the resume, as a PID file left behind would.
 """
@@ -41,48 +41,51 @@ class RunAlreadyPlaying(Exception):
     """Another live process plays this run. The message is one line naming it."""
 
 
-def lock_path(db: str | Path, run_id: str) -> Path:
-    """The run's lock file, for the database file `db` (which exists)."""
-    file = Path(db).stat()
-    return LOCKS / f"{file.st_dev}-{file.st_ino}" / f"{hashlib.sha1(run_id.encode()).hexdigest()[:16]}.lock"
+def lock_paths(db: str | Path, run_id: str) -> tuple[Path, Path]:
+    """The run's two lock files, for the database file `db` (which exists): beside the path (every process naming
+    the file by it finds this one, whatever its temporary folder), and named after the file's identity in the
+    temporary folder (every path to the file finds this one: a hard link in another folder too)."""
+    db = Path(db).resolve()
+    name = f"{hashlib.sha1(run_id.encode()).hexdigest()[:16]}.lock"
+    file = db.stat()
+    return db.with_name(db.name + ".runs") / name, LOCKS / f"{file.st_dev}-{file.st_ino}" / name
 
 
 @contextmanager
 def playing(db: str | Path, run_id: str) -> Iterator[None]:
-    """Hold the run's lock for the block; RunAlreadyPlaying if another process holds it."""
-    if not Path(db).exists():
+    """Hold the run's locks for the block; RunAlreadyPlaying if another process holds one."""
+    if not Path(db).exists():  # made first, so that it has an identity
         store.init_db(db)
-    path = lock_path(db, run_id)
-    fd = _open(path)
+    held = []
     try:
-        deadline = time.monotonic() + TAKE_FOR
-        while not _take(fd):
-            if time.monotonic() >= deadline:
-                raise RunAlreadyPlaying(already_playing(run_id, _holder(path)))
-            time.sleep(0.05)
-        try:
-            os.ftruncate(fd, 0)
-            os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                     "command": " ".join(sys.argv)[:120]}).encode())
-        except OSError as exc:  # a full disk: the run could not write its matches either
-            raise cannot_write(path, write_refused(exc) or exc.strerror) from None
+        for path in lock_paths(db, run_id):
+            held.append(fd := _open(path))
+            deadline = time.monotonic() + TAKE_FOR
+            while not _take(fd):
+                if time.monotonic() >= deadline:
+                    raise RunAlreadyPlaying(already_playing(run_id, _holder(path)))
+                time.sleep(0.05)
+            _name_holder(fd, path)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        for fd in held:
+            os.close(fd)  # releases the lock
 
 
 def holder(db: str | Path, run_id: str) -> str | None:
     """Who plays the run now ('PID 123 on host (command)'), or None when nobody does."""
     if not Path(db).exists():
         return None
-    path = lock_path(db, run_id)
-    if not path.exists():
-        return None
-    fd = _open(path)
-    try:
-        return None if _take(fd) else _holder(path)
-    finally:
-        os.close(fd)
+    for path in lock_paths(db, run_id):
+        if not path.exists():
+            continue
+        fd = _open(path)
+        try:
+            if not _take(fd):
+                return _holder(path)
+        finally:
+            os.close(fd)
+    return None
 
 
 def already_playing(run_id: str, who: str) -> str:
@@ -100,6 +103,16 @@ def _open(path: Path) -> int:
     except OSError as exc:
         raise DatabaseError(f"cannot make the run's lock {path} ({exc.strerror}): pass --db (or set ARENA_DB) to a "
                             f"path in a writable folder") from None
+
+
+def _name_holder(fd: int, path: Path) -> None:
+    """Write this process into the lock file it holds, for a second player's refusal to name it."""
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                 "command": " ".join(sys.argv)[:120]}).encode())
+    except OSError as exc:  # a full disk: the run could not write its matches either
+        raise cannot_write(path, write_refused(exc) or exc.strerror) from None
 
 
 def _take(fd: int) -> bool:

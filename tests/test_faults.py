@@ -276,4 +276,4 @@ def test_the_run_lock_holds_across_hard_links(tmp_path):
                 run_lock.playing(other, run_id):
             pass
     assert run_lock.holder(other, run_id) is None
-    shutil.rmtree(run_lock.lock_path(db, run_id).parent)
+    shutil.rmtree(run_lock.lock_paths(db, run_id)[1].parent)
