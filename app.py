@@ -70,7 +70,7 @@ try:  # a bad file: one line saying what to do, on every page
 except store.DatabaseError as exc:
     st.error(str(exc))
 except Exception as exc:  # noqa: BLE001 - no page shows a raw traceback: what failed in one line, the rest in the log
-    if reason := write_refused(exc):  # a full disk, a read-only folder: the line the commands print
+    if reason := write_refused(exc):  # a full disk, a read-only file system: the line the commands print
         st.error(str(cannot_write(getattr(exc, "filename", None) or db, reason)))
     else:
         logging.getLogger("arena.dashboard").exception("the page %s failed", page.title)

@@ -33,8 +33,8 @@ EXIT_CODES = {
     EXIT_SCORING: "a score could not be computed (the ratings refreshed after a run or a rescore, or the table "
                   "`scores` prints); every match played is stored",
     EXIT_ALREADY_PLAYING: "another live process plays this run already (run); nothing was written",
-    EXIT_CANNOT_WRITE: "a write was refused (a full disk, a read-only folder found mid-command): it did not go in, "
-                       "the database is as it was before it (a run keeps the matches written earlier)",
+    EXIT_CANNOT_WRITE: "a write was refused (a full disk, a read-only file system found mid-command): it did not go "
+                       "in, the database is as it was before it (a run keeps the matches written earlier)",
     EXIT_INTERRUPTED: "interrupted; the finished matches are stored",
 }
 
