@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine import store
 from engine.serving import settle_heap
+from engine.store.files import cannot_write, write_refused
 from engine.wording import failure
 from pages.shared.url_widgets import start_notices
 
@@ -69,6 +70,9 @@ try:  # a bad file: one line saying what to do, on every page
 except store.DatabaseError as exc:
     st.error(str(exc))
 except Exception as exc:  # noqa: BLE001 - no page shows a raw traceback: what failed in one line, the rest in the log
-    logging.getLogger("arena.dashboard").exception("the page %s failed", page.title)
-    st.error(f"{page.title} could not be drawn ({failure(exc)}); the details are in the dashboard's log.")
+    if reason := write_refused(exc):  # a full disk, a read-only file system: the line the commands print
+        st.error(str(cannot_write(getattr(exc, "filename", None) or db, reason)))
+    else:
+        logging.getLogger("arena.dashboard").exception("the page %s failed", page.title)
+        st.error(f"{page.title} could not be drawn ({failure(exc)}); the details are in the dashboard's log.")
 settle_heap()  # after the first page: the collector's full passes then skip what every page loaded

@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from engine import store
+from engine.store.files import CannotWrite, cannot_write, check_path, write_refused
 from engine.wording import count, failure, usd
 
 if TYPE_CHECKING:
     from engine.spec import RunSpec
 
-EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_ALREADY_PLAYING, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_ALREADY_PLAYING, EXIT_CANNOT_WRITE = 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     0: "done",
     EXIT_ERRORS: "some matches ended in an error (run, tournament) or kept their old figures (rescore); the others "
@@ -31,6 +33,8 @@ EXIT_CODES = {
     EXIT_SCORING: "a score could not be computed (the ratings refreshed after a run or a rescore, or the table "
                   "`scores` prints); every match played is stored",
     EXIT_ALREADY_PLAYING: "another live process plays this run already (run); nothing was written",
+    EXIT_CANNOT_WRITE: "a write was refused (a full disk, a read-only file system found mid-command): it did not go "
+                       "in, the database is as it was before it (a run keeps the matches written earlier)",
     EXIT_INTERRUPTED: "interrupted; the finished matches are stored",
 }
 
@@ -537,10 +541,17 @@ def main(argv: list[str] | None = None) -> int:
                                       f"or an import has written")
         if args.func is _cmd_serve:  # the file only: a run may hold the database while the dashboard starts
             store.check_file(args.db)
+        if args.func in (_cmd_rescore, _cmd_import, _cmd_tournament):  # a read-only folder before any work
+            check_path(Path(args.db), read_only=False)
         return args.func(args)
     except store.DatabaseError as exc:  # one line that says what to do, not a traceback
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_WRITE if isinstance(exc, CannotWrite) else EXIT_BAD_INPUT
+    except OSError as exc:  # a file beside the database or an export's page: a full disk is one line too
+        if (reason := write_refused(exc)) is None:
+            raise
+        print(f"error: {cannot_write(exc.filename or 'a file', reason)}", file=sys.stderr)
+        return EXIT_CANNOT_WRITE
 
 
 if __name__ == "__main__":

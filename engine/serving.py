@@ -1,5 +1,6 @@
-"""`python -m engine serve`: the dashboard (Streamlit running app.py) over one study's database, started so that
-only this machine reaches it unless the user says otherwise. The only engine module that imports Streamlit."""
+"""`python -m engine serve`: the dashboard (Streamlit running app.py, served by dashboard.py behind `OwnOrigin`) over
+one study's database, started so that only this machine reaches it unless the user says otherwise, and only pages
+of its own origin talk to it. The only engine module that imports Streamlit."""
 
 from __future__ import annotations
 
@@ -7,14 +8,18 @@ import atexit
 import errno
 import gc
 import os
+import signal
 import socket
 import sys
 import threading
+from fnmatch import fnmatch
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from engine import store
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+ALLOWED_HOSTS_ENV = "ARENA_ALLOWED_HOSTS"  # the --allowed-host names, for `OwnOrigin` in the server's process
 
 
 _SETTLED = threading.Lock()  # held for good once the heap is settled
@@ -29,6 +34,46 @@ def settle_heap() -> None:
         gc.collect()
         gc.freeze()
         atexit.register(gc.unfreeze)  # at exit, all of it collectable again: the bindings count what is left as leaked
+
+
+class OwnOrigin:
+    """ASGI middleware: a request (HTTP or the WebSocket every page and Launch go through) that a browser sent from
+    another origin is refused (403). Streamlit's own check lets in any port of localhost, 127.0.0.1 and 0.0.0.0:
+    a page served on another local port could open a session and start a run whose endpoint receives the key.
+    An origin is the dashboard's own when it names the Host the request was sent to, or a host name the user
+    allowed (`--allowed-host`: a proxy may pass another Host on). A request without an Origin (not sent by a
+    page's script: a link followed, curl) is let through: no other page can read its answer."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] in ("http", "websocket") and not own_origin(dict(scope["headers"])):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})  # before the handshake: a 403 answer
+            else:
+                await send({"type": "http.response.start", "status": 403,
+                            "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+                await send({"type": "http.response.body", "body": b"another origin: refused\n"})
+            return
+        await self.app(scope, receive, send)
+
+
+def own_origin(headers: dict[bytes, bytes]) -> bool:
+    """Whether the request's Origin header (absent, or naming its Host or an allowed host name) is the dashboard's."""
+    origin = headers.get(b"origin")
+    if origin is None:
+        return True
+    parts = urlsplit(origin.decode("latin-1"))
+    if parts.scheme not in ("http", "https") or not parts.netloc:  # "null" (a sandboxed page, a file opened)
+        return False
+    if parts.netloc.lower() == headers.get(b"host", b"").decode("latin-1").lower():
+        return True
+    return any(fnmatch(parts.hostname or "", allowed) for allowed in _allowed_hosts())
+
+
+def _allowed_hosts() -> list[str]:
+    return [host for host in os.environ.get(ALLOWED_HOSTS_ENV, "").split(",") if host]
 
 
 class ServeError(ValueError):
@@ -57,6 +102,7 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
     # would run that page alone, without the app's navigation and layout.
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(db.resolve())
+    os.environ[ALLOWED_HOSTS_ENV] = ",".join(allowed_hosts)
     os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
     if address not in LOOPBACK or allowed_hosts:  # other machines reach it (a proxy names it otherwise)
         os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
@@ -65,11 +111,26 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
             print(f"serving beyond localhost ({reached}): Launch is refused until ARENA_ADMIN_TOKEN is set",
                   file=sys.stderr)
     sys.argv = serve_argv(address, port, allowed_hosts)
+    before = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGINT, signal.SIGTERM)}
     try:
         with store.serving_pages():  # the pages' reads bounded tighter: the process holds Streamlit and pandas too
             return streamlit_cli.main()
+    except _Stopped:
+        return 0
     finally:  # stopped: a page's thread still reading would abort the interpreter's exit
         store.stop_reads()
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
+
+
+class _Stopped(Exception):
+    """SIGTERM or Ctrl-C: the dashboard was asked to stop."""
+
+
+def _stopped(signum: int, frame: object) -> None:
+    """The server (uvicorn) shuts down on SIGTERM and Ctrl-C, then raises the signal again for the handler it found:
+    this one, so that a stop asked for ends the command with 0 (not killed by the signal, nor Ctrl-C's 1)."""
+    raise _Stopped
 
 
 class OutputOrNothing:
@@ -103,12 +164,13 @@ class OutputOrNothing:
 
 
 def serve_argv(address: str, port: int, allowed_hosts: list[str]) -> list[str]:
-    """Streamlit's command line for the dashboard. Its WebSocket (which every page and Launch go through)
-    accepts only the listed Host names, so a page elsewhere cannot reach it by DNS rebinding."""
+    """Streamlit's command line for the dashboard (dashboard.py: app.py behind `OwnOrigin`). Its WebSocket (which
+    every page and Launch go through) accepts only the listed Host names, so a page elsewhere cannot reach it by DNS
+    rebinding."""
     hosts = list(dict.fromkeys(["localhost", "127.0.0.1", *([address] if address not in ("0.0.0.0", "::") else []),
                                 *allowed_hosts]))
-    argv = ["streamlit", "run", str(store.ROOT / "app.py"), "--server.address", address, "--server.port", str(port),
-            "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    argv = ["streamlit", "run", str(store.ROOT / "dashboard.py"), "--server.address", address,
+            "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.enableXsrfProtection", "true", "--server.enableCORS", "true"]
     for host in hosts:
         argv += ["--server.allowedHosts", host]

@@ -5,6 +5,8 @@ the profile adds the area in the paper's own unit, the raw polygon on 0-100 axes
 Figures come from the MAgIC suite's own table, the one Leaderboards shows (`own_table`: contested matches, the
 same partial marks through `own_table_view`); NaN where a game was not played."""
 
+import html
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -16,6 +18,7 @@ from engine.suite_tables import complete_first, partial_rows
 from engine.suites import get_suite, own_table
 from engine.suites.magic import MEAN_ROLE_WIN_RATE
 from pages.shared.caching import cached, filter_options
+from pages.shared.markdown import plain
 from pages.shared.opening import open_page
 from pages.shared.own_tables import show_own_table
 from pages.shared.report import Report, runs_of
@@ -48,12 +51,17 @@ report.scope(DB, {"challengers": ", ".join(chosen)}, runs_of(Selection(games=SUI
 shown = profile[profile["challenger"].isin(chosen)]
 
 
+def as_text(label: str) -> str:
+    """A label as plotly draws text (it reads <a href>, <b>, <br> in names, ticks and hover text as markup)."""
+    return html.escape(label, quote=False)
+
+
 def radar(rows, title: str) -> go.Figure:
     fig = painted(go.Figure())  # agents told apart (Streamlit's theme draws two in near-identical blues)
     for row in rows.itertuples(index=False):
         values = [row[rows.columns.get_loc(a)] for a in ABILITY_COLUMNS]  # 0-100 as the scorer gives them
-        fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]], name=row.challenger,
-                                      fill="toself", opacity=0.6))
+        fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]],
+                                      name=as_text(row.challenger), fill="toself", opacity=0.6))
     fig.update_layout(title=title, height=520, legend=LEGEND_RIGHT, polar={
         "angularaxis": {"rotation": 90, "direction": "clockwise"},
         "radialaxis": {"range": [0, RADAR_SCALE], "tickvals": [20, 40, 60, 80, 100], "angle": RADIAL_ANGLE,
@@ -66,11 +74,11 @@ st.plotly_chart(fig)
 report.figure("Seven abilities", fig)
 missing = shown[shown[ABILITY_COLUMNS].isna().any(axis=1)]["challenger"].tolist()
 if missing:
-    st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(missing)}.")
+    st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(map(plain, missing))}.")
 
 short = partial_rows(shown, SUITE.layout)  # a mean over fewer than the seven roles: marked on the chart
 coverage = SUITE.layout.coverage
-ticks = [f"{c} (partial: {int(n)} of {coverage.whole} {coverage.unit})" if p else c
+ticks = [as_text(f"{c} (partial: {int(n)} of {coverage.whole} {coverage.unit})" if p else c)
          for c, n, p in zip(shown["challenger"], shown["roles"], short, strict=True)]
 bars = go.Figure([
     go.Bar(x=ticks, y=shown[AREA].tolist(), name="radar area (% of the full radar)",
@@ -79,7 +87,8 @@ bars = go.Figure([
     # points, not a line: the agents side by side are unrelated, a line joining them would read as a trend
     go.Scatter(x=ticks, y=(shown["win_rate"] * RADAR_SCALE).tolist(),
                name=f"{MEAN_ROLE_WIN_RATE} (%)", mode="markers+text", textposition="top center", textfont={"size": 10},
-               text=[f"{c}: {numbers.percent(w)}" for c, w in zip(shown["challenger"], shown["win_rate"], strict=True)],
+               text=[as_text(f"{c}: {numbers.percent(w)}")
+                     for c, w in zip(shown["challenger"], shown["win_rate"], strict=True)],
                marker={"symbol": ["circle-open" if p else "circle" for p in short], "size": 10, "color": "red"}),
 ])
 bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE} (the paper's Figure 1)", height=420,

@@ -149,7 +149,17 @@ def one_export_at_a_time(site: Path) -> Iterator[None]:
         os.close(folder)
 
 
+def _killed_builds(site: Path) -> list[Path]:
+    """The build folders of exports of `site` killed before they were moved into place (named as `mkdtemp` names
+    them); no export builds beside `site` now but the caller's (`one_export_at_a_time`)."""
+    named = re.compile(rf"\.{re.escape(site.name)}\.[a-z0-9_]{{8}}")
+    return [left for left in site.parent.iterdir() if named.fullmatch(left.name) and left.is_dir()
+            and not left.is_symlink()]
+
+
 def _export(db: Path, site: Path, run_ids: tuple[str, ...], progress: bool) -> Exported:
+    for left in _killed_builds(site):
+        shutil.rmtree(left, ignore_errors=True)
     try:
         building = Path(tempfile.mkdtemp(prefix=f".{site.name}.", dir=site.parent))
     except OSError as exc:

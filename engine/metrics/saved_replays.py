@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -100,5 +101,6 @@ def save(db: str | Path, selection: Selection, replayed: Replayed) -> None:
             temporary.write_text(json.dumps(saved))
             os.replace(temporary, path)
         except OSError:
-            temporary.unlink(missing_ok=True)
+            with suppress(OSError):  # a read-only file system refuses even removing what is not there
+                temporary.unlink(missing_ok=True)
 

@@ -20,7 +20,15 @@ from pathlib import Path
 
 import duckdb
 
-from engine.store.files import DatabaseError, check_path, damaged, may_be_mid_write, unusable
+from engine.store.files import (
+    DatabaseError,
+    cannot_write,
+    check_path,
+    damaged,
+    may_be_mid_write,
+    unusable,
+    write_refused,
+)
 
 _LOCK_HOLDER = re.compile(r"lock is held in (.*?) \(PID (\d+)\)")
 WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
@@ -264,7 +272,8 @@ def connect(db: str | Path, read_only: bool = False,
 
     A writer (`read_only=False`) waits as long as it takes (`timeout=None`): a finished match must not be
     lost to a reader that holds the file. A reader gives up after `timeout` s (None: it waits as long, as a
-    run's first look does). A file DuckDB cannot open raises DatabaseError (one line)."""
+    run's first look does). A file DuckDB cannot open raises DatabaseError (one line), a write the operating system
+    refuses (a full disk) CannotWrite (one line)."""
     db = Path(db)
     _checked(db, read_only)
     if not read_only:
@@ -289,6 +298,8 @@ def connect(db: str | Path, read_only: bool = False,
     except duckdb.Error as exc:
         if damaged(exc):  # the header and catalog read, a table's blocks not: cut short or overwritten
             raise unusable(db, exc) from None
+        if reason := write_refused(exc):  # a full disk: DuckDB rolled the transaction back, its file stays as it was
+            raise cannot_write(db, reason) from None
         raise
     finally:
         _close(db, con)

@@ -4,6 +4,7 @@ said in one line with what to do."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -14,6 +15,40 @@ ROOT = Path(__file__).resolve().parents[2]
 
 class DatabaseError(Exception):
     """A database file the arena cannot use. The message is one line: what is wrong and what to do."""
+
+
+class CannotWrite(DatabaseError):
+    """A write the operating system refused (a full disk, a read-only file system): what was being
+    written had not gone in, and the database is as it was before that write. The message is one line."""
+
+
+# The operating system's refusals of a write, by errno and as DuckDB's messages quote them (its own errors carry
+# no errno): a full disk (or quota), a file size limit, a read-only file system. (A permission denied may be a
+# read's: the folders and files a command writes are checked before it starts, `check_path`.)
+WRITE_REFUSED = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded",
+                 errno.EFBIG: "File too large", errno.EROFS: "Read-only file system"}
+NO_ROOM = {WRITE_REFUSED[errno.ENOSPC], WRITE_REFUSED[errno.EDQUOT], WRITE_REFUSED[errno.EFBIG]}
+
+
+def write_refused(exc: BaseException | None) -> str | None:
+    """The operating system's reason a write failed, from `exc` or the errors it was raised while handling (DuckDB's
+    refused rollback of a commit the full disk failed hides that commit's error), or None when it is another error."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in WRITE_REFUSED:
+            return WRITE_REFUSED[exc.errno]
+        if reason := next((r for r in WRITE_REFUSED.values() if r in str(exc)), None):
+            return reason
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def cannot_write(what: str | Path, reason: str) -> CannotWrite:
+    """The one line for a write the operating system refused."""
+    fix = "make room on its disk" if reason in NO_ROOM else "mount its file system writable"
+    return CannotWrite(f"cannot write {what} ({reason}): {fix}, then try again; what was being "
+                       f"written did not go in, and the database is as it was before it")
 
 
 def default_db() -> Path:
@@ -48,6 +83,8 @@ def unusable(db: Path, exc: Exception) -> DatabaseError:
         return DatabaseError(f"{db} is a directory, not a database file: pass --db (or set ARENA_DB) to a file path")
     if damaged(exc):
         return not_readable(db)
+    if (reason := write_refused(exc)) in NO_ROOM:
+        return cannot_write(db, reason)
     if "No such file or directory" in text or "Permission denied" in text or "Read-only file system" in text:
         return DatabaseError(f"cannot open {db} ({text.removeprefix('IO Error: ')}): pass --db (or set ARENA_DB) to "
                              f"a path in a writable folder")

@@ -50,10 +50,13 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
 )
 
 
-def _check_version(db: Path, version: int | None) -> None:
+def _check_version(db: Path, version: object) -> None:
     if version is None:
         raise DatabaseError(f"{db} is a DuckDB database of something else (no arena tables): pass --db (or set "
                             f"ARENA_DB) to another path")
+    if type(version) is not int or version < 0:  # its table edited outside the arena: no version to compare
+        raise DatabaseError(f"{db} holds {str(version)[:40]!r} as its schema version, not a version number: it was "
+                            f"changed outside the arena; restore it from a copy, or pass --db to another path")
     if version > SCHEMA_VERSION:
         raise DatabaseError(f"{db} was made by a newer version of the arena (schema {version}, this code knows "
                             f"{SCHEMA_VERSION}): update the code (git pull), or pass --db to another path")
