@@ -5,7 +5,7 @@ engine/suite_tables.py's, the static site's too).
 
     fitted_columns(display, config, helps, fill) -> (display, config)
     show_table(report, title, df, name, shown=None, helps=None);  show_wide_table(report, title, df, name, aside)
-    tooltips(config) -> dict;  compact_lineup(lineup) -> str
+    tooltips(config) -> dict;  compact_lineup(lineup) -> str;  glossed(text, term) -> str
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.column_help import COLUMN_HELP as COLUMN_HELP  # the pages' import of it, kept
-from engine.column_help import defined
+from engine.column_help import anchor, defined
 from engine.numbers import on_one_scale
 from pages.shared.numbers import readable
 from pages.shared.report import Report, download_table
@@ -35,6 +35,16 @@ def compact_lineup(lineup: str | None) -> str:
     seats = SEAT_SEPARATOR.split(lineup) if isinstance(lineup, str) and lineup else []  # none: blank
     return ", ".join(seat if n == 1 else f"{seat} ×{n}"
                      for seat, n in ((s, len(list(g))) for s, g in itertools.groupby(seats)))
+
+
+GLOSSARY_PAGE = "glossary"  # the Glossary page's path (app.py): every caption links its terms there
+
+
+def glossed(text: str, term: str | None = None) -> str:
+    """A caption (at most two sentences: what matters for its table) and its link to the glossary, at the entry for
+    `term` (a `GLOSSARY` term or a suite's title: tests/test_glossary.py checks each is there), relative as every
+    link between the pages."""
+    return f"{text} [Glossary{f': {term}' if term else ''}]({GLOSSARY_PAGE}{f'#{anchor(term)}' if term else ''})"
 
 
 CUT_HINT = "A cell cut short (…) reads whole on a double click."
