@@ -86,8 +86,10 @@ GLOSSARY = {  # the headline's numbers first, as it defines them, then the terms
                "last, never ranked",
     "interval": "every 95% interval: Wilson's score interval for a rate (a win rate over its contested matches, an "
                 "ability over its votes, items, probes, games or decisions), a t interval over matches (or seats) for "
-                "a mean, a bootstrap over matches for a Bradley-Terry rating, μ ± 1.96σ for TrueSkill. Ranks separate "
-                "only agents whose intervals do not overlap",
+                "a mean, a bootstrap over matches for a Bradley-Terry rating, μ ± 1.96σ for TrueSkill. Robustness "
+                "clips a mean's t interval to the range its scores can take: 0-100 for γ-Bench's games, else the "
+                "lowest to the highest score of the game in that setting (a mean cannot leave the range of its "
+                "data). Ranks separate only agents whose intervals do not overlap",
     "n": "the matches (or seats) a figure rests on: a figure over few of them moves a lot from one match to the next. "
          "An ability's interval counts each vote, item, probe or decision as its own trial, so it is narrower than "
          "the uncertainty over matches: read it with its n",
@@ -125,6 +127,8 @@ OWN_TABLE_NOTES = {
     "llmarena": "Each game column is 0-100 against the best agent here; `paper` rows are the paper's Table 1.",
     "magic": "Partial rows average fewer than the seven roles; `paper` rows are the paper's Tables 1 and 2.",
     "wis": "The ranking grows with games played, so compare agents by points per game.",
+    "other": "No paper defines a table for these games: their win rates per seat, self-play of a competitive game left "
+             "out.",
 }
 
 

@@ -11,7 +11,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import numbers, store
-from engine.column_help import OWN_TABLE_NOTES
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
 from engine.metrics.magic_intervals import ability_intervals
 from engine.palette import painted
@@ -23,7 +22,7 @@ from pages.shared.caching import cached, filter_options
 from pages.shared.opening import open_page
 from pages.shared.own_tables import show_own_table
 from pages.shared.report import Report, runs_of
-from pages.shared.tables import glossed, show_table
+from pages.shared.tables import glossed, own_table_caption, show_table
 from pages.shared.url_widgets import url_multiselect
 
 SUITE = get_suite("magic")
@@ -142,8 +141,7 @@ else:
     show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
 
 st.subheader("Profile")
-report.caption(glossed(f"{SUITE.paper}'s own table, as its authors' code computes it. {OWN_TABLE_NOTES[SUITE.name]}",
-                       SUITE.title))
+report.caption(own_table_caption(SUITE))
 table = complete_first(profile.drop(columns=["challenger", "abilities"]), SUITE.layout)  # partial rows last
 show_own_table(report, "Ability profile", table, "ability_profile", SUITE.layout)
 report.download("abilities")

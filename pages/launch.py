@@ -19,7 +19,7 @@ from engine.wording import count, usd
 from pages.shared import numbers
 from pages.shared.markdown import code, plain
 from pages.shared.report import download_table
-from pages.shared.tables import fitted_columns
+from pages.shared.tables import fitted_columns, glossed
 from pages.shared.url_widgets import url_multiselect
 
 DB = store.default_db()
@@ -28,7 +28,7 @@ RUN_DEFAULT = "the run's"
 STRATEGIES = ["vanilla", "cot", "pgm", *(f"persona:{p}" for p in PERSONAS), "persona:<type it>"]
 
 st.title("Launch a run")
-st.caption(f"Database: `{DB}`. A run plays in its own process; this page only reads the database.")
+st.caption(glossed(f"Database: `{DB}`. A run plays in its own process; this page only reads the database.", "cost"))
 
 token = st.text_input("Admin token", type="password", key="admin_token") if form.admin_required() else None
 slots: dict[str, DeltaGenerator] = {}
@@ -146,7 +146,8 @@ if "name" not in st.session_state or st.session_state.pop("name_started", False)
 name = st.text_input("Run name", key="name", help="Part of the run id; the default holds the time, so it is new "
                                                   "for each launch.")
 slot("name")
-st.caption("Run-wide settings; a model's seat below may set its own temperature and prompt version.")
+st.caption(glossed("Run-wide settings; a model's seat below may set its own temperature and prompt version.",
+                   "condition"))
 cols = st.columns(4)
 with cols[0]:
     all_versions = sorted({v for g in GAMES for v in versions(g)})

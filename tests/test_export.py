@@ -529,3 +529,18 @@ def test_a_games_figures_on_the_site_are_headed_by_their_paper_and_define_their_
     assert "<h2>GAMA-Bench: per-round figures</h2>" in text and "(0-100)" not in text
     for column in ("step", "accepts", "aboard", "passed"):
         assert f"<dt><b>{column}" in text and COLUMN_HELP[column] in text, column
+
+
+def test_the_site_has_the_glossary_the_dashboard_has(site):
+    """The site's pages keep their captions; the definitions they name are on its glossary, as on the dashboard's
+    Glossary page: every term at its anchor, each paper's own table as the paper defines it."""
+    from engine.column_help import GLOSSARY, anchor
+    from engine.headline import DEFINITIONS
+    from engine.suites import all_suites
+
+    glossary = site / "glossary.html"
+    assert "glossary.html" in parsed(site / "index.html").targets
+    assert {anchor(term) for term in GLOSSARY} | {anchor(s.title) for s in all_suites().values()} <= parsed(
+        glossary).ids
+    text = html.unescape(glossary.read_text(encoding="utf-8"))
+    assert all(definition[1:60] in text for definition in DEFINITIONS.values())

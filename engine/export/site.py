@@ -21,9 +21,21 @@ from pathlib import Path
 import pandas as pd
 
 from engine import headline, published, queries, store, transcripts
-from engine.column_help import column_help
+from engine.column_help import COLUMN_HELP, GLOSSARY, anchor, column_help
 from engine.export import charts
-from engine.export.html import definitions, esc, link, note, note_link, page, prose, relative, table
+from engine.export.html import (
+    GLOSSARY_HTML,
+    definitions,
+    esc,
+    glossary,
+    link,
+    note,
+    note_link,
+    page,
+    prose,
+    relative,
+    table,
+)
 from engine.export.transcript import match_body
 from engine.figures import declared_figures
 from engine.numbers import bare_name, number, on_one_scale, readable
@@ -254,6 +266,7 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
         games = pd.DataFrame({"game": list(game_paths), "finished matches": [number(played[g]) for g in game_paths]})
         body += "<h2>Games</h2>" + note("Each game's figures and win rates.") + table(
             games, {"game": list(game_paths.values())}, numeric=("finished matches",))
+    body += "<h2>Glossary</h2>" + note_link(GLOSSARY_HTML, "What every number means")
     site.write("index.html", f"The study in {site.db.name}", body)
 
 
@@ -276,6 +289,8 @@ def build(site: Site, progress: bool = False) -> None:
         with store.reading(site.db):
             game_paths[game] = game_page(site, game)
     index_page(site, options, suite_paths, game_paths)
+    site.write(GLOSSARY_HTML, "Glossary", glossary(GLOSSARY, {s.title: s.caption for s in all_suites().values()},
+                                                   COLUMN_HELP, anchor))
     for path, listed in list(site.lists.items()):
         with store.reading(site.db):
             list_page(site, path, listed)
