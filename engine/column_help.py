@@ -6,6 +6,7 @@ the one sentence a paper's own table needs beside it (`OWN_TABLE_NOTES`); the pa
 (`Suite.caption`) are on the glossary too.
 
     column_help(columns, game, own) -> dict;  defined(column, own, game) -> str | None;  anchor(term) -> str
+    glossary_entries() -> {anchor: (term, text)};  linked(markdown) -> [anchor]: the entries a caption links
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from engine.headline import DEFINITIONS, MIN_MATCHES, SELF_PLAY
 from engine.metrics.outcomes import OUTCOME
 from engine.metrics.stats import ALPHA, MIN_SAMPLE, SCORE_MARGIN, SD_MARGIN
 from engine.numbers import bare_name
+from engine.suites import all_suites
 
 # `game:column` where a game's column means something of its own; a column of one paper's own table only is defined
 # by its suite (`TableLayout.helps`).
@@ -132,9 +134,24 @@ OWN_TABLE_NOTES = {
 }
 
 
+GLOSSARY_PAGE = "glossary"  # the Glossary page's path (app.py): every caption links its term there
+
+
 def anchor(term: str) -> str:
     """A term's place on the glossary page and in the static site's glossary: "win rate" -> "win-rate"."""
     return re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
+
+
+def glossary_entries() -> dict[str, tuple[str, str]]:
+    """Anchor -> (term, definition): every `GLOSSARY` term, then each paper's own table as its paper defines it
+    (`Suite.caption`, under the suite's title)."""
+    entries = {anchor(term): (term, text) for term, text in GLOSSARY.items()}
+    return entries | {anchor(s.title): (s.title, s.caption) for s in all_suites().values() if s.caption}
+
+
+def linked(markdown: str) -> list[str]:
+    """The glossary's anchors a caption links to (a report lists their definitions: its links lead nowhere)."""
+    return re.findall(rf"\]\({GLOSSARY_PAGE}#([a-z0-9-]+)\)", markdown)
 
 
 def column_help(columns, game: str | None = None, own: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import numbers, store
+from engine.captions import glossed, own_table_caption
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
 from engine.metrics.magic_intervals import ability_intervals
 from engine.palette import painted
@@ -22,7 +23,7 @@ from pages.shared.caching import cached, filter_options
 from pages.shared.opening import open_page
 from pages.shared.own_tables import show_own_table
 from pages.shared.report import Report, runs_of
-from pages.shared.tables import glossed, own_table_caption, show_table
+from pages.shared.tables import show_table
 from pages.shared.url_widgets import url_multiselect
 
 SUITE = get_suite("magic")

@@ -8,6 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.captions import glossed, pool_caption
 from engine.column_help import column_help
 from engine.figures import declared_figures
 from engine.numbers import on_one_scale
@@ -17,7 +18,7 @@ from pages.shared import links
 from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import column_definitions, glossed, pool_caption, show_table
+from pages.shared.tables import column_definitions, show_table
 from pages.shared.url_widgets import url_selectbox
 
 ANY = "any agent"

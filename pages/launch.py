@@ -13,13 +13,14 @@ from engine import queries, store
 from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
+from engine.captions import glossed
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
 from engine.wording import count, usd
 from pages.shared import numbers
 from pages.shared.markdown import code, plain
 from pages.shared.report import download_table
-from pages.shared.tables import fitted_columns, glossed
+from pages.shared.tables import fitted_columns
 from pages.shared.url_widgets import url_multiselect
 
 DB = store.default_db()

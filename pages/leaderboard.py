@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import headline, published, queries, store
+from engine.captions import contested_caption, glossed, headline_note, own_table_caption, pool_caption
 from engine.export.charts import win_rates as win_rate_chart
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.numbers import on_one_scale
@@ -35,7 +36,7 @@ from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 from pages.shared.own_tables import show_own_table
 from pages.shared.report import Report, download_table
-from pages.shared.tables import glossed, headline_note, own_table_caption, pool_caption, show_table
+from pages.shared.tables import show_table
 from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
@@ -61,8 +62,7 @@ def ratings(scope, suffix: str):
     show_table(report, f"Bradley-Terry ({suffix})", rated, f"bradley_terry_{suffix}", shown=ranked_view(rated, RATING))
 
 
-report.caption(glossed(f"Only contested matches count: self-play of a competitive game is left out. Agents with fewer "
-                       f"than {headline.MIN_MATCHES} contested matches are provisional, not ranked.", "self-play"))
+report.caption(contested_caption())
 meanings = "\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items())
 with st.expander("What each number means"):
     st.markdown(meanings)

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.captions import glossed, pool_caption
 from engine.games import get_game
 from engine.selection import Selection
 from engine.suite_tables import win_rates_view
@@ -20,9 +21,7 @@ from pages.shared.report import Report, download_table, runs_of
 from pages.shared.tables import (
     compact_lineup,
     fitted_columns,
-    glossed,
     match_link_column,
-    pool_caption,
     show_table,
     tooltips,
 )

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
+from engine.captions import glossed
 from engine.metrics import stats
 from engine.suite_tables import with_condition
 from pages.shared import numbers
@@ -24,7 +25,7 @@ from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import COLUMN_HELP, column_definitions, fitted_columns, glossed, show_table
+from pages.shared.tables import COLUMN_HELP, column_definitions, fitted_columns, show_table
 from pages.shared.url_widgets import url_selectbox
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",

@@ -117,6 +117,16 @@ def markdown_html(markdown: str) -> str:
     return "<br>".join(lines)
 
 
+def caption(markdown: str, path: str) -> str:
+    """A table's caption (engine/captions.py: its glossary link is `[label](glossary#anchor)`) as a note of the site
+    page at `path`, the link leading to the site's glossary, at that anchor."""
+    parts = re.split(r"\[([^\]]*)\]\(glossary(#[a-z0-9-]*)?\)", markdown)
+    shown = markdown_html(parts[0])
+    for label, place, rest in zip(parts[1::3], parts[2::3], parts[3::3], strict=True):
+        shown += link(relative(path, GLOSSARY_HTML) + (place or ""), label) + markdown_html(rest)
+    return f'<p class="note">{shown}</p>'
+
+
 def prose(markdown: str) -> str:
     """A caption written in the pages' markdown, as a note."""
     return f'<p class="note">{markdown_html(markdown)}</p>'

@@ -20,10 +20,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from engine.captions import glossed
 from engine.column_help import COLUMN_HELP as COLUMN_HELP  # the pages' import of it, kept
-from engine.column_help import OWN_TABLE_NOTES, anchor, defined
+from engine.column_help import defined
 from engine.numbers import on_one_scale
-from engine.suite_tables import without_winner
 from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.report import Report, download_table
@@ -41,47 +41,12 @@ def compact_lineup(lineup: str | None) -> str:
                      for seat, n in ((s, len(list(g))) for s, g in itertools.groupby(seats)))
 
 
-GLOSSARY_PAGE = "glossary"  # the Glossary page's path (app.py): every caption links its terms there
-
-
-def glossed(text: str, term: str | None = None) -> str:
-    """A caption (at most two sentences: what matters for its table) and its link to the glossary, at the entry for
-    `term` (a `GLOSSARY` term or a suite's title: tests/test_glossary.py checks each is there), relative as every
-    link between the pages."""
-    return f"{text} [Glossary{f': {term}' if term else ''}]({GLOSSARY_PAGE}{f'#{anchor(term)}' if term else ''})"
-
-
 def column_definitions(helps: Mapping[str, str]) -> None:
     """The definitions of a table's columns, folded under it (its headers' tooltips hold them too, and the report
     lists them under its copy of the table): a caption of a line per column buried what mattered."""
     if helps:
         with st.expander("Column definitions"):
             st.markdown("\n".join(f"- **{plain(column)}**: {text}" for column, text in helps.items()))
-
-
-def headline_note(suite, counted: list[str], self_play: list[str]) -> str:
-    """A suite's headline caption: how it ranks, and the games it counts and leaves out (played only in self-play:
-    `headline.coverage`)."""
-    games = f"Counts {', '.join(counted)}" if counted else "Counts no game"
-    left_out = f"; leaves out {', '.join(self_play)}, played only in self-play here" if self_play else ""
-    return glossed(f"Ranked by {suite.headline.title}: overlapping 95% intervals share a rank, provisional and partial "
-                   "agents are not ranked, and fb wins are wins in matches with a random fallback move. "
-                   f"{plain(games + left_out)}.", "rank")
-
-
-def own_table_caption(suite) -> str:
-    """A paper's own table's caption: what it is and the one thing to keep in mind (`OWN_TABLE_NOTES`); the paper's
-    definitions of it are on the glossary (`Suite.caption`)."""
-    what = f"{suite.paper}'s own table, as its authors compute it. " if suite.paper else ""
-    return glossed(f"{what}{OWN_TABLE_NOTES.get(suite.name, '')}".strip(), suite.title)
-
-
-def pool_caption(pool: str, game: str, presets: list[str] | None = None) -> str:
-    """A win-rate table's caption: its pool of matches (of the `presets` named, else every preset), and why a game
-    without a winner has no win rate."""
-    named = f"{'preset' if len(presets) == 1 else 'presets'} {', '.join(presets)}" if presets else "every preset"
-    return glossed(f"The contested matches of {plain(pool)} in the selection, {plain(named)}. "
-                   f"{without_winner([game])}".strip(), "win rate")
 
 
 CUT_HINT = "A cell cut short (…) reads whole on a double click."
