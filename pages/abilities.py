@@ -5,15 +5,13 @@ the profile adds the area in the paper's own unit, the raw polygon on 0-100 axes
 Figures come from the MAgIC suite's own table, the one Leaderboards shows (`own_table`: contested matches, the
 same partial marks through `own_table_view`); NaN where a game was not played."""
 
-from dataclasses import replace
-
 import plotly.graph_objects as go
 import streamlit as st
 
 from engine import numbers, store
 from engine.captions import glossed, own_table_caption
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
-from engine.metrics.magic_intervals import ability_intervals
+from engine.metrics.magic_intervals import ability_intervals, profile_scope
 from engine.palette import painted
 from engine.selection import Selection
 from engine.suite_tables import complete_first, partial_rows
@@ -57,8 +55,7 @@ shown = profile[profile["challenger"].isin(chosen)]
 
 
 # what each ability rests on: the seats behind it and its 95% interval, over the profile's matches
-scope = replace(Selection(), contested=not SUITE.self_play)
-intervals = cached(ability_intervals, DB, selection=scope.within(SUITE.variants) if SUITE.narrow else scope)
+intervals = cached(ability_intervals, DB, selection=profile_scope(Selection()))
 intervals.insert(0, "challenger", [challenger_of(a, s) for a, s in zip(intervals["agent"], intervals["strategy"],
                                                                        strict=True)])
 behind = intervals.set_index(["challenger", "ability"])

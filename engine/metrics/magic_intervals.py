@@ -19,6 +19,7 @@ are the profile's abilities to the bit.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,7 @@ from engine.metrics.magic_social import (
     seat_in,
 )
 from engine.selection import ALL, Selection
+from engine.suites import get_suite
 from engine.suites.magic import SOCIAL, THEORY
 
 INTERVAL_COLUMNS = ["agent", "strategy", "ability", "value", "n", "trials", "low", "high"]
@@ -68,6 +70,14 @@ def _guess_term(sums: pd.DataFrame) -> pd.Series:
     """Deception's fixed part beside its win share (`magic_social._deception`)."""
     seen_0, seen_1 = (sums["flag_0_seen"] > 0).astype(float), (sums["flag_1_seen"] > 0).astype(float)
     return DECEPTION_GUESS_WEIGHT * ratios(seen_1, seen_0 + seen_1).fillna(0.0)
+
+
+def profile_scope(selection: Selection = ALL) -> Selection:
+    """The matches MAgIC's profile reads of `selection` (`Suite.leaderboard`: its contested matches of its games):
+    the intervals' scope, so that they rest on the profile's own matches."""
+    suite = get_suite("magic")
+    scope = replace(selection, contested=not suite.self_play)
+    return scope.within(suite.variants) if suite.narrow else scope
 
 
 @kept_per_state
