@@ -42,7 +42,8 @@ def own_table_caption(suite) -> str:
     """A paper's own table's caption: what it is and the one thing to keep in mind (`OWN_TABLE_NOTES`); the paper's
     definitions of it are on the glossary (`Suite.caption`)."""
     what = f"{suite.paper}'s own table, as its authors compute it. " if suite.paper else ""
-    return glossed(f"{what}{OWN_TABLE_NOTES.get(suite.name, '')}".strip(), suite.title)
+    note = OWN_TABLE_NOTES.get(suite.name, "")
+    return glossed(f"{what}{note[:1].upper()}{note[1:]}".strip(), suite.title)
 
 
 def pool_caption(pool: str, game: str, presets: list[str] | None = None) -> str:

@@ -19,6 +19,7 @@ from engine.metrics.outcomes import OUTCOME
 from engine.metrics.stats import ALPHA, MIN_SAMPLE, SCORE_MARGIN, SD_MARGIN
 from engine.numbers import bare_name
 from engine.suites import all_suites
+from engine.suites.magic import SHORT_ABILITIES
 
 # `game:column` where a game's column means something of its own; a column of one paper's own table only is defined
 # by its suite (`TableLayout.helps`).
@@ -126,9 +127,12 @@ GLOSSARY = {  # the headline's numbers first, as it defines them, then the terms
 # the one thing to keep in mind beside a paper's own table (its full definitions: the glossary, `Suite.caption`)
 OWN_TABLE_NOTES = {
     "gamabench": "It keeps self-play (γ-Bench's protocol), and rows of different settings score different games.",
-    "llmarena": "Each game column is 0-100 against the best agent here; `paper` rows are the paper's Table 1.",
-    "magic": "Partial rows average fewer than the seven roles; `paper` rows are the paper's Tables 1 and 2.",
-    "wis": "The ranking grows with games played, so compare agents by points per game.",
+    "llmarena": "Scale: every game column and `average` 0-100 (the best agent here = 100); `paper` rows are the "
+                "paper's Table 1.",
+    "magic": f"the seven abilities on 0-100 ({', '.join(SHORT_ABILITIES.values())}: each named whole in its header's "
+             "tooltip); partial rows average fewer than the seven roles, `paper` rows are the paper's Tables 1 and 2.",
+    "wis": "Ranking and mean scores are in Who is Spy's points; the ranking grows with games played, so compare "
+           "agents by points per game.",
     "other": "No paper defines a table for these games: their win rates per seat, self-play of a competitive game left "
              "out.",
 }

@@ -273,7 +273,8 @@ else:
 if not summary.empty:
     st.header("Verdicts")
     report.caption(glossed(f"A verdict needs {stats.MIN_SAMPLE} scores or more at the default and at every other "
-                           "level; sensitive, robust and inconclusive are defined on the glossary.", "verdict"))
+                           "level. Robust means an equivalence test put every difference within the margin, not "
+                           "merely no significant difference.", "verdict"))
     verdicts = summary.assign(factor=summary["factor"].str.replace("_", " "))
     per_game = verdicts.groupby(["game", "setting"], as_index=False).agg(
         factors=("factor", "nunique"),
