@@ -272,13 +272,14 @@ def progress_text(row) -> str:
         return (f"{text}; playing now: {count(int(row.live_turns), 'turn')}, "
                 f"{count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, {dollars}, "
                 f"{count(int(row.live_fallbacks), 'fallback')}")
-    text = f"{text}, {count(int(row.tokens), 'token')}, {usd(row.usd)} in its stored matches"
+    text = f"{text}, {count(int(row.tokens), 'token')}, {usd(row.usd)}"
     if row.status != "ok" and pd.notna(row.live_turns) and row.live_turns > 0:  # stopped: its unfinished matches'
         # turns are in no stored match, only in its process's count
         dollars = usd(row.live_cost_usd) + (f" + {count(int(row.live_unpriced_calls), 'unpriced call')}"
                                             if row.live_unpriced_calls else "")
-        text += (f"; its last process spent {count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, "
-                 f"{dollars} (its unfinished matches' turns included)")
+        text += (f" in its stored matches; its last process spent "
+                 f"{count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, {dollars} (its unfinished "
+                 "matches' turns included)")
     return text
 
 
