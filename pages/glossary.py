@@ -1,13 +1,14 @@
 """Glossary: the definitions every caption links to (engine/column_help.py `GLOSSARY`, from the headline's
-`DEFINITIONS` and the scorers' own words), each papers' own table as its paper defines it (`Suite.caption`), and
-every column's definition (`COLUMN_HELP`, the headers' tooltips). A caption on the other pages says only what
-matters for its table and links its term here."""
+`DEFINITIONS` and the scorers' own words), each paper's own table as its paper defines it (`Suite.caption`), and
+every column's definition (`COLUMN_HELP`, the headers' tooltips, as a table). A caption on the other pages says
+only what matters for its table and links its term here."""
 
+import pandas as pd
 import streamlit as st
 
 from engine.column_help import COLUMN_HELP, GLOSSARY, anchor
 from engine.suites import all_suites
-from pages.shared.markdown import plain
+from pages.shared.tables import fitted_columns
 
 st.title("Glossary")
 st.markdown("What the numbers of every page mean. A caption under a table says what matters for that table and "
@@ -24,4 +25,7 @@ for suite in all_suites().values():
         st.markdown(suite.caption)
 
 st.header("Columns", anchor="columns")
-st.markdown("\n".join(f"- **{plain(name)}**: {text}" for name, text in COLUMN_HELP.items()))
+columns = pd.DataFrame({"column": [name.replace(":", ": ") for name in COLUMN_HELP],  # "game: column" its own
+                        "definition": list(COLUMN_HELP.values())})
+shown, config = fitted_columns(columns, None, fill=("definition",))
+st.dataframe(shown, hide_index=True, width="stretch", column_config=config)
