@@ -24,6 +24,7 @@ PAGES = [
     st.Page("pages/games.py", title="Games", icon=":material/sports_esports:"),
     st.Page("pages/robustness.py", title="Robustness", icon=":material/balance:"),
     st.Page("pages/transcripts.py", title="Transcripts", icon=":material/forum:"),
+    st.Page("pages/glossary.py", title="Glossary", icon=":material/menu_book:"),
 ]
 
 

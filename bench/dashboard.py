@@ -41,6 +41,7 @@ from engine import default_views, headline, queries, store, transcripts  # noqa:
 from engine.launch import processes  # noqa: E402
 from engine.metrics import compare, ratings  # noqa: E402
 from engine.metrics.kept_tables import forget  # noqa: E402
+from engine.metrics.magic_intervals import ability_intervals, profile_scope  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.serving import settle_heap  # noqa: E402
 from engine.store import summaries  # noqa: E402
@@ -204,6 +205,7 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
         ],
         "abilities": [
             ("MAgIC ability profile", lambda: get_suite("magic").leaderboard(db)),
+            ("MAgIC abilities' n and intervals", lambda: ability_intervals(db, profile_scope(Selection()))),
         ],
         "robustness": [
             ("robustness (the cells' moments, every factor's tables)", lambda: queries.robustness(db, any_model)),
@@ -324,7 +326,7 @@ def peak_rss_mb() -> float:
     return max(_PEAK_BEFORE[0], _status_mb("VmHWM"))
 
 
-PAGES = ("overview", "launch", "leaderboard", "abilities", "games", "robustness", "transcripts")
+PAGES = ("overview", "launch", "leaderboard", "abilities", "games", "robustness", "transcripts", "glossary")
 
 
 def served_pages(db: Path, out) -> None:

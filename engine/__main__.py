@@ -345,7 +345,7 @@ def _interrupt_on_stop_signals() -> None:
 
 def _cmd_tournament(args: argparse.Namespace) -> int:
     from engine.spec import SpecError
-    from engine.tournament import load_tournament, play_tournament
+    from engine.tournament import load_tournament, play_tournament, standings_text
 
     _interrupt_on_stop_signals()
     try:
@@ -364,7 +364,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         print(f"{result.game}: {count(result.rounds, 'round')}, {count(result.matches, 'match')}, "
               f"{count(result.errors, 'error')}, "
               f"stopped by {result.stopped_by}")
-        print(result.ratings.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        print(standings_text(result.ratings))
     return 1 if any(r.errors for r in results) else 0
 
 

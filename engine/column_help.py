@@ -1,16 +1,26 @@
 """What a column of the figures' and papers' tables means, one line each (`COLUMN_HELP`), defined once for every
 output that explains a table: the pages' header tooltips and the Games page's lines under its tables, the HTML
-reports and the static site's lists under its tables.
+reports and the static site's lists under its tables. And the glossary (`GLOSSARY`: term -> definition), the one
+place the dashboard's Glossary page and the static site define the terms every caption links to (`anchor`), with
+the one sentence a paper's own table needs beside it (`OWN_TABLE_NOTES`); the paper's full definitions of its table
+(`Suite.caption`) are on the glossary too.
 
-    column_help(columns, game, own) -> dict;  defined(column, own, game) -> str | None
+    column_help(columns, game, own) -> dict;  defined(column, own, game) -> str | None;  anchor(term) -> str
+    glossary_entries() -> {anchor: (term, text)};  linked(markdown) -> [anchor]: the entries a caption links
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
-from engine.headline import DEFINITIONS
+from engine.games import all_games
+from engine.headline import DEFINITIONS, MIN_MATCHES, SELF_PLAY, judged
+from engine.metrics.outcomes import OUTCOME
+from engine.metrics.stats import ALPHA, MIN_SAMPLE, SCORE_MARGIN, SD_MARGIN
 from engine.numbers import bare_name
+from engine.suites import all_suites
+from engine.suites.magic import SHORT_ABILITIES
 
 # `game:column` where a game's column means something of its own; a column of one paper's own table only is defined
 # by its suite (`TableLayout.helps`).
@@ -58,6 +68,95 @@ COLUMN_HELP = {
                  "for a bot)",
 }
 
+GLOSSARY = {  # the headline's numbers first, as it defines them, then the terms of the other tables and pages
+    **DEFINITIONS,
+    "outcome": f"{OUTCOME}. {judged(all_games())}",
+    "self-play": f"every seat of a match held by one agent; {SELF_PLAY}",
+    "cooperative": "a game whose seats share one score (Hanabi): no seat wins against another, so it has no win rate "
+                   "('—' in every win-rate table, never 0%), its score is the figure, and its self-play counts",
+    "pool": "the contested matches of one game under one rule set, every preset in the selection: one win-rate table "
+            "a pool (Overview, Leaderboards and Games show the same figure for it). A game played under several "
+            "papers' rules (Undercover) has a pool per rule set",
+    "TrueSkill": "μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed in the "
+                 "order they finished. Skills compare only within a group of agents linked by matches (`component`: "
+                 "1 is the largest); an agent that never played against another has none. Every seat of a team "
+                 "weighs 1, as LLMArena's code rates: in a game of one seat against four (Undercover, Chameleon) the "
+                 "lone seat's rating moves far more than each of the four's, so μ follows the roles an agent played; "
+                 "Bradley-Terry weighs every match the same",
+    "provisional": f"an agent with fewer than {MIN_MATCHES} contested matches: shown, not ranked (its interval is too "
+                   "wide to say where it stands)",
+    "partial": "an average over only some of the parts a table averages (a suite's games, MAgIC's seven roles): it "
+               "pools other parts than a complete row does, so it is not comparable with one; marked partial, listed "
+               "last, never ranked",
+    "interval": "every 95% interval: Wilson's score interval for a rate (a win rate over its contested matches, an "
+                "ability over its votes, items, probes, games or decisions), a t interval over matches (or seats) for "
+                "a mean, a bootstrap over matches for a Bradley-Terry rating, μ ± 1.96σ for TrueSkill. Robustness "
+                "clips a mean's t interval to the range its scores can take: 0-100 for γ-Bench's games, else the "
+                "lowest to the highest score of the game in that setting (a mean cannot leave the range of its "
+                "data). Ranks separate only agents whose intervals do not overlap",
+    "n": "the matches (or seats) a figure rests on: a figure over few of them moves a lot from one match to the next. "
+         "An ability's interval counts each vote, item, probe or decision as its own trial, so it is narrower than "
+         "the uncertainty over matches: read it with its n",
+    "fallback": "a move the engine played in the player's place when its answers could not be used after the game's "
+                "retries: a random legal move (a random fallback) or the game's fixed action. 'Leave out matches "
+                "with fallback moves' drops every match that has one from every table",
+    "per-round curve": "one curve per setting (preset and parameters: a 3-player one-round game is never averaged "
+                       "with a 10-player twenty-round one); each round's point is the mean over the matches of its "
+                       "setting that reached that round (its table's `matches` column gives each round's count)",
+    "mean role win rate": "MAgIC's win rate: the mean of the challenger's seven role win rates, each role weighing "
+                          "the same; not the win rate of the other pages (seats won / seats held)",
+    "radar area": "the polygon of the seven abilities as a percentage of the full radar; the paper's bars plot the "
+                  "raw area on 0-100 axes (full radar about 27,400; GPT-4-turbo about 9,300), in the hover and in the "
+                  "profile's `area (0-100 axes)`. Missing abilities (games not played) leave gaps and no area",
+    "ability": "each of MAgIC's seven abilities is a share of counted chances on 0-100 (Judgement: right votes; "
+               "Reasoning: right belief items; Deception: games won as chameleon or undercover, plus its 0.25 guess "
+               "term; Self-awareness: right role probes; Cooperation: cost-sharing games agreed; Coordination: "
+               "agreed splits it proposed; Rationality: rational decisions), shown with n, the challenger's matches "
+               "behind it, and its 95% Wilson interval",
+    "Who is Spy ranking": "100 + the sum of scores - games played (a seat is a game): it grows with games played, so "
+                          "agents with different numbers of games are not comparable by it. Points per game = "
+                          "(ranking - 100) / games, with its 95% t interval over seats, are",
+    "condition": COLUMN_HELP["condition"],
+    "verdict": f"Robustness' judgement of one factor: it needs {MIN_SAMPLE} scores or more at the default and at every "
+               "other level (the paper's five runs), else 'not enough data'. Sensitive: a level differs from the "
+               f"default with a Holm-adjusted p < {ALPHA:g}. Robust: the 95% interval of every level's difference "
+               f"from the default lies within ± the margin (an equivalence test), {SCORE_MARGIN:g} points of "
+               "γ-Bench's 0-100 score (between the paper's \"consistent\" 2.4-3.4 and the 7.6-11.0 it singles out) "
+               f"or {SD_MARGIN:g} standard deviations of the default's scores on other games. Inconclusive: neither; "
+               "more scores would tell",
+}
+# the one thing to keep in mind beside a paper's own table (its full definitions: the glossary, `Suite.caption`)
+OWN_TABLE_NOTES = {
+    "gamabench": "It keeps self-play (γ-Bench's protocol), and rows of different settings score different games.",
+    "llmarena": "Scale: every game column and `average` 0-100 (the best agent here = 100); `paper` rows are the "
+                "paper's Table 1.",
+    "magic": f"the seven abilities on 0-100 ({', '.join(SHORT_ABILITIES.values())}: each named whole in its header's "
+             "tooltip); partial rows average fewer than the seven roles, `paper` rows are the paper's Tables 1 and 2.",
+    "wis": "Ranking and mean scores are in Who is Spy's points; the ranking grows with games played, so compare "
+           "agents by points per game.",
+    "other": "No paper defines a table for these games: their win rates per seat, self-play of a competitive game left "
+             "out.",
+}
+
+
+GLOSSARY_PAGE = "glossary"  # the Glossary page's path (app.py): every caption links its term there
+
+
+def anchor(term: str) -> str:
+    """A term's place on the glossary page and in the static site's glossary: "win rate" -> "win-rate"."""
+    return re.sub(r"[^a-z0-9]+", "-", term.lower()).strip("-")
+
+
+def glossary_entries() -> dict[str, tuple[str, str]]:
+    """Anchor -> (term, definition): every `GLOSSARY` term, then each paper's own table as its paper defines it
+    (`Suite.caption`, under the suite's title)."""
+    entries = {anchor(term): (term, text) for term, text in GLOSSARY.items()}
+    return entries | {anchor(s.title): (s.title, s.caption) for s in all_suites().values() if s.caption}
+
+
+def linked(markdown: str) -> list[str]:
+    """The glossary's anchors a caption links to (a report lists their definitions: its links lead nowhere)."""
+    return re.findall(rf"\]\({GLOSSARY_PAGE}#([a-z0-9-]+)\)", markdown)
 
 
 def column_help(columns, game: str | None = None, own: Mapping[str, str] | None = None) -> dict[str, str]:

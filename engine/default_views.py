@@ -14,6 +14,7 @@ from pathlib import Path
 
 from engine import headline, store
 from engine.metrics import ratings
+from engine.metrics.magic_intervals import ability_intervals, profile_scope
 from engine.metrics.ratings import bradley_terry_table, trueskill_table
 from engine.selection import Selection
 from engine.suites import all_suites, get_suite
@@ -53,6 +54,10 @@ def _refresh(db: str | Path) -> list[str]:
         with store.reading(db):
             suite.leaderboard(db)
         views += [f"{suite.name} headline", f"{suite.name} leaderboard"]
+    if set(get_suite("magic").games) & set(games):  # Abilities' n and intervals, beside MAgIC's table
+        with store.reading(db):
+            ability_intervals(db, profile_scope(Selection()))
+        views.append("magic ability intervals")
     llmarena = get_suite("llmarena")
     for figure in llmarena.figures:  # the Games page's view of each game: every match of it
         for game in figure.games:

@@ -10,7 +10,7 @@ scores`), one code for all so that none reads another way:
   condition in one column, its columns named so that none passes for the headline's win rate, each with its unit.
 
     headline_view(table, measure) -> DataFrame;  ranked_view(table, measure);  headline_help(measure) -> dict
-    headline_caption(suite, counted, self_play) -> str;  CONTESTED, GRID_CAPTION
+    GRID_CAPTION (the other captions: engine/captions.py)
     grid_view(cells, suite) -> DataFrame;  grid_games(cells, suite) -> list;  by_win_rate(rows) -> DataFrame
     win_rates_view(rows, game) -> DataFrame;  has_winner(game) -> bool;  without_winner(games) -> str
     partial_rows(board, layout) -> Series;  complete_first(board, layout) -> DataFrame
@@ -28,7 +28,6 @@ from engine.numbers import board_text, interval, number, on_one_scale, percent, 
 from engine.published import PAPER
 from engine.selection import cooperative_games
 from engine.suites.base import TableLayout
-from engine.wording import sentence_start
 
 NOT_APPLICABLE = "—"  # a win rate (and its wins) of a game that declares no winner
 
@@ -45,24 +44,9 @@ RANKED_BY = {"rating": headline.DEFINITIONS["rating"], "win_rate": headline.DEFI
 SHORT = {"rating": "rating (95% CI)", "win_rate": "win rate (95% CI)", "score": "score (95% CI)"}
 
 
-CONTESTED = (f"Only contested matches count: {headline.SELF_PLAY}. Fewer than {headline.MIN_MATCHES} contested "
-             "matches: provisional, not ranked.")
 GRID_CAPTION = ("win rate (contested matches behind it), over each game's contested matches under the "
                 "rules named in its column, every preset in the selection (the same pool as Overview's table of that "
                 "game and rule set); a cell opens those matches")
-
-
-def headline_caption(suite, counted: list[str], self_play: list[str]) -> str:
-    """How the headline ranks, what its ranked number is, and which of the suite's games it counts (`counted`)
-    and leaves out as played only in self-play (`self_play`: `headline.coverage`)."""
-    text = (f"Rank: 1 + the number of ranked agents whose 95% interval of the {suite.headline.title} lies wholly "
-            "above this agent's, so overlapping intervals share a rank; provisional agents (fewer than "
-            f"{headline.MIN_MATCHES} contested matches) and agents without an interval are not ranked. "
-            f"{sentence_start(suite.headline.title)}: {RANKED_BY[suite.headline.by]}. ")
-    text += f"Counts {', '.join(counted)}" if counted else "Counts no game"
-    if self_play:
-        text += f"; leaves out {', '.join(self_play)} (only self-play in this selection)"
-    return text + (f". {headline.judged(counted)}." if counted and suite.headline.by != "score" else ".")
 
 
 def measure_view(table: pd.DataFrame, measure) -> list[str]:

@@ -34,9 +34,12 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from engine import store
 from engine.games import get_game
+from engine.metrics.outcomes import narrowed, seat_outcomes_sql
 from engine.metrics.ratings import trueskill_table
 from engine.runner import run_spec
+from engine.selection import ALL, contested_sql
 from engine.spec import RunSpec, SpecError, parse_spec
 from engine.spec_text import check_mapping
 
@@ -66,6 +69,9 @@ class Tournament:
     defaults: dict[str, Any]
     agents: dict[str, Any]
     games: list[GamePlan]
+
+
+STANDINGS = ["agent", "mu", "sigma", "mu_lo", "mu_hi", "conservative", "matches", "wins", "note"]
 
 
 @dataclass
@@ -152,7 +158,7 @@ async def play_game(t: Tournament, plan: GamePlan, db: str | Path, progress: boo
         result.rounds += 1
         result.matches += len(spec.matches)
         result.errors += summary.errors
-        ratings = trueskill_table(db, plan.game)
+        ratings = standings(db, plan.game)
         result.ratings = ratings[ratings["agent"].isin(labels)].reset_index(drop=True)
         settled = len(result.ratings) == len(labels) and (result.ratings["sigma"] < t.sigma_threshold).all()
         if summary.errors:
@@ -163,6 +169,26 @@ async def play_game(t: Tournament, plan: GamePlan, db: str | Path, progress: boo
             result.stopped_by = "cap"
         if result.stopped_by:
             return result
+
+
+def standings(db: str | Path, game: str) -> pd.DataFrame:
+    """The game's TrueSkill table (`ratings.trueskill_table`) with `wins` counting the contested matches an agent won,
+    not its seats: in a game of more seats an agent holds several in one match (Undercover's civilians), and its
+    seats won outnumbered its matches."""
+    table = trueskill_table(db, game)
+    seats, params = seat_outcomes_sql(narrowed(game, ALL))
+    won = store.query(db, f"""
+        WITH s AS ({seats}) SELECT agent, count(DISTINCT match_id) FILTER (WHERE won) AS wins
+        FROM s WHERE {contested_sql("s")} GROUP BY agent""", params)
+    wins = dict(zip(won["agent"], won["wins"], strict=True))
+    return table.assign(wins=[int(wins.get(agent, 0)) for agent in table["agent"]])[STANDINGS]
+
+
+def standings_text(ratings: pd.DataFrame) -> str:
+    """The standings as the command prints them: 2 decimals, a blank where an agent has no rating (never NaN)."""
+    shown = ratings.astype(object).map(lambda v: "" if pd.isna(v) else f"{v:.2f}" if isinstance(v, float)
+                                       else str(v))
+    return shown.to_string(index=False)
 
 
 async def play_tournament(t: Tournament, db: str | Path, progress: bool = False) -> list[GameResult]:

@@ -11,7 +11,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import numbers, store
+from engine.captions import glossed, own_table_caption
 from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
+from engine.metrics.magic_intervals import ability_intervals, profile_scope
 from engine.palette import painted
 from engine.selection import Selection
 from engine.suite_tables import complete_first, partial_rows
@@ -31,6 +33,11 @@ LEGEND_RIGHT = {"x": 1.08, "xanchor": "left", "y": 1, "yanchor": "top"}  # besid
 DB = store.default_db()
 report = Report("Abilities (MAgIC)")
 
+
+def challenger_of(agent: str, strategy) -> str:
+    return f"{agent} · {strategy}" if isinstance(strategy, str) and strategy else agent  # bots have no strategy
+
+
 open_page("Abilities (MAgIC)", DB, empty="No data yet: play MAgIC's games (e.g. `python -m engine run "
           "runs/magic_social.yaml` and `runs/magic_game_theory.yaml`).")
 
@@ -39,8 +46,7 @@ if profile.empty:
     st.info(f"No data yet: {SUITE.empty}")
     st.stop()
 
-profile["challenger"] = [f"{a} · {s}" if isinstance(s, str) and s else a for a, s in
-                         zip(profile["agent"], profile["strategy"], strict=True)]  # bots have no strategy
+profile["challenger"] = [challenger_of(a, s) for a, s in zip(profile["agent"], profile["strategy"], strict=True)]
 names = profile["challenger"].tolist()
 profile["abilities"] = profile[ABILITY_COLUMNS].notna().sum(axis=1)
 fullest = profile.sort_values(["abilities", AREA, "win_rate"], ascending=False, na_position="last", kind="stable")
@@ -56,12 +62,24 @@ def as_text(label: str) -> str:
     return html.escape(label, quote=False)
 
 
+# what each ability rests on: the seats behind it and its 95% interval, over the profile's matches
+intervals = cached(ability_intervals, DB, selection=profile_scope(Selection()))
+intervals.insert(0, "challenger", [challenger_of(a, s) for a, s in zip(intervals["agent"], intervals["strategy"],
+                                                                       strict=True)])
+behind = intervals.set_index(["challenger", "ability"])
+
+
 def radar(rows, title: str) -> go.Figure:
     fig = painted(go.Figure())  # agents told apart (Streamlit's theme draws two in near-identical blues)
     for row in rows.itertuples(index=False):
         values = [row[rows.columns.get_loc(a)] for a in ABILITY_COLUMNS]  # 0-100 as the scorer gives them
+        rests = [behind.loc[(row.challenger, a)] if (row.challenger, a) in behind.index else None for a in ABILITIES]
+        hover = [numbers.interval(v, r["low"], r["high"]) + f", n = {int(r['n']):,}" if r is not None and v == v
+                 else "not played" for v, r in zip(values, rests, strict=True)]
         fig.add_trace(go.Scatterpolar(r=[*values, values[0]], theta=[*ABILITIES, ABILITIES[0]],
-                                      name=as_text(row.challenger), fill="toself", opacity=0.6))
+                                      name=as_text(row.challenger), fill="toself", opacity=0.6,
+                                      customdata=[*hover, hover[0]],
+                                      hovertemplate="%{theta}: %{customdata}<extra>%{fullData.name}</extra>"))
     fig.update_layout(title=title, height=520, legend=LEGEND_RIGHT, polar={
         "angularaxis": {"rotation": 90, "direction": "clockwise"},
         "radialaxis": {"range": [0, RADAR_SCALE], "tickvals": [20, 40, 60, 80, 100], "angle": RADIAL_ANGLE,
@@ -73,8 +91,15 @@ fig = radar(shown, "Seven abilities")
 st.plotly_chart(fig)
 report.figure("Seven abilities", fig)
 missing = shown[shown[ABILITY_COLUMNS].isna().any(axis=1)]["challenger"].tolist()
-if missing:
-    st.caption(f"Missing abilities (games not played) leave gaps and no area: {', '.join(map(plain, missing))}.")
+rested = intervals[intervals["challenger"].isin(chosen)].assign(
+    ability=lambda t: t["ability"] + " (0-100)",
+    interval=lambda t: [numbers.interval(v, lo, hi) for v, lo, hi in zip(t["value"], t["low"], t["high"], strict=True)])
+gaps = f" Missing abilities leave gaps and no area: {', '.join(map(plain, missing))}." if missing else ""
+report.caption(glossed("Each ability with its 95% Wilson interval and n, the challenger's matches behind it (the "
+                       "radar's hover shows both)." + gaps, "ability"))
+show_table(report, "Abilities: n and 95% intervals", rested[["challenger", "ability", "n", "trials", "value", "low",
+                                                              "high"]], "ability_intervals",
+           shown=rested[["challenger", "ability", "interval", "n", "trials"]])
 
 short = partial_rows(shown, SUITE.layout)  # a mean over fewer than the seven roles: marked on the chart
 coverage = SUITE.layout.coverage
@@ -95,21 +120,19 @@ bars.update_layout(title=f"Radar area against the {MEAN_ROLE_WIN_RATE} (the pape
                    legend=LEGEND_RIGHT, yaxis={"title": "%", "range": [0, RADAR_SCALE], "dtick": 20})
 st.plotly_chart(bars)
 report.figure(f"Radar area against the {MEAN_ROLE_WIN_RATE}", bars)
-partial_note = (" Partial (an open marker, named on the axis): a mean over only the roles the challenger played, "
-                "not comparable with a mean over all seven; it has no radar area." if short.any() else "")
-st.caption(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's: the mean of the challenger's seven role win rates, each role "
-           f"weighing the same. It is not the win rate of the other pages (seats won / seats held). The bars are "
-           f"the radar's area as a percentage of the full radar; the paper's bars plot the raw area on 0-100 axes "
-           f"(full radar about 27,400; GPT-4-turbo about 9,300): that unit is in the hover and in the profile's "
-           f"'{PAPER_AREA}'.{partial_note}")
+partial_note = (" Partial (an open marker, named on the axis): a mean over fewer of the seven roles, not comparable, "
+                "with no radar area." if short.any() else "")
+report.caption(glossed(f"The {MEAN_ROLE_WIN_RATE} is MAgIC's mean of seven role win rates, not the win rate of the "
+                       f"other pages; the bars are the radar's area in % of the full radar.{partial_note}",
+                       "mean role win rate"))
 
 st.subheader("Vanilla against PGM")
 pairs = profile[profile["strategy"].isin(["vanilla", "pgm"])]
 both = sorted(a for a, rows in pairs.groupby("agent") if set(rows["strategy"]) == {"vanilla", "pgm"})
 if not both:
-    st.caption("No agent has played both the vanilla and the pgm strategy yet: play one model twice, with "
-               "`strategy: vanilla` and with `strategy: pgm` (the commented-out challenger seats of "
-               "runs/magic_game_theory.yaml and runs/magic_social.yaml).")
+    st.caption(glossed("No agent has played both the vanilla and the pgm strategy yet: play one model with "
+                       "`strategy: vanilla` and with `strategy: pgm` (the commented-out challenger seats of "
+                       "runs/magic_game_theory.yaml and runs/magic_social.yaml).", "ability"))
 else:
     pick = pairs[pairs["agent"].isin(both)]
     left, right = st.columns(2)
@@ -126,7 +149,7 @@ else:
     show_table(report, "Vanilla against PGM", wide.reset_index(), "vanilla_vs_pgm")
 
 st.subheader("Profile")
-st.caption(SUITE.caption)
+report.caption(own_table_caption(SUITE))
 table = complete_first(profile.drop(columns=["challenger", "abilities"]), SUITE.layout)  # partial rows last
 show_own_table(report, "Ability profile", table, "ability_profile", SUITE.layout)
 report.download("abilities")

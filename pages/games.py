@@ -8,16 +8,17 @@ from dataclasses import replace
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.captions import glossed, pool_caption
 from engine.column_help import column_help
 from engine.figures import declared_figures
 from engine.numbers import on_one_scale
-from engine.suite_tables import by_win_rate, win_rates_view, without_winner
+from engine.suite_tables import by_win_rate, win_rates_view
 from engine.suites import suites_of
 from pages.shared import links
 from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import show_table
+from pages.shared.tables import column_definitions, show_table
 from pages.shared.url_widgets import url_selectbox
 
 ANY = "any agent"
@@ -51,9 +52,8 @@ def rounds_caption(table, mine: str | None) -> str:
         spread = (f"{first} at round {rows['step'].min()}, {last} at round {rows['step'].max()}" if first != last
                   else f"{first} at every round")
         spreads.append(f"{setting}: {spread}" if setting else spread)
-    return (f"One curve per setting (preset and parameters: a 3-player one-round game is never averaged with a "
-            f"10-player twenty-round one). Each round's point is the mean over the matches{where} of its setting that "
-            f"reached that round ({'; '.join(spreads)}; the table's `matches` column gives each round's count).")
+    return (f"Each round's point is the mean over the matches{where} of its setting that reached that round: "
+            f"{'; '.join(spreads)}.")
 
 
 def draw(figure, table) -> None:
@@ -62,18 +62,10 @@ def draw(figure, table) -> None:
     title = f"{game}: {figure.title}" if figure.chart.kind == "line" else figure.title
     for drawn in declared_figures(figure.chart, table, title):
         if drawn.all_zero:
-            report.caption(f"{drawn.title}: every value is 0" + (
-                " (no illegal moves)." if "illegal_move_rate" in figure.chart.columns(table) else "."))
+            report.caption(glossed(f"{drawn.title}: every value is 0" + (
+                " (no illegal moves)." if "illegal_move_rate" in figure.chart.columns(table) else "."), "valid moves"))
         st.plotly_chart(drawn.figure)
         report.figure(drawn.title, drawn.figure)
-
-
-def definitions(helps: dict[str, str]) -> None:
-    """One line per column of the table that has a definition (`column_help`), under it (the report lists them under
-    its copy of the table)."""
-    lines = [f"`{column}`: {text}" for column, text in helps.items()]
-    if lines:
-        st.caption("  \n".join(lines))
 
 
 st.header(game)
@@ -83,10 +75,11 @@ for suite in suites_of(game):
         table = only_mine(cached(figure.table, DB, selection=shown))
         table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
         if table.empty:
-            report.caption(f"{suite.title}: {figure.title}: nothing recorded for this selection.")
+            report.caption(glossed(f"{suite.title}: {figure.title}: nothing recorded for this selection.",
+                                   suite.title))
             continue
         if {"step", "matches"} <= set(table.columns):  # a per-round curve: say what each point averages
-            report.caption(rounds_caption(table, mine))
+            report.caption(glossed(rounds_caption(table, mine), "per-round curve"))
         if figure.chart is not None:
             draw(figure, table)
         if figure.show_table:
@@ -94,17 +87,16 @@ for suite in suites_of(game):
             helps = column_help(on_one_scale(table.head(0), units).columns, game, suite.layout.helps)
             show_table(report, f"{game}: {figure.title}", table, figure.name.format(game=game), helps=helps,
                        units=units)
-            definitions(helps)
+            column_definitions(helps)
 
 st.subheader("Win rates")
-report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. {without_winner([game])}")
 rates = only_mine(headline.agent_figures(DB, selection.of_game(game), by_game=True))
 if rates.empty:
-    report.caption(f"No contested {game} match in this selection (self-play only, or none).")
+    report.caption(glossed(f"No contested {game} match in this selection (self-play only, or none).", "self-play"))
 for rule_set, rows in rates.groupby("rule_set", sort=True):  # one pool per rule set, as Overview and Leaderboards
     rows = by_win_rate(rows)  # highest first, as Leaderboards and the site order it too
     pool = links.pool_label(game, rule_set)
-    report.caption(f"Pools: the contested matches of {pool} in the selection, every preset.")
+    report.caption(pool_caption(pool, game))
     show_table(report, f"{pool}: win rates", rows, f"win_rates_{game}{'_' + rule_set if rule_set else ''}",
                shown=win_rates_view(rows, game))
 report.download(f"games_{game}")

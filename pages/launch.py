@@ -13,6 +13,7 @@ from engine import queries, store
 from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
+from engine.captions import glossed
 from engine.games import all_games, get_game
 from engine.launch import cost, form, preflight, processes
 from engine.wording import count, usd
@@ -28,7 +29,7 @@ RUN_DEFAULT = "the run's"
 STRATEGIES = ["vanilla", "cot", "pgm", *(f"persona:{p}" for p in PERSONAS), "persona:<type it>"]
 
 st.title("Launch a run")
-st.caption(f"Database: `{DB}`. A run plays in its own process; this page only reads the database.")
+st.caption(glossed(f"Database: `{DB}`. A run plays in its own process; this page only reads the database.", "cost"))
 
 token = st.text_input("Admin token", type="password", key="admin_token") if form.admin_required() else None
 slots: dict[str, DeltaGenerator] = {}
@@ -146,7 +147,8 @@ if "name" not in st.session_state or st.session_state.pop("name_started", False)
 name = st.text_input("Run name", key="name", help="Part of the run id; the default holds the time, so it is new "
                                                   "for each launch.")
 slot("name")
-st.caption("Run-wide settings; a model's seat below may set its own temperature and prompt version.")
+st.caption(glossed("Run-wide settings; a model's seat below may set its own temperature and prompt version.",
+                   "condition"))
 cols = st.columns(4)
 with cols[0]:
     all_versions = sorted({v for g in GAMES for v in versions(g)})
@@ -270,7 +272,15 @@ def progress_text(row) -> str:
         return (f"{text}; playing now: {count(int(row.live_turns), 'turn')}, "
                 f"{count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, {dollars}, "
                 f"{count(int(row.live_fallbacks), 'fallback')}")
-    return f"{text}, {count(int(row.tokens), 'token')}, {usd(row.usd)}"
+    text = f"{text}, {count(int(row.tokens), 'token')}, {usd(row.usd)}"
+    if row.status != "ok" and pd.notna(row.live_turns) and row.live_turns > 0:  # stopped: its unfinished matches'
+        # turns are in no stored match, only in its process's count
+        dollars = usd(row.live_cost_usd) + (f" + {count(int(row.live_unpriced_calls), 'unpriced call')}"
+                                            if row.live_unpriced_calls else "")
+        text += (f" in its stored matches; its last process spent "
+                 f"{count(int(row.live_tokens_in + row.live_tokens_out), 'token')}, {dollars} (its unfinished "
+                 "matches' turns included)")
+    return text
 
 
 def run_state(row) -> str:

@@ -11,20 +11,19 @@ import pandas as pd
 import streamlit as st
 
 from engine import headline, published, queries, store
+from engine.captions import contested_caption, glossed, headline_note, own_table_caption, pool_caption
 from engine.export.charts import win_rates as win_rate_chart
 from engine.metrics import compare
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.numbers import on_one_scale
 from engine.selection import Variant
 from engine.suite_tables import (
-    CONTESTED,
     GRID_CAPTION,
     by_win_rate,
     complete_first,
     grid_games,
     grid_view,
     has_winner,
-    headline_caption,
     headline_help,
     headline_view,
     ranked_view,
@@ -55,22 +54,16 @@ def ratings(scope, suffix: str):
     if not saved_replay(scope) and not slow_scorer_wanted("TrueSkill", options, scope.games or None,
                                                           f"ratings_{suffix}"):
         return
-    report.markdown(
-        "TrueSkill (μ with its 95% interval μ ± 1.96σ; conservative = μ - 3σ; the selected matches replayed in the "
-        "order they finished). Skills compare only within a group of agents linked by matches (`component`: 1 is the "
-        "largest); an agent that never played against another has none. `matches` and `wins`: its contested matches "
-        "and the seats it won in them, as in the win-rate table above (self-play of a competitive game is left out of "
-        "the rating and of these counts). Every seat of a team weighs 1, as LLMArena's code rates: in a game of one "
-        "seat against four (Undercover, Chameleon) the lone seat's rating moves far more than each of the four's, so "
-        "μ follows the roles an agent played; the Bradley-Terry table below weighs every match the same.")
+    report.caption(glossed("TrueSkill μ with its 95% interval, over contested matches (self-play left out); skills "
+                           "compare only within one `component` of agents linked by matches.", "TrueSkill"))
     show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, selection=scope), f"trueskill_{suffix}")
-    report.markdown("Bradley-Terry over contested matches (bootstrap 95% interval), ranked by the headline's rule: "
-                    f"{headline.DEFINITIONS['rank']}")
+    report.caption(glossed("Bradley-Terry over contested matches with its 95% bootstrap interval, ranked as the "
+                           "headline ranks: overlapping intervals share a rank.", "rating"))
     rated = cached(headline.ratings, DB, selection=scope)
     show_table(report, f"Bradley-Terry ({suffix})", rated, f"bradley_terry_{suffix}", shown=ranked_view(rated, RATING))
 
 
-report.caption(CONTESTED)
+report.caption(contested_caption())
 meanings = "\n".join(f"- **{name}**: {text}" for name, text in headline.DEFINITIONS.items())
 with st.expander("What each number means"):
     st.markdown(meanings)
@@ -82,9 +75,9 @@ def empty_caption(suite) -> str:
     number), or none of its games at all."""
     _, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
     if self_play:
-        return (f"Only self-play in this selection ({', '.join(self_play)}): left out of win rates and ratings, so "
-                f"{suite.title} has nothing to rank.")
-    return suite.empty
+        return glossed(f"Only self-play in this selection ({', '.join(self_play)}): left out of win rates and ratings, "
+                       f"so {suite.title} has nothing to rank.", "self-play")
+    return glossed(suite.empty, suite.title)
 
 
 def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
@@ -136,7 +129,7 @@ for suite in all_suites().values():
     table = cached(headline.headline, DB, suite=suite.name, selection=selection)
     if not table.empty:
         counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
-        report.caption(f"{headline_caption(suite, counted, self_play)} Column definitions: hover a header.")
+        report.caption(headline_note(suite, counted, self_play))
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline), helps=headline_help(suite.headline),
                    units=suite.headline.units)
@@ -153,14 +146,14 @@ for suite in all_suites().values():
     board = cached(own_table, DB, suite=suite.name, selection=selection)
     if not board.empty:
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
-        report.caption(suite.caption)
+        report.caption(own_table_caption(suite))
         paper = cached(queries.published_rows, DB, suite=suite.name)  # the paper's rows for the models we played
         board = complete_first(published.beside(board, paper), suite.layout)  # partial rows last
         show_own_table(report, suite.title, board, suite.name, suite.layout)
     elif table.empty:
         report.caption(empty_caption(suite))
     else:
-        report.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
+        report.caption(glossed(f"{suite.paper}'s own table: nothing to score in this selection.", suite.title))
 
 st.header("A versus B")
 CHOOSE = "(choose an agent)"
@@ -192,7 +185,7 @@ if rule_set:
     scope = scope.within((Variant.of(game, rule_set),))
 rows = headline.agent_figures(DB, scope) if game else pd.DataFrame()
 if rows.empty:
-    report.caption("No contested match in this selection (self-play only, or none).")  # names no game: never 'None'
+    report.caption(glossed("No contested match in this selection (self-play only, or none).", "self-play"))
 else:
     rows = by_win_rate(rows)[[
         "agent", "matches", "seats", "wins", "draws", "win_rate", "win_lo", "win_hi", "valid_rate", "fallback_wins",
@@ -201,8 +194,7 @@ else:
         fig = win_rate_chart(rows, f"Win rate: {choice}")
         st.plotly_chart(fig)
         report.figure(f"Win rate: {choice}", fig)
-    report.caption(f"Pools: the contested matches of {links.pool_label(game, rule_set)} in the selection, every "
-                   f"preset. Win rate: {headline.DEFINITIONS['win rate']}. {without_winner([game])}")
+    report.caption(pool_caption(links.pool_label(game, rule_set), game))
     show_table(report, f"Win rates: {choice}", rows, f"win_rates_{game}", shown=win_rates_view(rows, game))
     ratings(scope, f"{game}_{rule_set}" if rule_set else game)
 

@@ -7,9 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from engine import headline, queries, store
+from engine.captions import glossed, pool_caption
 from engine.games import get_game
 from engine.selection import Selection
-from engine.suite_tables import win_rates_view, without_winner
+from engine.suite_tables import win_rates_view
 from engine.wording import count
 from pages.shared import links, numbers
 from pages.shared.caching import filter_options
@@ -17,7 +18,13 @@ from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_page
 from pages.shared.report import Report, download_table, runs_of
-from pages.shared.tables import compact_lineup, fitted_columns, match_link_column, show_table, tooltips
+from pages.shared.tables import (
+    compact_lineup,
+    fitted_columns,
+    match_link_column,
+    show_table,
+    tooltips,
+)
 from pages.shared.url_widgets import url_selectbox
 
 DB = store.default_db()
@@ -33,11 +40,10 @@ def matches_caption(shown: int, run: str) -> str:
     """What the matches table lists: how many, of which run, in what order and status, and what a row opens."""
     where = "every run" if run == "all runs" else f"run {run}"
     cut = f" (the newest {NEWEST} only: Transcripts searches every match)" if shown >= NEWEST else ""
-    return (f"The {count(shown, 'match')} of {where}{cut}, newest first, whatever their status (an error column shows "
-            "why a match stopped, when one did). A match id opens its turns in Transcripts; the lineup names the "
-            "agents in seat order.")
+    return glossed(f"The {count(shown, 'match')} of {where}{cut}, newest first, whatever their status (an error column "
+                   "shows why a match stopped). A match id opens its turns in Transcripts.")
 
-open_page("Game Arena for LLMs", DB, caption=f"Database: `{DB}`")
+open_page("Game Arena for LLMs", DB, caption=glossed(f"Database: `{DB}`."))
 
 runs = queries.runs_table(DB)
 st.subheader("Runs")
@@ -52,11 +58,9 @@ selection = Selection() if choice == "all runs" else Selection(run_ids=(choice,)
 report.scope(DB, {} if choice == "all runs" else {"runs": choice}, runs_of(selection, filter_options(DB)))
 
 st.subheader("Win rate and mean score per agent, by game and rule set")
-report.caption(f"Win rate: {headline.DEFINITIONS['win rate']}. Each table pools the contested matches of one game "
-               "under one rule set (a game played under several papers' rules, as Undercover is, gets a table per rule "
-               "set: the same figure as that suite's grid on Leaderboards), of every preset it names. Mean score: "
-               f"{headline.DEFINITIONS['mean score']}, on the game's own scale (it is not a win rate). "
-               "Competitive games played only in self-play are not listed.")
+report.caption(glossed("Each table pools the contested matches of one game under one rule set, every preset: self-play "
+                       "of a competitive game is left out. The mean score is on the game's own scale, not a win rate.",
+                       "pool"))
 figures = headline.agent_figures(DB, selection, by_game=True)
 if not figures.empty:
     ordered = figures.sort_values(["game", "rule_set", "win_rate"], ascending=[True, True, False])
@@ -64,9 +68,7 @@ if not figures.empty:
         meaning = get_game(game).score_meaning_of(rule_set)  # the pooled rule set's alone
         presets = sorted({p for listed in rows["presets"] for p in listed})
         st.markdown(f"**{plain(links.pool_label(game, rule_set))}**")
-        report.caption(f"Pools: the contested matches of {plain(links.pool_label(game, rule_set))}, "
-                       f"{'preset' if len(presets) == 1 else 'presets'} {plain(', '.join(presets))}. Score: {meaning}. "
-                       + without_winner([game]))
+        report.caption(pool_caption(links.pool_label(game, rule_set), game, presets))
         shown = win_rates_view(rows, game)[["agent", "matches", "seats", "wins", "draws", "win rate (95% CI)"]].assign(
             **{"mean score": rows["mean_score"].map(numbers.number).to_numpy()})
         show_table(report, f"Win rate and mean score: {links.pool_label(game, rule_set)}",

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine import queries, store
+from engine.captions import glossed
 from engine.metrics import stats
 from engine.suite_tables import with_condition
 from pages.shared import numbers
@@ -24,7 +25,7 @@ from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import COLUMN_HELP, fitted_columns, show_table
+from pages.shared.tables import COLUMN_HELP, column_definitions, fitted_columns, show_table
 from pages.shared.url_widgets import url_selectbox
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
@@ -42,9 +43,6 @@ DB = store.default_db()
 # to draw, format and put in the report)
 PLAYED_AT_ONCE = 100
 TWO_DECIMALS = dict.fromkeys(["mean", "sd", "sd of means", "margin"], 2)  # scores, even where whole (5 is 5.00)
-CLIPPED = ("Intervals of a mean are 95% t intervals clipped to the range the scores can take: 0-100 for γ-Bench's "
-           "games, else the lowest to the highest score of the game in that setting (a mean cannot leave the range "
-           "of its data).")
 COMPARISON_COLUMNS = {
     "level": "the factor's value; the first row is the default, which every other row is compared with",
     "scores": "matches scored at this level (one score per match: the γ-Bench 0-100 score, else the model's mean "
@@ -88,11 +86,6 @@ def params_text(params: str | None) -> str:
     values = json.loads(params) if params else {}
     return ", ".join(f"{k}={numbers.cell(v, 2, k) if isinstance(v, float) else json.dumps(v).strip(chr(34))}"
                      for k, v in values.items())
-
-
-def definitions(columns: dict[str, str]) -> None:
-    """One line per column under a table, as the leaderboards define their numbers."""
-    report.caption("  \n".join(f"**{name}**: {text}" for name, text in columns.items()))
 
 
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -227,8 +220,8 @@ capped = conditions["max tokens"].nunique() > 1
 if len(conditions) > PLAYED_AT_ONCE:  # one game's conditions at a time (the downloads: that game's)
     games = conditions["game"].unique().tolist()
     game = url_selectbox("Game played", games, "played_game")
-    report.caption(f"{len(conditions):,} conditions in {len(games)} games: those of {plain(game)} shown (pick "
-                   "another above).")
+    report.caption(glossed(f"{len(conditions):,} conditions in {len(games)} games: those of {plain(game)} shown (pick "
+                           "another above).", "condition"))
     conditions = conditions[conditions["game"] == game].reset_index(drop=True)
 # the model's condition in one column ("v1 · 1.00 · vanilla", blank for a bot, as the papers' tables on Leaderboards
 # show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
@@ -240,7 +233,7 @@ played_shown = with_condition(played_shown, ["prompt version", "temperature", "s
 played_shown, played_config = fitted_columns(played_shown, None, PLAYED_COLUMNS, fill=("params",), least=120)
 show_table(report, "Scores per game, setting and condition", conditions, "robustness_conditions",
            shown=played_shown, column_config=played_config)
-definitions(PLAYED_COLUMNS)
+column_definitions(PLAYED_COLUMNS)
 
 tables = figures.tables
 summary = block_summary(tables)
@@ -253,10 +246,11 @@ factor = next(factor for factor, name in FACTOR_NAMES.items() if name == label)
 st.header(label.capitalize())
 mine = summary[summary["factor"] == factor]
 if mine.empty:
-    report.caption(f"{plain(agent)} has not played any game at more than one of its {label}.")
+    report.caption(glossed(f"{plain(agent)} has not played any game at more than one of its {label}.", "verdict"))
 else:
-    report.caption(f"Compared: {FACTOR_WHY[factor]}; other factors held at their defaults. {CLIPPED} Grey points: "
-                   f"fewer than {stats.MIN_SAMPLE} scores, not tested.")
+    report.caption(glossed(f"Compared: {FACTOR_WHY[factor]}. Other factors are held at their defaults, intervals "
+                           "are 95% t intervals clipped to the scores' range, and grey points have fewer than "
+                           f"{stats.MIN_SAMPLE} scores (not tested).", "verdict"))
     blocks = {(game, setting): table.reset_index(drop=True) for (game, setting), table in
               tables[tables["factor"] == factor].groupby(["game", "setting"], sort=False)}
     fig = facets([(game, setting, table) for (game, setting), table in blocks.items()], label)
@@ -274,31 +268,28 @@ else:
     slug = re.sub(r"\W+", "_", f"{factor} {shown}")  # a file name and a widget key
     show_table(report, f"{shown} across {label}", table, f"robustness_{slug}", shown=comparison_view(table),
                helps=COMPARISON_COLUMNS)
-    definitions(COMPARISON_COLUMNS)
+    column_definitions(COMPARISON_COLUMNS)
 
 if not summary.empty:
     st.header("Verdicts")
-    report.caption(f"A verdict needs {stats.MIN_SAMPLE} scores or more at the default and at every other level of the "
-               f"comparison (the paper's five runs); below that: not enough data. **Sensitive**: a level differs "
-               f"from the default with a Holm-adjusted p < {stats.ALPHA:g}. **Robust**: the 95% interval of every "
-               f"level's difference from the default lies within ± the margin (an equivalence test), "
-               f"{stats.SCORE_MARGIN:g} points of γ-Bench's 0-100 score (between the paper's \"consistent\" 2.4-3.4 "
-               f"and the 7.6-11.0 it singles out) or {stats.SD_MARGIN:g} standard deviations of the default's scores "
-               "on other games. **Inconclusive**: neither; more scores would tell.")
+    report.caption(glossed(f"A verdict needs {stats.MIN_SAMPLE} scores or more at the default and at every other "
+                           "level. Robust means an equivalence test put every difference within the margin, not "
+                           "merely no significant difference.", "verdict"))
     verdicts = summary.assign(factor=summary["factor"].str.replace("_", " "))
     per_game = verdicts.groupby(["game", "setting"], as_index=False).agg(
         factors=("factor", "nunique"),
         **{"with a verdict": ("verdict", lambda v: int((v != "not enough data").sum())),
            "sensitive to": ("factor", lambda f: ", ".join(f[verdicts.loc[f.index, "verdict"] == "sensitive"])),
            "verdict": ("verdict", game_verdict)})
-    show_table(report, "Verdict per game and setting", per_game, "robustness_per_game")
-    definitions({"factors": "factors compared in this game and setting",
-                 "with a verdict": "factors with enough data for a verdict",
-                 "sensitive to": "factors with a significant level",
-                 "verdict": "sensitive to any factor; robust only when robust to every one; not enough data when "
-                            "no factor has a verdict; else inconclusive"})
+    per_game_columns = {"factors": "factors compared in this game and setting",
+                        "with a verdict": "factors with enough data for a verdict",
+                        "sensitive to": "factors with a significant level",
+                        "verdict": "sensitive to any factor; robust only when robust to every one; not enough data "
+                                   "when no factor has a verdict; else inconclusive"}
+    show_table(report, "Verdict per game and setting", per_game, "robustness_per_game", helps=per_game_columns)
+    column_definitions(per_game_columns)
     by_factor = readable(verdicts, TWO_DECIMALS).drop(columns="levels")  # "1 of 2" says both, in one narrow column
     by_factor["tested"] = [f"{t} of {n - 1}" for t, n in zip(verdicts["tested"], verdicts["levels"], strict=True)]
     show_table(report, "Verdicts per factor", verdicts, "robustness_verdicts", shown=by_factor, helps=VERDICT_COLUMNS)
-    definitions(VERDICT_COLUMNS)
+    column_definitions(VERDICT_COLUMNS)
 report.download("robustness")

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import boards, store, transcripts
+from engine.captions import glossed
 from engine.step_fields import seat_fields
 from engine.wording import count
 from pages.shared import numbers
@@ -96,7 +97,7 @@ def draw_poker(state: dict) -> None:
         seats["chips won"] = state["chips_won"]
     seats.index = [f"seat {i}" for i in range(len(seats))]
     st.table(seats)
-    st.caption(f"street: {plain(state.get('street'))}")
+    st.markdown(f"street: {plain(state.get('street'))}")
 
 
 def draw_social(state: dict) -> None:
@@ -160,10 +161,10 @@ def draw_state(state: dict, game: str, players: list[str]) -> None:
 def show_prompt(prompt: Any) -> None:
     if isinstance(prompt, list) and all(isinstance(m, dict) and "content" in m for m in prompt):
         for message in prompt:
-            st.caption(plain(message.get("role", "")))
+            st.markdown(f"**{plain(message.get('role', ''))}**")
             st.code(as_text(message["content"]), language="text", wrap_lines=True)
     elif prompt is None:
-        st.caption("nothing: a moderator message")
+        st.markdown("nothing: a moderator message")
     else:
         st.json(prompt, expanded=False)
 
@@ -203,7 +204,7 @@ except ValueError as error:
     st.stop()
 behind_words = "" if behind is None else described(behind)
 if behind is not None:
-    st.caption(f"The matches behind a leaderboard number: {behind_words}.")
+    st.caption(glossed(f"The matches behind a leaderboard number: {behind_words}.", "pool"))
     if st.button("Show every match", key="all_matches"):
         for key in LINKED:
             st.query_params.pop(key, None)
@@ -212,8 +213,9 @@ search = transcripts.MatchSearch(game, tuple(picked_agents), outcome, failures, 
 found = transcripts.find_matches(DB, search)
 first_turn, turns_stored = transcripts.turns_searched(DB, search)
 if first_turn:
-    st.caption(f"Searched the newest {transcripts.TURNS_SEARCHED:,} of {turns_stored:,} turns (the matches written "
-               "last) for the text and the parse failures; tick **Search every turn** to read them all.")
+    st.caption(glossed(f"Searched the newest {transcripts.TURNS_SEARCHED:,} of {turns_stored:,} turns (the matches "
+                       "written last) for the text and the parse failures; tick **Search every turn** to read them "
+                       "all.", "valid moves"))
 if len(found) < transcripts.MAX_RESULTS:
     st.subheader(f"Matches: {count(len(found), 'match')}")
 else:  # the list stops at MAX_RESULTS: say how many there are
@@ -239,7 +241,7 @@ if len(found) < transcripts.MAX_RESULTS:
     download_table(found, "matches")
 else:  # not every match of the search: the file says so (Overview's `matches` holds them all)
     download_table(found, f"matches_first_{len(found)}")
-    st.caption(f"The downloads hold the {len(found):,} matches listed; Overview's hold every match.")
+    st.caption(glossed(f"The downloads hold the {len(found):,} matches listed; Overview's hold every match."))
 report.table("Matches", readable(found))
 
 # ---------------------------------------------------------------- one match, turn by turn
@@ -268,7 +270,7 @@ if text_of(info["error"]):
     st.code(text_of(info["error"]), language="text", wrap_lines=True)
 turns = transcripts.match_turns(DB, match_id)
 rule = transcripts.retry_rule(str(info["game"]), info["params"], turns)
-st.caption(plain(f"Unusable answers (the game's retry policy): {rule}."))
+st.caption(glossed(plain(f"Unusable answers (the game's retry policy): {rule}."), "fallback"))
 seats = transcripts.match_seats(DB, match_id)
 seats_shown = readable(seats, {"score": 2, "temperature": 2})  # 99.00 as every score, never "99" beside "1.00"
 st.dataframe(seats_shown, hide_index=True, width="stretch")
@@ -293,8 +295,8 @@ who = "moderator" if pd.isna(turn["seat"]) else f"seat {int(turn['seat'])}: {tur
 st.text(f"Turn {int(turn['turn'])}, round {turn['round']}, phase {turn['phase']} - {who}")
 if hits:  # where this turn stands among the hits, whoever chose it (the link, the search, the buttons)
     here = f"this turn is hit {hits.index(index) + 1} of {len(hits)}" if index in hits else "this turn is none of them"
-    st.caption(plain(f"'{text.strip()}' is in {count(len(hits), 'turn')} of this match: "
-                     f"{', '.join(map(str, hits[:20]))}{' ...' if len(hits) > 20 else ''}; {here}."))
+    st.caption(glossed(plain(f"'{text.strip()}' is in {count(len(hits), 'turn')} of this match: "
+                             f"{', '.join(map(str, hits[:20]))}{' ...' if len(hits) > 20 else ''}; {here}.")))
 for label, color, icon in transcripts.badges(turn):
     st.badge(label, color=color, icon=icon)
 
@@ -309,7 +311,7 @@ with answered:
     if cut and st.toggle(f"Show all {int(turn['response_chars']):,} characters", key=f"all_{match_id}_{turn['turn']}"):
         response = as_text(transcripts.full_response(DB, match_id, int(turn["turn"])))
     elif cut:
-        st.caption(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters.")
+        st.caption(glossed(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters."))
     if index in hits and transcripts.contains(response, text):
         st.html(transcripts.highlighted(response, text))  # escaped text, the hit in <mark>
     else:
@@ -318,10 +320,10 @@ with answered:
         outcome = (transcripts.retry_note(turn) or {}).get("outcome")
         if outcome == "fixed action":  # the game's fixed action in the player's place (Bid's $0)
             st.markdown("**Fixed fallback (no usable answer in the tries the game allows)**")
-            st.caption("The engine played the game's fixed action in the player's place.")
+            st.caption(glossed("The engine played the game's fixed action in the player's place.", "fallback"))
         elif pd.notna(turn["fallback"]) and bool(turn["fallback"]):  # a move the engine drew: nothing was parsed
             st.markdown("**Random fallback (the answer could not be parsed)**")
-            st.caption("The engine played this legal move at random in the player's place.")
+            st.caption(glossed("The engine played this legal move at random in the player's place.", "fallback"))
         else:
             st.markdown("**How it was parsed**")
         st.json(loads(turn["action"]) or {}, expanded=True)
@@ -342,7 +344,7 @@ if isinstance(state, dict):
     with st.expander("State as JSON"):
         st.json(state)
 else:
-    st.caption("no public state recorded")
+    st.markdown("no public state recorded")
 
 flags = [", ".join(label for label, _, _ in transcripts.badges(t)) for _, t in turns.iterrows()]
 policy = [None if t["phase"] == "moderator" else transcripts.retry_outcome(t) for _, t in turns.iterrows()]

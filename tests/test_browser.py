@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"  # Debian's package (`make browser` installs it); Playwright downloads nothing
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 PAGES = {"": "Overview", "launch": "Launch", "leaderboard": "Leaderboards", "abilities": "Abilities", "games": "Games",
-         "robustness": "Robustness", "transcripts": "Transcripts"}  # url path -> its link in the sidebar
+         "robustness": "Robustness", "transcripts": "Transcripts", "glossary": "Glossary"}  # url path -> its link
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 SCRIPT = '<script>window.owned = true</script><img src=x onerror="window.owned = true">'

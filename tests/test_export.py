@@ -438,10 +438,16 @@ def markdown_table(markdown: str) -> pd.DataFrame:
     return pd.DataFrame(rows[1:], columns=rows[0])
 
 
+def as_read(caption: str) -> str:
+    """A caption's markdown as its text reads on the site: its glossary link's label, its code spans' text."""
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", caption).replace("`", "")
+
+
 def test_a_suites_tables_on_the_site_are_the_leaderboards_pages(played, site, monkeypatch):
     """A reviewer's finding: the site's LLMArena table had no "(partial)" marks, its own row order and decimals, and
     no captions, where the page has them. Each table of a suite's page is the page's table, cell for cell, and its
     captions are the page's."""
+    from engine.captions import own_table_caption
     from tests.page_run import run_page
 
     db, _ = played
@@ -460,9 +466,10 @@ def test_a_suites_tables_on_the_site_are_the_leaderboards_pages(played, site, mo
         assert all(as_rows(t) in shown for t in rest), suite  # the groups apart and the figures by role
         text = html.unescape(re.sub(r"<[^>]+>", "", page_file.read_text(encoding="utf-8")))
         title = get_suite(suite).headline.title
-        (ranked,) = [c for c in captions if c.startswith("Rank:") and f"interval of the {title} " in c]
-        assert ranked.removesuffix(" Column definitions: hover a header.") in text, suite
-        assert captions[0] in text  # only contested matches count
+        (ranked,) = [c for c in captions if c.startswith(f"Ranked by {title}:")]
+        assert as_read(ranked) in text and as_read(captions[0]) in text, suite  # only contested matches count
+        own = own_table_caption(get_suite(suite))
+        assert own in captions and as_read(own) in text, suite  # the paper's table: the page's caption
         assert grid_caption.split(": ", 1)[1].split(" in Transcripts.")[0][1:] in text  # "Win rate": a note
         assert "What each number means" in text
     arena = site_tables(site / "suites" / "llmarena.html")[2]
@@ -529,3 +536,18 @@ def test_a_games_figures_on_the_site_are_headed_by_their_paper_and_define_their_
     assert "<h2>GAMA-Bench: per-round figures</h2>" in text and "(0-100)" not in text
     for column in ("step", "accepts", "aboard", "passed"):
         assert f"<dt><b>{column}" in text and COLUMN_HELP[column] in text, column
+
+
+def test_the_site_has_the_glossary_the_dashboard_has(site):
+    """The site's pages keep their captions; the definitions they name are on its glossary, as on the dashboard's
+    Glossary page: every term at its anchor, each paper's own table as the paper defines it."""
+    from engine.column_help import GLOSSARY, anchor
+    from engine.headline import DEFINITIONS
+    from engine.suites import all_suites
+
+    glossary = site / "glossary.html"
+    assert "glossary.html" in parsed(site / "index.html").targets
+    assert {anchor(term) for term in GLOSSARY} | {anchor(s.title) for s in all_suites().values()} <= parsed(
+        glossary).ids
+    text = html.unescape(glossary.read_text(encoding="utf-8"))
+    assert all(definition[1:60] in text for definition in DEFINITIONS.values())

@@ -12,12 +12,13 @@ import pandas as pd
 import pytest
 
 from engine import headline
+from engine.captions import headline_note
+from engine.column_help import GLOSSARY
 from engine.games import all_games
 from engine.games.base import JUDGED_BY, PAYOFF, SCORE, Game, rank_by
 from engine.metrics.negotiation import bid_table
 from engine.runner import run_spec
 from engine.spec import parse_spec
-from engine.suite_tables import headline_caption
 from engine.suites import get_suite, own_table
 from tests.test_game_conformance import play_random
 
@@ -46,8 +47,9 @@ def test_llmarena_judges_bid_by_payoff_and_leaves_a_partial_agent_unranked(tmp_p
     assert table.loc[TRUTHFUL, "partial"] and pd_na(table.loc[TRUTHFUL, "rank"])
     assert table.loc[RANDOM, "partial"] and pd_na(table.loc[RANDOM, "rank"])
     assert not table.loc[EQUILIBRIUM, "partial"] and table.loc[TRUTHFUL, "value"] == table.loc[TRUTHFUL, "value"]
-    caption = headline_caption(get_suite("llmarena"), *headline.coverage(db, "llmarena"))
-    assert f"bid, {all_games()['bid'].judged_meaning}" in caption  # the caption names the outcome it reads
+    caption = headline_note(get_suite("llmarena"), *headline.coverage(db, "llmarena"))
+    assert "bid (by payoff)" in caption  # the caption names the outcome it reads, the glossary says what it means
+    assert f"bid, {all_games()['bid'].judged_meaning}" in GLOSSARY["outcome"]
     own = own_table(db, "llmarena").set_index("agent")
     assert own.loc[EQUILIBRIUM, "bid"] > own.loc[TRUTHFUL, "bid"]  # the paper's average reward, normalized
     bid = bid_table(db).set_index("agent")

@@ -14,6 +14,7 @@ from engine import headline
 from engine.metrics import stats
 from engine.metrics.llmarena_analyses import hint_ablation
 from engine.selection import ALL
+from pages.shared.markdown import plain
 from pages.shared.tables import column_width, fitted_columns
 from tests.page_run import run_page
 
@@ -61,7 +62,7 @@ def test_one_gamma_bench_score_and_the_games_it_leaves_out(first_run_db, leaderb
     mean = headline.agent_figures(first_run_db, ALL.of_game("guessing_game")).set_index("agent")["mean_score"]
     assert top["value"].to_dict() == pytest.approx(mean.to_dict())
     assert (top["games"] == 1).all() and not top["partial"].any()
-    caption = next(c.value for c in leaderboard.caption if "γ-Bench score 0-100: per game" in c.value)
+    caption = next(c.value for c in leaderboard.caption if c.value.startswith("Ranked by γ-Bench score 0-100:"))
     assert "Counts guessing_game; leaves out bar_game" in caption
     overview = run_page("overview", first_run_db, monkeypatch)
     shown = [df.value.set_index("agent") for df in overview.dataframe if "mean score" in df.value.columns]
@@ -116,9 +117,9 @@ def test_games_page_defines_its_columns_and_draws_one_unit_per_chart(first_run_d
     """Defect 8: a definition under each table, counts apart from shares, no averaged seat index, and an all-zero
     illegal-move chart on a 0-1 axis that says so."""
     bar = run_page("games", first_run_db, monkeypatch, game="bar_game")
-    text = "\n".join(c.value for c in bar.caption)
+    text = "\n".join(m.value for m in bar.markdown)  # under the table, folded: "Column definitions"
     for column in ("go_count", "share_go (%)", "crowded (%)"):  # defined under the name the table shows
-        assert f"`{column}`:" in text
+        assert f"**{plain(column)}**:" in text
     charts = [json.loads(c.proto.spec) for c in bar.get("plotly_chart")]
     series = [" ".join(trace["hovertemplate"] for trace in chart["data"]) for chart in charts]
     assert "go_count" in series[0] and "share_go" not in series[0] and "crowded" not in series[0]
@@ -134,7 +135,7 @@ def test_games_page_defines_its_columns_and_draws_one_unit_per_chart(first_run_d
     illegal = json.loads(board.get("plotly_chart")[0].proto.spec)
     assert illegal["layout"]["yaxis"]["range"] == [0, 1]
     assert any("no illegal moves" in c.value for c in board.caption)
-    assert any("`illegal_move_rate (%)`:" in c.value for c in board.caption)
+    assert any(f"**{plain('illegal_move_rate (%)')}**:" in m.value for m in board.markdown)
 
 
 def test_win_rate_intervals_take_matches_not_seats(first_run_db):

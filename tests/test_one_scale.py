@@ -142,7 +142,7 @@ def test_each_suites_table_has_one_scale_on_the_page_in_its_download_and_in_scor
     assert "(0-100)" in next(h.value for h in leaderboard.header if h.value.startswith("γ-Bench"))
     captions = " ".join(c.value for c in leaderboard.caption)  # units the narrow tables' headers have no room for
     assert "in Who is Spy's points" in captions and "every game column and `average` 0-100" in captions
-    assert "the seven abilities on 0-100 (Judg., Reas.," in captions  # MAgIC's short headers: the scale beside them
+    assert "seven abilities on 0-100 (Judg., Reas.," in captions  # MAgIC's short headers: the scale beside them
     # `scores` as a table prints the page's format: every figure of a column with 2 decimals (was one, 0.6 for 0.57)
     cells = [c for c in printed_by_suite["llmarena"]["table"]["tictactoe"] if c]
     assert cells and all(len(c.split(".")[1]) == 2 for c in cells), cells

@@ -172,3 +172,52 @@ def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_ru
     assert "bot:equilibrium (partial: 1 of 7 roles)" in ticks and "bot:scripted" in ticks
     assert "circle-open" in bars["data"][1]["marker"]["symbol"]
     assert "Partial (an open marker" in " ".join(c.value for c in at.caption)
+
+
+def test_each_ability_has_its_n_and_wilson_interval_from_the_profiles_counts(db):
+    """Abilities came without a sample size or an interval: each now has n (the challenger's matches behind it) and
+    the 95% Wilson interval of its share (statsmodels' proportion_confint), the very ability the profile shows."""
+    from dataclasses import replace
+
+    from statsmodels.stats.proportion import proportion_confint
+
+    from engine import store
+    from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS
+    from engine.metrics.magic_intervals import ability_intervals
+    from engine.selection import Selection
+    from engine.suites import get_suite, own_table
+
+    suite = get_suite("magic")
+    rows = ability_intervals(db, replace(Selection(), contested=True).within(suite.variants))
+    profile = own_table(db, "magic").assign(strategy=lambda t: t["strategy"].fillna(""))
+    rows = rows.assign(strategy=rows["strategy"].fillna("")).set_index(["agent", "strategy", "ability"])
+    for record in profile.itertuples(index=False):
+        for ability, column in zip(ABILITIES, ABILITY_COLUMNS, strict=True):
+            row = rows.loc[(record.agent, record.strategy, ability)]
+            value = profile.loc[(profile["agent"] == record.agent) & (profile["strategy"] == record.strategy),
+                                column].item()
+            assert (math.isnan(value) and math.isnan(row.value)) or row.value == pytest.approx(value)
+            if row.trials and ability != "Deception":  # Deception adds its fixed guess term to the share
+                low, high = proportion_confint(round(row.value / 100 * row.trials), row.trials, method="wilson")
+                assert (row.low, row.high) == (pytest.approx(100 * low), pytest.approx(100 * high))
+    seats = store.query(db, """SELECT label, count(*) AS n FROM seats JOIN matches USING (match_id)
+                               WHERE game = 'cost_sharing' AND label = 'bot:selfish' GROUP BY label""")
+    assert rows.loc[("bot:selfish", "", "Cooperation"), "n"] == seats["n"].item()  # one seat a match: its matches
+    assert rows.loc[("bot:selfish", "", "Judgement"), "n"] == 0  # played no social game: no n, no interval
+    assert math.isnan(rows.loc[("bot:selfish", "", "Judgement"), "low"])
+
+
+def test_the_page_shows_each_abilitys_n_and_interval_in_a_table_and_the_radars_hover(db, monkeypatch):
+    import json
+
+    at = page(db, monkeypatch)
+    assert not at.exception
+    table = next(df.value for df in at.dataframe if {"interval", "n"} <= set(df.value.columns))
+    assert set(table["ability"]) == {f"{a} (0-100)" for a in
+                                     ("Judgement", "Reasoning", "Deception", "Self-awareness", "Cooperation",
+                                      "Coordination", "Rationality")}
+    played = table[table["n"] > 0]
+    assert not played.empty and played["interval"].str.contains(r" \[.* to .*\]").all()
+    radar = json.loads(at.get("plotly_chart")[0].proto.spec)
+    hovers = [text for trace in radar["data"] for text in trace["customdata"]]
+    assert any(" to " in text and ", n = " in text for text in hovers)

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.runner import run_spec
 from engine.spec import parse_spec
+from pages.shared.markdown import plain
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
@@ -64,7 +65,7 @@ def test_who_is_spy_role_table(db, monkeypatch):
     assert set(roles["role"]) == {"spy", "civilian", "all"} and "bot:injector" in set(roles["agent"])
     # a seat counts as a game played in Who is Spy: the name its suite's table gives it, defined under the table
     assert "seats played" in roles.columns and "games" not in roles.columns
-    assert any("`seats played`: seats the agent held" in c.value for c in at.caption)
+    assert any("**seats played**: seats the agent held" in m.value for m in at.markdown)
 
 
 def test_a_figure_leaves_out_the_fields_naming_a_seat(db, monkeypatch):
@@ -160,6 +161,6 @@ def test_hanabis_chart_is_named_once_and_its_columns_are_defined(tmp_path, monke
     at = page(db, monkeypatch, game="hanabi")
     assert not at.exception
     assert [chart["layout"]["title"]["text"] for chart in charts_of(at)] == ["Hanabi action shares"]
-    lines = " ".join(c.value for c in at.caption)
+    lines = " ".join(m.value for m in at.markdown)  # under the table, folded: "Column definitions"
     for column in ("play_share (%)", "reveal_share (%)", "discard_share (%)", "actions", "mean_score (0-10)"):
-        assert f"`{column}`: " in lines, column
+        assert f"**{plain(column)}**: " in lines, column

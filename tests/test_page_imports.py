@@ -14,7 +14,7 @@ from bench.dashboard import fill
 from engine.metrics import stats
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ("overview", "launch", "leaderboard", "abilities", "games", "robustness", "transcripts")
+PAGES = ("overview", "launch", "leaderboard", "abilities", "games", "robustness", "transcripts", "glossary")
 SERVE_EVERY_PAGE = f"""
 import os, sys
 sys.path.insert(0, {str(ROOT)!r})

@@ -357,3 +357,28 @@ def test_a_self_hosted_seat_asks_for_its_endpoint_and_takes_one(db_path, monkeyp
     at.text_input(key="tictactoe.endpoint.1").set_value("http://gpu1:8000/v1").run()
     assert not at.warning and not at.error
     assert "api_base: http://gpu1:8000/v1" in at.code[-1].value  # the run spec holds the seat's endpoint
+
+
+def test_a_cancelled_runs_card_shows_the_tokens_and_dollars_its_process_spent(stub, db_path, monkeypatch):
+    """A match is stored only when it ends: cancelled in its first match, a run's stored totals are 0 tokens and
+    $0.00, though its model answered; the card adds what its process counted."""
+    from engine.testing import StubReply
+    from tests.test_launch import wait_for
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-1234")
+    stub.responder = lambda req: StubReply('{"chosen_number": 20}', delay=0.2, prompt_tokens=40, completion_tokens=3)
+    seat = {"agent": "openai/gpt-4o-mini", "api_base": stub.url, "temperature": 0.0, "max_tokens": 16}
+    raw = {"name": "spent", "seed": 1, "repeats": 1, "concurrency": 1, "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 200}, "lineups": [[seat, "bot:random"]]}]}
+    run_id = processes.start_run(raw, db_path)
+    progress = processes.progress_file(db_path, run_id)
+    wait_for(lambda: progress.exists() and '"tokens_in": 0,' not in progress.read_text())
+    assert processes.cancel_run(db_path, run_id)
+    row = processes.progress(db_path).set_index("run_id").loc[run_id]
+    assert row.status == "cancelled" and row.n_done == 0 and row.tokens == 0  # nothing stored
+    at = run_page("launch", db_path, monkeypatch)
+    [card] = [p.proto.text for p in at.get("progress")]
+    spent = int(card.split("its last process spent ")[1].split(" token")[0].replace(",", ""))
+    assert card.startswith("0 of 1 match done") and spent == row.live_tokens_in + row.live_tokens_out >= 43
+    assert "$0.00 in its stored matches" in card and f"{usd(row.live_cost_usd)} (its unfinished" in card
+    assert row.live_cost_usd > 0  # gpt-4o-mini has a price: the dollars spent are shown, not "$0.00"

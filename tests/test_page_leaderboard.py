@@ -251,7 +251,7 @@ def test_hanabis_self_play_keeps_its_column_and_the_page_says_which_games_are_co
     random = arena.set_index("agent").loc["bot:random"]
     assert {"tictactoe", "hanabi"} <= set(arena.columns) and random["games"] == "2 of 7" and random["hanabi"] == "0.00"
     said = " ".join(c.value for c in at.caption)
-    assert "in the competitive games self-play" in said and "in the cooperative games (hanabi" in said
+    assert "self-play of a competitive game is left out, a cooperative game's (hanabi) counts" in said
     assert "leaves out" not in said  # Hanabi is counted, not left out as self-play
 
 

@@ -96,7 +96,11 @@ def test_a_rule_sets_table_says_its_own_scoring_rule(db_path, monkeypatch):
     at = run_page("overview", db_path, monkeypatch)
     assert not at.exception
     captions = [c.value.replace("\\", "") for c in at.caption]  # markdown's escapes: "undercover \\(wis rules\\)"
+    pools = [c for c in captions if c.startswith("The contested matches of ")]
+    scores = [json.loads(df.proto.columns)["mean score"]["help"] for df in at.dataframe
+              if "mean score" in df.value.columns]  # each table's score defined in its header, beside its caption
     rules = {"magic": "MAgIC's rules", "llmarena": "LLMArena's rules", "wis": "Who is Spy's rules"}
     for rule_set in ("magic", "wis"):
-        (caption,) = [c for c in captions if c.startswith(f"Pools: the contested matches of undercover ({rule_set}")]
-        assert [name for name, said in rules.items() if said in caption] == [rule_set], caption
+        (score,) = [s for c, s in zip(pools, scores, strict=True)
+                    if c.startswith(f"The contested matches of undercover ({rule_set}")]
+        assert [name for name, said in rules.items() if said in score] == [rule_set], score

@@ -20,6 +20,7 @@ from engine.runner import run_spec
 from engine.settings import setting_label, setting_labels
 from engine.spec import parse_spec
 from engine.testing import StubReply, StubServer
+from pages.shared.markdown import plain
 from tests.page_run import run_page
 
 # runs/quick.yaml's 3-player guessing games (`retry: feedback`: a small model is asked again when unparsed)
@@ -213,10 +214,10 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
     assert len(repeats["data"]) == len(verdicts[verdicts["factor"] == "repeat"]) > 1
     assert len({t.get("xaxis", "x") for t in repeats["data"]}) == len(repeats["data"])  # each its own axes
     assert len({t["line"]["color"] for t in repeats["data"]}) == 1
-    # every column defined under its table; no None, nan or long decimals in any cell
-    captions = " ".join(c.value for c in at.caption)
+    # every column defined under its table (folded); no None, nan or long decimals in any cell
+    defined = " ".join(m.value for m in at.markdown)
     for column in [*three_player.columns, *verdicts.columns]:
-        assert f"**{column}**" in captions or column in ("game", "setting", "factor", "verdict"), column
+        assert f"**{plain(column)}**" in defined or column in ("game", "setting", "factor", "verdict"), column
     for df in at.dataframe:
         frame = df.value
         for column in frame.columns:

@@ -317,9 +317,9 @@ def test_the_search_caption_says_where_this_turn_stands_among_the_hits(db, monke
     at.text_input(key="q").set_value("bold</b").run()  # typed, not linked
     hit = at.slider(key="turn").value
     said = f"'bold</b' is in 1 turn of this match: {hit}; "
-    assert plain(said + "this turn is hit 1 of 1.") in [c.value for c in at.caption]
+    assert any(c.value.startswith(plain(said + "this turn is hit 1 of 1.")) for c in at.caption)
     at.button(key="next").click().run()
-    assert plain(said + "this turn is none of them.") in [c.value for c in at.caption]
+    assert any(c.value.startswith(plain(said + "this turn is none of them.")) for c in at.caption)
 
 
 def test_a_turns_facts_count_its_transport_failures_and_its_dollars(db, monkeypatch):

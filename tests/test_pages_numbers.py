@@ -74,7 +74,7 @@ def test_the_same_pool_gives_the_same_win_rate_on_overview_and_the_grids(pages):
     assert wis_grid[("undercover (wis rules)", "bot:letters")] == win_cell(wis.loc["bot:letters"]) == "100.0% (3)"
     assert magic_grid[("undercover (magic rules)", "bot:letters")] != win_cell(wis.loc["bot:letters"])
     captions = unescaped(" ".join(c.value for c in pages["overview"].caption))
-    assert "Pools: the contested matches of undercover (magic rules), preset magic." in captions
+    assert "The contested matches of undercover (magic rules) in the selection, preset magic." in captions
     # Bargain (one rule set): Overview, LLMArena's grid and the per-game table give one figure and one interval
     bargain = tables["bargain"].set_index("agent")
     arena_grid = next(c for c in cells if any(k[0] == "bargain" for k in c))
@@ -128,7 +128,7 @@ def test_agents_that_never_met_are_not_ranked_against_each_other(first_run_db, p
     assert "never played the group with the most matches" in " ".join(m.value for m in pages["leaderboard"].markdown)
 
 
-def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pages):
+def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pages, first_run_db, monkeypatch):
     """MAgIC's mean role win rate read 100% for a bot that held one role, LLMArena's coverage read "5 of 5" over 7
     game columns, Who-is-Spy's "6 of 9 (partial)" counted seats: now an average over part of its whole says so beside
     its value, coverage counts the paper's games or roles, self-play of a competitive game is out (Hanabi's, a
@@ -146,9 +146,12 @@ def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pa
     assert "bot:letters" not in arena.index  # it only ever played Undercover (competitive) against itself
     wis = next(f for f in frames if "ranking" in f.columns).set_index("agent")
     assert "games" not in wis.columns and wis.loc["bot:letters", "seats played"] == "6"
+    # each paper's table defined on the Glossary, where its caption links (the page keeps the one caveat it needs)
     captions = " ".join(c.value for c in pages["leaderboard"].caption)
-    assert "public_good_payback (its mean payout from the public pool" in captions  # defined where shown
-    assert "`setting`: vanilla = the game's parameters as the paper plays it" in captions
+    assert "(glossary#magic-abilities)" in captions and "(glossary#bench-0-100)" in captions
+    glossary = " ".join(m.value for m in run_page("glossary", first_run_db, monkeypatch).markdown)
+    assert "public_good_payback (its mean payout from the public pool" in glossary
+    assert "`setting`: vanilla = the game's parameters as the paper plays it" in glossary
 
 
 SMOLLM2 = ("local/smollm2 (t=0.0, prompt v1)", "local/smollm2 (t=1.0, prompt v1)", "local/smollm2 (t=1.0, prompt v2)")

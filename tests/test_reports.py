@@ -155,12 +155,16 @@ def text_of(html: str) -> str:
 def test_the_leaderboard_report_keeps_the_pages_captions_definitions_and_shown_cells(db, monkeypatch):
     """Issue 29: the report dropped every caption and definition, and the grid's "50.0% (2)" became a bare 0.5."""
     from engine import headline
+    from engine.column_help import GLOSSARY
 
     made = report_of(db, monkeypatch, "leaderboard", game="tictactoe")
     words = text_of(made)
-    assert headline.SELF_PLAY in words and "provisional, not ranked" in words  # the page's captions
+    assert "self-play of a competitive game is left out" in words and "provisional, not ranked" in words  # captions
     assert headline.DEFINITIONS["fallback wins"] in words  # the "fb wins" header's definition
-    assert "(self-play of a competitive game is left out of the rating" in words  # TrueSkill's paragraph
+    # the definitions its captions link on the Glossary page, at its end: a report's links lead nowhere offline
+    glossary = words.split(" Glossary ")[-1]
+    assert headline.SELF_PLAY in glossary and GLOSSARY["TrueSkill"][:80] in glossary
+    assert GLOSSARY["rank"][1:80] in glossary and GLOSSARY["rating"][1:80] in glossary
     grid = made.split("agents x games (win rate)</h2>", 1)[1].split("</table>", 1)[0]
     cells = re.findall(r"<td>(.*?)</td>", grid)
     assert any(re.fullmatch(r"\d+\.\d% \(\d+\)", c) for c in cells), cells  # as the page shows it
@@ -222,7 +226,8 @@ def test_the_overview_report_keeps_its_captions_and_every_table_downloads(db, mo
     monkeypatch.setattr(DeltaGenerator, "download_button",
                         lambda self, label, data, file_name, *a, **k: files.append(file_name))
     made = report_of(db, monkeypatch, "overview")
-    assert "Mean score:" in text_of(made) and "Pools: the contested matches of" in text_of(made)
+    assert "The mean score is on the game's own scale" in text_of(made)
+    assert "The contested matches of tictactoe in the selection" in text_of(made)
     assert {"runs.csv", "matches.csv", "win_rates_tictactoe.csv"} <= set(files), files
     assert "when the run started, in UTC" in made  # the runs' column definitions
 

@@ -96,7 +96,8 @@ def test_scores_command_reads_every_suite(db, capsys):
         assert main(["scores", "--suite", name, "--db", str(db), "--format", "json"]) == 0
     capsys.readouterr()
     assert main(["scores", "--suite", "wis", "--db", str(db), "--format", "csv"]) == 0
-    assert capsys.readouterr().out.startswith("agent,strategy,ranking,games,win_rate (%)")
+    assert capsys.readouterr().out.startswith("agent,strategy,ranking,points_per_game,points_per_game_lo,"
+                                              "points_per_game_hi,games,win_rate (%)")
 
 
 COOPERATIVE = {"name": "cooperative", "seed": 2, "repeats": 3, "games": [

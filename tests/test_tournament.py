@@ -63,3 +63,26 @@ def test_cli_plays_a_tournament(tmp_path, capsys):
     assert main(["tournament", str(spec), "--db", str(tmp_path / "t.duckdb"), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "connect_four: 1 round, 2 matches, 0 errors, stopped by cap" in out and "bot:minimax" in out
+
+
+def test_the_cli_prints_blanks_not_nan_and_counts_matches_won_not_seats(tmp_path, capsys):
+    """Undercover seats one agent in all seats but the first, so its seats won outnumbered its matches won (7 "wins"
+    of 8 matches here, 5 matches won), and Hanabi's self-play gives no rating (NaN and <NA> were printed for it)."""
+    spec, db = tmp_path / "t.yaml", tmp_path / "t.duckdb"
+    spec.write_text("name: blanks\nbatch: 4\nmax_matches: 8\nsigma_threshold: 1\n"
+                    "agents: [bot:letters, bot:random, bot:hint_follower]\n"
+                    "games: [{game: undercover, preset: llmarena, agents: [bot:letters, bot:random]},\n"
+                    "        {game: hanabi, agents: [bot:hint_follower, bot:random], self_play: true}]\n")
+    assert main(["tournament", str(spec), "--db", str(db), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert not any(missing in out.lower() for missing in ("nan", "<na>", "none")), out
+    lines = out.splitlines()
+    header = lines[1].split()
+    undercover = {row[0]: row for row in (line.split() for line in lines[2:4])}
+    won = store.query(db, "SELECT label, count(DISTINCT match_id) AS n FROM seats JOIN matches USING (match_id) "
+                          "WHERE game = 'undercover' AND won GROUP BY label").set_index("label")["n"]
+    for agent in ("bot:letters", "bot:random"):
+        row = undercover[agent]
+        assert int(row[header.index("matches")]) == 8 and int(row[header.index("wins")]) == won[agent] <= 8
+    hanabi = [line for line in lines if line.startswith("bot:hint_follower")]
+    assert hanabi and "no rating" in hanabi[0]

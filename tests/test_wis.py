@@ -130,3 +130,28 @@ def test_the_ranking_reads_only_who_is_spy_games(tmp_path):
     asyncio.run(run_spec(parse_spec({"name": "w", "games": [wis, *others]}), shared, progress=False))
     assert store.query(shared, "SELECT count(*) AS n FROM matches")["n"][0] == 3
     pd.testing.assert_frame_equal(leaderboard(shared), leaderboard(alone))  # MAgIC / LLMArena games change nothing
+
+
+def test_points_per_game_sits_beside_the_ranking_with_its_t_interval(db_path):
+    """The ranking grows with games played; points per game, (ranking - 100) / games, compares agents that played
+    different numbers of games, with its 95% t interval over seats (scipy.stats' t.interval)."""
+    from scipy import stats as scipy_stats
+
+    spec = parse_spec({"name": "wis-ppg", "repeats": 4, "games": [{"game": "undercover", "preset": "wis", "lineups": [
+        [{"agent": "bot:letters", "label": "a"}, {"agent": "bot:random", "label": "b"}] + [
+            {"agent": "bot:letters", "label": "a"}] * 4]}]})
+    asyncio.run(run_spec(spec, db_path, progress=False))
+    board = leaderboard(db_path).set_index("agent")
+    assert list(board.columns[:5]) == ["strategy", "ranking", "points_per_game", "points_per_game_lo",
+                                       "points_per_game_hi"]
+    seats = store.query(db_path, "SELECT label, coalesce(score, 0) - 1 AS points FROM seats")
+    spread = 0
+    for label, points in seats.groupby("label")["points"]:
+        row = board.loc[label]
+        assert row.points_per_game == pytest.approx((row.ranking - 100) / row.games) == pytest.approx(points.mean())
+        if points.std() > 0:  # every seat scored alike: the interval is the point itself
+            spread += 1
+            low, high = scipy_stats.t.interval(0.95, len(points) - 1, loc=points.mean(), scale=scipy_stats.sem(points))
+            assert (row.points_per_game_lo, row.points_per_game_hi) == (pytest.approx(low), pytest.approx(high))
+    assert spread
+    assert board.loc["a", "games"] == 5 * board.loc["b", "games"]  # unequal game counts: the ranking alone misleads

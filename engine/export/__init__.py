@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from plotly.offline import get_plotlyjs
 
 from engine import queries
-from engine.export.html import PLOTLY_JS, STYLE, STYLE_CSS
+from engine.export.html import GLOSSARY_HTML, PLOTLY_JS, STYLE, STYLE_CSS
 from engine.export.site import Site, build
 from engine.selection import Selection
 from engine.wording import count
@@ -78,7 +78,7 @@ def check_target(site: Path) -> None:
 
 
 # the files of a site, by kind (engine/export/site.py lays them out): what a marker without a list may replace
-SITE_FILE = re.compile(rf"index\.html|{re.escape(PLOTLY_JS)}|{re.escape(STYLE_CSS)}"
+SITE_FILE = re.compile(rf"index\.html|{re.escape(GLOSSARY_HTML)}|{re.escape(PLOTLY_JS)}|{re.escape(STYLE_CSS)}"
                        r"|(matches|lists|suites|games)/[A-Za-z0-9_.-]+\.html")
 SITE_FOLDERS = {"assets", "matches", "lists", "suites", "games"}
 

@@ -8,11 +8,12 @@ import html
 import json
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+GLOSSARY_HTML = "glossary.html"  # the definitions of every page's terms, as the dashboard's Glossary page gives them
 PLOTLY_JS = "assets/plotly.min.js"  # written once per site, loaded by the pages that draw a chart
 STYLE_CSS = "assets/style.css"
 STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1320px;padding:0 1em;color:#222}
@@ -116,9 +117,32 @@ def markdown_html(markdown: str) -> str:
     return "<br>".join(lines)
 
 
+def caption(markdown: str, path: str) -> str:
+    """A table's caption (engine/captions.py: its glossary link is `[label](glossary#anchor)`) as a note of the site
+    page at `path`, the link leading to the site's glossary, at that anchor."""
+    parts = re.split(r"\[([^\]]*)\]\(glossary(#[a-z0-9-]*)?\)", markdown)
+    shown = markdown_html(parts[0])
+    for label, place, rest in zip(parts[1::3], parts[2::3], parts[3::3], strict=True):
+        shown += link(relative(path, GLOSSARY_HTML) + (place or ""), label) + markdown_html(rest)
+    return f'<p class="note">{shown}</p>'
+
+
 def prose(markdown: str) -> str:
     """A caption written in the pages' markdown, as a note."""
     return f'<p class="note">{markdown_html(markdown)}</p>'
+
+
+def glossary(terms: Mapping[str, str], suite_captions: Mapping[str, str], columns: Mapping[str, str],
+             anchor: Callable[[str], str]) -> str:
+    """The glossary's body, as the dashboard's Glossary page gives it (engine/column_help.py): every term of
+    `terms` with its `anchor`, each paper's own table as the paper defines it (`suite_captions`: title ->
+    `Suite.caption`), and every column's definition (`columns`)."""
+    defined = "".join(f'<dt id="{esc(anchor(term))}"><b>{esc(term)}</b></dt><dd>{esc(text[:1].upper() + text[1:])}.'
+                      "</dd>" for term, text in terms.items())
+    tables = "".join(f'<h3 id="{esc(anchor(title))}">{esc(title)}</h3>{prose(caption)}'
+                     for title, caption in suite_captions.items() if caption)
+    return (f"<dl>{defined}</dl><h2>The papers' own tables</h2>{tables}<h2 id=\"columns\">Columns</h2>"
+            f"{definitions(columns)}")
 
 
 def page(path: str, title: str, body: str, charts: bool = False) -> str:

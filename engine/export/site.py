@@ -21,22 +21,33 @@ from pathlib import Path
 import pandas as pd
 
 from engine import headline, published, queries, store, transcripts
-from engine.column_help import column_help
+from engine.captions import contested_caption, headline_note, own_table_caption, pool_caption
+from engine.column_help import COLUMN_HELP, GLOSSARY, anchor, column_help
 from engine.export import charts
-from engine.export.html import definitions, esc, link, note, note_link, page, prose, relative, table
+from engine.export.html import (
+    GLOSSARY_HTML,
+    caption,
+    definitions,
+    esc,
+    glossary,
+    link,
+    note,
+    note_link,
+    page,
+    relative,
+    table,
+)
 from engine.export.transcript import match_body
 from engine.figures import declared_figures
 from engine.numbers import bare_name, number, on_one_scale, readable
 from engine.progress import match_progress
 from engine.selection import Selection, Variant
 from engine.suite_tables import (
-    CONTESTED,
     GRID_CAPTION,
     by_win_rate,
     grid_games,
     grid_view,
     has_winner,
-    headline_caption,
     headline_help,
     headline_view,
     own_table_parts,
@@ -117,8 +128,9 @@ def suite_page(site: Site, suite) -> str | None:
         scope = replace(selection.within(suite.variants), contested=not suite.self_play)  # the matches it counts
         shown = headline_view(board, suite.headline)
         hrefs = [relative(path, site.agent_matches(a, scope, None, f"{suite.title}'s games")) for a in board["agent"]]
-        body += "<h2>Headline</h2>" + note(f"{CONTESTED} {headline_caption(suite, counted, self_play)} A number of "
-                                           "matches opens those matches.")
+        body += ("<h2>Headline</h2>" + caption(contested_caption(), path)
+                 + caption(headline_note(suite, counted, self_play), path) + note("A number of matches opens those "
+                                                                                   "matches."))
         body += table(shown, {"matches": hrefs}, numeric=("rank", "matches", "win rate", "valid", "fb wins"))
         body += "<details><summary>What each number means</summary>" + definitions(
             {c: text for c, text in headline_help(suite.headline).items() if c in shown.columns}) + "</details>"
@@ -126,7 +138,7 @@ def suite_page(site: Site, suite) -> str | None:
     if not own.empty:
         paper = queries.published_rows(site.db, suite.name)  # the paper's rows for the models played here
         body += f"<h2>{esc(suite.paper + chr(39) + 's own table' if suite.paper else 'Per game')}</h2>"
-        body += prose(suite.caption) + own_table_html(published.beside(own, paper), suite.layout)
+        body += caption(own_table_caption(suite), path) + own_table_html(published.beside(own, paper), suite.layout)
     site.write(path, suite.title, body)
     return path
 
@@ -190,7 +202,7 @@ def game_page(site: Site, game: str) -> str:
                 body += table(readable(shown))
                 if meant := column_help(shown.columns, game, suite.layout.helps):  # as the Games page lists them
                     body += "<details><summary>What each column means</summary>" + definitions(meant) + "</details>"
-    body += "<h2>Win rates</h2>" + note(f"Win rate: {headline.DEFINITIONS['win rate']}. {without_winner([game])}")
+    body += "<h2>Win rates</h2>"
     rates = headline.agent_figures(site.db, selection, by_game=True)
     if rates.empty:
         body += note(f"No contested {game} match in this selection (self-play only, or none).")
@@ -199,7 +211,7 @@ def game_page(site: Site, game: str) -> str:
         variant = Variant.of(game, rule_set or None)
         pool = replace(selection, contested=True, variants=(variant,) if rule_set else None)
         label = pool_label(game, rule_set)
-        body += f"<h3>{esc(label)}</h3>"
+        body += f"<h3>{esc(label)}</h3>" + caption(pool_caption(label, game), path)
         if has_winner(game):  # a game without one would chart a row of zeros
             body += charts.chart_html(charts.win_rates(rows, f"Win rate: {label}"))
             drawn = True
@@ -256,6 +268,7 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
         games = pd.DataFrame({"game": list(game_paths), "finished matches": [number(played[g]) for g in game_paths]})
         body += "<h2>Games</h2>" + note("Each game's figures and win rates.") + table(
             games, {"game": list(game_paths.values())}, numeric=("finished matches",))
+    body += "<h2>Glossary</h2>" + note_link(GLOSSARY_HTML, "What every number means")
     site.write("index.html", f"The study in {site.db.name}", body)
 
 
@@ -278,6 +291,8 @@ def build(site: Site, progress: bool = False) -> None:
         with store.reading(site.db):
             game_paths[game] = game_page(site, game)
     index_page(site, options, suite_paths, game_paths)
+    site.write(GLOSSARY_HTML, "Glossary", glossary(GLOSSARY, {s.title: s.caption for s in all_suites().values()},
+                                                   COLUMN_HELP, anchor))
     for path, listed in list(site.lists.items()):
         with store.reading(site.db):
             list_page(site, path, listed)

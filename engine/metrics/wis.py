@@ -2,7 +2,10 @@
 over the `rules: wis` Undercover games. An agent is `seats.label` with its strategy; every seat of
 a tournament counts.
 
-Ranking = 100 + the sum of the agent's scores - the games it played. Per role (spy, civilian, all):
+Ranking = 100 + the sum of the agent's scores - the games it played: it grows (or shrinks) with every game, so
+two agents that played different numbers of games are not comparable by it. Beside it, what it gains a game:
+points per game = (ranking - 100) / games = the mean of (score - 1) over its seats (a seat without a score counts
+0), with its 95% t interval over seats. Per role (spy, civilian, all):
 win rate, mean score, vote accuracy (a civilian's votes for the spy / its votes cast, abstentions aside), foul rate
 (fouls / speeches) and mean survival rounds.
 """
@@ -12,7 +15,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from scipy import special
 
 from engine import store
 from engine.metrics.kept_tables import kept_per_state
@@ -23,6 +28,7 @@ from engine.store import summaries
 from engine.suites.wis import UNDERCOVER
 
 START_POINTS = 100
+PER_GAME = ["points_per_game", "points_per_game_lo", "points_per_game_hi"]
 FIGURE_COLUMNS = ["agent", "strategy", "role", "games", "win_rate", "mean_score", "vote_accuracy", "foul_rate",
                   "survival_rounds"]
 
@@ -120,23 +126,41 @@ def _points(db: str | Path, selection: Selection) -> pd.DataFrame:
         FROM ({sums}) GROUP BY agent, strategy""", params)
 
 
+def _per_game(db: str | Path, selection: Selection) -> pd.DataFrame:
+    """Per agent and strategy: points per game (the mean of score - 1 over its seats) and its 95% t interval, read
+    from the seats (the seat summary keeps sums, not the spread)."""
+    where, params = selection.where("m")
+    table = store.query(db, f"""
+        SELECT {agent_sql("s")} AS agent, coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, count(*) AS n,
+               avg(coalesce(s.score, 0) - 1) AS points_per_game, stddev_samp(coalesce(s.score, 0)) AS sd
+        FROM seats s JOIN matches m USING (match_id)
+        WHERE {UNDERCOVER.sql("m")} AND ({where}) GROUP BY ALL""", params)
+    n = table["n"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = special.stdtrit(n - 1, 0.975) * table["sd"].to_numpy(dtype=float) / np.sqrt(n)  # scipy's t.ppf
+    return table.assign(points_per_game_lo=table["points_per_game"] - half,
+                        points_per_game_hi=table["points_per_game"] + half).drop(columns=["n", "sd"])
+
+
 @kept_per_state
 def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
-    """The WiS leaderboard over the selected games: ranking points first, then the figures of each role side by
-    side."""
+    """The WiS leaderboard over the selected games: ranking points and points per game first, then the figures of
+    each role side by side."""
     with store.reading(db):
         points = _points(db, selection)
         if points.empty:
-            return pd.DataFrame(columns=["agent", "strategy", "ranking", "games"])
+            return pd.DataFrame(columns=["agent", "strategy", "ranking", *PER_GAME, "games"])
         figures = figures_by_role(db, selection)
+        points = points.merge(_per_game(db, selection), on=["agent", "strategy"], how="left")
     points["ranking"] = START_POINTS + points["total"] - points["games"]
     wide = figures.pivot_table(index=["agent", "strategy"], columns="role",
                                values=["win_rate", "mean_score", "vote_accuracy", "foul_rate", "survival_rounds"],
                                aggfunc="first", dropna=False)
     wide.columns = [f"{role}_{name}" if role != "all" else name for name, role in wide.columns]
-    board = points[["agent", "strategy", "ranking", "games"]].merge(wide.reset_index(), on=["agent", "strategy"])
-    order = ["agent", "strategy", "ranking", "games", "win_rate", "spy_win_rate", "civilian_win_rate", "mean_score",
-             "spy_mean_score", "civilian_mean_score", "vote_accuracy", "foul_rate",
+    board = points[["agent", "strategy", "ranking", *PER_GAME, "games"]].merge(wide.reset_index(),
+                                                                                on=["agent", "strategy"])
+    order = ["agent", "strategy", "ranking", *PER_GAME, "games", "win_rate", "spy_win_rate", "civilian_win_rate",
+             "mean_score", "spy_mean_score", "civilian_mean_score", "vote_accuracy", "foul_rate",
              "spy_foul_rate", "civilian_foul_rate", "survival_rounds", "spy_survival_rounds",
              "civilian_survival_rounds"]
     board = board[[c for c in order if c in board.columns]]

@@ -13,7 +13,7 @@ SUITE = Suite(
     variants=(UNDERCOVER,),
     board=Scorer("engine.metrics.wis:leaderboard"),
     layout=TableLayout(
-        key=("ranking", "games", "win_rate"),
+        key=("ranking", "points_per_game", "points_per_game_lo", "points_per_game_hi", "games", "win_rate"),
         by_role=ByRole(
             "Figures by role (spy, civilian)", ROLES, ("win_rate", "mean_score", "foul_rate", "survival_rounds"),
             helps={"role": "the role the agent held (a row for each role it held)",
@@ -22,11 +22,16 @@ SUITE = Suite(
         # Who is Spy counts every seat a player held as a game played (its ranking subtracts one per seat): named so
         # that it cannot pass for the headline's matches
         renamed={"games": "seats played"},
-        helps={"seats played": "seats the agent held: Who is Spy counts each seat as a game played (its ranking "
+        helps={"ranking": "100 + the sum of scores - games played: it grows with games played, so agents with "
+                          "different numbers of games are not comparable by it (compare points per game)",
+               "points_per_game": "(ranking - 100) / games played, with its 95% t interval over seats",
+               "seats played": "seats the agent held: Who is Spy counts each seat as a game played (its ranking "
                                "subtracts one per seat)"}),
     # the points' unit in the caption: in the headers it would push a table with a model's condition past 1400 px
-    caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games). Scale: `ranking` and "
-            "the mean scores in Who is Spy's points; rates in %.",
+    caption="Ranking = 100 + the sum of scores - games played (over the selected WiS games): it grows with games "
+            "played, so agents with different numbers of games are not comparable by it; points per game = (ranking - "
+            "100) / games, with its 95% t interval over seats, are. Scale: `ranking` and the mean scores in Who is "
+            "Spy's points; rates in %.",
     empty="No Who-is-Spy (`undercover`, rules `wis`) games in this selection.",
     figures=(
         Figure("wis_roles", "Who is Spy: figures by role", ("undercover",),

@@ -22,6 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine.column_help import glossary_entries, linked
 from engine.export.html import markdown_html
 from engine.palette import painted
 from engine.precision import fixed, fixed_nested
@@ -92,6 +93,7 @@ class Report:
     db: str = ""
     selection: dict[str, str] = field(default_factory=dict)
     runs: list[str] = field(default_factory=list)
+    glossed: list[str] = field(default_factory=list)  # the glossary entries its captions link: defined at its end
 
     def scope(self, db: str | Path, selection: dict[str, str] | None = None, runs: list[str] | None = None) -> None:
         """What the page shows: its database, the selection in words (empty: everything) and the runs it covers."""
@@ -116,6 +118,7 @@ class Report:
         self-play left out) travels with it."""
         st.caption(markdown)
         self.parts.append(f"<p class='caption'>{markdown_html(markdown)}</p>")
+        self.glossed += [entry for entry in linked(markdown) if entry not in self.glossed]
 
     def markdown(self, markdown: str) -> None:
         """A paragraph on the page and in the report."""
@@ -140,7 +143,10 @@ class Report:
                 inlined = True
             else:
                 made.append(part if isinstance(part, str) else part())
-        body = "\n".join(made)
+        entries = glossary_entries()
+        defined = "".join(f"<dt><b>{html.escape(entries[a][0])}</b></dt><dd>{markdown_html(entries[a][1])}</dd>"
+                          for a in self.glossed if a in entries)
+        body = "\n".join(made) + (f"<h2>Glossary</h2><dl class='definitions'>{defined}</dl>" if defined else "")
         return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
                 "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px}.caption,.definitions{color:#555;font-size:90%}"

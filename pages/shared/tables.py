@@ -5,7 +5,9 @@ engine/suite_tables.py's, the static site's too).
 
     fitted_columns(display, config, helps, fill) -> (display, config)
     show_table(report, title, df, name, shown=None, helps=None);  show_wide_table(report, title, df, name, aside)
-    tooltips(config) -> dict;  compact_lineup(lineup) -> str
+    tooltips(config) -> dict;  compact_lineup(lineup) -> str;  glossed(text, term) -> str
+    headline_note(suite, counted, self_play), own_table_caption(suite), pool_caption(pool, game) -> str: captions
+    column_definitions(helps): a table's column definitions, folded under it
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from engine.captions import glossed
 from engine.column_help import COLUMN_HELP as COLUMN_HELP  # the pages' import of it, kept
 from engine.column_help import defined
 from engine.numbers import on_one_scale
+from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.report import Report, download_table
 
@@ -35,6 +39,14 @@ def compact_lineup(lineup: str | None) -> str:
     seats = SEAT_SEPARATOR.split(lineup) if isinstance(lineup, str) and lineup else []  # none: blank
     return ", ".join(seat if n == 1 else f"{seat} ×{n}"
                      for seat, n in ((s, len(list(g))) for s, g in itertools.groupby(seats)))
+
+
+def column_definitions(helps: Mapping[str, str]) -> None:
+    """The definitions of a table's columns, folded under it (its headers' tooltips hold them too, and the report
+    lists them under its copy of the table): a caption of a line per column buried what mattered."""
+    if helps:
+        with st.expander("Column definitions"):
+            st.markdown("\n".join(f"- **{plain(column)}**: {text}" for column, text in helps.items()))
 
 
 CUT_HINT = "A cell cut short (…) reads whole on a double click."
@@ -129,8 +141,8 @@ def show_table(report: Report, title: str, df: pd.DataFrame, name: str, shown: p
     display, config = fitted_columns(readable(df) if shown is None else shown, column_config, helps, fill=fill)
     st.dataframe(display, hide_index=True, width="stretch", column_config=config)
     if scrolls(config):
-        report.caption(f"{len(display.columns)} columns, more than a 1400 px window shows with their names whole: "
-                       "scroll the table sideways (the downloads hold every column).")
+        report.caption(glossed(f"{len(display.columns)} columns, more than a 1400 px window shows with their names "
+                               "whole: scroll the table sideways (the downloads hold every column).", "columns"))
     download_table(df, name)
     report.table(title, display, helps=tooltips(config))
 
