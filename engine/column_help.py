@@ -71,6 +71,13 @@ COLUMN_HELP = {
 GLOSSARY = {  # the headline's numbers first, as it defines them, then the terms of the other tables and pages
     **DEFINITIONS,
     "outcome": f"{OUTCOME}. {judged(all_games())}",
+    "pairwise matrix": "row A, column B: A's share of their contested matches against each other (a win 1, a draw "
+                       "half, by each game's declared outcome), blank where they never met; the matrix beside it "
+                       "counts those matches (Chatbot Arena's win-fraction and battle-count matrices)",
+    "A versus B": "two agents side by side (`python -m engine compare A B`): per game and overall, their matches "
+                  "against each other (wins, draws, losses, A's win share with its Wilson interval), then their "
+                  "scores against the same opponents, paired by game, setting, seed and the rest of the lineup (mean "
+                  "difference A - B with its t interval, a paired t-test, Holm's correction across games)",
     "self-play": f"every seat of a match held by one agent; {SELF_PLAY}",
     "cooperative": "a game whose seats share one score (Hanabi): no seat wins against another, so it has no win rate "
                    "('—' in every win-rate table, never 0%), its score is the figure, and its self-play counts",

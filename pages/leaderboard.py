@@ -112,8 +112,9 @@ def pairwise_matrices(suite, agents: tuple[str, ...]) -> None:
     if shares.empty:
         return
     with st.expander(f"{suite.title}: pairwise win share and matches (row against column)"):
-        report.caption("Row A, column B: A's share of their matches against each other (a draw counts half; blank "
-                       "where they never met), and beside it the number of those matches.")
+        report.caption(glossed("Row A, column B: A's share of their matches against each other (a draw counts half; "
+                               "blank where they never met), and beside it the number of those matches.",
+                               "pairwise matrix"))
         left, right = st.columns(2)
         with left:
             show_table(report, f"{suite.title}: win share, row against column", shares, f"pairwise_{suite.name}",
@@ -164,13 +165,14 @@ with left:
 with right:
     second = url_selectbox("Agent B", versus_agents, "versus_b")
 if CHOOSE in (first, second) or first == second:
-    report.caption("Choose two different agents: their matches against each other and their scores against the same "
-                   "opponents, per game and overall (`python -m engine compare A B` prints the same table).")
+    report.caption(glossed("Choose two different agents: their matches against each other and their scores against "
+                           "the same opponents, per game and overall (`python -m engine compare A B` prints the same "
+                           "table).", "A versus B"))
 else:
     versus = cached(compare.compare, DB, a=first, b=second, selection=selection)
-    report.caption(f"{plain(first)} (A) against {plain(second)} (B): their matches against each other, then their "
-                   f"scores paired by seed against the same opponents ({compare.PAIRED_TEST}, Holm across games). "
-                   "Column definitions: hover a header.")
+    report.caption(glossed(f"{plain(first)} (A) against {plain(second)} (B): their matches against each other, then "
+                           f"their scores paired by seed against the same opponents ({compare.PAIRED_TEST}, Holm "
+                           "across games); hover a header for its column's definition.", "A versus B"))
     show_table(report, f"{first} versus {second}", versus, "versus", shown=compare.view(versus),
                helps=compare.VIEW_HELP)
 
