@@ -58,17 +58,17 @@ COMPARISON_COLUMNS = {
                 "when both levels scored the same on every seed: no p; the unadjusted p is in the downloads)",
     "d": "Cohen's d: the difference in pooled standard deviations of the two levels' scores",
     "significant": f"yes when p (Holm) < {stats.ALPHA:g}; blank when not tested",
-    "own scores": "matches at this level in which none of the model's moves was a fallback (the engine's random move "
+    "own": "matches at this level in which none of the model's moves was a fallback (the engine's random move "
                   "in its place): its own scores, the only ones compared unless fallbacks are counted",
-    "valid moves": f"{valid_answers.DEFINITION}, over every match of this level"}
+    "valid": f"{valid_answers.DEFINITION}, over every match of this level"}
 PLAYED_COLUMNS = {
     "setting": "vanilla: the game's default parameters; custom: the parameters that differ from them (as γ-Bench's own "
                "table on Leaderboards calls them), after the preset unless it is the default; levels are compared only "
                "within one setting",
     "condition": COLUMN_HELP["condition"],
     "scores": "matches scored (the model's own unless fallbacks are counted)", "mean": "mean score",
-    "sd": "standard deviation of the scores", "own scores": COMPARISON_COLUMNS["own scores"],
-    "valid moves": COMPARISON_COLUMNS["valid moves"],
+    "sd": "standard deviation of the scores", "own": COMPARISON_COLUMNS["own"],
+    "valid": COMPARISON_COLUMNS["valid"],
     "params": "every parameter of the setting (a double click on a cut cell shows it whole)"}
 VERDICT_COLUMNS = {
     "tested": f"levels other than the default with {stats.MIN_SAMPLE} scores or more, as the default, of the levels "
@@ -115,8 +115,8 @@ def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
         "p (Holm)": table["p_holm"].map(p_text),
         "d": table["cohens_d"].map(numbers.number),
         "significant": table["significant"].map(numbers.number),
-        "own scores": table["own"].map(numbers.number),
-        "valid moves": table["valid_rate"].map(numbers.percent)})
+        "own": table["own"].map(numbers.number),
+        "valid": table["valid_rate"].map(numbers.percent)})
 
 
 def in_level_order(table: pd.DataFrame) -> pd.DataFrame:
@@ -243,7 +243,7 @@ own, decisions, valid = (np.bincount(groups, cells[name].fillna(0).to_numpy(dtyp
                          for name in ("own", "decisions", "valid"))
 with np.errstate(invalid="ignore", divide="ignore"):  # a bot's condition has no decision counted: no rate
     conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd, **{
-        "own scores": own.astype(int), "valid moves": np.where(decisions > 0, valid / decisions, np.nan)})
+        "own": own.astype(int), "valid": np.where(decisions > 0, valid / decisions, np.nan)})
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
 # a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
 capped = conditions["max tokens"].nunique() > 1
@@ -257,7 +257,7 @@ if len(conditions) > PLAYED_AT_ONCE:  # one game's conditions at a time (the dow
 # show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
 # 1400 px window
 played_shown = readable(conditions, TWO_DECIMALS)
-played_shown["valid moves"] = conditions["valid moves"].map(numbers.percent)
+played_shown["valid"] = conditions["valid"].map(numbers.percent)
 played_shown["max tokens"] = [f"max_tokens={int(v)}" if capped and pd.notna(v) else ""
                               for v in conditions["max tokens"]]
 played_shown = with_condition(played_shown, ["prompt version", "temperature", "strategy", "max tokens"])

@@ -59,18 +59,18 @@ def test_the_page_opens_on_the_model_shows_own_scores_and_valid_moves_and_judges
     assert not at.exception
     assert at.selectbox(key="agent").value == "zeta-model"  # not alpha-bot, a bot under a label
     table = next(df.value for df in at.dataframe if "difference (95% CI)" in df.value.columns).set_index("level")
-    assert table.loc["1.00", ["scores", "own scores", "valid moves"]].tolist() == ["0", "0", "0.0%"]
-    assert table.loc["0.00", ["scores", "own scores", "valid moves"]].tolist() == ["6", "6", "100.0%"]
+    assert table.loc["1.00", ["scores", "own", "valid"]].tolist() == ["0", "0", "0.0%"]
+    assert table.loc["0.00", ["scores", "own", "valid"]].tolist() == ["6", "6", "100.0%"]
     said = " ".join(m.value for m in at.markdown)
     assert "**guessing\\_game**: not enough data" in said
-    played = next(df.value for df in at.dataframe if "own scores" in df.value.columns and "params" in df.value.columns)
-    assert sorted(played["valid moves"]) == ["0.0%", "100.0%"]
+    played = next(df.value for df in at.dataframe if "own" in df.value.columns and "params" in df.value.columns)
+    assert sorted(played["valid"]) == ["0.0%", "100.0%"]
 
 
 def test_the_toggle_counts_the_fallback_scores_in_the_verdict(db, monkeypatch):
     at = run_page("robustness", db, monkeypatch, factor="temperatures", with_fallbacks="1")
     assert not at.exception
     table = next(df.value for df in at.dataframe if "difference (95% CI)" in df.value.columns).set_index("level")
-    assert table.loc["1.00", ["scores", "own scores"]].tolist() == ["6", "0"]
+    assert table.loc["1.00", ["scores", "own"]].tolist() == ["6", "0"]
     said = " ".join(m.value for m in at.markdown)
     assert "**guessing\\_game**: not enough data" not in said
