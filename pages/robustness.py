@@ -5,7 +5,9 @@ and a 10-player guessing game are never pooled); per level the mean and spread, 
 default have stats.MIN_SAMPLE scores; per game, setting and factor, and per game and setting over all factors,
 a verdict (engine/metrics/stats.py's `robustness_verdict`: not enough data unless every level was tested;
 sensitive when a level differs Holm-significantly; robust only when an equivalence test shows every difference
-small; else inconclusive; the paper's spread across levels is shown beside it)."""
+small; else inconclusive; the paper's spread across levels is shown beside it). The scores compared are the model's
+own (a match where the engine played a fallback move for it is left out unless `with_fallbacks`); each level shows
+its own scores and valid-move rate, and answers that may copy the prompt are flagged (engine/answer_flags.py)."""
 
 import json
 import math
