@@ -136,11 +136,13 @@ def test_below_the_minimum_sample_the_verdict_is_not_enough_data(tmp_path, monke
 
 
 def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, monkeypatch):
-    """The first run's local model: six scores a level, p well above 0.05, but intervals of the difference
-    spanning tens of points: inconclusive, not robust; the rule is on the page; the figure shows 95% intervals
-    of the mean inside the 0-100 scale, temperatures in numeric order."""
-    at = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2", factor="temperatures")
-    versions = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2", factor="prompt versions")
+    """The first run's local model, its fallback scores counted: six scores a level, p well above 0.05, but intervals
+    of the difference spanning tens of points: inconclusive, not robust; the rule is on the page; the figure shows
+    95% intervals of the mean inside the 0-100 scale, temperatures in numeric order."""
+    at = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2", factor="temperatures",
+                  with_fallbacks="1")  # its own scores alone are too few for a verdict
+    versions = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2", factor="prompt versions",
+                        with_fallbacks="1")
     assert not at.exception and not versions.exception
     verdicts = [df.value for df in at.dataframe][-1].set_index("factor")
     for factor in ("prompt version", "temperature"):
