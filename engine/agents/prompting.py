@@ -13,8 +13,8 @@ from engine.games.base import Observation
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # what a prompt shows as an answer: a flat JSON object with a quoted key, or a quoted text an example cue introduces
-# ("for example", "e.g.", "such as", "like"); a shipped prompt shows placeholders there, never a legal answer (a model
-# copies an example: SmolLM2 answered a prompt's 42 every time)
+# ("for example", "e.g.", "such as", "like", "as", "form"); a shipped prompt shows placeholders there, never a legal
+# answer (a model copies an example: SmolLM2 answered a prompt's 42 every time)
 _JSON_EXAMPLE = re.compile(r'\{[^{}]*"[^"{}]*"\s*:[^{}]*\}')
 _QUOTED_EXAMPLE = re.compile(r'\b(?:for example|e\.g\.|such as|like|as|form)[:,]?\s*"([^"\n]+)"', re.IGNORECASE)
 
