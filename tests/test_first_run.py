@@ -43,7 +43,7 @@ def test_the_real_model_plays_and_its_robustness_gets_a_verdict(first_run_db):
     assert verdicts["prompt_version"] != "not enough data"
     # by default each level compares the model's own scores only, and says how many they are
     own = queries.robustness_tables(scores)[("prompt_version", "guessing_game")].set_index("level")
-    by_version = scores.groupby("prompt_version")["own"].sum()
+    by_version = scores[scores["temperature"] == 1.0].groupby("prompt_version")["own"].sum()  # the default held
     assert (own["own"] == by_version[own.index]).all() and (own["n"] == own["own"]).all()
 
 

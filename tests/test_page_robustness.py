@@ -137,7 +137,7 @@ def test_below_the_minimum_sample_the_verdict_is_not_enough_data(tmp_path, monke
 
 def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, monkeypatch):
     """The first run's local model, its fallback scores counted: six scores a level, p well above 0.05, but intervals
-    of the difference spanning tens of points: inconclusive, not robust; the rule is on the page; the figure shows
+    of the difference reaching past the margin: inconclusive, not robust; the rule is on the page; the figure shows
     95% intervals of the mean inside the 0-100 scale, temperatures in numeric order."""
     at = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2", factor="temperatures",
                   with_fallbacks="1")  # its own scores alone are too few for a verdict
@@ -153,7 +153,7 @@ def test_first_run_no_significant_difference_is_not_called_robust(first_run_db, 
     for row in judged:
         assert float(row["p (Holm)"]) > 0.05 and int(row["scores"]) >= 5 and row["significant"] == "no"
         low, high = bounds(row["difference (95% CI)"])
-        assert high - low > 2 * 5  # wider than the margin both ways
+        assert low < -5 or high > 5  # reaching past the margin: not shown equivalent
     for table in comparisons(at):  # the tables' intervals of the mean stay on the 0-100 scale (one showed 112.86)
         for cell in table["mean (95% CI)"]:
             assert bounds(cell) is None or 0 <= bounds(cell)[0] <= bounds(cell)[1] <= 100, table
