@@ -75,8 +75,9 @@ def test_no_prompt_version_shows_a_legal_answer_as_its_example(name):
 
 def test_the_examples_are_read_from_json_objects_and_quoted_examples():
     text = ('Answer with a JSON object on the last line, for example: {"chosen_number": 42}\n'
-        'Reply with your mark, e.g. "X: (1,3)", or like "Action: Check and Call"; options "go" or "stay".')
-    assert examples(text) == ['{"chosen_number": 42}', "X: (1,3)", "Action: Check and Call"]
+            'Reply with your mark, e.g. "X: (1,3)", or like "Action: Check and Call"; options "go" or "stay".\n'
+            'Answer like this: "O: 4", or as in "X: 5"')
+    assert examples(text) == ['{"chosen_number": 42}', "X: (1,3)", "Action: Check and Call", "O: 4", "X: 5"]
 
 
 def test_the_old_anchored_prompts_would_fail():

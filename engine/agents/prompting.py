@@ -16,7 +16,8 @@ PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # ("for example", "e.g.", "such as", "like", "as", "form"); a shipped prompt shows placeholders there, never a legal
 # answer (a model copies an example: SmolLM2 answered a prompt's 42 every time)
 _JSON_EXAMPLE = re.compile(r'\{[^{}]*"[^"{}]*"\s*:[^{}]*\}')
-_QUOTED_EXAMPLE = re.compile(r'\b(?:for example|e\.g\.|such as|like|as|form)[:,]?\s*"([^"\n]+)"', re.IGNORECASE)
+_QUOTED_EXAMPLE = re.compile(r'\b(?:for example|e\.g\.|such as|like|as|form)(?: this| in| follows)?[:,]?\s*"([^"\n]+)"',
+                             re.IGNORECASE)
 
 
 def versions(game: str) -> list[str]:
@@ -54,7 +55,7 @@ def render(obs: Observation, version: str) -> list[dict[str, str]]:
 
 def examples(text: str) -> list[str]:
     """The answers a prompt's text shows as examples, in order: each JSON object with a quoted key, and each quoted
-    text after an example cue ("for example", "e.g.", "such as", "like", "as")."""
+    text after an example cue ("for example", "e.g.", "such as", "like this", "as in", "as")."""
     found = [(m.start(), m.group(0)) for m in _JSON_EXAMPLE.finditer(text)]
     found += [(m.start(1), m.group(1)) for m in _QUOTED_EXAMPLE.finditer(text)]
     return [example for _, example in sorted(found)]
