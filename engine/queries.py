@@ -151,7 +151,8 @@ _TYPED_SCORES = """SELECT game::VARCHAR AS game, preset::VARCHAR AS preset, para
     max_tokens::INTEGER AS max_tokens, "repeat"::INTEGER AS "repeat", seed::BIGINT AS seed, score::DOUBLE AS score,
     own::BOOLEAN AS own, decisions::BIGINT AS decisions, valid::BIGINT AS valid
     FROM (<scores>)"""
-# the scores a comparison reads (`<kept>`): the agent's own ("own": no fallback move of its in the match), or every one
+# the scores a comparison reads: the agent's own ("own": no fallback move of its in the match), or every one (`<every>`
+# true: `_robustness`' own_only off)
 _KEPT = "(own OR <every>)"
 _CELLS = f"""WITH r AS ({_TYPED_SCORES})
     SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) FILTER (WHERE {_KEPT}) AS n,
@@ -271,7 +272,7 @@ def _robustness(read, own_only: bool = True) -> Robustness:
         levels.loc[pairs.index, ["pairs", "paired_mean", "paired_m2"]] = pairs.to_numpy()
     own, decisions, valid = (cells[name].fillna(0).to_numpy(dtype=float) for name in ("own", "decisions", "valid"))
     levels["own"] = [int(own[at].sum()) for at in levels["cells"]]
-    with np.errstate(invalid="ignore", divide="ignore"):  # a level without a decision (a bot's) has no rate
+    with np.errstate(invalid="ignore", divide="ignore"):  # a level without a decision has no rate
         levels["valid_rate"] = [valid[at].sum() / decisions[at].sum() for at in levels["cells"]]
     tables = stats.compare_moments(levels.drop(columns="cells"))
     return Robustness(cells, tables[["factor", "game", "setting", *stats.COMPARISON_COLUMNS, *OWN_COLUMNS]])

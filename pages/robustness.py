@@ -60,8 +60,8 @@ COMPARISON_COLUMNS = {
                 "when both levels scored the same on every seed: no p; the unadjusted p is in the downloads)",
     "d": "Cohen's d: the difference in pooled standard deviations of the two levels' scores",
     "significant": f"yes when p (Holm) < {stats.ALPHA:g}; blank when not tested",
-    "own": "matches at this level in which none of the model's moves was a fallback (the engine's random move "
-                  "in its place): its own scores, the only ones compared unless fallbacks are counted",
+    "own": "matches at this level in which none of the model's moves was a fallback (the engine's random move in "
+           "its place): its own scores, the only ones compared unless fallbacks are counted",
     "valid": f"{valid_answers.DEFINITION}, over every match of this level"}
 PLAYED_COLUMNS = {
     "setting": "vanilla: the game's default parameters; custom: the parameters that differ from them (as γ-Bench's own "
@@ -243,7 +243,7 @@ conditions = played_in.iloc[np.unique(groups, return_index=True)[1]][condition].
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params"]
 own, decisions, valid = (np.bincount(groups, cells[name].fillna(0).to_numpy(dtype=float))
                          for name in ("own", "decisions", "valid"))
-with np.errstate(invalid="ignore", divide="ignore"):  # a bot's condition has no decision counted: no rate
+with np.errstate(invalid="ignore", divide="ignore"):  # a condition without a decision has no rate
     conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd, **{
         "own": own.astype(int), "valid": np.where(decisions > 0, valid / decisions, np.nan)})
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
