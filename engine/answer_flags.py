@@ -65,7 +65,7 @@ def answer_rows(db: str | Path, selection: Selection = ALL, agents: tuple[str, .
         SELECT coalesce(s.label, s.agent) AS agent, m.game, t.phase, s.prompt_version, s.temperature, s.strategy,
                json_extract(t.action, '$.action')::VARCHAR AS action,
                lower(trim(regexp_extract(trim(t.response), '[^\\n]*$'), ' "''`*.')) AS last_line,
-               count(*) AS answers, any_value(t.prompt::VARCHAR) AS prompt
+               count(*) AS answers, any_value(t.prompt)::VARCHAR AS prompt
         FROM turns t JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
         JOIN matches m ON m.match_id = t.match_id
         WHERE {where} AND t.prompt IS NOT NULL AND NOT coalesce(t.fallback, false) AND s.agent NOT LIKE 'bot:%'
