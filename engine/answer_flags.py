@@ -8,6 +8,7 @@ a prompt of an older arena or a researcher's own."""
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -50,10 +51,9 @@ def _key(value: Any) -> str:
     return json.dumps(value.strip().lower() if isinstance(value, str) else value, sort_keys=True, default=str)
 
 
-def answer_rows(db: str | Path, selection: Selection = ALL, agents: tuple[str, ...] = (),
-                game: str | None = None) -> pd.DataFrame:
-    """One row per agent (label), game, phase, condition (KEYS), action and last line of the answer: the agent's own
-    answers (a model's decisions that no fallback move replaced) and one prompt it was sent for them."""
+def _own_answers(selection: Selection, agents: tuple[str, ...], game: str | None) -> tuple[str, list]:
+    """The FROM and WHERE of the agents' own answers (a model's decisions that no fallback move replaced) in the
+    selected matches (of `agents` and `game` when given), and their parameters."""
     where, params = selection.where("m")
     if agents:
         where += " AND coalesce(s.label, s.agent) IN (SELECT unnest(?))"
@@ -61,40 +61,66 @@ def answer_rows(db: str | Path, selection: Selection = ALL, agents: tuple[str, .
     if game:
         where += " AND m.game = ?"
         params.append(game)
-    return store.query(db, f"""
-        SELECT coalesce(s.label, s.agent) AS agent, m.game, t.phase, s.prompt_version, s.temperature, s.strategy,
-               json_extract(t.action, '$.action')::VARCHAR AS action,
-               lower(trim(regexp_extract(trim(t.response), '[^\\n]*$'), ' "''`*.')) AS last_line,
-               count(*) AS answers, any_value(t.prompt)::VARCHAR AS prompt
-        FROM turns t JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
+    return f"""FROM turns t JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
         JOIN matches m ON m.match_id = t.match_id
-        WHERE {where} AND t.prompt IS NOT NULL AND NOT coalesce(t.fallback, false) AND s.agent NOT LIKE 'bot:%'
-        GROUP BY ALL""", params)
+        WHERE {where} AND t.prompt IS NOT NULL AND NOT coalesce(t.fallback, false) AND s.agent NOT LIKE 'bot:%'""", \
+        params
+
+
+_KEY_SQL = "coalesce(s.label, s.agent) AS agent, m.game, t.phase, s.prompt_version, s.temperature, s.strategy"
+
+
+def answer_rows(db: str | Path, selection: Selection = ALL, agents: tuple[str, ...] = (),
+                game: str | None = None) -> pd.DataFrame:
+    """One row per agent (label), game, phase, condition (KEYS) and action: the agent's own answers with it, and the
+    row id of one of their turns (`sample`). Grouped by action alone, reading neither the prompts nor the answers'
+    texts (those took 3.4 s over a model's 150,000 turns at 50,000 matches)."""
+    own, params = _own_answers(selection, agents, game)
+    return store.query(db, f"""
+        SELECT {_KEY_SQL}, json_extract(t.action, '$.action')::VARCHAR AS action, count(*) AS answers,
+               min(t.rowid) AS sample
+        {own} GROUP BY ALL""", params)
+
+
+def _texts_copied(db: str | Path, key: tuple, texts: tuple[str, ...], selection: Selection) -> int:
+    """How many of the key's own answers (KEYS' values) end with one of the text examples its prompt showed."""
+    own, params = _own_answers(selection, (key[0],), key[1])
+    pattern = "(" + "|".join(re.escape(text) for text in texts) + ")[\\s\"'`*.]*$"
+    return int(store.rows(db, f"""
+        SELECT count(*) {own} AND t.phase IS NOT DISTINCT FROM ? AND s.prompt_version IS NOT DISTINCT FROM ?
+        AND s.temperature IS NOT DISTINCT FROM ? AND s.strategy IS NOT DISTINCT FROM ?
+        AND regexp_matches(t.response, ?, 'i')""", [*params, *key[2:], pattern])[0][0])
 
 
 def answer_flags(db: str | Path, selection: Selection = ALL, agents: tuple[str, ...] = (),
                  game: str | None = None) -> pd.DataFrame:
     """Per agent, game, phase and condition (KEYS, then COLUMNS): its own answers, how many distinct actions, how many
-    copy an example of the prompt it was sent (the action equals a value of a JSON example, or the answer's last
-    line is a text example), its most frequent action, and the flag: COPIED when at least half copy an example,
-    else CONSTANT when MIN_ANSWERS or more are all one action, else blank."""
+    copy an example of the prompt it was sent (one prompt of the key read: the action equals a value of one of its
+    JSON examples, or the answer ends with one of its text examples), its most frequent action, and the flag: COPIED
+    when at least half copy an example, else CONSTANT when MIN_ANSWERS or more are all one action, else blank."""
     rows = answer_rows(db, selection, agents, game)
     if rows.empty:
         return pd.DataFrame(columns=COLUMNS)
-    copied = []
-    for action, last_line, prompt in zip(rows["action"], rows["last_line"], rows["prompt"], strict=True):
-        values, texts = _shown(prompt)
-        copied.append(action is not None and _key(json.loads(action)) in values or last_line in texts)
-    rows = rows.assign(copied=rows["answers"].where(copied, 0))
-    keys = KEYS
-    by_action = rows.groupby([*keys, "action"], dropna=False, as_index=False)["answers"].sum()
-    top = by_action.sort_values("answers", ascending=False, kind="stable").drop_duplicates(keys)
-    flags = rows.groupby(keys, dropna=False, as_index=False).agg(answers=("answers", "sum"), copied=("copied", "sum"))
-    flags = flags.merge(by_action.groupby(keys, dropna=False).size().rename("distinct").reset_index(), on=keys)
-    flags = flags.merge(top[[*keys, "action"]].rename(columns={"action": "top_answer"}), on=keys)
+    samples = rows.groupby(KEYS, dropna=False)["sample"].transform("min")
+    prompts = dict(store.rows(db, "SELECT rowid, prompt::VARCHAR FROM turns WHERE rowid IN (SELECT unnest(?))",
+                              [sorted(set(samples.tolist()))]))
+    shown = [_shown(prompts.get(sample)) for sample in samples]
+    rows["copied"] = [answers if action is not None and _key(json.loads(action)) in values else 0
+                      for action, answers, (values, _) in zip(rows["action"], rows["answers"], shown, strict=True)]
+    by_action = rows.sort_values("answers", ascending=False, kind="stable")
+    flags = rows.groupby(KEYS, dropna=False, as_index=False, sort=False).agg(
+        answers=("answers", "sum"), copied=("copied", "sum"), distinct=("action", "size"))
+    flags = flags.merge(by_action.drop_duplicates(KEYS)[[*KEYS, "action"]].rename(columns={"action": "top_answer"}),
+                        on=KEYS)
+    texts = {tuple(key): examples for key, (_, examples) in zip(rows[KEYS].itertuples(index=False), shown,
+                                                                strict=True) if examples}
+    for i, key in enumerate(flags[KEYS].itertuples(index=False)):
+        if tuple(key) in texts:  # a text example ("X: (1,3)"): the answers' own words are read, for this key only
+            flags.loc[i, "copied"] = max(flags.loc[i, "copied"], _texts_copied(db, tuple(key), texts[tuple(key)],
+                                                                               selection))
     flags["flag"] = [COPIED if c > 0 and 2 * c >= n else CONSTANT if d == 1 and n >= MIN_ANSWERS else ""
                      for n, c, d in zip(flags["answers"], flags["copied"], flags["distinct"], strict=True)]
-    return flags[COLUMNS].sort_values(keys, ignore_index=True)
+    return flags[COLUMNS].sort_values(KEYS, ignore_index=True)
 
 
 def flag_lines(flags: pd.DataFrame) -> list[str]:

@@ -42,10 +42,13 @@ def db(tmp_path_factory):
     (folder / "guessing_game" / "v1.yaml").write_text(ANCHORED, encoding="utf-8")
     (folder / "guessing_game" / "v2.yaml").write_text(
         (prompting.PROMPTS_DIR / "guessing_game" / "v2.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "tictactoe").mkdir()  # the old TicTacToe example: a text, not a JSON object
+    (folder / "tictactoe" / "v1.yaml").write_text((prompting.PROMPTS_DIR / "tictactoe" / "v1.yaml").read_text(
+        encoding="utf-8").replace('as "{mark}: (<row>,<column>)"', 'for example: "{mark}: (1,3)"'), encoding="utf-8")
     path = tmp_path_factory.mktemp("anchors") / "results.duckdb"
     counter = itertools.count(10)
     replies = {"copier": lambda: '{"chosen_number": 42}', "varied": lambda: f'{{"chosen_number": {next(counter)}}}',
-               "garbled": lambda: "no idea"}
+               "garbled": lambda: "no idea", "marker": lambda: "X: (1,3)"}
     with pytest.MonkeyPatch.context() as patch, StubServer() as server:
         patch.setattr(prompting, "PROMPTS_DIR", folder)
         prompting.load_template.cache_clear()
@@ -54,8 +57,10 @@ def db(tmp_path_factory):
                   [seat(server.url, "v1", "varied"), "bot:random"], [seat(server.url, "v1", "garbled"), "bot:random"]]
         for lineup_seats in lineup:  # the stub tells the agents apart by the model name it is sent
             lineup_seats[0]["agent"] = f"openai/{lineup_seats[0]['label']}-model"
+        marker = seat(server.url, "v1", "marker") | {"agent": "openai/marker-model"}
         raw = {"name": "anchors", "seed": 0, "repeats": 4, "concurrency": 1, "games": [
-            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": lineup}]}
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": lineup},
+            {"game": "tictactoe", "lineups": [[marker, "bot:random"]]}]}
         asyncio.run(run_spec(parse_spec(raw), path, progress=False))
     prompting.load_template.cache_clear()
     return path
@@ -76,8 +81,14 @@ def test_an_agent_answering_the_prompts_example_or_one_value_is_flagged(db):
         "(4 of 4 answers: 42)")
 
 
+def test_an_answer_ending_with_a_text_example_copies_it(db):
+    """TicTacToe's old example "X: (1,3)", answered every time (the cell taken after its first move)."""
+    marker = answer_flags.answer_flags(db, game="tictactoe").set_index("agent").loc["marker"]
+    assert marker["answers"] >= 4 and marker["copied"] == marker["answers"] and marker["flag"] == answer_flags.COPIED
+
+
 def test_bots_are_never_flagged(db):
-    assert set(answer_flags.answer_flags(db)["agent"]) == {"copier", "varied"}  # bot:random answered too
+    assert set(answer_flags.answer_flags(db)["agent"]) == {"copier", "varied", "marker"}  # bot:random answered too
 
 
 def match_of(db, label: str, version: str) -> str:
