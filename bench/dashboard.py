@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import default_views, headline, queries, store, transcripts  # noqa: E402
+from engine import answer_flags, default_views, headline, queries, store, transcripts  # noqa: E402
 from engine.launch import processes  # noqa: E402
 from engine.metrics import compare, ratings  # noqa: E402
 from engine.metrics.kept_tables import forget  # noqa: E402
@@ -209,6 +209,8 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
         ],
         "robustness": [
             ("robustness (the cells' moments, every factor's tables)", lambda: queries.robustness(db, any_model)),
+            ("model labels (which agent the page opens on)", lambda: queries.model_labels(db)),
+            ("answer flags of one model", lambda: answer_flags.answer_flags(db, agents=(any_model,))),
         ],
         "transcripts": [
             ("games", lambda: transcripts.games(db)),

@@ -22,6 +22,7 @@ from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
 from engine.store.summaries import SETTINGS_SOURCE, match_scores_sql
 from engine.suites import get_suite
+from engine.valid_answers import valid_sql
 
 # the paper's defaults, and the engine's answer length cap (a model's answers change with it)
 FACTORS = {"prompt_version": "v1", "temperature": 1.0, "strategy": "vanilla",
@@ -97,7 +98,8 @@ def _seats_sql(selection: Selection, settings: bool, source: str,
 def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) -> pd.DataFrame:
     """One row per match and condition of `agent`'s seats, in no particular order: game, preset, params (JSON),
     run, seed, repeat, prompt_version, temperature, strategy, max_tokens and its score (γ-Bench games: the 0-100
-    score, the match's when the agent holds every seat; other games: the mean seat score): the rows the page's
+    score, the match's when the agent holds every seat; other games: the mean seat score), whether the score is the
+    agent's own (`own`: no move of its was a fallback) and its decisions and valid ones there: the rows the page's
     figures summarize (`robustness`), for a caller that wants them one by one. Its many rows come through Arrow
     (`store.query_many_rows`)."""
     with store.reading(db):
@@ -111,17 +113,29 @@ def _agent_scores_sql(db: str | Path, agent: str, selection: Selection) -> tuple
     scan, where the log's read hashed the agent's 333,000 matches at a million matches against the seats, matches
     and metrics (2.5-3.5 s, and most of the dashboard's peak memory). Else the same rows are computed from the log
     (`summaries.match_scores_sql`) from the agent's seats in the selected matches."""
-    columns = """game, preset, params::VARCHAR AS params, run_id, seed, "repeat", prompt_version, temperature,
-                 strategy, max_tokens, score"""
+    columns = """x.game, x.preset, x.params::VARCHAR AS params, x.run_id, x.seed, x."repeat", x.prompt_version,
+                 x.temperature, x.strategy, x.max_tokens, x.score, coalesce(v.own, true) AS own,
+                 coalesce(v.decisions, 0) AS decisions, coalesce(v.valid, 0) AS valid"""
+    moves = f"LEFT JOIN ({_MOVES}) v ON v.match_id = x.match_id AND " + " AND ".join(
+        f"v.{c} IS NOT DISTINCT FROM x.{c}" for c in ("prompt_version", "temperature", "strategy", "max_tokens"))
     if store.summaries_in_step(db):
         where, params = selection.where(settings=SETTINGS_SOURCE)
         # every row is an `ok` match's: the selection's conditions on the matches read its own columns
-        return f"""SELECT {columns} FROM (SELECT *, 'ok' AS status FROM match_scores WHERE label = ?) m
-                   WHERE {where}""", [agent, *params]
+        return f"""SELECT {columns} FROM (SELECT * FROM (SELECT *, 'ok' AS status FROM match_scores WHERE label = ?) m
+                   WHERE {where}) x {moves}""", [agent, *params, agent]
     where, params = selection.where()
     rows = match_scores_sql(f"(SELECT * FROM matches m WHERE {where})", "seats", "metrics",
                             scored_seats="(SELECT * FROM seats WHERE coalesce(label, agent) = ?)")
-    return f"SELECT {columns} FROM ({rows})", [*params, agent]
+    return f"SELECT {columns} FROM ({rows}) x {moves}", [*params, agent, agent]
+
+
+# per match and setting of an agent (its label the parameter): its decisions, those valid (`valid_answers`), and
+# whether every one of its moves was its own (no fallback move): a score of a match with a fallback move is the
+# engine's random play as much as the agent's
+_MOVES = f"""SELECT t.match_id, s.prompt_version, s.temperature, s.strategy, s.max_tokens, count(*) AS decisions,
+                    count(*) FILTER (WHERE {valid_sql("t")}) AS valid, NOT bool_or(coalesce(t.fallback, false)) AS own
+             FROM turns t JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
+             WHERE coalesce(s.label, s.agent) = ? GROUP BY ALL"""
 
 
 def score_range(game: str, scores: pd.Series) -> tuple[float, float]:
@@ -134,17 +148,26 @@ CONDITION = ["game", "preset", "params", *FACTORS]  # what a cell of the robustn
 # the scores as the moments read them, whichever source: one type per column (a frame's blank column has none)
 _TYPED_SCORES = """SELECT game::VARCHAR AS game, preset::VARCHAR AS preset, params::VARCHAR AS params,
     prompt_version::VARCHAR AS prompt_version, temperature::DOUBLE AS temperature, strategy::VARCHAR AS strategy,
-    max_tokens::INTEGER AS max_tokens, "repeat"::INTEGER AS "repeat", seed::BIGINT AS seed, score::DOUBLE AS score
+    max_tokens::INTEGER AS max_tokens, "repeat"::INTEGER AS "repeat", seed::BIGINT AS seed, score::DOUBLE AS score,
+    own::BOOLEAN AS own, decisions::BIGINT AS decisions, valid::BIGINT AS valid
     FROM (<scores>)"""
+# the scores a comparison reads: the agent's own ("own": no fallback move of its in the match), or every one (`<every>`
+# true: `_robustness`' own_only off)
+_KEPT = "(own OR <every>)"
 _CELLS = f"""WITH r AS ({_TYPED_SCORES})
-    SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) AS n, count(score) AS scored, avg(score) AS mean,
-           var_pop(score) * count(score) AS m2, min(score) AS lowest, max(score) AS highest,
-           bit_xor(seed) AS seeds_xor, sum(seed % 1000003)::BIGINT AS seeds_sum
+    SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) FILTER (WHERE {_KEPT}) AS n,
+           count(score) FILTER (WHERE {_KEPT}) AS scored, avg(score) FILTER (WHERE {_KEPT}) AS mean,
+           var_pop(score) FILTER (WHERE {_KEPT}) * count(score) FILTER (WHERE {_KEPT}) AS m2,
+           min(score) FILTER (WHERE {_KEPT}) AS lowest, max(score) FILTER (WHERE {_KEPT}) AS highest,
+           bit_xor(seed) FILTER (WHERE {_KEPT}) AS seeds_xor,
+           coalesce(sum(seed % 1000003) FILTER (WHERE {_KEPT}), 0)::BIGINT AS seeds_sum,
+           count(*) AS matches, count(*) FILTER (WHERE own) AS own, sum(decisions)::BIGINT AS decisions,
+           sum(valid)::BIGINT AS valid
     FROM r GROUP BY ALL"""
 _UNLESS_UNSCORED = "CASE WHEN count(a.score - b.score) = count(*) THEN {} ELSE 'NaN'::DOUBLE END"
 # the pairs of the levels whose cells may pair with their default's (`_levels`' `pairable`): where each side played
 # each seed once, its rows joined to the default's on the seed, kept where both played the same seeds
-_PAIRS = f"""WITH r AS ({_TYPED_SCORES}),
+_PAIRS = f"""WITH r AS (SELECT * FROM ({_TYPED_SCORES}) WHERE {_KEPT}),
     wanted AS (SELECT unnest(?::INTEGER[]) AS k, unnest(?::BOOLEAN[]) AS is_default,
                       {", ".join(f'unnest(?::{kind}[]) AS "{c}"' for c, kind in zip(CONDITION, (
                           "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR", "INTEGER", "INTEGER"),
@@ -175,29 +198,32 @@ class Robustness:
     tables: pd.DataFrame
 
 
-def robustness(db: str | Path, agent: str, selection: Selection = ALL) -> Robustness:
+def robustness(db: str | Path, agent: str, selection: Selection = ALL, own_only: bool = True) -> Robustness:
     """`agent`'s robustness figures over the selection (`robustness_scores`' rows), added up by DuckDB: the scores'
-    moments per cell, then the pairs of the levels that may pair (`_robustness`). A model has 333,000 scores at a
-    million matches; the cells are a few thousand rows, the tests in numpy."""
+    moments per cell, then the pairs of the levels that may pair (`_robustness`); with `own_only` (the default) the
+    moments, tests and verdicts read only its own scores (a match where the engine played a fallback move for it
+    scores the engine's random play). A model has 333,000 scores at a million matches; the cells are a few thousand
+    rows, the tests in numpy."""
     with store.reading(db):
         scores, params = _agent_scores_sql(db, agent, selection)
         return _robustness(lambda sql, more: store.query_many_rows(db, sql.replace("<scores>", scores),
-                                                                   [*params, *more]))
+                                                                   [*params, *more]), own_only)
 
 
-def robustness_tables(scores: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+def robustness_tables(scores: pd.DataFrame, own_only: bool = True) -> dict[tuple[str, str], pd.DataFrame]:
     """`robustness`' tables from rows in `robustness_scores`' shape (the same SQL over the frame, in memory), as
-    (factor, game) -> its blocks, one per setting (column `setting`)."""
+    (factor, game) -> its blocks, one per setting (column `setting`); rows without `own` count as the agent's own."""
+    scores = scores.assign(**{c: v for c, v in (("own", True), ("decisions", 0), ("valid", 0)) if c not in scores})
     with duckdb.connect() as con:
         con.register("given_scores", scores)
         tables = _robustness(lambda sql, more: con.execute(
-            sql.replace("<scores>", "SELECT * FROM given_scores"), more).df()).tables
+            sql.replace("<scores>", "SELECT * FROM given_scores"), more).df(), own_only).tables
     return {key: table.drop(columns=["factor", "game"]).reset_index(drop=True).assign(
                 level=lambda t: pd.Series(t["level"].tolist()))  # one factor's levels: one dtype (text, numbers)
             for key, table in tables.groupby(["factor", "game"], sort=False)}
 
 
-def _robustness(read) -> Robustness:
+def _robustness(read, own_only: bool = True) -> Robustness:
     """The figures from `read(sql, params)`, which runs the SQL with the scores' rows in place of `<scores>`.
 
     Per game and setting (a 3-player and a 10-player guessing game are compared within, never pooled; a valuation
@@ -207,12 +233,20 @@ def _robustness(read) -> Robustness:
     the mean are clipped to `score_range`. A level's scores pair with the default's only when each side played each
     seed once and both the same seeds: the levels with as many rows as the default and the same xor and sum of
     their seeds (the sum modulo a prime, exact in a float: what the same seeds have; a cheap sieve, where counting
-    distinct seeds per cell doubled the cells' read at a million matches) are sent to `_PAIRS`, which tells."""
-    cells = read(_CELLS, [])
+    distinct seeds per cell doubled the cells' read at a million matches) are sent to `_PAIRS`, which tells.
+    `own_only`: only the agent's own scores count in the moments and pairs; each level says how many of its scores
+    are its own (`own`) and its valid-move rate (`valid_rate`) either way."""
+    every = "false" if own_only else "true"  # what `_KEPT` keeps: every score, or the agent's own only
+
+    def read_kept(sql: str, more: list) -> pd.DataFrame:
+        return read(sql.replace("<every>", every), more)
+
+    cells = read_kept(_CELLS, [])
     cells = cells.astype({"max_tokens": "Int32", "repeat": "Int32"}).assign(setting=setting_labels(cells))
     unscored = cells["scored"].to_numpy() < cells["n"].to_numpy()  # a level holding one has no mean (as numpy)
-    moments = [cells["n"].to_numpy(dtype=float),
-               *(np.where(unscored, np.nan, cells[name].to_numpy(dtype=float)) for name in ("mean", "m2"))]
+    kept = cells["n"].to_numpy() > 0  # a cell of fallback scores only, left out, adds nothing to its level
+    moments = [cells["n"].to_numpy(dtype=float), *(np.where(unscored, np.nan, np.where(
+        kept, cells[name].to_numpy(dtype=float), 0.0)) for name in ("mean", "m2"))]
     seeds = (cells["seeds_xor"].fillna(0).to_numpy(dtype=np.int64), cells["seeds_sum"].to_numpy(dtype=float))
     lowest, highest = cells["lowest"].to_numpy(dtype=float), cells["highest"].to_numpy(dtype=float)
     numbered = {name: _numbered(cells[name], default) for name, default in FACTORS.items()}
@@ -234,10 +268,17 @@ def _robustness(read) -> Robustness:
                                     "paired_mean": np.nan, "paired_m2": np.nan})
     pairable = levels.index[levels.pop("pairable").to_numpy(dtype=bool)]
     if len(pairable):
-        pairs = _pairs(read, cells, levels, pairable)
+        pairs = _pairs(read_kept, cells, levels, pairable)
         levels.loc[pairs.index, ["pairs", "paired_mean", "paired_m2"]] = pairs.to_numpy()
+    own, decisions, valid = (cells[name].fillna(0).to_numpy(dtype=float) for name in ("own", "decisions", "valid"))
+    levels["own"] = [int(own[at].sum()) for at in levels["cells"]]
+    with np.errstate(invalid="ignore", divide="ignore"):  # a level without a decision has no rate
+        levels["valid_rate"] = [valid[at].sum() / decisions[at].sum() for at in levels["cells"]]
     tables = stats.compare_moments(levels.drop(columns="cells"))
-    return Robustness(cells, tables[["factor", "game", "setting", *stats.COMPARISON_COLUMNS]])
+    return Robustness(cells, tables[["factor", "game", "setting", *stats.COMPARISON_COLUMNS, *OWN_COLUMNS]])
+
+
+OWN_COLUMNS = ["own", "valid_rate"]  # per level: its own scores (no fallback move), its decisions' valid share
 
 
 def _levels(numbers: np.ndarray, values: list, default, positions: np.ndarray, n: np.ndarray, mean: np.ndarray,
@@ -310,6 +351,13 @@ def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, int]]):
                 keep &= held
         if levels(numbered[factor][0][keep]) >= 2:  # holding the other factors at their defaults may leave one level
             yield factor, keep
+
+
+def model_labels(db: str | Path) -> set[str]:
+    """The agents, named as the pages name them (label, else agent string), that seated a model (not a bot): a
+    labelled bot ("alpha-bot") is no model, whatever its label says."""
+    rows = _query(db, "SELECT DISTINCT coalesce(label, agent) AS agent FROM seats WHERE agent NOT LIKE 'bot:%'")
+    return set() if rows.empty else set(rows["agent"])
 
 
 def models_played(db: str | Path) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from engine import store
+from engine import answer_flags, store
 from engine.games import get_game
 from engine.games.base import FEEDBACK
 from engine.queries import newest_matches, settings_source
@@ -213,6 +213,19 @@ def full_response(db: str | Path, match_id: str, turn: int) -> str:
     """The whole answer of one turn (the page asks for it when its reader clicks "Show all")."""
     found = store.rows(db, "SELECT response FROM turns WHERE match_id = ? AND turn = ?", [match_id, turn])
     return (found[0][0] or "") if found else ""
+
+
+def seat_flags(db: str | Path, match_id: str) -> list[str]:
+    """The flags (`answer_flags`: constant answers, answers copying the prompt's example) of the agents seated in
+    the match, over all their answers in its game under the condition they sat at, in words."""
+    seats = store.query(db, """
+        SELECT DISTINCT coalesce(s.label, s.agent) AS agent, m.game, s.prompt_version, s.temperature, s.strategy
+        FROM seats s JOIN matches m USING (match_id) WHERE s.match_id = ? AND s.agent NOT LIKE 'bot:%'""", [match_id])
+    if seats.empty:
+        return []
+    flags = answer_flags.answer_flags(db, agents=tuple(seats["agent"]), game=str(seats["game"].iloc[0]))
+    keys = ["agent", "prompt_version", "temperature", "strategy"]
+    return answer_flags.flag_lines(flags.merge(seats[keys], on=keys))
 
 
 def match_info(db: str | Path, match_id: str) -> pd.DataFrame:

@@ -5,7 +5,9 @@ and a 10-player guessing game are never pooled); per level the mean and spread, 
 default have stats.MIN_SAMPLE scores; per game, setting and factor, and per game and setting over all factors,
 a verdict (engine/metrics/stats.py's `robustness_verdict`: not enough data unless every level was tested;
 sensitive when a level differs Holm-significantly; robust only when an equivalence test shows every difference
-small; else inconclusive; the paper's spread across levels is shown beside it)."""
+small; else inconclusive; the paper's spread across levels is shown beside it). The scores compared are the model's
+own (a match where the engine played a fallback move for it is left out unless `with_fallbacks`); each level shows
+its own scores and valid-move rate, and answers that may copy the prompt are flagged (engine/answer_flags.py)."""
 
 import json
 import math
@@ -16,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import queries, store
+from engine import answer_flags, queries, store, valid_answers
 from engine.captions import glossed
 from engine.metrics import stats
 from engine.suite_tables import with_condition
@@ -26,7 +28,7 @@ from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
 from pages.shared.tables import COLUMN_HELP, column_definitions, fitted_columns, show_table
-from pages.shared.url_widgets import url_selectbox
+from pages.shared.url_widgets import url_selectbox, url_toggle
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",
                 "max_tokens": "answer length caps", "repeat": "repeats"}
@@ -55,13 +57,18 @@ COMPARISON_COLUMNS = {
     "p (Holm)": "the test's two-sided p-value adjusted by Holm's method over the tested levels of this table (blank "
                 "when both levels scored the same on every seed: no p; the unadjusted p is in the downloads)",
     "d": "Cohen's d: the difference in pooled standard deviations of the two levels' scores",
-    "significant": f"yes when p (Holm) < {stats.ALPHA:g}; blank when not tested"}
+    "significant": f"yes when p (Holm) < {stats.ALPHA:g}; blank when not tested",
+    "own": "matches at this level in which none of the model's moves was a fallback (the engine's random move in "
+           "its place): its own scores, the only ones compared unless fallbacks are counted",
+    "valid": f"{valid_answers.DEFINITION}, over every match of this level"}
 PLAYED_COLUMNS = {
     "setting": "vanilla: the game's default parameters; custom: the parameters that differ from them (as γ-Bench's own "
                "table on Leaderboards calls them), after the preset unless it is the default; levels are compared only "
                "within one setting",
     "condition": COLUMN_HELP["condition"],
-    "scores": "matches scored", "mean": "mean score", "sd": "standard deviation of the scores",
+    "scores": "matches scored (the model's own unless fallbacks are counted)", "mean": "mean score",
+    "sd": "standard deviation of the scores", "own": COMPARISON_COLUMNS["own"],
+    "valid": COMPARISON_COLUMNS["valid"],
     "params": "every parameter of the setting (a double click on a cut cell shows it whole)"}
 VERDICT_COLUMNS = {
     "tested": f"levels other than the default with {stats.MIN_SAMPLE} scores or more, as the default, of the levels "
@@ -102,7 +109,9 @@ def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
                  else test for test, pairs in zip(table["test"], table["pairs"], strict=True)],
         "p (Holm)": table["p_holm"].map(p_text),
         "d": table["cohens_d"].map(numbers.number),
-        "significant": table["significant"].map(numbers.number)})
+        "significant": table["significant"].map(numbers.number),
+        "own": table["own"].map(numbers.number),
+        "valid": table["valid_rate"].map(numbers.percent)})
 
 
 def in_level_order(table: pd.DataFrame) -> pd.DataFrame:
@@ -188,8 +197,13 @@ report = Report("Robustness")
 STUDY = "No matches yet. Play a study, e.g. `python -m engine run runs/gamabench_temperatures.yaml`."
 _, selection = open_filtered_page("Robustness", DB, report, empty=STUDY)
 played = queries.agents(DB, selection)["agent"].tolist()
-agent = url_selectbox("Model", sorted(played, key=lambda a: a.startswith("bot:")), "agent")  # models first
-figures = queries.robustness(DB, agent, selection) if agent else None
+models = queries.model_labels(DB)
+agent = url_selectbox("Model", sorted(played, key=lambda a: a not in models), "agent")  # models first, by agent string
+with_fallbacks = url_toggle(
+    "Count the scores of matches where the engine played a fallback move for it", "with_fallbacks",
+    help="Off: levels are compared on the model's own scores only (no fallback move of its in the match). On: every "
+         "score counts, the engine's random moves included.")
+figures = queries.robustness(DB, agent, selection, own_only=not with_fallbacks) if agent else None
 if figures is None or figures.cells.empty:
     st.info("No scored matches of this model in the selection.")
     st.stop()
@@ -197,6 +211,13 @@ if figures is None or figures.cells.empty:
 report.markdown(f"**Minimum sample: {stats.MIN_SAMPLE} scores a level** (the paper's five runs). A level with fewer, "
                 "or whose default has fewer, is shown but not tested; a verdict needs every level of the comparison "
                 "tested, else it is *not enough data*.")
+
+flagged = answer_flags.flag_lines(answer_flags.answer_flags(DB, selection, agents=(agent,)))
+if flagged:  # its scores may measure the prompt's example, not the model
+    warning = ("**Answers to check**, they may measure the prompt rather than the model: "
+               + "; ".join(map(plain, flagged)))
+    st.warning(warning)
+    report.text(warning)
 
 st.header("What it played")
 # a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.settings.setting_label, the
@@ -213,7 +234,11 @@ with np.errstate(invalid="ignore", divide="ignore"):
     sd = np.where(n > 1, np.sqrt(m2 / (n - 1)), np.nan)
 conditions = played_in.iloc[np.unique(groups, return_index=True)[1]][condition].reset_index(drop=True)
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params"]
-conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd)
+own, decisions, valid = (np.bincount(groups, cells[name].fillna(0).to_numpy(dtype=float))
+                         for name in ("own", "decisions", "valid"))
+with np.errstate(invalid="ignore", divide="ignore"):  # a condition without a decision has no rate
+    conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd, **{
+        "own": own.astype(int), "valid": np.where(decisions > 0, valid / decisions, np.nan)})
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
 # a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
 capped = conditions["max tokens"].nunique() > 1
@@ -227,6 +252,7 @@ if len(conditions) > PLAYED_AT_ONCE:  # one game's conditions at a time (the dow
 # show it) and the params as wide as the rest leaves (a cut cell reads whole on a double click): the table fits a
 # 1400 px window
 played_shown = readable(conditions, TWO_DECIMALS)
+played_shown["valid"] = conditions["valid"].map(numbers.percent)
 played_shown["max tokens"] = [f"max_tokens={int(v)}" if capped and pd.notna(v) else ""
                               for v in conditions["max tokens"]]
 played_shown = with_condition(played_shown, ["prompt version", "temperature", "strategy", "max tokens"])

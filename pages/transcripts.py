@@ -275,6 +275,8 @@ seats = transcripts.match_seats(DB, match_id)
 seats_shown = readable(seats, {"score": 2, "temperature": 2})  # 99.00 as every score, never "99" beside "1.00"
 st.dataframe(seats_shown, hide_index=True, width="stretch")
 report.table(f"Seats of match {match_id}", seats_shown)  # as shown: blanks, yes/no, 2 decimals
+for flag in transcripts.seat_flags(DB, match_id):  # its answers may measure the prompt, not the player
+    st.warning(plain(f"Answers to check: {flag}."))
 
 if turns.empty:
     st.info("This match has no turns recorded.")

@@ -36,10 +36,15 @@ def test_the_real_model_plays_and_its_robustness_gets_a_verdict(first_run_db):
         FROM seats s JOIN turns t ON t.match_id = s.match_id AND t.seat = s.seat
         WHERE s.agent = 'local/smollm2'""").iloc[0]
     assert model["matches"] >= 12 and model["tokens"] > 0
-    tables = queries.robustness_tables(queries.robustness_scores(first_run_db, "local/smollm2"))
+    scores = queries.robustness_scores(first_run_db, "local/smollm2")
+    tables = queries.robustness_tables(scores, own_only=False)  # the fallback scores counted, as the toggle asks
     verdicts = {factor: stats.robustness_verdict(table, stats.SCORE_MARGIN) for (factor, _), table in tables.items()}
     assert verdicts["temperature"] != "not enough data"
     assert verdicts["prompt_version"] != "not enough data"
+    # by default each level compares the model's own scores only, and says how many they are
+    own = queries.robustness_tables(scores)[("prompt_version", "guessing_game")].set_index("level")
+    by_version = scores[scores["temperature"] == 1.0].groupby("prompt_version")["own"].sum()  # the default held
+    assert (own["own"] == by_version[own.index]).all() and (own["n"] == own["own"]).all()
 
 
 def blanks(frame) -> list:
@@ -82,6 +87,9 @@ def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_ru
     assert len(opening) >= 2 and all(profile.loc[c.split(" · ")[0], "roles"] == 7 for c in opening[:2])
     robustness = AppTest.from_file("../pages/robustness.py", default_timeout=120).run()
     assert robustness.selectbox(key="agent").value == "local/smollm2"  # the model, not a bot, comes first
+    levels = next(df.value for df in robustness.dataframe if "difference (95% CI)" in df.value.columns)
+    assert {"own", "valid"} <= set(levels.columns)  # its own scores and valid moves, level by level
+    robustness.checkbox(key="with_fallbacks").check().run()  # its fallback scores counted: a verdict
     verdicts = " ".join(m.value for m in robustness.markdown)
     assert any(f"**guessing\\_game**: {v}" in verdicts for v in ("robust", "sensitive", "inconclusive"))
 

@@ -21,8 +21,8 @@ GAMES = {  # game -> (distinctive params, the facts every wording states, the an
     "guessing_game": ({"players": 7, "rounds": 13, "min": 3, "max": 77}, ["3", "77", "2/3", "13"],
                       '"chosen_number"'),
     "prisoners_dilemma": ({"rounds": 9, "cooperate": 2.5, "defect": 1.5, "one_defect": 6.5, "two_defect": 3.5},
-                          ["9", "2.5", "1.5", "6.5", "3.5", '"cooperate"', '"defect"'], '{"action": "defect"}'),
-    "tictactoe": ({}, ["(1,1)", "(3,3)", ". | . | .", "place your mark on: [(1,1)"], 'X: (1,3)"'),
+                          ["9", "2.5", "1.5", "6.5", "3.5", '"cooperate"', '"defect"'], '{"action": "<your choice>"}'),
+    "tictactoe": ({}, ["(1,1)", "(3,3)", ". | . | .", "place your mark on: [(1,1)"], 'X: (<row>,<column>)"'),
 }
 
 

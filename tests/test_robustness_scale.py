@@ -179,8 +179,10 @@ def test_each_row_is_named_as_setting_label_names_it():
 def by_hand(scores: pd.DataFrame) -> dict[tuple[str, str, str], pd.DataFrame]:
     """Each block's comparison from the rows, as `queries.robustness` words it: per game and setting, a factor that
     took 2+ levels, the other varied factors (not the repeat) held at their defaults where played, its default the
-    paper's where played else its most played level, intervals clipped to `score_range`."""
+    paper's where played else its most played level, intervals clipped to `score_range`; the agent's own scores
+    compared, and each level's own scores and valid-move rate over all of them."""
     rows = scores.assign(setting=setting_labels(scores))
+    rows = rows.assign(**{c: v for c, v in (("own", True), ("decisions", 0), ("valid", 0)) if c not in rows})
     expected = {}
     for (game, setting), played in rows.groupby(["game", "setting"]):
         varied = [f for f in queries.FACTORS if played[f].nunique() > 1]
@@ -195,9 +197,13 @@ def by_hand(scores: pd.DataFrame) -> dict[tuple[str, str, str], pd.DataFrame]:
                 continue
             levels = picked[factor].tolist()
             default = queries.FACTORS[factor] if queries.FACTORS[factor] in levels else picked[factor].mode().iloc[0]
-            expected[(factor, game, setting)] = stats.compare_levels(
-                picked.rename(columns={factor: "level"})[["level", "seed", "score"]], default,
+            table = stats.compare_levels(
+                picked[picked["own"]].rename(columns={factor: "level"})[["level", "seed", "score"]], default,
                 bounds=queries.score_range(game, played["score"]))
+            at = [picked[factor] == level for level in table["level"]]
+            expected[(factor, game, setting)] = table.assign(
+                own=[int((picked["own"] & level).sum()) for level in at],
+                valid_rate=[picked.loc[level, "valid"].sum() / picked.loc[level, "decisions"].sum() for level in at])
     return expected
 
 
@@ -256,4 +262,4 @@ def test_a_model_that_varied_nothing_or_played_nothing_has_no_table(written):
     assert queries.robustness_tables(once) == {}
     nobody = queries.robustness(written, "nobody")
     assert nobody.cells.empty and nobody.tables.empty
-    assert list(nobody.tables.columns) == ["factor", "game", "setting", *stats.COMPARISON_COLUMNS]
+    assert list(nobody.tables.columns) == ["factor", "game", "setting", *stats.COMPARISON_COLUMNS, *queries.OWN_COLUMNS]

@@ -3,6 +3,7 @@ decision phase, filled from the observation's view. Adding a version is adding a
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -11,6 +12,12 @@ import yaml
 from engine.games.base import Observation
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+# what a prompt shows as an answer: a flat JSON object with a quoted key, or a quoted text an example cue introduces
+# ("for example", "e.g.", "such as", "like", "as", "form"); a shipped prompt shows placeholders there, never a legal
+# answer (a model copies an example: SmolLM2 answered a prompt's 42 every time)
+_JSON_EXAMPLE = re.compile(r'\{[^{}]*"[^"{}]*"\s*:[^{}]*\}')
+_QUOTED_EXAMPLE = re.compile(r'\b(?:for example|e\.g\.|such as|like|as|form)(?: this| in| follows)?[:,]?\s*"([^"\n]+)"',
+                             re.IGNORECASE)
 
 
 def versions(game: str) -> list[str]:
@@ -44,3 +51,11 @@ def render(obs: Observation, version: str) -> list[dict[str, str]]:
     ask = _fill(template[obs.phase], obs, f"{obs.game}/{version}:{obs.phase}")
     user = ask if not obs.history else "What has happened so far:\n" + "\n".join(obs.history) + "\n\n" + ask
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def examples(text: str) -> list[str]:
+    """The answers a prompt's text shows as examples, in order: each JSON object with a quoted key, and each quoted
+    text after an example cue ("for example", "e.g.", "such as", "like this", "as in", "as")."""
+    found = [(m.start(), m.group(0)) for m in _JSON_EXAMPLE.finditer(text)]
+    found += [(m.start(1), m.group(1)) for m in _QUOTED_EXAMPLE.finditer(text)]
+    return [example for _, example in sorted(found)]
