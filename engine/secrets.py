@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 from dotenv import dotenv_values
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +38,7 @@ _KEY_SHAPE = re.compile(r"(?=[sSrRgGxXpkhAeEbB\u017f])\b(?:" + "|".join((
     r"(?i:bearer)\s+[A-Za-z0-9._~+/\-]{16,}=*",  # an Authorization header's token
 )) + ")")
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")  # keeps every text's length
+_BUCKETS = 65_521  # a prime
 _APART = "\x00"  # between the texts read together: no key holds it, so no piece runs from one text into the next
 
 
@@ -44,22 +46,52 @@ def _secret_values() -> list[str]:
     return [value for name, value in os.environ.items() if value and len(value) >= 6 and _SECRET_NAME.search(name)]
 
 
+def _codes(text: str) -> np.ndarray:
+    """Each FRAGMENT characters of `text` as one number (7 bits a character: a character beyond ASCII is 0, which
+    no character of a key is), so that every piece of every key is looked up in one pass."""
+    chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    chars = np.where((chars > 0) & (chars < 128), chars, 0)
+    codes = np.zeros(max(len(chars) - FRAGMENT + 1, 0), dtype=np.uint32)
+    for i in range(FRAGMENT):
+        codes = (codes << 7) | chars[i:len(chars) - FRAGMENT + 1 + i]
+    return codes
+
+
 @lru_cache(maxsize=64)
-def _pieces(key: str) -> tuple[str, ...]:
-    """Every FRAGMENT characters of a key, lower-cased, in order (the i-th starts at the key's i-th character)."""
+def _pieces(key: str) -> tuple[np.ndarray, dict[int, list[int]]]:
+    """The codes of a key's pieces of FRAGMENT characters, lower-cased, and where in the key each starts."""
     folded = key.translate(_LOWER)
-    return tuple(folded[i:i + FRAGMENT] for i in range(len(folded) - FRAGMENT + 1))
+    where: dict[int, list[int]] = {}
+    for at_key, code in enumerate(_codes(folded).tolist()):
+        if folded[at_key:at_key + FRAGMENT].isascii():
+            where.setdefault(code, []).append(at_key)
+    return np.array(sorted(where), dtype=np.uint32), where
 
 
-def _echoes(text: str, key: str) -> list[tuple[int, int]]:
-    """Spans of a lower-cased `text` that give `key` back: its longest runs along the key of FRAGMENT characters
-    or more, kept where the runs found cover min(WINDOW, len(key)) consecutive characters of the key."""
-    hits = []  # (where in the text, where in the key) of every piece found
-    for at_key, piece in enumerate(_pieces(key)):
-        at = text.find(piece)
-        while at >= 0:
-            hits.append((at, at_key))
-            at = text.find(piece, at + 1)
+def _among(codes: np.ndarray, pieces: np.ndarray) -> np.ndarray:
+    """Whether each code is one of `pieces` (sorted): a binary search, where `np.isin` sorts the codes too."""
+    at = np.minimum(np.searchsorted(pieces, codes), len(pieces) - 1)
+    return pieces[at] == codes
+
+
+@lru_cache(maxsize=16)
+def _any_pieces(keys: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The codes of every piece of the keys, and which of _BUCKETS their remainders fall in: a look-up in the latter
+    passes over a text's codes about ten times as fast as a search of the former, and lets few through."""
+    pieces = np.unique(np.concatenate([_pieces(key)[0] for key in keys]))
+    buckets = np.zeros(_BUCKETS, dtype=bool)
+    buckets[pieces % _BUCKETS] = True
+    return pieces, buckets
+
+
+def _echoes(found: np.ndarray, codes: np.ndarray, key: str) -> list[tuple[int, int]]:
+    """Spans of a lower-cased text that give `key` back, from `found`, the places of the text (`codes`: its
+    `_codes`) where a piece of some key starts: the longest runs along the key of FRAGMENT characters or more, kept
+    where the runs found cover min(WINDOW, len(key)) consecutive characters of the key."""
+    pieces, where = _pieces(key)
+    mine = found[_among(codes[found], pieces)]
+    hits = [(at, at_key) for at, code in zip(mine.tolist(), codes[mine].tolist(), strict=True)
+            for at_key in where[code]]  # (where in the text, where in the key) of every piece found
     runs: list[list[int]] = []  # [text start, text end, key start, key end]
     for at, at_key in sorted(hits, key=lambda hit: (hit[0] - hit[1], hit[0])):
         run = runs[-1] if runs else None
@@ -84,10 +116,15 @@ def _echoes(text: str, key: str) -> list[tuple[int, int]]:
 def redact_together(texts: Sequence[str]) -> list[str]:
     """`texts` (one match's, or one answer) with every key found in them, read together, replaced by ***."""
     joined = _APART.join(texts)
-    folded = joined.lower() if joined.isascii() else joined.translate(_LOWER)
     spans = [found.span() for found in _KEY_SHAPE.finditer(joined)]
-    for key in _secret_values():
-        spans += _echoes(folded, key)
+    keys = _secret_values()
+    if keys:
+        codes = _codes(joined.lower() if joined.isascii() else joined.translate(_LOWER))
+        pieces, buckets = _any_pieces(tuple(keys))
+        found = np.flatnonzero(buckets[codes % _BUCKETS])
+        found = found[_among(codes[found], pieces)]
+        for key in keys if len(found) else ():
+            spans += _echoes(found, codes, key)
     if not spans:
         return list(texts)
     out, start = [], 0

@@ -92,7 +92,10 @@ class MatchRecord:
 
     def __post_init__(self) -> None:
         """Every text of the match, read together, redacted (engine.secrets): whoever made the record (a run, an
-        import, a rescore), no key reaches the database, a page, an export or the run's output."""
+        import, a rescore), no key reaches the database, a page, an export or the run's output. A match of bots
+        alone holds no provider's text."""
+        if self.seats and all(str(seat.get("agent", "")).startswith("bot:") for seat in self.seats):
+            return
         where = [(row, name) for row in (self.match, *self.seats, *self.turns, *self.metrics)
                  for name, value in row.items() if isinstance(value, str)]
         for (row, name), text in zip(where, redact_together([row[name] for row, name in where]), strict=True):
