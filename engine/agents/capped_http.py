@@ -17,6 +17,7 @@ import asyncio
 import atexit
 import contextlib
 import os
+import ssl
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
@@ -82,12 +83,15 @@ def capped_client(limit: int) -> Any:
     """litellm's HTTP handler (`AsyncHTTPHandler`) over a CappedTransport of its default transport (aiohttp: a call
     costs less CPU than through httpx's own), shared by every call of this event loop with this limit (its
     connections belong to the loop)."""
-    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler, get_ssl_configuration
 
     os.environ[OWN_HANDLER_ENV] = "True"  # read by litellm on every call
     per_loop = _clients.setdefault(asyncio.get_running_loop(), {})
     if limit not in per_loop:
-        inner = AsyncHTTPHandler.create_async_transport() or httpx.AsyncHTTPTransport()
+        tls = get_ssl_configuration()  # litellm's own settings (SSL_VERIFY, SSL_CERT_FILE...), as its client takes them
+        inner = AsyncHTTPHandler.create_async_transport(ssl_context=tls if isinstance(tls, ssl.SSLContext) else None,
+                                                        ssl_verify=tls if isinstance(tls, bool) else None)
+        inner = inner or httpx.AsyncHTTPTransport(verify=tls)
         per_loop[limit] = AsyncHTTPHandler(transport=CappedTransport(inner, limit))
         if not _made:
             atexit.register(_close_all)
