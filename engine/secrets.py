@@ -1,9 +1,10 @@
 """Keys live in the environment (or a git-ignored `.env` at the repository root) and nowhere else:
 they are never part of a run spec, the database, a log or a page.
 
-Redaction is done where text is written, by `redact_together`: the store redacts every text of a match read
-together (engine/store/writer.py, `MatchRecord`), the response cache every answer it keeps. What it replaces
-by *** is proportionate to what an endpoint or a model gives back:
+Redaction is done where text is written, by `redact_together`: an answer as it arrives (engine/agents/llm.py),
+before the game reads it and the response cache keeps it; every text of a match, read together, when its record
+is made (engine/store/writer.py, `MatchRecord`), before the database, the pages, an export or the run's output
+see it. What it replaces by *** is proportionate to what an endpoint or a model gives back:
 - the value of an environment variable named like a secret, whole, without its provider prefix, or in pieces
   of at least FRAGMENT characters that together cover WINDOW of its characters: a key leaked a few
   characters per turn is found in the match's texts read together. Letters are compared in either case.
@@ -70,6 +71,8 @@ def _pieces(key: str) -> tuple[np.ndarray, dict[int, list[int]]]:
 
 def _among(codes: np.ndarray, pieces: np.ndarray) -> np.ndarray:
     """Whether each code is one of `pieces` (sorted): a binary search, where `np.isin` sorts the codes too."""
+    if not len(pieces):  # a key with no run of FRAGMENT ASCII characters
+        return np.zeros(len(codes), dtype=bool)
     at = np.minimum(np.searchsorted(pieces, codes), len(pieces) - 1)
     return pieces[at] == codes
 
@@ -118,6 +121,11 @@ def redact_together(texts: Sequence[str]) -> list[str]:
     joined = _APART.join(texts)
     spans = [found.span() for found in _KEY_SHAPE.finditer(joined)]
     keys = _secret_values()
+    for key in keys:  # whole, whatever its characters
+        at = joined.find(key)
+        while at >= 0:
+            spans.append((at, at + len(key)))
+            at = joined.find(key, at + 1)
     if keys:
         codes = _codes(joined.lower() if joined.isascii() else joined.translate(_LOWER))
         pieces, buckets = _any_pieces(tuple(keys))

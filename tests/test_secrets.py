@@ -64,6 +64,8 @@ def test_a_short_secret_is_redacted_whole_and_its_pieces_with_it(monkeypatch):
     assert redact("keys gsk-abc9 and tok-7f3a") == "keys *** and ***"
     assert redact("not gsk-abc or 7f3a") == "not gsk-abc or 7f3a"  # short of the whole key
     assert redact("tok-7f3a, then 7f3a") == "***, then ***"  # once it is given, a piece of it goes too
+    monkeypatch.setenv("DB_PASSWORD", "пароль-тест")  # no run of four ASCII characters: found whole
+    assert redact("it is пароль-тест.") == "it is ***."
 
 
 ORDINARY = [
