@@ -71,12 +71,17 @@ class CappedTransport(httpx.AsyncBaseTransport):
                               request=request)
 
     async def aclose(self) -> None:
+        """Nothing: litellm retries a refused connection through a client of its own over this transport and closes
+        that client after, which would close the connections every call of the loop shares (a pooled endpoint's
+        death then cut the calls in flight to the others). They are closed at exit (`_close_all`)."""
+
+    async def close_connections(self) -> None:
         await self._inner.aclose()
 
 
 OWN_HANDLER_ENV = "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER"
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, Any]] = weakref.WeakKeyDictionary()
-_made: list[Any] = []  # every client made, closed at exit
+_made: list[CappedTransport] = []  # the transport of every client made, closed at exit
 
 
 def capped_client(limit: int) -> Any:
@@ -92,10 +97,11 @@ def capped_client(limit: int) -> Any:
         inner = AsyncHTTPHandler.create_async_transport(ssl_context=tls if isinstance(tls, ssl.SSLContext) else None,
                                                         ssl_verify=tls if isinstance(tls, bool) else None)
         inner = inner or httpx.AsyncHTTPTransport(verify=tls)
-        per_loop[limit] = AsyncHTTPHandler(transport=CappedTransport(inner, limit))
+        transport = CappedTransport(inner, limit)
+        per_loop[limit] = AsyncHTTPHandler(transport=transport)
         if not _made:
             atexit.register(_close_all)
-        _made.append(per_loop[limit])
+        _made.append(transport)
     return per_loop[limit]
 
 
@@ -103,9 +109,9 @@ def _close_all() -> None:
     """Close every client's connections on a loop of its own, as litellm does for the clients it makes: theirs has
     ended, and aiohttp would complain of each session left open while the interpreter shuts down."""
     async def close() -> None:
-        for client in _made:
+        for transport in _made:
             with contextlib.suppress(Exception):  # a session its ended loop closed already
-                await client.close()
+                await transport.close_connections()
 
     with contextlib.suppress(Exception):
         asyncio.run(close())
