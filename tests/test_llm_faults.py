@@ -160,36 +160,35 @@ FLOODED = {
     "a body without the usual fields": lambda size: StubReply("x", flood=size, bare=True),
     "a 5xx body": lambda size: StubReply("overloaded", status=503, flood=size),
 }
-FLOOD_RUN = """
-import asyncio, json, sys, time
-from engine.agents import AgentSpec
-from engine.agents.llm import LLMAgent, load_litellm
-load_litellm()
-agent = LLMAgent(AgentSpec("openai/flood", api_base=sys.argv[1]), timeout=30.0, transport_retries=1,
-                 backoff_base=0.01, use_cache=False)
-start = time.monotonic()
-try:
-    said = "answered %d characters" % len(asyncio.run(agent.call([{"role": "user", "content": "hi"}], {})).text)
-except Exception as exc:
-    said = str(exc)
-print(json.dumps({"said": said, "seconds": time.monotonic() - start}))
+BOUNDED_RUN = """
+import resource, runpy, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+sys.argv = ["engine", "run", *sys.argv[1:]]
+runpy.run_module("engine", run_name="__main__")
 """
 
 
 @pytest.mark.parametrize("kind", sorted(FLOODED))
 def test_a_reply_of_gigabytes_is_cut_at_the_cap_within_1_gb_and_the_deadline(stub, tmp_path, kind):
     """1.5 GB streamed: a call read it whole before its size was checked (20 GB of memory), and a body without the
-    usual fields kept litellm's parsing busy past every deadline. The call runs in a process of its own whose peak
-    memory is measured; its address space is bounded (4 GB) so that a broken cap fails the test, not the machine."""
+    usual fields kept litellm's parsing busy past every deadline. `engine run` plays a match against it in a
+    process of its own whose peak memory is measured; its address space is bounded (4 GB) so that a broken cap
+    fails the test, not the machine."""
     stub.responder = lambda req: FLOODED[kind](1_500_000_000)
-    bounded = "import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
-    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
-    with out.open("w") as stdout, err.open("w") as stderr:
-        child = subprocess.Popen([sys.executable, "-c", bounded + FLOOD_RUN, stub.url], cwd=ROOT, stdout=stdout,
-                                 stderr=stderr)
+    spec = tmp_path / "flood.yaml"
+    spec.write_text(json.dumps({"name": "flood", "seed": 1, "match_deadline_s": 100, "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 1},
+         "lineups": [{"all": {"agent": "openai/flood", "api_base": stub.url}}]}]}), encoding="utf-8")
+    db, log = tmp_path / "results.duckdb", tmp_path / "log.txt"
+    env = os.environ | {"ARENA_CACHE": "off", "OPENAI_API_KEY": "sk-test-flood-0123456789"}
+    start = time.monotonic()
+    with log.open("w") as output:
+        child = subprocess.Popen([sys.executable, "-c", BOUNDED_RUN, str(spec), "--db", str(db), "--workers", "1",
+                                  "--quiet"], cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=env)
         _, status, usage = os.wait4(child.pid, 0)  # the peak memory of this child alone
-    assert os.waitstatus_to_exitcode(status) == 0, err.read_text()[-2000:]
-    result = json.loads(out.read_text().splitlines()[-1])
+    elapsed = time.monotonic() - start
+    assert os.waitstatus_to_exitcode(status) == 1, log.read_text()[-2000:]  # the match errored, nothing else
     assert usage.ru_maxrss < 1 << 20, f"peak RSS {usage.ru_maxrss // 1024} MB"  # kB: under 1 GB
-    assert "the cap on an answer" in result["said"] and "2 attempt(s)" in result["said"], result["said"]
-    assert result["seconds"] < 30.0
+    (error,) = [e for (e,) in store.rows(db, "SELECT error FROM matches")]
+    assert "the cap on an answer" in error and "6 attempt(s)" in error, error  # every attempt cut at the cap
+    assert elapsed < 100  # within the match's deadline, let alone the calls' (120 s each)
