@@ -185,7 +185,10 @@ def test_a_reply_of_gigabytes_is_cut_at_the_cap_within_1_gb_and_the_deadline(stu
     with log.open("w") as output:
         child = subprocess.Popen([sys.executable, "-c", BOUNDED_RUN, str(spec), "--db", str(db), "--workers", "1",
                                   "--quiet"], cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=env)
+        overdue = threading.Timer(150, child.kill)  # a run that outlives its match's deadline fails, not hangs
+        overdue.start()
         _, status, usage = os.wait4(child.pid, 0)  # the peak memory of this child alone
+        overdue.cancel()
     elapsed = time.monotonic() - start
     assert os.waitstatus_to_exitcode(status) == 1, log.read_text()[-2000:]  # the match errored, nothing else
     assert usage.ru_maxrss < 1 << 20, f"peak RSS {usage.ru_maxrss // 1024} MB"  # kB: under 1 GB
