@@ -1,8 +1,8 @@
-"""Is redaction cheap enough to run on every answer? Times `engine.secrets.redact` on 10 kB answers with three
-keys in the environment: ordinary prose (words, numbers, JSON moves, a game board), the same prose dense in
-escapes and encoded runs (JSON \\u escapes, HTML entities, percent-encoding, base64, hex), and the prose with a
-key echoed in it. Prints the time per 10 kB answer (the fastest of five rounds) and the rate; keep it within 2x
-of the figure before a change.
+"""Is redaction cheap enough to run on every answer and every stored match? Times `engine.secrets.redact` on 10 kB
+answers with three keys in the environment: ordinary prose (words, numbers, JSON moves, a game board) and the
+prose with a key echoed in it; and `redact_together` on a match's texts, 20 answers of 10 kB read together with a
+key leaked four characters per answer. Prints the time per 10 kB (the fastest of five rounds) and the rate; keep
+it within 2x of the figure before a change.
 
     .venv/bin/python bench/redact.py [--calls 50]
 """
@@ -10,7 +10,6 @@ of the figure before a change.
 from __future__ import annotations
 
 import argparse
-import base64
 import os
 import random
 import sys
@@ -18,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from engine.secrets import redact  # noqa: E402
+from engine.secrets import redact, redact_together  # noqa: E402
 
 SIZE = 10_000
 KEYS = {"OPENAI_API_KEY": "sk-bench-abcdef1234567890XYZ", "ANTHROPIC_API_KEY": "sk-ant-api03-Qw9zLmN4pR7tUv2XyB",
@@ -39,29 +38,17 @@ def prose(rng: random.Random) -> str:
     return " ".join(parts)[:SIZE]
 
 
-def escaped(rng: random.Random) -> str:
-    """Prose dense in escapes and encoded runs, none of them a key."""
-    parts = []
-    while sum(map(len, parts)) < SIZE:
-        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 10)))
-        parts.append(rng.choice((
-            "".join(f"\\u{ord(c):04x}" for c in words[:12]),
-            "".join(f"&#{ord(c)};" for c in words[:12]) + " &amp; &lt;b&gt;",
-            "".join(f"%{b:02X}" for b in words[:12].encode()),
-            base64.b64encode(words.encode()).decode(),
-            words.encode().hex(),
-            words,
-        )))
-    return " ".join(parts)[:SIZE]
-
-
-def per_answer_ms(texts: list[str], rounds: int = 5) -> float:
-    """The fastest of a few rounds over the answers (the machine is shared: a slower round was interrupted)."""
+def per_10kb_ms(texts: list[str], together: bool, rounds: int = 5) -> float:
+    """The fastest of a few rounds over the texts, one by one or all together (the machine is shared: a slower
+    round was interrupted)."""
     best = float("inf")
     for _ in range(rounds):
         start = time.perf_counter()
-        for text in texts:
-            redact(text)
+        if together:
+            redact_together(texts)
+        else:
+            for text in texts:
+                redact(text)
         best = min(best, time.perf_counter() - start)
     return best * 1000 / len(texts)
 
@@ -76,11 +63,14 @@ def main() -> None:
     os.environ.update(KEYS)
     rng = random.Random(0)
     plain = [prose(rng) for _ in range(calls)]
-    kinds = {"ordinary prose": plain, "escapes and encoded runs": [escaped(rng) for _ in range(calls)],
-             "prose with a key echoed": [t[:5000] + KEYS["OPENAI_API_KEY"] + t[5000:] for t in plain]}
-    for kind, texts in kinds.items():
-        ms = per_answer_ms(texts)
-        print(f"{kind:26s} {ms:7.2f} ms per 10 kB answer, {SIZE / 1000 / ms * 1000:8.0f} kB/s")
+    key = KEYS["OPENAI_API_KEY"]
+    leaked = [t[:5000] + key[i % 7 * 4:][:4] + t[5000:] for i, t in enumerate(plain[:20])]
+    kinds = {"ordinary prose": (plain, False), "prose with a key echoed": ([t[:5000] + key + t[5000:] for t in plain],
+                                                                           False),
+             "a match, a key in pieces": (leaked, True)}
+    for kind, (texts, together) in kinds.items():
+        ms = per_10kb_ms(texts, together)
+        print(f"{kind:26s} {ms:7.2f} ms per 10 kB, {SIZE / 1000 / ms * 1000:8.0f} kB/s")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """A local OpenAI-compatible server on 127.0.0.1 that stands in for providers in tests and benchmarks.
 
 It answers `POST /v1/chat/completions` through a `responder(request) -> StubReply` that decides
-the text, the HTTP status, a delay and headers: canned, malformed, slow or failing replies.
+the text, the HTTP status, a delay and headers: canned, malformed, slow or failing replies, and hostile ones:
+a reply flooded with gigabytes streamed a megabyte at a time (`flood`), a body without the usual fields (`bare`).
 Every request is kept in `requests` (its path in `paths`, its headers, lower-cased, in `headers`) so tests can
 count calls. The same replies also come in Anthropic's (`/v1/messages`) and Ollama's
 (`/api/chat`, `/api/generate`) formats, so `anthropic/...` and `ollama/...` model strings can be
@@ -16,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -29,6 +30,8 @@ class StubReply:
     headers: dict[str, str] = field(default_factory=dict)
     prompt_tokens: int = 10
     completion_tokens: int = 5
+    flood: int = 0  # bytes of filler streamed after the content (or the error's message), never held in memory
+    bare: bool = False  # the body is {"data": content} alone: none of the fields of the endpoint's format
 
 
 Responder = Callable[[dict[str, Any]], StubReply]
@@ -72,19 +75,33 @@ class _Handler(BaseHTTPRequestHandler):
         reply = stub.responder(body)
         if reply.delay:
             time.sleep(reply.delay)
-        if reply.status == 200:
-            payload = _success(self.path, body, reply, n)
+        content = reply.content + (_FLOOD if reply.flood else "")
+        if reply.bare:
+            payload: dict[str, Any] = {"data": content}
+        elif reply.status == 200:
+            payload = _success(self.path, body, replace(reply, content=content), n)
         else:
-            payload = {"error": {"message": reply.content or f"stub error {reply.status}", "type": "stub",
+            payload = {"error": {"message": content or f"stub error {reply.status}", "type": "stub",
                                  "code": reply.status}}
-        data = json.dumps(payload).encode()
+        head, _, tail = json.dumps(payload).encode().partition(_FLOOD.encode())
         self.send_response(reply.status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        if reply.flood:  # no length told: the body runs until the connection closes, as a stream would
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        else:
+            self.send_header("Content-Length", str(len(head) + len(tail)))
         for key, value in reply.headers.items():
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(data)
+        self.wfile.write(head)
+        for sent in range(0, reply.flood, len(_FILLER)):
+            self.wfile.write(_FILLER[:reply.flood - sent])
+        self.wfile.write(tail)
+
+
+_FLOOD = "<stub-flood>"  # where the filler goes in the body (JSON leaves it as it is)
+_FILLER = b"x" * 2**20
 
 
 def _success(path: str, body: dict[str, Any], reply: StubReply, n: int) -> dict[str, Any]:

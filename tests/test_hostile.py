@@ -2,15 +2,14 @@
 
 The model string picks the behaviour: `trickle` sends a valid reply a byte at a time, never silent
 long enough for a read timeout; `flood` answers 2 MB; `liar` claims 3e9 prompt tokens; `echo...` puts
-the caller's API key in its answer (as it is, without its prefix, upper-cased, with invisible characters
-between its characters); `hang` reads the request and never answers. A `-once` suffix
-misbehaves on the first call of each turn only. Every match must end within its deadline: the failed
-calls counted on the turn and retried, or the match in error, never a hang or a crash."""
+the caller's API key in its answer (as it is, without its prefix, upper-cased, in pieces); `hang` reads the
+request and never answers. A `-once` suffix misbehaves on the first call of each turn only. Every match must
+end within its deadline: the failed calls counted on the turn and retried, or the match in error, never a
+hang or a crash."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import socket
 import sqlite3
@@ -21,7 +20,6 @@ import pytest
 
 from engine import store
 from engine.agents.llm import LLMAgent, load_litellm
-from engine.key_echoes import echo_spans, skeleton
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
@@ -34,29 +32,22 @@ GOOD = '{"chosen_number": 7}'
 KEY = "sk-hostile-test-0123456789abcdef"
 
 
-# How an endpoint or a model gave the key back (the probe's echoes)
+# How an endpoint or a model gave the key back (the probe's echoes): what redaction is proportionate to
 ECHOES = {
     "echo": lambda key: key,
     "echo-bare": lambda key: key.removeprefix("sk-"),
     "echo-upper": str.upper,
-    "echo-zero-width": lambda key: "\u200b".join(key),
-    "echo-joined-bare": lambda key: "\u200d".join(key.removeprefix("sk-")),
-    "echo-soft-hyphens-upper": lambda key: "\u00ad".join(key.removeprefix("sk-").upper()),
-    "echo-reversed": lambda key: key[::-1],
     "echo-split-lines": lambda key: "\n".join(key[i:i + 5] for i in range(0, len(key), 5)),
-    "echo-base64": lambda key: base64.b64encode(key.encode()).decode(),
-    "echo-base64-urlsafe-within": lambda key: base64.urlsafe_b64encode(f"key={key};".encode()).decode(),
-    "echo-hex": lambda key: key.encode().hex(),
-    "echo-percent-encoded": lambda key: "".join(f"%{b:02X}" for b in key.encode()),
-    "echo-base64-wrapped": lambda key: base64.encodebytes(b"x" * 30 + key.encode()).decode().strip(),
-    "echo-base32": lambda key: base64.b32encode(key.encode()).decode(),
-    "echo-base64-utf16": lambda key: base64.b64encode(key.encode("utf-16")).decode(),
-    "echo-hex-bytes": lambda key: ",".join(f"0x{b:02x}" for b in key.encode()),
     "echo-head": lambda key: key[:-3],
     "echo-middle": lambda key: key[5:25],
     "echo-dashes": lambda key: "-".join(key[i:i + 4] for i in range(0, len(key), 4)),
-    "echo-fullwidth": lambda key: "".join(chr(ord(c) + 0xFEE0) for c in key),
 }
+
+
+def traces(text: str, key: str, window: int = 10) -> list[str]:
+    """The pieces of `key` of `window` characters that `text` holds, in either case."""
+    folded, key = text.lower(), key.lower()
+    return [key[i:i + window] for i in range(len(key) - window + 1) if key[i:i + window] in folded]
 
 
 def _body(content: str, prompt_tokens: float = 10) -> bytes:
@@ -200,7 +191,7 @@ def test_an_endpoint_that_always_misbehaves_errors_the_match_within_its_deadline
     assert summary.errors == 1
     assert elapsed < WORST_CASE
     error = store.rows(db_path, "SELECT error FROM matches")[0][0]
-    assert ("Timeout" if model != "flood" else "AnswerTooLarge") in error
+    assert ("Timeout" if model != "flood" else "the cap on an answer") in error
     # retried, then gave up: the agent says so (on a loaded machine a call can time out before the server has read
     # it, so the server's count is only a bound); the other seat's calls may be cut short by the deadline
     assert f"failed after {RETRIES + 1} attempt(s)" in error, error
@@ -252,12 +243,6 @@ def test_a_key_echoed_in_an_answer_reaches_neither_the_cache_nor_the_database(ho
         assert all(KEY not in text for (text,) in con.execute("SELECT text FROM responses"))
 
 
-def _shown(text: str) -> str:
-    """What a reader sees of `text`: its letters and digits, in one case (invisible characters, separators and
-    fullwidth forms aside)."""
-    return skeleton(text)[0]
-
-
 @pytest.mark.parametrize("echo", sorted(set(ECHOES) - {"echo"}))
 def test_a_key_echoed_in_another_form_is_redacted_before_the_cache_and_the_database(hostile, tmp_path, monkeypatch,
                                                                                     key, echo):
@@ -266,13 +251,12 @@ def test_a_key_echoed_in_another_form_is_redacted_before_the_cache_and_the_datab
     db = tmp_path / "results.duckdb"
     summary, _ = play(hostile.url, echo, db)
     assert summary.errors == 0, summary.error_messages
-    assert list(decisions_of(db)["response"]) == [f"my key is *** {GOOD}"] * 2
+    responses = list(decisions_of(db)["response"])
+    assert len(responses) == 2 and all(r.startswith("my key is ***") and r.endswith(f" {GOOD}") for r in responses)
     with sqlite3.connect(cache) as con:
         cached = [text for (text,) in con.execute("SELECT text FROM responses")]
     stored = [str(v) for row in store.rows(db, "SELECT * FROM turns") for v in row]
-    secret = _shown(KEY.removeprefix("sk-"))
-    assert cached and all(secret[-8:] not in _shown(text) for text in cached + stored)
-    assert all(ECHOES[echo](KEY)[-8:] not in text and not echo_spans(text, [KEY]) for text in cached + stored)
+    assert cached and not [text for text in cached + stored if traces(text, KEY)]
 
 
 @pytest.mark.parametrize("count", [12.5, "12", "many", [1]])

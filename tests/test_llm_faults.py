@@ -1,24 +1,32 @@
 """Faults and limits through litellm against the stub: 30% of calls failing with 429, 5xx or a
-timeout still end with every match ok and every turn exactly once; Retry-After is honoured; a
-provider that never recovers errors the match, which resume plays again; calls in flight are
-bounded per model."""
+timeout still end with every match ok and every turn exactly once; Retry-After is honoured, and one that
+is neither seconds nor a date is the usual backoff; a provider that never recovers errors the match, which
+resume plays again; calls in flight are bounded per model; a reply is cut at its cap while it is read, so a
+run stays within 1 GB and its deadline whatever an endpoint sends."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from engine import playing, store
+from engine.agents import AgentSpec
 from engine.agents.llm import LLMAgent, retry_after
 from engine.runner import run_spec
 from engine.spec import parse_spec
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parent.parent
 
 TIMEOUT = 0.4
 FAULTS = {
@@ -90,6 +98,23 @@ def test_retry_after_headers_in_all_their_forms():
     assert retry_after(Failed({"retry-after-ms": "250"})) == 0.25
     assert 25 < retry_after(Failed({"retry-after": future})) <= 30
     assert retry_after(Failed({"x-other": "1"})) is None and retry_after(ValueError("no headers")) is None
+    assert retry_after(Failed({"retry-after": "Wed, 21 Oct 2015 07:28:00"})) == 0.0  # a date past, no zone
+
+
+@pytest.mark.parametrize("value", ["soon", "", "Mon, 99 Foo 2026", "1e999x", "-", "\u00e9t\u00e9"])
+def test_a_malformed_retry_after_is_no_ask_and_the_call_is_made_again(stub, value):
+    """It raised inside the retry handler (`parsedate_to_datetime`): the match errored at once, and its error
+    was the whole traceback, with the provider's text in it."""
+    class Failed(Exception):
+        def __init__(self, headers):
+            self.litellm_response_headers = headers
+
+    assert retry_after(Failed({"retry-after": value})) is None
+    stub.responder = lambda req: StubReply("slow down", status=429, headers={"Retry-After": value}) if len(
+        stub.requests) == 1 else StubReply('{"chosen_number": 4}')
+    agent = quick_agent(AgentSpec("openai/stub-model", api_base=stub.url))
+    reply = asyncio.run(agent.call([{"role": "user", "content": "a number?"}], {}))
+    assert (reply.text, reply.failed_calls, len(stub.requests)) == ('{"chosen_number": 4}', 1, 2)
 
 
 def test_a_provider_that_never_recovers_errors_the_match_and_resume_plays_it_again(stub, db_path):
@@ -128,3 +153,45 @@ def test_calls_in_flight_are_bounded_per_model_with_overrides(stub, db_path, mon
            "games": [{"game": "guessing_game", "params": {"players": 4, "rounds": 1}, "lineups": [[a, a, b, b]]}]}
     assert asyncio.run(run_spec(parse_spec(raw), db_path, progress=False)).errors == 0
     assert peak == {"model-a": 1, "model-b": 3}  # the stub sees the name without the provider prefix
+
+
+FLOODED = {
+    "an answer": lambda size: StubReply("x", flood=size),
+    "a body without the usual fields": lambda size: StubReply("x", flood=size, bare=True),
+    "a 5xx body": lambda size: StubReply("overloaded", status=503, flood=size),
+}
+BOUNDED_RUN = """
+import resource, runpy, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+sys.argv = ["engine", "run", *sys.argv[1:]]
+runpy.run_module("engine", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("kind", sorted(FLOODED))
+def test_a_reply_of_gigabytes_is_cut_at_the_cap_within_1_gb_and_the_deadline(stub, tmp_path, kind):
+    """1.5 GB streamed: a call read it whole before its size was checked (20 GB of memory), and a body without the
+    usual fields kept litellm's parsing busy past every deadline. `engine run` plays a match against it in a
+    process of its own whose peak memory is measured; its address space is bounded (4 GB) so that a broken cap
+    fails the test, not the machine."""
+    stub.responder = lambda req: FLOODED[kind](1_500_000_000)
+    spec = tmp_path / "flood.yaml"
+    spec.write_text(json.dumps({"name": "flood", "seed": 1, "match_deadline_s": 100, "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 1},
+         "lineups": [{"all": {"agent": "openai/flood", "api_base": stub.url}}]}]}), encoding="utf-8")
+    db, log = tmp_path / "results.duckdb", tmp_path / "log.txt"
+    env = os.environ | {"ARENA_CACHE": "off", "OPENAI_API_KEY": "sk-test-flood-0123456789"}
+    start = time.monotonic()
+    with log.open("w") as output:
+        child = subprocess.Popen([sys.executable, "-c", BOUNDED_RUN, str(spec), "--db", str(db), "--workers", "1",
+                                  "--quiet"], cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=env)
+        overdue = threading.Timer(150, child.kill)  # a run that outlives its match's deadline fails, not hangs
+        overdue.start()
+        _, status, usage = os.wait4(child.pid, 0)  # the peak memory of this child alone
+        overdue.cancel()
+    elapsed = time.monotonic() - start
+    assert os.waitstatus_to_exitcode(status) == 1, log.read_text()[-2000:]  # the match errored, nothing else
+    assert usage.ru_maxrss < 1 << 20, f"peak RSS {usage.ru_maxrss // 1024} MB"  # kB: under 1 GB
+    (error,) = [e for (e,) in store.rows(db, "SELECT error FROM matches")]
+    assert "the cap on an answer" in error and "6 attempt(s)" in error, error  # every attempt cut at the cap
+    assert elapsed < 100  # within the match's deadline, let alone the calls' (120 s each)

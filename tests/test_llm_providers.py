@@ -12,7 +12,9 @@ import duckdb
 import pytest
 
 from engine import store
-from engine.agents.llm import load_litellm
+from engine.agents import AgentSpec
+from engine.agents.base import AgentError
+from engine.agents.llm import LLMAgent, load_litellm
 from engine.runner import run_spec
 from engine.secrets import load_dotenv, redact
 from engine.spec import SpecError, parse_spec
@@ -245,3 +247,17 @@ def test_a_dead_endpoints_error_reads_without_object_addresses():
     said = str(failed.value)
     assert f"127.0.0.1:{port}" in said or "Connection" in said, said
     assert " object at 0x" not in said and "ssl:" not in said, said
+
+
+@pytest.mark.parametrize(("reply", "said"), [
+    (StubReply("x", flood=3_000_000), "a reply of more than 1,265,536 bytes"),  # no length told: cut while read
+    (StubReply("x" * 1_300_000), "a reply of 1,300,"),  # its length told: refused before it is read
+    (StubReply("oops", status=503, flood=3_000_000), "a reply of more than 1,265,536 bytes"),  # an error's body
+    (StubReply("x", headers={"Content-Encoding": "gzip"}), "encoded as 'gzip', which was not asked for"),
+])
+def test_a_reply_is_read_up_to_its_cap_and_asked_for_unencoded(stub, reply, said):
+    stub.responder = lambda request: reply
+    agent = LLMAgent(AgentSpec("openai/m", api_base=stub.url), transport_retries=0, use_cache=False)
+    with pytest.raises(AgentError, match="failed after 1 attempt") as failed:
+        asyncio.run(agent.call([{"role": "user", "content": "hi"}], {}))
+    assert said in str(failed.value) and stub.headers[-1]["accept-encoding"] == "identity"

@@ -1,18 +1,15 @@
-"""A key from the environment is redacted in the forms an attacker found passing (engine/key_echoes.py): under
-escapes (JSON, C hex and octal, HTML entities, URL percent-encoding, quoted-printable, layer under layer),
-shifted round the alphabet (rot13), in Ascii85 or base85 at any byte alignment, interleaved with a filler, in
-look-alike, compatibility or invisible tag letters, one encoding inside another; a key-shaped token under
-escapes too; ordinary answers survive untouched; and an answer from a provider echoing the key so reaches the
-database, the transcripts page and an exported site with no trace of it."""
+"""Redaction (engine/secrets.py) is proportionate: a key from the environment whole, without its provider prefix, in
+either case, or in pieces that together give ten of its characters (a key leaked four characters per turn, read
+over the whole match), and key-shaped tokens; ordinary answers survive untouched. And every path a provider's
+text takes to a table, a file or a page (an answer, a 429 with an odd `Retry-After`, a 5xx body, an exception
+raised while handling a failure, a timeout, the match's deadline) passes that redaction: a stub echoing the key
+leaves it in no table, the response cache, the run's output, the transcripts page or an exported site."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import codecs
-import html
 import random
-import re
+import sqlite3
 import string
 from pathlib import Path
 
@@ -20,121 +17,66 @@ import pytest
 
 from engine import store
 from engine.__main__ import main
-from engine.key_echoes import echo_spans, skeleton
+from engine.agents import llm
+from engine.agents.llm import LLMAgent
 from engine.runner import run_spec
-from engine.secrets import redact
+from engine.secrets import redact, redact_together
 from engine.spec import parse_spec
 from engine.testing import StubReply
 from tests.page_run import run_page
-from tests.test_hostile import ECHOES
+from tests.test_hostile import ECHOES, traces
 
-KEY = "sk-test-abcdef1234567890XYZ"  # as the attacker's OPENAI_API_KEY
-# and one drawn at random: no run of digits in it to be found in a form that keeps them, only its letters
-KEYS = (KEY, "sk-proj-Qw9zLmN4pR7tUv2XyBc8dE")
+KEY = "sk-hostile-test-0123456789abcdef"  # 32 characters: eight pieces of four
 GOOD = '{"chosen_number": 7}'
-CYRILLIC = str.maketrans("aceopsxyABCEHIKMOPSTXY", "асеорѕхуАВСЕНІКМОРЅТХУ")  # Latin letters' look-alikes
+PIECES = [KEY[i:i + 4] for i in range(0, len(KEY), 4)]
 
 
-def _bytes_escaped(key: str, form: str) -> str:
-    return "".join(form.format(b) for b in key.encode())
-
-
-# How a model or an endpoint gave the key back, in forms redact let through (one inside another too)
-FORMS = {
-    "json-unicode": lambda key: "".join(f"\\u{ord(c):04x}" for c in key),
-    "json-unicode-braces": lambda key: "".join(f"\\u{{{ord(c):x}}}" for c in key),
-    "html-decimal": lambda key: "".join(f"&#{ord(c)};" for c in key),
-    "html-hex": lambda key: "".join(f"&#x{ord(c):X};" for c in key),
-    "html-named": lambda key: html.escape(key.replace("-", "&hyphen;").replace("e", "&#101;")),
-    "html-entity-escaped": lambda key: "".join(f"&amp;#{ord(c)};" for c in key),  # two layers
-    "percent": lambda key: _bytes_escaped(key, "%{:02x}"),
-    "percent-part": lambda key: key[:8] + _bytes_escaped(key[8:], "%{:02X}"),
-    "percent-of-json-unicode": lambda key: "".join(f"%5Cu{ord(c):04x}" for c in key),  # two layers
-    "c-hex": lambda key: _bytes_escaped(key, "\\x{:02x}"),
-    "c-octal": lambda key: _bytes_escaped(key, "\\{:03o}"),
-    "quoted-printable-every-byte": lambda key: _bytes_escaped(key, "={:02X}"),
-    "rot13": lambda key: codecs.encode(key, "rot13"),
-    "rot13-bare-reversed": lambda key: codecs.encode(key.removeprefix("sk-")[::-1], "rot13"),
-    "caesar-3": lambda key: "".join(chr((ord(c) - base + 3) % 26 + base) if c.isalpha() else c
-                                    for c in key for base in [ord("a") if c.islower() else ord("A")]),
-    "ascii85": lambda key: base64.a85encode(key.encode()).decode(),
-    "ascii85-delimited": lambda key: base64.a85encode(f"key={key}".encode(), adobe=True).decode(),
-    "ascii85-within": lambda key: base64.a85encode(f"k:{key};".encode()).decode(),
-    "base85": lambda key: base64.b85encode(key.encode()).decode(),
-    "base85-within": lambda key: base64.b85encode(f"x{key}".encode()).decode(),
-    "base85-utf16": lambda key: base64.b85encode(key.encode("utf-16-le")).decode(),
-    "interleaved-letter": lambda key: "".join(c + "X" for c in key),
-    "interleaved-letters": lambda key: "".join(c + "qz"[i % 2] for i, c in enumerate(key)),
-    "interleaved-two": lambda key: "".join(c + "ab" for c in key),
-    "cyrillic": lambda key: key.translate(CYRILLIC),
-    "cyrillic-json-escaped": lambda key: "".join(f"\\u{ord(c):04x}" for c in key.translate(CYRILLIC)),
-    "cyrillic-percent-encoded": lambda key: _bytes_escaped(key.translate(CYRILLIC), "%{:02X}"),
-    "small-capitals": lambda key: key.replace("s", "\ua731").replace("k", "\u1d0b").replace("t", "\u1d1b"),
-    "accents": lambda key: key.replace("a", "á").replace("e", "ë").replace("c", "ç"),
-    "mathematical-bold": lambda key: "".join(chr(0x1D41A + ord(c) - 97) if c.islower() else c for c in key),
-    "fullwidth-json-escaped": lambda key: "".join(f"\\u{ord(c) + 0xFEE0:04x}" for c in key),
-    "tag-characters": lambda key: "".join(chr(0xE0000 + ord(c)) for c in key),  # invisible
-    "regional-indicators": lambda key: "".join(chr(0x1F1E6 + ord(c.lower()) - 97) if c.isalpha() else c for c in key),
-    "stroked-and-squared": lambda key: key.replace("a", "ⱥ").replace("d", "đ").replace("X", "🅧").replace("Y", "🅨"),
-    "other-scripts-digits": lambda key: "".join(chr(0x0660 + int(c)) if c.isdigit() else c for c in key),
-    "base64-of-json-unicode": lambda key: base64.b64encode(FORMS["json-unicode"](key).encode()).decode(),
-    "base64-of-base64": lambda key: base64.b64encode(base64.b64encode(key.encode())).decode(),
-    "hex-of-base64": lambda key: base64.b64encode(key.encode()).hex(),
-    "base64-of-rot13": lambda key: base64.b64encode(codecs.encode(key, "rot13").encode()).decode(),
-    "base32-of-ascii85": lambda key: base64.b32encode(base64.a85encode(key.encode())).decode(),
-}
-
-
-@pytest.fixture(params=KEYS)
-def key(request, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", request.param)
-    return request.param
-
-
-@pytest.mark.parametrize("form", sorted(FORMS))
-def test_a_key_in_another_form_is_redacted_and_nothing_else(key, form):
-    assert redact(f"my key is {FORMS[form](key)} {GOOD}") == f"my key is *** {GOOD}"
+@pytest.fixture
+def key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    return KEY
 
 
 @pytest.mark.parametrize("echo", sorted(ECHOES))
-def test_the_forms_redacted_before_still_are_and_only_them(key, echo):
-    """test_hostile.py plays them through an endpoint (slow); here each is redacted alone, the space after it kept."""
-    assert redact(f"my key is {ECHOES[echo](key)} {GOOD}") == f"my key is *** {GOOD}"
+def test_a_key_whole_without_its_prefix_in_another_case_or_split_is_redacted(key, echo):
+    redacted = redact(f"my key is {ECHOES[echo](key)} {GOOD}")
+    assert redacted.startswith("my key is ***") and redacted.endswith(f" {GOOD}") and not traces(redacted, key)
 
 
-@pytest.mark.parametrize("form", ["json-unicode", "html-decimal", "percent", "rot13", "ascii85", "base85",
-                                  "interleaved-letter", "cyrillic"])
-def test_part_of_a_key_in_another_form_is_redacted(key, form):
-    """Its middle, 16 characters without its prefix (more than a WINDOW of its letters and digits); no letter
-    before it (an echo is followed as far as it goes: a letter the key has there would go with it)."""
-    assert redact(f"> {FORMS[form](key[5:21])} {GOOD}") == f"> *** {GOOD}"
+def test_a_key_leaked_a_few_characters_per_turn_is_redacted_over_the_match(key):
+    """Each answer alone holds four characters of the key, under the ten that mark one; the match's answers read
+    together hold all of it."""
+    answers = [f"part {i}: {piece} {GOOD}" for i, piece in enumerate(PIECES)]
+    assert [redact(answer) for answer in answers] == answers
+    assert redact_together(answers) == [f"part {i}: *** {GOOD}" for i in range(len(PIECES))]
+    assert redact_together(answers[:2]) == answers[:2]  # eight characters: short of the ten
 
 
-@pytest.mark.parametrize("shaped", ["sk-proj-abcdefghijklmnop", "ghp_R2d9abcdefghijklmnopqrstuvwxyz012345"])
-def test_a_key_shaped_token_not_in_the_environment_is_redacted_under_escapes_too(key, shaped):
-    escaped = "".join(f"\\u{ord(c):04x}" for c in shaped)
-    assert redact(f"a key: {escaped} and &#{ord(shaped[0])};{shaped[1:]}.") == "a key: *** and ***."
+@pytest.mark.parametrize("shaped", ["sk-proj-abcdefghijklmnop", "ghp_R2d9abcdefghijklmnopqrstuvwxyz012345",
+                                    "AKIAABCDEFGHIJKLMNOP", "Bearer abcdefghijklmnop0123"])
+def test_a_key_shaped_token_not_in_the_environment_is_redacted(key, shaped):
+    assert redact(f"a key: {shaped} here") == "a key: *** here"
+
+
+def test_a_short_secret_is_redacted_whole_and_its_pieces_with_it(monkeypatch):
+    monkeypatch.setenv("GROQ_API_KEY", "gsk-abc9")  # shorter than the ten characters a piece must give
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-7f3a")
+    assert redact("keys gsk-abc9 and tok-7f3a") == "keys *** and ***"
+    assert redact("not gsk-abc or 7f3a") == "not gsk-abc or 7f3a"  # short of the whole key
+    assert redact("tok-7f3a, then 7f3a") == "***, then ***"  # once it is given, a piece of it goes too
+    monkeypatch.setenv("DB_PASSWORD", "пароль-тест")  # no run of four ASCII characters: found whole
+    assert redact("it is пароль-тест.") == "it is ***."
 
 
 ORDINARY = [
     GOOD,
     "I choose 7: the average of 1234 and 5678 is 3456, two thirds of it 2304.",
     '{"reason": "caf\\u00e9 na\\u00efve \\u2014 I defect", "move": "D", "path": "C:\\\\games\\\\n1"}',
-    "&lt;b&gt;bold&lt;/b&gt; &amp; &#169; 2026 &nbsp; &eacute;t&eacute; &#x263A; &unknown; AT&T",
-    "https://example.com/search?q=hello%20world%21&lang=en&page=2 100% sure, 50%off",
-    "Caf=C3=A9 au lait, x=10, y=AB, soft=\nbreak, a==b",
-    'printf("%d\\n", x); char *s = "\\x41\\101\\t"; \\0',
-    base64.b64encode(b"the quick brown fox jumps over the lazy dog").decode(),
-    base64.a85encode(b"the quick brown fox jumps over the lazy dog").decode(),
-    base64.b85encode(b"the quick brown fox jumps over the lazy dog").decode(),
-    codecs.encode("Why did the chicken cross the road? To defect in round 3.", "rot13"),
-    "Я выбираю число семь, потому что среднее значение равно 33. Επιλέγω τον αριθμό επτά.",
-    "１２３ ＡＢＣ ｆｕｌｌｗｉｄｔｈ ﬁne ㎏ ½ ①②③ 🇫🇷 🇩🇪 Łódź żółć Ørsted ١٢٣ 👍🏽",
+    "&lt;b&gt;bold&lt;/b&gt; &amp; &#169; 2026 &nbsp; AT&T https://example.com/search?q=hello%20world",
+    "Я выбираю число семь. Επιλέγω τον αριθμό επτά. １２３ ＡＢＣ Łódź 👍🏽",
     "X|O|X\n-+-+-\nO|X|O\n-+-+-\n |X| ",
-    "0xdeadbeef 0xCAFEBABE sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-    "a1b2c3d4e5f6g7h8i9j0 s.k.-.t.e.s.t 3.14159265358979323846264338327950288 x1y2z3w4v5u6t7",
-    "return u>=1e9?9:u>=1e8?8:u>=1e7?7:u>=1e6?6:u>=1e5?5:u>=1e4?4:u>=1e3?3:u>=100?2:u>=10?1:0",
-    f"not it: {KEY[:9]} {KEY[-9:]} {KEY[3:12]} {KEY[::2][:9]} stop short of a window",
+    "0xdeadbeef sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    f"not it: {KEY[:9]} and {KEY[-9:]}, each short of ten characters",
 ]
 
 
@@ -154,62 +96,107 @@ def random_keys(count: int) -> list[str]:
             for prefix, alphabet, size in (shapes[i % len(shapes)] for i in range(count))]
 
 
-def test_any_key_in_any_form_is_redacted_and_ordinary_answers_are_not(monkeypatch):
-    """Forty keys drawn at random, each in every form, are redacted leaving no echo (a key's first or last
-    characters that are no letter or digit, `_` or `-`, may stay, escaped or with their filler); and the
-    ordinary answers with each in the environment survive."""
+def test_any_key_in_any_of_its_forms_is_redacted_and_ordinary_answers_are_not(monkeypatch):
     for drawn in random_keys(40):
         monkeypatch.setenv("OPENAI_API_KEY", drawn)
-        redacted = {form: redact(f"my key is {write(drawn)} {GOOD}") for form, write in FORMS.items()}
-        leftover = re.compile(rf"my key is \S{{0,24}}\*\*\*\S{{0,24}} {re.escape(GOOD)}")
-        missed = [form for form, text in redacted.items() if not leftover.fullmatch(text) or echo_spans(text, [drawn])]
+        missed = [echo for echo, write in ECHOES.items() if traces(redact(f"my key is {write(drawn)} {GOOD}"), drawn)]
         assert not missed, (drawn, missed)
         assert [redact(text) for text in ORDINARY[:-1]] == ORDINARY[:-1], drawn
 
 
-def _traces(text: str, key: str) -> list[str]:
-    """What of `key` is in `text`: a form's distinctive middle, its letters and digits, or an echo of it."""
-    found = [form for form, write in FORMS.items() if (shown := write(key))[len(shown) // 2 - 6:][:12] in text]
-    bare = skeleton(key.removeprefix("sk-"))[0]
-    if bare[-8:] in skeleton(text)[0] or bare[:8] in skeleton(text)[0]:
-        found.append("its letters and digits")
-    if echo_spans(text, [key]):
-        found.append("an echo")
-    return found
+# What the stub does for each model: every path a provider's text takes to what the arena writes
+def _odd_retry_after(n: int, key: str) -> StubReply:  # the call after it must be made: it is no error
+    return StubReply(f"slow down, {key}", status=429, headers={"Retry-After": "soon"}) if n == 1 else StubReply(GOOD)
+
+
+PATHS = {
+    "odd-retry-after": _odd_retry_after,
+    "server-error": lambda n, key: StubReply(f"upstream failed for {key}", status=503),
+    "handler-raises": lambda n, key: StubReply(f"handler food {key}", status=429),
+    "timeout-then-error": lambda n, key: StubReply(GOOD, delay=1.0) if n == 1 else
+    StubReply(f"overloaded: {key}", status=503),
+    "deadline": lambda n, key: StubReply(f"try later, {key.removeprefix('sk-')}", status=503, delay=0.4),
+    "fragments": lambda n, key: StubReply(f"part: {PIECES[(n - 1) % len(PIECES)]} {GOOD}"),
+    "echo": lambda n, key: StubReply(f"my key is {key}, or {key.removeprefix('sk-').upper()} {GOOD}"),
+}
+FAILING = {"server-error", "handler-raises", "timeout-then-error", "deadline"}
+
+
+def quick_agent(spec, limits=None, **_):
+    """Test-sized waits; the `deadline` seat retries on until the match's deadline cuts it."""
+    retries = 100 if spec.agent.endswith("/deadline") else 2
+    return LLMAgent(spec, limits, timeout=5.0, first_byte_timeout=0.3, transport_retries=retries,
+                    backoff_base=0.01, backoff_cap=0.02)
 
 
 @pytest.mark.slow
-def test_an_echoing_provider_leaves_no_trace_in_the_database_the_page_or_an_export(stub, tmp_path, monkeypatch):
-    """A provider answering with the key it was sent, in every form above: the match plays on its answers and
-    no form of the key is stored, shown on the transcripts page or written into an exported site."""
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    stub.responder = lambda request: StubReply(
-        "my key is " + " and ".join(write(stub.headers[-1]["authorization"].removeprefix("Bearer "))
-                                    for write in FORMS.values()) + f" {GOOD}")
-    db = tmp_path / "results.duckdb"
-    seat = {"agent": "openai/echo", "api_base": stub.url, "max_tokens": 32}
-    spec = {"name": "echoes", "seed": 1, "games": [
-        {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [{"all": seat}]}]}
-    summary = asyncio.run(run_spec(parse_spec(spec), db, progress=False))
-    assert summary.errors == 0, summary.error_messages
-    assert stub.headers[-1]["authorization"] == f"Bearer {KEY}"  # it was sent, and echoed...
-    responses = [r for (r,) in store.rows(db, "SELECT response FROM turns WHERE seat IS NOT NULL")]
-    assert responses == ["my key is " + " and ".join(["***"] * len(FORMS)) + f" {GOOD}"] * 2
-    for table in ("runs", "matches", "seats", "turns", "metrics"):
-        for row in store.rows(db, f"SELECT * FROM {table}"):
-            assert not _traces(" ".join(map(str, row)), KEY), table  # ...and stored nowhere
+def test_no_failure_path_leaves_the_key_in_a_table_a_file_or_a_page(stub, tmp_path, monkeypatch, capfd, key):
+    calls: dict[str, int] = {}
 
-    match_id = store.rows(db, "SELECT match_id FROM matches")[0][0]
-    page = run_page("transcripts", db, monkeypatch, match=match_id, turn="1")
-    assert not page.exception
-    shown = [e.value for kind in ("code", "markdown", "caption", "text") for e in page.get(kind)]
-    shown += [str(v) for df in page.dataframe for v in df.value.to_numpy().ravel()]
-    assert any("my key is ***" in text for text in shown)
-    assert not [text for text in shown if _traces(text, KEY)]
+    def provider(request):
+        model = request["model"].removeprefix("openai/")
+        calls[model] = calls.get(model, 0) + 1
+        return PATHS[model](calls[model], stub.headers[-1]["authorization"].removeprefix("Bearer "))
+
+    read_wait = llm.retry_after
+
+    def raising_handler(exc):  # what raised inside the retry handler once: the failure's text in its message
+        if "handler food" in str(exc):
+            raise RuntimeError(f"could not read the wait of {exc}")
+        return read_wait(exc)
+
+    monkeypatch.setattr(llm, "retry_after", raising_handler)
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "responses.sqlite"))
+    stub.responder = provider
+    seat = {"api_base": stub.url, "max_tokens": 32}
+    spec = {"name": "leaks", "seed": 1, "match_deadline_s": 3, "games": [
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 1},
+         "lineups": [{"all": seat | {"agent": f"openai/{model}"}} for model in PATHS if model != "fragments"]},
+        {"game": "guessing_game", "params": {"players": 2, "rounds": 4},
+         "lineups": [{"all": seat | {"agent": "openai/fragments"}}]}]}
+    db = tmp_path / "results.duckdb"
+    summary = asyncio.run(run_spec(parse_spec(spec), db, progress=False, agent_factory=quick_agent))
+    assert stub.headers[-1]["authorization"] == f"Bearer {KEY}"  # it was sent, and echoed...
+
+    matches = dict(store.rows(db, "SELECT s.agent, m.status FROM matches m JOIN seats s USING (match_id) "
+                                  "WHERE s.seat = 0"))
+    assert matches == {f"openai/{model}": "error" if model in FAILING else "ok" for model in PATHS}
+    assert summary.errors == len(FAILING)
+    retried = store.rows(db, "SELECT sum(t.call_errors) FROM turns t JOIN seats s ON s.match_id = t.match_id "
+                             "AND s.seat = t.seat WHERE s.agent = 'openai/odd-retry-after'")[0][0]
+    assert retried >= 1  # the 429 with `Retry-After: soon` was waited on and asked again
+
+    leaks = {}
+    for table in ("runs", "matches", "seats", "turns", "metrics"):
+        leaks |= {f"{table} row {i}": found for i, row in enumerate(store.rows(db, f"SELECT * FROM {table}"))
+                  if (found := traces(" ".join(map(str, row)), KEY))}
+    said = store.rows(db, "SELECT t.response FROM turns t JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat "
+                          "WHERE s.agent = 'openai/fragments' ORDER BY t.turn")
+    together = " ".join(text for (text,) in said)
+    assert len(said) == len(PIECES) and together.count("part: ***") == len(PIECES)
+    leaks |= {"the fragments' answers together": [piece for piece in PIECES if piece in together]} if any(
+        piece in together for piece in PIECES) else {}
+    cache = (tmp_path / "responses.sqlite").read_bytes().decode("utf-8", errors="replace")
+    with sqlite3.connect(tmp_path / "responses.sqlite") as con:
+        cache += " ".join(text for (text,) in con.execute("SELECT text FROM responses"))
+    leaks |= {"the response cache": found} if (found := traces(cache, KEY)) else {}
+    output = capfd.readouterr()
+    log = "\n".join([output.out, output.err, *summary.error_messages])
+    leaks |= {"the run's output": found} if (found := traces(log, KEY)) else {}
+
+    for match_id, error in store.rows(db, "SELECT match_id, error FROM matches WHERE status = 'error'"):
+        assert "***" in error or "deadline" in error, error
+        page = run_page("transcripts", db, monkeypatch, match=match_id)
+        assert not page.exception
+        shown = [str(e.value) for kind in ("code", "markdown", "caption", "text", "error") for e in page.get(kind)]
+        shown += [str(v) for df in page.dataframe for v in df.value.to_numpy().ravel()]
+        leaks |= {f"the transcripts page of {match_id}": found} if (found := traces(" ".join(shown), KEY)) else {}
 
     site = tmp_path / "site"
     assert main(["export", str(site), "--db", str(db)]) == 0
-    written = {path: path.read_text(encoding="utf-8", errors="replace") for path in Path(site).rglob("*")
-               if path.is_file() and path.parent.name != "assets"}  # not the libraries the site brings along
-    assert any("my key is ***" in text for text in written.values())
-    assert not {path.name: _traces(text, KEY) for path, text in written.items() if _traces(text, KEY)}
+    for path in Path(site).rglob("*"):
+        if path.is_file() and path.parent.name != "assets":  # not the libraries the site brings along
+            found = traces(path.read_text(encoding="utf-8", errors="replace"), KEY)
+            leaks |= {f"the exported {path.name}": found} if found else {}
+    assert not leaks  # ...and kept nowhere
+

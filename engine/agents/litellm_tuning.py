@@ -23,7 +23,6 @@ from functools import wraps
 from typing import Any
 
 UNTUNED_ENV = "ARENA_LITELLM_UNTUNED"
-HTTP_HANDLER_ENV = "EXPERIMENTAL_OPENAI_BASE_LLM_HTTP_HANDLER"
 
 
 @dataclass(frozen=True)
@@ -55,9 +54,8 @@ class Hook:
 class Tuning:
     name: str
     saves: str  # what it saves, as bench/engine.py measured it (docs/RUNNING.md has the command)
-    apply: Callable[[Any], None]  # given the imported litellm (None for a change made before the import)
+    apply: Callable[[Any], None]  # given the imported litellm
     hooks: tuple[Hook, ...] = ()
-    before_import: bool = False
 
 
 def _untuned() -> set[str]:
@@ -75,13 +73,6 @@ def moved_hooks(litellm: Any) -> dict[str, list[str]]:
     return {name: reasons for name, reasons in moved.items() if reasons}
 
 
-def before_import() -> None:
-    """The changes litellm reads from the environment when it is imported."""
-    for tuning in TUNINGS.values():
-        if tuning.before_import and tuned(tuning.name):
-            tuning.apply(None)
-
-
 _APPLIED: set[str] = set()
 
 
@@ -91,15 +82,8 @@ def tune(litellm: Any) -> None:
     moved = moved_hooks(litellm)
     for tuning in TUNINGS.values():
         if tuned(tuning.name) and tuning.name not in moved:
-            if not tuning.before_import:
-                tuning.apply(litellm)
+            tuning.apply(litellm)
             _APPLIED.add(tuning.name)
-
-
-def _own_http_handler(_: Any) -> None:
-    """OpenAI-style routes through litellm's own HTTP handler instead of the OpenAI SDK, which re-validates every
-    request body against its typed schema and re-parses the answer. Same wire format, errors and timeouts."""
-    os.environ.setdefault(HTTP_HANDLER_ENV, "True")
 
 
 def _log_only_when_listened(litellm: Any) -> None:
@@ -153,8 +137,6 @@ def import_first_call_modules(litellm: Any) -> None:
 
 
 TUNINGS: dict[str, Tuning] = {t.name: t for t in [
-    Tuning("own_http_handler", "CPU per call 4.18 ms against 5.16 without (-19%)", _own_http_handler,
-           hooks=(Hook("litellm.main", HTTP_HANDLER_ENV),), before_import=True),
     Tuning("log_only_when_listened", "CPU per call 4.72 ms against 5.02 without (-6%)", _log_only_when_listened,
            hooks=(Hook("litellm.utils._client_async_logging_helper", "logging_obj"),
                   Hook("litellm.utils", "_client_async_logging_helper("), Hook("litellm.callbacks"),

@@ -13,15 +13,18 @@ the match ends as `error` (and is played again on resume).
 
 A hostile or broken endpoint cannot hang or break a match: every call has a whole-call deadline
 (litellm's `timeout` only bounds each read, so a reply trickled a byte at a time would never end),
-besides the connect and first-byte timeouts; an answer longer than `max_answer_chars` is refused;
-both are retried like any transport failure and counted on the turn (`call_errors`). Token counts
-and prices are checked (engine.agents.usage), and secrets are redacted from the answer before it
-reaches the cache or the database.
+besides the connect and first-byte timeouts; a reply is read at most `max_answer_chars` characters' worth of
+bytes (engine.agents.capped_http) and a longer answer is refused; both are retried like any transport failure
+and counted on the turn (`call_errors`). A `Retry-After` that is neither seconds nor a date is no ask at all.
+Token counts and prices are checked (engine.agents.usage). An answer is redacted as it arrives (engine.secrets),
+so the move is read from the text the cache and the database keep; errors are redacted with the rest of the
+match when it is stored (engine.store.MatchRecord).
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import email.utils
 import random
 import re
@@ -49,6 +52,8 @@ RETRYABLE_NAMES = {"Timeout", "APIConnectionError", "ServiceUnavailableError", "
 REASK = "Your answer could not be used: {error}. Answer again, ending with your answer in the format asked ({format})."
 LOCAL_PREFIX = "local/"
 COOLDOWN_S = 30.0  # an endpoint that failed a call is left out of the rotation this long, then tried again
+BYTES_PER_CHAR = 12  # the longest JSON form of one character of an answer: a surrogate pair, \ud83d\ude00
+REPLY_OVERHEAD = 65_536  # bytes of a reply besides its answer: ids, usage, headers of the format
 
 
 class CallRefused(Exception):
@@ -68,7 +73,6 @@ def load_litellm():
     """litellm takes seconds to import and would fetch its price map from the network: do it once,
     offline, with the `.env` keys in the environment, the embedded model registered and our tuning
     (engine.agents.litellm_tuning) applied."""
-    litellm_tuning.before_import()  # the price map stays offline: engine/agents/__init__.py
     load_dotenv()
     import litellm
 
@@ -191,9 +195,14 @@ def retry_after(exc: BaseException) -> float | None:
         try:
             return max(0.0, float(value))
         except (TypeError, ValueError):
-            when = email.utils.parsedate_to_datetime(str(value)) if isinstance(value, str) else None
-            if when is not None:
-                return max(0.0, when.timestamp() - time.time())
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(str(value))
+        except (TypeError, ValueError, IndexError):  # "soon": no ask, the usual backoff
+            continue
+        if when.tzinfo is None:  # a date without a zone is UTC (RFC 9110)
+            when = when.replace(tzinfo=datetime.UTC)
+        return max(0.0, when.timestamp() - time.time())
     return None
 
 
@@ -287,9 +296,8 @@ class LLMAgent:
         sample = (ctx.match_seed, ctx.seat, ctx.turn) + ((ctx.attempt,) if ctx.attempt else ())
         key = cache_key(self.spec.agent, self.spec.api_base, messages, params, sample)
         hit = await self.cache.aget(key)
-        if hit is not None:  # redacted again: an entry cached before answers were redacted
-            return Reply(redact(hit.text), hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000,
-                         True)
+        if hit is not None:
+            return Reply(hit.text, hit.tokens_in, hit.tokens_out, 0.0, (time.perf_counter() - start) * 1000, True)
         reply = await self.call(messages, params)
         await self.cache.aput(key, self.spec.agent,
                               CachedReply(reply.text, reply.tokens_in, reply.tokens_out, reply.cost_usd))
@@ -304,9 +312,13 @@ class LLMAgent:
         """One answer from the provider, retrying transient failures."""
         import httpx
 
+        from engine.agents.capped_http import capped_client
+
         litellm = load_litellm()
         timeout = httpx.Timeout(self.timeout, connect=self.connect_timeout, read=self.first_byte_timeout)
         kwargs: dict[str, Any] = {"model": self.spec.agent, "messages": messages, **params, "timeout": timeout}
+        if not self.spec.agent.startswith(LOCAL_PREFIX):
+            kwargs["client"] = capped_client(self.max_answer_chars * BYTES_PER_CHAR + REPLY_OVERHEAD)
         bases = self.spec.api_base
         if isinstance(bases, tuple) and len(bases) > 1:
             acompletion = endpoint_router(self.spec.agent, bases).acompletion
@@ -325,11 +337,11 @@ class LLMAgent:
                 if len(reply.text) > self.max_answer_chars:
                     raise AnswerTooLarge(f"an answer of {len(reply.text)} characters (at most "
                                          f"{self.max_answer_chars} are kept)")
-                reply.text = redact(reply.text)  # once its size is known: a flood is refused, not searched for keys
+                reply.text = redact(reply.text)
                 reply.failed_calls = attempt
                 return reply
             except Exception as exc:  # noqa: BLE001 - classified just below
-                reason = redact(plain_error(f"{type(exc).__name__}: {exc}"[:2000]))[:500]  # a key cut short is one
+                reason = plain_error(f"{type(exc).__name__}: {exc}"[:2000])[:500]
                 if not is_retryable(exc) or attempt == self.transport_retries:
                     raise AgentError(f"{self.spec.agent} failed after {attempt + 1} attempt(s): {reason}") from None
                 self.last_failure = f"{self.spec.agent}: {reason}"

@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.secrets import redact_together
 from engine.store import connections, summaries
 from engine.store.schema import MATCH_SCHEMA, METRIC_SCHEMA, SEAT_SCHEMA, TURN_SCHEMA, now, to_json
 
@@ -88,6 +89,17 @@ class MatchRecord:
     seats: list[dict[str, Any]]
     turns: list[dict[str, Any]] = field(default_factory=list)
     metrics: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        """Every text of the match, read together, redacted (engine.secrets): whoever made the record (a run, an
+        import, a rescore), no key reaches the database, a page, an export or the run's output. A match of bots
+        alone holds no provider's text."""
+        if self.seats and all(str(seat.get("agent", "")).startswith("bot:") for seat in self.seats):
+            return
+        where = [(row, name) for row in (self.match, *self.seats, *self.turns, *self.metrics)
+                 for name, value in row.items() if isinstance(value, str)]
+        for (row, name), text in zip(where, redact_together([row[name] for row, name in where]), strict=True):
+            row[name] = text
 
 
 _TABLES = {"matches": MATCH_SCHEMA, "seats": SEAT_SCHEMA, "turns": TURN_SCHEMA, "metrics": METRIC_SCHEMA}
