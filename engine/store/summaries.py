@@ -189,7 +189,7 @@ def name_seats(con: duckdb.DuckDBPyConnection) -> None:
     """Seats without a name (`seats.agent_name`: stored before it, or inserted around the writer) get the one the
     writer gives a seat (engine/agent_names.py), computed once per distinct agent and settings."""
     columns = ", ".join(SEAT_COLUMNS)
-    seats = con.execute(f"SELECT DISTINCT {columns} FROM seats WHERE agent_name IS NULL").fetch_arrow_table()
+    seats = con.sql(f"SELECT DISTINCT {columns} FROM seats WHERE agent_name IS NULL").to_arrow_table()
     if not seats.num_rows:
         return
     names = pa.array(seat_names(seats.to_pylist()), pa.string())
