@@ -209,10 +209,11 @@ def parse_spec(raw: Any) -> RunSpec:
     return spec
 
 
-def seat_agent(seat: AgentSpec) -> str:
-    """The agent a seat plays, as its name shows it without a label (engine/agent_names.py): its agent string and,
-    for a model, the settings that change its play."""
-    return agent_name(seat.agent, None, seat.temperature, seat.prompt_version, seat.max_tokens, seat.strategy)
+def seat_name(seat: AgentSpec, label: bool = True) -> str:
+    """The name a seat's agent is written under (engine/agent_names.py): its label (unless `label` is false), its
+    agent string and, for a model, the settings that change its play."""
+    return agent_name(seat.agent, seat.label if label else None, seat.temperature, seat.prompt_version,
+                      seat.max_tokens, seat.strategy)
 
 
 def _one_agent_per_label(spec: RunSpec) -> None:
@@ -223,7 +224,7 @@ def _one_agent_per_label(spec: RunSpec) -> None:
         for seat in plan.seats:
             if seat.label is None or seat.label == seat.agent:
                 continue
-            agent = seat_agent(seat)
+            agent = seat_name(seat, label=False)
             if named.setdefault(seat.label, agent) != agent:
                 raise SpecError(f"{plan.game}: the label {seat.label!r} names two different agents "
                                 f"({named[seat.label]} and {agent}); a label is a display name: give each agent "
