@@ -222,7 +222,7 @@ conditions = played_in.iloc[np.unique(groups, return_index=True)[1]][condition].
 conditions.columns = ["game", "setting", "prompt version", "temperature", "strategy", "max tokens", "params"]
 conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd)
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
-# a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
+# a max_tokens the model played at only one value is left blank (one condition: nothing to tell apart)
 capped = conditions["max tokens"].nunique() > 1
 if len(conditions) > PLAYED_AT_ONCE:  # one game's conditions at a time (the downloads: that game's)
     games = conditions["game"].unique().tolist()
