@@ -347,7 +347,7 @@ def test_winners_come_first_and_a_draw_ties(tmp_path):
                "score": 2.0}] for i in range(4))
     draws = ([{"match_id": f"d{i}", "seat": s, "agent": a, "label": a, "rank": 1, "won": False, "score": 0.0}
               for s, a in enumerate(("x", "y"))] for i in range(4))
-    rows = [r for match in (*seats, *draws) for r in match]
+    rows = [r | {"agent_name": agent_name(r["agent"])} for match in (*seats, *draws) for r in match]
     matches = pd.DataFrame([{"match_id": m, "run_id": "r", "game": "duel", "status": "ok", "finished_at": START}
                             for m in sorted({r["match_id"] for r in rows})])
     with store.connect(db) as con:
