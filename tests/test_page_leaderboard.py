@@ -209,7 +209,7 @@ def test_partial_rows_come_last_tables_fit_and_one_format_a_column(first_run_db,
     magic = frames["magic"].value
     partial = magic["mean role win rate (%)"].str.endswith("(partial)")
     assert partial.any() and not partial.iloc[:(~partial).sum()].any()
-    assert list(magic["agent"][:2]) == ["bot:scripted", "bot:random"]
+    assert magic["agent"].iloc[0] == "bot:random"  # the one complete challenger (bot:scripted was two bots)
     arena = frames["llmarena"].value
     covered = [int(g.split(" of ")[0]) for g in arena["games"]]
     assert covered == sorted(covered, reverse=True) and arena["agent"].iloc[0] == "bot:random"

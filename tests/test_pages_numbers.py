@@ -138,9 +138,9 @@ def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pa
     frames = [df.value for df in pages["leaderboard"].dataframe]
     magic = next(f for f in frames if "mean role win rate (%)" in f.columns).set_index("agent")
     assert magic.loc["bot:equilibrium", "mean role win rate (%)"] == "100.0% (partial)"
-    assert magic.loc["bot:equilibrium", "roles"] == "1 of 7"  # the header names the unit, the value "(partial)"
-    assert magic.loc["bot:scripted", "roles"] == "7 of 7"
-    assert "partial" not in magic.loc["bot:scripted", "mean role win rate (%)"]
+    assert magic.loc["bot:equilibrium", "roles"] == "3 of 7"  # the header names the unit, the value "(partial)"
+    assert magic.loc["bot:random", "roles"] == "7 of 7"
+    assert "partial" not in magic.loc["bot:random", "mean role win rate (%)"]
     arena = next(f for f in frames if "average" in f.columns and "tictactoe" in f.columns).set_index("agent")
     assert arena.loc["bot:random", "games"] == "5 of 7"  # its self-play Hanabi counts: two copies are the team
     assert arena.loc["bot:random", "average"].endswith(" (partial)")
