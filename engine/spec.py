@@ -213,7 +213,7 @@ def seat_name(seat: AgentSpec, label: bool = True) -> str:
     """The name a seat's agent is written under (engine/agent_names.py): its label (unless `label` is false), its
     agent string and, for a model, the settings that change its play."""
     return agent_name(seat.agent, seat.label if label else None, seat.temperature, seat.prompt_version,
-                      seat.max_tokens, seat.strategy)
+                      seat.max_tokens)
 
 
 def _one_agent_per_label(spec: RunSpec) -> None:

@@ -58,8 +58,8 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     assert arena.loc["bot:equilibrium (provisional)", "matches"] == "2"
     assert arena.loc["bot:equilibrium (provisional)", "valid"] == "100.0%"
     gama = frames_with(at, "guessing_game")[0]
-    assert set(zip(gama["model"], gama["source"], strict=True)) == {("gpt-3.5-turbo-0125", "published"),
-                                                                    ("bot:random", "ours")}
+    assert set(zip(gama["model"], gama["source"], strict=True)) == {  # a model named by its settings, a bot alone
+        ("gpt-3.5-turbo-0125 (t=1.0, prompt v1)", "published"), ("bot:random", "ours")}
     ranking = frames_with(at, "ranking")[0]
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert at.get("plotly_chart")
