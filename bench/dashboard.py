@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import default_views, headline, queries, store, transcripts  # noqa: E402
 from engine.launch import processes  # noqa: E402
-from engine.metrics import ratings  # noqa: E402
+from engine.metrics import compare, ratings  # noqa: E402
 from engine.metrics.kept_tables import forget  # noqa: E402
 from engine.selection import Selection  # noqa: E402
 from engine.serving import settle_heap  # noqa: E402
@@ -193,6 +193,9 @@ def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
             ("Bradley-Terry one run", lambda: ratings.bradley_terry_table(db, selection=run_filter)),
             *((f"{suite.name} leaderboard", lambda suite=suite: suite.leaderboard(db))
               for suite in all_suites().values()),
+            *((f"{suite.name} pairwise matrices", lambda suite=suite: compare.matrices(
+                db, Selection().within(suite.variants))) for suite in all_suites().values()),
+            ("A versus B: the agents to choose", lambda: compare.agent_names(db)),
         ],
         "games": [
             ("agents", lambda: queries.agents(db)),
@@ -247,7 +250,8 @@ def on_request(db: Path) -> list[tuple[str, Callable[[], object]]]:
             ("find_matches text search in prompts too (no hit)", lambda: transcripts.find_matches(
                 db, search(text="no such words anywhere", in_prompts=True))),
             ("find_matches text search through every turn (no hit)", lambda: transcripts.find_matches(
-                db, search(text="no such words anywhere", every_turn=True)))]
+                db, search(text="no such words anywhere", every_turn=True))),
+            ("A versus B (two agents chosen)", lambda: compare.compare(db, *compare.agent_names(db)[:2]))]
 
 
 def call_budget_ms(n_matches: int) -> float:

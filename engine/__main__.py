@@ -1,4 +1,4 @@
-"""Command line: `python -m engine {run,games,scores,rescore,import,tournament,export,serve} ...` (see README).
+"""Command line: `python -m engine {run,games,scores,headline,compare,rescore,import,tournament,export,serve} ...`
 
 Exit codes (`EXIT_CODES`, printed by --help): what failed, in one line on stderr, never a traceback."""
 
@@ -238,6 +238,64 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     return 0
 
 
+def _printed(numbers, text, fmt: str) -> None:
+    """A table as `fmt` asks: its numbers as CSV or JSON (the page's download: engine/precision.py's digits), else the
+    page's text."""
+    from engine.precision import fixed
+
+    if fmt == "csv":
+        print(fixed(numbers).to_csv(index=False), end="")
+    elif fmt == "json":
+        print(fixed(numbers).to_json(orient="records", indent=2))
+    else:
+        print(text.to_string(index=False))
+
+
+def _readable_db(db: str) -> str | None:
+    """Why `db` cannot be compared or ranked (absent, or holding no match), or None."""
+    if not Path(db).exists():
+        return f"no database at {db}: pass --db (or set ARENA_DB) to a database a run or an import has written"
+    if store.count_matches(db) == 0:
+        return f"{db} holds no match: play a run first"
+    return None
+
+
+def _cmd_headline(args: argparse.Namespace) -> int:
+    """A suite's headline table: `headline.headline`, the function the Leaderboards page calls."""
+    from engine.headline import headline
+    from engine.numbers import on_one_scale
+    from engine.suite_tables import headline_view
+    from engine.suites import get_suite
+
+    if reason := _readable_db(args.db):
+        print(f"error: {reason}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    measure = get_suite(args.suite).headline
+    table = headline(Path(args.db), args.suite)
+    if table.empty and args.format == "table":
+        print(f"no {args.suite} results in {args.db}")
+        return 0
+    _printed(on_one_scale(table, measure.units), headline_view(table, measure), args.format)
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    """A versus B (engine/metrics/compare.py), as the Leaderboards page's section shows it."""
+    from engine.metrics.compare import compare, view
+    from engine.numbers import on_one_scale
+
+    if reason := _readable_db(args.db):
+        print(f"error: {reason}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        table = compare(Path(args.db), args.a, args.b)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    _printed(on_one_scale(table), view(table), args.format)
+    return 0
+
+
 def _cmd_rescore(args: argparse.Namespace) -> int:
     from engine import queries
     from engine.rescore import rescore
@@ -410,6 +468,21 @@ def main(argv: list[str] | None = None) -> int:
                              "answer did not parse or was illegal, so a random or fixed move stood in): the table "
                              "then counts only the agents' own moves (default: every match)")
     scores.set_defaults(func=_cmd_scores)
+
+    head = command("headline", help="a suite's headline table, one row per agent (the Leaderboards page's)")
+    head.add_argument("--suite", required=True, choices=list(_suite_names()), help=_suites_help("the table to print"))
+    head.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
+    head.add_argument("--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP)
+    head.set_defaults(func=_cmd_headline)
+
+    versus = command("compare", help="agent A versus agent B, per game and overall: their matches against each other "
+                                     "and their scores against the same opponents, paired by seed "
+                                     "(paired t-test, Holm across games)")
+    versus.add_argument("a", metavar="A", help="an agent, named as the tables name it")
+    versus.add_argument("b", metavar="B", help="another agent")
+    versus.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
+    versus.add_argument("--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP)
+    versus.set_defaults(func=_cmd_compare)
 
     rescore = command("rescore", help="recompute the stored metrics from the turn log (no agent is asked)")
     rescore.add_argument("--suite", choices=list(_suite_names()),

@@ -3,13 +3,16 @@ dashboard prints `DEFINITIONS` under the table, and every page that shows a win 
 
 Only contested matches count (`SELF_PLAY`): in a competitive game a match where every seat is the same agent
 (self-play) says nothing about who is better, so it is left out of win rates, scores and ratings; in a cooperative
-game (`Game.cooperative`: the seats share one score) one agent in every seat is the game, and every match counts.
-Each suite ranks by one number (`Suite.headline`: a Bradley-Terry rating, the win rate, or a 0-100 score), in the
-unit its title states. An agent with fewer than `MIN_MATCHES` contested matches is provisional: shown, not ranked.
-Ranks come from the 95% intervals of that number: an agent's rank is 1 + the number of ranked agents whose interval lies
-wholly above its own, so agents whose intervals overlap share a rank. An interval that cannot be computed
-(one match, a perfect record for a rating, every match scored alike) is not an interval: `note` says why,
-and the agent is not ranked.
+game (`Game.cooperative`: the seats share one score) one agent in every seat is the game, and every match counts;
+a suite whose paper's protocol is self-play (`Suite.self_play`: γ-Bench) counts it in its score and matches. What
+one match says about who played better is each game's declaration (`Game.judged_by`), read from its seats' places;
+the caption names it (`judged`). Each suite ranks by one number (`Suite.headline`: a Bradley-Terry rating, the win
+rate, or a 0-100 score), in the unit its title states. An agent with fewer than `MIN_MATCHES` contested matches is
+provisional, and one that played fewer of the suite's games than were counted is partial: shown, not ranked, in
+every suite. Ranks come from the 95% intervals of that number: an agent's rank is 1 + the number of ranked agents
+whose interval lies wholly above its own, so agents whose intervals overlap share a rank. An interval that cannot
+be computed (one match, a perfect record for a rating, every match scored alike) is not an interval: `note` says
+why, and the agent is not ranked.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import pandas as pd
 from scipy import special
 
 from engine import store
+from engine.games import get_game
 from engine.metrics.agent_figures import (
     Summed,
     agent_figures,
@@ -49,14 +53,15 @@ from engine.valid_answers import DEFINITION as VALID_ANSWER
 MIN_MATCHES = 10
 SELF_PLAY = ("in the competitive games self-play (every seat the same agent) is left out: it says nothing about who "
              "is better; in the cooperative games (" + ", ".join(cooperative_games()) + ": the seats share one "
-             "score) one agent in every seat is the game, and every match counts")
+             "score) one agent in every seat is the game, and every match counts; in a suite whose paper plays one "
+             "agent in every seat (γ-Bench, scored against the game's optimum) self-play is its protocol, and counts")
 NOT_COMPARED = "not compared: never met ranked agents"  # fits the rating column
 DEFINITIONS = {
     "rank": f"1 + the number of ranked agents whose 95% interval of the ranked number (the table's first number: "
             "rating, win rate or score) lies wholly above this agent's, so overlapping intervals share a rank; "
             f"agents with fewer than {MIN_MATCHES} contested matches are provisional and not ranked, and so is an "
-            "agent whose interval cannot be computed (the table says why) or whose score or win rate covers fewer of "
-            "the suite's games than were counted (partial: its number pools other games)",
+            "agent whose interval cannot be computed (the table says why) or that played fewer of the suite's games "
+            "than were counted (partial: its number pools other games), in every suite, ratings included",
     "rating": "Bradley-Terry strength on the Elo scale (1000 = the mean strength of the agents rated together; an "
               "agent that won or lost every comparison has no finite strength, the fit holds it at a large one, so "
               "the other ratings then average away from 1000) fitted on the pairwise outcomes "
@@ -64,7 +69,8 @@ DEFINITIONS = {
               "agents linked by matches (who played whom, directly or through others): agents that never played "
               f"the group with the most matches are rated apart and shown as '{NOT_COMPARED}', never ranked "
               "against it",
-    "score": "per game, the mean over the agent's contested matches of its score in the match (the mean of its "
+    "score": "per game, the mean over the agent's counted matches (contested ones; every match in γ-Bench, whose "
+             "protocol is self-play) of its score in the match (the mean of its "
              "seats' scores there, every preset and setting in the selection) on the suite's own scale (γ-Bench: "
              "0-100, 100 = the game's best play); then the "
              "mean of those per-game means, each game weighing the same, with its 95% t interval over matches. Only "
@@ -84,13 +90,16 @@ DEFINITIONS = {
                      "may owe to chance",
     "cost": "dollars the agent's calls cost, per contested match (blank when some call had no price)",
 }
+
+
+def judged(games) -> str:
+    """What one match says about who played better in each of `games`, as each declares it (`Game.judged_by`): the
+    outcome its ratings and win rates read, for the caption of a table that counts them."""
+    return "One match's outcome: " + "; ".join(f"{g}, {get_game(g).judged_meaning}" for g in dict.fromkeys(games))
+
+
 COLUMNS = ["rank", "agent", "provisional", "partial", "games", "value", "value_lo", "value_hi", "note", "win_rate",
            "win_lo", "win_hi", "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
-
-
-def contested(selection: Selection, alias: str = "m") -> tuple[str, list]:
-    """A SQL condition over `matches AS alias`: selected, finished and contested (`selection.contested_sql`)."""
-    return replace(selection, contested=True).where(alias)
 
 
 @kept_per_state
@@ -160,15 +169,16 @@ def _rated(read: tuple[pd.DataFrame, pd.DataFrame] | None) -> pd.DataFrame:
     return ranked(table)[columns]
 
 
-def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[float, float] | None = None
-           ) -> pd.DataFrame:
-    """Per agent, `DEFINITIONS["score"]`: the mean over games of its mean score per contested match in each (a
-    match's score: the mean of the agent's seats' `metric` there), with a 95% t interval from the games' own
-    variances over matches, clipped to the scale `bounds` (a 0-100 score read "79.8 [46.8 to 100.0]"): agent,
-    value, value_lo, value_hi, note, games (the games it averages)."""
+def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[float, float] | None = None,
+           self_play: bool = False) -> pd.DataFrame:
+    """Per agent, `DEFINITIONS["score"]`: the mean over games of its mean score per contested match in each (every
+    match with `self_play`, the protocol of a suite that plays one agent in every seat) (a match's score: the mean
+    of the agent's seats' `metric` there), with a 95% t interval from the games' own variances over matches, clipped
+    to the scale `bounds` (a 0-100 score read "79.8 [46.8 to 100.0]"): agent, value, value_lo, value_hi, note,
+    games (the games it averages)."""
     with store.reading(db):
-        where = summed_where(db, selection)
-        games = _logged_scores(db, selection, metric) if where is None else _moments(
+        where = summed_where(db, selection, contested=not self_play)
+        games = _logged_scores(db, selection, metric, self_play) if where is None else _moments(
             store.query(db, *_summed_scores_sql(db, where, metric)))
     return _scored(games, bounds)
 
@@ -195,9 +205,10 @@ def _scored(games: pd.DataFrame, bounds: tuple[float, float] | None) -> pd.DataF
     return table
 
 
-def _logged_scores(db: str | Path, selection: Selection, metric: str) -> pd.DataFrame:
-    """Per agent and game: the mean, variance and count of its score per contested match, read from the log."""
-    where, params = contested(selection)
+def _logged_scores(db: str | Path, selection: Selection, metric: str, self_play: bool = False) -> pd.DataFrame:
+    """Per agent and game: the mean, variance and count of its score per contested match (every match with
+    `self_play`), read from the log."""
+    where, params = replace(selection, contested=not self_play).where("m")
     per_match = store.query(db, f"""
         SELECT {agent_sql("s")} AS agent, m.game, m.match_id, avg(x.value) AS score
         FROM matches m JOIN seats s USING (match_id)
@@ -228,8 +239,9 @@ def _moments(games: pd.DataFrame) -> pd.DataFrame:
 
 
 def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[list[str], list[str]]:
-    """The suite's games its headline counts (those with contested matches in the selection) and those it leaves
-    out because the selection holds only self-play of them, each in the suite's order."""
+    """The suite's games its headline counts (those with contested matches in the selection; every game played in a
+    suite whose protocol is self-play, `Suite.self_play`) and those it leaves out because the selection holds only
+    self-play of them, each in the suite's order."""
     scope = selection.within(get_suite(suite).variants)
     with store.reading(db):  # from the summaries where they answer: the log's read took 10 s at 1M matches
         if store.summaries_in_step(db):
@@ -242,7 +254,7 @@ def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[li
                                         WHERE {where} GROUP BY m.game""", params)
     if found.empty:  # no match of the suite (or no database yet: a frame without columns)
         return [], []
-    played = found.set_index("game")["contested"]
+    played = found.set_index("game")["contested"] | get_suite(suite).self_play  # its protocol: self-play counts
     order = [g for g in get_suite(suite).games if g in played.index]
     return [g for g in order if played[g]], [g for g in order if not played[g]]
 
@@ -256,17 +268,18 @@ def _win_rates(by_game: pd.DataFrame, agents: pd.Series) -> dict[str, pd.Series]
     return {column: agents.map(rates[column]).astype(float) for column in ("win_rate", "win_lo", "win_hi")}
 
 
-def _figures_and_beside(db: str | Path, scope: Selection, measure: Headline
+def _figures_and_beside(db: str | Path, scope: Selection, measure: Headline, self_play: bool = False
                         ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """`agent_figures` of the scope by game, and beside them what the headline's value reads when the summaries
-    answer both: a rating's pairs (`rated_pairs`), a score's sums per agent and game (`scores`). The two reads run at
-    once (`store.queries_at_once`: 25 of a week's 140 ms at 50,000 matches). None beside: read it after (the log
-    answers it, or the value is the win rate, of the figures)."""
+    """`agent_figures` of the scope by game (every match with `self_play`, else the contested ones), and beside them
+    what the headline's value reads when the summaries answer both: a rating's pairs (`rated_pairs`), a score's
+    sums per agent and game (`scores`). The two reads run at once (`store.queries_at_once`: 25 of a week's 140 ms at
+    50,000 matches). None beside: read it after (the log answers it, or the value is the win rate, of the
+    figures)."""
     # the pairwise summary has no fallback key: a rating without fallback moves reads the log
-    where = summed_where(db, scope) if measure.by == "score" or (
-        measure.by == "rating" and not scope.without_fallbacks) else None
+    where = summed_where(db, scope, contested=not self_play) if measure.by == "score" or (
+        measure.by == "rating" and not scope.without_fallbacks and not self_play) else None
     if where is None:
-        return agent_figures(db, scope, by_game=True), None
+        return agent_figures(db, scope, by_game=True, contested=not self_play), None
     beside = (summed_pairs_sql(db, where) if measure.by == "rating" else
               _summed_scores_sql(db, where, measure.metric))
     by_game, read = store.queries_at_once(db, [summed_figures_sql(db, where, by_game=True), beside])
@@ -284,27 +297,31 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
 
 def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     measure: Headline = get_suite(suite).headline
+    self_play = get_suite(suite).self_play  # the paper's protocol: its matches count
     scope = selection.within(get_suite(suite).variants)
     # one read: the figures, the win rates and the games played (and a rating's pairs or a score's sums beside it)
-    by_game, beside = _figures_and_beside(db, scope, measure)
+    by_game, beside = _figures_and_beside(db, scope, measure, self_play)
     if by_game.empty:
         return pd.DataFrame(columns=COLUMNS)
     figures = over_games(by_game)
-    figures = figures.assign(**_win_rates(by_game, figures["agent"]))
+    # a win rate compares agents: over contested matches even where self-play counts (one agent in every seat wins
+    # every seat of a match all its seats tie)
+    figures = figures.assign(**_win_rates(agent_figures(db, scope, by_game=True) if self_play else by_game,
+                                          figures["agent"]))
     if measure.by == "rating":
         read = rated_pairs(db, replace(scope, contested=True)) if beside is None else rated_read(beside, figures)
         values = _rated(read)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
-        values = (scores(db, scope, measure.metric, measure.bounds) if beside is None else
+        values = (scores(db, scope, measure.metric, measure.bounds, self_play) if beside is None else
                   _scored(_moments(beside), measure.bounds)).drop(columns="games")
     else:
         values = figures[["agent"]].assign(value=figures["win_rate"], value_lo=figures["win_lo"],
                                            value_hi=figures["win_hi"], note="")
     table = figures.merge(values, on="agent", how="left")
     table["note"] = [n if n == n else "nothing to rate" for n in table["note"]]
-    played = by_game.groupby("agent")["game"].nunique()  # the games of its contested matches
+    played = by_game.groupby("agent")["game"].nunique()  # the games of its counted matches
     table["games"] = table["agent"].map(played).fillna(0).astype(int)
-    # a score or win rate pools the games an agent played, so fewer games is another mix; a rating is one fit over
-    # every comparison (an agent is placed by whom it met, in any game), not an average over games
-    table["partial"] = (table["games"] < played.max()) & (measure.by != "rating")
+    # fewer games than were counted is another mix: a score or win rate pools the games played, a rating weighs
+    # the games' comparisons by the matches played (one game's rating is that game's), so every suite alike
+    table["partial"] = table["games"] < played.max()
     return ranked(table)[COLUMNS]

@@ -62,7 +62,7 @@ def headline_caption(suite, counted: list[str], self_play: list[str]) -> str:
     text += f"Counts {', '.join(counted)}" if counted else "Counts no game"
     if self_play:
         text += f"; leaves out {', '.join(self_play)} (only self-play in this selection)"
-    return text + "."
+    return text + (f". {headline.judged(counted)}." if counted and suite.headline.by != "score" else ".")
 
 
 def measure_view(table: pd.DataFrame, measure) -> list[str]:

@@ -12,6 +12,7 @@ import streamlit as st
 
 from engine import headline, published, queries, store
 from engine.export.charts import win_rates as win_rate_chart
+from engine.metrics import compare
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.numbers import on_one_scale
 from engine.selection import Variant
@@ -94,6 +95,8 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     the cells as text for the report; and the numbers for the download (none for a game without a winner)."""
     scope = replace(selection.within(suite.variants), contested=True)
     cells = headline.agent_figures(db, scope, by_game=True)
+    if cells.empty:  # only self-play, which a suite whose protocol it is ranks (γ-Bench): no contested cell
+        return "", pd.DataFrame(), pd.DataFrame()
     rule_set = {v.game: v.name for v in suite.variants}
     texts = grid_view(cells, suite)
     games = grid_games(cells, suite)
@@ -108,6 +111,24 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
     return "\n".join(rows), texts, rates
 
 
+def pairwise_matrices(suite, agents: tuple[str, ...]) -> None:
+    """Chatbot Arena's matrices of a suite's contested matches (engine/metrics/compare.py): rows A, columns B, A's win
+    share over their matches against each other, and the number of those matches beside it; agents in the headline's
+    order."""
+    shares, counts = cached(compare.matrices, DB, selection=selection.within(suite.variants), order=agents)
+    if shares.empty:
+        return
+    with st.expander(f"{suite.title}: pairwise win share and matches (row against column)"):
+        report.caption("Row A, column B: A's share of their matches against each other (a draw counts half; blank "
+                       "where they never met), and beside it the number of those matches.")
+        left, right = st.columns(2)
+        with left:
+            show_table(report, f"{suite.title}: win share, row against column", shares, f"pairwise_{suite.name}",
+                       units=dict.fromkeys(shares.columns[1:], "%"))
+        with right:
+            show_table(report, f"{suite.title}: matches, row against column", counts, f"battles_{suite.name}")
+
+
 for suite in all_suites().values():
     if not suite.games:  # the games outside the papers, when every game is a paper's
         continue
@@ -120,10 +141,12 @@ for suite in all_suites().values():
                    shown=headline_view(table, suite.headline), helps=headline_help(suite.headline),
                    units=suite.headline.units)
         cells, texts, rates = grid(DB, suite, selection)
-        report.markdown(f"**Agents x games**: {GRID_CAPTION} in Transcripts. {without_winner(suite.games)}")
-        st.markdown(cells)
-        download_table(on_one_scale(rates, dict.fromkeys(rates.columns[1:], "%")), f"grid_{suite.name}")
-        report.table(f"{suite.title}: agents x games (win rate)", texts)
+        if not texts.empty:
+            report.markdown(f"**Agents x games**: {GRID_CAPTION} in Transcripts. {without_winner(suite.games)}")
+            st.markdown(cells)
+            download_table(on_one_scale(rates, dict.fromkeys(rates.columns[1:], "%")), f"grid_{suite.name}")
+            report.table(f"{suite.title}: agents x games (win rate)", texts)
+        pairwise_matrices(suite, tuple(table["agent"]))
     if suite.slow and not saved_replay(replace(selection, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue
@@ -138,6 +161,25 @@ for suite in all_suites().values():
         report.caption(empty_caption(suite))
     else:
         report.caption(f"{suite.paper}'s own table: nothing to score in this selection.")
+
+st.header("A versus B")
+CHOOSE = "(choose an agent)"
+versus_agents = [CHOOSE, *cached(compare.agent_names, DB, selection=selection)]
+left, right = st.columns(2)
+with left:
+    first = url_selectbox("Agent A", versus_agents, "versus_a")
+with right:
+    second = url_selectbox("Agent B", versus_agents, "versus_b")
+if CHOOSE in (first, second) or first == second:
+    report.caption("Choose two different agents: their matches against each other and their scores against the same "
+                   "opponents, per game and overall (`python -m engine compare A B` prints the same table).")
+else:
+    versus = cached(compare.compare, DB, a=first, b=second, selection=selection)
+    report.caption(f"{plain(first)} (A) against {plain(second)} (B): their matches against each other, then their "
+                   f"scores paired by seed against the same opponents ({compare.PAIRED_TEST}, Holm across games). "
+                   "Column definitions: hover a header.")
+    show_table(report, f"{first} versus {second}", versus, "versus", shown=compare.view(versus),
+               helps=compare.VIEW_HELP)
 
 st.header("Per game")
 pooled = headline.agent_figures(DB, selection, by_game=True)  # games with contested matches, by rule set

@@ -176,7 +176,8 @@ def test_scores_prints_the_papers_tables_as_the_page_shows_them(db, pages):
 @pytest.mark.slow
 def test_the_headline_and_its_grid_download_the_percentages_the_page_shows(pages):
     shown, downloads = pages
-    page = frame_with(shown["leaderboard"], "win rate").set_index("agent")  # LLMArena's headline: ranked by rating
+    # LLMArena's headline, the first ranked by rating (γ-Bench's, by score, comes first: its self-play counts)
+    page = frame_with(shown["leaderboard"], "rating (95% CI)").set_index("agent")
     headline = downloads["headline_llmarena.csv"].set_index("agent")
     for agent, row in headline.iterrows():
         shown_agent = next(a for a in page.index if a.startswith(agent))

@@ -50,7 +50,10 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
 
     at = page(db, monkeypatch)
     assert not at.exception
-    arena = headlines(at)[0].set_index("agent")  # LLMArena: the TicTacToe matches (GAMA-Bench's are self-play)
+    gama_head, arena = (frame.set_index("agent") for frame in headlines(at)[:2])  # γ-Bench's, then LLMArena's
+    # γ-Bench's protocol is self-play: its headline shows the agents played so, by their 0-100 score
+    assert set(gama_head.index) == {"bot:random (provisional)", "gpt-3.5-turbo-0125 (provisional)"}
+    assert gama_head["score (95% CI)"].str.match(r"\d").all()
     assert set(arena.index) == {"bot:equilibrium (provisional)", "bot:random (provisional)"}  # 2 matches < 10
     assert set(arena["rank"]) == {""}  # provisional agents are not ranked
     assert arena.loc["bot:equilibrium (provisional)", "rating (95% CI)"] == "no finite rating: won every comparison"

@@ -114,7 +114,7 @@ def suite_page(site: Site, suite) -> str | None:
     body = ""
     if not board.empty:
         counted, self_play = headline.coverage(site.db, suite.name, selection)
-        scope = replace(selection.within(suite.variants), contested=True)
+        scope = replace(selection.within(suite.variants), contested=not suite.self_play)  # the matches it counts
         shown = headline_view(board, suite.headline)
         hrefs = [relative(path, site.agent_matches(a, scope, None, f"{suite.title}'s games")) for a in board["agent"]]
         body += "<h2>Headline</h2>" + note(f"{CONTESTED} {headline_caption(suite, counted, self_play)} A number of "
@@ -122,7 +122,7 @@ def suite_page(site: Site, suite) -> str | None:
         body += table(shown, {"matches": hrefs}, numeric=("rank", "matches", "win rate", "valid", "fb wins"))
         body += "<details><summary>What each number means</summary>" + definitions(
             {c: text for c, text in headline_help(suite.headline).items() if c in shown.columns}) + "</details>"
-        body += grid(site, path, suite, scope)
+        body += grid(site, path, suite, replace(scope, contested=True))
     if not own.empty:
         paper = queries.published_rows(site.db, suite.name)  # the paper's rows for the models played here
         body += f"<h2>{esc(suite.paper + chr(39) + 's own table' if suite.paper else 'Per game')}</h2>"
@@ -153,6 +153,8 @@ def grid(site: Site, path: str, suite, scope: Selection) -> str:
     """Agents x games (`grid_view`, as the page shows it): each cell a link to exactly the matches behind it (the
     suite's rule set of the game)."""
     cells = headline.agent_figures(site.db, scope, by_game=True)
+    if cells.empty:  # only self-play, which a suite whose protocol it is ranks (γ-Bench): no contested cell
+        return ""
     rule_set = {v.game: v for v in suite.variants}
     shown = grid_view(cells, suite)
     played = {game: set(cells.loc[cells["game"] == game, "agent"]) for game in grid_games(cells, suite)}

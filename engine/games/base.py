@@ -86,6 +86,11 @@ class Choice(ActionSpace):
         return self._labels()[self.options.index(action)] if action in self.options else super().written(action)
 
 
+# ---------------------------------------------------------------- what a match says about who played better
+WIN, PAYOFF, SCORE, COOPERATIVE = "win", "payoff", "score", None  # `Game.judged_by`
+JUDGED_BY = (WIN, PAYOFF, SCORE, COOPERATIVE)
+
+
 # ---------------------------------------------------------------- retry policies
 RANDOM, FIXED, FORFEIT, ERROR, REASK = "random", "fixed", "forfeit", "error", "reask"
 
@@ -226,8 +231,14 @@ class Game(ABC):
     # Named rule sets: the parameter values that make a match one paper's version of the game. Unlike a
     # preset (a starting point a spec may override), a variant is read back from the match's params.
     variants: ClassVar[dict[str, dict[str, Any]]] = {}
-    # Every seat shares one outcome (Hanabi): seats tied at one rank are one team. Otherwise, seats without a role
-    # tied at one rank are opponents who drew (Bargain without a deal), which ratings count as draws.
+    # What one match says about who played better, the outcome ratings and win rates read (engine/metrics/outcomes.py):
+    # WIN, the seats the rules declare winners; PAYOFF or SCORE, the seats ordered by their payoff or by the paper's
+    # per-role score (`placed_by`: the best alone wins, a tie at the top is a draw); COOPERATIVE (None), nothing: the
+    # seats share one score. `result` places the seats as it says; `judged_meaning` says it in words for captions.
+    judged_by: ClassVar[str | None] = "win"
+    judged_meaning: ClassVar[str] = "the rules' winner"
+    # Derived from `judged_by`: every seat shares one outcome (Hanabi), seats tied at one rank are one team.
+    # Otherwise, seats without a role tied at one rank are opponents who drew (Bargain without a deal): draws.
     cooperative: ClassVar[bool] = False
     # What a seat's `SeatResult.score` counts, for pages that show it (a mean score is unreadable without it).
     score_meaning: ClassVar[str] = "the seat's score as the game counts it"
@@ -240,6 +251,15 @@ class Game(ABC):
     rules_version: ClassVar[int] = 1
     # How unusable answers are handled; several: the `retry` parameter picks one (the first is the default).
     retry_policies: ClassVar[dict[str, RetryPolicy]] = {"feedback": FEEDBACK}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = getattr(cls, "name", cls.__name__)
+        if cls.judged_by not in JUDGED_BY:
+            raise ValueError(f"game '{name}': judged_by must be one of {JUDGED_BY}")
+        if cls.__dict__.get("cooperative") and cls.judged_by is not COOPERATIVE:
+            raise ValueError(f"game '{name}': a cooperative game declares judged_by = None")
+        cls.cooperative = cls.judged_by is COOPERATIVE
 
     @classmethod
     def score_meaning_of(cls, rule_set: str) -> str:
@@ -364,8 +384,19 @@ def rank_by(values: dict[int, float], higher_is_better: bool = True) -> dict[int
     return {s: 1 + ordered.index(v) for s, v in values.items()}
 
 
+def placed_by(values: dict[int, float], scores: dict[int, float] | None = None,
+              roles: dict[int, str] | None = None) -> dict[int, SeatResult]:
+    """The seats of a game judged by PAYOFF or SCORE (`Game.judged_by`): ranked by `values` (higher is better), the
+    best alone wins, seats tied at the top win nobody (the outcome reads them as a draw); each seat's
+    `SeatResult.score` is its `scores` value (its value where not given)."""
+    ranks = rank_by(values)
+    alone = list(ranks.values()).count(1) == 1
+    scores = values if scores is None else scores
+    return {s: SeatResult(scores[s], alone and ranks[s] == 1, ranks[s], (roles or {}).get(s)) for s in values}
+
+
 __all__ = [
     "ActionSpace", "IntRange", "Choice", "Message", "Observation", "SeatResult", "Param",
     "Game", "ParseError", "IllegalAction", "RetryPolicy", "FEEDBACK", "LLMARENA_ONE_TRY", "retry_param",
-    "history_param", "rank_by",
+    "history_param", "rank_by", "placed_by", "WIN", "PAYOFF", "SCORE", "COOPERATIVE", "JUDGED_BY",
 ]

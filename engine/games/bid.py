@@ -2,7 +2,8 @@
 bidders. Each draws a private valuation v ~ U(0, 10) (cents), bids once without seeing the other's bid,
 never above its valuation; the higher bid wins (a tie is settled by the seed) and earns v - bid, the
 loser 0. With two bidders and uniform values the equilibrium bids v/2; the paper's deviation from it is
-(bid - v/2)/(v/2), stored per seat as `bid_deviation`.
+(bid - v/2)/(v/2), stored per seat as `bid_deviation`. A match is judged by payoff (`judged_by`), not by who won
+the item: a truthful bidder wins the item often and earns nothing.
 
 As LLMArena's code plays it (examples/selfplay/opponent_templates/bid_v1/opponent.py, openrl/envs/bid_env/bid.py):
 one ask, no re-ask; an answer without a bid is a bid of 0; a bid above the valuation is outside the env's action
@@ -23,6 +24,7 @@ from engine.games.base import (
     FEEDBACK,
     FIXED,
     FORFEIT,
+    PAYOFF,
     ActionSpace,
     Game,
     Observation,
@@ -30,6 +32,7 @@ from engine.games.base import (
     ParseError,
     RetryPolicy,
     SeatResult,
+    placed_by,
     retry_param,
 )
 from engine.games.extensions import policy
@@ -89,7 +92,12 @@ class Bid(Game):
                       "feedback": FEEDBACK}
     params = {"max_value": Param(10.0, "valuations are drawn uniformly from 0 to this", kind=float, lo=0.01, hi=1e6),
               "retry": retry_param(retry_policies)}
-    rules_version = 2  # LLMArena's: no re-ask, an unparsed bid is 0, a bid above the valuation loses
+    # 2: LLMArena's: no re-ask, an unparsed bid is 0, a bid above the valuation loses; 3: judged by payoff (the
+    # auction's winner was the match's: a truthful bidder won most auctions and earned nothing)
+    rules_version = 3
+    judged_by = PAYOFF
+    judged_meaning = ("payoff: the higher reward wins (a truthful winner's 0 ties the loser's 0), a bid above the "
+                      "valuation loses")
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -148,8 +156,11 @@ class Bid(Game):
                 "forfeited": sorted(self.forfeited)}
 
     def result(self) -> dict[int, SeatResult]:
-        rewards, w = self.rewards(), self.winner()
-        return {s: SeatResult(rewards[s], s == w, 1 if s == w else 2) for s in range(N_SEATS)}
+        """Placed by payoff (`judged_by`); a seat that bid above its valuation ranks below the other, as LLMArena's
+        TerminateIllegalWrapper gives it -1 and the other 0."""
+        rewards = self.rewards()
+        payoffs = {s: rewards[s] - (1.0 if s in self.forfeited else 0.0) for s in range(N_SEATS)}
+        return placed_by(payoffs, dict(enumerate(rewards)))
 
     def metrics(self) -> list[tuple[int | None, str, float]]:
         rows: list[tuple[int | None, str, float]] = []

@@ -1,7 +1,9 @@
 """Cost Sharing, MAgIC's airport fee (MAgIC paper §3.1, App. A): three airlines split a fixed airport fee
 by their usage. Each round every airline proposes a split (percentages for Player 1, 2, 3) and then
 votes for one of that round's proposals; the game succeeds when all votes name the same split, and
-fails after `rounds` rounds without one. Win = success (for every seat). Settings: 7 groups of airline
+fails after `rounds` rounds without one. MAgIC's role win rate counts success (engine/metrics/magic.py); a match is
+judged by the paper's per-role score (`judged_by`, Table 2's Cost): the seat that pays the smallest share of an
+agreed split wins, a failure is a draw. Settings: 7 groups of airline
 descriptions in engine/data/magic/cost_sharing (group 1 is the authors' released setting), each with
 the airlines' opening proposals, announced before round 1. The settings are in the authors' format:
 the fee and the airlines are described in the `topic` text and read from it (`airport`).
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.games import register
-from engine.games.base import ActionSpace, Choice, Observation, Param, ParseError, SeatResult
+from engine.games.base import SCORE, ActionSpace, Choice, Observation, Param, ParseError, SeatResult, placed_by
 from engine.games.extensions import policy
 from engine.games.magic_common import SEATS, MagicScenario, group_param, load_group
 from engine.games.parsing import json_field, require_text
@@ -108,6 +110,9 @@ class CostSharing(MagicScenario):
     name = "cost_sharing"
     title = "Cost Sharing (airport fee)"
     score_meaning = "100 minus the seat's agreed share of the cost if the deal passes, 0 if it fails"
+    judged_by = SCORE
+    judged_meaning = "MAgIC's Cost: the smallest share of the agreed split wins, no deal is a draw"
+    rules_version = 2  # 2: judged by the share paid
     params = {
         "group": group_param("cost_sharing", 1, optional=False),
         "rounds": Param(5, "rounds of proposals and votes before the negotiation fails", lo=1, hi=20),
@@ -192,9 +197,10 @@ class CostSharing(MagicScenario):
         return [s for s, p in enumerate(self.proposals[-1]) if p == self.agreed]
 
     def result(self) -> dict[int, SeatResult]:
+        """Placed by the share each seat saves (100 - its share of the agreed split, 0 for all without a deal)."""
         success = self.agreed is not None
-        return {s: SeatResult(100 - self.agreed[s] if success else 0.0, success, 1, self.airlines[s])
-                for s in range(SEATS)}
+        return placed_by({s: 100 - self.agreed[s] if success else 0.0 for s in range(SEATS)},
+                         roles=dict(enumerate(self.airlines)))
 
     def metrics(self) -> list[tuple[int | None, str, float]]:
         success = float(self.agreed is not None)

@@ -83,7 +83,8 @@ class Hanabi(NamedActionTurns, Game):
     name = "hanabi"
     title = "Hanabi (2 colours)"
     paper = "LLMArena"
-    cooperative = True
+    judged_by = None  # cooperative: both seats share the fireworks score, neither plays better than the other
+    judged_meaning = "none (cooperative: one shared score)"
     score_meaning = f"the fireworks score both seats share: the cards played, at most {MAX_SCORE}"
     retry_policies = {"authors": LLMARENA_ONE_TRY, "feedback": FEEDBACK}
     params = {"hint": Param(True, "list the legal actions in the prompt", kind=bool),

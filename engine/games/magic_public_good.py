@@ -1,9 +1,10 @@
 """Public Good, MAgIC's version (MAgIC paper §3.1, App. A): three players start with 100 points each and
 for 5 rounds secretly put some of their remaining points in a communal pool; after the last round the
 pool is multiplied and shared equally. Final points = points kept + the share; the highest wins, so
-investing the least is the rational move. Settings: 7 multipliers (1, 1.2, 1.5, 1.8, 2, 2.5, 3) in
-engine/data/magic/magic_public_good; with `group: 0` the `multiplier` parameter is played (default 3.5,
-the authors' released setting). γ-Bench's per-round game is the other one, `public_goods`.
+investing the least is the rational move: alone, for the outcome ratings and win rates read (`judged_by`, a tie at
+the top is a draw); tied or alone, for MAgIC's role win rate (`top_total`). Settings: 7 multipliers (1, 1.2, 1.5,
+1.8, 2, 2.5, 3) in engine/data/magic/magic_public_good; with `group: 0` the `multiplier` parameter is played
+(default 3.5, the authors' released setting). γ-Bench's per-round game is the other one, `public_goods`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import IntRange, Observation, Param, SeatResult, rank_by
+from engine.games.base import SCORE, IntRange, Observation, Param, SeatResult, placed_by
 from engine.games.extensions import policy
 from engine.games.magic_common import SEATS, MagicScenario, group_param, load_group
 
@@ -21,6 +22,9 @@ class MagicPublicGood(MagicScenario):
     name = "magic_public_good"
     title = "Public Good (pool paid out at the end)"
     score_meaning = "the seat's final points after the rounds"
+    judged_by = SCORE
+    judged_meaning = "the final points: the highest alone wins, a tie at the top draws"
+    rules_version = 2  # 2: judged by the final points alone at the top; `top_total` keeps MAgIC's win
     params = {
         "group": group_param("magic_public_good", 0, optional=True),
         "multiplier": Param(3.5, "the pool is multiplied by this at the end, then shared equally", kind=float,
@@ -78,12 +82,11 @@ class MagicPublicGood(MagicScenario):
                 "remaining": list(self.remaining)}
 
     def result(self) -> dict[int, SeatResult]:
-        finals = self.finals()
-        ranks = rank_by(dict(enumerate(finals)))
-        return {s: SeatResult(finals[s], ranks[s] == 1, ranks[s]) for s in range(SEATS)}
+        return placed_by(dict(enumerate(self.finals())))
 
     def metrics(self) -> list[tuple[int | None, str, float]]:
         rows: list[tuple[int | None, str, float]] = []
+        finals = self.finals()
         for s in range(SEATS):
             least = sum(r[s] == min(r) for r in self.contributions)
             rows.append((s, "invested", sum(r[s] for r in self.contributions)))
@@ -91,6 +94,7 @@ class MagicPublicGood(MagicScenario):
             rows.append((s, "rational_moves", least))
             rows.append((s, "rational_chances", len(self.contributions)))
             rows.append((s, "payback", self.share()))  # MAgIC Table 2 "Payback": its share of the multiplied pool
+            rows.append((s, "top_total", float(finals[s] == max(finals))))  # MAgIC's win: ties too
         return rows
 
     def outcome(self) -> dict[str, Any]:

@@ -1,6 +1,8 @@
 """Three-player iterated Prisoner's Dilemma (MAgIC paper §3): each round every player
 cooperates or defects at once; payoffs follow the setting {cooperate, defect, one_defect,
-two_defect} (docs/GAMES.md); the highest total after the last round wins. Presets `magic_1`..`magic_7`
+two_defect} (docs/GAMES.md); the highest total after the last round wins: alone, for the outcome ratings and win
+rates read (`judged_by`, a tie at the top is a draw); tied or alone, for MAgIC's role win rate (`top_total`, as the
+authors' log_game counts a win). Presets `magic_1`..`magic_7`
 play the seven payoff groups of engine/data/magic/prisoners_dilemma (see magic_common).
 
 A decision is read as the authors' code reads it (`decision_reading: authors`, cathyxl/MAgIC
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Choice, Observation, Param, SeatResult, rank_by
+from engine.games.base import SCORE, Choice, Observation, Param, SeatResult, placed_by
 from engine.games.extensions import policy
 from engine.games.magic_common import MagicScenario, group_param, load_group
 from engine.games.parsing import require_text
@@ -38,6 +40,9 @@ class PrisonersDilemma(MagicScenario):
     name = "prisoners_dilemma"
     title = "Iterated Prisoner's Dilemma (3 players)"
     score_meaning = "the seat's total payoff over the rounds"
+    judged_by = SCORE
+    judged_meaning = "MAgIC's Score: the highest total alone wins, a tie at the top draws"
+    rules_version = 2  # 2: judged by the total alone at the top; `top_total` keeps MAgIC's win
     params = {
         "rounds": Param(5, "rounds played", lo=1, hi=100),
         "cooperate": Param(2.0, "payoff to each when all cooperate", kind=float),
@@ -91,8 +96,7 @@ class PrisonersDilemma(MagicScenario):
         return {"round": len(self.history_choices), "choices": last, "totals": list(self.totals)}
 
     def result(self) -> dict[int, SeatResult]:
-        ranks = rank_by(dict(enumerate(self.totals)))
-        return {s: SeatResult(self.totals[s], ranks[s] == 1, ranks[s]) for s in range(3)}
+        return placed_by(dict(enumerate(self.totals)))
 
     def metrics(self) -> list[tuple[int | None, str, float]]:
         rows: list[tuple[int | None, str, float]] = []
@@ -102,6 +106,7 @@ class PrisonersDilemma(MagicScenario):
             rows.append((s, "rational_moves", sum(c[s] == "defect" for c in self.history_choices)))
             rows.append((s, "rational_chances", len(self.history_choices)))
             rows.append((s, "final_score", self.totals[s]))  # MAgIC Table 2 "Score"
+            rows.append((s, "top_total", float(self.totals[s] == max(self.totals))))  # MAgIC's win: ties too
         return rows
 
     def outcome(self) -> dict[str, Any]:

@@ -24,19 +24,21 @@ from engine.store import summaries
 from engine.valid_answers import valid_sql
 
 
-def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False) -> pd.DataFrame:
-    """Per agent (and game and its rule set, `rule_set`: '' for a game with one): contested matches, seats, seats
-    won and drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval over
-    matches (`DEFINITIONS`), the mean score per match (`DEFINITIONS["mean score"]`), decisions and the share that
-    were valid, fallback wins, cost per match (NaN when a call had no price), and the presets its matches were
-    played under. Summed from the summaries (engine/store/summaries.py) when the selection is a sum of their rows
-    and they are in step with the log, else read from the log: the same figures either way."""
+def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False, contested: bool = True
+                  ) -> pd.DataFrame:
+    """Per agent (and game and its rule set, `rule_set`: '' for a game with one): contested matches (every match,
+    self-play included, when `contested` is False: a suite whose paper's protocol is self-play), seats, seats won and
+    drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval over matches
+    (`DEFINITIONS`), the mean score per match (`DEFINITIONS["mean score"]`), decisions and the share that were
+    valid, fallback wins, cost per match (NaN when a call had no price), and the presets its matches were played
+    under. Summed from the summaries (engine/store/summaries.py) when the selection is a sum of their rows and they
+    are in step with the log, else read from the log: the same figures either way."""
     with store.reading(db):
-        where = summed_where(db, selection)
+        where = summed_where(db, selection, contested)
         if where is not None:
             table = store.query(db, *summed_figures_sql(db, where, by_game))
         else:
-            table = _logged_figures(db, selection, by_game)
+            table = _logged_figures(db, selection, by_game, contested)
     return with_rates(table)
 
 
@@ -160,9 +162,10 @@ def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summ
     return Summed(condition, params, logged=picked.where("m"))
 
 
-def summed_where(db: str | Path, selection: Selection) -> Summed | None:
-    """`summed(db, selection)` if the summaries of `db` are in step with its log, else None (read the log)."""
-    return summed(db, selection) if store.summaries_in_step(db) else None
+def summed_where(db: str | Path, selection: Selection, contested: bool = True) -> Summed | None:
+    """`summed(db, selection, contested)` if the summaries of `db` are in step with its log, else None (read the
+    log)."""
+    return summed(db, selection, contested) if store.summaries_in_step(db) else None
 
 
 def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
@@ -210,9 +213,10 @@ def summed_figures_sql(db: str | Path, where: Summed, by_game: bool) -> tuple[st
         FROM k GROUP BY ALL""", [cooperative_games(), *params])
 
 
-def _logged_figures(db: str | Path, selection: Selection, by_game: bool) -> pd.DataFrame:
-    """`agent_figures`' counts read from the seats and turns of the selected matches."""
-    seated, params = seat_outcomes_sql(replace(selection, contested=True))
+def _logged_figures(db: str | Path, selection: Selection, by_game: bool, contested: bool = True) -> pd.DataFrame:
+    """`agent_figures`' counts read from the seats and turns of the selected matches (contested ones only, unless
+    `contested` is False)."""
+    seated, params = seat_outcomes_sql(replace(selection, contested=contested))
     game = "o.game, o.rule_set, " if by_game else ""
     return store.query(db, f"""
         WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),

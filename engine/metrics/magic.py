@@ -8,7 +8,8 @@ seven abilities, the overall win rate and the radar polygon's area, from ONE fun
   split the challenger had proposed / successful games; Rationality = (defect decisions + rounds where
   it invested the least) / (PD decisions + public-good decisions), from the metrics the games store.
 - Win rate = the mean of the seven role win rates (chameleon, non-chameleon, undercover, civilian,
-  cost sharing = success rate, prisoner, public good = share of games won); `roles` says how many of
+  cost sharing = success rate, prisoner, public good = share of games at the top total, ties included, as the
+  authors' log_game counts a win); `roles` says how many of
   the seven it averages when some games were not played.
 - Table 2's figures: `cost_sharing_cost` = the challenger's mean share (%) of the agreed split in the
   successful cost-sharing games (the authors' `collabration` Cost), `prisoner_score` = its mean final
@@ -69,7 +70,7 @@ __all__ = ["ABILITIES", "ABILITY_COLUMNS", "AREA", "PAPER_AREA", "PROFILE_COLUMN
 _SHARING, _PRISONER, _PUBLIC = (seat_in(variant) for variant in THEORY)
 _RATIONAL = f"{_PRISONER} OR {_PUBLIC}"
 THEORY_METRICS = ("agreement", "proposal_agreed", "rational_moves", "rational_chances", "cost_share", "final_score",
-                  "payback")
+                  "payback", "top_total")
 THEORY_SUMS = {
     "sharing": f"sum(seated) FILTER (WHERE {_SHARING})", "prisoner": f"sum(seated) FILTER (WHERE {_PRISONER})",
     "public": f"sum(seated) FILTER (WHERE {_PUBLIC})",
@@ -77,8 +78,9 @@ THEORY_SUMS = {
     "proposal_agreed": f"sum(proposal_agreed) FILTER (WHERE {_SHARING})",
     "rational_moves": f"sum(rational_moves) FILTER (WHERE {_RATIONAL})",
     "rational_chances": f"sum(rational_chances) FILTER (WHERE {_RATIONAL})",
-    "prisoner_won": f"sum(wins) FILTER (WHERE {_PRISONER})",
-    "public_won": f"sum(wins) FILTER (WHERE {_PUBLIC})",
+    # MAgIC's role win: the top total, ties included (their log_game), not the outcome's win (alone at the top)
+    "prisoner_won": f"sum(top_total) FILTER (WHERE {_PRISONER})",
+    "public_won": f"sum(top_total) FILTER (WHERE {_PUBLIC})",
     "cost_share": f"sum(cost_share) FILTER (WHERE {_SHARING})",
     "final_score": f"sum(final_score) FILTER (WHERE {_PRISONER})",
     "payback": f"sum(payback) FILTER (WHERE {_PUBLIC})",

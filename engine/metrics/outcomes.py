@@ -1,6 +1,8 @@
 """Who won each match, as the ratings and win rates read it: one outcome for every table (`OUTCOME`), the seats of
 the selected matches placed by it, the pairwise comparisons it makes between agents, and the who-played-whom
-components they link (docs/METRICS.md).
+components they link (docs/METRICS.md). Each game declares what one match says (`Game.judged_by`: the rules'
+winner, the payoff, the paper's per-role score, or nothing for a cooperative game) and places its seats by it in
+`result` (`SeatResult.won`, `rank`), which this reads.
 
 A seat the game declares a winner (alone, with its team, or sharing the win) wins; in a match nobody won, the seats
 sharing the best place with another team draw; every other seat loses. A match's teams are its seats sharing a rank
@@ -27,11 +29,13 @@ from engine import store
 from engine.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games, rule_set_sql
 
 FINISHED = "coalesce(m.finished_at, m.started_at)"
-OUTCOME = ("A seat wins when the game declares it a winner: alone, with its team, or sharing the win (each party "
-           "to a cost-sharing agreement); in a match nobody won, the seats that share the best place with another "
-           "team draw (a full TicTacToe board, a Bargain without a deal, a Chameleon tie: 1 credit of MAgIC's 2), "
-           "and a draw counts half; every other seat loses. Ratings read the same outcome: winners above the rest, "
-           "co-winners and drawing teams tied; seats of one team (the same role: Who is Spy's civilians) are "
+OUTCOME = ("A seat wins when its game's declared outcome (what one match says about who played better) makes it a "
+           "winner: the rules' winner, alone, with its team, or sharing the win; in Bid the higher payoff; in Cost "
+           "Sharing, the Prisoner's Dilemma and MAgIC's Public Good the paper's per-role score, the best alone; in "
+           "a match nobody won, the seats that share the best place with another team draw (a full TicTacToe "
+           "board, a Bargain without a deal, a Chameleon tie: 1 credit of MAgIC's 2, equal payoffs or scores at the "
+           "top), and a draw counts half; every other seat loses. Ratings read the same outcome: winners above the "
+           "rest, co-winners and drawing teams tied; seats of one team (the same role: Who is Spy's civilians) are "
            "teammates, never compared with each other")
 
 
