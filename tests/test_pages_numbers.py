@@ -11,7 +11,7 @@ import pytest
 from engine import headline, store
 from tests.page_run import run_page
 
-CHALLENGER = "challenger · bot:letters"  # runs/quick.yaml's reasoned challenger of the social games
+CHALLENGER = "bot:challenger · bot:letters"  # runs/quick.yaml's reasoned challenger of the social games
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +105,7 @@ def test_a_chameleon_tie_is_a_draw_the_headline_and_magic_count_alike(first_run_
     rates = headline.agent_figures(first_run_db, by_game=True)
     chameleon = rates[rates["game"] == "chameleon"].set_index("agent")
     credits = store.query(first_run_db, """
-        SELECT coalesce(s.label, s.agent) AS agent, sum(c.value) / sum(x.value) AS share
+        SELECT s.agent_name AS agent, sum(c.value) / sum(x.value) AS share
         FROM matches m JOIN seats s USING (match_id)
         JOIN metrics c ON c.match_id = s.match_id AND c.seat = s.seat AND c.name = 'credits'
         JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = 'max_credits'
