@@ -38,7 +38,6 @@ def _teammates_not_compared(con: duckdb.DuckDBPyConnection) -> None:
 # What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
 # step: a database older than that version goes through it, in order, inside the upgrade's transaction.
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
-    (16, summaries.name_seats),  # first: every summary built below keys on the seats' names
     (6, _played_under_the_first_rules),
     (6, _battle_royale_rounds),
     (9, summaries.rebuild),  # brought by 8; by 9 their `fallbacks` key, the pairwise summary, agent_settings
@@ -48,7 +47,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (13, summaries.rebuild_runs_and_scores),  # Launch's run totals and Robustness' per-match scores
     (14, summaries.rebuild_agents_and_steps),  # the agents' illegal moves (hint ablation), γ-Bench's per-round steps
     (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
-    (16, summaries.rebuild),  # every summary keyed on the agents' names
+    (16, summaries.rebuild),  # the seats named (`summaries.name_seats`), every summary keyed on their names
 )
 
 
