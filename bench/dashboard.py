@@ -107,7 +107,7 @@ def _chunk_sql(first: int, end: int, turns_per_match: int) -> str:
                    CASE WHEN s = 0 THEN 'spy' ELSE 'civilian' END, 'v' || (1 + (i // 5) % 5),
                    ['vanilla', 'cot', 'pgm'][1 + (i // 11) % 3], [0.0, 0.5, 1.0][1 + (i // 13) % 3],
                    (hash(i, s) % 1000) / 10.0, s = i % {SEATS}, 1 + (s + i) % {SEATS},
-                   'model-' || ((i // 3 + s * (i % 2)) % {MODELS}), 256
+                   'model-' || ((i // 3 + s * (i % 2)) % {MODELS}), 256, NULL  -- named by the rebuild
             FROM {matches}, range({SEATS}) u(s);
             INSERT INTO turns SELECT 'm' || lpad(i::VARCHAR, 7, '0'), k, 1 + k // 5, 'act',
                    CASE WHEN k % 5 = 0 THEN NULL ELSE k % 5 - 1 END,

@@ -20,7 +20,7 @@ from engine.metrics import stats
 from engine.metrics.agent_figures import summary_rows, summary_where
 from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
-from engine.store.summaries import SETTINGS_SOURCE, match_scores_sql
+from engine.store.summaries import match_scores_sql
 from engine.suites import get_suite
 from engine.valid_answers import valid_sql
 
@@ -50,13 +50,6 @@ def filter_options(db: str | Path, fallbacks: bool = False) -> pd.DataFrame:
         WHERE m.status = 'ok' GROUP BY ALL ORDER BY m.run_id, m.game, m.preset""")
 
 
-def settings_source(db: str | Path) -> str:
-    """What `agent_sql` reads the agents' settings from: `agent_settings` while the summaries are in step
-    (`store.summaries_in_step`: the same settings as the seats', a few rows), else the seats (four scans of them
-    cost 2 s at 1M matches). Call it inside `store.reading(db)`, beside the query it serves."""
-    return SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
-
-
 def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -> pd.DataFrame:
     """Agents with their seats played, most played first: by label, or with `settings` each setting of a label
     apart, as the leaderboards name agents (`agent_sql`; the Robustness page compares a label's settings). Summed
@@ -68,7 +61,7 @@ def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -
             return _logged_agents(db, selection, settings)
         rows, params = summary_rows(where)
         unplaced_matches = [row[0] for row in store.rows(db, "SELECT DISTINCT match_id FROM seats WHERE rank IS NULL")]
-        unplaced, more = _seats_sql(selection, settings, SETTINGS_SOURCE, unplaced_matches)
+        unplaced, more = _seats_sql(selection, settings, unplaced_matches)
         return _query(db, f"""
             SELECT agent, sum(seats)::BIGINT AS seats FROM (
                 SELECT {"k.agent_name" if settings else "k.label"} AS agent, k.seats FROM ({rows}) k
@@ -77,17 +70,16 @@ def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -
 
 
 def _logged_agents(db: str | Path, selection: Selection, settings: bool) -> pd.DataFrame:
-    seats, params = _seats_sql(selection, settings, "seats")
+    seats, params = _seats_sql(selection, settings)
     return _query(db, f"SELECT agent, count(*) AS seats FROM ({seats}) GROUP BY ALL ORDER BY seats DESC, agent",
                   params)
 
 
-def _seats_sql(selection: Selection, settings: bool, source: str,
-              unplaced_of: list[str] | None = None) -> tuple[str, list]:
-    """One row (`agent`, `seats` 1) per seat of the selected matches, named from `source`; with `unplaced_of`,
+def _seats_sql(selection: Selection, settings: bool, unplaced_of: list[str] | None = None) -> tuple[str, list]:
+    """One row (`agent`, `seats` 1) per seat of the selected matches; with `unplaced_of`,
     only the seats without a place of those matches (a list, so the 1M matches are not hashed to find them)."""
     where, params = selection.where()
-    name = agent_sql("s", source=source) if settings else "coalesce(s.label, s.agent)"
+    name = agent_sql("s") if settings else "coalesce(s.label, s.agent)"
     if unplaced_of is not None:
         where, params = f"s.rank IS NULL AND s.match_id IN (SELECT unnest(?)) AND {where}", [unplaced_of, *params]
     return f"SELECT {name} AS agent, 1 AS seats FROM seats s JOIN matches m USING (match_id) WHERE {where}", params
@@ -119,7 +111,7 @@ def _agent_scores_sql(db: str | Path, agent: str, selection: Selection) -> tuple
     moves = f"LEFT JOIN ({_MOVES}) v ON v.match_id = x.match_id AND " + " AND ".join(
         f"v.{c} IS NOT DISTINCT FROM x.{c}" for c in ("prompt_version", "temperature", "strategy", "max_tokens"))
     if store.summaries_in_step(db):
-        where, params = selection.where(settings=SETTINGS_SOURCE)
+        where, params = selection.where()
         # every row is an `ok` match's: the selection's conditions on the matches read its own columns
         return f"""SELECT {columns} FROM (SELECT * FROM (SELECT *, 'ok' AS status FROM match_scores WHERE label = ?) m
                    WHERE {where}) x {moves}""", [agent, *params, agent]
@@ -401,19 +393,14 @@ def runs_table(db: str | Path) -> pd.DataFrame:
 
 def recent_matches(db: str | Path, run_id: str | None = None, limit: int = 500) -> pd.DataFrame:
     """The newest `limit` matches (any status) with their lineups and the version of their game's rules they were
-    played under (`matches.rules_version`). The agents' settings are read from the summaries while they are in
-    step (`store.summaries_in_step`: the same settings as the seats', without scanning them)."""
-    with store.reading(db):
-        return _recent_matches(db, run_id, limit, settings_source(db))
-
-
-def _recent_matches(db: str | Path, run_id: str | None, limit: int, source: str) -> pd.DataFrame:
-    picked = newest_matches(db, "? IS NULL OR m.run_id = ?", [run_id, run_id], limit, matches_only=True)
-    return _query(db, f"""
-        SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error, m.rules_version,
-               string_agg({agent_sql("s", source=source)}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
-        FROM matches m JOIN seats s USING (match_id) WHERE m.match_id IN (SELECT unnest(?))
-        GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [picked])
+    played under (`matches.rules_version`)."""
+    with store.reading(db):  # one connection for both reads
+        picked = newest_matches(db, "? IS NULL OR m.run_id = ?", [run_id, run_id], limit, matches_only=True)
+        return _query(db, f"""
+            SELECT m.match_id, m.run_id, m.game, m.preset, m.seed, m."repeat", m.status, m.error, m.rules_version,
+                   string_agg({agent_sql("s")}, ', ' ORDER BY s.seat) AS lineup, m.finished_at
+            FROM matches m JOIN seats s USING (match_id) WHERE m.match_id IN (SELECT unnest(?))
+            GROUP BY ALL ORDER BY m.finished_at DESC NULLS LAST, m.match_id""", [picked])
 
 
 def newest_matches(db: str | Path, where: str, params: list, limit: int, matches_only: bool = False) -> list[str]:

@@ -61,49 +61,17 @@ def variants_sql(variants: tuple[Variant, ...], alias: str = "m") -> str:
     return "(" + " OR ".join(v.sql(alias) for v in variants) + ")" if variants else "false"
 
 
-# what changes an agent's behaviour beyond its label: (seats column, how a value reads in its name). A strategy
-# is not here: the tables that compare strategies (MAgIC's profile, γ-Bench's) give it a column of its own.
-TEMPERATURE = ("CAST({a}.temperature AS VARCHAR)", "'t=' || {v}")
-PROMPT_VERSION = ("{a}.prompt_version", "'prompt ' || {v}")
-MAX_TOKENS = ("CAST({a}.max_tokens AS VARCHAR)", "'max_tokens=' || {v}")
-BEHAVIOUR = (TEMPERATURE, PROMPT_VERSION, MAX_TOKENS)
-_DEFAULT = "'default'"
+def agent_sql(alias: str = "s") -> str:
+    """An agent's name, as every table, CSV and link gives it, from `seats AS alias` (or a summary row, which carries
+    it): `seats.agent_name`, a pure function of the seat fixed when its match was written (engine/agent_names.py),
+    so a name never changes when later runs are added. The one place SQL reads it."""
+    return f"{alias}.agent_name"
 
 
-def agent_sql(alias: str = "s", behaviour: tuple[tuple[str, str], ...] = BEHAVIOUR, source: str = "seats") -> str:
-    """An agent's identity, as every table names it, from `seats AS alias`: its label (the model string unless the
-    run spec names one), followed by what changes its behaviour (`behaviour`: every sampling setting by default;
-    a table with a column of its own for some passes the others) wherever the database holds that label with
-    more than one value of it (temperature, prompt version, max_tokens), so that two settings of one model are
-    two rows: "local/smollm2 (t=0.7, prompt v2, max_tokens=64)". A label played one way keeps its plain name.
-    (Uncorrelated subqueries: DuckDB computes each once, where a correlated one cost 2 s over 200,000 seats.)
-    `source` is what the settings are read from: the seats, or a reader of the summaries passes
-    `summaries.SETTINGS_SOURCE` (the same settings, a few rows: four scans of 4M seats took seconds)."""
-    name = f"coalesce({alias}.label, {alias}.agent)"
-
-    def varied(*columns: str) -> str:
-        many = " OR ".join(f"min(coalesce({c.format(a='x')}, '-')) <> max(coalesce({c.format(a='x')}, '-'))"
-                           for c in columns)
-        return f"{name} IN (SELECT coalesce(x.label, x.agent) FROM {source} x GROUP BY 1 HAVING {many})"
-
-    parts = [f"CASE WHEN {varied(column)} THEN {shown.format(v=f'coalesce({column.format(a=alias)}, {_DEFAULT})')} END"
-             for column, shown in behaviour]
-    return (f"({name} || CASE WHEN {varied(*(c for c, _ in behaviour))} "
-            f"THEN ' (' || concat_ws(', ', {', '.join(parts)}) || ')' ELSE '' END)")
-
-
-def seated_sql(alias: str = "m", settings: str = "seats") -> str:
+def seated_sql(alias: str = "m") -> str:
     """The matches of `alias` in which an agent of a list (the condition's one parameter: names as `agent_sql` gives
-    them) holds a seat. The names are matched against the few distinct settings `settings` holds (the seats, or
-    `summaries.SETTINGS_SOURCE`), then the seats holding those settings found by a join: naming each of a million
-    matches' 4M seats took a second, the settings of `agent_settings` 10 ms (and the settings found among the seats'
-    own, half a second). A seat's name depends only on its label and settings, so the matches are the same."""
-    named = f"""SELECT DISTINCT coalesce(x.label, x.agent) AS label, x.temperature, x.prompt_version, x.max_tokens
-                FROM (SELECT DISTINCT label, agent, temperature, prompt_version, max_tokens FROM {settings}) x
-                WHERE {agent_sql("x", source=settings)} IN (SELECT unnest(?))"""
-    same = " AND ".join(f"n.{c} IS NOT DISTINCT FROM s.{c}" for c in ("temperature", "prompt_version", "max_tokens"))
-    return (f"{alias}.match_id IN (SELECT s.match_id FROM seats s JOIN ({named}) n "
-            f"ON n.label = coalesce(s.label, s.agent) AND {same})")
+    them) holds a seat."""
+    return f"{alias}.match_id IN (SELECT s.match_id FROM seats s WHERE {agent_sql('s')} IN (SELECT unnest(?)))"
 
 
 def rule_set_sql(alias: str = "m") -> str:
@@ -122,24 +90,17 @@ def cooperative_games() -> list[str]:
     return sorted(name for name, game in all_games().items() if game.cooperative)
 
 
-# what tells two seats' agents apart (`agent_sql` names a label's settings only where they vary)
-_IDENTITY = ("coalesce(x.label, x.agent)", "CAST(x.temperature AS VARCHAR)", "x.prompt_version",
-             "CAST(x.max_tokens AS VARCHAR)")
-
-
 def contested_sql(alias: str = "m") -> str:
     """The matches of `alias` (any table with `match_id`) that every table counts: in a competitive game those
     between two agents or more (self-play, every seat one agent, says nothing about who is better, so no win rate
     counts it: engine/headline.py); in a cooperative game (`cooperative_games`) every match, since its seats share
     one score and one agent in every seat is the game itself (LLMArena's Hanabi).
-    Two seats are one agent when their label and settings are the same (`agent_sql` names them apart exactly when
-    a setting differs), so no seat is named; and the seats are counted only for the matches of `alias` (a correlated
-    count, which DuckDB runs once over their ids): grouping all 4M seats of a million matches by match held them
-    all, whatever the date range asked for."""
+    Two seats are one agent when their names (`agent_sql`) are the same; the seats are counted only for the matches
+    of `alias` (a correlated count, which DuckDB runs once over their ids): grouping all 4M seats of a million
+    matches by match held them all, whatever the date range asked for."""
     shared = ", ".join(_literal(g) for g in cooperative_games())
     together = f"{alias}.match_id IN (SELECT match_id FROM matches WHERE game IN ({shared})) OR " if shared else ""
-    identity = ", ".join(f"coalesce({column}, '-')" for column in _IDENTITY)
-    return (f"({together}(SELECT count(DISTINCT ({identity})) FROM seats x "
+    return (f"({together}(SELECT count(DISTINCT {agent_sql('x')}) FROM seats x "
             f"WHERE x.match_id = {alias}.match_id) > 1)")
 
 
@@ -172,10 +133,8 @@ class Selection:
             if isinstance(value := getattr(self, bound), datetime):
                 object.__setattr__(self, bound, value.date())
 
-    def where(self, alias: str = "m", settings: str = "seats") -> tuple[str, list]:
-        """A SQL condition over `matches AS alias` (finished matches only) and its parameters. `settings` is what
-        the agent filter names agents from (`seated_sql`): the seats, or `summaries.SETTINGS_SOURCE` for a caller
-        that found the summaries in step with the log (`seat_sums.settings_source`)."""
+    def where(self, alias: str = "m") -> tuple[str, list]:
+        """A SQL condition over `matches AS alias` (finished matches only) and its parameters."""
         parts, params = [f"{alias}.status = 'ok'"], []
         for column, values in (("run_id", self.run_ids), ("game", self.games), ("preset", self.presets)):
             if values:
@@ -188,7 +147,7 @@ class Selection:
             parts.append(f"{alias}.finished_at < ?")
             params.append(self.date_to + timedelta(days=1))
         if self.agents:
-            parts.append(seated_sql(alias, settings))
+            parts.append(seated_sql(alias))
             params.append(list(self.agents))
         if self.variants is not None:
             parts.append(variants_sql(self.variants, alias))

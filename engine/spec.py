@@ -49,6 +49,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from engine.agent_names import agent_name
 from engine.agents.base import AgentSpec
 from engine.agents.bots import check_bot
 from engine.agents.model_names import model_problem
@@ -204,22 +205,30 @@ def parse_spec(raw: Any) -> RunSpec:
                                        MAX_MATCHES - len(spec.matches)))
     for plan in spec.matches:
         plan.deadline_s = deadline
-    _one_agent_per_name(spec)
+    _one_agent_per_label(spec)
     return spec
 
 
-def _one_agent_per_name(spec: RunSpec) -> None:
-    """A match counts its agents by the name each plays under (its label, else its agent string): two agents under
-    one name in one lineup would be self-play, left out of every number. (Across games one name may stand for a
-    game's own scripted player: the studies call each game's "defender-bot" one opponent.)"""
+def seat_name(seat: AgentSpec, label: bool = True) -> str:
+    """The name a seat's agent is written under (engine/agent_names.py): its label (unless `label` is false), its
+    agent string and, for a model, the settings that change its play."""
+    return agent_name(seat.agent, seat.label if label else None, seat.temperature, seat.prompt_version,
+                      seat.max_tokens)
+
+
+def _one_agent_per_label(spec: RunSpec) -> None:
+    """A label is a display name: one label for two different agents (another agent string, or a setting that changes
+    its play) would show two agents as one on every page, so it is refused."""
+    named: dict[str, str] = {}
     for plan in spec.matches:
-        named: dict[str, str] = {}
         for seat in plan.seats:
-            shown = seat.label or seat.agent
-            if named.setdefault(shown, seat.agent) != seat.agent:
-                raise SpecError(f"{plan.game}: the name {shown!r} is given to two agents of one lineup "
-                                f"({named[shown]} and {seat.agent}): their match would count as self-play, left out "
-                                "of every number; give each its own label")
+            if seat.label is None or seat.label == seat.agent:
+                continue
+            agent = seat_name(seat, label=False)
+            if named.setdefault(seat.label, agent) != agent:
+                raise SpecError(f"{plan.game}: the label {seat.label!r} names two different agents "
+                                f"({named[seat.label]} and {agent}); a label is a display name: give each agent "
+                                f"its own")
 
 
 def _aliases(raw: Any) -> dict[str, str | dict]:

@@ -40,7 +40,7 @@ from engine.metrics.outcomes import narrowed, seat_outcomes_sql
 from engine.metrics.ratings import trueskill_table
 from engine.runner import run_spec
 from engine.selection import ALL, contested_sql
-from engine.spec import RunSpec, SpecError, parse_spec
+from engine.spec import RunSpec, SpecError, parse_spec, seat_name
 from engine.spec_text import check_mapping
 
 KEYS = {"name", "description", "seed", "batch", "sigma_threshold", "max_matches", "min_matches", "concurrency",
@@ -153,7 +153,7 @@ async def play_game(t: Tournament, plan: GamePlan, db: str | Path, progress: boo
     result = GameResult(plan.game)
     while True:
         spec = round_spec(t, plan, result.rounds)
-        labels = {s.label or s.agent for m in spec.matches for s in m.seats}
+        labels = {seat_name(s) for m in spec.matches for s in m.seats}  # as the ratings name them
         summary = await run_spec(spec, db, progress=progress)
         result.rounds += 1
         result.matches += len(spec.matches)

@@ -16,7 +16,7 @@ import pandas as pd
 from engine import answer_flags, store
 from engine.games import get_game
 from engine.games.base import FEEDBACK
-from engine.queries import newest_matches, settings_source
+from engine.queries import newest_matches
 from engine.selection import Selection, agent_sql
 from engine.valid_answers import invalid_sql
 from engine.wording import count
@@ -52,22 +52,21 @@ def agents(db: str | Path, game: str | None = None) -> list[str]:
     step: every game's from `agent_settings`, one game's from `agent_summary` (the placed seats of its `ok`
     matches) and the log's few other seats (no place: a failed match's), so 4M seats are not scanned."""
     with store.reading(db):
-        source = settings_source(db)
-        if source == "seats":
+        if not store.summaries_in_step(db):
             seats = "SELECT s.* FROM seats s JOIN matches m USING (match_id) WHERE ? IS NULL OR m.game = ?"
             params = [game, game]
         elif game is None:
-            seats, params = source, []
+            seats, params = "SELECT agent_name FROM agent_settings", []
         else:
             seats = """
-                SELECT label, label AS agent, temperature, prompt_version, max_tokens FROM agent_summary WHERE game = ?
-                UNION ALL BY NAME
-                SELECT label, agent, temperature, prompt_version, max_tokens FROM seats s
+                SELECT agent_name FROM agent_summary WHERE game = ?
+                UNION ALL
+                SELECT agent_name FROM seats s
                 WHERE s.match_id IN (SELECT match_id FROM matches WHERE game = ?)
                       AND (s.rank IS NULL OR s.match_id IN (SELECT match_id FROM matches WHERE status <> 'ok'))"""
             params = [game, game]
         rows = store.query(db, f"""
-            SELECT DISTINCT {agent_sql("s", source=source)} AS agent FROM ({seats}) s ORDER BY agent""", params)
+            SELECT DISTINCT {agent_sql("s")} AS agent FROM ({seats}) s ORDER BY agent""", params)
     return [] if rows.empty else rows["agent"].tolist()
 
 
@@ -75,20 +74,6 @@ def literal_pattern(text: str) -> str:
     """`text` as an RE2 pattern that matches it literally: every ASCII punctuation mark escaped. A case-blind
     regular expression reads a million turns 2-3x faster than lower() on both sides (bench/dashboard.py)."""
     return "".join(f"\\{c}" if c.isascii() and not c.isalnum() and not c.isspace() else c for c in text)
-
-
-# a seat `x` played at setting `p` (a label and the settings that can name it apart, NULL matching NULL)
-_SAME_SETTING = " AND ".join(["coalesce(x.label, x.agent) = p.label", *(
-    f"x.{c} IS NOT DISTINCT FROM p.{c}" for c in ("temperature", "prompt_version", "max_tokens"))])
-
-
-def _named_settings(source: str) -> str:
-    """The settings (label, temperature, prompt_version, max_tokens) that `agent_sql` names as one of the agents
-    in a list parameter: a seat is matched on them, so the name is built for a few settings, not for 4M seats."""
-    return f"""
-        SELECT * FROM (SELECT DISTINCT coalesce(label, agent) AS label, coalesce(label, agent) AS agent, temperature,
-                                       prompt_version, max_tokens FROM {source}) z
-        WHERE {agent_sql("z", source=source)} IN (SELECT unnest(?))"""
 
 
 def reads_turns(search: MatchSearch) -> bool:
@@ -104,10 +89,9 @@ def turns_searched(db: str | Path, search: MatchSearch) -> tuple[int, int]:
     return max(first, 0), total
 
 
-def _conditions(search: MatchSearch, source: str, hits: list[str] | None = None) -> tuple[str, list]:
-    """The WHERE clause over `matches m` that `search` asks for, and its parameters (agents named from the
-    settings in `source`, `queries.settings_source`); a search through the turns keeps the matches of `hits`
-    (`_turn_hits`)."""
+def _conditions(search: MatchSearch, hits: list[str] | None = None) -> tuple[str, list]:
+    """The WHERE clause over `matches m` that `search` asks for, and its parameters; a search through the turns
+    keeps the matches of `hits` (`_turn_hits`)."""
     if search.outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {OUTCOMES}, got {search.outcome!r}")
     where, params = ["TRUE"], []
@@ -120,7 +104,7 @@ def _conditions(search: MatchSearch, source: str, hits: list[str] | None = None)
         params += values
     seats = "seats x"  # the seats of the agents picked (any seat when none is)
     if search.agents:
-        seats = f"seats x JOIN ({_named_settings(source)}) p ON {_SAME_SETTING}"
+        seats = f"(SELECT * FROM seats x WHERE {agent_sql('x')} IN (SELECT unnest(?))) x"
         params.append(list(search.agents))
         where.append(f"m.match_id IN (SELECT x.match_id FROM {seats})")
     agent_params = [list(search.agents)] if search.agents else []
@@ -171,7 +155,7 @@ def _reads_matches_only(search: MatchSearch) -> bool:
 def count_matches(db: str | Path, search: MatchSearch) -> int:
     """How many matches fit `search` (`find_matches` lists only the newest MAX_RESULTS of them)."""
     with store.reading(db):
-        where, params = _conditions(search, settings_source(db), _turn_hits(db, search))
+        where, params = _conditions(search, _turn_hits(db, search))
         return int(store.rows(db, f"SELECT count(*) FROM matches m WHERE {where}", params)[0][0])
 
 
@@ -181,8 +165,7 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
     match's failures read all 20M turns at 1M matches: 3 s); a text or the parse failures are looked for in the
     newest TURNS_SEARCHED turns unless `search.every_turn`."""
     with store.reading(db):
-        source = settings_source(db)
-        conditions = _conditions(search, source, _turn_hits(db, search))
+        conditions = _conditions(search, _turn_hits(db, search))
         picked = newest_matches(db, *conditions, limit or MAX_RESULTS, _reads_matches_only(search))
         if not picked:  # (the query below would still read every turn, for no match)
             return pd.DataFrame(columns=FOUND_COLUMNS)
@@ -191,7 +174,7 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
                 SELECT t.match_id, count(*) AS parse_failures FROM turns t
                 WHERE t.match_id IN (SELECT unnest(?)) AND t.seat IS NOT NULL AND {invalid_sql("t")} GROUP BY ALL)
             SELECT m.match_id, m.game, m.preset, m.seed, m."repeat", m.status,
-                   string_agg({agent_sql("s", source=source)} || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
+                   string_agg({agent_sql("s")} || CASE WHEN s.won THEN ' (won)' ELSE '' END, ', '
                               ORDER BY s.seat) AS lineup,
                    coalesce(any_value(f.parse_failures), 0) AS parse_failures, m.finished_at
             FROM matches m JOIN seats s USING (match_id) LEFT JOIN failures f USING (match_id)
@@ -201,9 +184,9 @@ def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) 
 
 
 def match_seats(db: str | Path, match_id: str) -> pd.DataFrame:
-    return store.query(db, """
-        SELECT seat, player, coalesce(label, agent) AS agent, role, prompt_version, strategy, temperature,
-               score, won, rank FROM seats WHERE match_id = ? ORDER BY seat""", [match_id])
+    return store.query(db, f"""
+        SELECT seat, player, {agent_sql("s")} AS agent, role, prompt_version, strategy, temperature,
+               score, won, rank FROM seats s WHERE match_id = ? ORDER BY seat""", [match_id])
 
 
 DISPLAY_CHARS = 4_000
@@ -238,15 +221,13 @@ def match_turns(db: str | Path, match_id: str) -> pd.DataFrame:
     """Every turn in order, with the acting seat's player name and agent (NULL for the moderator). Answers
     are cut at DISPLAY_CHARS (`response_chars` is the whole length; `full_response` reads one whole), so a
     huge answer neither fills the dashboard's memory nor goes to the browser."""
-    with store.reading(db):
-        source = settings_source(db)
-        return store.query(db, f"""
-            SELECT t.turn, t.round, t.phase, t.seat, s.player, {agent_sql("s", source=source)} AS agent, t.prompt,
-                   left(t.response, {DISPLAY_CHARS}) AS response, length(t.response) AS response_chars, t.action,
-                   t.legal, t.fallback, t.retries, t.call_errors, t.error, t.state, t.tokens_in, t.tokens_out,
-                   t.cost_usd, t.latency_ms, t.cached
-            FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
-            WHERE t.match_id = ? ORDER BY t.turn""", [match_id])
+    return store.query(db, f"""
+        SELECT t.turn, t.round, t.phase, t.seat, s.player, {agent_sql("s")} AS agent, t.prompt,
+               left(t.response, {DISPLAY_CHARS}) AS response, length(t.response) AS response_chars, t.action,
+               t.legal, t.fallback, t.retries, t.call_errors, t.error, t.state, t.tokens_in, t.tokens_out,
+               t.cost_usd, t.latency_ms, t.cached
+        FROM turns t LEFT JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
+        WHERE t.match_id = ? ORDER BY t.turn""", [match_id])
 
 
 def contains(text: str | None, query: str) -> bool:

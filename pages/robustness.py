@@ -240,7 +240,7 @@ with np.errstate(invalid="ignore", divide="ignore"):  # a condition without a de
     conditions = conditions.assign(scores=n.astype(int), mean=mean, sd=sd, **{
         "own": own.astype(int), "valid": np.where(decisions > 0, valid / decisions, np.nan)})
 conditions = conditions[[*conditions.columns.drop("params"), "params"]]  # the long one last
-# a max_tokens the model played at only one value names nothing (as `selection.agent_sql` names agents)
+# a max_tokens the model played at only one value is left blank (one condition: nothing to tell apart)
 capped = conditions["max tokens"].nunique() > 1
 if len(conditions) > PLAYED_AT_ONCE:  # one game's conditions at a time (the downloads: that game's)
     games = conditions["game"].unique().tolist()

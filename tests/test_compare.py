@@ -21,10 +21,10 @@ from engine.numbers import on_one_scale
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
-EQ, RANDOM, OPPONENT = "bot:equilibrium", "bot:random", "opponent"
+EQ, RANDOM, OPPONENT = "bot:equilibrium", "bot:random", "opponent · bot:random"  # a label, before the agent it names
 REPEATS = 12
 SPEC = {"name": "versus", "seed": 0, "repeats": REPEATS,
-        "agents": {"opponent": {"agent": "bot:random", "label": OPPONENT}},
+        "agents": {"opponent": {"agent": "bot:random", "label": "opponent"}},
         "games": [
             {"game": "tictactoe", "lineups": [[EQ, RANDOM], [RANDOM, EQ], [EQ, "opponent"], [RANDOM, "opponent"]]},
             {"game": "guessing_game", "params": {"players": 3}, "lineups": [

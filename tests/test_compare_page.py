@@ -12,7 +12,7 @@ from engine.numbers import on_one_scale, readable
 from engine.selection import ALL
 from engine.suites import get_suite
 from tests.page_run import run_page
-from tests.test_compare import EQ, RANDOM, db  # noqa: F401 - the played database, a fixture
+from tests.test_compare import EQ, OPPONENT, RANDOM, db  # noqa: F401 - the played database, a fixture
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ def suite_selection(suite: str):
 def test_the_page_shows_each_suites_matrices_and_asks_for_two_agents(db, monkeypatch):  # noqa: F811
     at = run_page("leaderboard", db, monkeypatch)
     assert not at.exception
-    shares, counts = compare.matrices(db, selection=suite_selection("llmarena"), order=(EQ, RANDOM, "opponent"))
+    shares, counts = compare.matrices(db, selection=suite_selection("llmarena"), order=(EQ, RANDOM, OPPONENT))
     frames = shown(at)
     assert any(f.equals(readable(on_one_scale(shares, dict.fromkeys(shares.columns[1:], "%")))) for f in frames)
     assert any(f.equals(readable(counts)) for f in frames)

@@ -39,6 +39,10 @@ def answer(request: dict) -> StubReply:
     return StubReply('{"chosen_number": 10}')
 
 
+# the two models as every table names them (engine/agent_names.py)
+STEADY, GARBLED = (f"openai/{model} (t=0.0, prompt v1, max_tokens=256)" for model in ("steady", "garbled"))
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("fallbacks") / "results.duckdb"
@@ -62,7 +66,7 @@ def with_fallbacks(db) -> set[str]:
 def by_hand(db, leave_out: set[str]) -> pd.DataFrame:
     """Per agent, from the seats alone: matches held and seats won, over the matches not in `leave_out` (every
     match of this database is contested: no lineup seats one agent twice)."""
-    seats = store.query(db, "SELECT match_id, agent, won FROM seats")
+    seats = store.query(db, "SELECT match_id, agent_name AS agent, won FROM seats")
     seats = seats[~seats["match_id"].isin(leave_out)]
     return (seats.assign(won=seats["won"].fillna(False).astype(int)).groupby("agent")
             .agg(matches=("match_id", "nunique"), wins=("won", "sum")).sort_index())
@@ -79,8 +83,8 @@ def test_without_fallbacks_the_figures_count_exactly_the_matches_without_a_fallb
     pd.testing.assert_frame_equal(figures(every), by_hand(db, set()), check_names=False, check_dtype=False)
     pd.testing.assert_frame_equal(figures(own), by_hand(db, fallbacks), check_names=False, check_dtype=False)
     dropped = figures(every)["matches"].sub(figures(own)["matches"], fill_value=0)
-    assert dropped.to_dict() == {"bot:equilibrium": 0, "bot:random": 6, "openai/garbled": 9, "openai/steady": 3}
-    assert every.set_index("agent").loc["openai/garbled", "fallback_wins"] > 0
+    assert dropped.to_dict() == {"bot:equilibrium": 0, "bot:random": 6, GARBLED: 9, STEADY: 3}
+    assert every.set_index("agent").loc[GARBLED, "fallback_wins"] > 0
     assert (own["fallback_wins"] == 0).all()
 
 
@@ -102,7 +106,7 @@ def test_the_summaries_answer_the_filter_as_the_log_does(db, monkeypatch):
         keys = [k for k in ("game", "agent") if k in left.columns]
         pd.testing.assert_frame_equal(left.sort_values(keys, ignore_index=True),
                                       right.sort_values(keys, ignore_index=True), check_exact=False, rtol=1e-12)
-    assert set(summed[1]["agent"]) == {"openai/steady", "bot:random"}
+    assert set(summed[1]["agent"]) == {STEADY, "bot:random"}
 
 
 def test_a_version_8_database_gets_the_fallbacks_key_by_the_upgrade(db, tmp_path):
@@ -125,8 +129,8 @@ def test_the_headline_and_a_papers_table_follow_the_filter(db):
     assert set(arena["agent"]) == {"bot:equilibrium", "bot:random"}  # garbled's TicTacToe wins were random moves
     assert arena.set_index("agent").loc["bot:random", "matches"] == 3
     gama = get_suite("gamabench").leaderboard(db, OWN_MOVES).set_index("model")
-    assert gama.loc["openai/steady", "matches"] == 3 and "openai/garbled" not in gama.index
-    assert get_suite("gamabench").leaderboard(db).set_index("model").loc["openai/steady", "matches"] == 6
+    assert gama.loc[STEADY, "matches"] == 3 and GARBLED not in gama.index
+    assert get_suite("gamabench").leaderboard(db).set_index("model").loc[STEADY, "matches"] == 6
 
 
 def scores(db, capsys, *switch: str) -> pd.DataFrame:
@@ -135,9 +139,9 @@ def scores(db, capsys, *switch: str) -> pd.DataFrame:
 
 
 def test_the_scores_command_leaves_out_matches_with_fallback_moves_on_request(db, capsys):
-    assert scores(db, capsys).loc["openai/steady", "matches"] == 6
+    assert scores(db, capsys).loc[STEADY, "matches"] == 6
     own = scores(db, capsys, "--without-fallbacks")
-    assert own.loc["openai/steady", "matches"] == 3 and "openai/garbled" not in own.index
+    assert own.loc[STEADY, "matches"] == 3 and GARBLED not in own.index
     with pytest.raises(SystemExit):
         main(["scores", "--help"])
     assert "--without-fallbacks" in capsys.readouterr().out
@@ -152,7 +156,7 @@ def test_the_leaderboards_page_follows_the_checkbox_kept_in_the_url(db, monkeypa
     assert not at.exception and at.checkbox(key="without_fallbacks").value is False
     arena = leaderboard_headlines(at)[-1]  # LLMArena's: TicTacToe
     assert arena.loc["bot:random (provisional)", "matches"] == "6"
-    assert "openai/garbled (provisional)" in arena.index
+    assert f"{GARBLED} (provisional)" in arena.index
     at.checkbox(key="without_fallbacks").check().run()
     assert at.query_params["without_fallbacks"] == "1"
     linked = run_page("leaderboard", db, monkeypatch, without_fallbacks="1")  # the link a colleague opens
@@ -160,7 +164,7 @@ def test_the_leaderboards_page_follows_the_checkbox_kept_in_the_url(db, monkeypa
         assert not shown.exception and shown.checkbox(key="without_fallbacks").value is True
         arena = leaderboard_headlines(shown)[-1]
         assert arena.loc["bot:random (provisional)", "matches"] == "3"
-        assert "openai/garbled (provisional)" not in arena.index and set(arena["fb wins"]) == {"0"}
+        assert f"{GARBLED} (provisional)" not in arena.index and set(arena["fb wins"]) == {"0"}
 
 
 def test_the_report_header_names_the_filter_and_counts_the_matches_it_keeps(db, monkeypatch):

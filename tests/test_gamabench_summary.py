@@ -46,7 +46,7 @@ def spec(name: str, seed: int, repeats: int):
 def played(tmp_path_factory):
     """GAMA-Bench's published folder and the studies' records imported, then two runs: the first resumed (nothing
     written twice), in the second an errored match replaced by its replay and an ok match re-imported, and its
-    "fifty" seats given a max_tokens (bots have none), so that the label is named with it, and one match stored
+    "fifty" seats given a max_tokens (bots have none; their name is their label and agent string), and one match stored
     without its scores (a score no cell averages, its match still counted)."""
     db = tmp_path_factory.mktemp("gamasum") / "results.duckdb"
     import_dir(RAW, db)
@@ -104,15 +104,15 @@ def test_gamabenchs_table_summed_is_the_logs(played, table, name, monkeypatch):
 
 def test_the_summed_table_holds_every_kind_of_row_the_logs_does(played):
     """Else the equality above could hold over a table of few kinds: the published row with its spread over five
-    runs, studies of their own, a strategy, self-play, a mixed match's agents and a label named by max_tokens."""
+    runs, studies of their own, a strategy, self-play, a mixed match's agents and a labelled bot (a bot's name is its
+    agent string: its max_tokens names nothing)."""
     board = gamabench.leaderboard(played)
     published = board[board.source == "published"]
     assert published["overall_sd"].max() > 0 and published["overall"].notna().any()
     assert board["setting"].str.contains("study _|\\(_", regex=True).sum() >= 3
     assert set(board["strategy"].dropna()) > {"vanilla"}
     ours = board[board.source == "ours"].set_index(["model", "setting"])["guessing_game"].dropna()
-    assert {"bot:equilibrium", "fifty (max_tokens=64)", "fifty (max_tokens=default)", "bot:random"} \
-        <= set(ours.index.get_level_values("model"))
+    assert {"bot:equilibrium", "fifty · bot:fixed:50", "bot:random"} <= set(ours.index.get_level_values("model"))
 
 
 def test_the_table_reads_no_seat_where_the_summary_answers_and_the_log_where_it_does_not(played, monkeypatch):
@@ -125,7 +125,7 @@ def test_the_table_reads_no_seat_where_the_summary_answers_and_the_log_where_it_
             for table in TABLES.values():
                 table(played, selection)
     monkeypatch.setattr(gamabench, "_summed_scores", lambda *args: pytest.fail("summed a selection it cannot"))
-    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("fifty (max_tokens=64)",)),
+    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("fifty · bot:fixed:50",)),
                       Selection(contested=True)):
         assert not gamabench.leaderboard(played, selection).empty
 

@@ -21,33 +21,37 @@ from engine.metrics.magic_social import social_abilities
 from engine.runner import run_spec
 from engine.spec import parse_spec
 
-HERO = "hero"
-
-
-def hero(bot: str) -> dict:
-    return {"agent": bot, "label": HERO}
-
+# the challengers worked out by hand: each a scripted bot against defenders of its game (one agent, one name each:
+# a label naming them all would show four bots as one row, issue 40)
+SELFISH, FOLLOWER, DEFECTOR, STEADY = "bot:selfish", "bot:follow_first", "bot:always_defect", "bot:steady"
+HERO = "hero · bot:letters"  # the social games' challenger among bot:letters defenders: a label tells it apart
 
 THEORY_GAMES = [
-    # hero in seat 0: everyone votes Player 1, agreement on hero's split; in seats 1, 2 it votes itself: fails
-    {"game": "cost_sharing", "preset": "magic_1",
-     "lineups": [{"challenger": hero("bot:selfish"), "others": {"agent": "bot:follow_first", "label": "def"}}]},
-    # hero follows Player 1 among fair defenders: in seat 0 it backs its own opening, the fair ones their split
-    # (fails); in seats 1, 2 all back Player 1's fair split (agreement, but not hero's proposal)
-    {"game": "cost_sharing", "preset": "magic_1",
-     "lineups": [{"challenger": hero("bot:follow_first"), "others": {"agent": "bot:fair", "label": "def"}}]},
+    # selfish in seat 0: everyone votes Player 1, agreement on its split; in seats 1, 2 it votes itself: fails
+    {"game": "cost_sharing", "preset": "magic_1", "lineups": [{"challenger": SELFISH, "others": "bot:follow_first"}]},
+    # the follower among fair defenders: in seat 0 it backs its own opening, the fair ones their split (fails); in
+    # seats 1, 2 all back Player 1's fair split (agreement, but not the follower's proposal)
+    {"game": "cost_sharing", "preset": "magic_1", "lineups": [{"challenger": FOLLOWER, "others": "bot:fair"}]},
     # always defects (5 of 5 rational) and wins every match against tit-for-tat
     {"game": "prisoners_dilemma", "preset": "magic_2",
-     "lineups": [{"challenger": hero("bot:always_defect"), "others": {"agent": "bot:tit_for_tat", "label": "def"}}]},
+     "lineups": [{"challenger": DEFECTOR, "others": "bot:tit_for_tat"}]},
     # invests 20 a round against free riders: never the least (0 of 5), never wins
     {"game": "magic_public_good", "preset": "magic_4",
-     "lineups": [{"challenger": hero("bot:steady"), "others": {"agent": "bot:never_invest", "label": "def"}}]},
+     "lineups": [{"challenger": STEADY, "others": "bot:never_invest"}]},
 ]
 SOCIAL_GAMES = [
-    {"game": "chameleon", "lineups": [{"challenger": hero("bot:letters"), "others": "bot:letters"}]},
+    {"game": "chameleon", "lineups": [{"challenger": {"agent": "bot:letters", "label": "hero"},
+                                       "others": "bot:letters"}]},
     {"game": "undercover", "preset": "magic",
-     "lineups": [{"challenger": hero("bot:letters"), "others": "bot:letters"}]},
+     "lineups": [{"challenger": {"agent": "bot:letters", "label": "hero"}, "others": "bot:letters"}]},
 ]
+# bot:random challenges in all five games: every role, so all seven abilities
+EVERY_ROLE = [{"game": game, **preset, "lineups": [{"challenger": "bot:random", "others": others}]}
+              for game, preset, others in (("cost_sharing", {"preset": "magic_1"}, "bot:fair"),
+                                           ("prisoners_dilemma", {"preset": "magic_2"}, "bot:tit_for_tat"),
+                                           ("magic_public_good", {"preset": "magic_4"}, "bot:never_invest"),
+                                           ("chameleon", {}, "bot:letters"),
+                                           ("undercover", {"preset": "magic"}, "bot:letters"))]
 
 
 def run(db, games, name):
@@ -81,66 +85,77 @@ def test_empty_database_gives_an_empty_profile_with_its_columns(db_path):
 
 def test_game_theory_abilities_by_hand_and_missing_social_abilities_are_nan(db_path):
     run(db_path, THEORY_GAMES, "theory")
-    profile = ability_profile(db_path)
-    assert list(profile.agent) == [HERO]  # defenders are not challengers
-    row = profile.iloc[0]
+    profile = ability_profile(db_path).set_index("agent")
+    assert sorted(profile.index) == sorted([SELFISH, FOLLOWER, DEFECTOR, STEADY])  # defenders are not challengers
     # the abilities on Table 1's 0-100 scale, named so; the win rates fractions
-    assert row["Cooperation (0-100)"] == pytest.approx(100 * 3 / 6) and row["cost_sharing_wr"] == pytest.approx(3 / 6)
-    assert row["Coordination (0-100)"] == pytest.approx(100 / 3)
-    assert row["Rationality (0-100)"] == pytest.approx(100 * 15 / 30)
-    assert row["prisoner_wr"] == 1.0 and row["public_good_wr"] == 0.0
+    for agent, cooperation, coordination in ((SELFISH, 100 / 3, 100.0), (FOLLOWER, 200 / 3, 0.0)):
+        row = profile.loc[agent]
+        assert row["Cooperation (0-100)"] == pytest.approx(cooperation)
+        assert row["cost_sharing_wr"] == pytest.approx(cooperation / 100)
+        assert row["Coordination (0-100)"] == pytest.approx(coordination)
+    assert profile.loc[DEFECTOR, "Rationality (0-100)"] == 100 and profile.loc[STEADY, "Rationality (0-100)"] == 0
+    assert profile.loc[DEFECTOR, "prisoner_wr"] == 1.0 and profile.loc[STEADY, "public_good_wr"] == 0.0
     for name in ("Judgement (0-100)", "Reasoning (0-100)", "Deception (0-100)", "Self-awareness (0-100)",
                  "chameleon_wr", "civilian_wr"):
-        assert math.isnan(row[name]), name
-    assert row["roles"] == 3 and row["win_rate"] == pytest.approx((1 / 2 + 1 + 0) / 3)
-    assert math.isnan(row[AREA]) and math.isnan(row[PAPER_AREA])
+        assert profile[name].isna().all(), name
+    assert (profile["roles"] == 1).all()
+    assert profile["win_rate"].to_dict() == pytest.approx({SELFISH: 1 / 3, FOLLOWER: 2 / 3, DEFECTOR: 1, STEADY: 0})
+    assert profile[AREA].isna().all() and profile[PAPER_AREA].isna().all()
 
 
 def test_full_profile_joins_the_social_abilities_and_every_cli_format_prints_one_scale(db_path, capsys):
-    run(db_path, THEORY_GAMES + SOCIAL_GAMES, "full")
+    run(db_path, THEORY_GAMES + SOCIAL_GAMES + EVERY_ROLE, "full")
     profile = ability_profile(db_path).set_index("agent")
     social = social_abilities(db_path).set_index("agent")
-    row = profile.loc[HERO]
+    assert profile.loc[HERO, "roles"] == 4 and profile.loc[SELFISH, "roles"] == 1  # each its own row
+    row = profile.loc["bot:random"]
     assert row["roles"] == 7 and not row[ABILITY_COLUMNS].isna().any()
-    assert row["Judgement (0-100)"] == pytest.approx(100 * social.loc[HERO, "judgement"])
-    assert row["Self-awareness (0-100)"] == pytest.approx(100 * social.loc[HERO, "self_awareness"])
+    assert row["Judgement (0-100)"] == pytest.approx(100 * social.loc["bot:random", "judgement"])
+    assert row["Self-awareness (0-100)"] == pytest.approx(100 * social.loc["bot:random", "self_awareness"])
     rates = [row[c] for c in ("chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
                               "cost_sharing_wr", "prisoner_wr", "public_good_wr")]
     assert row["win_rate"] == pytest.approx(sum(rates) / 7)
     abilities = [row[c] for c in ABILITY_COLUMNS]
     assert row[AREA] == pytest.approx(area_percent(abilities)) and row[PAPER_AREA] == pytest.approx(
         area_paper(abilities))
-    # the CLI's csv, json and table carry the scorer's scale under its name: Cooperation 50 of 100, not 0.5
+    # the CLI's csv, json and table carry the scorer's scale under its name: Cooperation 33.33 of 100, not 0.33
     assert main(["scores", "--suite", "magic", "--db", str(db_path), "--format", "csv"]) == 0
-    csv_row = next(r for r in csv.DictReader(io.StringIO(capsys.readouterr().out)) if r["agent"] == HERO)
-    assert float(csv_row["Cooperation (0-100)"]) == pytest.approx(50)
-    assert float(csv_row[AREA]) == pytest.approx(row[AREA], abs=0.01)
+    rows = {r["agent"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert float(rows[SELFISH]["Cooperation (0-100)"]) == pytest.approx(100 / 3, abs=0.01)
+    assert float(rows["bot:random"][AREA]) == pytest.approx(row[AREA], abs=0.01)
     assert main(["scores", "--suite", "magic", "--db", str(db_path), "--format", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert next(r for r in printed if r["agent"] == HERO)["Cooperation (0-100)"] == pytest.approx(50)
+    assert next(r for r in printed if r["agent"] == SELFISH)["Cooperation (0-100)"] == pytest.approx(100 / 3,
+                                                                                                      abs=0.01)
     assert main(["scores", "--suite", "magic", "--db", str(db_path)]) == 0
     table = capsys.readouterr().out
-    assert "Coop." in table and "50.00" in table and HERO in table  # the page's header (its tooltip: 0-100)
+    assert "Coop." in table and "33.33" in table and SELFISH in table  # the page's header (its tooltip: 0-100)
 
 
 def test_table_2_figures_are_the_challengers_mean_cost_score_and_payback(db_path):
     run(db_path, THEORY_GAMES, "table2")
-    row = ability_profile(db_path).set_index("agent").loc[HERO]
-    hero_games = store.query(db_path, """SELECT m.game, s.seat, m.outcome FROM seats s JOIN matches m USING (match_id)
-                                         WHERE s.label = 'hero'""")
-    costs, scores, paybacks = [], [], []
-    for game, seat, outcome in hero_games.itertuples(index=False):
+    profile = ability_profile(db_path).set_index("agent")
+    seats = store.query(db_path, """  -- the challengers' seats: the one seat of its agent in its match
+        SELECT s.agent, m.game, s.seat, m.outcome FROM seats s JOIN matches m USING (match_id)
+        WHERE s.agent IN (SELECT unnest(?))
+          AND (SELECT count(*) FROM seats o WHERE o.match_id = s.match_id AND o.agent = s.agent) = 1""",
+                        [[SELFISH, FOLLOWER, DEFECTOR, STEADY]])
+    figures: dict[tuple[str, str], list[float]] = {}
+    for agent, game, seat, outcome in seats.itertuples(index=False):
         outcome = json.loads(outcome)
-        if game == "cost_sharing" and outcome["agreed"]:
-            costs.append(outcome["split"][seat])  # the share of the agreed split the challenger pays
+        if game == "cost_sharing" and outcome["agreed"]:  # the share of the agreed split the challenger pays
+            figures.setdefault((agent, "cost_sharing_cost"), []).append(outcome["split"][seat])
         elif game == "prisoners_dilemma":
-            scores.append(outcome["totals"][seat])
+            figures.setdefault((agent, "prisoner_score"), []).append(outcome["totals"][seat])
         elif game == "magic_public_good":
-            paybacks.append(sum(map(sum, outcome["contributions"])) * outcome["multiplier"] / 3)
-    assert len(costs) == 3 and len(scores) == 3 and len(paybacks) == 3
-    assert row["cost_sharing_cost"] == pytest.approx(sum(costs) / 3)
-    assert row["prisoner_score"] == pytest.approx(sum(scores) / 3)
-    assert row["public_good_payback"] == pytest.approx(sum(paybacks) / 3) and row["public_good_payback"] > 0
+            figures.setdefault((agent, "public_good_payback"), []).append(
+                sum(map(sum, outcome["contributions"])) * outcome["multiplier"] / 3)
+    assert {key: len(values) for key, values in figures.items()} == {
+        (SELFISH, "cost_sharing_cost"): 1, (FOLLOWER, "cost_sharing_cost"): 2, (DEFECTOR, "prisoner_score"): 3,
+        (STEADY, "public_good_payback"): 3}
+    for (agent, column), values in figures.items():
+        assert profile.loc[agent, column] == pytest.approx(sum(values) / len(values)), (agent, column)
+    assert profile.loc[STEADY, "public_good_payback"] > 0
 
 
 def test_the_scorers_read_the_suites_game_lists_not_their_own():

@@ -11,6 +11,8 @@ import pytest
 from engine import headline, store
 from tests.page_run import run_page
 
+CHALLENGER = "bot:challenger · bot:letters"  # runs/quick.yaml's reasoned challenger of the social games
+
 
 @pytest.fixture(scope="module")
 def pages(first_run_db, tmp_path_factory):
@@ -69,7 +71,7 @@ def test_the_same_pool_gives_the_same_win_rate_on_overview_and_the_grids(pages):
     cells = grids(pages["leaderboard"])
     magic_grid = next(c for c in cells if any(k[0] == "undercover (magic rules)" for k in c))
     wis_grid = next(c for c in cells if any(k[0] == "undercover (wis rules)" for k in c))
-    for agent in ("bot:letters", "bot:scripted", "bot:random"):
+    for agent in ("bot:letters", CHALLENGER, "bot:random"):
         assert magic_grid[("undercover (magic rules)", agent)] == win_cell(magic.loc[agent])
     assert wis_grid[("undercover (wis rules)", "bot:letters")] == win_cell(wis.loc["bot:letters"]) == "100.0% (3)"
     assert magic_grid[("undercover (magic rules)", "bot:letters")] != win_cell(wis.loc["bot:letters"])
@@ -97,21 +99,21 @@ def test_overview_never_averages_scores_of_different_rule_sets(pages, first_run_
 
 
 def test_a_chameleon_tie_is_a_draw_the_headline_and_magic_count_alike(first_run_db):
-    """bot:scripted read 0.0% in Chameleon while its role win rates were 50%: every match of it was a tie, which
-    MAgIC credits 1 of 2 and the win rate counted as a loss. A draw counts half now: the win rate of every agent
-    is its share of MAgIC's credits."""
+    """bot:scripted (now `challenger · bot:letters`) read 0.0% in Chameleon while its role win rates were 50%: every
+    match of it was a tie, which MAgIC credits 1 of 2 and the win rate counted as a loss. A draw counts half now: the
+    win rate of every agent is its share of MAgIC's credits."""
     rates = headline.agent_figures(first_run_db, by_game=True)
     chameleon = rates[rates["game"] == "chameleon"].set_index("agent")
     credits = store.query(first_run_db, """
-        SELECT coalesce(s.label, s.agent) AS agent, sum(c.value) / sum(x.value) AS share
+        SELECT s.agent_name AS agent, sum(c.value) / sum(x.value) AS share
         FROM matches m JOIN seats s USING (match_id)
         JOIN metrics c ON c.match_id = s.match_id AND c.seat = s.seat AND c.name = 'credits'
         JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = 'max_credits'
         WHERE m.game = 'chameleon' AND m.match_id IN (SELECT match_id FROM seats GROUP BY match_id
-                                                      HAVING count(DISTINCT coalesce(label, agent)) > 1)
+                                                      HAVING count(DISTINCT agent_name) > 1)
         GROUP BY ALL""").set_index("agent")["share"]
-    assert chameleon.loc["bot:scripted", "win_rate"] == pytest.approx(0.5)
-    assert chameleon.loc["bot:scripted", "draws"] == chameleon.loc["bot:scripted", "seats"]
+    assert chameleon.loc[CHALLENGER, "win_rate"] == pytest.approx(0.5)
+    assert chameleon.loc[CHALLENGER, "draws"] == chameleon.loc[CHALLENGER, "seats"]
     pd.testing.assert_series_equal(chameleon["win_rate"].sort_index(), credits.sort_index(), check_names=False)
 
 
@@ -136,9 +138,9 @@ def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pa
     frames = [df.value for df in pages["leaderboard"].dataframe]
     magic = next(f for f in frames if "mean role win rate (%)" in f.columns).set_index("agent")
     assert magic.loc["bot:equilibrium", "mean role win rate (%)"] == "100.0% (partial)"
-    assert magic.loc["bot:equilibrium", "roles"] == "1 of 7"  # the header names the unit, the value "(partial)"
-    assert magic.loc["bot:scripted", "roles"] == "7 of 7"
-    assert "partial" not in magic.loc["bot:scripted", "mean role win rate (%)"]
+    assert magic.loc["bot:equilibrium", "roles"] == "3 of 7"  # the header names the unit, the value "(partial)"
+    assert magic.loc["bot:random", "roles"] == "7 of 7"
+    assert "partial" not in magic.loc["bot:random", "mean role win rate (%)"]
     arena = next(f for f in frames if "average" in f.columns and "tictactoe" in f.columns).set_index("agent")
     assert arena.loc["bot:random", "games"] == "5 of 7"  # its self-play Hanabi counts: two copies are the team
     assert arena.loc["bot:random", "average"].endswith(" (partial)")
@@ -154,21 +156,23 @@ def test_own_tables_leave_self_play_out_count_games_and_mark_partial_averages(pa
     assert "`setting`: vanilla = the game's parameters as the paper plays it" in glossary
 
 
-SMOLLM2 = ("local/smollm2 (t=0.0, prompt v1)", "local/smollm2 (t=1.0, prompt v1)", "local/smollm2 (t=1.0, prompt v2)")
+SMOLLM2 = tuple(f"local/smollm2 (t={t}, prompt {v}, max_tokens=24)" for t, v in (("0.0", "v1"), ("1.0", "v1"),
+                                                                                  ("1.0", "v2")))
 
 
 def test_a_model_at_two_settings_is_two_agents_on_every_page(pages, first_run_db, monkeypatch):
     """local/smollm2 played at two temperatures and two prompt versions was one row: now each setting is an agent,
-    named by what differs within the database (a bot played one way keeps its plain name), on the headline, in the
-    grids, in the match list, and a grid cell opens exactly that setting's matches."""
+    named by its settings (a bot by its agent string), on the headline, in the grids, in the match list, and a grid
+    cell opens exactly that setting's matches."""
     gama = next(df.value for df in pages["leaderboard"].dataframe if "score (95% CI)" in df.value.columns)
     agents = {a.removesuffix(" (provisional)") for a in gama["agent"]}
     assert set(SMOLLM2) <= agents and "local/smollm2" not in agents and "bot:random" in agents
     lineups = next(df.value for df in pages["overview"].dataframe if "lineup" in df.value.columns)["lineup"]
-    assert any(lineup.startswith("local/smollm2 (t=1.0, prompt v2), ") for lineup in lineups)
+    assert any(lineup.startswith(f"{SMOLLM2[2]}, ") for lineup in lineups)
     cells = {key: text for grid in grids(pages["leaderboard"]) for key, text in grid.items()}
     assert {("guessing_game", agent) for agent in SMOLLM2} <= set(cells)
-    link = re.search(r"\((transcripts\?[^)]*agents=local%2Fsmollm2\+%28t%3D1\.0%2C\+prompt\+v2%29[^)]*)\)",
+    link = re.search(r"\((transcripts\?[^)]*agents=local%2Fsmollm2\+%28t%3D1\.0%2C\+prompt\+v2%2C\+max_tokens%3D24%29"
+                     r"[^)]*)\)",
                      next(m.value for m in pages["leaderboard"].markdown if "guessing\\_game" in m.value))
     from urllib.parse import parse_qs, urlsplit
     query = {k: v[0] for k, v in parse_qs(urlsplit(link.group(1)).query).items()}

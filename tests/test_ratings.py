@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from engine import store
+from engine.agent_names import agent_name
 from engine.headline import agent_figures
 from engine.metrics.ratings import MU, bradley_terry_table, trueskill_table
 from engine.runner import run_spec
@@ -33,8 +34,9 @@ def write_outcomes(db, game: str, matches: list[list[tuple]], params: dict | Non
         rows.append({"match_id": match_id, "run_id": "synthetic", "game": game, "status": "ok",
                      "params": json.dumps(params) if params is not None else None,
                      "started_at": START + timedelta(minutes=i), "finished_at": START + timedelta(minutes=i)})
-        seats += [{"match_id": match_id, "seat": s, "agent": seat[0], "label": seat[0], "rank": seat[1],
-                   "won": seat[1] == 1, "score": seat[2], "role": seat[3] if len(seat) > 3 else None}
+        seats += [{"match_id": match_id, "seat": s, "agent": seat[0], "label": seat[0],
+                   "agent_name": agent_name(seat[0]), "rank": seat[1], "won": seat[1] == 1, "score": seat[2],
+                   "role": seat[3] if len(seat) > 3 else None}
                   for s, seat in enumerate(match)]
     with store.connect(db) as con:
         for name, frame in (("matches", pd.DataFrame(rows)), ("seats", pd.DataFrame(seats))):
@@ -345,7 +347,7 @@ def test_winners_come_first_and_a_draw_ties(tmp_path):
                "score": 2.0}] for i in range(4))
     draws = ([{"match_id": f"d{i}", "seat": s, "agent": a, "label": a, "rank": 1, "won": False, "score": 0.0}
               for s, a in enumerate(("x", "y"))] for i in range(4))
-    rows = [r for match in (*seats, *draws) for r in match]
+    rows = [r | {"agent_name": agent_name(r["agent"])} for match in (*seats, *draws) for r in match]
     matches = pd.DataFrame([{"match_id": m, "run_id": "r", "game": "duel", "status": "ok", "finished_at": START}
                             for m in sorted({r["match_id"] for r in rows})])
     with store.connect(db) as con:

@@ -32,15 +32,16 @@ def hero(bot: str, label: str) -> dict:
     return {"challenger": {"agent": bot, "label": label}, "others": "bot:letters"}
 
 
+A, B = "A · bot:letters", "B · bot:random"  # the social games' challengers, as every table names them
 GAMES = [
     {"game": "chameleon", "lineups": [hero("bot:letters", "A"), hero("bot:random", "B"), {"all": "bot:letters"}]},
     {"game": "undercover", "presets": ["magic", "wis"],
      "lineups": [hero("bot:letters", "A"), hero("bot:random", "B"), {"all": "bot:letters"}]},
-    {"game": "prisoners_dilemma", "lineups": [{"challenger": {"agent": "bot:always_defect", "label": "A"},
+    {"game": "prisoners_dilemma", "lineups": [{"challenger": {"agent": "bot:always_defect", "label": "C"},
                                                "others": "bot:tit_for_tat"}]},
-    {"game": "cost_sharing", "lineups": [{"challenger": {"agent": "bot:selfish", "label": "B"},
+    {"game": "cost_sharing", "lineups": [{"challenger": {"agent": "bot:selfish", "label": "D"},
                                           "others": "bot:follow_first"}]},
-    {"game": "magic_public_good", "lineups": [{"challenger": {"agent": "bot:steady", "label": "A"},
+    {"game": "magic_public_good", "lineups": [{"challenger": {"agent": "bot:steady", "label": "E"},
                                                "others": "bot:never_invest"}]},
 ]
 
@@ -109,7 +110,7 @@ def test_the_social_boards_summed_are_the_logs(played, board, name, monkeypatch)
 def test_the_profile_sums_every_figure_the_log_gives_reasoning_included(played, monkeypatch):
     """Else the equality above could hold with the figures all blank."""
     profile = magic.ability_profile(played)
-    assert profile.set_index("agent").loc[["A", "B"], "Reasoning (0-100)"].notna().all()
+    assert profile.set_index("agent").loc[[A, B], "Reasoning (0-100)"].notna().all()
     assert profile["Judgement (0-100)"].notna().any() and profile["Rationality (0-100)"].notna().any()
     assert wis.figures_by_role(played)["vote_accuracy"].notna().any()
 
@@ -135,7 +136,7 @@ def test_the_boards_read_no_seat_or_turn_where_the_summary_answers(played, monke
     for selection in SELECTIONS.values():
         for board in BOARDS.values():
             board(played, selection)
-    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("A",))):
+    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=(A,))):
         for name, board in BOARDS.items():
             if name == "wis figures by role" and selection.agents:
                 continue  # its own rows: the next test
@@ -148,14 +149,14 @@ def test_the_figures_by_role_of_one_agent_are_its_rows_of_the_matches_it_played_
     """The Games page's figures of the chosen model: its rows, every seat it held (all of them in the matches it
     played), summed without the log; the log's, read from the matches it played, are the same rows, and so are its
     rows of every match."""
-    mine = Selection(agents=("A",))
+    mine = Selection(agents=(A,))
     from_log = logged(played, wis.figures_by_role, mine, monkeypatch)  # the matches the filter picks
     every = wis.figures_by_role(played)
     monkeypatch.setattr(wis, "_logged_sql", lambda *args: pytest.fail("read the log"))
     summed = wis.figures_by_role(played, mine)
-    assert set(summed.agent) == {"A"} and len(summed) == 3
+    assert set(summed.agent) == {A} and len(summed) == 3
     same_rows(summed, from_log)
-    same_rows(summed, every[every.agent == "A"].reset_index(drop=True))
+    same_rows(summed, every[every.agent == A].reset_index(drop=True))
 
 
 def test_the_writers_seat_summary_is_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):

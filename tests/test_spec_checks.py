@@ -231,22 +231,31 @@ def test_control_characters_are_refused_in_labels_free_text_and_settings(raw, wh
     assert parse_spec(_game() | {"description": "two lines\nand a tab\there, a family 👨‍👩‍👧"})
 
 
-def test_two_agents_under_one_name_in_a_lineup_are_refused_and_a_label_is_kept_stripped():
+def test_one_label_for_two_agents_is_refused_and_a_label_is_kept_stripped():
     """An attacker's report: two different agents labelled alike in one lineup played, then `scores` printed no
     results (their match counted as self-play), with no word; a label "Alice\u00a0" stood beside "Alice" as
-    another row that reads the same. The first is refused naming the name and both agents; a label is stripped."""
+    another row that reads the same. Issue 40: one label for each game's defender showed four bots as one. A label
+    naming two different agents (another agent string, or a model at another setting) anywhere in a spec is refused,
+    naming the label and both agents; the same agent under one label in several games is one agent; a label is
+    stripped."""
     def spec(*seats):
         return {"name": "x", "games": [{"game": "tictactoe", "lineups": [list(seats)]}]}
 
-    with pytest.raises(SpecError, match=r"tictactoe: the name 'A' is given to two agents of one lineup "
+    with pytest.raises(SpecError, match=r"tictactoe: the label 'A' names two different agents "
                                         r"\(bot:random and bot:equilibrium\)"):
         parse_spec(spec({"agent": "bot:random", "label": "A"}, {"agent": "bot:equilibrium", "label": "A"}))
-    with pytest.raises(SpecError, match="the name 'bot:random' is given to two agents"):
-        parse_spec(spec("bot:random", {"agent": "bot:equilibrium", "label": "bot:random"}))
+    with pytest.raises(SpecError, match=r"the label 'gpt' names two different agents \(openai/gpt-4o \(t=1.0, "
+                                        r"prompt v1, max_tokens=256\) and openai/gpt-4o \(t=0.2,"):
+        parse_spec(spec({"agent": "openai/gpt-4o", "label": "gpt"},
+                        {"agent": "openai/gpt-4o", "label": "gpt", "temperature": 0.2}))
     kept = parse_spec(spec({"agent": "bot:random", "label": "Alice\u00a0"}, {"agent": "bot:equilibrium",
                                                                           "label": "Bob"}))
     assert kept.matches[0].seats[0].label == "Alice"
-    across = parse_spec({"name": "y", "games": [  # one name for each game's own scripted player stays allowed
-        {"game": "tictactoe", "lineups": [["bot:random", {"agent": "bot:equilibrium", "label": "defender"}]]},
-        {"game": "connect_four", "lineups": [["bot:random", {"agent": "bot:minimax", "label": "defender"}]]}]})
-    assert len(across.matches) == 2
+    with pytest.raises(SpecError, match="connect_four: the label 'defender' names two different agents"):
+        parse_spec({"name": "y", "games": [
+            {"game": "tictactoe", "lineups": [["bot:random", {"agent": "bot:equilibrium", "label": "defender"}]]},
+            {"game": "connect_four", "lineups": [["bot:random", {"agent": "bot:minimax", "label": "defender"}]]}]})
+    same = parse_spec({"name": "z", "games": [
+        {"game": "tictactoe", "lineups": [["bot:equilibrium", {"agent": "bot:random", "label": "defender"}]]},
+        {"game": "connect_four", "lineups": [["bot:minimax", {"agent": "bot:random", "label": "defender"}]]}]})
+    assert len(same.matches) == 2

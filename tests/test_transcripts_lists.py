@@ -33,20 +33,22 @@ UNPLACED = "bot:unplaced"  # an agent whose one seat of an ok match has no place
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    """Bots' matches; bot:random at two temperatures (so names carry settings), a failed attempt, a seat without a
-    place, a fallback move; the summaries rebuilt from that log, as `engine rescore` does."""
+    """Bots' matches; bot:random under a label in one seat (so names carry it), a failed attempt, a seat without a
+    place, a fallback move; the seats changed here named again and the summaries rebuilt from that log, as
+    `engine rescore` does."""
     path = tmp_path_factory.mktemp("lists") / "results.duckdb"
     assert asyncio.run(run_spec(parse_spec(SPEC), path, progress=False)).errors == 0
     with store.connect(path) as con:
         first, second = [r[0] for r in con.execute("SELECT match_id FROM matches WHERE game = 'tictactoe' "
                                                    "ORDER BY match_id LIMIT 2").fetchall()]
-        con.execute("UPDATE seats SET temperature = 0.5 WHERE agent = 'bot:random' AND seat = 0")
+        con.execute("UPDATE seats SET label = 'rnd' WHERE agent = 'bot:random' AND seat = 0")
         con.execute("UPDATE matches SET status = 'error', error = 'provider down' WHERE match_id = ?", [first])
         con.execute("UPDATE seats SET agent = ?, label = ?, rank = NULL, won = NULL WHERE match_id = ? AND seat = 1",
                     [ERRORED, ERRORED, first])
         con.execute("UPDATE seats SET agent = ?, label = ?, rank = NULL WHERE match_id = ? AND seat = 1",
                     [UNPLACED, UNPLACED, second])
         con.execute("UPDATE turns SET fallback = true, legal = false WHERE match_id = ? AND seat = 0", [second])
+        con.execute("UPDATE seats SET agent_name = NULL")  # named as the writer names a seat by the rebuild
     store.rebuild_summaries(path)
     assert store.summaries_in_step(path)
     return path
@@ -65,7 +67,7 @@ def test_the_agents_named_from_the_summaries_are_the_logs_failed_and_unplaced_se
         assert summed == logged(transcripts.agents, db, game, monkeypatch=monkeypatch)
         if game in (None, "tictactoe"):
             assert {ERRORED, UNPLACED} <= set(summed)
-            assert "bot:random (t=0.5)" in summed  # a label at two settings: each named apart
+            assert {"rnd · bot:random", "bot:random"} <= set(summed)  # a label: before the agent it names
     assert transcripts.agents(db, "no_such_game") == []
 
 
@@ -93,7 +95,7 @@ def test_the_agents_are_summed_without_reading_every_seat(db, monkeypatch):
 
 SEARCHES = {
     "newest": MatchSearch(),
-    "an agent at one setting won": MatchSearch(agents=("bot:random (t=0.5)",), outcome="the agent won"),
+    "a labelled agent won": MatchSearch(agents=("rnd · bot:random",), outcome="the agent won"),
     "an agent lost, one game": MatchSearch("tictactoe", ("bot:equilibrium",), "the agent lost"),
     "errors": MatchSearch(outcome="error"),
     "parse failures": MatchSearch(parse_failures=True),
@@ -119,8 +121,8 @@ def test_a_search_lists_the_right_matches(db):
     assert len(transcripts.find_matches(db, MatchSearch())) == len(every)
     assert transcripts.find_matches(db, MatchSearch(outcome="error"))["match_id"].tolist() == \
         every[every["status"] == "error"]["match_id"].tolist()
-    won = transcripts.find_matches(db, SEARCHES["an agent at one setting won"])
-    assert not won.empty and won["lineup"].str.contains("bot:random (t=0.5) (won)", regex=False).all()
+    won = transcripts.find_matches(db, SEARCHES["a labelled agent won"])
+    assert not won.empty and won["lineup"].str.contains("rnd · bot:random (won)", regex=False).all()
     failed = transcripts.find_matches(db, MatchSearch(parse_failures=True))
     assert len(failed) == 1 and failed["parse_failures"].iloc[0] > 0
     assert transcripts.find_matches(db, MatchSearch(), limit=3)["match_id"].tolist() == \
@@ -202,26 +204,3 @@ def test_the_newest_matches_are_the_first_in_order_of_finish_then_id_ties_and_un
             assert queries.newest_matches(copy, "TRUE", [], limit, matches_only) == \
                 ordered["match_id"].head(limit).tolist()
     assert queries.recent_matches(copy, limit=4)["match_id"].tolist() == ordered["match_id"].head(4).tolist()
-
-
-def test_no_list_names_its_agents_by_reading_every_seats_settings(db, monkeypatch):
-    """Else the tests comparing the two paths could pass with the summaries never read: `agent_sql` over the seats
-    groups every seat by label (four scans of 4M seats at 1M matches)."""
-    for reader in ("query", "rows"):
-        read = getattr(store, reader)
-
-        def checked(db, sql, params=None, read=read):
-            assert "FROM seats x GROUP BY" not in sql, "named the agents from every seat"
-            return read(db, sql, params)
-
-        monkeypatch.setattr(store, reader, checked)
-    newest = transcripts.find_matches(db, MatchSearch())["match_id"].iloc[0]
-    transcripts.match_turns(db, newest)
-    transcripts.find_matches(db, SEARCHES["an agent at one setting won"])
-    for game in (None, "tictactoe"):
-        transcripts.agents(db, game)
-    queries.agents(db, settings=True)
-    queries.recent_matches(db)
-    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the log: the check above can fail
-    with pytest.raises(AssertionError, match="every seat"):
-        transcripts.agents(db)

@@ -100,21 +100,22 @@ def test_leaderboard_ranking_and_figures_match_the_tables(db_path):
         [{"agent": "bot:letters", "label": "a"}, {"agent": "bot:random", "label": "b"}] * 3]}]})
     asyncio.run(run_spec(spec, db_path, progress=False))
     board = leaderboard(db_path).set_index("agent")
-    raw = store.query(db_path, "SELECT label, sum(score) AS total, count(*) AS n FROM seats GROUP BY label")
+    raw = store.query(db_path, "SELECT agent_name, sum(score) AS total, count(*) AS n FROM seats GROUP BY ALL")
     for row in raw.itertuples():
-        assert board.loc[row.label, "ranking"] == 100 + row.total - row.n
-        assert board.loc[row.label, "games"] == row.n
+        assert board.loc[row.agent_name, "ranking"] == 100 + row.total - row.n
+        assert board.loc[row.agent_name, "games"] == row.n
     # bot:random's speeches are empty: every one is a foul
-    assert board.loc["b", "foul_rate"] == 1.0 and board.loc["a", "foul_rate"] == 0.0
+    a, b = "a · bot:letters", "b · bot:random"  # the labels, before the agents they name
+    assert board.loc[b, "foul_rate"] == 1.0 and board.loc[a, "foul_rate"] == 0.0
     votes = store.query(db_path, """SELECT sum(CASE WHEN name = 'votes_correct' THEN value END) AS ok,
         sum(CASE WHEN name = 'votes_cast' THEN value END) AS cast FROM metrics m JOIN seats s USING (match_id, seat)
         WHERE s.label = 'a' AND s.role = 'civilian'""")
-    assert abs(board.loc["a", "vote_accuracy"] - votes.ok[0] / votes.cast[0]) < 1e-12
+    assert abs(board.loc[a, "vote_accuracy"] - votes.ok[0] / votes.cast[0]) < 1e-12
     roles = figures_by_role(db_path)
     assert set(roles["role"]) == {"spy", "civilian", "all"}
-    spy = roles[(roles.agent == "a") & (roles.role == "spy")]
-    civ = roles[(roles.agent == "a") & (roles.role == "civilian")]
-    assert int(spy.games.iloc[0] + civ.games.iloc[0]) == int(board.loc["a", "games"])
+    spy = roles[(roles.agent == a) & (roles.role == "spy")]
+    civ = roles[(roles.agent == a) & (roles.role == "civilian")]
+    assert int(spy.games.iloc[0] + civ.games.iloc[0]) == int(board.loc[a, "games"])
     # the page's filters select the games
     assert leaderboard(db_path, Selection(run_ids=(spec.run_id,))).equals(leaderboard(db_path))
     assert leaderboard(db_path, Selection(run_ids=("another",))).empty

@@ -19,9 +19,8 @@ import pandas as pd
 from engine import store
 from engine.metrics import stats
 from engine.metrics.outcomes import seat_outcomes_sql
-from engine.selection import ALL, Selection, agent_sql, cooperative_games, rule_set_sql, variants_sql
+from engine.selection import ALL, Selection, cooperative_games, rule_set_sql, variants_sql
 from engine.store import summaries
-from engine.store.summaries import SETTINGS_SOURCE, SIDE
 from engine.valid_answers import valid_sql
 
 
@@ -146,29 +145,21 @@ class Summed:
             yield summaries.ROWS_BY_DAY[table](view), [*params, first, *([] if end is None else [end])]
 
     def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:
-        """The rows of summary `table` this picks (`k`), each with its agent's name and its rule set (`db`: where
-        the selected matches' rows are read; None for stored rows alone)."""
-        who = ", ".join(SIDE)
+        """The rows of summary `table` this picks (`k`), each with its agent's name (`agent_name`) and its rule set
+        (`db`: where the selected matches' rows are read; None for stored rows alone)."""
         return f"""
-            WITH names AS (  -- each setting named once (a few rows), not each summary row (11 of 25 ms at 50,000)
-              SELECT hash({who}) AS who, {agent_sql("x", source=SETTINGS_SOURCE)} AS agent_name
-              FROM {SETTINGS_SOURCE} x),
-            k AS (
-              SELECT z.*, coalesce(n.agent_name, z.label) AS agent_name, {rule_set_sql("z")} AS rule_set
-              FROM (SELECT *, label AS agent FROM {self.source(db, table)}) z
-              LEFT JOIN names n ON n.who = hash({", ".join(f"z.{c}" for c in SIDE)}))
+            WITH k AS (SELECT z.*, {rule_set_sql("z")} AS rule_set FROM (SELECT * FROM {self.source(db, table)}) z)
             SELECT * FROM k WHERE {self.condition}""", self.params
 
 
 def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summed:
-    """`selection` as the summary rows it adds up (`Summed`), for summaries in step with the log (agents are named
-    from `agent_settings`): the stored rows, those of its date range's days, or for an agent filter those of its
-    matches."""
+    """`selection` as the summary rows it adds up (`Summed`), for summaries in step with the log: the stored rows,
+    those of its date range's days, or for an agent filter those of its matches."""
     condition, params = _row_condition(selection, "k", contested)
     if not selection.agents:
         return Summed(condition, params, (selection.date_from, selection.date_to))
     picked = replace(selection, contested=False, without_fallbacks=False)  # keys of the rows: `condition`'s
-    return Summed(condition, params, logged=picked.where("m", settings=SETTINGS_SOURCE))
+    return Summed(condition, params, logged=picked.where("m"))
 
 
 def summed_where(db: str | Path, selection: Selection, contested: bool = True) -> Summed | None:
@@ -225,7 +216,7 @@ def summed_figures_sql(db: str | Path, where: Summed, by_game: bool) -> tuple[st
 def _logged_figures(db: str | Path, selection: Selection, by_game: bool, contested: bool = True) -> pd.DataFrame:
     """`agent_figures`' counts read from the seats and turns of the selected matches (contested ones only, unless
     `contested` is False)."""
-    seated, params = seat_outcomes_sql(replace(selection, contested=contested), settings=store.settings_source(db))
+    seated, params = seat_outcomes_sql(replace(selection, contested=contested))
     game = "o.game, o.rule_set, " if by_game else ""
     return store.query(db, f"""
         WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),

@@ -16,8 +16,7 @@ from engine import store
 from engine.metrics.agent_figures import Summed, summed, summed_matches_and_wins_sql
 from engine.metrics.kept_tables import kept
 from engine.metrics.outcomes import component_numbers, narrowed, numbered_agents, pairwise_outcomes, read_with_played
-from engine.selection import ALL, Selection, agent_sql, cooperative_games
-from engine.store.summaries import SETTINGS_SOURCE, SIDE
+from engine.selection import ALL, Selection, cooperative_games
 
 ELO_SCALE = 400 / np.log(10)
 ELO_BASE = 1000.0
@@ -154,27 +153,22 @@ def summed_pairs(db: str | Path, where: Summed) -> pd.DataFrame:
 
 def summed_pairs_sql(db: str | Path, where: Summed) -> tuple[str, list]:
     """The query of `outcomes.pairwise_outcomes` from the pairwise summary rows `where` selects, and its parameters:
-    each agent of a pair named as the log names it (`agent_sql`), the pair turned so that `a` is the lesser name,
+    each agent of a pair by its name (`a_agent_name`, `b_agent_name`), the pair turned so that `a` is the lesser name,
     seat pairs and scores summed per kind of match and pair into its weight and score as the log computes them
     (integer sums divided, so the same doubles), kinds alike (the same signature) pooled and numbered by
     signature. A seat without a role plays on its own unless the game is cooperative (`together`). Inside a
     `store.reading` block: an agent filter's rows are a temporary table of its connection."""
     source = where.source(db, "pairwise_summary")
-    same = " AND ".join(f"n{{p}}.{c} IS NOT DISTINCT FROM k.{{p}}_{c}" for c in SIDE)
     return (f"""
             WITH k AS (
               SELECT *, dense_rank() OVER (ORDER BY run_id, game, params::VARCHAR, preset, kind) AS part
               FROM (SELECT *, TRUE AS several FROM {source}) k  -- a pair: several agents by definition
               WHERE {where.condition} AND together = (game IN (SELECT unnest(?)))),
-            who AS (SELECT DISTINCT {", ".join(f"a_{c} AS {c}" for c in SIDE)} FROM k
-                    UNION SELECT DISTINCT {", ".join(f"b_{c}" for c in SIDE)} FROM k),
-            names AS (SELECT *, {agent_sql("w", source=SETTINGS_SOURCE)} AS name
-                      FROM (SELECT *, label AS agent FROM who) w),
             turned AS (
-              SELECT k.part, k.matches, k.comparisons, k.pairs, least(na.name, nb.name) AS a,
-                     greatest(na.name, nb.name) AS b,
-                     CASE WHEN na.name < nb.name THEN k.score_sum ELSE k.pairs - k.score_sum END AS won
-              FROM k JOIN names na ON {same.format(p="a")} JOIN names nb ON {same.format(p="b")}),
+              SELECT k.part, k.matches, k.comparisons, k.pairs, least(k.a_agent_name, k.b_agent_name) AS a,
+                     greatest(k.a_agent_name, k.b_agent_name) AS b,
+                     CASE WHEN k.a_agent_name < k.b_agent_name THEN k.score_sum ELSE k.pairs - k.score_sum END AS won
+              FROM k),
             per_match AS (
               SELECT part, a, b, any_value(matches) AS matches, sum(pairs) / any_value(comparisons) AS weight,
                      sum(won) / sum(pairs) AS score

@@ -112,12 +112,11 @@ def meetings(rows: pd.DataFrame) -> dict[str, float]:
 
 def _seat_scores(db: str | Path, a: str, b: str, selection: Selection) -> pd.DataFrame:
     """Every seat of the selected matches in which A or B sits: match, game, its conditions (params, preset, seed),
-    seat, agent, strategy and score. Called inside `store.reading(db)`, as `store.settings_source` asks."""
-    settings = store.settings_source(db)  # the few settings the summaries hold, where they are in step
-    where, params = replace(selection, agents=(a, b)).where("m", settings)
+    seat, agent, strategy and score."""
+    where, params = replace(selection, agents=(a, b)).where("m")
     return store.query(db, f"""
         SELECT m.match_id, m.game, CAST(m.params AS VARCHAR) AS params, coalesce(m.preset, '') AS preset, m.seed,
-               s.seat, {agent_sql("s", source=settings)} AS agent, coalesce(s.strategy, '') AS strategy, s.score
+               s.seat, {agent_sql("s")} AS agent, coalesce(s.strategy, '') AS strategy, s.score
         FROM matches m JOIN seats s USING (match_id) WHERE {where} ORDER BY m.match_id, s.seat""", params)
 
 

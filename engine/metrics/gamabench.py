@@ -40,11 +40,11 @@ import pandas as pd
 
 from engine import store
 from engine.metrics.kept_tables import kept_per_state
-from engine.metrics.seat_sums import settings_source, summed_where
+from engine.metrics.seat_sums import summed_where
 from engine.precision import fixed_values
-from engine.selection import ALL, MAX_TOKENS, Selection, agent_sql
+from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
-from engine.store.summaries import SETTINGS_SOURCE, step_values_sql
+from engine.store.summaries import step_values_sql
 from engine.suites.gamabench import GAMES
 
 
@@ -55,9 +55,9 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     `gamabench_score` metrics the games stored (the same classmethod the scorer uses): a condition holding
     every seat of a match counts with the match score, else with the mean of its seats' scores; a cell
     is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else a row per setting
-    value and study (`_setting`), so two settings are never one row. A model is its seats' label (the model
-    string unless the run spec names one) with its max_tokens where that label was played with several
-    (`selection.agent_sql`; the condition's other settings have columns of their own). The table is summed in
+    value and study (`_setting`), so two settings are never one row. A model is its agent's name, as every table
+    gives it (`selection.agent_sql`: its label, agent string and settings; the settings have columns of their own
+    too, to sort and filter by). The table is summed in
     SQL, from the summaries or the log alike (`_TABLE`): in pandas, its groupings of 18,000 score rows at 50,000
     matches took 80 ms."""
     with store.reading(db):
@@ -112,8 +112,7 @@ _TABLE = f"""
 
 def _logged_scores(db: str | Path, selection: Selection) -> tuple[str, list]:
     """The scores read from the log: every seat and score of the selected matches (SQL and its parameters)."""
-    settings = settings_source(db)
-    where, params = selection.where(settings=settings)
+    where, params = selection.where()
     return f"""
         WITH picked AS (
           SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
@@ -125,7 +124,7 @@ def _logged_scores(db: str | Path, selection: Selection) -> tuple[str, list]:
         score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
                   AND match_id IN (SELECT match_id FROM picked)),
         groups AS (
-          SELECT s.match_id, {agent_sql("s", (MAX_TOKENS,), source=settings)} AS model, s.prompt_version,
+          SELECT s.match_id, {agent_sql("s")} AS model, s.prompt_version,
                  s.temperature, s.strategy, count(*) AS n, avg(sc.value) AS seat_score
           FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
           WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
@@ -139,21 +138,17 @@ def _logged_scores(db: str | Path, selection: Selection) -> tuple[str, list]:
 
 def _summed_scores(where: tuple[str, list]) -> tuple[str, list]:
     """The same scores summed from `gamabench_summary`'s rows (engine/store/summaries.py) that `where` selects: its
-    matches, scored matches and score sums, each label and max_tokens named once (`names`), not each row."""
+    matches, scored matches and score sums."""
     condition, params = where
     return f"""
         WITH k AS (
-          SELECT k.label, k.temperature, k.prompt_version, k.max_tokens, k.strategy, k.game, k.preset, k.params,
+          SELECT k.agent_name AS model, k.temperature, k.prompt_version, k.strategy, k.game, k.preset, k.params,
                  k.own_setting, k."repeat", r.source, sum(k.matches) AS matches, sum(k.scored) AS scored,
                  sum(k.total) AS total
           FROM gamabench_summary k LEFT JOIN runs r USING (run_id)
-          WHERE {condition} AND k.game IN (SELECT unnest(?)) GROUP BY ALL),
-        names AS (
-          SELECT DISTINCT x.label, x.max_tokens, {agent_sql("x", (MAX_TOKENS,), source=SETTINGS_SOURCE)} AS model
-          FROM (SELECT *, label AS agent FROM {SETTINGS_SOURCE}) x)
+          WHERE {condition} AND k.game IN (SELECT unnest(?)) GROUP BY ALL)
         SELECT {_SCORES}, sum(total) / nullif(sum(scored), 0) AS score, sum(matches)::BIGINT AS matches
-        FROM k JOIN names n ON n.label IS NOT DISTINCT FROM k.label AND n.max_tokens IS NOT DISTINCT FROM k.max_tokens
-        GROUP BY ALL""", [*params, list(GAMES)]
+        FROM k GROUP BY ALL""", [*params, list(GAMES)]
 
 
 def _setting_names(db: str | Path, logged: bool) -> pd.DataFrame:
@@ -188,7 +183,7 @@ def _step_records(db: str | Path, selection: Selection) -> pd.DataFrame:
     database (1.3 s at 50k matches) instead of those of the selected matches (0.2-0.4 s; bench/dashboard.py).
     The selected matches' turns are found by their row ids first (reading their match and seat only), then their
     states read: a join on the match read the state of every turn it scanned."""
-    where, params = selection.where(settings=settings_source(db))
+    where, params = selection.where()
     return store.query(db, f"""
         WITH picked AS (SELECT m.match_id, m.run_id FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))),
         steps AS (
@@ -243,7 +238,7 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
 def _logged_steps(db: str | Path, selection: Selection) -> pd.DataFrame:
     """Per match keys, step and field (`name`; NULL: the step itself) of the selected matches, the matches and the
     field's sum, read from their turns."""
-    where, params = selection.where(settings=settings_source(db))
+    where, params = selection.where()
     return store.query(db, f"""
         WITH picked AS (SELECT * FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))),
         v AS ({step_values_sql("picked", "turns")})
@@ -256,16 +251,11 @@ def _logged_steps(db: str | Path, selection: Selection) -> pd.DataFrame:
 
 
 def _summed_steps(db: str | Path, where: tuple[str, list], agents: tuple[str, ...]) -> pd.DataFrame:
-    """The same sums from the `step_summary` rows `where` selects: those of the one agent of `agents` (its settings
-    found among `agent_settings`' few rows, then its rows by a join: naming each of a game's 40,000 rows at a million
-    matches cost 120-230 ms, the join 70-90), else the matches' own (label NULL: a match counted once, whoever sat)."""
+    """The same sums from the `step_summary` rows `where` selects: those of the one agent of `agents` (by its name),
+    else the matches' own (agent_name NULL: a match counted once, whoever sat)."""
     condition, params = where
-    named = f"""SELECT label, temperature, prompt_version, max_tokens FROM {SETTINGS_SOURCE} x
-                WHERE {agent_sql("x", source=SETTINGS_SOURCE)} = ?"""
-    same = " AND ".join(f"n.{c} IS NOT DISTINCT FROM k.{c}" for c in ("temperature", "prompt_version", "max_tokens"))
-    who = f"SEMI JOIN ({named}) n ON n.label = k.label AND {same}" if agents else ""
+    who = f"{agent_sql('k')} = ?" if agents else f"{agent_sql('k')} IS NULL"
     return store.query(db, f"""
         SELECT k.game, k.preset, k.params::VARCHAR AS params, k.step, k.name, sum(k.matches)::BIGINT AS matches,
                sum(k.total) AS total
-        FROM step_summary k {who} WHERE {condition} AND {"TRUE" if agents else "k.label IS NULL"} GROUP BY ALL""",
-                       [*agents, *params])
+        FROM step_summary k WHERE {condition} AND {who} GROUP BY ALL""", [*params, *agents])

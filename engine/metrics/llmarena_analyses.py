@@ -4,7 +4,7 @@ decision's retries and fallback in the turn log, ConnectFour's per-move reward i
 Monte-Carlo win probability of every Hold'em decision as the metric `win_prob:<action>`, and Hanabi's
 per-seat counts of plays, reveals and discards as metrics.
 
-An agent is `seats.label` (the model string unless the run spec names it). Each analysis reads the matches
+An agent is `seats.agent_name` (`selection.agent_sql`). Each analysis reads the matches
 selected by `selection` (run, preset, date; every finished match by default); with an agent filter, the rows of its
 agents (`agents_rows`). The hint ablation sums `agent_summary` (engine/store/summaries.py); the others read turns or
 metrics of every match, so each table is kept per database state (engine/metrics/kept_tables.py) and the run command

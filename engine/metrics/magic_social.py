@@ -19,7 +19,7 @@ of an agent's games as that file does. Quirks kept from it:
 The seats under test: the match parameter `tested_role` says which ('special': the special seat;
 'common': every other seat, as the authors' runs seat the challenger); without it, in a match where
 exactly one seat differs from the others only that seat is scored, else (self-play, mixed tables)
-every seat is. An agent is `seats.label` with its strategy.
+every seat is. An agent is `seats.agent_name` with its strategy.
 
 The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats):
 from the seat summary where it answers the selection (engine/metrics/seat_sums.py; each seat's Reasoning items

@@ -11,8 +11,8 @@ roles each seat is its own team (a Bargain without a deal is a draw between its 
 `cooperative`. Seats of one team are never compared with each other, whatever their ranks: Who is Spy ranks its
 civilians by score, yet two civilians who won together did not beat one another.
 
-An agent is `selection.agent_sql`: `seats.label` (the model string unless the run spec names it), with its
-temperature and prompt version where the database holds that label at several.
+An agent is `selection.agent_sql`: `seats.agent_name`, its label (if the run spec gives one), agent string and the
+settings that change its play, fixed when its match was written (engine/agent_names.py).
 """
 
 from __future__ import annotations
@@ -40,11 +40,11 @@ OUTCOME = ("A seat wins when its game's declared outcome (what one match says ab
 
 
 
-def finished_between(selection: Selection, after: tuple | None = None, until: tuple | None = None,
-                     settings: str = "seats") -> tuple[str, list]:
-    """`selection.where("m", settings)` and the matches that finished after `after` = (finished_at, match_id) and up to
+def finished_between(selection: Selection, after: tuple | None = None, until: tuple | None = None
+                     ) -> tuple[str, list]:
+    """`selection.where("m")` and the matches that finished after `after` = (finished_at, match_id) and up to
     `until` (that one included), in the order matches finished (finish time, then id)."""
-    where, params = selection.where("m", settings)
+    where, params = selection.where("m")
     if after is not None:
         where += f" AND ({FINISHED} > ? OR ({FINISHED} = ? AND m.match_id > ?))"
         params += [after[0], after[0], after[1]]
@@ -54,21 +54,20 @@ def finished_between(selection: Selection, after: tuple | None = None, until: tu
     return where, params
 
 
-def seat_outcomes_sql(selection: Selection, after: tuple | None = None, until: tuple | None = None,
-                      settings: str = "seats") -> tuple[str, list]:
+def seat_outcomes_sql(selection: Selection, after: tuple | None = None, until: tuple | None = None
+                      ) -> tuple[str, list]:
     """The seats of the selected finished matches, one row per seat with its agent, its team (`role`) and its
     place in the outcome (`rank`, `OUTCOME`: the game's winners first, then by the game's rank); `credit` is the
     seat's share of a win (`OUTCOME`: 1 won, 1/2 drawn, 0 lost). `after` = (finished_at, match_id) keeps only
-    the matches that finished after that one, `until` only those up to it (that one included). Agents are named
-    from `settings` (`store.settings_source`)."""
-    where, params = finished_between(selection, after, until, settings)
+    the matches that finished after that one, `until` only those up to it (that one included)."""
+    where, params = finished_between(selection, after, until)
     return f"""
         WITH placed AS (
           SELECT m.match_id, m.game, {rule_set_sql("m")} AS rule_set, m.preset, {FINISHED} AS finished_at, s.seat,
                  s.rank AS place, coalesce(s.won, false) AS won,
                  min(s.rank) OVER (PARTITION BY m.match_id) AS best,
                  coalesce(s.role, CASE WHEN m.game IN (SELECT unnest(?)) THEN '' ELSE 'seat ' || s.seat END) AS role,
-                 {agent_sql("s", source=settings)} AS agent
+                 {agent_sql("s")} AS agent
           FROM matches m JOIN seats s USING (match_id)
           WHERE {where} AND s.rank IS NOT NULL),
         drawn AS (  -- matches nobody won whose best place two teams or more share
@@ -124,7 +123,7 @@ def pairwise_outcomes(db: str | Path, game: str | None = None, selection: Select
     selection = narrowed(game, selection)
     if selection is None:
         return pd.DataFrame(columns=["kind", "matches", "a", "b", "weight", "score"])
-    seats, params = seat_outcomes_sql(selection, settings=store.settings_source(db))
+    seats, params = seat_outcomes_sql(selection)
     return store.query(db, f"""
         WITH s AS ({seats}),
         pairs AS (

@@ -11,7 +11,6 @@ from pathlib import Path
 from engine import store
 from engine.metrics.agent_figures import summary_where
 from engine.selection import Selection, agent_sql
-from engine.store.summaries import SETTINGS_SOURCE
 
 # a seat summary row's strategy as the boards group by it (bots have none)
 NO_STRATEGY = "-"
@@ -28,23 +27,11 @@ def summed_where(db: str | Path, selection: Selection, several: bool = True) -> 
     return where if where is not None and store.summaries_in_step(db) else None
 
 
-def settings_source(db: str | Path) -> str:
-    """What `agent_sql` and a selection's agent filter (`Selection.where`) name agents from: `agent_settings` (a few
-    rows) while the summaries are in step with the log, else the seats."""
-    return SETTINGS_SOURCE if store.summaries_in_step(db) else "seats"
-
-
 def seat_rows(condition: str) -> str:
     """The `seat_summary` rows (`k`) that `condition` selects, summed per agent (`agent`, named as `agent_sql`
-    names it), strategy (`NO_STRATEGY` for none), game, rule set (`rules`), role, challenger, flag and value name:
-    the agents are named once their rows are summed (naming 100,000 rows cost 100 ms at a million matches)."""
+    names it), strategy (`NO_STRATEGY` for none), game, rule set (`rules`), role, challenger, flag and value name."""
     return f"""
-        WITH g AS (
-          SELECT k.label, k.temperature, k.prompt_version, k.max_tokens,
-                 coalesce(k.strategy, '{NO_STRATEGY}') AS strategy, k.game,
-                 json_extract_string(k.params, '$.rules') AS rules, k.role, k.challenger, k.flag, k.name,
-                 sum(k.seats) AS seats, sum(k.total) AS total
-          FROM seat_summary k WHERE {condition} GROUP BY ALL)
-        SELECT {agent_sql("g", source=SETTINGS_SOURCE)} AS agent,
-               g.* EXCLUDE (agent, label, temperature, prompt_version, max_tokens)
-        FROM (SELECT *, label AS agent FROM g) g"""
+        SELECT {agent_sql("k")} AS agent, coalesce(k.strategy, '{NO_STRATEGY}') AS strategy, k.game,
+               json_extract_string(k.params, '$.rules') AS rules, k.role, k.challenger, k.flag, k.name,
+               sum(k.seats) AS seats, sum(k.total) AS total
+        FROM seat_summary k WHERE {condition} GROUP BY ALL"""

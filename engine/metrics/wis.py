@@ -1,5 +1,5 @@
 """Who is Spy (WiS paper §3.4-3.5, §4.1): the ranking and the per-role figures of its leaderboard,
-over the `rules: wis` Undercover games. An agent is `seats.label` with its strategy; every seat of
+over the `rules: wis` Undercover games. An agent is `seats.agent_name` with its strategy; every seat of
 a tournament counts.
 
 Ranking = 100 + the sum of the agent's scores - the games it played: it grows (or shrinks) with every game, so

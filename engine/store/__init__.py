@@ -23,7 +23,6 @@ from engine.store.reader import (
     query_many_rows,
     reading,
     rows,
-    settings_source,
     stream,
     summaries_in_step,
     temp_table,
@@ -55,6 +54,6 @@ __all__ = [
     "DatabaseError", "MatchRecord", "arrow_schema", "check_db", "check_file", "connect", "count_matches",
     "default_db", "finish_run", "generation", "init_db", "keeping_open", "match_statuses", "match_tables", "now",
     "queries_at_once", "query", "query_many_rows", "reading", "rebuild_summaries", "rows", "schema_version",
-    "serving_pages", "settings_source", "stop_reads", "stream", "summaries_in_step", "temp_table", "to_json",
+    "serving_pages", "stop_reads", "stream", "summaries_in_step", "temp_table", "to_json",
     "upsert_run", "write_match", "write_matches", "write_tables", "writer_waiting",
 ]

@@ -205,8 +205,3 @@ def summaries_in_step(db: str | Path) -> bool:
             _IN_STEP[id(con)] = summaries.in_step(con)
         return _IN_STEP[id(con)]
 
-
-def settings_source(db: str | Path) -> str:
-    """What `selection.agent_sql` names agents from in a read of the log: `agent_settings` (a few rows) while the
-    summaries are in step with the log, else the seats (four scans of a million matches' 4M seats took seconds)."""
-    return summaries.SETTINGS_SOURCE if summaries_in_step(db) else "seats"

@@ -25,7 +25,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "seats": (
         ("match_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"), ("agent", "VARCHAR"), ("role", "VARCHAR"),
         ("prompt_version", "VARCHAR"), ("strategy", "VARCHAR"), ("temperature", "DOUBLE"), ("score", "DOUBLE"),
-        ("won", "BOOLEAN"), ("rank", "INTEGER"), ("label", "VARCHAR"), ("max_tokens", "INTEGER")),
+        ("won", "BOOLEAN"), ("rank", "INTEGER"), ("label", "VARCHAR"), ("max_tokens", "INTEGER"),
+        ("agent_name", "VARCHAR")),
     "turns": (
         ("match_id", "VARCHAR"), ("turn", "INTEGER"), ("round", "INTEGER"), ("phase", "VARCHAR"), ("seat", "INTEGER"),
         ("prompt", "JSON"), ("response", "VARCHAR"), ("action", "JSON"), ("legal", "BOOLEAN"), ("fallback", "BOOLEAN"),
@@ -40,16 +41,17 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "agent_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("several", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
-        ("max_tokens", "INTEGER"), ("matches", "BIGINT"), ("seats", "BIGINT"), ("wins", "BIGINT"),
-        ("draws", "BIGINT"), ("draws_shared", "BIGINT"), ("score_sum", "DOUBLE"), ("score_weight", "DOUBLE"),
-        ("decisions", "BIGINT"), ("valid", "BIGINT"), ("fallback_wins", "BIGINT"), ("cost", "DOUBLE"),
-        ("unpriced", "BIGINT"), ("fallbacks", "BOOLEAN"), ("illegal", "BIGINT")),
+        ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("matches", "BIGINT"), ("seats", "BIGINT"),
+        ("wins", "BIGINT"), ("draws", "BIGINT"), ("draws_shared", "BIGINT"), ("score_sum", "DOUBLE"),
+        ("score_weight", "DOUBLE"), ("decisions", "BIGINT"), ("valid", "BIGINT"), ("fallback_wins", "BIGINT"),
+        ("cost", "DOUBLE"), ("unpriced", "BIGINT"), ("fallbacks", "BOOLEAN"), ("illegal", "BIGINT")),
     # per the same keys and a metric: the matches of the agent scored by it, the sum and sum of squares of its
     # score per match (the mean of its seats' values there): what `headline.scores` averages
     "metric_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("several", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
-        ("max_tokens", "INTEGER"), ("name", "VARCHAR"), ("matches", "BIGINT"), ("total", "DOUBLE"),
+        ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("name", "VARCHAR"), ("matches", "BIGINT"),
+        ("total", "DOUBLE"),
         ("squares", "DOUBLE"), ("fallbacks", "BOOLEAN")),
     # per the same keys (without `several`: a pair is two agents) and a kind of match (`kind`, its comparisons
     # hashed) and pair of agents (`a_*` the lesser identity, `b_*`): the seat pairs, `a`'s score summed over them,
@@ -57,8 +59,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "pairwise_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("together", "BOOLEAN"), ("kind", "UBIGINT"), ("a_label", "VARCHAR"), ("a_temperature", "DOUBLE"),
-        ("a_prompt_version", "VARCHAR"), ("a_max_tokens", "INTEGER"), ("b_label", "VARCHAR"),
-        ("b_temperature", "DOUBLE"), ("b_prompt_version", "VARCHAR"), ("b_max_tokens", "INTEGER"),
+        ("a_prompt_version", "VARCHAR"), ("a_max_tokens", "INTEGER"), ("a_agent_name", "VARCHAR"),
+        ("b_label", "VARCHAR"), ("b_temperature", "DOUBLE"), ("b_prompt_version", "VARCHAR"),
+        ("b_max_tokens", "INTEGER"), ("b_agent_name", "VARCHAR"),
         ("pairs", "BIGINT"), ("score_sum", "DOUBLE"), ("comparisons", "BIGINT"), ("matches", "BIGINT")),
     # per the same keys as agent_summary, the seat's strategy and role, whether it is its match's challenger (MAgIC),
     # the match's outcome flag (MAgIC's Deception) and a value of the seat (`name`: a metric, its win, its score,
@@ -66,7 +69,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "seat_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("several", "BOOLEAN"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"),
-        ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("strategy", "VARCHAR"), ("role", "VARCHAR"),
+        ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("strategy", "VARCHAR"),
+        ("role", "VARCHAR"),
         ("challenger", "BOOLEAN"), ("flag", "INTEGER"), ("name", "VARCHAR"), ("seats", "BIGINT"),
         ("total", "DOUBLE")),
     # per run x game x params x preset, the imported record's study of its own (`own_setting`), the match's
@@ -75,12 +79,13 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "gamabench_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("own_setting", "VARCHAR"), ("repeat", "INTEGER"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"),
-        ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("strategy", "VARCHAR"),
+        ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"),
+        ("strategy", "VARCHAR"),
         ("matches", "BIGINT"), ("scored", "BIGINT"), ("total", "DOUBLE")),
-    # every setting an agent's label was played at (any match, ok or not, as the seats hold them) and its seats:
-    # which labels `selection.agent_sql` names with their settings, read without scanning the seats
+    # every agent seated (its name, `seats.agent_name`, with its label and settings) in any match, ok or not, and its
+    # seats: the agents a list offers, read without scanning the seats
     "agent_settings": (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
-                       ("max_tokens", "INTEGER"), ("seats", "BIGINT")),
+                       ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("seats", "BIGINT")),
     # per run, over every attempt stored (ok or errored: an errored match's calls were made and paid for): the
     # matches, those errored, and the tokens, dollars and calls without a price of their seated turns, what Launch's
     # runs panel shows (`engine.launch.processes.progress`) without summing every turn
@@ -93,7 +98,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("match_id", "VARCHAR"), ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("preset", "VARCHAR"),
         ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("finished_at", "TIMESTAMP"),
         ("label", "VARCHAR"), ("prompt_version", "VARCHAR"), ("temperature", "DOUBLE"), ("strategy", "VARCHAR"),
-        ("max_tokens", "INTEGER"), ("seats", "INTEGER"), ("score", "DOUBLE")),
+        ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("seats", "INTEGER"), ("score", "DOUBLE")),
     # per run x game x params x preset, whether the match had a fallback move, an agent (label NULL: the match, whoever
     # sat), a step of the match (`summary_gamabench.step_values_sql`: its public record's numbers, the steps numbered
     # from 1) and a field of its record (`name` NULL: the step itself): the matches that reached it and the field's
@@ -101,7 +106,8 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "step_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
-        ("max_tokens", "INTEGER"), ("step", "INTEGER"), ("name", "VARCHAR"), ("matches", "BIGINT"),
+        ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("step", "INTEGER"), ("name", "VARCHAR"),
+        ("matches", "BIGINT"),
         ("total", "DOUBLE")),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
@@ -110,7 +116,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY.items()}
 # Version 1 had no version table; 2 added runs.pid/host/heartbeat_at and turns.call_errors; 3 added
 # matches.worker (who played the match: `<host>:<pid>`, or `ray:<node>:<pid>`); 4 the published table; 5
-# seats.max_tokens (a model's answer length cap: it changes its answers, so it names the agent where it varies);
+# seats.max_tokens (a model's answer length cap: it changes its answers);
 # 6 matches.rules_version (the version of its game's rules the match was played under, `Game.rules_version`); 7
 # MAgIC's published rows on the 0-100 scale with the radar's area in both units; 8 the summaries (agent_summary,
 # metric_summary, generation: engine/store/summaries.py), built from the log by the upgrade; 9 their `fallbacks` key
@@ -121,13 +127,15 @@ TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY
 # rebuilt, its rows no longer comparing teammates (a seat pair of one role) ranked apart; 13 run_totals (Launch's runs
 # panel) and match_scores (the Robustness page), built likewise; 14 agent_summary.illegal (LLMArena's illegal moves,
 # the hint ablation) and step_summary (γ-Bench's per-round curves), agent_summary rebuilt and step_summary built; 15
-# agent_summary, metric_summary and pairwise_summary kept by day as well (`*_by_day`: a date range's figures), built.
+# agent_summary, metric_summary and pairwise_summary kept by day as well (`*_by_day`: a date range's figures), built;
+# 16 seats.agent_name (the agent's stable name, engine/agent_names.py: its label, agent string and every setting that
+# changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt.
 # Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"),
                 "DATE": pa.date32()}

@@ -1,14 +1,14 @@
 """The summaries: what the headline tables add up per agent, kept beside the turn log so a page sums a few
 thousand rows instead of joining a million turns. One row of `agent_summary` per run x game x match params x
 preset x (whether the match had several agents) x (whether some seat's move in it was a fallback) x agent (its
-label and the settings that can name it apart: temperature, prompt version, max_tokens): contested matches,
+name, `seats.agent_name`, fixed when its match was written, with its label and settings): contested matches,
 seats, wins, draws, score sums, decisions, valid decisions, fallback wins and cost; of `metric_summary`, per the
 same and a metric, what a score averages. The summing grain is what a page selects by (runs, games, rule sets,
 which are params, presets, and matches without fallback moves), so any such selection is a sum of rows; a date
 range or an agent filter is not, and is read from the log (engine/headline.py decides). `pairwise_summary` keeps, per
 run x game x params x preset, the comparisons between agents the Bradley-Terry fit reads
-(engine/metrics/bradley_terry.py), and `agent_settings` every setting a label was played at, so that naming agents
-(`selection.agent_sql`) needs no scan of the seats. `seat_summary` keeps, per seat key (the agent, its strategy and
+(engine/metrics/bradley_terry.py), and `agent_settings` every agent seated, so that listing them needs no scan of the
+seats. `seat_summary` keeps, per seat key (the agent, its strategy and
 role, whether it is its match's challenger, the match's outcome flag) and value (a metric, its win, its score,
 MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py), and
 `gamabench_summary`, per agent, strategy, imported study and repeat, the matches and `gamabench_score`s γ-Bench's
@@ -45,25 +45,27 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import duckdb
+import pyarrow as pa
 
+from engine.agent_names import SEAT_COLUMNS, seat_names
 from engine.store.schema import TABLES
 from engine.store.summary_agents import contributions_sql, illegal_move_sql, metric_contributions_sql
 from engine.store.summary_gamabench import gamabench_contributions_sql, step_contributions_sql, step_values_sql
-from engine.store.summary_keys import BY_DAY, MATCH_SCORE_KEYS, SETTINGS_SOURCE, SIDE, SUMMARIES
+from engine.store.summary_keys import BY_DAY, MATCH_SCORE_KEYS, SIDE, SUMMARIES
 from engine.store.summary_pairs import pairwise_contributions_sql
 from engine.store.summary_runs import match_scores_sql, run_totals_sql, settings_sql
 from engine.store.summary_seats import CARRIES_A_BELIEF, FALLBACK_VOTES, SCORE, SEAT, WON, seat_rows_sql
 
 # what the readers import from here: each summary's own module computes it (engine/store/summary_*.py)
-__all__ = ["BY_DAY", "CARRIES_A_BELIEF", "FALLBACK_VOTES", "MATCH_SCORE_KEYS", "SCORE", "SEAT", "SETTINGS_SOURCE",
+__all__ = ["BY_DAY", "CARRIES_A_BELIEF", "FALLBACK_VOTES", "MATCH_SCORE_KEYS", "SCORE", "SEAT",
            "SIDE", "SUMMARIES", "WON", "illegal_move_sql", "match_scores_sql", "run_totals_sql", "step_values_sql",
            "ROWS_BY_DAY", "summed_rows_sql"]
 
 
 def add_attempts(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
     """Inside the writer's transaction: count (or with `sign` -1, uncount) the matches of the tables or views named,
-    written or deleted, whatever their status, in what counts every attempt: the settings of their seats (an errored
-    attempt's seats are seats too, as `agent_sql` reads them) and their runs' totals (its calls were made)."""
+    written or deleted, whatever their status, in what counts every attempt: the agents of their seats (an errored
+    attempt's seats are seats too) and their runs' totals (its calls were made)."""
     _merge(con, "agent_settings", settings_sql(seats), sign)
     _merge(con, "run_totals", run_totals_sql(matches, turns), sign)
 
@@ -183,8 +185,24 @@ def _rebuilding(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         con.execute(f"SET memory_limit = '{before}'")
 
 
+def name_seats(con: duckdb.DuckDBPyConnection) -> None:
+    """Seats without a name (`seats.agent_name`: stored before it, or inserted around the writer) get the one the
+    writer gives a seat (engine/agent_names.py), computed once per distinct agent and settings."""
+    columns = ", ".join(SEAT_COLUMNS)
+    seats = con.sql(f"SELECT DISTINCT {columns} FROM seats WHERE agent_name IS NULL").to_arrow_table()
+    if not seats.num_rows:
+        return
+    names = pa.array(seat_names(seats.to_pylist()), pa.string())
+    con.register("seat_names", seats.append_column("agent_name", names))
+    same = " AND ".join(f"n.{c} IS NOT DISTINCT FROM seats.{c}" for c in SEAT_COLUMNS)
+    con.execute(f"UPDATE seats SET agent_name = n.agent_name FROM seat_names n WHERE seats.agent_name IS NULL "
+                f"AND {same}")
+    con.unregister("seat_names")
+
+
 def rebuild(con: duckdb.DuckDBPyConnection) -> None:
-    """Inside a transaction: the summaries computed again from the whole log."""
+    """Inside a transaction: the summaries computed again from the whole log (its seats named first: `name_seats`)."""
+    name_seats(con)
     with _rebuilding(con):
         _rebuild_by_day(con, "metric_summary")
         rebuild_pairwise(con)

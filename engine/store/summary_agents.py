@@ -4,7 +4,6 @@ the suites' 0-100 scores sum (engine/metrics/agent_figures.py, engine/headline.p
 
 from __future__ import annotations
 
-from engine.store.summary_keys import IDENTITY
 from engine.valid_answers import valid_sql
 
 
@@ -12,15 +11,15 @@ def _seats_sql(matches: str, seats: str, turns: str) -> str:
     """The CTEs both summaries start from: the seats of the `ok` matches (`s`, with the day the match finished)
     and, per match (`agents`), whether it had several agents and whether some seat's move was a fallback
     (`engine.selection.own_moves_sql`)."""
-    identity = ", ".join(IDENTITY)
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset, finished_at::DATE AS day FROM {matches}
                    WHERE status = 'ok'),
         s AS (SELECT s.match_id, s.seat, s.rank, s.role, s.score, coalesce(s.won, false) AS won,
-                     s.agent, coalesce(s.label, s.agent) AS label, s.temperature, s.prompt_version, s.max_tokens,
+                     s.agent, s.agent_name, coalesce(s.label, s.agent) AS label, s.temperature, s.prompt_version,
+                     s.max_tokens,
                      m.run_id, m.game, m.params, m.preset, m.day
               FROM {seats} s JOIN m USING (match_id)),
-        agents AS (SELECT match_id, count(DISTINCT ({identity})) > 1 AS several,
+        agents AS (SELECT match_id, count(DISTINCT s.agent_name) > 1 AS several,
                           match_id IN (SELECT match_id FROM {turns} WHERE fallback) AS fallbacks FROM {seats} s
                    WHERE match_id IN (SELECT match_id FROM m) GROUP BY match_id)"""
 
@@ -30,11 +29,11 @@ def metric_contributions_sql(matches: str, seats: str, turns: str, metrics: str)
     score per match as `headline.scores` takes it (the mean of its seats' values), counted, summed and squared."""
     return f"""{_seats_sql(matches, seats, turns)},
         per_match AS (
-          SELECT s.match_id, s.run_id, s.game, s.params, s.preset, s.day, s.label, s.temperature,
+          SELECT s.match_id, s.run_id, s.game, s.params, s.preset, s.day, s.agent_name, s.label, s.temperature,
                  s.prompt_version, s.max_tokens, x.name, avg(x.value) AS score
           FROM s JOIN {metrics} x ON x.match_id = s.match_id AND x.seat = s.seat GROUP BY ALL)
-        SELECT p.run_id, p.game, p.params, p.preset, p.day, a.several, a.fallbacks, p.label, p.temperature,
-               p.prompt_version, p.max_tokens, p.name, count(*) AS matches, sum(p.score) AS total,
+        SELECT p.run_id, p.game, p.params, p.preset, p.day, a.several, a.fallbacks, p.agent_name, p.label,
+               p.temperature, p.prompt_version, p.max_tokens, p.name, count(*) AS matches, sum(p.score) AS total,
                sum(p.score * p.score) AS squares
         FROM per_match p JOIN agents a USING (match_id) GROUP BY ALL"""
 
@@ -51,10 +50,9 @@ def illegal_move_sql(alias: str = "t") -> str:
 def contributions_sql(matches: str, seats: str, turns: str) -> str:
     """The `agent_summary_by_day` rows of the `ok` matches of the tables (or views) named: the headline's per-agent
     figures (engine/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over rows."""
-    identity = ", ".join(IDENTITY)
     return f"""{_seats_sql(matches, seats, turns)},
         placed AS (SELECT *, min(rank) OVER (PARTITION BY match_id) AS best,
-                          count(*) OVER (PARTITION BY match_id, {identity}) AS held
+                          count(*) OVER (PARTITION BY match_id, agent_name) AS held
                    FROM s WHERE rank IS NOT NULL),
         ties AS (  -- nobody won and two teams or more share the best place: seats without a team apart or together
           SELECT match_id,
@@ -70,8 +68,8 @@ def contributions_sql(matches: str, seats: str, turns: str) -> str:
                  count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced,
                  count(*) FILTER (WHERE {illegal_move_sql("t")}) AS illegal
           FROM {turns} t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM m) GROUP BY ALL)
-        SELECT p.run_id, p.game, p.params, p.preset, p.day, a.several, a.fallbacks, p.label, p.temperature,
-               p.prompt_version, p.max_tokens, count(DISTINCT p.match_id) AS matches, count(*) AS seats,
+        SELECT p.run_id, p.game, p.params, p.preset, p.day, a.several, a.fallbacks, p.agent_name, p.label,
+               p.temperature, p.prompt_version, p.max_tokens, count(DISTINCT p.match_id) AS matches, count(*) AS seats,
                count(*) FILTER (WHERE p.won) AS wins,
                count(*) FILTER (WHERE NOT p.won AND p.rank = p.best AND d.apart) AS draws,
                count(*) FILTER (WHERE NOT p.won AND p.rank = p.best AND d.shared) AS draws_shared,

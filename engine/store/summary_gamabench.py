@@ -20,19 +20,19 @@ def gamabench_contributions_sql(matches: str, seats: str, turns: str, metrics: s
                    FROM {matches} WHERE status = 'ok'),
         score AS (SELECT match_id, seat, value FROM {metrics}
                   WHERE name = 'gamabench_score' AND match_id IN (SELECT match_id FROM m)),
-        s AS (SELECT match_id, seat, coalesce(label, agent) AS label, temperature, prompt_version, max_tokens, strategy,
-                     count(*) OVER (PARTITION BY match_id) AS match_seats
+        s AS (SELECT match_id, seat, agent_name, coalesce(label, agent) AS label, temperature, prompt_version,
+                     max_tokens, strategy, count(*) OVER (PARTITION BY match_id) AS match_seats
               FROM {seats} WHERE match_id IN (SELECT match_id FROM m)),
         held AS (
-          SELECT s.match_id, s.label, s.temperature, s.prompt_version, s.max_tokens, s.strategy,
+          SELECT s.match_id, s.agent_name, s.label, s.temperature, s.prompt_version, s.max_tokens, s.strategy,
                  count(*) = any_value(s.match_seats) AS every_seat, avg(x.value) AS seat_score
           FROM s LEFT JOIN score x ON x.match_id = s.match_id AND x.seat = s.seat
-          GROUP BY s.match_id, s.label, s.temperature, s.prompt_version, s.max_tokens, s.strategy),
+          GROUP BY s.match_id, s.agent_name, s.label, s.temperature, s.prompt_version, s.max_tokens, s.strategy),
         per_match AS (
           SELECT h.*, CASE WHEN h.every_seat THEN coalesce(x.value, h.seat_score) ELSE h.seat_score END AS score
           FROM held h LEFT JOIN score x ON x.match_id = h.match_id AND x.seat IS NULL)
-        SELECT m.run_id, m.game, m.params, m.preset, m.own_setting, m."repeat", m.fallbacks, p.label, p.temperature,
-               p.prompt_version, p.max_tokens, p.strategy, count(*) AS matches, count(p.score) AS scored,
+        SELECT m.run_id, m.game, m.params, m.preset, m.own_setting, m."repeat", m.fallbacks, p.agent_name, p.label,
+               p.temperature, p.prompt_version, p.max_tokens, p.strategy, count(*) AS matches, count(p.score) AS scored,
                coalesce(sum(p.score), 0) AS total
         FROM per_match p JOIN m USING (match_id) GROUP BY ALL"""
 
@@ -73,8 +73,8 @@ def step_values_sql(matches: str, turns: str) -> str:
 
 def step_contributions_sql(matches: str, seats: str, turns: str) -> str:
     """The `step_summary` rows of the `ok` matches of the tables (or views) named: per match keys, agent (and once
-    for the match, label NULL) and step, the matches reaching that step (`name` NULL) and per field (`name`) the
-    matches whose record holds it and its sum (`step_values_sql`)."""
+    for the match, agent_name and label NULL) and step, the matches reaching that step (`name` NULL) and per field
+    (`name`) the matches whose record holds it and its sum (`step_values_sql`)."""
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset,
                           match_id IN (SELECT match_id FROM {turns} WHERE fallback) AS fallbacks
@@ -82,9 +82,10 @@ def step_contributions_sql(matches: str, seats: str, turns: str) -> str:
         v AS ({step_values_sql(matches, turns)}),
         per_step AS (SELECT match_id, step, name, value FROM v
                      UNION ALL SELECT DISTINCT match_id, step, NULL, NULL FROM v),
-        who AS (SELECT DISTINCT match_id, coalesce(label, agent) AS label, temperature, prompt_version, max_tokens
+        who AS (SELECT DISTINCT match_id, agent_name, coalesce(label, agent) AS label, temperature, prompt_version,
+                       max_tokens
                 FROM {seats} WHERE match_id IN (SELECT match_id FROM v)
-                UNION ALL SELECT DISTINCT match_id, NULL, NULL, NULL, NULL FROM v)
-        SELECT m.run_id, m.game, m.params, m.preset, m.fallbacks, w.label, w.temperature, w.prompt_version,
-               w.max_tokens, p.step, p.name, count(*) AS matches, coalesce(sum(p.value), 0) AS total
+                UNION ALL SELECT DISTINCT match_id, NULL, NULL, NULL, NULL, NULL FROM v)
+        SELECT m.run_id, m.game, m.params, m.preset, m.fallbacks, w.agent_name, w.label, w.temperature,
+               w.prompt_version, w.max_tokens, p.step, p.name, count(*) AS matches, coalesce(sum(p.value), 0) AS total
         FROM per_step p JOIN who w USING (match_id) JOIN m USING (match_id) GROUP BY ALL"""

@@ -4,9 +4,9 @@ them, shared by the modules that compute their rows (engine/store/summary_*.py) 
 
 from __future__ import annotations
 
-KEYS = ("run_id", "game", "params", "preset", "several", "fallbacks", "label", "temperature", "prompt_version",
-        "max_tokens")
-SIDE = ("label", "temperature", "prompt_version", "max_tokens")  # an agent of a pair, as `KEYS` name it
+# an agent: its name (`seats.agent_name`, what tells agents apart), its label and the settings its name shows
+SIDE = ("agent_name", "label", "temperature", "prompt_version", "max_tokens")
+KEYS = ("run_id", "game", "params", "preset", "several", "fallbacks", *SIDE)
 PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}" for c in SIDE),
              *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
 # `seat_summary`'s keys: `KEYS` and what the social boards (Who is Spy, MAgIC) tell seats apart by, and a value
@@ -27,9 +27,4 @@ SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise
 BY_DAY = {table: f"{table}_by_day" for table in ("agent_summary", "metric_summary", "pairwise_summary")}
 SUMMARIES |= {by_day: (*SUMMARIES[table], "day") for table, by_day in BY_DAY.items()}
 # what tells `match_scores`' rows apart (one per match and agent: it is appended and deleted, never summed)
-MATCH_SCORE_KEYS = ("match_id", "label", "prompt_version", "temperature", "strategy", "max_tokens")
-# `agent_settings` as `selection.agent_sql` reads the seats (a label, else the agent)
-SETTINGS_SOURCE = "(SELECT *, label AS agent FROM agent_settings)"
-# an agent as `engine.selection.agent_sql` tells agents apart: by label, then by every setting that names it
-IDENTITY = ("coalesce(s.label, s.agent)", "coalesce(CAST(s.temperature AS VARCHAR), '-')",
-            "coalesce(s.prompt_version, '-')", "coalesce(CAST(s.max_tokens AS VARCHAR), '-')")
+MATCH_SCORE_KEYS = ("match_id", "agent_name", "label", "prompt_version", "temperature", "strategy", "max_tokens")

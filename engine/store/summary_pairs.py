@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from engine.store.summary_keys import IDENTITY, SIDE
+from engine.store.summary_keys import SIDE
 
 
 def pairwise_contributions_sql(matches: str, seats: str) -> str:
     """The `pairwise_summary_by_day` rows of the `ok` matches of the tables (or views) named: each match's comparisons
     between agents as `outcomes.pairwise_outcomes` makes them (every pair of seats of different agents in different
     teams, teammates never compared whatever their ranks: the better rank, winners first, wins; equal ranks tie),
-    per pair of agents (`a` the one whose identity hashes lower) how many seat pairs (`pairs`), the sum of `a`'s
+    per pair of agents (`a` the one whose name hashes lower) how many seat pairs (`pairs`), the sum of `a`'s
     scores in them (1 won, 0.5 tie: sums exact in a double) and the match's comparisons in all; `kind` hashes a
     match's whole set, so matches alike are one row counted `matches` times. Both readings of a seat without a role
     (`together` false: a team of its own; true: one team with the others, as in a cooperative game), since the
-    store does not know the games. The seats are joined by the hash of their agent's identity, its columns added
+    store does not know the games. The seats are joined by the hash of their agent's name, its columns added
     once the pairs are counted: a million matches' seat pairs carried with four columns a side did not fit a
     rebuild's memory."""
-    identity = ", ".join(IDENTITY)
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset, finished_at::DATE AS day FROM {matches}
                    WHERE status = 'ok'),
         placed AS (
-          SELECT s.match_id, s.seat, hash({identity}) AS who, coalesce(s.role, 'seat ' || s.seat) AS apart,
+          SELECT s.match_id, s.seat, hash(s.agent_name) AS who, coalesce(s.role, 'seat ' || s.seat) AS apart,
                  coalesce(s.role, '') AS shared,
                  dense_rank() OVER (PARTITION BY s.match_id ORDER BY NOT coalesce(s.won, false), s.rank) AS rank
           FROM {seats} s WHERE s.rank IS NOT NULL AND s.match_id IN (SELECT match_id FROM m)),
@@ -43,8 +42,8 @@ def pairwise_contributions_sql(matches: str, seats: str) -> str:
                  p.comparisons, count(*) AS matches
           FROM per_match p JOIN kinds k USING (match_id, together) JOIN m USING (match_id) GROUP BY ALL),
         agents AS (
-          SELECT DISTINCT hash({identity}) AS who, coalesce(s.label, s.agent) AS label, s.temperature,
-                 s.prompt_version, s.max_tokens
+          SELECT DISTINCT hash(s.agent_name) AS who, s.agent_name, coalesce(s.label, s.agent) AS label,
+                 s.temperature, s.prompt_version, s.max_tokens
           FROM {seats} s WHERE s.rank IS NOT NULL AND s.match_id IN (SELECT match_id FROM m))
         SELECT c.* EXCLUDE (a, b), {", ".join(f"x.{c} AS a_{c}" for c in SIDE)},
                {", ".join(f"y.{c} AS b_{c}" for c in SIDE)}

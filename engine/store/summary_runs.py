@@ -22,23 +22,23 @@ def run_totals_sql(matches: str, turns: str) -> str:
 
 
 def match_scores_sql(matches: str, seats: str, metrics: str, scored_seats: str | None = None) -> str:
-    """The `match_scores` rows of the `ok` matches of the tables (or views) named: per match and agent (its label
-    and settings, its strategy), the seats it held and its score, as the Robustness page compares them: the match's
-    `gamabench_score` where the agent holds every seat (γ-Bench's self-play), else the mean of its seats' scores.
-    `scored_seats`, some of `seats` (one agent's), narrows the rows to theirs: the seats are counted in full only
-    in the matches with a match score, where the count decides which score is the agent's."""
+    """The `match_scores` rows of the `ok` matches of the tables (or views) named: per match and agent (its name,
+    label and settings, its strategy), the seats it held and its score, as the Robustness page compares them: the
+    match's `gamabench_score` where the agent holds every seat (γ-Bench's self-play), else the mean of its seats'
+    scores. `scored_seats`, some of `seats` (one agent's), narrows the rows to theirs: the seats are counted in full
+    only in the matches with a match score, where the count decides which score is the agent's."""
     return f"""
         WITH m AS (SELECT match_id, run_id, game, preset, params, seed, "repeat", finished_at FROM {matches}
                    WHERE status = 'ok'),
         held AS (
-          SELECT match_id, coalesce(label, agent) AS label, prompt_version, temperature, strategy, max_tokens,
-                 count(*) AS seats, avg(score) AS seat_score
+          SELECT match_id, agent_name, coalesce(label, agent) AS label, prompt_version, temperature, strategy,
+                 max_tokens, count(*) AS seats, avg(score) AS seat_score
           FROM {scored_seats or seats} WHERE match_id IN (SELECT match_id FROM m) GROUP BY ALL),
         whole AS (SELECT match_id, value FROM {metrics} WHERE seat IS NULL AND name = 'gamabench_score'
                   AND match_id IN (SELECT match_id FROM held)),
         seat_count AS (SELECT match_id, count(*) AS n FROM {seats} WHERE match_id IN (SELECT match_id FROM whole)
                        GROUP BY match_id)
-        SELECT m.*, h.label, h.prompt_version, h.temperature, h.strategy, h.max_tokens, h.seats,
+        SELECT m.*, h.agent_name, h.label, h.prompt_version, h.temperature, h.strategy, h.max_tokens, h.seats,
                CASE WHEN h.seats = c.n THEN coalesce(w.value, h.seat_score) ELSE h.seat_score END AS score
         FROM held h JOIN m USING (match_id) LEFT JOIN whole w USING (match_id)
         LEFT JOIN seat_count c USING (match_id)"""
@@ -46,5 +46,6 @@ def match_scores_sql(matches: str, seats: str, metrics: str, scored_seats: str |
 
 def settings_sql(seats: str) -> str:
     """The `agent_settings` rows of the seats of the table (or view) named, whatever their match's status."""
-    return f"""SELECT coalesce(label, agent) AS label, temperature, prompt_version, max_tokens, count(*) AS seats
+    return f"""SELECT agent_name, coalesce(label, agent) AS label, temperature, prompt_version, max_tokens,
+                      count(*) AS seats
                FROM {seats} GROUP BY ALL"""

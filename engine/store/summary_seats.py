@@ -9,7 +9,6 @@ import duckdb
 import pyarrow as pa
 
 from engine.belief_reasoning import seat_reasoning_rows
-from engine.store.summary_keys import IDENTITY
 
 # what `seat_summary` sums besides the metrics (`name`), each a value per seat: the seat itself (1), its win (1 or 0),
 # its score, its fallback votes for the special player (MAgIC's Judgement counts them wrong) and its Reasoning items
@@ -23,17 +22,16 @@ def seat_contributions_sql(matches: str, seats: str, turns: str, metrics: str, r
     summed per seat, its fallback votes for the special seat, and the rows of `reasoning` (match_id, seat, name,
     value: `reasoning_rows`). The challenger as engine/metrics/magic_social.py names it: the match parameter
     `tested_role`, else the one seat whose agent and strategy differ from the others' (three seats or more), else
-    every seat; agents told apart by their whole identity, as `agent_sql` tells them apart within a match."""
-    identity = ", ".join(IDENTITY)
+    every seat; agents told apart by their names, as `agent_sql` reads them."""
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset,
                           TRY_CAST(json_extract(outcome, '$.special_seat') AS INTEGER) AS special_seat,
                           TRY_CAST(json_extract(outcome, '$.flag') AS INTEGER) AS flag,
                           json_extract_string(params, '$.tested_role') AS tested_role
                    FROM {matches} WHERE status = 'ok'),
-        s AS (SELECT s.match_id, s.seat, s.role, s.score, s.won, coalesce(s.label, s.agent) AS label, s.temperature,
-                     s.prompt_version, s.max_tokens, s.strategy, hash({identity}) AS who,
-                     hash({identity}, coalesce(s.strategy, '-')) AS player, m.* EXCLUDE (match_id)
+        s AS (SELECT s.match_id, s.seat, s.role, s.score, s.won, s.agent_name, coalesce(s.label, s.agent) AS label,
+                     s.temperature, s.prompt_version, s.max_tokens, s.strategy, hash(s.agent_name) AS who,
+                     hash(s.agent_name, coalesce(s.strategy, '-')) AS player, m.* EXCLUDE (match_id)
               FROM {seats} s JOIN m USING (match_id)),
         shapes AS (
           SELECT match_id, count(DISTINCT who) > 1 AS several, count(*) AS players, min(holders) AS fewest,
@@ -52,8 +50,8 @@ def seat_contributions_sql(matches: str, seats: str, turns: str, metrics: str, r
                     WHERE match_id IN (SELECT match_id FROM m)),
         fallbacks AS (SELECT match_id, match_id IN (SELECT match_id FROM {turns} WHERE fallback) AS fallbacks
                       FROM m)
-        SELECT s.run_id, s.game, s.params, s.preset, h.several, f.fallbacks, s.label, s.temperature, s.prompt_version,
-               s.max_tokens, s.strategy, s.role,
+        SELECT s.run_id, s.game, s.params, s.preset, h.several, f.fallbacks, s.agent_name, s.label, s.temperature,
+               s.prompt_version, s.max_tokens, s.strategy, s.role,
                CASE WHEN s.tested_role = 'special' THEN s.seat = s.special_seat
                     WHEN s.tested_role = 'common' THEN s.seat <> s.special_seat
                     WHEN h.players = 2 AND h.fewest = 1 AND h.n_seats > 2 THEN s.player = h.lone

@@ -47,6 +47,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (13, summaries.rebuild_runs_and_scores),  # Launch's run totals and Robustness' per-match scores
     (14, summaries.rebuild_agents_and_steps),  # the agents' illegal moves (hint ablation), γ-Bench's per-round steps
     (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
+    (16, summaries.rebuild),  # the seats named (`summaries.name_seats`), every summary keyed on their names
 )
 
 

@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.agent_names import SEAT_COLUMNS, seat_names
 from engine.secrets import redact_together
 from engine.store import connections, summaries
 from engine.store.schema import MATCH_SCHEMA, METRIC_SCHEMA, SEAT_SCHEMA, TURN_SCHEMA, now, to_json
@@ -135,6 +136,7 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
     matches = arrow["matches"].select(["match_id", "run_id", "status"]).to_pylist()
     if not matches:
         return 0
+    arrow = arrow | {"seats": _named(arrow["seats"])}
     batch = arrow["matches"].select(["match_id", "run_id"])
     with connections.connect(db) as con:
         con.execute("BEGIN")
@@ -183,6 +185,14 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
             con.execute("ROLLBACK")
             raise
     return len(kept)
+
+
+def _named(seats: pa.Table) -> pa.Table:
+    """The seats with their agents' names (`seats.agent_name`): each a pure function of its seat
+    (engine/agent_names.py), fixed as the match is written, so no later write renames it."""
+    column = seats.schema.get_field_index("agent_name")
+    names = pa.array(seat_names(seats.select(list(SEAT_COLUMNS)).to_pylist()), pa.string())
+    return seats.set_column(column, seats.schema.field(column), names)
 
 
 def _uncount(con: duckdb.DuckDBPyConnection, matches: list[dict[str, Any]]) -> None:
