@@ -26,6 +26,20 @@ def agent_name(agent: str, label: str | None = None, temperature: float | None =
     return who if label in (None, "", agent) else f"{label}{LABEL_MARK}{who}"
 
 
+def model_name(agent: str, label: str | None = None) -> str:
+    """The agent without its settings: what Robustness compares the settings of (its label, if any, beside its agent
+    string, so one label given to two models never merges them). `agent_name` at no setting."""
+    return agent_name(agent, label)
+
+
+def model_sql(alias: str = "s") -> str:
+    """`model_name` of the seats of `alias` (none: the columns unqualified), in SQL; the summaries' `label` column
+    holds it."""
+    of = f"{alias}." if alias else ""
+    return (f"(CASE WHEN coalesce({of}label, '') IN ('', {of}agent) THEN {of}agent "
+            f"ELSE {of}label || '{LABEL_MARK}' || {of}agent END)")
+
+
 def _settings(temperature: float | None, prompt_version: str | None, max_tokens: int | None) -> str:
     """A model's settings as its name shows them: " (t=0.7, prompt v2, max_tokens=64)" (those it has)."""
     shown = [f"t={float(temperature)!r}" if temperature is not None else None,

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from engine import store
+from engine.agent_names import model_sql
 from engine.agents.prompting import examples
 from engine.numbers import number
 from engine.selection import ALL, Selection
@@ -56,7 +57,7 @@ def _own_answers(selection: Selection, agents: tuple[str, ...], game: str | None
     selected matches (of `agents` and `game` when given), and their parameters."""
     where, params = selection.where("m")
     if agents:
-        where += " AND coalesce(s.label, s.agent) IN (SELECT unnest(?))"
+        where += f" AND {model_sql('s')} IN (SELECT unnest(?))"
         params.append(list(agents))
     if game:
         where += " AND m.game = ?"
@@ -67,7 +68,7 @@ def _own_answers(selection: Selection, agents: tuple[str, ...], game: str | None
         params
 
 
-_KEY_SQL = "coalesce(s.label, s.agent) AS agent, m.game, t.phase, s.prompt_version, s.temperature, s.strategy"
+_KEY_SQL = f"{model_sql('s')} AS agent, m.game, t.phase, s.prompt_version, s.temperature, s.strategy"
 
 
 def answer_rows(db: str | Path, selection: Selection = ALL, agents: tuple[str, ...] = (),

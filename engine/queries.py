@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from engine import store
+from engine.agent_names import model_sql
 from engine.agents.base import AgentSpec
 from engine.metrics import stats
 from engine.metrics.agent_figures import summary_rows, summary_where
@@ -79,7 +80,7 @@ def _seats_sql(selection: Selection, settings: bool, unplaced_of: list[str] | No
     """One row (`agent`, `seats` 1) per seat of the selected matches; with `unplaced_of`,
     only the seats without a place of those matches (a list, so the 1M matches are not hashed to find them)."""
     where, params = selection.where()
-    name = agent_sql("s") if settings else "coalesce(s.label, s.agent)"
+    name = agent_sql("s") if settings else model_sql("s")
     if unplaced_of is not None:
         where, params = f"s.rank IS NULL AND s.match_id IN (SELECT unnest(?)) AND {where}", [unplaced_of, *params]
     return f"SELECT {name} AS agent, 1 AS seats FROM seats s JOIN matches m USING (match_id) WHERE {where}", params
@@ -117,7 +118,7 @@ def _agent_scores_sql(db: str | Path, agent: str, selection: Selection) -> tuple
                    WHERE {where}) x {moves}""", [agent, *params, agent]
     where, params = selection.where()
     rows = match_scores_sql(f"(SELECT * FROM matches m WHERE {where})", "seats", "metrics",
-                            scored_seats="(SELECT * FROM seats WHERE coalesce(label, agent) = ?)")
+                            scored_seats=f"(SELECT * FROM seats WHERE {model_sql('')} = ?)")
     return f"SELECT {columns} FROM ({rows}) x {moves}", [*params, agent, agent]
 
 
@@ -127,7 +128,7 @@ def _agent_scores_sql(db: str | Path, agent: str, selection: Selection) -> tuple
 _MOVES = f"""SELECT t.match_id, s.prompt_version, s.temperature, s.strategy, s.max_tokens, count(*) AS decisions,
                     count(*) FILTER (WHERE {valid_sql("t")}) AS valid, NOT bool_or(coalesce(t.fallback, false)) AS own
              FROM turns t JOIN seats s ON s.match_id = t.match_id AND s.seat = t.seat
-             WHERE coalesce(s.label, s.agent) = ? GROUP BY ALL"""
+             WHERE {model_sql('s')} = ? GROUP BY ALL"""
 
 
 def score_range(game: str, scores: pd.Series) -> tuple[float, float]:
@@ -348,7 +349,7 @@ def _held_at_defaults(numbered: dict[str, tuple[np.ndarray, int]]):
 def model_labels(db: str | Path) -> set[str]:
     """The agents, named as the pages name them (label, else agent string), that seated a model (not a bot): a
     labelled bot ("alpha-bot") is no model, whatever its label says."""
-    rows = _query(db, "SELECT DISTINCT coalesce(label, agent) AS agent FROM seats WHERE agent NOT LIKE 'bot:%'")
+    rows = _query(db, f"SELECT DISTINCT {model_sql('')} AS agent FROM seats WHERE agent NOT LIKE 'bot:%'")
     return set() if rows.empty else set(rows["agent"])
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from engine import answer_flags, store
+from engine.agent_names import model_sql
 from engine.games import get_game
 from engine.games.base import FEEDBACK
 from engine.queries import newest_matches
@@ -201,8 +202,8 @@ def full_response(db: str | Path, match_id: str, turn: int) -> str:
 def seat_flags(db: str | Path, match_id: str) -> list[str]:
     """The flags (`answer_flags`: constant answers, answers copying the prompt's example) of the agents seated in
     the match, over all their answers in its game under the condition they sat at, in words."""
-    seats = store.query(db, """
-        SELECT DISTINCT coalesce(s.label, s.agent) AS agent, m.game, s.prompt_version, s.temperature, s.strategy
+    seats = store.query(db, f"""
+        SELECT DISTINCT {model_sql('s')} AS agent, m.game, s.prompt_version, s.temperature, s.strategy
         FROM seats s JOIN matches m USING (match_id) WHERE s.match_id = ? AND s.agent NOT LIKE 'bot:%'""", [match_id])
     if seats.empty:
         return []

@@ -117,3 +117,20 @@ def test_a_database_from_before_the_names_gets_them_and_its_summaries_keyed_on_t
     old = assert_upgrade_builds_them(db, tmp_path, 15, tuple(undo), (*summaries.SUMMARIES, "match_scores"))
     assert store.rows(old, "SELECT match_id, seat, agent_name FROM seats ORDER BY 1, 2") == named
     assert store.rows(old, "SELECT max(version) FROM schema_version") == [(16,)]
+
+
+def test_one_label_given_to_two_models_by_two_runs_is_two_models_on_robustness(tmp_path):
+    """Robustness compares one model's settings, so it names a model without them: its label stays beside its agent
+    string, and a label two runs gave to different models never pools their scores or their answer flags."""
+    db = tmp_path / "results.duckdb"
+    with StubServer(guess) as stub:
+        for name, agent in (("first", SMALL), ("second", "openai/other-model")):
+            run = model_run(name, stub.url, 24)
+            run["games"][0]["lineups"][0][0] |= {"agent": agent, "label": "my-model"}
+            assert asyncio.run(run_spec(parse_spec(run), db, progress=False)).errors == 0
+    models = {f"my-model · {SMALL}", "my-model · openai/other-model"}
+    assert queries.model_labels(db) == models
+    assert models <= set(queries.agents(db)["agent"])
+    for model in models:
+        assert len(queries.robustness_scores(db, model)) == 3  # its own run's matches, not the other's
+    assert queries.robustness_scores(db, "my-model").empty

@@ -4,6 +4,7 @@ the suites' 0-100 scores sum (engine/metrics/agent_figures.py, engine/headline.p
 
 from __future__ import annotations
 
+from engine.agent_names import model_sql
 from engine.valid_answers import valid_sql
 
 
@@ -15,7 +16,7 @@ def _seats_sql(matches: str, seats: str, turns: str) -> str:
         WITH m AS (SELECT match_id, run_id, game, params, preset, finished_at::DATE AS day FROM {matches}
                    WHERE status = 'ok'),
         s AS (SELECT s.match_id, s.seat, s.rank, s.role, s.score, coalesce(s.won, false) AS won,
-                     s.agent, s.agent_name, coalesce(s.label, s.agent) AS label, s.temperature, s.prompt_version,
+                     s.agent, s.agent_name, {model_sql('s')} AS label, s.temperature, s.prompt_version,
                      s.max_tokens,
                      m.run_id, m.game, m.params, m.preset, m.day
               FROM {seats} s JOIN m USING (match_id)),

@@ -3,6 +3,7 @@ per-round curves (`round_curves`), over the step records the games keep in each 
 
 from __future__ import annotations
 
+from engine.agent_names import model_sql
 from engine.step_fields import SEAT_FIELDS, SEAT_FIELDS_OF
 
 
@@ -20,7 +21,7 @@ def gamabench_contributions_sql(matches: str, seats: str, turns: str, metrics: s
                    FROM {matches} WHERE status = 'ok'),
         score AS (SELECT match_id, seat, value FROM {metrics}
                   WHERE name = 'gamabench_score' AND match_id IN (SELECT match_id FROM m)),
-        s AS (SELECT match_id, seat, agent_name, coalesce(label, agent) AS label, temperature, prompt_version,
+        s AS (SELECT match_id, seat, agent_name, {model_sql('')} AS label, temperature, prompt_version,
                      max_tokens, strategy, count(*) OVER (PARTITION BY match_id) AS match_seats
               FROM {seats} WHERE match_id IN (SELECT match_id FROM m)),
         held AS (
@@ -82,7 +83,7 @@ def step_contributions_sql(matches: str, seats: str, turns: str) -> str:
         v AS ({step_values_sql(matches, turns)}),
         per_step AS (SELECT match_id, step, name, value FROM v
                      UNION ALL SELECT DISTINCT match_id, step, NULL, NULL FROM v),
-        who AS (SELECT DISTINCT match_id, agent_name, coalesce(label, agent) AS label, temperature, prompt_version,
+        who AS (SELECT DISTINCT match_id, agent_name, {model_sql('')} AS label, temperature, prompt_version,
                        max_tokens
                 FROM {seats} WHERE match_id IN (SELECT match_id FROM v)
                 UNION ALL SELECT DISTINCT match_id, NULL, NULL, NULL, NULL, NULL FROM v)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.agent_names import model_sql
 from engine.store.summary_keys import SIDE
 
 
@@ -42,7 +43,7 @@ def pairwise_contributions_sql(matches: str, seats: str) -> str:
                  p.comparisons, count(*) AS matches
           FROM per_match p JOIN kinds k USING (match_id, together) JOIN m USING (match_id) GROUP BY ALL),
         agents AS (
-          SELECT DISTINCT hash(s.agent_name) AS who, s.agent_name, coalesce(s.label, s.agent) AS label,
+          SELECT DISTINCT hash(s.agent_name) AS who, s.agent_name, {model_sql('s')} AS label,
                  s.temperature, s.prompt_version, s.max_tokens
           FROM {seats} s WHERE s.rank IS NOT NULL AND s.match_id IN (SELECT match_id FROM m))
         SELECT c.* EXCLUDE (a, b), {", ".join(f"x.{c} AS a_{c}" for c in SIDE)},

@@ -3,6 +3,8 @@ settings name an agent), and `match_scores`, one row per `ok` match and agent (t
 
 from __future__ import annotations
 
+from engine.agent_names import model_sql
+
 
 def run_totals_sql(matches: str, turns: str) -> str:
     """The `run_totals` rows of the matches of the tables (or views) named, whatever their status: per run its
@@ -31,7 +33,7 @@ def match_scores_sql(matches: str, seats: str, metrics: str, scored_seats: str |
         WITH m AS (SELECT match_id, run_id, game, preset, params, seed, "repeat", finished_at FROM {matches}
                    WHERE status = 'ok'),
         held AS (
-          SELECT match_id, agent_name, coalesce(label, agent) AS label, prompt_version, temperature, strategy,
+          SELECT match_id, agent_name, {model_sql('')} AS label, prompt_version, temperature, strategy,
                  max_tokens, count(*) AS seats, avg(score) AS seat_score
           FROM {scored_seats or seats} WHERE match_id IN (SELECT match_id FROM m) GROUP BY ALL),
         whole AS (SELECT match_id, value FROM {metrics} WHERE seat IS NULL AND name = 'gamabench_score'
@@ -46,6 +48,6 @@ def match_scores_sql(matches: str, seats: str, metrics: str, scored_seats: str |
 
 def settings_sql(seats: str) -> str:
     """The `agent_settings` rows of the seats of the table (or view) named, whatever their match's status."""
-    return f"""SELECT agent_name, coalesce(label, agent) AS label, temperature, prompt_version, max_tokens,
+    return f"""SELECT agent_name, {model_sql('')} AS label, temperature, prompt_version, max_tokens,
                       count(*) AS seats
                FROM {seats} GROUP BY ALL"""

@@ -8,6 +8,7 @@ from itertools import chain
 import duckdb
 import pyarrow as pa
 
+from engine.agent_names import model_sql
 from engine.belief_reasoning import seat_reasoning_rows
 
 # what `seat_summary` sums besides the metrics (`name`), each a value per seat: the seat itself (1), its win (1 or 0),
@@ -29,7 +30,7 @@ def seat_contributions_sql(matches: str, seats: str, turns: str, metrics: str, r
                           TRY_CAST(json_extract(outcome, '$.flag') AS INTEGER) AS flag,
                           json_extract_string(params, '$.tested_role') AS tested_role
                    FROM {matches} WHERE status = 'ok'),
-        s AS (SELECT s.match_id, s.seat, s.role, s.score, s.won, s.agent_name, coalesce(s.label, s.agent) AS label,
+        s AS (SELECT s.match_id, s.seat, s.role, s.score, s.won, s.agent_name, {model_sql('s')} AS label,
                      s.temperature, s.prompt_version, s.max_tokens, s.strategy, hash(s.agent_name) AS who,
                      hash(s.agent_name, coalesce(s.strategy, '-')) AS player, m.* EXCLUDE (match_id)
               FROM {seats} s JOIN m USING (match_id)),
