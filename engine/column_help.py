@@ -116,10 +116,10 @@ GLOSSARY = {  # the headline's numbers first, as it defines them, then the terms
                   "raw area on 0-100 axes (full radar about 27,400; GPT-4-turbo about 9,300), in the hover and in the "
                   "profile's `area (0-100 axes)`. Missing abilities (games not played) leave gaps and no area",
     "ability": "each of MAgIC's seven abilities is a share of counted chances on 0-100 (Judgement: right votes; "
-               "Reasoning: right belief items; Deception: games won as chameleon or undercover, plus its 0.25 guess "
-               "term; Self-awareness: right role probes; Cooperation: cost-sharing games agreed; Coordination: "
-               "agreed splits it proposed; Rationality: rational decisions), shown with n, the challenger's matches "
-               "behind it, and its 95% Wilson interval",
+               "Reasoning: right belief items; Deception: games won as chameleon or undercover, plus the authors' "
+               "0.25 guess term, so it and its interval reach 125; Self-awareness: right role probes; Cooperation: "
+               "cost-sharing games agreed; Coordination: agreed splits it proposed; Rationality: rational "
+               "decisions), shown with n, the challenger's matches behind it, and its 95% Wilson interval",
     "Who is Spy ranking": "100 + the sum of scores - games played (a seat is a game): it grows with games played, so "
                           "agents with different numbers of games are not comparable by it. Points per game = "
                           "(ranking - 100) / games, with its 95% t interval over seats, are",

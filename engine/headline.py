@@ -98,8 +98,8 @@ def judged(games) -> str:
     return "One match's outcome: " + "; ".join(f"{g}, {get_game(g).judged_meaning}" for g in dict.fromkeys(games))
 
 
-COLUMNS = ["rank", "agent", "provisional", "partial", "games", "value", "value_lo", "value_hi", "note", "win_rate",
-           "win_lo", "win_hi", "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
+COLUMNS = ["rank", "agent", "provisional", "partial", "games", "of_games", "value", "value_lo", "value_hi", "note",
+           "win_rate", "win_lo", "win_hi", "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
 
 
 @kept_per_state
@@ -319,9 +319,13 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
                                            value_hi=figures["win_hi"], note="")
     table = figures.merge(values, on="agent", how="left")
     table["note"] = [n if n == n else "nothing to rate" for n in table["note"]]
-    played = by_game.groupby("agent")["game"].nunique()  # the games of its counted matches
+    # the games the ranked number reads: a rating or a win rate none where the seats share one score (cooperative)
+    ranked_games = by_game if measure.by == "score" else by_game[~by_game["game"].isin(cooperative_games())]
+    played = ranked_games.groupby("agent")["game"].nunique()
     table["games"] = table["agent"].map(played).fillna(0).astype(int)
-    # fewer games than were counted is another mix: a score or win rate pools the games played, a rating weighs
-    # the games' comparisons by the matches played (one game's rating is that game's), so every suite alike
-    table["partial"] = table["games"] < played.max()
+    # fewer of the counted games than were counted is another mix: a score or win rate pools the games played, a
+    # rating weighs the games' comparisons by the matches played (one game's rating is that game's), so every suite
+    # alike; complete means every counted game, not as many as the agent that played most
+    table["of_games"] = ranked_games["game"].nunique()
+    table["partial"] = table["games"] < table["of_games"]
     return ranked(table)[COLUMNS]

@@ -50,7 +50,7 @@ def _secret_values() -> list[str]:
 def _codes(text: str) -> np.ndarray:
     """Each FRAGMENT characters of `text` as one number (7 bits a character: a character beyond ASCII is 0, which
     no character of a key is), so that every piece of every key is looked up in one pass."""
-    chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    chars = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     chars = np.where((chars > 0) & (chars < 128), chars, 0)
     codes = np.zeros(max(len(chars) - FRAGMENT + 1, 0), dtype=np.uint32)
     for i in range(FRAGMENT):

@@ -209,22 +209,21 @@ def parse_spec(raw: Any) -> RunSpec:
     return spec
 
 
-def seat_name(seat: AgentSpec, label: bool = True) -> str:
-    """The name a seat's agent is written under (engine/agent_names.py): its label (unless `label` is false), its
-    agent string and, for a model, the settings that change its play."""
-    return agent_name(seat.agent, seat.label if label else None, seat.temperature, seat.prompt_version,
-                      seat.max_tokens)
+def seat_name(seat: AgentSpec) -> str:
+    """The name a seat's agent is written under (engine/agent_names.py): its label, its agent string and, for a
+    model, the settings that change its play."""
+    return agent_name(seat.agent, seat.label, seat.temperature, seat.prompt_version, seat.max_tokens)
 
 
 def _one_agent_per_label(spec: RunSpec) -> None:
-    """A label is a display name: one label for two different agents (another agent string, or a setting that changes
-    its play) would show two agents as one on every page, so it is refused."""
+    """A label is a display name for one model (played under several settings, say): one label for two agent
+    strings would read as one model where the tables show two, so it is refused."""
     named: dict[str, str] = {}
     for plan in spec.matches:
         for seat in plan.seats:
             if seat.label is None or seat.label == seat.agent:
                 continue
-            agent = seat_name(seat, label=False)
+            agent = seat.agent
             if named.setdefault(seat.label, agent) != agent:
                 raise SpecError(f"{plan.game}: the label {seat.label!r} names two different agents "
                                 f"({named[seat.label]} and {agent}); a label is a display name: give each agent "
@@ -395,7 +394,7 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
     if raw["agent"] in aliases:
         alias = aliases[raw["agent"]]
         alias = {"agent": alias} if isinstance(alias, str) else dict(alias)
-        raw = {"label": raw["agent"]} | alias | {k: v for k, v in raw.items() if k != "agent"}
+        raw = alias | {k: v for k, v in raw.items() if k != "agent"}  # an alias is no label: no part of a name
     merged = dict(defaults) | raw
     if merged.get("label") is not None:  # the seat's own, its alias's or the defaults'
         merged["label"] = checked_name(merged["label"], f"{where}.label")  # stripped: "Alice " is Alice

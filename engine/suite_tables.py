@@ -56,11 +56,11 @@ def measure_view(table: pd.DataFrame, measure) -> list[str]:
     rate, places = measure.by == "win_rate", 0 if measure.by == "rating" else 2
     partial = table["partial"] if "partial" in table else pd.Series(False, index=table.index)  # one game: never
     games = table["games"] if "games" in table else partial
-    whole = games.max()
+    whole = table["of_games"] if "of_games" in table else games
     return [note if note else interval(v, lo, hi, as_percent=rate, decimals=1 if rate else places)
-            + (f" (partial: {n} of {whole} games)" if short else "")
-            for v, lo, hi, note, short, n in zip(table["value"], table["value_lo"], table["value_hi"], table["note"],
-                                                 partial, games, strict=True)]
+            + (f" (partial: {n} of {of} games)" if short else "")
+            for v, lo, hi, note, short, n, of in zip(table["value"], table["value_lo"], table["value_hi"],
+                                                     table["note"], partial, games, whole, strict=True)]
 
 
 def ranked_view(table: pd.DataFrame, measure) -> pd.DataFrame:

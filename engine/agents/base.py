@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engine.agent_names import DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_VERSION, DEFAULT_TEMPERATURE
 from engine.games.base import Observation
 
 
@@ -14,10 +15,10 @@ class AgentSpec:
     """One seat of a lineup, as the run spec gives it."""
 
     agent: str
-    prompt_version: str = "v1"
+    prompt_version: str = DEFAULT_PROMPT_VERSION
     strategy: str = "vanilla"
-    temperature: float = 1.0
-    max_tokens: int = 256
+    temperature: float = DEFAULT_TEMPERATURE
+    max_tokens: int = DEFAULT_MAX_TOKENS
     api_base: str | tuple[str, ...] | None = None  # several: one model served by several endpoints (balanced)
     label: str | None = None  # a display name when one model plays under several settings
 

@@ -13,7 +13,8 @@ ratings' own read), never a definition of its own.
   side's score is the mean score (`seats.score`) of its seats; several matches of one condition (runs played twice)
   are averaged first. Per game: the mean difference A - B with its 95% t interval and the paired t-test
   (`scipy.stats.ttest_rel`); Holm's correction across the games (`statsmodels.stats.multitest.multipletests`). The
-  overall row pools every game's pairs on the games' own score scales, so it is not corrected.
+  overall row counts every game's pairs, and shows their scores only when they are of one game: each game scores on
+  its own scale, so a difference pooled over games would mix units.
 
 scipy.stats and statsmodels are imported inside the two functions that test: a dashboard process loads them only once
 a user asks for a comparison (tests/test_page_imports.py holds the pages to that).
@@ -178,8 +179,8 @@ def holm(p: pd.Series) -> pd.Series:
 
 def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.DataFrame:
     """A versus B (`COLUMNS`): a row per game either their matches against each other or their paired scores
-    cover, in name order, then the overall row (every game's matches and pairs pooled). UnknownAgent when the
-    selection holds no such agent; ValueError when A and B are one agent."""
+    cover, in name order, then the overall row (every game's matches pooled; its pairs' scores only for one game).
+    UnknownAgent when the selection holds no such agent; ValueError when A and B are one agent."""
     with store.reading(db):
         known = agent_names(db, selection)
         if not known:
@@ -201,8 +202,10 @@ def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.Da
     table = pd.DataFrame(rows, columns=COLUMNS)
     table = table[(table["matches"] > 0) | (table["pairs"] > 0)].reset_index(drop=True)
     table["p_holm"] = holm(table["p"])
-    overall = {"game": OVERALL, **meetings(pd.concat([_NO_MEETING, *met.values()])),
-               **_paired_figures(paired), "p_holm": np.nan}
+    pooled = _paired_figures(paired)
+    if paired["game"].nunique() > 1:  # each game scores on its own scale: a pooled difference would mix units
+        pooled = {**dict.fromkeys(PAIRED, np.nan), "pairs": pooled["pairs"]}
+    overall = {"game": OVERALL, **meetings(pd.concat([_NO_MEETING, *met.values()])), **pooled, "p_holm": np.nan}
     table = pd.concat([table, pd.DataFrame([overall], columns=COLUMNS)], ignore_index=True)
     for column in ("matches", "wins", "draws", "losses", "pairs"):
         table[column] = table[column].astype(int)
