@@ -31,11 +31,12 @@ def _strings(value, path: str = ""):
 
 @pytest.fixture(scope="module")
 def hostile_db(tmp_path_factory):
+    """One agent string under the hostile label in both games: a label names one agent (engine/spec.py)."""
     db = tmp_path_factory.mktemp("labels") / "r.duckdb"
     asyncio.run(run_spec(parse_spec({"name": "labels", "seed": 3, "repeats": 2, "games": [
         {"game": "prisoners_dilemma", "preset": "magic_1",
          "lineups": [{"challenger": {"agent": "bot:equilibrium", "label": LINK}, "others": "bot:tit_for_tat"}]},
-        {"game": "tictactoe", "lineups": [[{"agent": "bot:random", "label": LINK}, "bot:equilibrium"]]}]}),
+        {"game": "tictactoe", "lineups": [[{"agent": "bot:equilibrium", "label": LINK}, "bot:random"]]}]}),
         db, progress=False))
     return db
 

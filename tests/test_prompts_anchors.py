@@ -66,29 +66,33 @@ def db(tmp_path_factory):
     return path
 
 
+COPIER, VARIED, MARKER = (f"{label} · openai/{label}-model" for label in ("copier", "varied", "marker"))
+
+
 def test_an_agent_answering_the_prompts_example_or_one_value_is_flagged(db):
     flags = answer_flags.answer_flags(db).set_index(["agent", "prompt_version"])
-    copied = flags.loc[("copier", "v1")]
+    copied = flags.loc[(COPIER, "v1")]
     assert (copied["answers"], copied["copied"], copied["top_answer"], copied["flag"]) == (4, 4, "42",
                                                                                            answer_flags.COPIED)
-    constant = flags.loc[("copier", "v2")]  # no example in that prompt: one value every time
+    constant = flags.loc[(COPIER, "v2")]  # no example in that prompt: one value every time
     assert (constant["answers"], constant["copied"], constant["flag"]) == (4, 0, answer_flags.CONSTANT)
-    varied = flags.loc[("varied", "v1")]
+    varied = flags.loc[(VARIED, "v1")]
     assert (varied["answers"], varied["distinct"], varied["flag"]) == (4, 4, "")
-    assert "garbled" not in flags.index.get_level_values("agent")  # a fallback move is not the agent's answer
+    # a fallback move is not the agent's answer
+    assert not [agent for agent in flags.index.get_level_values("agent") if "garbled" in agent]
     assert answer_flags.flag_lines(flags.reset_index())[0] == (
-        "copier, guessing_game (choose), prompt v1, temperature 1.00, vanilla: answers copy the prompt's example "
+        f"{COPIER}, guessing_game (choose), prompt v1, temperature 1.00, vanilla: answers copy the prompt's example "
         "(4 of 4 answers: 42)")
 
 
 def test_an_answer_ending_with_a_text_example_copies_it(db):
     """TicTacToe's old example "X: (1,3)", answered every time (the cell taken after its first move)."""
-    marker = answer_flags.answer_flags(db, game="tictactoe").set_index("agent").loc["marker"]
+    marker = answer_flags.answer_flags(db, game="tictactoe").set_index("agent").loc[MARKER]
     assert marker["answers"] >= 4 and marker["copied"] == marker["answers"] and marker["flag"] == answer_flags.COPIED
 
 
 def test_bots_are_never_flagged(db):
-    assert set(answer_flags.answer_flags(db)["agent"]) == {"copier", "varied", "marker"}  # bot:random answered too
+    assert set(answer_flags.answer_flags(db)["agent"]) == {COPIER, VARIED, MARKER}  # bot:random answered too
 
 
 def match_of(db, label: str, version: str) -> str:
@@ -99,7 +103,7 @@ def match_of(db, label: str, version: str) -> str:
 def test_transcripts_flag_the_seated_agent_that_copies(db, monkeypatch):
     match_id = match_of(db, "copier", "v1")
     assert transcripts.seat_flags(db, match_id) == [
-        "copier, guessing_game (choose), prompt v1, temperature 1.00, vanilla: answers copy the prompt's example "
+        f"{COPIER}, guessing_game (choose), prompt v1, temperature 1.00, vanilla: answers copy the prompt's example "
         "(4 of 4 answers: 42)"]
     assert transcripts.seat_flags(db, match_of(db, "varied", "v1")) == []
     at = run_page("transcripts", db, monkeypatch, match=match_id)

@@ -40,16 +40,19 @@ def db(tmp_path_factory):
     return path
 
 
+MODEL = "zeta-model · openai/stub-model"  # its label beside its agent string
+
+
 def levels(figures: queries.Robustness):
     return figures.tables[figures.tables["factor"] == "temperature"].set_index("level")
 
 
 def test_a_level_counts_only_the_models_own_scores_unless_asked(db):
-    own = levels(queries.robustness(db, "zeta-model"))
+    own = levels(queries.robustness(db, MODEL))
     assert own.loc[1.0, ["n", "own"]].tolist() == [0, 0] and own.loc[0.0, ["n", "own"]].tolist() == [6, 6]
     assert own.loc[1.0, "valid_rate"] == 0 and own.loc[0.0, "valid_rate"] == 1
     assert own.loc[0.0, "test"] == "not tested"  # the default has no own score: nothing to compare with
-    every = levels(queries.robustness(db, "zeta-model", own_only=False))
+    every = levels(queries.robustness(db, MODEL, own_only=False))
     assert every.loc[1.0, ["n", "own"]].tolist() == [6, 0]  # the fallback scores counted, and said to be fallbacks
     assert every.loc[0.0, "test"] in ("paired t", "Welch t")
 
@@ -57,7 +60,7 @@ def test_a_level_counts_only_the_models_own_scores_unless_asked(db):
 def test_the_page_opens_on_the_model_shows_own_scores_and_valid_moves_and_judges_own_moves(db, monkeypatch):
     at = run_page("robustness", db, monkeypatch, factor="temperatures")
     assert not at.exception
-    assert at.selectbox(key="agent").value == "zeta-model"  # not alpha-bot, a bot under a label
+    assert at.selectbox(key="agent").value == MODEL  # not alpha-bot, a bot under a label
     table = next(df.value for df in at.dataframe if "difference (95% CI)" in df.value.columns).set_index("level")
     assert table.loc["1.00", ["scores", "own", "valid"]].tolist() == ["0", "0", "0.0%"]
     assert table.loc["0.00", ["scores", "own", "valid"]].tolist() == ["6", "6", "100.0%"]
