@@ -61,7 +61,8 @@ DEFINITIONS = {
             "rating, win rate or score) lies wholly above this agent's, so overlapping intervals share a rank; "
             f"agents with fewer than {MIN_MATCHES} contested matches are provisional and not ranked, and so is an "
             "agent whose interval cannot be computed (the table says why) or that played fewer of the suite's games "
-            "than were counted (partial: its number pools other games), in every suite, ratings included",
+            "than were counted (partial: its number pools other games), in every suite, ratings included; a lone "
+            "rankable agent is not ranked either (a rank among one says nothing)",
     "rating": "Bradley-Terry strength on the Elo scale (1000 = the mean strength of the agents rated together; an "
               "agent that won or lost every comparison has no finite strength, the fit holds it at a large one, so "
               "the other ratings then average away from 1000) fitted on the pairwise outcomes "
@@ -117,7 +118,8 @@ def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
 
 def ranked(table: pd.DataFrame) -> pd.DataFrame:
     """`table` (agent, matches, value, value_lo, value_hi, note; `partial` if given) with `provisional` (fewer than
-    MIN_MATCHES contested matches) and `rank` (the ranked: neither provisional, partial nor without an interval),
+    MIN_MATCHES contested matches) and `rank` (the ranked: neither provisional, partial nor without an interval, and
+    at least two of them),
     the ranked first, best value first: the one rule of every ranked table."""
     table = table.copy()
     table["note"] = [note or ("" if lo == lo and hi == hi else "no interval")  # a mean of equal scores: [x, x]
@@ -125,8 +127,9 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
                                              strict=True)]
     table["provisional"] = table["matches"] < MIN_MATCHES
     partial = table["partial"] if "partial" in table else False
-    table["rank"] = ranks(table["value_lo"], table["value_hi"],
-                          ~table["provisional"] & ~partial & (table["note"] == ""))
+    rankable = ~table["provisional"] & ~partial & (table["note"] == "")
+    # a rank among one says nothing: a lone complete agent (the random bot that played every game) is not "1"
+    table["rank"] = ranks(table["value_lo"], table["value_hi"], rankable & (rankable.sum() > 1))
     return table.sort_values(["rank", "provisional", "value", "agent"], ascending=[True, True, False, True],
                              na_position="last", ignore_index=True, key=fixed_values)
 

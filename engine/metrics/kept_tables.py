@@ -4,7 +4,8 @@ returns the table computed at the database's present state, by this process or a
 computes the default views after a run: engine/default_views.py), so a page never computes again what
 nothing changed, and a new process's first view reads a file instead of the log.
 
-A state is the database's creation time and its write stamp (`store.generation`, raised at every write), known only
+A state is the code's version (`code_version`: a changed scorer computes its tables again), the database's creation
+time and its write stamp (`store.generation`, raised at every write), known only
 while the summaries are in step with the log (rows inserted around the writer bump no generation: then every call
 computes). Each table is a file of its own, named by its state and its key: a view computed writes its own table
 only, and a view read parses its own (one file of every table took 20 ms to write and 10 to parse again after
@@ -27,8 +28,8 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.code_version import code_version
 
-FORMAT = 3  # tables kept by another layout of this folder, or by an older formula, are computed again
 _PARSED: dict[Path, tuple[tuple[int, int], pd.DataFrame]] = {}  # the files read of one state, by version (mtime, size)
 _PARSED_LOCK = threading.Lock()  # the pages' threads share it
 
@@ -38,14 +39,14 @@ def kept_tables_folder(db: str | Path) -> Path:
 
 
 def state(db: str | Path) -> list | None:
-    """The database's state as [format, created, generation], or None when its summaries are out of step with the
-    log (a state that no generation tells apart)."""
+    """The database's state as [code version, created, generation], or None when its summaries are out of step with
+    the log (a state that no generation tells apart): a table computed by other code is computed again."""
     with store.reading(db):
         if not store.summaries_in_step(db):
             return None
         created, generation = store.rows(db, "SELECT (SELECT min(upgraded_at)::VARCHAR FROM schema_version), "
                                              "(SELECT max(generation) FROM generation)")[0]
-    return [FORMAT, created, int(generation)]
+    return [code_version(), created, int(generation)]
 
 
 def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
@@ -86,7 +87,7 @@ def forget(db: str | Path) -> None:
 
 
 def _table_path(db: str | Path, now: list, key: str) -> Path:
-    """A table's file: its database's name (the format and creation time, hashed), its generation, then its key's
+    """A table's file: its database's name (the code version and creation time, hashed), its generation, then its key's
     name (hashed: a key is a selection's repr, of any length)."""
     return kept_tables_folder(db) / f"{_digest(now[:-1])}-{now[-1]}-{_digest(key)}.json"
 

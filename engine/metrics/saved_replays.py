@@ -13,11 +13,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from engine.code_version import code_version
 from engine.selection import ALL, Selection
 
-# saved replays of another formula are replayed again
-FORMULA = ("team members weigh 1; a team is a role, placed by its best member; roleless seats are teams of one; "
-           "winners first; only agents that met another")
 _WRITING = threading.Lock()
 
 
@@ -36,12 +34,12 @@ class Replayed:
     def to_json(self) -> dict:
         last = None if self.last is None else [self.last[0].isoformat(), self.last[1]]
         return {"ratings": self.ratings, "last": last, "count": self.count, "checksum": str(self.checksum),
-                "generation": self.generation, "formula": FORMULA}
+                "generation": self.generation, "code": code_version()}
 
     @classmethod
     def from_json(cls, data: dict) -> Replayed:
-        if data.get("formula") != FORMULA:
-            raise ValueError("a replay saved under another formula")
+        if data.get("code") != code_version():  # replayed by other code: replayed again
+            raise ValueError("a replay saved by another version of the code")
         last = None if data["last"] is None else (datetime.fromisoformat(data["last"][0]), data["last"][1])
         return cls({a: (float(mu), float(sigma)) for a, (mu, sigma) in data["ratings"].items()}, last,
                    int(data["count"]), int(data["checksum"]), data.get("generation"))
