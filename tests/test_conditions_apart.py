@@ -62,7 +62,7 @@ def tokens_db(tmp_path_factory):
 
 
 def test_a_model_at_two_max_tokens_is_two_agents_everywhere(tokens_db, capsys):
-    two = {f"openai/stub-model (t=0.0, prompt v1, max_tokens={cap})" for cap in (64, 128)}
+    two = {f"openai/stub-model (t=0.0, max_tokens={cap})" for cap in (64, 128)}
     assert set(headline.agent_figures(tokens_db)["agent"]) == two  # contested: two agents at the table
     assert set(headline.headline(tokens_db, "gamabench")["agent"]) == two
     assert main(["scores", "--suite", "gamabench", "--db", str(tokens_db), "--format", "csv"]) == 0
