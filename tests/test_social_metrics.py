@@ -198,7 +198,8 @@ def test_the_challenger_holding_both_common_seats_is_scored_there_not_the_defend
     asyncio.run(run_spec(spec, db_path, progress=False))
     seats = social_seats(db_path, "m.game = 'undercover'")
     tested = seats[seats["challenger"]]
-    assert set(tested["agent"]) == {"hero · bot:letters"} and len(tested) == 3  # 1 seat as the undercover + 2 as civilians
+    # 1 seat as the undercover + 2 as civilians
+    assert set(tested["agent"]) == {"hero · bot:letters"} and len(tested) == 3
     assert sorted(tested.groupby("match_id").size()) == [1, 2]  # two matches: special, then both common seats
     assert sorted(tested["role"]) == ["civilian", "civilian", "undercover"]
     table = social_abilities(db_path)
