@@ -28,6 +28,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from engine.agent_names import LABEL_MARK
 from engine.magic_radar import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, area_paper, area_percent
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "published"
@@ -107,11 +108,13 @@ def beside(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "agent") -> pd.Da
                                               paper["strategy"] if strategies else repeat(None), strict=False)):
         published_at.setdefault((model, strategy), []).append(len(ours) + j)
     order = []
-    for i, (model, strategy) in enumerate(zip(ours[key].map(same_model),
-                                              ours["strategy"] if strategies else repeat(None), strict=False)):
+    for i, (name, strategy) in enumerate(zip(ours[key], ours["strategy"] if strategies else repeat(None),
+                                             strict=False)):
         # no strategy (a bot's "-") is the plain prompt: the papers' vanilla rows
         mine = ("vanilla" if pd.isna(strategy) or strategy == "-" else strategy) if strategies else None
-        order += [i, *published_at.get((model, mine), [])]
+        # a labelled agent ("gpt-4 · bot:always_defect") is its agent string's model, else its label's
+        models = [same_model(part) for part in reversed(str(name).rsplit(LABEL_MARK, 1))]
+        order += [i, *next((published_at[(m, mine)] for m in models if (m, mine) in published_at), [])]
     columns = [key, "source", *[c for c in ours.columns if c not in (key, "source")]]
     table = pd.concat([ours, paper], ignore_index=True).iloc[order].reset_index(drop=True)
     return table[columns + [c for c in table.columns if c not in columns]]

@@ -48,7 +48,7 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     raw = {"name": "magic", "seed": 2, "repeats": 3, "games": [
         {"game": "chameleon", "lineups": [hero("bot:letters", "A"), hero("bot:random", "B")]},
         {"game": "undercover", "preset": "magic", "lineups": [hero("bot:letters", "A")]},
-        {"game": "prisoners_dilemma", "lineups": [{"challenger": {"agent": "bot:always_defect", "label": "A"},
+        {"game": "prisoners_dilemma", "lineups": [{"challenger": {"agent": "bot:random", "label": "B"},
                                                    "others": "bot:tit_for_tat"}]}]}
     asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
     n_seats = store.rows(db_path, "SELECT count(*) FROM seats")[0][0]
@@ -73,7 +73,7 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the log's path (the summaries stream none)
     profile = magic.ability_profile(db_path)
     social = magic_social.social_abilities(db_path)
-    assert n_seats > 50 and sorted(profile.agent) == ["A", "B"] and sorted(social.agent) == ["A", "B"]
+    assert n_seats > 50 and sorted(profile.agent) == sorted(social.agent) == ["A · bot:letters", "B · bot:random"]
     assert max(largest) <= 2, "the seats stayed in DuckDB: one row per challenger came out"
     assert len(set(streamed)) > 1 and profile["Reasoning (0-100)"].notna().all()
 

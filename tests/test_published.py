@@ -63,20 +63,20 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
 
     table = published.beside(leaderboard(db_path), queries.published_rows(db_path, "llmarena"))
     assert list(zip(table["agent"], table["source"], strict=True)) == [
-        ("openai/gpt-4", "ours"), ("GPT-4", "paper: LLMArena Table 1"),
-        ("Qwen-72B-Chat", "ours"), ("Qwen-72B-Chat", "paper: LLMArena Table 1")]
+        ("openai/gpt-4 · bot:equilibrium", "ours"), ("GPT-4", "paper: LLMArena Table 1"),
+        ("Qwen-72B-Chat · bot:random", "ours"), ("Qwen-72B-Chat", "paper: LLMArena Table 1")]
     monkeypatch.setenv("ARENA_DB", str(db_path))
     at = AppTest.from_file("../pages/leaderboard.py", default_timeout=60).run()
     assert not at.exception
     magic = next(df.value for df in at.dataframe if {"source", "mean role win rate (%)"} <= set(df.value.columns))
     # a bot has no strategy: the papers' vanilla rows of the same model follow ours
     assert list(zip(magic["agent"], magic["source"], strict=True)) == [
-        ("gpt-4", "ours"), ("GPT-4", "paper: MAgIC Table 1"), ("GPT-4", "paper: MAgIC Table 2")]
+        ("gpt-4 · bot:always_defect", "ours"), ("GPT-4", "paper: MAgIC Table 1"), ("GPT-4", "paper: MAgIC Table 2")]
     # an average over part of the games goes below the complete rows, its paper's row still right under it
     llmarena = next(df.value for df in at.dataframe if {"source", "average"} <= set(df.value.columns))
     assert list(zip(llmarena["agent"], llmarena["source"], strict=True)) == [
-        ("openai/gpt-4", "ours"), ("GPT-4", "paper: LLMArena Table 1"),
-        ("Qwen-72B-Chat", "ours"), ("Qwen-72B-Chat", "paper: LLMArena Table 1")]
+        ("openai/gpt-4 · bot:equilibrium", "ours"), ("GPT-4", "paper: LLMArena Table 1"),
+        ("Qwen-72B-Chat · bot:random", "ours"), ("Qwen-72B-Chat", "paper: LLMArena Table 1")]
     table_2 = next(df.value for df in at.dataframe if "prisoner_score (points)" in df.value.columns)  # same rows
     assert table_2["prisoner_score (points)"].iloc[2] == "9.95" and table_2["prisoner_score (points)"].iloc[0] != ""
 
@@ -92,8 +92,9 @@ def test_every_published_magic_row_sits_beside_ours_for_the_same_model(db_path):
     asyncio.run(run_spec(parse_spec(spec), db_path, progress=False))
     table = published.beside(ability_profile(db_path), queries.published_rows(db_path, "magic"))
     assert list(zip(table["agent"], table["source"], strict=True)) == [
-        ("GPT-3.5-Turbo", "ours"), ("GPT-3.5-turbo", "paper: MAgIC Table 1"), ("GPT-3.5-turbo", "paper: MAgIC Table 2"),
-        ("together_ai/Llama-2-70B", "ours"), ("Llama-2-70B", "paper: MAgIC Table 1"),
+        ("GPT-3.5-Turbo · bot:always_defect", "ours"), ("GPT-3.5-turbo", "paper: MAgIC Table 1"),
+        ("GPT-3.5-turbo", "paper: MAgIC Table 2"),
+        ("together_ai/Llama-2-70B · bot:always_defect", "ours"), ("Llama-2-70B", "paper: MAgIC Table 1"),
         ("Llama-2-70B", "paper: MAgIC Table 2")]
     paper = table[table["source"] == "paper: MAgIC Table 1"].set_index("agent")
     assert paper.loc["GPT-3.5-turbo", "Judgement (0-100)"] == 52.5 and paper.loc["Llama-2-70B", PAPER_AREA] > 1_000

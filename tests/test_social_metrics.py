@@ -97,7 +97,7 @@ def hand_db(db_path):
 
 def test_social_abilities_follow_metrics_release(hand_db):
     table = social_abilities(hand_db)
-    assert list(table.agent) == ["X"] and list(table.strategy) == ["-"]
+    assert list(table.agent) == ["X · bot:x"] and list(table.strategy) == ["-"]
     row = table.iloc[0]
     assert row.chameleon_wr == pytest.approx(3 / 4) and row.non_chameleon_wr == pytest.approx(3 / 4)
     assert row.undercover_wr == 0.0 and row.civilian_wr == 0.0
@@ -136,7 +136,7 @@ def test_llmarena_figures_on_a_bot_run(db_path):
                        "lineups": [["bot:letters"] * 4 + [{"agent": "bot:letters", "label": "tested"}]]}]})
     asyncio.run(run_spec(spec, db_path, progress=False))
     table = llmarena_undercover_figures(db_path)
-    assert list(table.agent) == ["tested"] and table.games[0] == 8
+    assert list(table.agent) == ["tested · bot:letters"] and table.games[0] == 8
     won = store.query(db_path, "SELECT avg(won::INT) AS w FROM seats WHERE label = 'tested'").w[0]
     assert table.undercover_win_rate[0] == pytest.approx(won)
     assert table.description_rate[0] == 1.0  # spelling clues never name a word and never repeat
@@ -179,7 +179,7 @@ def test_a_pgm_belief_text_outside_the_probe_is_read(db_path):
     _write(db_path, "P", "chameleon", None, 0, 1, "non-chameleon", True, {"credits": 2, "max_credits": 2}, {},
            [(1, "clue", {"action": "a clue", "extra": {"belief": text}}), (2, "clue", {"action": "another"})])
     table = social_abilities(db_path)
-    assert list(table.agent) == ["X"] and table.reasoning[0] == 0.5
+    assert list(table.agent) == ["X · bot:x"] and table.reasoning[0] == 0.5
 
 
 def test_reasoning_reads_the_three_belief_probes_of_a_chameleon_game(db_path):
@@ -198,8 +198,9 @@ def test_the_challenger_holding_both_common_seats_is_scored_there_not_the_defend
     asyncio.run(run_spec(spec, db_path, progress=False))
     seats = social_seats(db_path, "m.game = 'undercover'")
     tested = seats[seats["challenger"]]
-    assert set(tested["agent"]) == {"hero"} and len(tested) == 3  # 1 seat as the undercover + 2 as civilians
+    # 1 seat as the undercover + 2 as civilians
+    assert set(tested["agent"]) == {"hero · bot:letters"} and len(tested) == 3
     assert sorted(tested.groupby("match_id").size()) == [1, 2]  # two matches: special, then both common seats
     assert sorted(tested["role"]) == ["civilian", "civilian", "undercover"]
     table = social_abilities(db_path)
-    assert list(table.agent) == ["hero"]
+    assert list(table.agent) == ["hero · bot:letters"]
