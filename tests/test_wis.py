@@ -155,4 +155,5 @@ def test_points_per_game_sits_beside_the_ranking_with_its_t_interval(db_path):
             low, high = scipy_stats.t.interval(0.95, len(points) - 1, loc=points.mean(), scale=scipy_stats.sem(points))
             assert (row.points_per_game_lo, row.points_per_game_hi) == (pytest.approx(low), pytest.approx(high))
     assert spread
-    assert board.loc["a · bot:letters", "games"] == 5 * board.loc["b · bot:random", "games"]  # unequal game counts: the ranking alone misleads
+    # unequal game counts: the ranking alone misleads
+    assert board.loc["a · bot:letters", "games"] == 5 * board.loc["b · bot:random", "games"]
