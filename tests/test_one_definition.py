@@ -55,19 +55,28 @@ def test_the_hint_table_counts_contested_matches(first_run_db):
 
 
 def test_one_gamma_bench_score_and_the_games_it_leaves_out(first_run_db, leaderboard, monkeypatch):
-    """Defect 3: Overview's mean score, the headline's score and its caption name the same number and games."""
+    """Defect 3: Overview's mean score, the headline's score and its caption name the same number and games. γ-Bench's
+    protocol is self-play: every game played counts, self-play matches included, and none is left out."""
     counted, left_out = headline.coverage(first_run_db, "gamabench")
-    assert counted == ["guessing_game"] and {"bar_game", "battle_royale", "pirate_game"} <= set(left_out)
+    assert counted == ["guessing_game", "bar_game", "battle_royale", "pirate_game"] and left_out == []
     top = headline.headline(first_run_db, "gamabench").set_index("agent")
-    mean = headline.agent_figures(first_run_db, ALL.of_game("guessing_game")).set_index("agent")["mean_score"]
-    assert top["value"].to_dict() == pytest.approx(mean.to_dict())
-    assert (top["games"] == 1).all() and not top["partial"].any()
+    by_game = pd.concat([headline.agent_figures(first_run_db, ALL.of_game(g), contested=False).assign(game=g)
+                         for g in counted])
+    per_agent = by_game.groupby("agent")["mean_score"]
+    assert top["value"].to_dict() == pytest.approx(per_agent.mean().to_dict())  # the mean over its games
+    assert top["games"].to_dict() == per_agent.size().to_dict()
+    assert top["partial"].to_dict() == (top["games"] < len(counted)).to_dict() and top["partial"].any()
     caption = next(c.value for c in leaderboard.caption if c.value.startswith("Ranked by γ-Bench score 0-100:"))
-    assert "Counts guessing_game; leaves out bar_game" in caption
+    assert "Counts guessing_game, bar_game" in caption and "leaves out" not in caption
     overview = run_page("overview", first_run_db, monkeypatch)
     shown = [df.value.set_index("agent") for df in overview.dataframe if "mean score" in df.value.columns]
-    random = [df.loc["bot:random", "mean score"] for df in shown if "bot:random" in df.index]
-    assert f"{top.loc['bot:random', 'value']:.2f}" in random
+    # an agent that played contested guessing_game alone, no self-play: Overview's mean score is its headline score
+    guessing = by_game[by_game["game"] == "guessing_game"].set_index("agent")["matches"]
+    contested = headline.agent_figures(first_run_db, ALL.of_game("guessing_game")).set_index("agent")["matches"]
+    alone = [a for a in top.index[top["games"] == 1] if a in contested.index and contested[a] == guessing[a]]
+    assert alone
+    for agent in alone:
+        assert f"{top.loc[agent, 'value']:.2f}" in [df.loc[agent, "mean score"] for df in shown if agent in df.index]
 
 
 def test_a_partial_average_is_marked_and_not_ranked(first_run_db):

@@ -28,7 +28,7 @@ def test_stops_when_sigma_is_below_threshold(tmp_path):
     assert 1 < result.rounds and result.matches == 4 * result.rounds < 200  # 2 seat orders x batch 2
     assert (result.ratings["sigma"] < 5.0).all()
     ratings = result.ratings.set_index("agent")
-    assert ratings.loc["eq · bot:equilibrium", "mu"] > ratings.loc["rnd · bot:random", "mu"]  # aliases: labels
+    assert ratings.loc["bot:equilibrium", "mu"] > ratings.loc["bot:random", "mu"]  # aliases: no labels
     seats = store.query(db, "SELECT seat, label, count(*) AS n FROM seats GROUP BY ALL")
     assert len(seats) == 4 and seats["n"].nunique() == 1  # both agents in both seats equally often
     # the same tournament again resumes: nothing new is played, the stored ratings have settled already

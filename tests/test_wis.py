@@ -145,14 +145,15 @@ def test_points_per_game_sits_beside_the_ranking_with_its_t_interval(db_path):
     board = leaderboard(db_path).set_index("agent")
     assert list(board.columns[:5]) == ["strategy", "ranking", "points_per_game", "points_per_game_lo",
                                        "points_per_game_hi"]
-    seats = store.query(db_path, "SELECT label, coalesce(score, 0) - 1 AS points FROM seats")
+    seats = store.query(db_path, "SELECT agent_name, coalesce(score, 0) - 1 AS points FROM seats")
     spread = 0
-    for label, points in seats.groupby("label")["points"]:
-        row = board.loc[label]
+    for name, points in seats.groupby("agent_name")["points"]:
+        row = board.loc[name]
         assert row.points_per_game == pytest.approx((row.ranking - 100) / row.games) == pytest.approx(points.mean())
         if points.std() > 0:  # every seat scored alike: the interval is the point itself
             spread += 1
             low, high = scipy_stats.t.interval(0.95, len(points) - 1, loc=points.mean(), scale=scipy_stats.sem(points))
             assert (row.points_per_game_lo, row.points_per_game_hi) == (pytest.approx(low), pytest.approx(high))
     assert spread
-    assert board.loc["a", "games"] == 5 * board.loc["b", "games"]  # unequal game counts: the ranking alone misleads
+    # unequal game counts: the ranking alone misleads
+    assert board.loc["a · bot:letters", "games"] == 5 * board.loc["b · bot:random", "games"]
