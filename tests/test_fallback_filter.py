@@ -40,7 +40,7 @@ def answer(request: dict) -> StubReply:
 
 
 # the two models as every table names them (engine/agent_names.py)
-STEADY, GARBLED = (f"openai/{model} (t=0.0, prompt v1, max_tokens=256)" for model in ("steady", "garbled"))
+STEADY, GARBLED = (f"openai/{model} (t=0.0)" for model in ("steady", "garbled"))
 
 
 @pytest.fixture(scope="module")

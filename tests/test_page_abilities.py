@@ -18,7 +18,7 @@ from tests.page_run import run_page
 pytestmark = pytest.mark.slow
 
 
-MODEL = "openai/stub-model (t=1.0, prompt v1, max_tokens=64)"  # its name: its strategies a column of their own
+MODEL = "openai/stub-model (max_tokens=64)"  # its name: its strategies a column of their own
 
 
 def llm(url: str, strategy: str) -> dict:

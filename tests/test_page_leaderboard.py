@@ -52,7 +52,7 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     assert not at.exception
     gama_head, arena = (frame.set_index("agent") for frame in headlines(at)[:2])  # γ-Bench's, then LLMArena's
     # γ-Bench's protocol is self-play: its headline shows the agents played so, by their 0-100 score
-    assert set(gama_head.index) == {"bot:random (provisional)", "gpt-3.5-turbo-0125 (t=1.0, prompt v1) (provisional)"}
+    assert set(gama_head.index) == {"bot:random (provisional)", "gpt-3.5-turbo-0125 (provisional)"}
     assert gama_head["score (95% CI)"].str.match(r"\d").all()
     assert set(arena.index) == {"bot:equilibrium (provisional)", "bot:random (provisional)"}  # 2 matches < 10
     assert set(arena["rank"]) == {""}  # provisional agents are not ranked
@@ -62,7 +62,7 @@ def test_leaderboards_show_a_headline_per_suite_gamabench_and_wis(db, monkeypatc
     assert arena.loc["bot:equilibrium (provisional)", "valid"] == "100.0%"
     gama = frames_with(at, "guessing_game")[0]
     assert set(zip(gama["model"], gama["source"], strict=True)) == {  # a model named by its settings, a bot alone
-        ("gpt-3.5-turbo-0125 (t=1.0, prompt v1)", "published"), ("bot:random", "ours")}
+        ("gpt-3.5-turbo-0125", "published"), ("bot:random", "ours")}
     ranking = frames_with(at, "ranking")[0]
     assert {"bot:injector", "bot:obedient", "bot:letters"} <= set(ranking["agent"])
     assert at.get("plotly_chart")
