@@ -20,7 +20,7 @@ LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 LOCAL_WHEELS := $(VENV)/local-wheels
 
 $(VENV)/.installed: requirements.txt requirements-local.txt
-	@echo "make: setting up $(VENV) (first time only: 10-15 min on 2 cores, most of it compiling llama-cpp-python)"
+	@echo "make: setting up $(VENV) (first time only: 4-15 min on 2 cores, most of it compiling llama-cpp-python)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	rm -rf $(LOCAL_WHEELS)
 	@echo "make: installing requirements.txt while llama-cpp-python compiles; a line every minute until both end"
