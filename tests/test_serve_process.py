@@ -34,6 +34,19 @@ def answering(port: int) -> bool:
         return False
 
 
+def started_serve(db, port: int, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) -> subprocess.Popen:
+    """`python -m engine serve` on `db` and `port`, once it answers (an assertion when it ends or takes a minute)."""
+    server = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],
+                              cwd=store.ROOT, stdout=stdout, stderr=stderr)
+    deadline = time.monotonic() + 60
+    while not answering(port):
+        if server.poll() is not None or time.monotonic() >= deadline:
+            server.kill()
+            raise AssertionError("serve did not start")
+        time.sleep(0.2)
+    return server
+
+
 def children(pid: int) -> list[int]:
     listed = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     return [int(p) for p in listed.split()]
@@ -50,13 +63,8 @@ def test_serve_ends_with_its_children_and_frees_the_port(sig, first_run_db, tmp_
     db = tmp_path / "results.duckdb"
     shutil.copy(first_run_db, db)
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--db", str(db), "--port", str(port)],
-                              cwd=store.ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = started_serve(db, port)
     try:
-        deadline = time.monotonic() + 60
-        while not answering(port):
-            assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
-            time.sleep(0.2)
         with sync_playwright() as p:  # Launch starts a long run: the server's own child
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -136,14 +144,8 @@ def test_serve_whose_output_reader_went_away_still_stops_on_a_signal(sig, tmp_pa
     """An attacker's report: `serve | head` (or a closed SSH session) left the output pipe broken; Streamlit's stop
     printed "Stopping..." first, the print raised, and SIGTERM and Ctrl-C left the dashboard serving."""
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--db", str(tmp_path / "r.duckdb"),
-                               "--port", str(port)], cwd=store.ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT)
+    server = started_serve(tmp_path / "r.duckdb", port, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        deadline = time.monotonic() + 60
-        while not answering(port):
-            assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
-            time.sleep(0.2)
         server.stdout.close()  # the reader goes away: the next write breaks the pipe
         server.send_signal(sig)
         assert server.wait(timeout=30) == 0

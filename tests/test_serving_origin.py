@@ -6,15 +6,11 @@ from __future__ import annotations
 import base64
 import os
 import socket
-import subprocess
-import sys
-import time
 
 import pytest
 
-from engine import store
 from engine.serving import ALLOWED_HOSTS_ENV, own_origin
-from tests.test_serve_process import answering, free_port
+from tests.test_serve_process import free_port, started_serve
 
 FOREIGN = ["http://127.0.0.1:9999", "http://localhost:1", "http://0.0.0.0", "null", "file://", "http://[::1]:8501",
            "https://attacker.example"]  # the attack's origins, and the usual others
@@ -56,14 +52,8 @@ def test_the_served_dashboard_refuses_a_session_and_requests_from_other_local_po
     """An attack opened the dashboard's WebSocket from http://127.0.0.1:9999, http://localhost:1 and http://0.0.0.0
     (Streamlit lets in any port of those hosts)."""
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "engine", "serve", "--db", str(tmp_path / "r.duckdb"),
-                               "--port", str(port)], cwd=store.ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    server = started_serve(tmp_path / "r.duckdb", port)
     try:
-        deadline = time.monotonic() + 60
-        while not answering(port):
-            assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
-            time.sleep(0.2)
         for websocket in (True, False):
             accepted = "101" if websocket else "200"
             assert accepted in _answer(port, f"http://127.0.0.1:{port}", websocket)
