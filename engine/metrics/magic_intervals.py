@@ -32,11 +32,11 @@ from engine.metrics.kept_tables import kept_per_state
 from engine.metrics.magic import THEORY_METRICS, THEORY_SUMS
 from engine.metrics.magic_social import (
     AUTHORS,
-    DECEPTION_GUESS_WEIGHT,
     NO_STRATEGY,
     SOCIAL_METRICS,
     SOCIAL_SUMS,
     challenger_figures,
+    deception_guess,
     ratios,
     seat_in,
 )
@@ -66,12 +66,6 @@ def _counts(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tuple[int, int]
     }
 
 
-def _guess_term(sums: pd.DataFrame) -> pd.Series:
-    """Deception's fixed part beside its win share (`magic_social._deception`)."""
-    seen_0, seen_1 = (sums["flag_0_seen"] > 0).astype(float), (sums["flag_1_seen"] > 0).astype(float)
-    return DECEPTION_GUESS_WEIGHT * ratios(seen_1, seen_0 + seen_1).fillna(0.0)
-
-
 def profile_scope(selection: Selection = ALL) -> Selection:
     """The matches MAgIC's profile reads of `selection` (`Suite.leaderboard`: its contested matches of its games):
     the intervals' scope, so that they rest on the profile's own matches."""
@@ -92,7 +86,7 @@ def ability_intervals(db: str | Path, selection: Selection = ALL, missing_suspic
         return pd.DataFrame(columns=INTERVAL_COLUMNS)
     rows = []
     for ability, (right, chances, seats) in _counts(sums, reasoning).items():
-        shift = _guess_term(sums) if ability == "Deception" else 0.0
+        shift = deception_guess(sums) if ability == "Deception" else 0.0
         low, high = stats.wilson_interval(right, chances)
         part = pd.DataFrame({"ability": ability, "value": ratios(right, chances) + shift, "n": seats.astype(int),
                              "trials": chances.astype(int), "low": low + shift, "high": high + shift},

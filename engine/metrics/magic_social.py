@@ -341,10 +341,13 @@ def _deception(sums: pd.DataFrame) -> pd.Series:
     game, plus 0.25 x (flag 1 seen) / (distinct flags of {0, 1} seen) over the agent's games as a
     non-chameleon (0 when neither was seen, where their code divides by zero); NaN without a game as
     chameleon or undercover (their code divides by zero there too)."""
-    wins = ratios(sums["special_flag_not_0"], sums["special_games"])
+    return ratios(sums["special_flag_not_0"], sums["special_games"]) + deception_guess(sums)
+
+
+def deception_guess(sums: pd.DataFrame) -> pd.Series:
+    """Deception's fixed part beside its win share: 0.25 x (flag 1 seen) / (distinct flags of {0, 1} seen)."""
     seen_0, seen_1 = (sums["flag_0_seen"] > 0).astype(float), (sums["flag_1_seen"] > 0).astype(float)
-    guess = ratios(seen_1, seen_0 + seen_1).fillna(0.0)
-    return wins + DECEPTION_GUESS_WEIGHT * guess
+    return DECEPTION_GUESS_WEIGHT * ratios(seen_1, seen_0 + seen_1).fillna(0.0)
 
 
 # ---------------------------------------------------------------- LLMArena's Undercover study
