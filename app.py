@@ -6,7 +6,7 @@ import logging
 import streamlit as st
 
 from engine import store
-from engine.serving import settle_heap
+from engine.serve.serving import settle_heap
 from engine.store.files import cannot_write, write_refused
 from engine.wording import failure
 from pages.shared.url_widgets import start_notices

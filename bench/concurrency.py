@@ -30,8 +30,8 @@ os.environ.setdefault("OPENAI_API_KEY", "stub-key-for-the-benchmark")
 
 from engine import store  # noqa: E402
 from engine.agents.llm import load_litellm  # noqa: E402
-from engine.runner import run_spec  # noqa: E402
-from engine.spec import parse_spec  # noqa: E402
+from engine.play.runner import run_spec  # noqa: E402
+from engine.play.spec import parse_spec  # noqa: E402
 from engine.testing import StubReply, StubServer  # noqa: E402
 
 MAX_RATIO = 1.25

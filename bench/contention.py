@@ -70,8 +70,8 @@ def load_pages(db: str, ready, go, stop, out) -> None:
 
     from streamlit.testing.v1 import AppTest
 
-    from engine.runner import run_spec
-    from engine.spec import parse_spec
+    from engine.play.runner import run_spec
+    from engine.play.spec import parse_spec
     from tests.page_run import serve_like_the_dashboard
 
     # AppTest runs a page "bare", and Streamlit warns of it ("missing ScriptRunContext") several times per page;

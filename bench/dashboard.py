@@ -2,7 +2,7 @@
 1000000` 20M turns (DuckDB `range()` inserts in a child process, 50,000 matches a statement, the summaries then
 built from the log as `engine rescore` builds them; each turn with a prompt of ~550 and an answer of ~60
 characters, so a text search reads real text), then times every query each page runs, through the same
-functions the pages call (engine/queries.py, the ratings, and every leaderboard and figure the suites of
+functions the pages call (engine/present/queries.py, the ratings, and every leaderboard and figure the suites of
 engine/suites/ register), with each call's own peak memory and this process's after them, its readers bounded as
 `engine serve` bounds the dashboard's (`store.serving_pages`). Budget (`BUDGET_MS`): every call of
 every query (the first, in this fresh process, included) at most 150 ms up to 50,000 matches, 300 ms past; every
@@ -37,16 +37,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import answer_flags, default_views, headline, queries, store, transcripts  # noqa: E402
-from engine.launch import processes  # noqa: E402
-from engine.metrics import compare, ratings  # noqa: E402
-from engine.metrics.kept_tables import forget  # noqa: E402
-from engine.metrics.magic_intervals import ability_intervals, profile_scope  # noqa: E402
-from engine.selection import Selection  # noqa: E402
-from engine.serving import settle_heap  # noqa: E402
+from engine import store
+from engine.papers import headline  # noqa: E402
+from engine.papers.gamabench.games import GAMES as GAMABENCH  # noqa: E402
+from engine.papers.magic.intervals import ability_intervals, profile_scope  # noqa: E402
+from engine.papers.registry import all_suites, get_suite
+from engine.present import (
+    answer_flags,
+    default_views,
+    queries,
+    transcripts,  # noqa: E402
+)
+from engine.score import compare, ratings  # noqa: E402
+from engine.score.kept_tables import forget  # noqa: E402
+from engine.serve.launch import processes  # noqa: E402
+from engine.serve.serving import settle_heap  # noqa: E402
 from engine.store import summaries  # noqa: E402
-from engine.suites import all_suites, get_suite  # noqa: E402
-from engine.suites.gamabench import GAMES as GAMABENCH  # noqa: E402
+from engine.store.selection import Selection  # noqa: E402
 from pages.shared.caching import SLOW_SCORER_LIMIT  # noqa: E402
 
 # every call of every query a page makes on load, the first in a fresh process included: 150 ms up to 50,000
@@ -143,7 +150,7 @@ def filled(db: Path, n_matches: int, turns_per_match: int) -> bool:
 
 def refresh_ratings(db: Path) -> None:
     """What `python -m engine run` does after a run: bring the saved TrueSkill replays and the default views' tables
-    up to date (engine/default_views.py)."""
+    up to date (engine/present/default_views.py)."""
     start = time.perf_counter()
     refreshed = default_views.refresh(db)
     print(f"the run command's refresh replayed every match and kept {len(refreshed)} views in "

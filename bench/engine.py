@@ -122,7 +122,7 @@ def overhead(args: argparse.Namespace, tmp: Path, executor: str) -> Measured:
         url = ours.recv()
         await warm_up(args.model, url, ours)
         if executor == "ray":
-            from engine.ray_executor import connect
+            from engine.play.ray_executor import connect
 
             connect(None)
         warm = tmp / f"warm-{executor}.duckdb"

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from engine.export import export_site  # noqa: E402
-from engine.runner import run_spec  # noqa: E402
-from engine.spec import parse_spec  # noqa: E402
+from engine.play.runner import run_spec  # noqa: E402
+from engine.play.spec import parse_spec  # noqa: E402
+from engine.present.export import export_site  # noqa: E402
 
 BUDGET_MB_PER_1000 = 50.0
 GAMES = [  # the papers' games at their defaults (Undercover under Who-is-Spy's rules), one lineup of bots each

@@ -3,7 +3,7 @@
 Their `raw_results/` holds 1,447 records: 13 models, each game's leaderboard runs `_v1_1`.._v1_5` and the
 studies' files (`_v1`, `_t0`.._t5`, `_v2`.._v5`, `_cot1`.., `_role1`.., settings such as `_r0`, `_g0`,
 `_savept1_0`). This script builds a folder of that size and layout from the records the repository ships
-(engine/data/gamabench/raw_results: GPT-3.5-0125's runs 1-5), copied under the other models' name prefixes and
+(engine/papers/gamabench/raw_results: GPT-3.5-0125's runs 1-5), copied under the other models' name prefixes and
 the studies' suffixes, then times `python -m engine import gamabench` into a fresh database as a user runs it
 (the wall time includes the interpreter's start-up and imports). Prints the records, the seconds, the rate
 (records/s) and a verdict against the target: <= 20 s; also the CPU seconds of the import and its reader
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "engine" / "data" / "gamabench" / "raw_results"
+SHIPPED = ROOT / "engine" / "papers" / "gamabench" / "raw_results"
 MAX_SECONDS = 20.0
 # the file-name prefixes of the authors' board.py (the paper's model has none) and GPT-4o's
 MODELS = ("", "gpt-3.5-turbo-1106_", "gpt-3.5-turbo-0613_", "gpt-4-0125-preview_", "gemini-1.0-pro_",

@@ -21,7 +21,7 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from engine.metrics import stats  # noqa: E402
+from engine.score import stats  # noqa: E402
 
 PAGE_TESTS = 4 * 16 * 4  # factors x games x levels: the t-tests of one robustness view at most
 

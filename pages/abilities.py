@@ -10,15 +10,16 @@ import html
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import numbers, store
-from engine.captions import glossed, own_table_caption
-from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
-from engine.metrics.magic_intervals import ability_intervals, profile_scope
-from engine.palette import painted
-from engine.selection import Selection
-from engine.suite_tables import complete_first, partial_rows
-from engine.suites import get_suite, own_table
-from engine.suites.magic import MEAN_ROLE_WIN_RATE
+from engine import store
+from engine.papers.magic.abilities import ABILITIES, ABILITY_COLUMNS, AREA, PAPER_AREA, RADAR_SCALE
+from engine.papers.magic.intervals import ability_intervals, profile_scope
+from engine.papers.magic.suite import MEAN_ROLE_WIN_RATE
+from engine.papers.registry import get_suite, own_table
+from engine.present import numbers
+from engine.present.captions import glossed, own_table_caption
+from engine.present.palette import painted
+from engine.present.suite_tables import complete_first, partial_rows
+from engine.store.selection import Selection
 from pages.shared.caching import cached, filter_options
 from pages.shared.markdown import plain
 from pages.shared.opening import open_page

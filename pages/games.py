@@ -7,13 +7,15 @@ from dataclasses import replace
 
 import streamlit as st
 
-from engine import headline, queries, store
-from engine.captions import glossed, pool_caption
-from engine.column_help import column_help
-from engine.figures import declared_figures
-from engine.numbers import on_one_scale
-from engine.suite_tables import by_win_rate, win_rates_view
-from engine.suites import suites_of
+from engine import store
+from engine.papers import headline
+from engine.papers.registry import suites_of
+from engine.present import queries
+from engine.present.captions import glossed, pool_caption
+from engine.present.column_help import column_help
+from engine.present.figures import declared_figures
+from engine.present.numbers import on_one_scale
+from engine.present.suite_tables import by_win_rate, win_rates_view
 from pages.shared import links
 from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
@@ -57,7 +59,7 @@ def rounds_caption(table, mine: str | None) -> str:
 
 
 def draw(figure, table) -> None:
-    """A figure's charts, as its suite declares them (engine/figures.py: the static site draws the same); a flat
+    """A figure's charts, as its suite declares them (engine/present/figures.py: the static site draws the same); a flat
     chart says that every value is 0 rather than leave an empty axis unexplained."""
     title = f"{game}: {figure.title}" if figure.chart.kind == "line" else figure.title
     for drawn in declared_figures(figure.chart, table, title):

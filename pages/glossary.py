@@ -1,4 +1,4 @@
-"""Glossary: the definitions every caption links to (engine/column_help.py `GLOSSARY`, from the headline's
+"""Glossary: the definitions every caption links to (engine/present/column_help.py `GLOSSARY`, from the headline's
 `DEFINITIONS` and the scorers' own words), each paper's own table as its paper defines it (`Suite.caption`), and
 every column's definition (`COLUMN_HELP`, the headers' tooltips, as a table). A caption on the other pages says
 only what matters for its table and links its term here."""
@@ -6,8 +6,8 @@ only what matters for its table and links its term here."""
 import pandas as pd
 import streamlit as st
 
-from engine.column_help import COLUMN_HELP, GLOSSARY, anchor
-from engine.suites import all_suites
+from engine.papers.registry import all_suites
+from engine.present.column_help import COLUMN_HELP, GLOSSARY, anchor
 from pages.shared.tables import fitted_columns
 
 st.title("Glossary")

@@ -9,13 +9,14 @@ import streamlit as st
 import yaml
 from streamlit.delta_generator import DeltaGenerator
 
-from engine import queries, store
+from engine import store
 from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import PERSONAS
-from engine.captions import glossed
 from engine.games import all_games, get_game
-from engine.launch import cost, form, preflight, processes
+from engine.present import queries
+from engine.present.captions import glossed
+from engine.serve.launch import cost, form, preflight, processes
 from engine.wording import count, usd
 from pages.shared import numbers
 from pages.shared.markdown import code, plain

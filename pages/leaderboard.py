@@ -1,6 +1,6 @@
 """Leaderboards: per suite, a headline table in the manner of Chatbot Arena (ranked by the number the suite's
 title states, from non-overlapping 95% intervals; win rate, matches, valid moves, fallback wins, cost; self-play
-left out, provisional agents not ranked: engine/headline.py defines each number), an agents x games grid whose
+left out, provisional agents not ranked: engine/papers/headline.py defines each number), an agents x games grid whose
 cells open exactly their matches in Transcripts (HELM's models x scenarios), and the paper's own table with
 partial averages marked; then per game the win rates and TrueSkill / Bradley-Terry ratings.
 Selection by run, game, preset and date."""
@@ -10,15 +10,16 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from engine import headline, published, queries, store
-from engine.captions import contested_caption, glossed, headline_note, own_table_caption, pool_caption
-from engine.export.charts import win_rates as win_rate_chart
-from engine.metrics import compare
-from engine.metrics.ratings import saved_replay, trueskill_table
-from engine.numbers import on_one_scale
-from engine.selection import Variant
-from engine.suite_tables import (
+from engine import store
+from engine.papers import headline, published
+from engine.papers.registry import Headline, all_suites, own_table
+from engine.present import queries
+from engine.present.captions import contested_caption, glossed, headline_note, own_table_caption, pool_caption
+from engine.present.export.charts import win_rates as win_rate_chart
+from engine.present.numbers import on_one_scale
+from engine.present.suite_tables import (
     GRID_CAPTION,
+    VERSUS_HELP,
     by_win_rate,
     complete_first,
     grid_games,
@@ -27,10 +28,13 @@ from engine.suite_tables import (
     headline_help,
     headline_view,
     ranked_view,
+    versus_view,
     win_rates_view,
     without_winner,
 )
-from engine.suites import Headline, all_suites, own_table
+from engine.score import compare
+from engine.score.ratings import saved_replay, trueskill_table
+from engine.store.selection import Variant
 from pages.shared import links
 from pages.shared.caching import cached, slow_scorer_wanted
 from pages.shared.markdown import plain
@@ -105,7 +109,7 @@ def grid(db, suite, selection) -> tuple[str, pd.DataFrame, pd.DataFrame]:
 
 
 def pairwise_matrices(suite, agents: tuple[str, ...]) -> None:
-    """Chatbot Arena's matrices of a suite's contested matches (engine/metrics/compare.py): rows A, columns B, A's win
+    """Chatbot Arena's matrices of a suite's contested matches (engine/score/compare.py): rows A, columns B, A's win
     share over their matches against each other, and the number of those matches beside it; agents in the headline's
     order."""
     shares, counts = cached(compare.matrices, DB, selection=selection.within(suite.variants), order=agents)
@@ -173,8 +177,7 @@ else:
     report.caption(glossed(f"{plain(first)} (A) against {plain(second)} (B): their matches against each other, then "
                            f"their scores paired by seed against the same opponents ({compare.PAIRED_TEST}, Holm "
                            "across games); hover a header for its column's definition.", "A versus B"))
-    show_table(report, f"{first} versus {second}", versus, "versus", shown=compare.view(versus),
-               helps=compare.VIEW_HELP)
+    show_table(report, f"{first} versus {second}", versus, "versus", shown=versus_view(versus), helps=VERSUS_HELP)
 
 st.header("Per game")
 pooled = headline.agent_figures(DB, selection, by_game=True)  # games with contested matches, by rule set

@@ -1,16 +1,19 @@
-"""Overview: the runs in the database, per game each agent's win rate (the one definition of engine/headline.py:
+"""Overview: the runs in the database, per game each agent's win rate (the one definition of engine/papers/headline.py:
 seats won / seats held over contested matches, self-play left out) and mean score, and the newest matches,
-each linking to its transcript. Reads the database read-only through engine/queries.py and engine/headline.py."""
+each linking to its transcript. Reads the database read-only through engine/present/queries.py and
+engine/papers/headline.py."""
 
 
 import pandas as pd
 import streamlit as st
 
-from engine import headline, queries, store
-from engine.captions import glossed, pool_caption
+from engine import store
 from engine.games import get_game
-from engine.selection import Selection
-from engine.suite_tables import win_rates_view
+from engine.papers import headline
+from engine.present import queries
+from engine.present.captions import glossed, pool_caption
+from engine.present.suite_tables import win_rates_view
+from engine.store.selection import Selection
 from engine.wording import count
 from pages.shared import links, numbers
 from pages.shared.caching import filter_options

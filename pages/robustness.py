@@ -3,11 +3,12 @@ temperatures, strategies and repeats, compared within one game and setting (pres
 and a 10-player guessing game are never pooled); per level the mean and spread, a t-test against the default
 (paired on shared seeds, Welch otherwise; Holm-corrected) and Cohen's d, but only where the level and the
 default have stats.MIN_SAMPLE scores; per game, setting and factor, and per game and setting over all factors,
-a verdict (engine/metrics/stats.py's `robustness_verdict`: not enough data unless every level was tested;
+a verdict (engine/score/stats.py's `robustness_verdict`: not enough data unless every level was tested;
 sensitive when a level differs Holm-significantly; robust only when an equivalence test shows every difference
 small; else inconclusive; the paper's spread across levels is shown beside it). The scores compared are the model's
 own (a match where the engine played a fallback move for it is left out unless `with_fallbacks`); each level shows
-its own scores and valid-move rate, and answers that may copy the prompt are flagged (engine/answer_flags.py)."""
+its own scores and valid-move rate, and answers that may copy the prompt are flagged
+(engine/present/answer_flags.py)."""
 
 import json
 import math
@@ -18,10 +19,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine import answer_flags, queries, store, valid_answers
-from engine.captions import glossed
-from engine.metrics import stats
-from engine.suite_tables import with_condition
+from engine import store
+from engine.present import answer_flags, queries
+from engine.present.captions import glossed
+from engine.present.suite_tables import with_condition
+from engine.score import stats
+from engine.store import valid_answers
 from pages.shared import numbers
 from pages.shared.markdown import plain
 from pages.shared.numbers import readable
@@ -220,7 +223,7 @@ if flagged:  # its scores may measure the prompt's example, not the model
     report.text(warning)
 
 st.header("What it played")
-# a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.settings.setting_label, the
+# a setting as every page names it ("vanilla", "custom: players=3, rounds=1": engine.games.settings.setting_label, the
 # rule of γ-Bench's own table), as robustness keys its blocks; each distinct params written once
 cells = figures.cells
 played_in = cells.assign(params=cells["params"].map({params: params_text(params)

@@ -11,9 +11,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine import boards, store, transcripts
-from engine.captions import glossed
-from engine.step_fields import seat_fields
+from engine import store
+from engine.present import boards, transcripts
+from engine.present.captions import glossed
+from engine.store.step_fields import seat_fields
 from engine.wording import count
 from pages.shared import numbers
 from pages.shared.links import LINKED, described, linked_selection, match_link

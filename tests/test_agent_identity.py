@@ -1,4 +1,4 @@
-"""An agent's stable identity (engine/agent_names.py, issue 40): its name is its label (a display name only), its
+"""An agent's stable identity (engine/agents/agent_names.py, issue 40): its name is its label (a display name only), its
 agent string and every setting that changes its play, fixed when its match is written (`seats.agent_name`), so
 adding a run never renames an earlier agent on any table, list or link; two runs that give one label to different
 agents (the two shipped MAgIC studies) show them apart; a spec giving one label to two agents is refused in one
@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from engine import headline, queries, store, transcripts
-from engine.__main__ import main
-from engine.metrics import gamabench
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import load_spec, parse_spec
+from engine import store
+from engine.cli.main import main
+from engine.papers import headline
+from engine.papers.gamabench import scores as gamabench
+from engine.papers.registry import get_suite
+from engine.play.runner import run_spec
+from engine.play.spec import load_spec, parse_spec
+from engine.present import queries, transcripts
 from engine.store import summaries
-from engine.suites import get_suite
+from engine.store.selection import Selection
 from engine.testing import StubReply, StubServer
 from tests.summary_rows import assert_upgrade_builds_them
 

@@ -11,8 +11,8 @@ import pytest
 from engine import store
 from engine.agents.llm import LLMAgent
 from engine.games.gamabench_common import MAX_TRIES
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow
@@ -134,7 +134,7 @@ def test_tictactoe_three_tries_then_a_random_legal_move_and_a_taken_cell_loses(s
 def test_turn_progress_hears_every_decision_and_counts_an_unbelievable_token_count_as_none(stub, db_path):
     """What `--progress-file` counts comes from the runner: every decision, bots' too; a provider's impossible
     token count is unknown in the turn log (NULL) and adds nothing to the live figures, instead of a crash."""
-    from engine.launch.live import TurnTally
+    from engine.serve.launch.live import TurnTally
 
     stub.responder = lambda req: StubReply('{"chosen_number": 20}', prompt_tokens=-5, completion_tokens=7)
     seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 
 SPEC = {"name": "overview", "seed": 2, "repeats": 2, "games": [
     {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"]]},

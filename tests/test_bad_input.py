@@ -17,12 +17,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import store
-from engine.__main__ import main
-from engine.spec import MAX_MATCHES, MAX_REPEATS, MAX_SEED, SpecError, load_spec, parse_spec
+from engine.cli.main import main
+from engine.play.spec import MAX_MATCHES, MAX_REPEATS, MAX_SEED, SpecError, load_spec, parse_spec
 
 pytestmark = pytest.mark.slow
 
-RECORDS = Path(__file__).parent.parent / "engine" / "data" / "gamabench" / "raw_results"
+RECORDS = Path(__file__).parent.parent / "engine" / "papers" / "gamabench" / "raw_results"
 SPEC = "name: tiny\ngames:\n  - game: tictactoe\n    lineups: [[bot:random, bot:random]]\n"
 
 
@@ -240,7 +240,7 @@ def test_game_parameters_are_bounded(name, value):
 def test_the_largest_seed_is_written_and_read_back(db_path):
     import asyncio
 
-    from engine.runner import run_spec
+    from engine.play.runner import run_spec
 
     summary = asyncio.run(run_spec(parse_spec(_raw(seed=MAX_SEED)), db_path, progress=False))
     assert summary.errors == 0

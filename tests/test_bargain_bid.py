@@ -12,9 +12,9 @@ from engine.agents.bots import find_policy
 from engine.games.bargain import BargainSpace, instances
 from engine.games.base import ParseError
 from engine.games.bid import MoneySpace, deviation
-from engine.metrics.negotiation import bargain_table, bid_table
-from engine.runner import run_spec
-from engine.spec import load_spec, parse_spec
+from engine.papers.llmarena.negotiation import bargain_table, bid_table
+from engine.play.runner import run_spec
+from engine.play.spec import load_spec, parse_spec
 from tests.game_play import new_game as new
 
 

@@ -7,8 +7,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from engine.boards import GridBoard, board_svg, board_text
 from engine.games import get_game
+from engine.present.boards import GridBoard, board_svg, board_text
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from engine import store
-from engine.metrics import wis
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.papers.wis import scores as wis
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,8 @@ def test_the_wis_scorers_read_aggregates_not_seats(db_path, monkeypatch):
 def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     """MAgIC's profile and its social half: one row per challenger leaves DuckDB as a frame or list; the
     belief probes are streamed (and folded a match at a time)."""
-    from engine.metrics import magic, magic_social
+    from engine.papers.magic import abilities as magic
+    from engine.papers.magic import social as magic_social
 
     def hero(bot, label):
         return {"challenger": {"agent": bot, "label": label}, "others": "bot:letters"}
@@ -80,7 +81,7 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
 
 def test_the_negotiation_scorers_read_aggregates_not_seats(db_path, monkeypatch):
     """LLMArena's Bargain and Bid tables: one row per agent and strategy leaves DuckDB, never the seats."""
-    from engine.metrics.negotiation import bargain_table, bid_table
+    from engine.papers.llmarena.negotiation import bargain_table, bid_table
 
     raw = {"name": "nego", "seed": 3, "repeats": 6, "games": [
         {"game": "bid", "lineups": [["bot:equilibrium", "bot:truthful"], ["bot:truthful", "bot:truthful"]]},

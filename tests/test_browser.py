@@ -19,8 +19,8 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from engine import store
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply, StubServer
 
 pytestmark = pytest.mark.browser
@@ -179,7 +179,7 @@ def test_at_1400_px_no_table_scrolls_unsaid_and_the_report_keeps_its_meaning(app
     import pathlib
     import re
 
-    from engine.palette import PALETTE
+    from engine.present.palette import PALETTE
 
     shots = pathlib.Path(SHOTS)
     shots.mkdir(exist_ok=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from engine.export import export_site
+from engine.present.export import export_site
 from tests.test_browser import CHROMIUM, FLAGS
 from tests.test_export import played  # noqa: F401 - the played database, a fixture shared with the export's tests
 

@@ -157,9 +157,9 @@ def test_a_reader_stands_back_for_a_fresh_mark_only(db_path):
 def test_the_trueskill_replay_holds_no_connection_while_it_replays(db_path, monkeypatch):
     import asyncio
 
-    from engine.metrics import trueskill_replay as ratings
-    from engine.runner import run_spec
-    from engine.spec import parse_spec
+    from engine.play.runner import run_spec
+    from engine.play.spec import parse_spec
+    from engine.score import trueskill_replay as ratings
 
     asyncio.run(run_spec(parse_spec({"name": "r", "repeats": 3, "games": [
         {"game": "tictactoe", "lineups": [["bot:random", "bot:equilibrium"]]}]}), db_path, progress=False))

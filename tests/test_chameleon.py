@@ -9,7 +9,7 @@ import pytest
 
 from engine.games.chameleon import Chameleon, topic_words
 from engine.games.social import DATA_DIR, magic_settings
-from engine.spec import parse_spec
+from engine.play.spec import parse_spec
 
 pytestmark = pytest.mark.slow
 
@@ -144,8 +144,8 @@ def test_llm_seats_play_every_phase_through_the_stub(stub):
     import asyncio
 
     from engine.agents import AgentSpec
-    from engine.playing import play_match
-    from engine.spec import MatchPlan
+    from engine.play.playing import play_match
+    from engine.play.spec import MatchPlan
     from engine.testing import StubReply
 
     def answer(request):

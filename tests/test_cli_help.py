@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from engine.__main__ import main
+from engine.cli.main import main
 
 
 def printed_help(capsys, *command: str) -> str:

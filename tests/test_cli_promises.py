@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from engine import store
-from engine.__main__ import main
+from engine.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,7 +99,7 @@ def test_the_default_database_is_arena_db_else_results_duckdb_at_the_root(monkey
 
 
 def test_serve_defaults_to_this_machine_on_port_8501_and_the_default_database(monkeypatch):
-    import engine.__main__ as cli
+    import engine.cli.main as cli
 
     served = []
     monkeypatch.setattr(cli, "_cmd_serve", lambda args: served.append(args) or 0)

@@ -1,4 +1,5 @@
-"""Derived tables are keyed on the code that computes them (engine/code_version.py): after a change to a scorer, the
+"""Derived tables are keyed on the code that computes them (engine/score/code_version.py): after a change to a scorer,
+the
 next view of an existing database shows the new figures, with no version constant to remember (issue 42)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A versus B (engine/metrics/compare.py, `python -m engine compare`) and the headline command, on bots whose order
+"""A versus B (engine/score/compare.py, `python -m engine compare`) and the headline command, on bots whose order
 is known by construction: TicTacToe's minimax (`bot:equilibrium`) never loses, so against `bot:random` it wins or
 draws every match, and against a common opponent it scores more than `bot:random` on the same seeds."""
 
@@ -15,11 +15,12 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from engine import store
-from engine.__main__ import main
-from engine.metrics import compare
-from engine.numbers import on_one_scale
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.cli.main import main
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present.numbers import on_one_scale
+from engine.present.suite_tables import versus_view
+from engine.score import compare
 
 EQ, RANDOM, OPPONENT = "bot:equilibrium", "bot:random", "opponent · bot:random"  # a label, before the agent it names
 REPEATS = 12
@@ -114,7 +115,7 @@ def test_the_commands_csv_and_json_parse_to_the_functions_numbers(db, capsys):
     assert code == 0
     pd.testing.assert_frame_equal(pd.DataFrame(json.loads(out)), expected, check_dtype=False, rtol=1e-5)
     code, out, _ = cli(capsys, "compare", EQ, RANDOM, "--db", str(db))
-    assert code == 0 and out.strip() == compare.view(compare.compare(db, EQ, RANDOM)).to_string(index=False).strip()
+    assert code == 0 and out.strip() == versus_view(compare.compare(db, EQ, RANDOM)).to_string(index=False).strip()
     code, out, _ = cli(capsys, "headline", "--suite", "llmarena", "--db", str(db), "--format", "json")
     ranked = pd.DataFrame(json.loads(out))
     assert code == 0 and list(ranked["agent"])[0] == EQ and ranked["agent"].is_unique

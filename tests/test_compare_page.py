@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from engine.__main__ import main
-from engine.metrics import compare
-from engine.numbers import on_one_scale, readable
-from engine.selection import ALL
-from engine.suites import get_suite
+from engine.cli.main import main
+from engine.papers.registry import get_suite
+from engine.present.numbers import on_one_scale, readable
+from engine.score import compare
+from engine.store.selection import ALL
 from tests.page_run import run_page
 from tests.test_compare import EQ, OPPONENT, RANDOM, db  # noqa: F401 - the played database, a fixture
 

@@ -1,5 +1,5 @@
 """Two conditions are never one row: a γ-Bench setting is named by every parameter it changes (one naming function,
-engine.settings.setting_label, on Leaderboards' γ-Bench table as on Robustness), and a model played at two
+engine.games.settings.setting_label, on Leaderboards' γ-Bench table as on Robustness), and a model played at two
 max_tokens is two agents on every table and in `scores`."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ import io
 import pandas as pd
 import pytest
 
-from engine import headline, store
-from engine.__main__ import main
-from engine.metrics import gamabench
-from engine.runner import run_spec
-from engine.settings import setting_labels
-from engine.spec import parse_spec
+from engine import store
+from engine.cli.main import main
+from engine.games.settings import setting_labels
+from engine.papers import headline
+from engine.papers.gamabench import scores as gamabench
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
 

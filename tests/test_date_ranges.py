@@ -1,7 +1,7 @@
 """A date range sums the summaries kept by day (`agent_summary_by_day`, `metric_summary_by_day`,
 `pairwise_summary_by_day`) over its days; an agent filter, which the stored rows cannot answer (they sum over every
 agent of a match), sums the rows of its matches computed from the log by the writer's own SQL a part at a time
-(engine/metrics/agent_figures.py `Summed`). The figures are the log's, to the bit where the log's are integers;
+(engine/score/agent_figures.py `Summed`). The figures are the log's, to the bit where the log's are integers;
 no per-agent log read runs; and an agent filter read in parts holds what one part needs, where the log read of the
 same matches ran out of a small reader's memory."""
 
@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 
 from bench.dashboard import fill
-from engine import headline, store
-from engine.metrics import agent_figures, bradley_terry, ratings
-from engine.selection import Selection
+from engine import store
+from engine.papers import headline
+from engine.score import agent_figures, bradley_terry, ratings
 from engine.store import connections, summaries
+from engine.store.selection import Selection
 from tests.summary_rows import same_rows, summary_rows
 
 WHOLE_RUN = "run-3"  # its every match moved into the range below

@@ -14,8 +14,8 @@ import yaml
 from streamlit.testing.v1 import AppTest
 
 from engine import store
-from engine.launch import processes
-from engine.spec import parse_spec
+from engine.play.spec import parse_spec
+from engine.serve.launch import processes
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow

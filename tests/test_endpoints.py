@@ -10,8 +10,8 @@ import threading
 import pytest
 
 from engine import store
-from engine.runner import run_spec
-from engine.spec import SpecError, parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import SpecError, parse_spec
 from engine.testing import StubReply, StubServer
 
 pytestmark = pytest.mark.slow
@@ -54,7 +54,7 @@ def test_a_bad_endpoint_list_is_refused(bad):
                                  "http:///v1", "http://my host/v1"])
 def test_an_endpoint_that_is_no_url_is_refused_naming_it(bad):
     """A spec took any text as an endpoint (`localhost:8000/v1` without its scheme): every call of the run failed.
-    The Launch form's endpoint field says the same (engine.launch.form.endpoint_problem)."""
+    The Launch form's endpoint field says the same (engine.serve.launch.form.endpoint_problem)."""
     raw = {"name": "x", "games": [{"game": "guessing_game",
                                    "lineups": [{"all": {"agent": "openai/m", "api_base": bad}}]}]}
     wrong = bad[-1] if isinstance(bad, list) else bad

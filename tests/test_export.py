@@ -18,11 +18,11 @@ import pandas as pd
 import pytest
 
 from engine import store
-from engine.__main__ import main
-from engine.export import MARKER
-from engine.runner import run_spec
-from engine.spec import parse_spec
-from engine.suites import get_suite
+from engine.cli.main import main
+from engine.papers.registry import get_suite
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present.export import MARKER
 from engine.testing import StubReply
 
 SCRIPT = '<script>window.owned = true</script>'
@@ -301,7 +301,7 @@ def test_a_second_export_into_the_same_folder_at_once_is_refused_in_one_line(pla
 def test_a_file_put_in_the_folder_while_the_site_is_built_is_kept(played, tmp_path, capsys, monkeypatch):
     """An attacker's report: files added to an earlier export's folder during a re-export were deleted without a
     word (the folder was checked only at the start). They are found before the folder is replaced: refused, kept."""
-    import engine.export as export
+    import engine.present.export as export
 
     db, _ = played
     site = tmp_path / "site"
@@ -326,7 +326,7 @@ def test_the_export_gives_the_database_back_as_soon_as_a_run_waits_to_write(play
     import contextlib as ctx
 
     from engine import store as the_store
-    from engine.export import site as site_module
+    from engine.present.export import site as site_module
 
     db, _ = played
     opened = []
@@ -382,7 +382,7 @@ def test_bad_input_is_one_line_with_exit_2_and_nothing_is_overwritten(played, tm
 def test_captions_read_as_text_and_a_table_wider_than_the_page_says_it_scrolls(site):
     """A new user's pass over an exported site: the suites' captions showed their markdown (`shot_player`, 16 raw
     backticks), and the papers' tables made the page 2,583 px wide without a word."""
-    from engine.export.html import PAGE_PX, _width_px, table
+    from engine.present.export.html import PAGE_PX, _width_px, table
 
     for page_file in (site / "suites").glob("*.html"):
         shown = re.sub(r"<script.*?</script>", "", page_file.read_text(encoding="utf-8"), flags=re.S)
@@ -447,7 +447,7 @@ def test_a_suites_tables_on_the_site_are_the_leaderboards_pages(played, site, mo
     """A reviewer's finding: the site's LLMArena table had no "(partial)" marks, its own row order and decimals, and
     no captions, where the page has them. Each table of a suite's page is the page's table, cell for cell, and its
     captions are the page's."""
-    from engine.captions import own_table_caption
+    from engine.present.captions import own_table_caption
     from tests.page_run import run_page
 
     db, _ = played
@@ -522,9 +522,9 @@ def test_a_games_figures_on_the_site_are_headed_by_their_paper_and_define_their_
     """A new user's report: the site's pirate_game.html headed its per-round chart of counts (0-10) "γ-Bench
     (0-100): per-round figures", the scale of γ-Bench's table, and left out the column definitions (step, accepts,
     aboard, passed) the Games page gives under the same table."""
-    from engine.column_help import COLUMN_HELP
-    from engine.export.site import Site, game_page
-    from engine.selection import Selection
+    from engine.present.column_help import COLUMN_HELP
+    from engine.present.export.site import Site, game_page
+    from engine.store.selection import Selection
 
     db = tmp_path / "pirates.duckdb"
     asyncio.run(run_spec(parse_spec({"name": "pirates", "seed": 2, "games": [
@@ -541,9 +541,9 @@ def test_a_games_figures_on_the_site_are_headed_by_their_paper_and_define_their_
 def test_the_site_has_the_glossary_the_dashboard_has(site):
     """The site's pages keep their captions; the definitions they name are on its glossary, as on the dashboard's
     Glossary page: every term at its anchor, each paper's own table as the paper defines it."""
-    from engine.column_help import GLOSSARY, anchor
-    from engine.headline import DEFINITIONS
-    from engine.suites import all_suites
+    from engine.papers.headline import DEFINITIONS
+    from engine.papers.registry import all_suites
+    from engine.present.column_help import GLOSSARY, anchor
 
     glossary = site / "glossary.html"
     assert "glossary.html" in parsed(site / "index.html").targets

@@ -14,13 +14,15 @@ from urllib.parse import parse_qs, urlsplit
 import pandas as pd
 import pytest
 
-from engine import headline, store, transcripts
-from engine.__main__ import main
-from engine.metrics import agent_figures as agent_figures_module
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import parse_spec
-from engine.suites import get_suite
+from engine import store
+from engine.cli.main import main
+from engine.papers import headline
+from engine.papers.registry import get_suite
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import transcripts
+from engine.score import agent_figures as agent_figures_module
+from engine.store.selection import Selection
 from engine.testing import StubReply, StubServer
 from pages.shared import links
 from pages.shared.report import selection_of
@@ -39,7 +41,7 @@ def answer(request: dict) -> StubReply:
     return StubReply('{"chosen_number": 10}')
 
 
-# the two models as every table names them (engine/agent_names.py)
+# the two models as every table names them (engine/agents/agent_names.py)
 STEADY, GARBLED = (f"openai/{model} (t=0.0)" for model in ("steady", "garbled"))
 
 
@@ -252,7 +254,7 @@ def test_a_link_to_a_cooperative_games_matches_says_every_match_counts():
     """A new user's report: the Hanabi cell of a grid opened Transcripts captioned "self-play left out (competitive
     games)", though every Hanabi match is self-play and every one was counted. A cooperative game's link says its
     matches all count; a competitive game's, or a mixed selection's, that self-play is left out."""
-    from engine.selection import Selection
+    from engine.store.selection import Selection
 
     assert "every match counts (cooperative" in links.described(Selection(games=("hanabi",), contested=True))
     for games in (("tictactoe",), ("hanabi", "tictactoe"), ()):

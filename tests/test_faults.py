@@ -22,15 +22,16 @@ import duckdb
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import run_lock, store
-from engine.__main__ import EXIT_BAD_INPUT, EXIT_CANNOT_WRITE, EXIT_CODES
-from engine.export import export_site
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine import store
+from engine.cli.main import EXIT_BAD_INPUT, EXIT_CANNOT_WRITE, EXIT_CODES
+from engine.play import run_lock
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present.export import export_site
 
 pytestmark = pytest.mark.slow
 
-RECORDS = Path(__file__).parent.parent / "engine" / "data" / "gamabench" / "raw_results"
+RECORDS = Path(__file__).parent.parent / "engine" / "papers" / "gamabench" / "raw_results"
 ROOT = os.geteuid() == 0
 SPEC = {"name": "faults", "seed": 1, "repeats": 6, "games": [
     {"game": "tictactoe", "lineups": [["bot:random", "bot:equilibrium"]]}]}

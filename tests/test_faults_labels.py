@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
@@ -31,7 +31,7 @@ def _strings(value, path: str = ""):
 
 @pytest.fixture(scope="module")
 def hostile_db(tmp_path_factory):
-    """One agent string under the hostile label in both games: a label names one agent (engine/spec.py)."""
+    """One agent string under the hostile label in both games: a label names one agent (engine/play/spec.py)."""
     db = tmp_path_factory.mktemp("labels") / "r.duckdb"
     asyncio.run(run_spec(parse_spec({"name": "labels", "seed": 3, "repeats": 2, "games": [
         {"game": "prisoners_dilemma", "preset": "magic_1",

@@ -9,10 +9,11 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import queries, store
+from engine import store
 from engine.games import all_games
-from engine.metrics import stats
-from engine.metrics.magic import AREA, ability_profile
+from engine.papers.magic.abilities import AREA, ability_profile
+from engine.present import queries
+from engine.score import stats
 from pages.shared.numbers import IDENTIFIERS
 
 
@@ -99,8 +100,8 @@ def test_the_first_visit_shows_complete_challengers_and_a_model_verdict(first_ru
 def test_a_per_round_curve_says_how_many_matches_each_round_averages(first_run_db, monkeypatch):
     """Games said "over 24 matches" while the first run's later guessing_game rounds averaged 6 (its 1-round matches
     stop at round 1); now one curve per setting, each saying how many matches its rounds average."""
-    from engine.metrics.gamabench import round_curves
-    from engine.selection import ALL
+    from engine.papers.gamabench.scores import round_curves
+    from engine.store.selection import ALL
 
     curves = round_curves(first_run_db, ALL.of_game("guessing_game"))
     assert curves["setting"].nunique() >= 2  # a 3-player one-round and a 10-player twenty-round setting

@@ -15,8 +15,8 @@ from engine.games.base import ParseError
 from engine.games.gamabench_common import Move
 from engine.games.pirate_game import equilibrium_plan, proposal_distance, vote_is_right
 from engine.games.sealed_bid_auction import draw_valuations
-from engine.playing import play_match
-from engine.spec import parse_spec
+from engine.play.playing import play_match
+from engine.play.spec import parse_spec
 from tests.game_play import new_game as new
 
 DATA = Path(__file__).resolve().parent / "data" / "gamabench"

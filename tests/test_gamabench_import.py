@@ -11,19 +11,19 @@ from pathlib import Path
 import pytest
 
 from engine import store
-from engine.importers.gamabench import import_dir, parse_name
-from engine.metrics.gamabench import leaderboard, round_figures
-from engine.metrics.gamabench_records import record_score
-from engine.rescore import rescore
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import parse_spec
-from engine.suites.gamabench import GAMES
+from engine.papers.gamabench.games import GAMES
+from engine.papers.gamabench.importer import import_dir, parse_name
+from engine.papers.gamabench.records import record_score
+from engine.papers.gamabench.scores import leaderboard, round_figures
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.store.selection import Selection
+from engine.study.rescore import rescore
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-RAW = ROOT / "engine" / "data" / "gamabench" / "raw_results"  # shipped with the project: the README imports it
+RAW = ROOT / "engine" / "papers" / "gamabench" / "raw_results"  # shipped with the project: the README imports it
 PUBLISHED = {"guessing_game": "63.4", "bar_game": "68.7", "divide_dollar": "68.6", "public_goods": "38.9",
              "diner_dilemma": "2.8", "sealed_bid_auction": "13.0", "battle_royale": "28.6", "pirate_game": "71.6",
              "overall": "44.4"}
@@ -350,7 +350,7 @@ def test_a_hostile_folder_imports_its_records_and_names_each_file_it_skips(tmp_p
     lost the good records with it. Each is a skipped file now, named, and the good record is imported."""
     import os
 
-    from engine.importers.gamabench import MAX_RECORD_BYTES
+    from engine.papers.gamabench.importer import MAX_RECORD_BYTES
 
     folder = tmp_path / "raw" / "guessing_game"
     folder.mkdir(parents=True)

@@ -14,17 +14,17 @@ from pathlib import Path
 import pytest
 
 from engine import store
-from engine.importers import gamabench
-from engine.importers.gamabench import import_dir
-from engine.importers.gamabench_replay import NOT_KEPT, seen_by_turn
-from engine.metrics.gamabench import leaderboard
-from engine.metrics.gamabench_records import record_score
+from engine.papers.gamabench import importer as gamabench
+from engine.papers.gamabench.importer import import_dir
+from engine.papers.gamabench.record_replay import NOT_KEPT, seen_by_turn
+from engine.papers.gamabench.records import record_score
+from engine.papers.gamabench.scores import leaderboard
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
-RAW = ROOT / "engine" / "data" / "gamabench" / "raw_results"
+RAW = ROOT / "engine" / "papers" / "gamabench" / "raw_results"
 GUESSING = RAW / "guessing_game"
 # board.py's `models_path` (the paper's model has no prefix) and GPT-4o's: the published leaderboard's 13 models
 PREFIXES = ("", "gpt-3.5-turbo-1106_", "gpt-3.5-turbo-0613_", "gpt-4-0125-preview_", "gemini-1.0-pro_",

@@ -17,10 +17,10 @@ from statistics import mean
 import pytest
 
 from engine import store
-from engine.importers.gamabench import import_dir, model_name, parse_name
-from engine.metrics.gamabench import leaderboard
-from engine.rescore import rescore
-from engine.settings import setting_of
+from engine.games.settings import setting_of
+from engine.papers.gamabench.importer import import_dir, model_name, parse_name
+from engine.papers.gamabench.scores import leaderboard
+from engine.study.rescore import rescore
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow

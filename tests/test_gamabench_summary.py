@@ -1,5 +1,5 @@
 """γ-Bench's summary (engine/store/summaries.py `gamabench_summary`) and the table that sums it
-(engine/metrics/gamabench.py `leaderboard`): the log's table for every selection the summary's grain answers,
+(engine/papers/gamabench/scores.py `leaderboard`): the log's table for every selection the summary's grain answers,
 GAMA-Bench's published records included (their five runs' spread, their studies of their own, their strategies),
 read from no seat or score there and from the log for a selection it does not answer; the writer's rows are a
 rebuild's, a resumed run, an errored match played again and a re-imported match counted once; an upgrade from
@@ -14,20 +14,20 @@ from pathlib import Path
 import pytest
 
 from engine import store
-from engine.importers.gamabench import import_dir
-from engine.metrics import gamabench
-from engine.playing import play_match
-from engine.rescore import rescore
-from engine.runner import run_spec
-from engine.selection import ALL, Selection
-from engine.spec import parse_spec
-from engine.suites import get_suite
+from engine.papers.gamabench import scores as gamabench
+from engine.papers.gamabench.importer import import_dir
+from engine.papers.registry import get_suite
+from engine.play.playing import play_match
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.store.selection import ALL, Selection
+from engine.study.rescore import rescore
 from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
 
 pytestmark = pytest.mark.slow  # two imports, two runs and 30 table calls: half a minute
 
 ROOT = Path(__file__).resolve().parent.parent
-RAW = ROOT / "engine" / "data" / "gamabench" / "raw_results"  # five runs of eight games: a spread over runs
+RAW = ROOT / "engine" / "papers" / "gamabench" / "raw_results"  # five runs of eight games: a spread over runs
 STUDIES = ROOT / "tests" / "data" / "gamabench"  # studies of their own (_g0, _h0, _r10...), strategies (cot)
 FIFTY = {"agent": "bot:fixed:50", "label": "fifty"}
 

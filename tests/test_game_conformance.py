@@ -12,7 +12,7 @@ import pytest
 from engine.agents.prompting import render, versions
 from engine.games import all_games
 from engine.games.base import Choice, Game, ParseError, SeatResult
-from engine.match_rows import TALLY
+from engine.play.match_rows import TALLY
 from tests.game_play import new_game
 
 GAMES = sorted(all_games())

@@ -17,14 +17,17 @@ from datetime import datetime, timedelta
 import pandas as pd
 import pytest
 
-from engine import queries, store
-from engine.metrics import gamabench, llmarena_analyses, negotiation
-from engine.runner import run_spec
-from engine.selection import ALL, Selection
-from engine.settings import setting_label
-from engine.spec import parse_spec
-from engine.step_fields import seat_fields
+from engine import store
+from engine.games.settings import setting_label
+from engine.papers.gamabench import scores as gamabench
+from engine.papers.llmarena import analyses as llmarena_analyses
+from engine.papers.llmarena import negotiation
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries
 from engine.store import MatchRecord
+from engine.store.selection import ALL, Selection
+from engine.store.step_fields import seat_fields
 from tests.summary_rows import (
     assert_rebuild_gives_the_writers_rows,
     assert_upgrade_builds_them,

@@ -9,11 +9,12 @@ import re
 
 import pytest
 
-from engine import headline, store
-from engine.column_help import GLOSSARY, OWN_TABLE_NOTES, anchor
-from engine.runner import run_spec
-from engine.spec import parse_spec
-from engine.suites import all_suites
+from engine import store
+from engine.papers import headline
+from engine.papers.registry import all_suites
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present.column_help import GLOSSARY, OWN_TABLE_NOTES, anchor
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
 

@@ -11,10 +11,11 @@ from contextlib import contextmanager
 
 import pytest
 
-from engine import group_commit, store
-from engine.playing import play_match
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine import store
+from engine.play import group_commit
+from engine.play.playing import play_match
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.store import connections
 from engine.store.summaries import SUMMARIES
 

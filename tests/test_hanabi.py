@@ -14,8 +14,8 @@ from engine.agents import AgentSpec
 from engine.agents.bots import find_policy
 from engine.games import get_game
 from engine.games.base import ParseError
-from engine.playing import play_match
-from engine.spec import MatchPlan
+from engine.play.playing import play_match
+from engine.play.spec import MatchPlan
 from tests.game_play import act, new_game
 
 new = partial(new_game, "hanabi")

@@ -1,4 +1,4 @@
-"""engine/headline.py: each suite ranks by the number its title states, one rule decides who is ranked, and an
+"""engine/papers/headline.py: each suite ranks by the number its title states, one rule decides who is ranked, and an
 interval that cannot be computed says why instead of printing as a precise number."""
 
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from engine import headline, store
-from engine.selection import ALL
-from engine.suites import get_suite
+from engine import store
+from engine.papers import headline
+from engine.papers.registry import get_suite
+from engine.store.selection import ALL
 from tests.test_ratings import write_outcomes
 
 
@@ -81,8 +82,8 @@ def test_the_games_pages_win_rates_are_the_headlines(tmp_path):
     """Games showed LLMArena's figures with a win rate of their own (self-play counted): bot:random's TicTacToe
     win rate there differed from Leaderboards and Overview. Every win rate is seats won / seats held over
     contested matches."""
-    from engine.metrics.llmarena_analyses import hint_ablation
-    from engine.metrics.negotiation import bargain_table
+    from engine.papers.llmarena.analyses import hint_ablation
+    from engine.papers.llmarena.negotiation import bargain_table
 
     db = tmp_path / "rates.duckdb"
     write_outcomes(db, "tictactoe", [[("random", 1, 1.0, "X"), ("random", 2, 0.0, "O")]] * 3
@@ -135,8 +136,8 @@ def test_a_game_without_a_winner_counts_in_no_win_rate(tmp_path):
     headline's win rate is over the games that declare a winner: none for the first, TicTacToe's for the other."""
     import asyncio
 
-    from engine.runner import run_spec
-    from engine.spec import parse_spec
+    from engine.play.runner import run_spec
+    from engine.play.spec import parse_spec
 
     db = tmp_path / "hanabi.duckdb"
     asyncio.run(run_spec(parse_spec({"name": "mixed", "seed": 5, "repeats": 3, "games": [
@@ -156,10 +157,10 @@ def test_an_agent_filter_that_picks_no_match_of_a_suite_gives_its_empty_tables(t
     with name selected_agent_summary_... does not exist', since no part of no match made the table."""
     import asyncio
 
-    from engine.runner import run_spec
-    from engine.selection import Selection
-    from engine.spec import parse_spec
-    from engine.suites import all_suites
+    from engine.papers.registry import all_suites
+    from engine.play.runner import run_spec
+    from engine.play.spec import parse_spec
+    from engine.store.selection import Selection
 
     db = tmp_path / "bots.duckdb"
     spec = parse_spec({"name": "tictactoe only", "seed": 1, "repeats": 2,

@@ -20,8 +20,8 @@ import pytest
 
 from engine import store
 from engine.agents.llm import LLMAgent, load_litellm
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow

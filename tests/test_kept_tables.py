@@ -1,4 +1,4 @@
-"""engine/metrics/kept_tables.py and default_views.py: the tables of the whole history (TrueSkill, Bradley-Terry,
+"""engine/score/kept_tables.py and default_views.py: the tables of the whole history (TrueSkill, Bradley-Terry,
 LLMArena's table) are kept per database state beside the database; a new process reads them without reading the
 log while nothing was written, gets the computed table to the bit, and computes again after a write, after rows
 inserted around the writer (no state known) or on a new database at the same generation. The run command computes
@@ -13,12 +13,15 @@ import shutil
 import pandas as pd
 import pytest
 
-from engine import default_views, headline, store
-from engine.metrics import bradley_terry, kept_tables, llmarena, ratings, trueskill_replay
-from engine.runner import run_spec
-from engine.selection import ALL, Selection
-from engine.spec import parse_spec
-from engine.suites import all_suites, get_suite
+from engine import store
+from engine.papers import headline
+from engine.papers.llmarena import leaderboard as llmarena
+from engine.papers.registry import all_suites, get_suite
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import default_views
+from engine.score import bradley_terry, kept_tables, ratings, trueskill_replay
+from engine.store.selection import ALL, Selection
 from tests.test_ratings import write_outcomes
 
 pytestmark = pytest.mark.slow

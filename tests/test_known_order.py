@@ -11,15 +11,15 @@ import asyncio
 import pandas as pd
 import pytest
 
-from engine import headline
-from engine.captions import headline_note
-from engine.column_help import GLOSSARY
 from engine.games import all_games
 from engine.games.base import JUDGED_BY, PAYOFF, SCORE, Game, rank_by
-from engine.metrics.negotiation import bid_table
-from engine.runner import run_spec
-from engine.spec import parse_spec
-from engine.suites import get_suite, own_table
+from engine.papers import headline
+from engine.papers.llmarena.negotiation import bid_table
+from engine.papers.registry import get_suite, own_table
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present.captions import headline_note
+from engine.present.column_help import GLOSSARY
 from tests.test_game_conformance import play_random
 
 EQUILIBRIUM, RANDOM, TRUTHFUL = "bot:equilibrium", "bot:random", "bot:truthful"

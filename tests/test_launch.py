@@ -13,8 +13,8 @@ import pytest
 
 from engine import store
 from engine.games import get_game
-from engine.launch import cost, form, processes
-from engine.spec import MAX_REPEATS, parse_spec
+from engine.play.spec import MAX_REPEATS, parse_spec
+from engine.serve.launch import cost, form, processes
 from engine.testing import StubReply
 from engine.wording import usd
 
@@ -173,7 +173,7 @@ def test_a_models_seat_has_its_own_temperature_and_prompt_version_checked_by_the
 
 
 def test_preflight_says_which_model_lacks_its_key_or_does_not_answer(stub, monkeypatch):
-    from engine.launch import preflight
+    from engine.serve.launch import preflight
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     stub.responder = lambda req: (StubReply("OK") if req["model"] == "good" else
@@ -236,7 +236,7 @@ def test_the_server_stops_the_runs_it_started_when_it_exits(stub, db_path):
     seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 16}
     raw = {"name": "orphan", "repeats": 20, "concurrency": 1, "games": [
         {"game": "guessing_game", "params": {"players": 2, "rounds": 3}, "lineups": [[seat, "bot:random"]]}]}
-    server = (f"import time; from engine.launch import processes; db = {str(db_path)!r}; "
+    server = (f"import time; from engine.serve.launch import processes; db = {str(db_path)!r}; "
               f"run_id = processes.start_run({raw!r}, db); print(run_id, flush=True); end = time.monotonic() + 120\n"
               "while not processes.progress_file(db, run_id).exists() and time.monotonic() < end: time.sleep(0.1)")
     # the server exits once its run plays (its first turn is out, so the run is registered), however slow the start
@@ -267,7 +267,7 @@ def test_a_wrong_seat_count_parameter_gets_its_own_message_not_a_lineup_error():
 
 
 def test_a_missing_key_is_said_without_a_request(monkeypatch):
-    from engine.launch import preflight
+    from engine.serve.launch import preflight
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     assert preflight.access_problem("openai/gpt-4o-mini") == "no key: set OPENAI_API_KEY in the environment or in .env"
@@ -276,7 +276,7 @@ def test_a_missing_key_is_said_without_a_request(monkeypatch):
 
 
 def test_a_missing_endpoint_is_called_an_endpoint_and_a_seats_endpoint_stands_for_it(monkeypatch):
-    from engine.launch import preflight
+    from engine.serve.launch import preflight
 
     for name in ("OLLAMA_API_BASE", "HOSTED_VLLM_API_BASE"):
         monkeypatch.delenv(name, raising=False)
@@ -311,7 +311,7 @@ def test_runs_of_a_name_are_found_in_the_database_and_among_the_launched(db_path
     """Any session's run of that name (the database's runs table) and one launched from here still starting."""
     import asyncio
 
-    from engine.runner import run_spec
+    from engine.play.runner import run_spec
 
     assert processes.runs_named(db_path, "twice") == []  # no database yet
     raw = {"name": "twice", "games": [{"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]}]}

@@ -1,9 +1,9 @@
 """The layers point one way. Read from the source (every import statement, at module level or inside a
-function): no module of the engine imports, through any chain, one that imports it back; the store sits beneath
-the rest but the papers' tables; games do not import agents, metrics do not import the dashboard's queries, the
-selection sits beneath queries, scorers and suites, and no module of the engine library imports Streamlit or the
-pages (the `serve` command, which starts the Streamlit server, is the one place that may). And what a game
-declares for the players (its bots, overlays and probes) is found whichever module is imported first."""
+function): each folder of engine/ is a layer (docs/ARCHITECTURE.md), and a module imports only its own layer and the
+layers beneath it; no module imports, through any chain, one that imports it back; no module of the engine library
+imports Streamlit or the pages (the `serve` command, which starts the Streamlit server, is the one place that may);
+nothing refers to a module by a string. And what a game declares for the players (its bots, overlays and probes) is
+found whichever module is imported first."""
 
 from __future__ import annotations
 
@@ -45,9 +45,16 @@ def offenders(folder: Path, forbidden: tuple[str, ...]) -> list[str]:
             if any(name == f or name.startswith(f + ".") for f in forbidden)]
 
 
+# engine/'s layers from the ground up: a module imports its own layer and those listed before it
+LAYERS = (("engine.secrets", "engine.wording"), ("engine.games",), ("engine.agents",), ("engine.store",),
+          ("engine.play",), ("engine.score",), ("engine.papers",), ("engine.present", "engine.study"),
+          ("engine.serve",), ("engine.cli", "engine.cli.main"))
+APART = ("engine.testing",)  # the stub server of the tests and benchmarks: no module of the engine imports it
+
+
 def test_the_rules_are_read_from_every_module():
     assert len(modules(ENGINE)) > 60
-    assert ("engine.suites.get_suite", "_cmd_scores") in imports(ENGINE / "__main__.py")
+    assert ("engine.papers.registry.get_suite", "_cmd_scores") in imports(ENGINE / "cli" / "main.py")
 
 
 def module_name(path: Path) -> str:
@@ -115,30 +122,37 @@ def _circle_through(graph: dict[str, set[str]], group: set[str]) -> list[str]:
 
 
 def test_no_module_of_the_engine_imports_itself_back_through_others():
-    """An executor imports the match loop (`engine.playing`), never the runner that chooses it; the papers' tables
-    (`engine.published`) are filled by the store and read back by the queries, not read through the store."""
+    """An executor imports the match loop (`engine.play.playing`), never the runner that chooses it; the papers' tables
+    (`engine.papers.published`) are filled by the store and read back by the queries, not read through the store."""
     found = [" -> ".join(circle) for circle in circles(import_graph(ENGINE))]
     assert found == [], "import circles:\n" + "\n".join(found)
 
 
-def test_the_store_and_the_papers_tables_sit_beneath_every_other_module_of_the_engine():
-    """The store's modules import nothing of the engine but one another, definitions that import nothing of it
-    (what a valid answer is), the papers' tables it fills every database with, and the reading of the players'
-    belief answers whose Reasoning items its seat summary sums (`engine.belief_reasoning`: it imports the games'
-    reading of a belief text and nothing of the store, the agents or the metrics); the papers' tables read no
-    database (`engine.queries.published_rows` reads them back) and import only formulas that import nothing of
-    the engine themselves (MAgIC's radar area, shared with its scorer)."""
+def layer_of(module: str) -> int:
+    for floor, names in enumerate(LAYERS):
+        if any(module == name or module.startswith(name + ".") for name in names):
+            return floor
+    raise AssertionError(f"{module} is in no layer: add its folder to LAYERS (and docs/ARCHITECTURE.md)")
+
+
+def test_every_module_imports_only_its_layer_and_those_beneath():
     graph = import_graph(ENGINE)
-    store = {module for module in graph if module == "engine.store" or module.startswith("engine.store.")}
-    assert len(store) > 1
-    assert {module: sorted(graph[module]) for module in graph["engine.published"]} == dict.fromkeys(
-        graph["engine.published"], []), "the papers' tables import a module that imports more of the engine"
-    leaves = {module for module in graph if not graph[module]}  # definitions that import nothing of the engine
-    beneath = {"engine.published", "engine.belief_reasoning"}
-    assert {module: sorted(graph[module] - store - beneath - leaves) for module in store} == dict.fromkeys(store, [])
-    below_beliefs = reachable(graph, "engine.belief_reasoning")
-    assert not below_beliefs & (store | {"engine.agents", "engine.metrics"}) and all(
-        module.startswith("engine.games") or module in leaves for module in below_beliefs), sorted(below_beliefs)
+    placed = {module: layer_of(module) for module in graph if module != "engine" and module not in APART}
+    upward = [f"{module} imports {other}" for module, floor in placed.items() for other in sorted(graph[module])
+              if other in placed and placed[other] > floor]
+    assert upward == [], "imports that run up a layer:\n" + "\n".join(upward)
+    assert not any(APART[0] in graph[module] for module in graph)
+
+
+def test_the_layer_rule_names_an_upward_import():
+    assert layer_of("engine.store.writer") < layer_of("engine.papers.magic.suite") < layer_of("engine.cli.main")
+
+
+def test_nothing_names_a_module_by_a_string():
+    """A scorer or an importer is imported, never loaded from a dotted string. The games' package imports each of
+    its own modules to register it, and litellm's tuning loads a module of litellm's."""
+    found = [str(path.relative_to(ROOT)) for path in modules(ENGINE) if "import_module(" in path.read_text("utf-8")]
+    assert found and set(found) <= {"engine/games/__init__.py", "engine/agents/litellm_tuning.py"}, found
 
 
 def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
@@ -159,27 +173,10 @@ def test_the_circle_finder_names_a_circle_whatever_its_length():
     assert circles({"x": {"y"}, "y": set()}) == []
 
 
-def test_games_do_not_import_agents():
-    assert offenders(ENGINE / "games", ("engine.agents",)) == []
-
-
-def test_metrics_do_not_import_the_dashboards_queries_or_pages():
-    assert offenders(ENGINE / "metrics", ("engine.queries", "pages", "streamlit")) == []
-
-
-@pytest.mark.parametrize("module", ["selection.py", "suites"])
-def test_the_selection_and_the_suite_declarations_sit_beneath_queries_and_scorers(module):
-    path = ENGINE / module
-    below = ("engine.queries", "engine.metrics", "engine.agents", "engine.runner", "pages", "streamlit")
-    found = offenders(path, below) if path.is_dir() else [
-        name for name, _ in imports(path) if any(name.startswith(f) for f in below)]
-    assert found == []
-
-
 def test_no_engine_module_imports_streamlit_or_the_pages_but_the_serve_command():
     found = [(path.relative_to(ROOT).as_posix(), name, function) for path in modules(ENGINE)
              for name, function in imports(path) if name.split(".")[0] in ("streamlit", "pages")]
-    assert found and {(path, function) for path, _, function in found} == {("engine/serving.py", "serve")}
+    assert found and {(path, function) for path, _, function in found} == {("engine/serve/serving.py", "serve")}
 
 
 @pytest.mark.parametrize("first, check", [

@@ -11,8 +11,8 @@ import pytest
 
 from engine import store
 from engine.agents.cache import ResponseCache, cache_from_env, cache_key
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply
 
 

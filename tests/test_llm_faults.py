@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import playing, store
+from engine import store
 from engine.agents import AgentSpec
 from engine.agents.llm import LLMAgent, retry_after
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play import playing
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow

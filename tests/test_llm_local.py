@@ -10,8 +10,8 @@ import pytest
 
 from engine import store
 from engine.agents import local_model
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 
 pytestmark = pytest.mark.model
 
@@ -44,8 +44,8 @@ def test_an_unknown_local_model_is_refused_by_the_spec_and_errors_a_match_given_
     in code) errors with the same reason, after one attempt."""
     from dataclasses import replace
 
-    from engine.playing import play_match
-    from engine.spec import SpecError
+    from engine.play.playing import play_match
+    from engine.play.spec import SpecError
 
     def raw(model: str) -> dict:
         return {"name": "local-missing", "games": [{"game": "guessing_game", "params": {"players": 2, "rounds": 1},

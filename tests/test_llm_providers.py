@@ -15,9 +15,9 @@ from engine import store
 from engine.agents import AgentSpec
 from engine.agents.base import AgentError
 from engine.agents.llm import LLMAgent, load_litellm
-from engine.runner import run_spec
+from engine.play.runner import run_spec
+from engine.play.spec import SpecError, parse_spec
 from engine.secrets import load_dotenv, redact
-from engine.spec import SpecError, parse_spec
 from engine.testing import StubReply
 
 

@@ -13,8 +13,8 @@ from engine import store
 from engine.agents import prompting, strategies
 from engine.agents.prompting import load_template, render, versions
 from engine.games import get_game
-from engine.runner import run_spec
-from engine.spec import SpecError, parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import SpecError, parse_spec
 from engine.testing import StubReply
 
 GAMES = {  # game -> (distinctive params, the facts every wording states, the answer format it asks for)

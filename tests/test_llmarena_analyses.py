@@ -9,10 +9,10 @@ import json
 import pytest
 
 from engine import store
-from engine.metrics import llmarena_analyses as analyses
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import parse_spec
+from engine.papers.llmarena import analyses
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.store.selection import Selection
 
 
 def write(db, match_id, game, params, seats, turns=(), metrics=()):

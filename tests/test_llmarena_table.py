@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from engine.__main__ import main
-from engine.metrics.llmarena import leaderboard
-from engine.metrics.ratings import trueskill_table
+from engine.cli.main import main
+from engine.papers.llmarena.leaderboard import leaderboard
+from engine.score.ratings import trueskill_table
 from tests.test_ratings import write_outcomes
 
 
@@ -46,7 +46,7 @@ def test_the_table_follows_the_filters(arena_db):
     """The run, preset and date filters select the matches of every column (TrueSkill and rewards alike)."""
     from datetime import timedelta
 
-    from engine.selection import Selection
+    from engine.store.selection import Selection
     from tests.test_ratings import START
 
     assert leaderboard(arena_db, Selection(run_ids=("synthetic",))).equals(leaderboard(arena_db))

@@ -1,4 +1,4 @@
-"""The local executor over worker processes (engine/local_workers.py): every match played once by the workers
+"""The local executor over worker processes (engine/play/local_workers.py): every match played once by the workers
 and written by the driver, every decision reported, the response cache and the driver's environment used in
 the workers, secrets redacted there too; a killed driver leaves no worker calling the provider, and the run
 resumes."""
@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine import playing, store
-from engine.playing import this_worker
-from engine.runner import default_workers, run_spec
-from engine.spec import parse_spec
+from engine import store
+from engine.play import playing
+from engine.play.playing import this_worker
+from engine.play.runner import default_workers, run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow
@@ -144,12 +145,12 @@ def test_model_matches_start_spread_over_the_ramp_and_bot_matches_at_once(stub, 
 
 
 def test_the_fork_servers_preload_leaves_a_workers_first_call_nothing_slow_to_import():
-    """A worker forked after `engine.worker_preload` has its own code and litellm's first-call imports in memory:
+    """A worker forked after `engine.play.worker_preload` has its own code and litellm's first-call imports in memory:
     none of the match loop, the store, litellm's proxy types or the tokenizer is imported by the first call. Fails when
     a newer litellm moves what its first call imports (each worker would spend ~0.2 s on it again)."""
     probe = """
 import asyncio, sys
-import engine.worker_preload
+import engine.play.worker_preload
 from engine.agents.llm import load_litellm
 from engine.testing import StubReply, StubServer
 before = set(sys.modules)

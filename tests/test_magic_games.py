@@ -14,7 +14,7 @@ from engine.games import get_game
 from engine.games.base import ParseError
 from engine.games.cost_sharing import SplitSpace, airport, usage_split
 from engine.games.magic_common import DATA_DIR, group_count, load_group
-from engine.spec import load_spec
+from engine.play.spec import load_spec
 
 THEORY = ("cost_sharing", "prisoners_dilemma", "magic_public_good")
 

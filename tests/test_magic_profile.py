@@ -14,12 +14,12 @@ import math
 import pytest
 
 from engine import store
-from engine.__main__ import main
-from engine.magic_radar import area_paper, area_percent
-from engine.metrics.magic import ABILITY_COLUMNS, AREA, PAPER_AREA, PROFILE_COLUMNS, ability_profile
-from engine.metrics.magic_social import social_abilities
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.cli.main import main
+from engine.papers.magic.abilities import ABILITY_COLUMNS, AREA, PAPER_AREA, PROFILE_COLUMNS, ability_profile
+from engine.papers.magic.radar import area_paper, area_percent
+from engine.papers.magic.social import social_abilities
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 
 # the challengers worked out by hand: each a scripted bot against defenders of its game (one agent, one name each:
 # a label naming them all would show four bots as one row, issue 40)
@@ -159,14 +159,17 @@ def test_table_2_figures_are_the_challengers_mean_cost_score_and_payback(db_path
 
 
 def test_the_scorers_read_the_suites_game_lists_not_their_own():
-    """MAgIC's games are declared once, in engine/suites/magic.py: the scorers' selections are built from its SOCIAL
+    """MAgIC's games are declared once, in engine/papers/magic/suite.py: the scorers' selections are built from its
+    SOCIAL
     and THEORY variants (a rule set added there is scored here), and no SQL of theirs names a game itself."""
     import inspect
     import re
 
-    from engine.metrics import magic, magic_social
-    from engine.selection import variants_sql
-    from engine.suites.magic import SOCIAL, SUITE, THEORY
+    from engine.papers.magic import abilities as magic
+    from engine.papers.magic import social as magic_social
+    from engine.papers.magic.games import SOCIAL, THEORY
+    from engine.papers.magic.suite import SUITE
+    from engine.store.selection import variants_sql
 
     assert SUITE.variants == SOCIAL + THEORY
     assert magic_social.SOCIAL_GAMES == variants_sql(SOCIAL) and magic.THEORY_SELECTION == variants_sql(THEORY)

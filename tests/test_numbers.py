@@ -55,7 +55,7 @@ def test_a_mean_whose_values_are_whole_keeps_its_decimals_and_a_count_does_not()
     taken for a count), against the one format's 2 decimals for a figure."""
     import pandas as pd
 
-    from engine.numbers import readable
+    from engine.present.numbers import readable
 
     shown = readable(pd.DataFrame({"mean_score (0-10)": [6.0, 0.0], "win rate": [2.0, 3.0],
                                    "matches": [3.0, 40.0], "scores": [5.0, 2.0], "tokens": [100.0, 20.0]}))
@@ -70,7 +70,7 @@ def test_a_float_columns_cells_read_as_each_cell_alone_would():
     import numpy as np
     import pandas as pd
 
-    from engine.numbers import cell, column_cells
+    from engine.present.numbers import cell, column_cells
 
     rng = np.random.default_rng(5)
     values = np.concatenate([rng.normal(0, 3000, 200), rng.integers(0, 9, 50).astype(float), [np.nan, np.inf,
@@ -90,7 +90,7 @@ def test_a_float_column_rounds_to_the_one_precision_as_each_value_alone_would():
     import numpy as np
     import pandas as pd
 
-    from engine.precision import fixed_number, fixed_values
+    from engine.score.precision import fixed_number, fixed_values
 
     rng = np.random.default_rng(7)
     values = [*rng.normal(0, 1e4, 100), *(rng.random(50) / 3), 1540.0000000000055, np.inf, -np.inf]

@@ -10,10 +10,10 @@ import json
 import pandas as pd
 import pytest
 
-from engine import headline
-from engine.metrics import stats
-from engine.metrics.llmarena_analyses import hint_ablation
-from engine.selection import ALL
+from engine.papers import headline
+from engine.papers.llmarena.analyses import hint_ablation
+from engine.score import stats
+from engine.store.selection import ALL
 from pages.shared.markdown import plain
 from pages.shared.tables import column_width, fitted_columns
 from tests.page_run import run_page

@@ -14,11 +14,12 @@ import sys
 import pytest
 import yaml
 
-from engine import run_lock, store
-from engine.__main__ import EXIT_ALREADY_PLAYING as ALREADY_PLAYING
-from engine.launch import processes
-from engine.playing import play_match
-from engine.spec import parse_spec
+from engine import store
+from engine.cli.main import EXIT_ALREADY_PLAYING as ALREADY_PLAYING
+from engine.play import run_lock
+from engine.play.playing import play_match
+from engine.play.spec import parse_spec
+from engine.serve.launch import processes
 from engine.testing import StubReply
 from tests.test_dead_runs import wait_for
 

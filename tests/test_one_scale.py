@@ -17,12 +17,12 @@ import pytest
 from streamlit.delta_generator import DeltaGenerator
 
 from engine import store
-from engine.numbers import cell, is_rate, on_one_scale, readable
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import parse_spec
-from engine.suite_tables import own_table_view
-from engine.suites import get_suite
+from engine.papers.registry import get_suite
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present.numbers import cell, is_rate, on_one_scale, readable
+from engine.present.suite_tables import own_table_view
+from engine.store.selection import Selection
 from tests.page_run import run_page
 
 SPEC = {"name": "scales", "seed": 3, "repeats": 2, "games": [

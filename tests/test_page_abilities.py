@@ -9,9 +9,9 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.runner import run_spec
-from engine.spec import parse_spec
-from engine.suites.magic import SHORT_ABILITIES
+from engine.papers.magic.suite import SHORT_ABILITIES
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply
 from tests.page_run import run_page
 
@@ -76,7 +76,7 @@ def test_no_magic_games_says_so(tmp_path, monkeypatch):
 
 
 def test_the_page_opens_on_the_challengers_with_the_most_abilities(db, monkeypatch):
-    from engine.metrics.magic import ABILITY_COLUMNS
+    from engine.papers.magic.abilities import ABILITY_COLUMNS
 
     at = page(db, monkeypatch)
     profile = [df.value for df in at.dataframe if "Judg." in df.value.columns][-1]
@@ -92,7 +92,7 @@ def test_the_profile_fits_the_window_and_its_win_rate_is_named_for_what_it_is(db
     differed from the win rate of the other pages under the same name."""
     import json
 
-    from engine.metrics.magic import AREA, ROLE_WIN_RATES
+    from engine.papers.magic.abilities import AREA, ROLE_WIN_RATES
 
     monkeypatch.setenv("ARENA_DB", str(db))
     at = AppTest.from_file("../pages/abilities.py", default_timeout=60).run()
@@ -112,8 +112,8 @@ def test_one_scale_the_fullest_challengers_first_and_legends_beside(first_run_db
     legends beside the plots; the page opens on the challengers with the most abilities measured."""
     import json
 
-    from engine.magic_radar import area_percent
-    from engine.metrics.magic import ABILITIES
+    from engine.papers.magic.abilities import ABILITIES
+    from engine.papers.magic.radar import area_percent
 
     at = page(first_run_db, monkeypatch)
     assert not at.exception
@@ -155,7 +155,7 @@ def test_partial_challengers_come_last_every_ability_fits_and_one_scale(first_ru
     abilities as 0.75 beside a 0-100 radar; the area chart did not mark a partial mean."""
     import json
 
-    from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS
+    from engine.papers.magic.abilities import ABILITIES, ABILITY_COLUMNS
     from tests.test_one_definition import PAGE_PX, widths
 
     at = page(first_run_db, monkeypatch, agents=["bot:random", "bot:equilibrium"])
@@ -186,10 +186,10 @@ def test_each_ability_has_its_n_and_wilson_interval_from_the_profiles_counts(db)
     from statsmodels.stats.proportion import proportion_confint
 
     from engine import store
-    from engine.metrics.magic import ABILITIES, ABILITY_COLUMNS
-    from engine.metrics.magic_intervals import ability_intervals
-    from engine.selection import Selection
-    from engine.suites import get_suite, own_table
+    from engine.papers.magic.abilities import ABILITIES, ABILITY_COLUMNS
+    from engine.papers.magic.intervals import ability_intervals
+    from engine.papers.registry import get_suite, own_table
+    from engine.store.selection import Selection
 
     suite = get_suite("magic")
     rows = ability_intervals(db, replace(Selection(), contested=True).within(suite.variants))

@@ -11,8 +11,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.store import connections, reader
 from tests.page_run import serve_like_the_dashboard
 

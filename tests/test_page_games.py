@@ -7,8 +7,8 @@ import asyncio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from pages.shared.markdown import plain
 from tests.page_run import run_page
 
@@ -70,7 +70,7 @@ def test_who_is_spy_role_table(db, monkeypatch):
 
 def test_a_figure_leaves_out_the_fields_naming_a_seat(db, monkeypatch):
     """Battle Royale's shooter and target are seats: their mean over matches means nothing, so the per-round
-    figures leave them out (`engine.step_fields.seat_fields`)."""
+    figures leave them out (`engine.store.step_fields.seat_fields`)."""
     at = page(db, monkeypatch, game="battle_royale")
     assert not at.exception
     curves = at.dataframe[0].value
@@ -111,7 +111,7 @@ def charts_of(at) -> list[dict]:
 def test_battle_royales_charts_name_what_they_draw(db, monkeypatch):
     """Issue 29: Battle Royale's players-left chart said "value" on its axis and had no legend: a chart of one
     series names it on its axis and in the legend; every series takes a colour of the arena's palette."""
-    from engine.palette import PALETTE
+    from engine.present.palette import PALETTE
 
     charts = charts_of(page(db, monkeypatch, game="battle_royale"))
     assert len(charts) == 2  # players left, and the share of shots that hit (a count and a share never share an axis)

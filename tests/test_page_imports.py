@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.dashboard import fill
-from engine.metrics import stats
+from engine.score import stats
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ("overview", "launch", "leaderboard", "abilities", "games", "robustness", "transcripts", "glossary")

@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from engine import store
 from engine.games import all_games, get_game
-from engine.launch import cost, form, processes
-from engine.runner import run_spec
-from engine.spec import MAX_REPEATS, parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import MAX_REPEATS, parse_spec
+from engine.serve.launch import cost, form, processes
 from engine.wording import usd
 from tests.page_run import run_page
 
@@ -200,8 +200,8 @@ def test_a_name_in_the_database_is_refused_after_a_reload_even_with_a_field_chan
     name silently nor, with one field changed, makes a second run of the same name."""
     import asyncio
 
-    from engine.runner import run_spec
-    from engine.spec import parse_spec
+    from engine.play.runner import run_spec
+    from engine.play.spec import parse_spec
 
     raw = {"name": "mine", "games": [{"game": "tictactoe", "presets": ["default"],
                                       "lineups": [["bot:random", "bot:random"]]}]}

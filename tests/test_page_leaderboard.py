@@ -8,10 +8,10 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.importers.gamabench import import_dir
-from engine.runner import run_spec
-from engine.spec import parse_spec
-from engine.suites import all_suites, get_suite
+from engine.papers.gamabench.importer import import_dir
+from engine.papers.registry import all_suites, get_suite
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from tests.page_run import run_page, serve_like_the_dashboard
 from tests.test_gamabench_import import RAW
 
@@ -107,7 +107,7 @@ def test_the_games_x_agents_grid_links_each_cell_to_its_transcripts(db, monkeypa
 def test_a_grid_cell_opens_exactly_the_matches_behind_its_number(db, monkeypatch):
     """bot:random's TicTacToe cell counts its 2 matches against bot:equilibrium, not its 2 self-play matches; the
     link keeps the page's run filter and Transcripts lists those 2 matches (it listed all 4, of every run)."""
-    from engine import queries
+    from engine.present import queries
 
     options = queries.filter_options(db)
     played = options.loc[options["run_name"] == "leaderboard", "run_id"].iloc[0]
@@ -156,7 +156,7 @@ def test_an_empty_database_says_how_to_fill_it(tmp_path, monkeypatch):
 def test_only_a_filtered_trueskill_replay_waits_to_be_asked_on_big_databases(db, monkeypatch):
     """Every game's and each game's replay is saved and kept current, so those show at once however big the
     database; a selection by run replays from scratch, which waits for a click above the limit."""
-    from engine import queries
+    from engine.present import queries
     from pages.shared import caching
 
     monkeypatch.setattr(caching, "SLOW_SCORER_LIMIT", 0)
@@ -174,7 +174,7 @@ def test_only_a_filtered_trueskill_replay_waits_to_be_asked_on_big_databases(db,
 
 
 def test_wis_and_llmarena_tables_follow_the_run_filter(db, monkeypatch):
-    from engine import queries
+    from engine.present import queries
 
     options = queries.filter_options(db)
     imported = options.loc[options["run_name"] != "leaderboard", "run_id"].iloc[0]
@@ -270,7 +270,7 @@ def test_undercover_under_llmarenas_rules_with_one_agent_in_four_seats_shows_its
 def test_a_page_that_fails_says_what_failed_in_one_line_never_a_traceback(db, monkeypatch):
     """Whatever a page meets that it cannot draw (here the papers' rows), the served dashboard says what failed in
     one line (the traceback goes to the dashboard's log), as the CLI does."""
-    from engine import published
+    from engine.papers import published
 
     def broken(*args, **kwargs):
         raise RuntimeError("the paper's rows cannot be read\nsecond line")

@@ -8,8 +8,8 @@ import json
 
 import duckdb
 
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from tests.page_run import run_page
 from tests.test_one_definition import PAGE_PX, widths
 

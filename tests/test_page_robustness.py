@@ -15,10 +15,10 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import queries
-from engine.runner import run_spec
-from engine.settings import setting_label, setting_labels
-from engine.spec import parse_spec
+from engine.games.settings import setting_label, setting_labels
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries
 from engine.testing import StubReply, StubServer
 from pages.shared.markdown import plain
 from tests.page_run import run_page
@@ -243,7 +243,7 @@ def test_p_values_agree_with_significance(db, first_run_db, monkeypatch):
 def test_level_tables_fit_the_window_and_settings_are_named_as_gamma_bench_names_them(first_run_db, monkeypatch):
     """A new user's pass at 1400 px: the level tables scrolled ("significant" off-screen), and the 3-player guessing
     games were "default" here but "custom" in γ-Bench's own table."""
-    from engine.metrics.gamabench import leaderboard
+    from engine.papers.gamabench.scores import leaderboard
     from tests.test_one_definition import PAGE_PX, widths
 
     at = run_page("robustness", first_run_db, monkeypatch, agent="local/smollm2")

@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import store
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply, StubServer
 from pages.shared.markdown import plain
 from tests.page_run import run_page
@@ -90,7 +90,7 @@ def test_text_search_is_literal_and_case_blind():
 
     import duckdb
 
-    from engine.transcripts import literal_pattern
+    from engine.present.transcripts import literal_pattern
 
     rng = random.Random(0)
     alphabet = string.ascii_letters[:6] + "ABé É" + string.punctuation + "\n\t"
@@ -170,7 +170,7 @@ def test_poker_and_social_states_are_drawn(db, monkeypatch):
 
 
 def test_a_huge_answer_is_cut_for_display_and_shown_whole_on_request(tmp_path, monkeypatch):
-    from engine import transcripts
+    from engine.present import transcripts
 
     db = tmp_path / "huge.duckdb"
     asyncio.run(run_spec(parse_spec({"name": "huge", "games": [
@@ -229,7 +229,7 @@ def test_a_changed_search_opens_its_own_first_hit(db, monkeypatch):
 
 
 def test_the_heading_counts_the_matches_beyond_the_list(db, monkeypatch):
-    from engine import transcripts
+    from engine.present import transcripts
 
     assert at_heading(page(db, monkeypatch, game="texas_holdem")) == "Matches: 1 match"
     monkeypatch.setattr(transcripts, "MAX_RESULTS", 3)
@@ -243,7 +243,7 @@ def test_a_cut_list_downloads_under_a_name_that_says_so(db, monkeypatch):
     every match, though it held only the listed ones."""
     from streamlit.delta_generator import DeltaGenerator
 
-    from engine import transcripts
+    from engine.present import transcripts
 
     files: list[str] = []
     monkeypatch.setattr(DeltaGenerator, "download_button",

@@ -8,7 +8,8 @@ import re
 import pandas as pd
 import pytest
 
-from engine import headline, store
+from engine import store
+from engine.papers import headline
 from tests.page_run import run_page
 
 CHALLENGER = "bot:challenger · bot:letters"  # runs/quick.yaml's reasoned challenger of the social games
@@ -184,7 +185,7 @@ def test_a_model_at_two_settings_is_two_agents_on_every_page(pages, first_run_db
 def test_llmarenas_bargain_figures_use_the_one_win_rate(first_run_db):
     """Bargain's figures on the Games page counted a Bargain without a deal as a loss while the headline counted
     it as a draw: both count it half now (bot:fair: 3 deals won, 3 without a deal, 75.0%)."""
-    from engine.metrics.negotiation import bargain_table
+    from engine.papers.llmarena.negotiation import bargain_table
 
     figures = headline.agent_figures(first_run_db, by_game=True)
     bargain = figures[figures["game"] == "bargain"].set_index("agent")["win_rate"]

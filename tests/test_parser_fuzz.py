@@ -15,8 +15,8 @@ from engine.agents import AgentSpec
 from engine.agents.llm import LLMAgent, Reply
 from engine.games import all_games
 from engine.games.base import ERROR, Choice, ParseError
-from engine.playing import play_match
-from engine.spec import MatchPlan
+from engine.play.playing import play_match
+from engine.play.spec import MatchPlan
 from tests.fuzz_answers import hostile_answer
 
 pytestmark = pytest.mark.slow

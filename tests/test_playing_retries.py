@@ -10,13 +10,15 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from engine import headline, store, transcripts
-from engine.agent_names import seat_names
+from engine import store
 from engine.agents import AgentSpec, make_agent
+from engine.agents.agent_names import seat_names
 from engine.agents.llm import LLMAgent, Reply
 from engine.games import get_game
-from engine.playing import play_match
-from engine.spec import MatchPlan
+from engine.papers import headline
+from engine.play.playing import play_match
+from engine.play.spec import MatchPlan
+from engine.present import transcripts
 from engine.store import MatchRecord
 
 Script = Callable[[int, list[dict[str, str]]], str]  # (seat, messages) -> the answer
@@ -154,7 +156,7 @@ def test_a_first_try_answer_carries_no_retry_note():
 
 
 def test_a_valid_answer_is_parsed_and_legal_on_the_first_try_on_the_headline_and_in_transcripts(db_path):
-    """One definition (engine.valid_answers): a decision answered right only when asked again, or replaced by a
+    """One definition (engine.store.valid_answers): a decision answered right only when asked again, or replaced by a
     fallback move, is no valid answer (the headline counted a re-asked one as valid)."""
     answers = iter(["first legal", "dunno", "first legal", "dunno", "dunno", "dunno"])
 

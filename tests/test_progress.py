@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from engine import store
-from engine.progress import LogProgress
+from engine.play.progress import LogProgress
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,5 @@
 """Answers that measure the prompt (issue 40): a model answering a prompt's example, or one value every time, is
-flagged per agent, question and condition from the turn log (`engine/answer_flags.py`), and the Transcripts and
+flagged per agent, question and condition from the turn log (`engine/present/answer_flags.py`), and the Transcripts and
 Robustness pages show the flag. The prompts of an older arena showed examples ("for example: {"chosen_number":
 42}"); a prompts folder holding one stands for them here."""
 
@@ -10,10 +10,11 @@ import itertools
 
 import pytest
 
-from engine import answer_flags, store, transcripts
+from engine import store
 from engine.agents import prompting
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import answer_flags, transcripts
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
 

@@ -8,11 +8,13 @@ import asyncio
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import published, queries, store
-from engine.__main__ import main
-from engine.metrics.magic import AREA, PAPER_AREA, ability_profile
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine import store
+from engine.cli.main import main
+from engine.papers import published
+from engine.papers.magic.abilities import AREA, PAPER_AREA, ability_profile
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +61,7 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
     assert [(row.split()[0], "paper" if "paper: LLMArena Table 1" in row else "ours" * ("ours" in row.split()))
             for row in rows] == [
         ("openai/gpt-4", "ours"), ("GPT-4", "paper"), ("Qwen-72B-Chat", "ours"), ("Qwen-72B-Chat", "paper")]
-    from engine.metrics.llmarena import leaderboard
+    from engine.papers.llmarena.leaderboard import leaderboard
 
     table = published.beside(leaderboard(db_path), queries.published_rows(db_path, "llmarena"))
     assert list(zip(table["agent"], table["source"], strict=True)) == [

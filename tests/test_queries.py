@@ -8,12 +8,14 @@ from datetime import date, timedelta
 
 import pytest
 
-from engine import headline, queries, store
-from engine.importers.gamabench import import_dir
-from engine.metrics import gamabench
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import parse_spec
+from engine import store
+from engine.papers import headline
+from engine.papers.gamabench import scores as gamabench
+from engine.papers.gamabench.importer import import_dir
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries
+from engine.store.selection import Selection
 from tests.test_gamabench_import import RAW
 
 pytestmark = pytest.mark.slow
@@ -34,7 +36,7 @@ def db(tmp_path_factory):
 
 
 def test_win_rates_are_seats_won_over_seats_held_with_self_play_left_out(db):
-    """One definition on every page (engine/headline.py): a seat is a trial, a match where every seat is the
+    """One definition on every page (engine/papers/headline.py): a seat is a trial, a match where every seat is the
     same agent is no trial at all (bot:random's four-seat self-play, GAMA-Bench's all-gpt records)."""
     table = headline.agent_figures(db, by_game=True).set_index(["game", "agent"])
     seats = store.query(db, """SELECT m.game, coalesce(s.label, s.agent) AS agent, s.match_id, s.won

@@ -7,8 +7,9 @@ from datetime import date
 
 import pytest
 
-from engine import headline, store
-from engine.selection import ALL, Selection
+from engine import store
+from engine.papers import headline
+from engine.store.selection import ALL, Selection
 from tests.test_summaries import played  # noqa: F401 - the fixture: two runs, self-play, a cooperative game
 
 pytestmark = pytest.mark.slow

@@ -12,12 +12,12 @@ import pandas as pd
 import pytest
 
 from engine import store
-from engine.agent_names import agent_name
-from engine.headline import agent_figures
-from engine.metrics.ratings import MU, bradley_terry_table, trueskill_table
-from engine.runner import run_spec
-from engine.selection import ALL
-from engine.spec import parse_spec
+from engine.agents.agent_names import agent_name
+from engine.papers.headline import agent_figures
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.score.ratings import MU, bradley_terry_table, trueskill_table
+from engine.store.selection import ALL
 
 pytestmark = pytest.mark.slow
 
@@ -129,7 +129,7 @@ def test_a_rarely_seen_agent_is_judged_on_the_resamples_it_is_in(tmp_path):
 
 
 def test_team_members_weigh_one_as_trueskill_rate_defaults(tmp_path):
-    from engine.metrics.trueskill_replay import ENV
+    from engine.score.trueskill_replay import ENV
 
     db = tmp_path / "team.duckdb"
     civilians = ["c1", "c2", "c3", "c4"]
@@ -157,7 +157,7 @@ def test_team_members_weigh_one_as_trueskill_rate_defaults(tmp_path):
 def test_teammates_ranked_apart_by_their_own_scores_are_one_team_for_trueskill(tmp_path):
     """Who is Spy's civilians who won together are ranked apart by their own scores: TrueSkill rated the better one
     above the other, as if they had played each other (Bradley-Terry never pairs teammates)."""
-    from engine.metrics.trueskill_replay import ENV
+    from engine.score.trueskill_replay import ENV
 
     db = tmp_path / "wis.duckdb"
     write_outcomes(db, "wis", [[("a", 1, 3.0, "civilian"), ("b", 2, 2.0, "civilian"), ("spy", 3, 0.0, "spy")]])
@@ -173,7 +173,7 @@ def test_self_play_teaches_nothing_and_order_matters_only_for_trueskill(tmp_path
                    + [[("y", 1, 1.0), ("x", 2, 0.0)]] * 3)
     ts = trueskill_table(db, "duel").set_index("agent")
     # the self-play match is out of the rating and of its counts too: 6 contested matches, 3 seats won in them,
-    # the counts of the win-rate table (engine.headline.agent_figures) beside it
+    # the counts of the win-rate table (engine.papers.headline.agent_figures) beside it
     assert ts.loc["x", "matches"] == 6 and ts.loc["x", "wins"] == 3
     figures = agent_figures(db, ALL.of_game("duel")).set_index("agent")
     assert (ts[["matches", "wins"]] == figures.loc[ts.index, ["matches", "wins"]]).all().all()
@@ -217,12 +217,12 @@ def test_a_tie_between_roleless_opponents_is_a_draw(tmp_path):
 
 
 def test_our_trueskill_update_equals_the_trueskill_package():
-    """engine.metrics.trueskill_update sends the package's messages on plain floats: same ratings on random
+    """engine.score.trueskill_update sends the package's messages on plain floats: same ratings on random
     matches of 2-6 teams, 1-4 players, unequal weights and ties."""
     import random
 
-    from engine.metrics.trueskill_replay import ENV
-    from engine.metrics.trueskill_update import rate
+    from engine.score.trueskill_replay import ENV
+    from engine.score.trueskill_update import rate
 
     rng, compared, worst = random.Random(7), 0, 0.0
     for _ in range(500):
@@ -245,7 +245,7 @@ def test_our_trueskill_update_equals_the_trueskill_package():
 
 def forget_replays(db) -> None:
     """As a new process on a database whose saved replays were never written."""
-    from engine.metrics import saved_replays, trueskill_replay
+    from engine.score import saved_replays, trueskill_replay
 
     trueskill_replay._REPLAYED.clear()
     saved_replays.saved_replays_path(db).unlink(missing_ok=True)
@@ -277,7 +277,7 @@ def test_replay_after_new_matches_equals_a_full_replay(tmp_path):
 def test_a_new_process_replays_only_what_finished_after_the_saved_replay(tmp_path, monkeypatch):
     """The unfiltered replays are saved next to the database: a new process (memo empty) plays only the
     matches that finished since; a damaged or stale file costs a full replay, never a wrong rating."""
-    from engine.metrics import ratings, trueskill_replay
+    from engine.score import ratings, trueskill_replay
 
     db = tmp_path / "saved.duckdb"
     rng = np.random.default_rng(5)
@@ -368,8 +368,8 @@ def test_an_update_floats_cannot_hold_is_made_in_arbitrary_precision():
     backend (the package's own answer), and the usual float update everywhere else."""
     import trueskill
 
-    from engine.metrics.trueskill_replay import ENV
-    from engine.metrics.trueskill_update import rate, rate_exactly
+    from engine.score.trueskill_replay import ENV
+    from engine.score.trueskill_update import rate, rate_exactly
 
     teams, ranks = [[(95.0, 1.2, 1.0)] * 4, [(5.0, 1.2, 1.0)]], [2, 1]
     with pytest.raises(FloatingPointError):
@@ -414,8 +414,8 @@ def test_ratings_failing_after_a_run_are_one_line_with_their_exit_code_and_the_m
     """Whatever fails once the matches are stored (here the ratings' refresh) is said in one line, with the exit
     code that names it (3: a score could not be computed), never a traceback; the matches are kept, and `rescore`
     says the same."""
-    from engine.__main__ import EXIT_CODES, EXIT_SCORING, main
-    from engine.metrics import ratings
+    from engine.cli.main import EXIT_CODES, EXIT_SCORING, main
+    from engine.score import ratings
 
     spec = tmp_path / "spec.yaml"
     spec.write_text("name: refresh\nrepeats: 3\ngames:\n"
@@ -439,7 +439,7 @@ def test_ratings_failing_after_a_run_are_one_line_with_their_exit_code_and_the_m
 def test_the_ranked_group_is_the_one_with_the_most_comparisons_not_the_most_agents():
     """Three bots of a 3-match first run outnumbered two agents with 384 matches between them, and the study's own
     agents were shown as 'not compared'. The group with the most comparisons is the ranked one (component 1)."""
-    from engine.metrics.ratings import components
+    from engine.score.ratings import components
 
     pairs = pd.DataFrame({"a": ["x", "y", "alpha"], "b": ["y", "z", "beta"], "matches": [2, 1, 384]})
     numbered = components(pairs)
@@ -455,7 +455,7 @@ def test_the_components_are_scipys_connected_components(shape):
     from scipy import sparse
     from scipy.sparse import csgraph
 
-    from engine.metrics.outcomes import component_numbers
+    from engine.score.outcomes import component_numbers
 
     rng = np.random.default_rng(7)
     for _ in range(300 if shape == "random graphs" else 10):
@@ -495,7 +495,7 @@ def _pairs_of_components(sizes: list[int], seed: int) -> tuple[pd.DataFrame, pd.
 def test_components_fitted_together_are_rated_as_each_alone():
     """Components of several sizes are fitted stacked (padded to one size): each one's ratings and bootstrap
     interval are those of its fit alone."""
-    from engine.metrics.bradley_terry import fit_bradley_terry
+    from engine.score.bradley_terry import fit_bradley_terry
 
     pairs, played = _pairs_of_components([2, 3, 8, 8, 5, 13], seed=3)
     together = fit_bradley_terry(pairs, played).set_index("agent")
@@ -508,7 +508,7 @@ def test_components_fitted_together_are_rated_as_each_alone():
 
 
 def test_the_intervals_percentiles_are_numpys_nanpercentile():
-    from engine.metrics.bradley_terry import _percentiles
+    from engine.score.bradley_terry import _percentiles
 
     rng = np.random.default_rng(0)
     values = rng.normal(size=(201, 9))
@@ -525,7 +525,7 @@ def test_the_fit_is_the_penalised_likelihoods_maximum():
     their matches; the ridge): the same ratings, a ring of agents and every pair of them alike."""
     from scipy.optimize import minimize
 
-    from engine.metrics.bradley_terry import ELO_BASE, ELO_SCALE, RIDGE, fit_bradley_terry
+    from engine.score.bradley_terry import ELO_BASE, ELO_SCALE, RIDGE, fit_bradley_terry
 
     for sizes in ([7], [3, 9]):
         pairs, played = _pairs_of_components(sizes, seed=11)
@@ -548,7 +548,7 @@ def test_the_fit_is_the_penalised_likelihoods_maximum():
 def test_the_headline_gives_an_interval_to_the_ranked_component_alone():
     """The headline ranks only the first component: its bootstrap is that of a fit of it alone, and the agents of
     the other components (never ranked against it) get their ratings without an interval."""
-    from engine.metrics.bradley_terry import fit_bradley_terry
+    from engine.score.bradley_terry import fit_bradley_terry
 
     pairs, played = _pairs_of_components([6, 4, 3], seed=5)
     rated = fit_bradley_terry(pairs, played, first_only=True).set_index("agent")

@@ -17,14 +17,15 @@ import pandas as pd
 import pytest
 import yaml
 
-from engine import ray_executor, store
+from engine import store
 from engine.agents import cache as response_cache
 from engine.agents import local_model, make_agent
 from engine.agents.limits import ModelLimits
-from engine.launch.live import read_progress
-from engine.ray_executor import RAY_TEMP, plan_chunks, play_chunk
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play import ray_executor
+from engine.play.ray_executor import RAY_TEMP, plan_chunks, play_chunk
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.serve.launch.live import read_progress
 from engine.testing import StubReply, StubServer
 
 pytestmark = pytest.mark.ray

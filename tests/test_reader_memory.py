@@ -19,7 +19,7 @@ def reader_limit(db) -> str:
 def test_the_dashboards_readers_are_bounded_tighter_while_it_serves(db_path, monkeypatch):
     from streamlit.web import cli as streamlit_cli
 
-    from engine.__main__ import main
+    from engine.cli.main import main
 
     store.init_db(db_path)
     seen = []

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import queries
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries
+from engine.store.selection import Selection
 from pages.shared import report as sharing
 from pages.shared.numbers import readable
 
@@ -154,8 +154,8 @@ def text_of(html: str) -> str:
 
 def test_the_leaderboard_report_keeps_the_pages_captions_definitions_and_shown_cells(db, monkeypatch):
     """Issue 29: the report dropped every caption and definition, and the grid's "50.0% (2)" became a bare 0.5."""
-    from engine import headline
-    from engine.column_help import GLOSSARY
+    from engine.papers import headline
+    from engine.present.column_help import GLOSSARY
 
     made = report_of(db, monkeypatch, "leaderboard", game="tictactoe")
     words = text_of(made)
@@ -190,7 +190,7 @@ def test_a_reports_charts_keep_the_palettes_colours_and_open_offline(db, monkeyp
     """Issue 29: charts lost their colours (the radar's two agents in one grey, Streamlit's two near-identical blues
     on the page): every figure names the arena's colour-blind safe palette as its own, and the one copy of plotly.js
     is inlined (no CDN), so the file opens offline."""
-    from engine.palette import PALETTE
+    from engine.present.palette import PALETTE
 
     made = report_of(db, monkeypatch, "leaderboard", game="tictactoe")
     figures = figure_colours(made)
@@ -211,7 +211,7 @@ def test_a_reports_charts_keep_the_palettes_colours_and_open_offline(db, monkeyp
 
 def test_the_games_reports_curves_are_drawn_in_the_palette(db, monkeypatch):
     """A game's figures (TicTacToe's hint ablation), one colour per series, from the palette (not the theme's blues)."""
-    from engine.palette import PALETTE
+    from engine.present.palette import PALETTE
 
     figures = figure_colours(report_of(db, monkeypatch, "games", game="tictactoe"))
     colours = [t.get("line", {}).get("color") or t.get("marker", {}).get("color") for f in figures for t in f["data"]]

@@ -14,14 +14,14 @@ import pandas as pd
 import pytest
 
 from engine import store
-from engine.__main__ import main
+from engine.cli.main import main
 from engine.games.chameleon import Chameleon
-from engine.importers.gamabench import import_dir
-from engine.rescore import rescore
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import parse_spec
-from engine.suites import all_suites
+from engine.papers.gamabench.importer import import_dir
+from engine.papers.registry import all_suites
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.store.selection import Selection
+from engine.study.rescore import rescore
 from tests.test_gamabench_import import RAW
 
 pytestmark = pytest.mark.slow

@@ -9,9 +9,9 @@ import asyncio
 
 import pytest
 
-from engine import queries
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries
 from engine.testing import StubReply, StubServer
 from tests.page_run import run_page
 

@@ -14,11 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine import queries, store
-from engine.metrics import stats
-from engine.selection import ALL, Selection
-from engine.settings import setting_label, setting_labels
-from engine.suites import get_suite
+from engine import store
+from engine.games.settings import setting_label, setting_labels
+from engine.papers.registry import get_suite
+from engine.present import queries
+from engine.score import stats
+from engine.store.selection import ALL, Selection
 from tests.written_matches import LABELS, write_run
 
 THREE = json.dumps({"players": 3, "rounds": 1})

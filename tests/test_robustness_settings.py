@@ -9,8 +9,8 @@ import json
 import pandas as pd
 import pytest
 
-from engine import queries
-from engine.metrics import stats
+from engine.present import queries
+from engine.score import stats
 
 TEN = json.dumps({"players": 10, "rounds": 20, "max": 100})
 THREE = json.dumps({"players": 3, "rounds": 1, "max": 100})

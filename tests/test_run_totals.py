@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from engine import store
-from engine.launch import processes
+from engine.serve.launch import processes
 from tests.summary_rows import (
     assert_rebuild_gives_the_writers_rows,
     assert_upgrade_builds_them,

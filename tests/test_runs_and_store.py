@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from engine import store
-from engine.runner import run_spec
-from engine.spec import SpecError, parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import SpecError, parse_spec
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from engine import store
-from engine.runner import run_spec
-from engine.spec import load_spec
+from engine.play.runner import run_spec
+from engine.play.spec import load_spec
 
 DATA = Path(__file__).parent / "data" / "schema"
 

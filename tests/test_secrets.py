@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from engine import store
-from engine.__main__ import main
 from engine.agents import llm
 from engine.agents.llm import LLMAgent
-from engine.runner import run_spec
+from engine.cli.main import main
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.secrets import redact, redact_together
-from engine.spec import parse_spec
 from engine.testing import StubReply
 from tests.page_run import run_page
 from tests.test_hostile import ECHOES, traces

@@ -1,4 +1,5 @@
-"""A selection's agent filter (engine/selection.py `seated_sql`): the figures filtered by an agent are the same with
+"""A selection's agent filter (engine/store/selection.py `seated_sql`): the figures filtered by an agent are the same
+with
 the summaries in step or not."""
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ import pandas as pd
 import pytest
 
 from engine import store
-from engine.metrics import gamabench
-from engine.selection import Selection
+from engine.papers.gamabench import scores as gamabench
+from engine.store.selection import Selection
 from tests.test_gamabench_summary import played  # noqa: F401 (a fixture: published records and runs, max_tokens)
 
 pytestmark = pytest.mark.slow  # the fixture: two imports and two runs

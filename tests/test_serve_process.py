@@ -127,7 +127,7 @@ def test_serve_on_a_missing_database_says_which_file_it_waits_for(tmp_path, monk
     """A new user's report: a mistyped `--db` opened the dashboard on "No matches yet", nothing said."""
     from streamlit.web import cli as streamlit_cli
 
-    from engine.__main__ import main
+    from engine.cli.main import main
 
     monkeypatch.setattr(streamlit_cli, "main", lambda: 0)  # what would start the server
     monkeypatch.setattr(sys, "argv", list(sys.argv))
@@ -163,7 +163,7 @@ def test_the_dashboard_settles_its_heap_once_after_its_first_page(monkeypatch):
     import threading
     from pathlib import Path
 
-    from engine import serving
+    from engine.serve import serving
 
     done = []
     monkeypatch.setattr(serving, "_SETTLED", threading.Lock())
@@ -180,7 +180,8 @@ STOPPED_MID_READ = """
 import sys, threading, time
 from pathlib import Path
 from streamlit.web import cli as streamlit_cli
-from engine import serving, store
+from engine.serve import serving
+from engine import store
 
 db = Path(sys.argv[1])
 store.init_db(db)

@@ -15,8 +15,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine import store
-from engine.launch import form, processes
-from engine.serving import serve_argv
+from engine.serve.launch import form, processes
+from engine.serve.serving import serve_argv
 from tests.test_serve_process import free_port
 
 pytestmark = pytest.mark.slow
@@ -57,7 +57,7 @@ def test_the_dashboard_refuses_a_websocket_for_a_foreign_host_name(served):
 
 
 def test_serve_listens_on_loopback_by_default_and_lists_the_hosts_it_accepts():
-    from engine.__main__ import main  # noqa: F401 - the parser's default is what a user gets
+    from engine.cli.main import main  # noqa: F401 - the parser's default is what a user gets
 
     argv = serve_argv("127.0.0.1", 8501, [])
     assert argv[argv.index("--server.address") + 1] == "127.0.0.1"
@@ -92,7 +92,7 @@ def test_serve_beyond_localhost_says_launch_is_refused_until_a_token_is_set(monk
     attacker's report)."""
     from streamlit.web import cli as streamlit_cli
 
-    from engine.__main__ import main
+    from engine.cli.main import main
 
     monkeypatch.setattr(streamlit_cli, "main", lambda: 0)  # what would start the server
     monkeypatch.setattr(sys, "argv", list(sys.argv))  # serve sets these three: restored after the test
@@ -121,8 +121,8 @@ def test_plain_escapes_every_markdown_mark():
 def test_run_names_reach_the_launch_page_as_plain_text(db_path, monkeypatch):
     import asyncio
 
-    from engine.runner import run_spec
-    from engine.spec import parse_spec
+    from engine.play.runner import run_spec
+    from engine.play.spec import parse_spec
 
     name = "[free credits](https://evil.example) :red[now]"
     asyncio.run(run_spec(parse_spec({"name": name, "games": [

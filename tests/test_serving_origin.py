@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from engine.serving import ALLOWED_HOSTS_ENV, own_origin
+from engine.serve.serving import ALLOWED_HOSTS_ENV, own_origin
 from tests.test_serve_process import free_port, started_serve
 
 FOREIGN = ["http://127.0.0.1:9999", "http://localhost:1", "http://0.0.0.0", "null", "file://", "http://[::1]:8501",

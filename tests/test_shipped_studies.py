@@ -22,10 +22,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from engine import spec, store, tournament
-from engine.metrics.magic import SOCIAL_ABILITY_COLUMNS
-from engine.settings import setting_label
-from engine.suites import all_suites
+from engine import store
+from engine.games.settings import setting_label
+from engine.papers.magic.abilities import SOCIAL_ABILITY_COLUMNS
+from engine.papers.registry import all_suites
+from engine.play import spec
+from engine.study import tournament
 from tests.page_run import run_page
 from tests.test_first_run import blanks
 
@@ -39,7 +41,7 @@ MISSING = {"None", "nan", "NaN", "<NA>", "NaT"}
 TRACEBACK = "Traceback (most recent call last)"
 
 # How a game of a paper shows in its suite's table: LLMArena and γ-Bench have a column per game, MAgIC the abilities
-# the game measures (its paper's definitions, engine/metrics/magic.py), Who is Spy one ranking.
+# the game measures (its paper's definitions, engine/papers/magic/abilities.py), Who is Spy one ranking.
 MAGIC_ABILITIES = {game: [f"{ability} (0-100)" for ability in abilities] for game, abilities in {
     "chameleon": list(SOCIAL_ABILITY_COLUMNS.values()), "undercover": list(SOCIAL_ABILITY_COLUMNS.values()),
     "cost_sharing": ["Cooperation", "Coordination"],
@@ -195,7 +197,7 @@ def test_the_study_fills_its_papers_tables(shipped, study):
 @pytest.mark.parametrize("study", STUDIES)
 def test_the_gamabench_table_keeps_the_studys_settings_apart(shipped, study):
     """Every setting of a γ-Bench game the study played (its parameters that differ from the paper's, as every page
-    names it: engine.settings.setting_label) has its own row in γ-Bench's table, never merged with another one."""
+    names it: engine.games.settings.setting_label) has its own row in γ-Bench's table, never merged with another one."""
     played = study_runs(shipped.db, study)
     played = played[played["game"].isin(all_suites()["gamabench"].games)]
     if played.empty:
@@ -296,7 +298,7 @@ def test_a_legal_answer_beside_a_parse_failure_reads_clean(shipped, monkeypatch)
 def test_leaderboards_of_every_game_read_clean(shipped, monkeypatch):
     """Leaderboards' per-game section (its win rates and ratings) for every game and rule set with contested
     matches in the database, as its Game box offers them."""
-    from engine import headline
+    from engine.papers import headline
     from pages.shared.links import pool_label
 
     pools = headline.agent_figures(shipped.db, by_game=True)[["game", "rule_set"]].drop_duplicates()

@@ -9,15 +9,15 @@ import json
 import pytest
 
 from engine import store
-from engine.metrics.magic_social import (
+from engine.papers.magic.social import (
     belief_answers,
     llmarena_undercover_figures,
     reasoning_counts,
     social_abilities,
     social_seats,
 )
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 
 pytestmark = pytest.mark.slow
 

@@ -13,15 +13,17 @@ import pandas as pd
 import pytest
 
 from engine import store
-from engine.belief_reasoning import REASONING_ITEMS
-from engine.metrics import magic, magic_social, wis
-from engine.playing import play_match
-from engine.rescore import rescore
-from engine.runner import run_spec
-from engine.selection import ALL, Selection
-from engine.spec import parse_spec
+from engine.papers.magic import abilities as magic
+from engine.papers.magic import social as magic_social
+from engine.papers.magic.belief_reasoning import REASONING_ITEMS
+from engine.papers.registry import get_suite
+from engine.papers.wis import scores as wis
+from engine.play.playing import play_match
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.store import summaries
-from engine.suites import get_suite
+from engine.store.selection import ALL, Selection
+from engine.study.rescore import rescore
 from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
 from tests.test_social_metrics import hand_db  # noqa: F401 (a fixture: hand-made matches, worked out there)
 
@@ -210,7 +212,7 @@ def test_who_is_spys_civilians_who_won_together_are_no_pair_of_the_ratings(db_pa
     """A reviewer's finding: Who is Spy ranks its civilians by score, and the pairwise outcomes dropped a pair only
     when both rank and role were equal, so "letters beat obedient 6 of 6" while both won every match. Teammates
     are no pair, in the log and in the summary alike: only the spy meets the civilians."""
-    from engine.metrics import ratings
+    from engine.score import ratings
 
     asyncio.run(run_spec(parse_spec(WIS_TEAM), db_path, progress=False))
     civilians = store.query(db_path, "SELECT match_id, agent, rank, won FROM seats WHERE role = 'civilian'")

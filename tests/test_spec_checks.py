@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from engine.__main__ import main
-from engine.runner import run_spec
-from engine.spec import SpecError, parse_spec, seat_name
-from engine.spec_text import MAX_DEPTH, MAX_EXPANDED, MAX_SPEC_CHARS, load_yaml
+from engine.cli.main import main
+from engine.play.runner import run_spec
+from engine.play.spec import SpecError, parse_spec, seat_name
+from engine.play.spec_text import MAX_DEPTH, MAX_EXPANDED, MAX_SPEC_CHARS, load_yaml
 
 TWO_BOTS = ["bot:random", "bot:random"]
 

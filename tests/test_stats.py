@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from engine.metrics import stats
+from engine.score import stats
 
 pytestmark = pytest.mark.slow
 

@@ -10,14 +10,15 @@ import json
 
 import pytest
 
-from engine import queries, store, transcripts
-from engine.__main__ import main
+from engine import store
+from engine.cli.main import main
 from engine.games.base import Game
 from engine.games.battle_royale import BattleRoyale
+from engine.games.settings import setting_label
 from engine.games.tictactoe import TicTacToe
-from engine.runner import run_spec
-from engine.settings import setting_label
-from engine.spec import parse_spec
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries, transcripts
 
 SPEC = {"name": "rules", "seed": 5, "repeats": 2, "games": [
     {"game": "tictactoe", "lineups": [["bot:random", "bot:random"]]},

@@ -18,9 +18,10 @@ import duckdb
 import pytest
 import yaml
 
-from engine import group_commit, playing, run_lock, store
-from engine.runner import run_spec
-from engine.spec import parse_spec
+from engine import store
+from engine.play import group_commit, playing, run_lock
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
 from engine.testing import StubReply
 
 # 20,000 TicTacToe matches of bots: half a minute or more of play, stopped long before its end
@@ -164,7 +165,7 @@ def test_a_match_against_an_endpoint_that_never_answers_errors_at_its_deadline(s
 def test_the_match_deadline_is_checked_as_a_spec_setting():
     import pytest
 
-    from engine.spec import SpecError
+    from engine.play.spec import SpecError
 
     base = {"name": "d", "games": [{"game": "tictactoe", "lineups": [{"all": "bot:random"}]}]}
     assert parse_spec(base).matches[0].deadline_s == 300

@@ -9,12 +9,13 @@ import asyncio
 import pytest
 
 from engine import store
-from engine.__main__ import main
+from engine.cli.main import main
 from engine.games import all_games
-from engine.runner import run_spec
-from engine.selection import ALL, Selection, Variant
-from engine.spec import parse_spec
-from engine.suites import all_suites, get_suite, other, suites_of
+from engine.papers import other
+from engine.papers.registry import all_suites, get_suite, suites_of
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.store.selection import ALL, Selection, Variant
 
 LINEUP_6 = ["bot:letters"] + ["bot:random"] * 5
 SPEC = {"name": "suites", "seed": 5, "games": [
@@ -121,8 +122,8 @@ def test_a_cooperative_games_self_play_counts_in_every_table(cooperative_db, cap
 
     import pandas as pd
 
-    from engine import headline
-    from engine.selection import cooperative_games
+    from engine.papers import headline
+    from engine.store.selection import cooperative_games
 
     assert cooperative_games() == ["hanabi"]
     assert main(["scores", "--suite", "llmarena", "--db", str(cooperative_db), "--format", "csv"]) == 0
@@ -140,7 +141,7 @@ def test_what_counts_as_cooperative_is_what_the_game_declares(cooperative_db, mo
     """Not the game's name: a competitive game declared cooperative keeps its self-play too, and Hanabi declared
     competitive loses it."""
     from engine.games import get_game
-    from engine.headline import agent_figures
+    from engine.papers.headline import agent_figures
 
     monkeypatch.setattr(get_game("tictactoe"), "cooperative", True)
     monkeypatch.setattr(get_game("hanabi"), "cooperative", False)
@@ -154,7 +155,7 @@ def test_scores_prints_the_same_digits_for_the_same_data(db, capsys, monkeypatch
     next (after a rescore): `scores` prints both at the one precision (6 significant digits), in every format."""
     import pandas as pd
 
-    from engine.metrics import wis
+    from engine.papers.wis import scores as wis
 
     printed = {}
     for noisy in (1540.0000000000055, 1540.000000000006):
@@ -170,8 +171,8 @@ def test_scores_prints_the_same_digits_for_the_same_data(db, capsys, monkeypatch
 
 
 def test_a_table_failing_to_compute_is_one_line_and_its_exit_code(db, capsys, monkeypatch):
-    from engine.__main__ import EXIT_SCORING
-    from engine.metrics import wis
+    from engine.cli.main import EXIT_SCORING
+    from engine.papers.wis import scores as wis
 
     def broken(db, selection=ALL):
         raise FloatingPointError("Cannot calculate correctly\nsecond line")
@@ -233,7 +234,7 @@ def test_the_name_check_sees_each_way_of_telling_suites_apart(tmp_path):
 
 def test_each_layout_names_columns_its_board_has(db):
     """A layout names the board's columns; a renamed or dropped column would silently show the table otherwise."""
-    from engine.metrics.magic import ABILITY_COLUMNS, PROFILE_COLUMNS
+    from engine.papers.magic.abilities import ABILITY_COLUMNS, PROFILE_COLUMNS
 
     def named(layout) -> set[str]:
         coverage = (layout.coverage.value, layout.coverage.parts) if layout.coverage else ()
@@ -253,8 +254,8 @@ def test_a_layout_marks_partial_rows_orders_and_renames():
     blank column kept only when the layout keeps it."""
     import pandas as pd
 
-    from engine.suite_tables import complete_first, own_table_view, partial_rows
-    from engine.suites.base import Coverage, TableLayout
+    from engine.papers.base import Coverage, TableLayout
+    from engine.present.suite_tables import complete_first, own_table_view, partial_rows
 
     board = pd.DataFrame({"agent": ["a", "b", "c"], "skill": [0.5, 0.25, 1.0], "blank": [None] * 3,
                           "kept": [None] * 3, "average": [40.0, 90.0, 100.0], "parts": [3, 2, 1]})
@@ -282,7 +283,7 @@ def game_lists_in(path, games: set[str]) -> list[str]:
     return found
 
 
-# MAgIC's scorers still copy its theory games; engine/suites/magic.py's THEORY is the list to read there
+# MAgIC's scorers still copy its theory games; engine/papers/magic/suite.py's THEORY is the list to read there
 def test_scorers_read_their_game_lists_from_the_suite():
     """A paper's game list is its suite's declaration (engine/suites/): a scorer that kept its own copy would miss
     a game added to the suite."""

@@ -15,16 +15,18 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from engine import headline, queries, store
-from engine.metrics import agent_figures as agent_figures_module
-from engine.metrics import bradley_terry, kept_tables, ratings, trueskill_replay
-from engine.playing import play_match
-from engine.rescore import rescore
-from engine.runner import run_spec
-from engine.selection import ALL, Selection
-from engine.spec import parse_spec
+from engine import store
+from engine.papers import headline
+from engine.papers.registry import get_suite
+from engine.play.playing import play_match
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries
+from engine.score import agent_figures as agent_figures_module
+from engine.score import bradley_terry, kept_tables, ratings, trueskill_replay
 from engine.store import summaries
-from engine.suites import get_suite
+from engine.store.selection import ALL, Selection
+from engine.study.rescore import rescore
 from tests.summary_rows import (
     assert_rebuild_gives_the_writers_rows,
     assert_upgrade_builds_them,

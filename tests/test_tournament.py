@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from engine import store
-from engine.__main__ import main
-from engine.spec import SpecError
-from engine.tournament import load_tournament, parse_tournament, play_tournament
+from engine.cli.main import main
+from engine.play.spec import SpecError
+from engine.study.tournament import load_tournament, parse_tournament, play_tournament
 
 pytestmark = pytest.mark.slow
 

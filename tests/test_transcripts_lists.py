@@ -11,12 +11,13 @@ import shutil
 import pandas as pd
 import pytest
 
-from engine import queries, store, transcripts
-from engine.runner import run_spec
-from engine.selection import ALL, Selection
-from engine.spec import parse_spec
-from engine.transcripts import MatchSearch
-from engine.valid_answers import invalid_sql
+from engine import store
+from engine.play.runner import run_spec
+from engine.play.spec import parse_spec
+from engine.present import queries, transcripts
+from engine.present.transcripts import MatchSearch
+from engine.store.selection import ALL, Selection
+from engine.store.valid_answers import invalid_sql
 from tests.page_run import run_page
 
 pytestmark = pytest.mark.slow

@@ -207,8 +207,8 @@ def test_llm_seats_answer_guesses_and_vote_in_one_turn_through_the_stub(stub):
     import asyncio
 
     from engine.agents import AgentSpec
-    from engine.playing import play_match
-    from engine.spec import MatchPlan
+    from engine.play.playing import play_match
+    from engine.play.spec import MatchPlan
     from engine.testing import StubReply
 
     def answer(request):

@@ -15,11 +15,11 @@ from engine.agents import AgentSpec
 from engine.agents.strategies import apply as apply_strategy
 from engine.games import get_game
 from engine.games.social import ATTACK_TEXT, DEFENSE_TEXT, REASONING_TEXT
-from engine.metrics.wis import figures_by_role, leaderboard
-from engine.playing import play_match
-from engine.runner import run_spec
-from engine.selection import Selection
-from engine.spec import MatchPlan, parse_spec
+from engine.papers.wis.scores import figures_by_role, leaderboard
+from engine.play.playing import play_match
+from engine.play.runner import run_spec
+from engine.play.spec import MatchPlan, parse_spec
+from engine.store.selection import Selection
 from engine.testing import StubReply
 
 pytestmark = pytest.mark.slow

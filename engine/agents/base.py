@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.agent_names import DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_VERSION, DEFAULT_TEMPERATURE
+from engine.agents.agent_names import DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_VERSION, DEFAULT_TEMPERATURE
 from engine.games.base import Observation
 
 

@@ -126,7 +126,7 @@ _shared: tuple[Any] | None = None
 @contextmanager
 def shared(cache: Any) -> Iterator[None]:
     """Inside the block, `cache` (or None: no cache) is this process's cache whatever `$ARENA_CACHE` says here:
-    a Ray worker answers from its driver's cache (`engine.ray_executor.RemoteCache`)."""
+    a Ray worker answers from its driver's cache (`engine.play.ray_executor.RemoteCache`)."""
     global _shared
     before, _shared = _shared, (cache,)
     try:

@@ -129,7 +129,7 @@ def _remember_unpriced(litellm: Any) -> None:
 
 def import_first_call_modules(litellm: Any) -> None:
     """What litellm imports on its first call in a process (the proxy's file-id helpers, the default tokenizer),
-    imported now, by the fork server's preload (engine.worker_preload), so each local worker starts with them."""
+    imported now, by the fork server's preload (engine.play.worker_preload), so each local worker starts with them."""
     with contextlib.suppress(ImportError):
         importlib.import_module("litellm.proxy.openai_files_endpoints.common_utils")
     with contextlib.suppress(AttributeError):

@@ -1,6 +1,6 @@
 """The LLM player: prompt -> litellm.acompletion -> the game's parser, with the re-asks of the game's retry
 policy on an unusable answer (told its error or the same question again) and a random legal fallback after
-the last one, which the match loop may replace (engine.playing.settle).
+the last one, which the match loop may replace (engine.play.playing.settle).
 
 Every call goes through litellm, so any model string works (`openai/...`, `anthropic/...`,
 `ollama/...`, `hosted_vllm/...`, an OpenAI-compatible server through `api_base`, and the
@@ -256,7 +256,7 @@ class LLMAgent:
                                 {"role": "user", "content": question.decide.format(format=obs.space.describe())}]
         error = None
         text = ""
-        tries = obs.retry.tries  # the game's retry policy (RetryPolicy); engine.playing applies the rest
+        tries = obs.retry.tries  # the game's retry policy (RetryPolicy); engine.play.playing applies the rest
         for attempt in range(tries):
             reply = await self.complete(messages, replace(ctx, attempt=attempt) if attempt else ctx)
             usage.add(reply)

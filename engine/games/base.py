@@ -102,7 +102,7 @@ class RetryPolicy:
     Each paper's code does this its own way (LLMArena per game, γ-Bench until it parses), and the choice moves
     published numbers: a model that never answers wins by random moves under one rule and loses under another.
     So the game declares it (`Game.retry_policies`), the LLM agent asks `tries` times, and the match loop
-    (engine.playing) applies `exhausted` and `illegal`; a turn where the policy acted records which and what it did
+    (engine.play.playing) applies `exhausted` and `illegal`; a turn where the policy acted records which and what it did
     (its `action.extra.retry`), and the Transcripts page names the policy on every turn."""
 
     name: str
@@ -198,7 +198,7 @@ class Param:
     hi: float | None = None
     choices: tuple[Any, ...] | None = None
     # Added after matches were played (`retry`, `history`): at its default it is left out of a match's id, so a
-    # database's earlier matches keep theirs and their run resumes (engine.spec); the match's params still hold it.
+    # database's earlier matches keep theirs and their run resumes (engine.play.spec); the match's params still hold it.
     added_later: bool = False
 
     def validate(self, name: str, value: Any) -> Any:
@@ -231,7 +231,7 @@ class Game(ABC):
     # Named rule sets: the parameter values that make a match one paper's version of the game. Unlike a
     # preset (a starting point a spec may override), a variant is read back from the match's params.
     variants: ClassVar[dict[str, dict[str, Any]]] = {}
-    # What one match says about who played better, the outcome ratings and win rates read (engine/metrics/outcomes.py):
+    # What one match says about who played better, the outcome ratings and win rates read (engine/score/outcomes.py):
     # WIN, the seats the rules declare winners; PAYOFF or SCORE, the seats ordered by their payoff or by the paper's
     # per-role score (`placed_by`: the best alone wins, a tie at the top is a draw); COOPERATIVE (None), nothing: the
     # seats share one score. `result` places the seats as it says; `judged_meaning` says it in words for captions.
@@ -353,7 +353,7 @@ class Game(ABC):
         (ConnectFour's V(s') - V(s), Hold'em's chips); stored in `turns.reward`."""
         return {}
 
-    # ---- replaying a stored match (engine/replay.py)
+    # ---- replaying a stored match (engine/play/replay.py)
     def force(self, facts: dict[str, Any]) -> None:
         """Make chance say what a recorded match says (an imported record's draws) before the next step."""
         raise ValueError(f"game '{self.name}' cannot replay forced facts {sorted(facts)}")

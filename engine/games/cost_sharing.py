@@ -1,7 +1,8 @@
 """Cost Sharing, MAgIC's airport fee (MAgIC paper §3.1, App. A): three airlines split a fixed airport fee
 by their usage. Each round every airline proposes a split (percentages for Player 1, 2, 3) and then
 votes for one of that round's proposals; the game succeeds when all votes name the same split, and
-fails after `rounds` rounds without one. MAgIC's role win rate counts success (engine/metrics/magic.py); a match is
+fails after `rounds` rounds without one. MAgIC's role win rate counts success (engine/papers/magic/abilities.py); a
+match is
 judged by the paper's per-role score (`judged_by`, Table 2's Cost): the seat that pays the smallest share of an
 agreed split wins, a failure is a draw. Settings: 7 groups of airline
 descriptions in engine/data/magic/cost_sharing (group 1 is the authors' released setting), each with

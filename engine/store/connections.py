@@ -55,7 +55,7 @@ READER_MEMORY = "256MB"
 # bench/dashboard.py prints it), and a read takes its limit and a third more: while it serves pages (`serving_pages`)
 # its readers are bounded tighter, so that the process stays under 600 MB at a million matches (the calls of the
 # bench's pages peaked at 620 MB at 256 MB). Every read a page makes spills within it, a date range's too (read in
-# parts: engine/metrics/agent_figures.py `Summed`); a batch reader (the run command's refresh of the kept tables,
+# parts: engine/score/agent_figures.py `Summed`); a batch reader (the run command's refresh of the kept tables,
 # 50,000 matches at a time) keeps READER_MEMORY.
 PAGES_READER_MEMORY = "128MB"
 # The writer's too: at each commit DuckDB checkpoints the row groups it appended to, and with its default cache a

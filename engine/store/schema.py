@@ -34,7 +34,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("tokens_out", "INTEGER"), ("cost_usd", "DOUBLE"), ("latency_ms", "DOUBLE"), ("cached", "BOOLEAN"),
         ("call_errors", "INTEGER")),
     "metrics": (("match_id", "VARCHAR"), ("seat", "INTEGER"), ("name", "VARCHAR"), ("value", "DOUBLE")),
-    # the papers' own tables, reference rows marked by their source (engine/published.py fills it)
+    # the papers' own tables, reference rows marked by their source (engine/papers/published.py fills it)
     "published": (("suite", "VARCHAR"), ("source", "VARCHAR"), ("model", "VARCHAR"), ("strategy", "VARCHAR"),
                   ("name", "VARCHAR"), ("value", "DOUBLE")),
     # what the headline tables sum, per run x game x params x preset x agent (engine/store/summaries.py)
@@ -75,7 +75,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("total", "DOUBLE")),
     # per run x game x params x preset, the imported record's study of its own (`own_setting`), the match's
     # `repeat`, whether it had a fallback move, and an agent with its strategy: the matches it sat in, those with a
-    # `gamabench_score` and the sum of its score per match (engine/metrics/gamabench.py's `leaderboard` sums them)
+    # `gamabench_score` and the sum of its score per match (engine/papers/gamabench/scores.py's `leaderboard` sums them)
     "gamabench_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("own_setting", "VARCHAR"), ("repeat", "INTEGER"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"),
@@ -88,7 +88,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
                        ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("seats", "BIGINT")),
     # per run, over every attempt stored (ok or errored: an errored match's calls were made and paid for): the
     # matches, those errored, and the tokens, dollars and calls without a price of their seated turns, what Launch's
-    # runs panel shows (`engine.launch.processes.progress`) without summing every turn
+    # runs panel shows (`engine.serve.launch.processes.progress`) without summing every turn
     "run_totals": (("run_id", "VARCHAR"), ("matches", "BIGINT"), ("errors", "BIGINT"), ("tokens", "BIGINT"),
                    ("usd", "DOUBLE"), ("unpriced_calls", "BIGINT")),
     # per `ok` match and agent (its label and settings, its strategy): the match's keys a selection filters by and
@@ -102,7 +102,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     # per run x game x params x preset, whether the match had a fallback move, an agent (label NULL: the match, whoever
     # sat), a step of the match (`summary_gamabench.step_values_sql`: its public record's numbers, the steps numbered
     # from 1) and a field of its record (`name` NULL: the step itself): the matches that reached it and the field's
-    # sum, what γ-Bench's per-round curves average (engine/metrics/gamabench.py `round_curves`)
+    # sum, what γ-Bench's per-round curves average (engine/papers/gamabench/scores.py `round_curves`)
     "step_summary": (
         ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
         ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
@@ -128,9 +128,10 @@ TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY
 # panel) and match_scores (the Robustness page), built likewise; 14 agent_summary.illegal (LLMArena's illegal moves,
 # the hint ablation) and step_summary (γ-Bench's per-round curves), agent_summary rebuilt and step_summary built; 15
 # agent_summary, metric_summary and pairwise_summary kept by day as well (`*_by_day`: a date range's figures), built;
-# 16 seats.agent_name (the agent's stable name, engine/agent_names.py: its label, agent string and every setting that
+# 16 seats.agent_name (the agent's stable name, engine/agents/agent_names.py: its label, agent string and every
+# setting that
 # changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt.
-# Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
+# Every upgrade rewrites the papers' rows, so a change to engine/papers/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to

@@ -5,14 +5,17 @@ name, `seats.agent_name`, fixed when its match was written, with its label and s
 seats, wins, draws, score sums, decisions, valid decisions, fallback wins and cost; of `metric_summary`, per the
 same and a metric, what a score averages. The summing grain is what a page selects by (runs, games, rule sets,
 which are params, presets, and matches without fallback moves), so any such selection is a sum of rows; a date
-range or an agent filter is not, and is read from the log (engine/headline.py decides). `pairwise_summary` keeps, per
+range or an agent filter is not, and is read from the log (engine/papers/headline.py decides). `pairwise_summary`
+keeps, per
 run x game x params x preset, the comparisons between agents the Bradley-Terry fit reads
-(engine/metrics/bradley_terry.py), and `agent_settings` every agent seated, so that listing them needs no scan of the
+(engine/score/bradley_terry.py), and `agent_settings` every agent seated, so that listing them needs no scan of the
 seats. `seat_summary` keeps, per seat key (the agent, its strategy and
 role, whether it is its match's challenger, the match's outcome flag) and value (a metric, its win, its score,
-MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py), and
-`gamabench_summary`, per agent, strategy, imported study and repeat, the matches and `gamabench_score`s γ-Bench's
-table adds up (engine/metrics/gamabench.py), and `step_summary`, per agent (and once per match) and step, the numbers
+MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/score/seat_sums.py), and
+`gamabench_summary`, per agent, strategy, imported study and repeat, the matches and `gamabench_score`s
+γ-Bench's
+table adds up (engine/papers/gamabench/scores.py), and `step_summary`, per agent (and once per match) and step, the
+numbers
 of the steps' public records its per-round curves average. `run_totals` keeps per run the errors, tokens and dollars
 of every attempt stored, ok or errored (Launch's runs panel), and `match_scores` one row per `ok` match and agent with
 its score there (the Robustness page): not sums over a key but the per-match rows a page would otherwise join the log
@@ -47,10 +50,10 @@ from contextlib import contextmanager
 import duckdb
 import pyarrow as pa
 
-from engine.agent_names import SEAT_COLUMNS, seat_names
+from engine.agents.agent_names import SEAT_COLUMNS, seat_names
+from engine.papers.gamabench.summary import gamabench_contributions_sql, step_contributions_sql, step_values_sql
 from engine.store.schema import TABLES
 from engine.store.summary_agents import contributions_sql, illegal_move_sql, metric_contributions_sql
-from engine.store.summary_gamabench import gamabench_contributions_sql, step_contributions_sql, step_values_sql
 from engine.store.summary_keys import BY_DAY, MATCH_SCORE_KEYS, SIDE, SUMMARIES
 from engine.store.summary_pairs import pairwise_contributions_sql
 from engine.store.summary_runs import match_scores_sql, run_totals_sql, settings_sql
@@ -187,7 +190,7 @@ def _rebuilding(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 def name_seats(con: duckdb.DuckDBPyConnection) -> None:
     """Seats without a name (`seats.agent_name`: stored before it, or inserted around the writer) get the one the
-    writer gives a seat (engine/agent_names.py), computed once per distinct agent and settings."""
+    writer gives a seat (engine/agents/agent_names.py), computed once per distinct agent and settings."""
     columns = ", ".join(SEAT_COLUMNS)
     seats = con.sql(f"SELECT DISTINCT {columns} FROM seats WHERE agent_name IS NULL").to_arrow_table()
     if not seats.num_rows:

@@ -1,17 +1,18 @@
 """`agent_summary` and `metric_summary`: per agent and the keys a selection picks by, what the headline tables and
-the suites' 0-100 scores sum (engine/metrics/agent_figures.py, engine/headline.py), LLMArena's illegal moves included
-(engine/metrics/llmarena_analyses.py `hint_ablation`)."""
+the suites' 0-100 scores sum (engine/score/agent_figures.py, engine/papers/headline.py), LLMArena's illegal moves
+included
+(engine/papers/llmarena/analyses.py `hint_ablation`)."""
 
 from __future__ import annotations
 
-from engine.agent_names import model_sql
-from engine.valid_answers import valid_sql
+from engine.agents.agent_names import model_sql
+from engine.store.valid_answers import valid_sql
 
 
 def _seats_sql(matches: str, seats: str, turns: str) -> str:
     """The CTEs both summaries start from: the seats of the `ok` matches (`s`, with the day the match finished)
     and, per match (`agents`), whether it had several agents and whether some seat's move was a fallback
-    (`engine.selection.own_moves_sql`)."""
+    (`engine.store.selection.own_moves_sql`)."""
     return f"""
         WITH m AS (SELECT match_id, run_id, game, params, preset, finished_at::DATE AS day FROM {matches}
                    WHERE status = 'ok'),
@@ -41,7 +42,7 @@ def metric_contributions_sql(matches: str, seats: str, turns: str, metrics: str)
 
 def illegal_move_sql(alias: str = "t") -> str:
     """The SQL condition that a `turns` row (as `alias`) is an illegal move as LLMArena counts them (its Table 2,
-    engine/metrics/llmarena_analyses.py `hint_ablation`): the first answer was rejected (a re-ask or a fallback), or
+    engine/papers/llmarena/analyses.py `hint_ablation`): the first answer was rejected (a re-ask or a fallback), or
     the move was played on a taken cell or a full column (`illegal` in the state's `last_move`: it lost the game).
     The state is parsed only where its text names `illegal`."""
     return (f"({alias}.retries > 0 OR {alias}.fallback OR coalesce(contains({alias}.state::VARCHAR, 'illegal') "
@@ -50,7 +51,8 @@ def illegal_move_sql(alias: str = "t") -> str:
 
 def contributions_sql(matches: str, seats: str, turns: str) -> str:
     """The `agent_summary_by_day` rows of the `ok` matches of the tables (or views) named: the headline's per-agent
-    figures (engine/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over rows."""
+    figures (engine/papers/headline.py `agent_figures`, over `ratings.seat_outcomes_sql`) before they are summed over
+    rows."""
     return f"""{_seats_sql(matches, seats, turns)},
         placed AS (SELECT *, min(rank) OVER (PARTITION BY match_id) AS best,
                           count(*) OVER (PARTITION BY match_id, agent_name) AS held

@@ -1,8 +1,8 @@
-"""`pairwise_summary`: the comparisons between agents the Bradley-Terry fit reads (engine/metrics/bradley_terry.py)."""
+"""`pairwise_summary`: the comparisons between agents the Bradley-Terry fit reads (engine/score/bradley_terry.py)."""
 
 from __future__ import annotations
 
-from engine.agent_names import model_sql
+from engine.agents.agent_names import model_sql
 from engine.store.summary_keys import SIDE
 
 

@@ -3,13 +3,13 @@ settings name an agent), and `match_scores`, one row per `ok` match and agent (t
 
 from __future__ import annotations
 
-from engine.agent_names import model_sql
+from engine.agents.agent_names import model_sql
 
 
 def run_totals_sql(matches: str, turns: str) -> str:
     """The `run_totals` rows of the matches of the tables (or views) named, whatever their status: per run its
     matches, those errored, and its seated turns' tokens (in and out), dollars and calls without a price (tokens in
-    but no cost), as Launch's runs panel shows them (`engine.launch.processes.progress`)."""
+    but no cost), as Launch's runs panel shows them (`engine.serve.launch.processes.progress`)."""
     return f"""
         WITH m AS (SELECT match_id, run_id, status FROM {matches}),
         counts AS (SELECT run_id, count(*) AS matches, count(*) FILTER (WHERE status = 'error') AS errors

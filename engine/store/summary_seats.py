@@ -1,5 +1,5 @@
-"""`seat_summary`: per seat key and value, what the Who is Spy and MAgIC boards add up (engine/metrics/seat_sums.py),
-MAgIC's Reasoning items worked out in Python from the belief answers (engine/belief_reasoning.py)."""
+"""`seat_summary`: per seat key and value, what the Who is Spy and MAgIC boards add up (engine/score/seat_sums.py),
+MAgIC's Reasoning items worked out in Python from the belief answers (engine/papers/magic/belief_reasoning.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from itertools import chain
 import duckdb
 import pyarrow as pa
 
-from engine.agent_names import model_sql
-from engine.belief_reasoning import seat_reasoning_rows
+from engine.agents.agent_names import model_sql
+from engine.papers.magic.belief_reasoning import seat_reasoning_rows
 
 # what `seat_summary` sums besides the metrics (`name`), each a value per seat: the seat itself (1), its win (1 or 0),
 # its score, its fallback votes for the special player (MAgIC's Judgement counts them wrong) and its Reasoning items
@@ -21,7 +21,7 @@ def seat_contributions_sql(matches: str, seats: str, turns: str, metrics: str, r
     agent and its strategy, its role, whether it is the match's challenger, the match's outcome `flag`) and value
     name, the seats with that value and its sum. Every seat's own values (`SEAT`, `WON`, `SCORE`), its metrics
     summed per seat, its fallback votes for the special seat, and the rows of `reasoning` (match_id, seat, name,
-    value: `reasoning_rows`). The challenger as engine/metrics/magic_social.py names it: the match parameter
+    value: `reasoning_rows`). The challenger as engine/papers/magic/social.py names it: the match parameter
     `tested_role`, else the one seat whose agent and strategy differ from the others' (three seats or more), else
     every seat; agents told apart by their names, as `agent_sql` reads them."""
     return f"""
@@ -72,7 +72,8 @@ def reasoning_rows(con: duckdb.DuckDBPyConnection, matches: str, seats: str, tur
     """Per seat of the `ok` matches of the tables (or views) named whose turns carry beliefs, its Reasoning items
     (`REASONING_ITEMS`) and those right under each reading of a missing suspicion (`REASONING_RIGHT:<reading>`), as
     (match_id, seat, name, value) rows for `seat_contributions_sql`: worked out in Python (the belief texts are
-    parsed) by engine/belief_reasoning.py, a match at a time, so the summary keeps what a page would read the
+    parsed) by engine/papers/magic/belief_reasoning.py, a match at a time, so the summary keeps what a page would read
+    the
     turns for."""
     result = con.execute(f"""
         WITH m AS (SELECT match_id, TRY_CAST(json_extract(outcome, '$.special_seat') AS INTEGER) AS special_seat,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from engine import published
+from engine.papers import published
 from engine.store import connections, summaries
 from engine.store.files import DatabaseError, check_whole
 from engine.store.schema import SCHEMA_VERSION, TABLES, create_table_sql, now, schema_version

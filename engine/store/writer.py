@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.agent_names import SEAT_COLUMNS, seat_names
+from engine.agents.agent_names import SEAT_COLUMNS, seat_names
 from engine.secrets import redact_together
 from engine.store import connections, summaries
 from engine.store.schema import MATCH_SCHEMA, METRIC_SCHEMA, SEAT_SCHEMA, TURN_SCHEMA, now, to_json
@@ -189,7 +189,7 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
 
 def _named(seats: pa.Table) -> pa.Table:
     """The seats with their agents' names (`seats.agent_name`): each a pure function of its seat
-    (engine/agent_names.py), fixed as the match is written, so no later write renames it."""
+    (engine/agents/agent_names.py), fixed as the match is written, so no later write renames it."""
     column = seats.schema.get_field_index("agent_name")
     names = pa.array(seat_names(seats.select(list(SEAT_COLUMNS)).to_pylist()), pa.string())
     return seats.set_column(column, seats.schema.field(column), names)

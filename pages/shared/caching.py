@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from engine import queries
-from engine.suites import Scorer
+from engine.papers.registry import Scorer
+from engine.present import queries
 from engine.wording import count
 
 

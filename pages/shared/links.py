@@ -9,8 +9,8 @@ from collections.abc import Callable
 from datetime import date
 from urllib.parse import urlencode
 
-from engine.selection import Selection, Variant, cooperative_games
-from engine.suite_tables import pool_label  # noqa: F401 - the pages name pools through here, as the site does
+from engine.present.suite_tables import pool_label  # noqa: F401 - the pages name pools through here, as the site does
+from engine.store.selection import Selection, Variant, cooperative_games
 
 LINKED = ("runs", "presets", "dates", "variant", "contested", "without_fallbacks")  # the URL keys of a linked selection
 

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from engine import store
-from engine.selection import Selection
+from engine.store.selection import Selection
 from pages.shared.caching import filter_options
 from pages.shared.report import Report
 from pages.shared.url_widgets import filter_bar, notice_area

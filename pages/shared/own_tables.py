@@ -1,4 +1,5 @@
-"""A paper's own table on a page: its view (engine/suite_tables.py, which `python -m engine scores` and the static
+"""A paper's own table on a page: its view (engine/present/suite_tables.py, which `python -m engine scores` and the
+static
 site show too), read from its suite's `TableLayout` (no page knows a suite by its name), with the column groups
 that would not fit the window apart and its figures by role under it.
 
@@ -10,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine.suite_tables import own_table_parts
-from engine.suites.base import TableLayout
+from engine.papers.base import TableLayout
+from engine.present.suite_tables import own_table_parts
 from pages.shared.report import Report
 from pages.shared.tables import fitted_columns, show_wide_table
 

@@ -22,11 +22,11 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.column_help import glossary_entries, linked
-from engine.export.html import markdown_html
-from engine.palette import painted
-from engine.precision import fixed, fixed_nested
-from engine.selection import Selection
+from engine.present.column_help import glossary_entries, linked
+from engine.present.export.html import markdown_html
+from engine.present.palette import painted
+from engine.score.precision import fixed, fixed_nested
+from engine.store.selection import Selection
 from engine.wording import count
 from pages.shared.numbers import readable
 
@@ -44,7 +44,7 @@ made, and once it ended Streamlit dropped the click's file maker: on a busy serv
 
 def download_table(df: pd.DataFrame, name: str) -> None:
     """CSV and Parquet download buttons for one table, its numbers at the arena's one precision
-    (engine/precision.py: the same data downloads the same digits)."""
+    (engine/score/precision.py: the same data downloads the same digits)."""
     df = fixed(df)
     left, right = st.columns(2)  # the files are made when clicked: a page shows a dozen tables, its user takes one
     left.download_button("CSV", lambda: df.to_csv(index=False).encode(), f"{name}.csv", "text/csv", key=f"csv_{name}",
@@ -131,7 +131,7 @@ class Report:
         self.parts.append(lambda: _table_html(title, df, helps))
 
     def figure(self, title: str, fig) -> None:
-        """The chart in the arena's palette (`engine/palette.py`, whatever theme drew it on the page) and its
+        """The chart in the arena's palette (`engine/present/palette.py`, whatever theme drew it on the page) and its
         numbers at the one precision, as the tables'."""
         self.parts.append(_Chart(title, fig.to_dict()))  # as drawn now: the page may draw on the figure after
 

@@ -1,7 +1,7 @@
-"""How a table looks on every page: each header's tooltip, the definition engine/column_help.py gives; columns
+"""How a table looks on every page: each header's tooltip, the definition engine/present/column_help.py gives; columns
 as wide as their content so a table fits a 1400 px window, the table with its downloads and its place in the page's
 report, and a table too wide for the window with column groups apart (the win rates' one look is
-engine/suite_tables.py's, the static site's too).
+engine/present/suite_tables.py's, the static site's too).
 
     fitted_columns(display, config, helps, fill) -> (display, config)
     show_table(report, title, df, name, shown=None, helps=None);  show_wide_table(report, title, df, name, aside)
@@ -20,10 +20,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.captions import glossed
-from engine.column_help import COLUMN_HELP as COLUMN_HELP  # the pages' import of it, kept
-from engine.column_help import defined
-from engine.numbers import on_one_scale
+from engine.present.captions import glossed
+from engine.present.column_help import (
+    defined,
+)
+from engine.present.numbers import on_one_scale
 from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.report import Report, download_table

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.selection import Selection
+from engine.store.selection import Selection
 from pages.shared.caching import filter_options
 from pages.shared.markdown import plain
 from pages.shared.report import Report, runs_of, selection_of

@@ -1,0 +1,1 @@
+"""LLMArena (Chen et al.): its suite, normalized scores, analyses and published table."""

@@ -1,0 +1,1 @@
+"""MAgIC (Xu et al.): its suite, abilities, social-deduction readings and published tables."""

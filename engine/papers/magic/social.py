@@ -1,0 +1,371 @@
+"""MAgIC's cognition half (Chameleon and Undercover with `rules: magic`) and LLMArena's Undercover study.
+
+Formulas are the authors' `metrics_release.py` (cathyxl/MAgIC; docs/METRICS.md), pooled over all
+of an agent's games as that file does. Quirks kept from it:
+- Deception (`decept`): every outcome flag except 0 counts as a win as chameleon or undercover (a tie,
+  a caught chameleon that guessed the word), plus 0.25 x its guess term computed as that function
+  does: over the flags of the agent's games as a NON-chameleon, the number of DISTINCT flags among
+  {0, 1} (not games) is the denominator and whether flag 1 occurs the numerator (1/2 when both occur).
+  Where their code divides by zero (no such flag) the term is 0 here.
+- Self-awareness (`consist_pgm`): the role-probe answers pooled unweighted over both games.
+- Reasoning (`compute_pgm_metric` of chameleon_competition_pgm.py): per probe and per seat under test, one
+  "gold" item (its suspect is the special player) and ONE "inter" item, right only if its guess of whom
+  each other player suspects matches every other player's own stated suspect. A missing suspicion row (no
+  belief, no suspect named, a probe that failed) reads as Player 1, as their `np.argmax` of a row of zeros
+  does: a missing suspect is right when Player 1 is the special player, and two missing rows match
+  (`missing_suspicion="authors"`, the default; "unmatched" keeps the cleaner reading, where a missing
+  suspect is never right).
+- Judgement (`judge`): an unparseable vote (here: a vote that ended in the random fallback) is a wrong vote.
+The seats under test: the match parameter `tested_role` says which ('special': the special seat;
+'common': every other seat, as the authors' runs seat the challenger); without it, in a match where
+exactly one seat differs from the others only that seat is scored, else (self-play, mixed tables)
+every seat is. An agent is `seats.agent_name` with its strategy.
+
+The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats):
+from the seat summary where it answers the selection (engine/score/seat_sums.py; each seat's Reasoning items
+are counted there when its match is written, `seat_reasoning_rows`), else from the log, reading the belief
+probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engine import store
+from engine.papers.magic.belief_reasoning import (
+    AUTHORS,
+    REASONING_ITEMS,
+    blank_suspect,
+    fold_beliefs,
+    reasoning_right,
+    seat_reasoning,
+)
+from engine.papers.magic.games import SOCIAL
+from engine.score.seat_sums import NO_STRATEGY, seat_rows, summed_where
+from engine.store import summaries
+from engine.store.selection import ALL, Selection, Variant, agent_sql, variants_sql
+
+DECEPTION_GUESS_WEIGHT = 0.25
+SOCIAL_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
+                  "judgement", "reasoning", "deception", "self_awareness"]
+SOCIAL_GAMES = variants_sql(SOCIAL)  # over matches AS m
+
+
+def social_seats(db: str | Path, where: str, params: list | None = None) -> pd.DataFrame:
+    """One row per seat of the finished social matches selected by `where` (over m = matches, with its
+    `params`), with
+    `agent` (the label), `strategy`, the outcome's `special_seat`, `n_players` (its number of words) and
+    `guess_correct`, every metric as a column, and `challenger`. The challenger and the metrics'
+    long -> wide are worked out in DuckDB, not per match in Python."""
+    selected = f"SELECT match_id FROM matches m WHERE m.status = 'ok' AND ({where})"
+    with store.reading(db):
+        names = [n for (n,) in store.rows(db, f"""
+            SELECT DISTINCT name FROM metrics WHERE seat IS NOT NULL AND name IS NOT NULL
+              AND match_id IN ({selected})""", params)]
+        return store.query(db, _seats_sql(where, sorted(names)) + " ORDER BY sel.match_id, sel.seat", params)
+
+
+def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: bool = True) -> str:
+    """The seats of the selected matches, their metrics long -> wide (summed), and the challenger:
+    the one seat whose agent|strategy differs from all the others' (who share one) in a match of
+    three seats or more, else every seat. Without `figures`, only who sits where and the challenger
+    (no metrics, no fallback votes: what the Reasoning stream needs)."""
+    wide = "".join(f", sum(value) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metric_names)
+    metric_columns = "".join(f", w.{_identifier(n)}" for n in metric_names)
+    names = ", ".join(_literal(n) for n in metric_names) or "NULL"  # only the rows pivoted are read
+    if figures:
+        figure_columns = f"{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct"
+        figure_joins = """LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
+        LEFT JOIN fallback_votes f ON f.match_id = sel.match_id AND f.seat = sel.seat"""
+    else:
+        figure_columns = figure_joins = ""
+    return f"""
+        WITH sel AS (
+            SELECT s.match_id, s.seat, {agent_sql("s")} AS agent,
+                   coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, s.role, s.score, s.won, m.game,
+                   json_extract_string(m.params, '$.rules') AS rules,
+                   CAST(json_extract(m.outcome, '$.special_seat') AS INTEGER) AS special_seat,
+                   json_array_length(m.outcome, '$.words') AS n_players,
+                   CAST(json_extract(m.outcome, '$.guess_correct') AS BOOLEAN) AS guess_correct,
+                   CAST(json_extract(m.outcome, '$.flag') AS INTEGER) AS flag,
+                   json_extract_string(m.params, '$.tested_role') AS tested_role
+            FROM seats s JOIN matches m USING (match_id)
+            WHERE m.status = 'ok' AND ({where})),
+        identities AS (
+            SELECT match_id, agent || '|' || strategy AS identity, count(*) AS holders
+            FROM sel GROUP BY ALL),
+        shapes AS (
+            SELECT match_id, count(*) AS n_identities, min(holders) AS fewest, sum(holders) AS n_seats,
+                   arg_min(identity, holders) AS lone
+            FROM identities GROUP BY match_id),
+        wide AS (
+            SELECT match_id, seat{wide} FROM metrics
+            WHERE seat IS NOT NULL AND name IN ({names}) AND match_id IN (SELECT match_id FROM sel)
+            GROUP BY match_id, seat),
+        fallback_votes AS (
+            SELECT t.match_id, t.seat, count(*) AS fallback_votes_correct
+            FROM turns t JOIN sel ON sel.match_id = t.match_id AND sel.seat = t.seat
+            WHERE t.phase = 'vote' AND t.fallback
+              AND TRY_CAST(json_extract(t.action, '$.action') AS INTEGER) = sel.special_seat
+            GROUP BY ALL)
+        SELECT sel.*{figure_columns},
+               CASE WHEN sel.tested_role = 'special' THEN sel.seat = sel.special_seat
+                    WHEN sel.tested_role = 'common' THEN sel.seat <> sel.special_seat
+                    WHEN h.n_identities = 2 AND h.fewest = 1 AND h.n_seats > 2
+                    THEN sel.agent || '|' || sel.strategy = h.lone ELSE true END AS challenger
+        FROM sel JOIN shapes h USING (match_id)
+        {figure_joins}"""
+
+
+def seat_in(variant: Variant) -> str:
+    """A SQL condition over `_seats_sql`'s rows: the seat's match was played under `variant` (its game, and its
+    `rules` where the variant fixes them; the rows carry no other parameter)."""
+    fixed = dict(variant.fixed)
+    if set(fixed) - {"rules"}:
+        raise ValueError(f"{variant.label}: a seat row knows its game's rules only, not {sorted(fixed)}")
+    rules = f" AND rules = {_literal(fixed['rules'])}" if "rules" in fixed else ""
+    return f"(game = {_literal(variant.game)}{rules})"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _identifier(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def ratios(num: pd.Series, den: pd.Series) -> pd.Series:
+    """num / den element-wise (the same index), NaN where den is 0 (no games, no chances): in numpy, since a
+    board divides dozens of columns and pandas' own division costs a millisecond each."""
+    n, d = num.to_numpy(dtype=float), den.to_numpy(dtype=float)
+    return pd.Series(np.divide(n, d, out=np.full(len(n), np.nan), where=d != 0), index=num.index)
+
+
+def column(frame: pd.DataFrame, name: str) -> pd.Series:
+    """A metric column with missing values as 0, or zeros when no selected match stored it."""
+    return frame[name].fillna(0) if name in frame else pd.Series(0.0, index=frame.index)
+
+
+def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Variant, ...], metrics: tuple[str, ...],
+                    sums: dict[str, str], seats_where: str = "true") -> pd.DataFrame:
+    """Per agent and strategy (sorted, as the index), each of `sums` (name -> an aggregate over the challenger
+    seats of the selected matches of `variants`) as a float, a missing value counting 0. An aggregate reads rows
+    of alike seats: `seated` of them, `wins` of those won, their role, game, `rules` and `flag`, and the sums of
+    the `metrics` named and of `fallback_votes_correct`; one row a seat from the log, or a group of seats from the
+    seat summary where it answers (`seat_sums.summed_where`). One row per agent comes out of DuckDB."""
+    rows, params = _challenger_rows(db, selection, variants, metrics)
+    figures = ", ".join(f"CAST(coalesce({sql}, 0) AS DOUBLE) AS {_identifier(name)}" for name, sql in sums.items())
+    table = store.query(db, f"""
+        SELECT agent, strategy, {figures} FROM ({rows})
+        WHERE {seats_where} GROUP BY agent, strategy ORDER BY agent, strategy""", params)
+    if table.empty:
+        return table
+    # an index of Python strings: the abilities' dozens of aligned divisions converted an Arrow-backed one each time
+    return table.astype({"agent": object, "strategy": object}).set_index(["agent", "strategy"])
+
+
+def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Variant, ...],
+                     metrics: tuple[str, ...]) -> tuple[str, list]:
+    """The challenger seats `challenger_sums` aggregates, and their parameters: grouped from the seat summary
+    where it answers, else one row a seat from the log."""
+    summed = summed_where(db, selection)
+    if summed is None:
+        where, params = selection.where("m")
+        return f"""SELECT *, 1 AS seated, CASE WHEN won THEN 1 ELSE 0 END AS wins
+                   FROM ({_seats_sql(f"{variants_sql(variants)} AND ({where})", metrics)}) WHERE challenger""", params
+    condition, params = summed
+    wide = "".join(f", sum(total) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metrics)
+    return f"""
+        SELECT agent, strategy, game, rules, role, flag,
+               sum(total) FILTER (WHERE name = '{summaries.SEAT}') AS seated,
+               sum(total) FILTER (WHERE name = '{summaries.WON}') AS wins,
+               coalesce(sum(total) FILTER (WHERE name = '{summaries.FALLBACK_VOTES}'), 0) AS fallback_votes_correct
+               {wide}
+        FROM ({seat_rows(f"{variants_sql(variants, 'k')} AND k.challenger AND ({condition})")})
+        GROUP BY ALL""", params
+
+
+def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Variant, ...], metrics: tuple[str, ...],
+                       sums: dict[str, str], missing_suspicion: str = AUTHORS
+                       ) -> tuple[pd.DataFrame, dict[tuple[str, str], tuple[int, int]]]:
+    """`challenger_sums` and the Reasoning items (correct, asked) of the social matches among them, per agent
+    and strategy: summed with the rest from the seat summary where it answers, else read from the belief turns
+    (`reasoning_sums`), a missing suspect read as `missing_suspicion` says."""
+    blank_suspect(missing_suspicion)  # an unknown reading is refused on either path
+    if summed_where(db, selection) is None:
+        where, params = selection.where("m")
+        return (challenger_sums(db, selection, variants, metrics, sums),
+                reasoning_sums(db, f"{variants_sql(variants)} AND ({where})", params, missing_suspicion))
+    social = " OR ".join(seat_in(variant) for variant in SOCIAL)
+    right, items = reasoning_right(missing_suspicion), REASONING_ITEMS
+    table = challenger_sums(db, selection, variants, (*metrics, right, items), sums | {
+        right: f"sum({_identifier(right)}) FILTER (WHERE {social})",
+        items: f"sum({_identifier(items)}) FILTER (WHERE {social})"})
+    if table.empty:
+        return table, {}
+    reasoning = {key: (int(r), int(n)) for key, r, n in zip(table.index, table.pop(right), table.pop(items),
+                                                            strict=True)}
+    return table, reasoning
+
+
+# ---------------------------------------------------------------- Reasoning from the belief probes
+_CARRIES_A_BELIEF = summaries.CARRIES_A_BELIEF
+
+
+def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
+    """(match, seat, round, probe) -> the seat's belief at that probe (`probe` counts the belief probes
+    of the round: Chameleon asks one after every clue): the pgm strategy's own belief text when its
+    decisions carry one (turns.action.extra.belief; outside the probes, the round's first such text is
+    probe 0), else the answer to the belief probe. A probe that ended in a fallback is a failed belief
+    (None). Only the turns that carry a belief are read (a cheap text test first spares parsing every
+    action's JSON)."""
+    if not match_ids:
+        return {}
+    return fold_beliefs(store.rows(db, f"""
+        SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, n.n
+        FROM turns t JOIN (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT unnest(?))
+                           GROUP BY match_id) n USING (match_id)
+        WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", [match_ids]))
+
+
+def reasoning_counts(seats: pd.DataFrame, beliefs: dict,
+                     missing_suspicion: str = AUTHORS) -> dict[int, tuple[int, int]]:
+    """Row index -> (correct, asked) items, two per probe as `compute_pgm_metric` scores them: "gold",
+    the seat's suspect is the special player; "inter", its guess of whom each other player suspects
+    matches every other player's own stated suspect at that probe (a missing suspect: `seat_reasoning`).
+    (0, 0) for a seat without beliefs."""
+    blank = blank_suspect(missing_suspicion)
+    out: dict[int, tuple[int, int]] = dict.fromkeys(seats.index, (0, 0))
+    probes_of = defaultdict(list)
+    for (match, seat, rnd, k) in beliefs:
+        probes_of[(match, seat)].append((rnd, k))
+    believers = seats[seats["match_id"].isin({match for match, _ in probes_of})]
+    rows = zip(believers.index, believers["match_id"], believers["seat"], believers["special_seat"],
+               believers["n_players"], strict=True)
+    for idx, match, seat, special_seat, n_players in rows:
+        if (match, seat) in probes_of:
+            out[idx] = seat_reasoning(beliefs, probes_of[(match, seat)], match, seat, special_seat, n_players,
+                                       blank)
+    return out
+
+
+def reasoning_sums(db: str | Path, where: str, params: list | None,
+                   missing_suspicion: str = AUTHORS) -> dict[tuple[str, str], tuple[int, int]]:
+    """Per agent and strategy, (correct, asked) Reasoning items over its challenger seats of the selected
+    social matches (a missing suspect read as `missing_suspicion` says: `seat_reasoning`): the belief turns
+    stream in match by match (with the match's challengers), so one match's beliefs are in memory at a time."""
+    blank = blank_suspect(missing_suspicion)
+    turns = store.stream(db, f"""
+        WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", (), figures=False)}),
+        tested AS (
+            SELECT match_id, count(*) AS n_seats, any_value(special_seat) AS special_seat,
+                   any_value(n_players) AS n_players,
+                   list({{'seat': seat, 'agent': agent, 'strategy': strategy}}) FILTER (WHERE challenger) AS challengers
+            FROM seat GROUP BY match_id HAVING bool_or(challenger))
+        SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, x.n_seats, x.special_seat, x.n_players,
+               x.challengers
+        FROM turns t JOIN tested x USING (match_id)
+        WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", params)
+    totals: dict[tuple[str, str], tuple[int, int]] = defaultdict(lambda: (0, 0))
+    for match, rows in groupby(turns, key=lambda row: row[0]):
+        rows = list(rows)
+        special_seat, n_players, challengers = rows[0][7:]
+        beliefs = fold_beliefs(row[:7] for row in rows)
+        probes_of = defaultdict(list)
+        for (_, seat, rnd, k) in beliefs:
+            probes_of[seat].append((rnd, k))
+        for c in challengers:
+            if c["seat"] in probes_of:
+                correct, asked = seat_reasoning(beliefs, probes_of[c["seat"]], match, c["seat"], special_seat,
+                                                 n_players, blank)
+                done = totals[(c["agent"], c["strategy"])]
+                totals[(c["agent"], c["strategy"])] = (done[0] + correct, done[1] + asked)
+    return totals
+
+
+# ---------------------------------------------------------------- the four cognition abilities
+SOCIAL_ROLES = {"chameleon_wr": "chameleon", "non_chameleon_wr": "non-chameleon", "undercover_wr": "undercover",
+                "civilian_wr": "civilian"}
+
+
+_VOTER, _SPECIAL = "role IN ('non-chameleon', 'civilian')", "role IN ('chameleon', 'undercover')"
+_AS_NON_CHAMELEON = "role = 'non-chameleon'"  # a role only Chameleon deals
+SOCIAL_METRICS = ("credits", "max_credits", "votes_correct", "votes_cast", "role_probes", "role_probes_correct")
+SOCIAL_SUMS = {
+    "votes_correct": f"sum(coalesce(votes_correct, 0) - fallback_votes_correct) FILTER (WHERE {_VOTER})",
+    "votes_cast": f"sum(votes_cast) FILTER (WHERE {_VOTER})",
+    "special_games": f"sum(seated) FILTER (WHERE {_SPECIAL})",
+    "special_flag_not_0": f"sum(seated) FILTER (WHERE {_SPECIAL} AND flag <> 0)",
+    "flag_0_seen": f"sum(seated) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 0)",
+    "flag_1_seen": f"sum(seated) FILTER (WHERE {_AS_NON_CHAMELEON} AND flag = 1)",
+    **{f"{name}_{part}": f"sum({metric}) FILTER (WHERE role = '{role}')" for name, role in SOCIAL_ROLES.items()
+       for part, metric in (("credits", "credits"), ("max", "max_credits"))},
+    "role_probes": "sum(role_probes)", "role_probes_correct": "sum(role_probes_correct)",
+}
+
+
+def social_abilities(db: str | Path, selection: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
+    """Per agent and strategy: the four role win rates, Judgement, Reasoning, Deception and
+    Self-awareness (as fractions) of MAgIC's Chameleon and Undercover (`rules: magic`); `missing_suspicion`:
+    how Reasoning reads a missing suspect (`seat_reasoning`)."""
+    with store.reading(db):
+        sums, reasoning = challenger_figures(db, selection, SOCIAL, SOCIAL_METRICS, SOCIAL_SUMS, missing_suspicion)
+    if sums.empty:
+        return pd.DataFrame(columns=SOCIAL_COLUMNS)
+    return social_abilities_of(sums, reasoning)
+
+
+def social_abilities_of(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
+    """social_abilities from the `SOCIAL_SUMS` per agent and strategy (`challenger_sums`, over the social
+    matches or a wider selection) and the agents' Reasoning items (`reasoning_sums`)."""
+    items = [reasoning.get(key, (0, 0)) for key in sums.index]
+    correct = pd.Series([c for c, _ in items], index=sums.index, dtype=float)
+    asked = pd.Series([a for _, a in items], index=sums.index, dtype=float)
+    table = pd.DataFrame({name: ratios(sums[f"{name}_credits"], sums[f"{name}_max"]) for name in SOCIAL_ROLES})
+    table["judgement"] = ratios(sums["votes_correct"], sums["votes_cast"])
+    table["reasoning"] = ratios(correct, asked)
+    table["deception"] = _deception(sums)
+    table["self_awareness"] = ratios(sums["role_probes_correct"], sums["role_probes"])
+    return table.reset_index().reindex(columns=SOCIAL_COLUMNS)
+
+
+def _deception(sums: pd.DataFrame) -> pd.Series:
+    """`metrics_release.py` `decept`: games as chameleon or undercover whose flag is not 0, per such
+    game, plus 0.25 x (flag 1 seen) / (distinct flags of {0, 1} seen) over the agent's games as a
+    non-chameleon (0 when neither was seen, where their code divides by zero); NaN without a game as
+    chameleon or undercover (their code divides by zero there too)."""
+    return ratios(sums["special_flag_not_0"], sums["special_games"]) + deception_guess(sums)
+
+
+def deception_guess(sums: pd.DataFrame) -> pd.Series:
+    """Deception's fixed part beside its win share: 0.25 x (flag 1 seen) / (distinct flags of {0, 1} seen)."""
+    seen_0, seen_1 = (sums["flag_0_seen"] > 0).astype(float), (sums["flag_1_seen"] > 0).astype(float)
+    return DECEPTION_GUESS_WEIGHT * ratios(seen_1, seen_0 + seen_1).fillna(0.0)
+
+
+# ---------------------------------------------------------------- LLMArena's Undercover study
+def llmarena_undercover_figures(db: str | Path) -> pd.DataFrame:
+    """Per agent and strategy playing the undercover in `rules: llmarena` games: its win rate, the share
+    of its clues that describe its own word, and how often its word guesses name any / all other
+    players' words (LLMArena Table 3: Description, Guess, Guess(strict))."""
+    columns = ["agent", "strategy", "games", "undercover_win_rate", "description_rate", "guess_rate",
+               "guess_strict_rate"]
+    counted = ("clues_describing_own_word", "clues_given", "word_guess_any", "word_guess_all", "word_guess_probes")
+    sums = challenger_sums(db, ALL, (Variant.of("undercover", "llmarena"),), counted,
+                           {"games": "sum(seated)", "won": "sum(wins)",
+                            **{name: f"sum({name})" for name in counted}},
+                           seats_where="role = 'undercover'")
+    if sums.empty:
+        return pd.DataFrame(columns=columns)
+    table = pd.DataFrame({"games": sums["games"].astype(int), "undercover_win_rate": sums["won"] / sums["games"],
+                          "description_rate": ratios(sums["clues_describing_own_word"], sums["clues_given"]),
+                          "guess_rate": ratios(sums["word_guess_any"], sums["word_guess_probes"]),
+                          "guess_strict_rate": ratios(sums["word_guess_all"], sums["word_guess_probes"])})
+    return table.reset_index().reindex(columns=columns)

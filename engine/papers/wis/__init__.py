@@ -1,0 +1,1 @@
+"""Who-is-Spy: its suite and scores."""

@@ -1,0 +1,1 @@
+"""Playing: a run spec read into match plans, matches played by an executor, written to the store."""

@@ -1,0 +1,474 @@
+"""Run specs: a YAML file -> a validated list of match plans with stable ids.
+
+    name: quick                 # required; names the run
+    seed: 0                     # repeat r plays with seed + r (or give `seeds: [..]`)
+    repeats: 2
+    concurrency: 8              # matches played at once
+    executor: local             # or ray: the matches played on a Ray cluster (docs/RUNNING.md)
+    model_concurrency: 16       # calls in flight per model
+    model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
+    match_deadline_s: 300       # a match not over by then ends as an error (a dead endpoint, a stuck agent)
+    defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
+    agents:                     # optional aliases
+      gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
+      llama: {agent: hosted_vllm/llama, api_base: [http://gpu1:8000/v1, http://gpu2:8000/v1]}  # several endpoints
+    games:
+      - game: guessing_game
+        presets: [default]      # or `preset: default`
+        params: {rounds: 5}
+        lineups:
+          - {all: bot:random}                          # every seat the same
+          - [gpt, bot:equilibrium, ...]                # one entry per seat
+          - {challenger: gpt, others: bot:random}      # the challenger in every seat in turn; in a game
+                                                       # with a special role (Chameleon, Undercover) it takes
+                                                       # the special seat, then fills every other seat
+                                                       # (MAgIC's runs); `rotate: true` keeps one seat each
+
+The run id hashes the spec's content (not its concurrency): re-running the same spec resumes it.
+Every error names where in the spec it is.
+
+Upper bounds, so a typo cannot eat the machine before anything is played: `repeats` (and the length
+of `seeds`) at most 10,000; seeds from 0 to 2^53 - 1; at most 100,000 matches in one run; every
+numeric game parameter finite and within +-10^9 (games set tighter bounds of their own, and relations
+between their parameters, listed by `python -m engine games`); names, labels and agent strings without
+control characters; free text (the description, a persona, an endpoint) of bounded length. The YAML itself
+is at most MAX_SPEC_CHARS characters, nested at most MAX_DEPTH deep, and its anchors may not expand it
+past MAX_EXPANDED nodes and characters (PyYAML expands aliases without limit: a few lines of anchors
+would otherwise fill the memory): engine/play/spec_text.py reads and checks the text before this module plans.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from engine.agents.agent_names import agent_name
+from engine.agents.base import AgentSpec
+from engine.agents.bots import check_bot
+from engine.agents.model_names import model_problem
+from engine.agents.prompting import versions
+from engine.agents.strategies import check as check_strategy
+from engine.games import get_game
+from engine.play.spec_text import (
+    MAX_SPEC_CHARS,
+    SpecError,
+    check_mapping,
+    check_shape,
+    checked_name,
+    checked_text,
+    load_yaml,
+    short,
+)
+
+TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
+            "model_limits", "defaults", "agents", "games", "executor", "match_deadline_s"}
+GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
+SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
+NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description", "executor", "match_deadline_s"}
+EXECUTORS = ("local", "ray")
+MAX_REPEATS = 10_000
+MAX_SEED = 2**53 - 1  # exact as a JSON number everywhere (a browser's too), well inside the database's BIGINT
+MAX_MATCHES = 100_000
+MAX_CONCURRENCY = 10_000
+MAX_DESCRIPTION = 10_000
+MAX_STRATEGY = 2_000  # a free-text persona goes into every prompt
+MAX_SETTING_TEXT = 2_000  # a prompt version, an endpoint URL
+MAX_ENDPOINTS = 64
+MAX_ANSWER_TOKENS = 1_000_000
+MATCH_DEADLINE_S, MAX_MATCH_DEADLINE_S = 300, 7 * 24 * 3600
+
+
+@dataclass
+class MatchPlan:
+    match_id: str
+    run_id: str
+    game: str
+    preset: str
+    params: dict[str, Any]
+    seed: int
+    repeat: int
+    lineup: int
+    seats: list[AgentSpec]
+    deadline_s: int = MATCH_DEADLINE_S  # the spec's match_deadline_s
+
+
+@dataclass
+class RunSpec:
+    name: str
+    run_id: str
+    raw: dict[str, Any]
+    concurrency: int
+    model_concurrency: int
+    matches: list[MatchPlan] = field(default_factory=list)
+    model_limits: dict[str, int] = field(default_factory=dict)
+    executor: str = "local"
+
+
+def load_spec(path: str | Path) -> RunSpec:
+    path = Path(path)
+    try:
+        if path.exists() and not path.is_dir() and not path.is_file():  # a FIFO would block the read forever
+            raise SpecError(f"{path} is not a regular file: give the path of a run spec file (YAML)")
+        with path.open(encoding="utf-8") as f:
+            text = f.read(MAX_SPEC_CHARS + 1)
+        if len(text) > MAX_SPEC_CHARS:
+            raise SpecError(f"{path} is longer than {MAX_SPEC_CHARS:,} characters: a run spec is a few KB; "
+                            "split it into several runs")
+        raw = load_yaml(text)
+    except FileNotFoundError:
+        raise SpecError(f"no run spec at {path}") from None
+    except IsADirectoryError:
+        raise SpecError(f"{path} is a directory: give the path of a run spec file (YAML)") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{path} is not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+    except OSError as exc:
+        raise SpecError(f"cannot read {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise SpecError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+    return parse_spec(raw)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _stable_hash(value: Any, n: int = 12) -> str:
+    return _hash_of(_canonical(value), n)
+
+
+def _hash_of(text: str, n: int) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:n]
+
+
+def _canonical_list(items_json: list[str]) -> str:
+    """`_canonical` of a list from its items' own: a lineup's seats (up to 100) are written once for all its seeds,
+    and every match id stays the hash it always was."""
+    return "[" + ", ".join(items_json) + "]"
+
+
+def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi: int = MAX_CONCURRENCY) -> int:
+    """`raw[key]` (or `default`) as an integer from lo to hi, or SpecError naming where it is (the launch form
+    checks its fields with it too)."""
+    value = raw.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise SpecError(f"{where}{key}: must be an integer from {lo} to {hi}, got {short(value)}")
+    return value
+
+
+def parse_spec(raw: Any) -> RunSpec:
+    check_mapping(raw, TOP_KEYS, "a run spec must be a mapping with at least 'name' and 'games'")
+    check_shape(raw)
+    if raw.get("name") is not None and not isinstance(raw["name"], str):
+        raise SpecError(f"name: must be text, got {short(raw['name'])}")
+    if not isinstance(raw.get("name"), str) or not raw["name"].strip():
+        raise SpecError("name: a run spec needs a non-empty name")
+    name = checked_name(raw["name"], "name")
+    repeats = int_setting(raw, "repeats", 1, 1, "", MAX_REPEATS)
+    seeds = raw.get("seeds")
+    if seeds is None:
+        base = int_setting(raw, "seed", 0, 0, "", MAX_SEED - repeats + 1)
+        seeds = [base + r for r in range(repeats)]
+    elif not (isinstance(seeds, list) and 0 < len(seeds) <= MAX_REPEATS and all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_SEED for s in seeds)):
+        raise SpecError(f"seeds: must be a list of 1 to {MAX_REPEATS} integers from 0 to {MAX_SEED}, "
+                        f"got {short(seeds)}")
+    elif len(set(seeds)) < len(seeds):  # a seed twice replays one match: one sample counted twice
+        twice = sorted(seed for seed, times in Counter(seeds).items() if times > 1)
+        raise SpecError(f"seeds: each seed plays the same match, so a seed given twice counts one sample twice; "
+                        f"repeated: {short(twice)}")
+    if raw.get("description") is not None:
+        checked_text(raw["description"], "description", MAX_DESCRIPTION)
+    defaults = raw.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise SpecError(f"defaults: must be a mapping of seat settings, got {short(defaults)}")
+    aliases = _aliases(raw.get("agents") or {})
+    games = raw.get("games")
+    if not isinstance(games, list) or not games:
+        raise SpecError("games: a run spec needs a non-empty list of games")
+
+    identity = {k: v for k, v in raw.items() if k not in NOT_IDENTITY}
+    run_id = f"{name}-{_stable_hash(identity, 8)}"
+    spec = RunSpec(name=name, run_id=run_id, raw=raw,
+                   concurrency=int_setting(raw, "concurrency", 8, 1, ""),
+                   model_concurrency=int_setting(raw, "model_concurrency", 16, 1, ""),
+                   model_limits=_model_limits(raw.get("model_limits")), executor=_executor(raw.get("executor")))
+    deadline = int_setting(raw, "match_deadline_s", MATCH_DEADLINE_S, 1, "", MAX_MATCH_DEADLINE_S)
+    for gi, entry in enumerate(games):
+        spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases,
+                                       MAX_MATCHES - len(spec.matches)))
+    for plan in spec.matches:
+        plan.deadline_s = deadline
+    _one_agent_per_label(spec)
+    return spec
+
+
+def seat_name(seat: AgentSpec) -> str:
+    """The name a seat's agent is written under (engine/agents/agent_names.py): its label, its agent string and, for a
+    model, the settings that change its play."""
+    return agent_name(seat.agent, seat.label, seat.temperature, seat.prompt_version, seat.max_tokens)
+
+
+def _one_agent_per_label(spec: RunSpec) -> None:
+    """A label is a display name for one model (played under several settings, say): one label for two agent
+    strings would read as one model where the tables show two, so it is refused."""
+    named: dict[str, str] = {}
+    for plan in spec.matches:
+        for seat in plan.seats:
+            if seat.label is None or seat.label == seat.agent:
+                continue
+            agent = seat.agent
+            if named.setdefault(seat.label, agent) != agent:
+                raise SpecError(f"{plan.game}: the label {seat.label!r} names two different agents "
+                                f"({named[seat.label]} and {agent}); a label is a display name: give each agent "
+                                f"its own")
+
+
+def _aliases(raw: Any) -> dict[str, str | dict]:
+    """`agents:`, names for seats: each an agent string or a seat mapping (checked where a lineup uses it)."""
+    if not isinstance(raw, dict):
+        raise SpecError(f"agents: must map names to agents, got {short(raw)}")
+    for alias, seat in raw.items():
+        checked_name(alias, f"agents: the name {short(alias)}")
+        if not isinstance(seat, (str, dict)):
+            raise SpecError(f"agents.{alias}: an agent string or a mapping with 'agent', got {short(seat)}")
+        named = seat.get("agent") if isinstance(seat, dict) else seat
+        if isinstance(named, str) and named in raw:  # else it is played as a model of that name, and errors late
+            raise SpecError(f"agents.{alias}: names the alias {short(named)}; an alias names an agent (bot:... or "
+                            f"provider/model), not another alias")
+    return raw
+
+
+def _executor(raw: Any) -> str:
+    if raw is None:
+        return "local"
+    if raw not in EXECUTORS:
+        raise SpecError(f"executor: must be one of {', '.join(EXECUTORS)}, got {raw!r}")
+    return raw
+
+
+def _model_limits(raw: Any) -> dict[str, int]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(f"model_limits: must map model strings to call limits, got {raw!r}")
+    return {str(model): int_setting(raw, model, 1, 1, "model_limits.") for model in raw}
+
+
+def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], raw: dict,
+               defaults: dict, aliases: dict, room: int) -> list[MatchPlan]:
+    """The game's matches; `room` is how many more the run may hold (checked before any is built)."""
+    check_mapping(entry, GAME_KEYS, "must be a mapping with 'game' and 'lineups'", f"{where[:-1]}: ")
+    if not isinstance(entry.get("game"), str):
+        raise SpecError(f"{where}game: must be a game's name, got {short(entry.get('game'))}")
+    try:
+        cls = get_game(entry["game"])
+    except ValueError as exc:
+        raise SpecError(f"{where}game: {exc}") from None
+    presets = _presets(entry, cls, where)
+    params = entry.get("params") or {}
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise SpecError(f"{where}params: must be a mapping of parameter names to values, got {short(params)}")
+    game_seeds = seeds
+    if "repeats" in entry:
+        game_seeds = [seeds[0] + r for r in range(int_setting(entry, "repeats", 1, 1, where, MAX_REPEATS))]
+        if game_seeds[-1] > MAX_SEED:
+            raise SpecError(f"{where}repeats: seeds would pass {MAX_SEED}")
+    lineups = entry.get("lineups")
+    if not isinstance(lineups, list) or not lineups:
+        raise SpecError(f"{where}lineups: needs a non-empty list of lineups")
+    plans = []
+    for preset in presets:
+        try:
+            resolved = cls.resolve_params(params, preset)
+            n = cls.n_seats(resolved)
+        except ValueError as exc:
+            raise SpecError(f"{where}params: {exc}") from None
+        expanded = [lineup for li, raw_lineup in enumerate(lineups)
+                    for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases, cls)]
+        if len(plans) + len(expanded) * len(game_seeds) > room:  # checked before a single plan is built...
+            raise _too_many(where)
+        for li, lineup in enumerate(expanded):
+            for seat, agent in enumerate(_placed(cls, resolved, lineup, game_seeds[0], n)[0][1]):
+                _check_agent(cls.name, agent, f"{where}lineups seat {seat + 1}")  # every seed seats the same agents
+            described: dict[int, str] = {}  # a lineup's seeds share its seats list: written once
+            for r, seed in enumerate(game_seeds):
+                for match_params, seats in _placed(cls, resolved, lineup, seed, n):
+                    if id(seats) not in described:
+                        described[id(seats)] = _canonical([asdict(s) for s in seats])
+                    key = _canonical_list([*map(_canonical, [run_id, gi, preset, _identity(cls, match_params), li]),
+                                           described[id(seats)], _canonical(r), _canonical(seed)])
+                    plans.append(MatchPlan(match_id=_hash_of(key, 16), run_id=run_id, game=cls.name,
+                                           preset=preset, params=match_params, seed=seed, repeat=r, lineup=li,
+                                           seats=seats))
+                if len(plans) > room:  # ...and as they are (a challenger lineup makes several per seed)
+                    raise _too_many(where)
+    return plans
+
+
+def _presets(entry: dict, cls: Any, where: str) -> list[str]:
+    """The game's presets: `presets: [a, b]`, or `preset: a` (default: `default`), each one the game has, once."""
+    if entry.get("presets") is not None and "preset" in entry:
+        raise SpecError(f"{where}preset: give 'preset' or 'presets', not both")
+    key = "presets" if entry.get("presets") is not None else "preset"
+    presets = entry["presets"] if key == "presets" else [entry.get("preset", "default")]
+    if not isinstance(presets, list) or not presets:
+        raise SpecError(f"{where}presets: must be a non-empty list of preset names, got {short(presets)}")
+    for preset in presets:
+        if not isinstance(preset, str) or preset not in cls.presets:
+            raise SpecError(f"{where}{key}: game '{cls.name}' has no preset {short(preset)} "
+                            f"(has: {', '.join(cls.presets)})")
+    if len(set(presets)) < len(presets):
+        raise SpecError(f"{where}presets: lists a preset twice (its matches would be played twice)")
+    return presets
+
+
+def _too_many(where: str) -> SpecError:
+    return SpecError(f"{where.rstrip('.')}: the run would have more than {MAX_MATCHES} matches; split it into "
+                     f"several runs")
+
+
+@dataclass(frozen=True)
+class _ByRole:
+    """`{challenger: A, others: B}` in a game with a special role: seated per match by `_placed`."""
+
+    hero: AgentSpec
+    other: AgentSpec
+
+
+def _identity(cls: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The params a match id hashes: all but those added later at their default (`Param.added_later`)."""
+    return {k: v for k, v in params.items()
+            if not (k in cls.params and cls.params[k].added_later and v == cls.params[k].default)}
+
+
+def _placed(cls: Any, params: dict[str, Any], lineup: list[AgentSpec] | _ByRole, seed: int,
+            n: int) -> list[tuple[dict[str, Any], list[AgentSpec]]]:
+    """The (params, seats) of the matches one lineup makes for one seed. A `_ByRole` lineup, as the
+    MAgIC authors' run_competition_*.py seat their challenger: once in the special seat (the
+    defender everywhere else), once in every other seat (the defender in the special one); the
+    match's `tested_role` tells the scorers which. When the special seat is drawn at random (no
+    setting names it) the challenger takes each seat in turn instead."""
+    if not isinstance(lineup, _ByRole):
+        return [(params, lineup)]
+    hero, other = lineup.hero, lineup.other
+    special = cls.special_seat_for(params, seed)
+    if special is None:
+        return [(params, [hero if s == c else other for s in range(n)]) for c in range(n)]
+    return [(params | {"tested_role": "special"}, [hero if s == special else other for s in range(n)]),
+            (params | {"tested_role": "common"}, [other if s == special else hero for s in range(n)])]
+
+
+def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict,
+                   cls: Any = None) -> list[list[AgentSpec] | _ByRole]:
+    if isinstance(raw, list):
+        if len(raw) != n:
+            raise SpecError(f"{where}: this game has {n} seats but the lineup lists {len(raw)}")
+        return [[_seat(s, f"{where}[{i}]", defaults, aliases) for i, s in enumerate(raw)]]
+    if isinstance(raw, dict) and set(raw) == {"all"}:
+        return [[_seat(raw["all"], f"{where}.all", defaults, aliases)] * n]
+    if isinstance(raw, dict) and set(raw) - {"rotate"} == {"challenger", "others"}:
+        hero = _seat(raw["challenger"], f"{where}.challenger", defaults, aliases)
+        other = _seat(raw["others"], f"{where}.others", defaults, aliases)
+        if not isinstance(raw.get("rotate", False), bool):
+            raise SpecError(f"{where}.rotate: must be true or false, got {raw['rotate']!r}")
+        if hasattr(cls, "special_seat_for") and not raw.get("rotate", False):
+            return [_ByRole(hero, other)]
+        return [[hero if s == c else other for s in range(n)] for c in range(n)]
+    raise SpecError(f"{where}: a lineup is a list of {n} seats, {{all: AGENT}} or "
+                    f"{{challenger: A, others: B[, rotate: true]}}")
+
+
+def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
+    if isinstance(raw, str):
+        raw = {"agent": raw}
+    if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
+        raise SpecError(f"{where}: a seat is an agent string or a mapping with 'agent'")
+    checked_name(raw["agent"], f"{where}.agent")
+    if raw["agent"] in aliases:
+        alias = aliases[raw["agent"]]
+        alias = {"agent": alias} if isinstance(alias, str) else dict(alias)
+        raw = alias | {k: v for k, v in raw.items() if k != "agent"}  # an alias is no label: no part of a name
+    merged = dict(defaults) | raw
+    if merged.get("label") is not None:  # the seat's own, its alias's or the defaults'
+        merged["label"] = checked_name(merged["label"], f"{where}.label")  # stripped: "Alice " is Alice
+    unknown = set(merged) - SEAT_KEYS
+    if unknown:
+        raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown, key=str)}; allowed: {sorted(SEAT_KEYS)}")
+    for key, limit in (("strategy", MAX_STRATEGY), ("prompt_version", MAX_SETTING_TEXT)):
+        if key in merged:
+            checked_text(merged[key], f"{where}.{key}", limit)
+    if any(c.isspace() for c in merged["agent"]):
+        raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
+    temperature = merged.get("temperature", 1.0)
+    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
+        raise SpecError(f"{_at(where, 'temperature')}: must be a number from 0 to 2, got {temperature!r}")
+    merged["temperature"] = float(temperature)
+    merged["api_base"] = _api_base(merged.get("api_base"), where)
+    max_tokens = merged.get("max_tokens", 256)
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        raise SpecError(f"{_at(where, 'max_tokens')}: must be a positive integer, got {max_tokens!r}")
+    if max_tokens > MAX_ANSWER_TOKENS:
+        raise SpecError(f"{_at(where, 'max_tokens')}: must be at most {MAX_ANSWER_TOKENS:,}, got {max_tokens:,}")
+    return AgentSpec(**merged)
+
+
+def _at(where: str, key: str) -> str:
+    """Where a setting is, as every refusal names it ("games[0].lineups[0][1].temperature"; the key alone where the
+    place needs no name, as a form's own field)."""
+    return f"{where}.{key}" if where else key
+
+
+def not_a_url(endpoint: str) -> str | None:
+    """Why `endpoint` is no URL a provider can be reached at (an http(s) URL naming a host), or None."""
+    parts = urlsplit(endpoint.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in endpoint.strip()):
+        return f"{endpoint!r} is not a URL; write it as http://host:port/v1"
+    return None
+
+
+def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
+    """One endpoint, or several serving the same model (a list: calls are balanced over them)."""
+    if raw is None:
+        return None
+    bases = [raw] if isinstance(raw, str) else raw
+    if isinstance(bases, list) and 0 < len(bases) <= MAX_ENDPOINTS and all(
+            isinstance(b, str) and b.strip() and len(b) <= MAX_SETTING_TEXT for b in bases):
+        for base in bases:
+            if why := not_a_url(base):
+                raise SpecError(f"{where}: api_base {why}")
+        return tuple(bases) if len(bases) > 1 else bases[0]
+    raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs (at most {MAX_ENDPOINTS}, each "
+                    f"at most {MAX_SETTING_TEXT:,} characters), got {short(raw)}")
+
+
+def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
+    if agent.is_bot:
+        try:
+            check_bot(game, agent.agent)
+        except ValueError as exc:
+            raise SpecError(f"{where}: {exc}") from None
+        return
+    if agent.prompt_version not in versions(game):
+        raise SpecError(f"{where}: game '{game}' has no prompt version '{agent.prompt_version}' "
+                        f"(has: {', '.join(versions(game))})")
+    try:
+        check_strategy(agent.strategy)
+    except ValueError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    if problem := model_problem(agent.agent):
+        raise SpecError(f"{where}: {problem}")
+
+
+def check_seat(game: str, raw: Any, defaults: dict, where: str = "seat") -> AgentSpec:
+    """One seat of `game` as a spec reads it (its settings over `defaults`), or SpecError: the launch form
+    checks each seat, and the run-wide settings, with the spec's own rules."""
+    seat = _seat(raw, where, defaults, {})
+    _check_agent(get_game(game).name, seat, where)
+    return seat

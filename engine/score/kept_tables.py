@@ -1,0 +1,182 @@
+"""Tables that depend on the whole history (a TrueSkill replay, a Bradley-Terry bootstrap, a board built on them,
+a median) kept per database state beside the database, in `<database>.tables/`: `kept(db, key, compute)`
+returns the table computed at the database's present state, by this process or another one (the run command
+computes the default views after a run: engine/present/default_views.py), so a page never computes again what
+nothing changed, and a new process's first view reads a file instead of the log.
+
+A state is the code's version (`code_version`: a changed scorer computes its tables again), the database's creation
+time and its write stamp (`store.generation`, raised at every write), known only
+while the summaries are in step with the log (rows inserted around the writer bump no generation: then every call
+computes). Each table is a file of its own, named by its state and its key: a view computed writes its own table
+only, and a view read parses its own (one file of every table took 20 ms to write and 10 to parse again after
+each new view, bench/dashboard.py). A write to the database makes every table stale at once, and the next table
+kept removes those of earlier states (never a later one's: a table computed before a write may be saved after
+it), so the folder never grows past the views asked since the last write. Floats are written as Python writes them
+(`repr`), so a kept table is the computed one to the last bit."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from engine import store
+from engine.score.code_version import code_version
+
+_PARSED: dict[Path, tuple[tuple[int, int], pd.DataFrame]] = {}  # the files read of one state, by version (mtime, size)
+_PARSED_LOCK = threading.Lock()  # the pages' threads share it
+
+
+def kept_tables_folder(db: str | Path) -> Path:
+    return Path(f"{db}.tables")
+
+
+def state(db: str | Path) -> list | None:
+    """The database's state as [code version, created, generation], or None when its summaries are out of step with
+    the log (a state that no generation tells apart): a table computed by other code is computed again."""
+    with store.reading(db):
+        if not store.summaries_in_step(db):
+            return None
+        created, generation = store.rows(db, "SELECT (SELECT min(upgraded_at)::VARCHAR FROM schema_version), "
+                                             "(SELECT max(generation) FROM generation)")[0]
+    return [code_version(), created, int(generation)]
+
+
+def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """The table `compute()` gives at the database's present state, computed once per state (and key). The state
+    is read before computing: a write meanwhile files the table under the state it started from, which no later
+    reader asks for."""
+    now = state(db)
+    if now is None:
+        return compute()
+    path = _table_path(db, now, key)
+    table = _load(path, now, key)
+    if table is None:
+        table = compute()
+        _save(path, now, key, table)
+    return table
+
+
+def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+    """`scorer(db, ...)` kept per database state (`kept`), keyed on its module, name and arguments however they
+    are passed (defaults filled in)."""
+    signature = inspect.signature(scorer)
+
+    @functools.wraps(scorer)
+    def table(db: str | Path, *args: object, **kwargs: object) -> pd.DataFrame:
+        bound = signature.bind(db, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = {name: value for name, value in bound.arguments.items() if name != "db"}
+        return kept(db, f"{scorer.__module__}.{scorer.__qualname__} {arguments!r}",
+                    lambda: scorer(db, *args, **kwargs))
+
+    return table
+
+
+def forget(db: str | Path) -> None:
+    """Drop every table kept for `db`: the next view of each is computed again."""
+    for path in _files(kept_tables_folder(db)):
+        _removed(path)
+
+
+def _table_path(db: str | Path, now: list, key: str) -> Path:
+    """A table's file: its database's name (the code version and creation time, hashed), its generation, then its key's
+    name (hashed: a key is a selection's repr, of any length)."""
+    return kept_tables_folder(db) / f"{_digest(now[:-1])}-{now[-1]}-{_digest(key)}.json"
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha1(json.dumps(value).encode()).hexdigest()[:16]
+
+
+def _files(folder: Path) -> list[Path]:
+    """The folder's files, temporary ones of a process killed mid-write too."""
+    try:
+        return [folder / name for name in os.listdir(folder)]
+    except OSError:
+        return []
+
+
+def _load(path: Path, now: list, key: str) -> pd.DataFrame | None:
+    """The table kept in `path` for state `now` and `key`, parsed once per version of the file in this process;
+    None when absent, unreadable or another's (a hash's collision)."""
+    try:
+        stat = path.stat()
+        version = (stat.st_mtime_ns, stat.st_size)
+        parsed = _PARSED.get(path)
+        if parsed is None or parsed[0] != version:
+            saved = json.loads(path.read_text())
+            if saved.get("state") != now or saved.get("key") != key:
+                return None
+            parsed = (version, _decoded(saved["table"]))
+            with _PARSED_LOCK:  # the tables of other states are stale: let go
+                for other in [other for other in _PARSED if not _same_state(other, path)]:
+                    del _PARSED[other]
+                _PARSED[path] = parsed
+        return parsed[1].copy()
+    except (OSError, ValueError, AttributeError, KeyError, TypeError, RecursionError):
+        return None  # absent or unreadable (a file nested past the parser's depth too): computed again
+
+
+def _save(path: Path, now: list, key: str, table: pd.DataFrame) -> None:
+    """Write `table` to its file (to a temporary file, renamed, so a reader never sees half of it), and remove the
+    tables of earlier states (`_older`). A read-only folder only costs computing again."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        temporary.write_text(json.dumps({"state": now, "key": key, "table": _encoded(table)}))
+        os.replace(temporary, path)
+    except OSError:  # the folder is a file, unwritable, ...: the table is computed again when next asked
+        _removed(temporary)
+        return
+    for other in _files(path.parent):
+        if _older(other, path):
+            _removed(other)
+    _removed(path.parent.with_name(f"{path.parent.name}.json"))  # the one file of every table, before
+
+
+def _older(other: Path, path: Path) -> bool:
+    """Whether file `other` of the folder is of a state before `path`'s: another database, or an earlier generation
+    of this one (a table computed before a write and saved after it must not remove the newer state's tables).
+    A name of no state (not the folder's) counts as older."""
+    mine, theirs = path.name.split("-"), other.name.split("-")
+    return len(theirs) < 3 or theirs[0] != mine[0] or not theirs[1].isdigit() or int(theirs[1]) < int(mine[1])
+
+
+def _removed(path: Path) -> None:
+    """Remove a file, and let go of what this process parsed of it; one that cannot be removed (a folder in its
+    place, a read-only folder) stays."""
+    with _PARSED_LOCK:
+        _PARSED.pop(path, None)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _same_state(path: Path, other: Path) -> bool:
+    return path.name.split("-")[:2] == other.name.split("-")[:2]
+
+
+def _encoded(table: pd.DataFrame) -> dict:
+    """A table as JSON can hold it: its columns, their dtypes and their values (missing ones as null)."""
+    return {"columns": [str(c) for c in table.columns], "dtypes": [str(d) for d in table.dtypes],
+            "values": {str(c): [None if _missing(v) else v for v in table[c].tolist()] for c in table.columns}}
+
+
+def _missing(value: object) -> bool:
+    return not isinstance(value, list | tuple) and bool(pd.isna(value))
+
+
+def _decoded(data: dict) -> pd.DataFrame:
+    if not data["columns"]:  # a table of nothing as pandas makes it (its columns a RangeIndex, not an empty Index)
+        return pd.DataFrame()
+    frame = pd.DataFrame(data["values"], columns=data["columns"])
+    return frame.astype(dict(zip(data["columns"], data["dtypes"], strict=True)))

@@ -1,0 +1,1 @@
+"""Serving: the dashboard over one database, and runs launched from it."""

@@ -1,0 +1,1 @@
+"""Studies over many runs: tournaments played until ratings settle, stored matches rescored."""
