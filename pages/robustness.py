@@ -22,6 +22,7 @@ import streamlit as st
 from engine import store
 from engine.present import answer_flags, queries
 from engine.present.captions import glossed
+from engine.present.column_help import COLUMN_HELP
 from engine.present.suite_tables import with_condition
 from engine.score import stats
 from engine.store import valid_answers
@@ -30,7 +31,7 @@ from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
-from pages.shared.tables import COLUMN_HELP, column_definitions, fitted_columns, show_table
+from pages.shared.tables import column_definitions, fitted_columns, show_table
 from pages.shared.url_widgets import url_selectbox, url_toggle
 
 FACTOR_NAMES = {"prompt_version": "prompt versions", "temperature": "temperatures", "strategy": "strategies",

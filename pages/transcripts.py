@@ -14,6 +14,7 @@ import streamlit as st
 from engine import store
 from engine.present import boards, transcripts
 from engine.present.captions import glossed
+from engine.present.column_help import COLUMN_HELP
 from engine.store.step_fields import seat_fields
 from engine.wording import count
 from pages.shared import numbers
@@ -22,7 +23,7 @@ from pages.shared.markdown import plain
 from pages.shared.numbers import readable
 from pages.shared.opening import open_page
 from pages.shared.report import Report, download_table
-from pages.shared.tables import COLUMN_HELP, compact_lineup, fitted_columns, match_link_column
+from pages.shared.tables import compact_lineup, fitted_columns, match_link_column
 from pages.shared.url_widgets import url_int, url_multiselect, url_selectbox, url_text, url_toggle
 
 DB = store.default_db()

@@ -97,7 +97,6 @@ COLUMNS = ["rank", "agent", "provisional", "partial", "games", "of_games", "valu
            "win_rate", "win_lo", "win_hi", "matches", "seats", "wins", "valid_rate", "fallback_wins", "cost_per_match"]
 
 
-@kept_per_state
 def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
     """1 + the number of ranked agents whose interval lies wholly above this one's; NA where not ranked. Every pair
     at once (a loop of Series comparisons cost 2 ms an agent: a quarter of a second for 120)."""

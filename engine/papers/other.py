@@ -8,9 +8,11 @@ import pandas as pd
 
 from engine.papers.base import Suite
 from engine.score.agent_figures import agent_figures
+from engine.score.kept_tables import kept_per_state
 from engine.store.selection import ALL, Selection, Variant
 
 
+@kept_per_state
 def per_game(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     """The per-agent figures per game: the table of the games no paper defines one for."""
     return agent_figures(db, selection, by_game=True)
