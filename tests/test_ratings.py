@@ -463,36 +463,22 @@ def _pairs_of_components(sizes: list[int], seed: int) -> tuple[pd.DataFrame, pd.
     return pairs, pd.DataFrame({"agent": agents, "matches": 3, "wins": 1})
 
 
-def test_components_fitted_together_are_rated_as_each_alone():
-    """Components of several sizes are fitted stacked (padded to one size): each one's ratings and bootstrap
-    interval are those of its fit alone."""
+def test_three_wins_in_four_are_400_log10_3_elo_apart():
+    """Bradley-Terry's textbook case: a beat b in 3 of 4 matches, so the odds are 3 and the ratings 400·log10(3)
+    = 190.8 Elo apart (less a little for the ridge), around 1000."""
     from engine.metrics.bradley_terry import fit_bradley_terry
 
-    pairs, played = _pairs_of_components([2, 3, 8, 8, 5, 13], seed=3)
-    together = fit_bradley_terry(pairs, played).set_index("agent")
-    for prefix in {a.split("-")[0] for a in pairs["a"]}:
-        own = pairs[pairs["a"].str.startswith(prefix + "-")]
-        alone = fit_bradley_terry(own, played).set_index("agent")
-        pd.testing.assert_frame_equal(together.loc[alone.index, ["rating", "lo", "hi"]], alone[["rating", "lo", "hi"]],
-                                      rtol=0, atol=1e-9)
-        assert (together.loc[alone.index, "rank"] == alone["rank"]).all()
-
-
-def test_the_intervals_percentiles_are_numpys_nanpercentile():
-    from engine.metrics.bradley_terry import _percentiles
-
-    rng = np.random.default_rng(0)
-    values = rng.normal(size=(201, 9))
-    kept = rng.random((201, 9)) > np.linspace(0, 1, 9)  # from every resample to almost none
-    kept[:, -1] = False  # an agent in no resample: no interval
-    ours = _percentiles(values, kept, (2.5, 97.5))
-    with pytest.warns(RuntimeWarning, match="All-NaN slice"):  # numpy's, for the agent in no resample; ours is quiet
-        numpys = np.nanpercentile(np.where(kept, values, np.nan), [2.5, 97.5], axis=0)
-    assert np.array_equal(np.array(ours), numpys, equal_nan=True)
+    pairs = pd.DataFrame({"kind": [0, 1], "matches": [3, 1], "a": ["a", "a"], "b": ["b", "b"], "weight": [1.0, 1.0],
+                          "score": [1.0, 0.0]})
+    rated = fit_bradley_terry(pairs, pd.DataFrame({"agent": ["a", "b"], "matches": 4, "wins": [3, 1]}))
+    rated = rated.set_index("agent")
+    assert rated.loc["a", "rating"] - rated.loc["b", "rating"] == pytest.approx(400 * np.log10(3), abs=2)
+    assert rated["rating"].mean() == pytest.approx(1000)
+    assert rated.loc["a", "lo"] <= rated.loc["a", "rating"] <= rated.loc["a", "hi"]
 
 
 def test_the_fit_is_the_penalised_likelihoods_maximum():
-    """The stacked Newton fit against scipy's general minimiser on the objective it maximises (pairs weighted by
+    """The Newton fit against scipy's general minimiser on the objective it maximises (pairs weighted by
     their matches; the ridge): the same ratings, a ring of agents and every pair of them alike."""
     from scipy.optimize import minimize
 
