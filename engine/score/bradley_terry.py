@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from engine import store
 from engine.score.agent_figures import Summed, summed, summed_matches_and_wins_sql
@@ -23,82 +22,12 @@ ELO_BASE = 1000.0
 RIDGE = 1e-2  # keeps the fit finite when one agent always wins
 
 
-# Newton converges quadratically: after a full step below this (0.17 Elo), what is left is of its square: the
-# ratings and bounds of the bench's weeks moved by less than 1e-4 Elo from those of a 1e-6 threshold, one step fewer
+# Newton converges quadratically: after a full step below this (0.17 Elo), what is left is of its square
 STEP_DONE = 1e-3
-# a bootstrap resample's fit stops a step sooner (1.7 Elo: what is left, about its square, is 0.02 Elo): the bounds of
-# the bench's weeks moved by 0.005 Elo at most, against a percentile's own error of some Elo over 200 resamples, and
-# a week's 3,000 resamples of 8 agents took three steps, now two
+# a bootstrap resample's fit stops a step sooner (1.7 Elo; what is left, about its square, is far below a
+# percentile's own error over 200 resamples)
 RESAMPLE_STEP_DONE = 1e-2
-
-
-def _newton(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, theta: np.ndarray,
-            done: float = STEP_DONE) -> np.ndarray:
-    """Bradley-Terry strengths (natural log-odds) of many fits at once, each maximising its weighted likelihood from
-    its start `theta` (fits x agents): fit i's pairs are `pair_a[i]` against `pair_b[i]` (agent numbers, fits x
-    pairs; within a fit no pair twice and a before b), won and lost with weights `wins[i]` and `losses[i]` (a pair of
-    no weight is padding). Newton steps on the ridge-penalised log-likelihood, which is strictly concave, halving a
-    fit's step that does not improve it. A fit stops once a full step it takes is below `done`, or any step
-    below 1e-10: so its strengths are those it has alone, whatever it is stacked with. Each step works only on the
-    fits still going."""
-    theta, n = theta.copy(), theta.shape[1]
-    going = np.arange(len(theta))
-    laid_out = len(going)
-    cell_a, cell_b, on_ab, on_ba, diagonal = _cells(pair_a, pair_b, n)
-    current, softplus = _loss(theta, cell_a, cell_b, wins, losses)
-    for _ in range(100):
-        if not len(going):
-            break
-        every = len(going) == len(theta)
-        strength, a, b, won, lost, below = (v if every else v[going] for v in (theta, pair_a, pair_b, wins, losses,
-                                                                                softplus))
-        if laid_out != len(going):  # fewer fits going
-            cell_a, cell_b, on_ab, on_ba, diagonal = _cells(a, b, n)
-            laid_out = len(going)
-        p = np.exp(-below).ravel()  # the chance that a beats b: log(1 + e^-d) is below
-        slope, curve = lost.ravel() * p - won.ravel() * (1 - p), (won + lost).ravel() * p * (1 - p)  # in d = a - b
-        size = strength.size
-        grad = RIDGE * strength + (np.bincount(cell_a, slope, size) - np.bincount(cell_b, slope, size)
-                                   ).reshape(strength.shape)
-        # the Hessian: -curve at (a, b) and (b, a), each pair once; its diagonal what makes each row sum to the ridge
-        hessian = np.zeros(size * n)
-        hessian[on_ab] = hessian[on_ba] = -curve
-        hessian[diagonal] = RIDGE + np.bincount(cell_a, curve, size) + np.bincount(cell_b, curve, size)
-        step = np.linalg.solve(hessian.reshape(len(going), n, n), grad[..., None])[..., 0]
-        scale, before = np.ones(len(going)), current[going]
-        for _ in range(30):
-            trial, trial_softplus = _loss(strength - scale[:, None] * step, cell_a, cell_b, won, lost)
-            worse = trial > before + 1e-12
-            if not worse.any():
-                break
-            scale[worse] /= 2
-        moved = scale[:, None] * step
-        theta[going], current[going], softplus[going] = strength - moved, np.minimum(trial, before), trial_softplus
-        largest = np.abs(step).max(1)
-        going = going[~(((scale == 1) & (largest < done)) | (scale * largest < 1e-10))]
-    return theta
-
-
-def _cells(pair_a: np.ndarray, pair_b: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
-    """Where each pair of each fit (`_newton`'s fits x pairs) adds: its a's and its b's places among the fits'
-    strengths (fits x n, flat), and its places (a, b) and (b, a) in the fits' Hessians (fits x n x n, flat); and
-    the places of the Hessians' diagonals."""
-    fit = np.arange(len(pair_a))[:, None] * n
-    strengths = len(pair_a) * n
-    return ((fit + pair_a).ravel(), (fit + pair_b).ravel(), ((fit + pair_a) * n + pair_b).ravel(),
-            ((fit + pair_b) * n + pair_a).ravel(), np.arange(strengths) * n + np.arange(strengths) % n)
-
-
-
-def _loss(theta: np.ndarray, cell_a: np.ndarray, cell_b: np.ndarray, wins: np.ndarray, losses: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """Each fit's negative ridge-penalised log-likelihood (`_newton`), and log(1 + e^-d) of each pair (d: a's
-    strength less b's; `cell_a` and `cell_b` the pairs' places among the fits' strengths, flat: `_cells`)."""
-    flat = theta.ravel()
-    d = (flat[cell_a] - flat[cell_b]).reshape(wins.shape)
-    softplus = np.maximum(-d, 0) + np.log1p(np.exp(-np.abs(d)))  # log(1 + e^-d), as numpy's logaddexp but 3x faster
-    # wins·log(1 + e^-d) + losses·log(1 + e^d), as log(1 + e^d) = d + log(1 + e^-d): one logarithm, not two
-    return ((wins + losses) * softplus + losses * d).sum(1) + 0.5 * RIDGE * (theta ** 2).sum(1), softplus
+CELLS_AT_ONCE = 1_000_000  # the cells of Hessians and pairs fitted at once (8 MB): the memory a fit holds is bounded
 
 
 BRADLEY_TERRY_COLUMNS = ["agent", "rating", "lo", "hi", "rank", "component", "matches"]
@@ -187,37 +116,23 @@ def summed_pairs_sql(db: str | Path, where: Summed) -> tuple[str, list]:
 
 def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 200, seed: int = 0,
                       first_only: bool = False) -> pd.DataFrame:
-    """`bradley_terry_table` of pairs already read (`rated_pairs`). Every component's fits are set up from arrays at
-    once (a week at a million matches has 15 components, whose one-by-one set-up took 230 of 550 ms), and
-    components of about one size are fitted together (`_fitted_components`). With `first_only`, only component 1
-    is resampled: the others get their ratings without an interval (lo and hi NaN, so no interval ranks them apart:
-    rank 1 each), as the headline ranks the first alone (its bootstraps of the 14 others were most of a week's
-    headline)."""
+    """`bradley_terry_table` of pairs already read (`rated_pairs`), each component fitted apart. With `first_only`,
+    only component 1 is resampled: the others get their ratings without an interval (lo and hi NaN, so no interval
+    ranks them apart: rank 1 each), as the headline ranks the first alone."""
     names, (a, b) = numbered_agents(pairs)
     matches = pairs["matches"].to_numpy(np.int64)
     component = component_numbers(a, b, matches, len(names))
-    draws = _resampled(component[a], pairs["kind"].to_numpy(np.int64), matches, n_boot, seed,
-                       1 if first_only else None)
-    weight, score = (pairs[c].to_numpy(float) for c in ("weight", "score"))
-    # the distinct pairs (a before b in name order); a pair row's weight won and lost on its pair, and each agent's
-    # rows: sparse (pairs x rows, agents x rows), multiplied by the fits' draws a group of components at a time
-    cells, cell_of_row = np.unique(a * len(names) + b, return_inverse=True)
-    rows = np.arange(len(pairs))
-    won, lost = (sparse.csr_matrix((weight * share, (cell_of_row, rows)), shape=(len(cells), len(pairs)))
-                 for share in (score, 1 - score))
-    plays = sparse.csr_matrix((np.ones(2 * len(pairs)), (np.concatenate([a, b]), np.concatenate([rows, rows]))),
-                              shape=(len(names), len(pairs)))
-    cell_a, cell_b = cells // len(names), cells % len(names)
-    sizes, pairs_of = np.bincount(component)[1:], np.bincount(component[cell_a])[1:]
-    if first_only:  # the first alone with its resamples, the others with the full data's fit alone
-        groups = [(np.array([1]), draws), *((numbers + 1, draws[:1]) for numbers in
-                                            _of_about_one_size(sizes[1:], pairs_of[1:], 1))]
-    else:
-        groups = [(numbers, draws) for numbers in _of_about_one_size(sizes, pairs_of, len(draws))]
-    table = pd.concat([_fitted_components(numbers, component, cell_a, cell_b, won, lost, plays, fits, names)
-                       for numbers, fits in groups], ignore_index=True)
-    if first_only:
-        table.loc[table["component"] != 1, ["lo", "hi"]] = np.nan
+    kind, weight, score = pairs["kind"].to_numpy(np.int64), *(pairs[c].to_numpy(float) for c in ("weight", "score"))
+    order = np.argsort(component, kind="stable")  # each component's agents together, in name order
+    fitted = []
+    for number in np.unique(component):
+        rows, agents = np.flatnonzero(component[a] == number), np.flatnonzero(component == number)
+        resamples = 0 if first_only and number != 1 else n_boot
+        fitted.append(_fitted_component(np.searchsorted(agents, a[rows]), np.searchsorted(agents, b[rows]),
+                                        len(agents), kind[rows], matches[rows], weight[rows], score[rows],
+                                        resamples, seed))
+    rating, lo, hi = (ELO_BASE + ELO_SCALE * np.concatenate(column) for column in zip(*fitted, strict=True))
+    table = pd.DataFrame({"agent": names[order], "rating": rating, "lo": lo, "hi": hi, "component": component[order]})
     lo, hi, part = (table[c].to_numpy() for c in ("lo", "hi", "component"))
     table["rank"] = 1 + ((lo[None, :] > hi[:, None]) & (part[None, :] == part[:, None])).sum(1)
     table = table.merge(played, on="agent", how="left")
@@ -226,124 +141,81 @@ def fit_bradley_terry(pairs: pd.DataFrame, played: pd.DataFrame, n_boot: int = 2
                              ignore_index=True)[BRADLEY_TERRY_COLUMNS]
 
 
-def _resampled(component: np.ndarray, kind: np.ndarray, matches: np.ndarray, n_boot: int, seed: int,
-               only: int | None = None) -> np.ndarray:
-    """How many times each pair row counts in the full data (row 0: its kind's matches, which each row of a kind
-    holds) and in each of `n_boot` bootstrap resamples of its component's matches (fits x rows): a component's
-    matches are drawn by kind from a multinomial, its own generator seeded with `seed` (so a component's resamples
-    do not depend on the others'). `only`: the one component resampled (the others' resample rows stay 0)."""
-    draws = np.zeros((n_boot + 1, len(kind)))
-    draws[0] = matches
-    order = np.argsort(component, kind="stable")
-    for own in np.split(order, np.flatnonzero(np.diff(component[order])) + 1):
-        if only is not None and component[own[0]] != only:
-            continue
-        _, first_row, kind_of_row = np.unique(kind[own], return_index=True, return_inverse=True)
-        kinds = matches[own][first_row]
-        resamples = np.random.default_rng(seed).multinomial(kinds.sum(), kinds / kinds.sum(), size=n_boot)
-        draws[1:, own] = resamples[:, kind_of_row.ravel()]
-    return draws
+def _fitted_component(a: np.ndarray, b: np.ndarray, n: int, kind: np.ndarray, matches: np.ndarray,
+                      weight: np.ndarray, score: np.ndarray, n_boot: int, seed: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strengths (mean 0) of one component's `n` agents and their 95% bootstrap bounds (NaN without resamples).
+    A resample draws the component's matches by kind from a multinomial (the same as drawing matches one by one)
+    and starts from the full fit. Its scale has no origin of its own, so it is shifted onto the full fit, agents
+    weighted by their pair rows in it; an agent with no match in a resample is left out of its percentiles."""
+    cell, cell_of_row = np.unique(a * n + b, return_inverse=True)  # the distinct pairs, a before b
+    at_once = max(1, CELLS_AT_ONCE // (n * n + len(cell)))  # fits whose Hessians and pairs fit in CELLS_AT_ONCE
+
+    def fit(counts: np.ndarray, start: np.ndarray, done: float) -> np.ndarray:  # counts: fits x rows
+        parts = []
+        for i in range(0, len(counts), at_once):
+            won, lost = (_summed(counts[i:i + at_once], weight * share, cell_of_row, len(cell))
+                         for share in (score, 1 - score))
+            parts.append(_newton(cell // n, cell % n, won, lost, start[i:i + at_once], done))
+        return np.concatenate(parts)
+
+    full = fit(matches[None].astype(float), np.zeros((1, n)), STEP_DONE)
+    rating = full[0] - full[0].mean()
+    if not n_boot:
+        return rating, np.full(n, np.nan), np.full(n, np.nan)
+    _, first_row, kind_of_row = np.unique(kind, return_index=True, return_inverse=True)
+    per_kind = matches[first_row]
+    counts = np.random.default_rng(seed).multinomial(per_kind.sum(), per_kind / per_kind.sum(),
+                                                     size=n_boot)[:, kind_of_row].astype(float)
+    boot = fit(counts, np.repeat(full, n_boot, 0), RESAMPLE_STEP_DONE)
+    boot -= boot.mean(1, keepdims=True)
+    rows_played = _summed(counts, 1.0, a, n) + _summed(counts, 1.0, b, n)  # fits x agents
+    boot -= ((boot - rating) * rows_played).sum(1, keepdims=True) / rows_played.sum(1, keepdims=True)
+    everyone = (rows_played > 0).all()  # numpy's nanpercentile goes column by column: only where it must
+    lo, hi = (np.percentile if everyone else np.nanpercentile)(np.where(rows_played > 0, boot, np.nan), (2.5, 97.5),
+                                                              axis=0)
+    return rating, lo, hi
 
 
-def _of_about_one_size(sizes: np.ndarray, pairs: np.ndarray, fits: int) -> list[np.ndarray]:
-    """The component numbers (from 1; `sizes` their agents, `pairs` their distinct pairs) in groups fitted together:
-    padded to the largest of a group, a component has at most twice its agents (a solve costs agents³); and a group
-    holds at most `PART_CELLS` cells of Hessians and pairs over its fits, unless one component alone holds more
-    (15 components of 100 agents stacked took 2.9 GB and 18 s, one at a time 5 s)."""
-    numbers = np.arange(1, len(sizes) + 1)
-    bits = np.array([int(size).bit_length() for size in sizes])
-    groups = []
-    for size_bits in np.unique(bits):
-        alike = numbers[bits == size_bits]
-        cost = np.cumsum(fits * ((1 << int(size_bits)) ** 2 + pairs[alike - 1]))
-        part = cost // PART_CELLS
-        groups += [alike[part == p] for p in np.unique(part)]
-    return groups
+def _summed(counts: np.ndarray, per_row: np.ndarray | float, index: np.ndarray, size: int) -> np.ndarray:
+    """Each fit's `counts` (fits x rows) times `per_row`, summed by the rows' `index` (0 to size - 1): fits x size."""
+    at = np.arange(len(counts))[:, None] * size + index
+    return np.bincount(at.ravel(), (counts * per_row).ravel(), len(counts) * size).reshape(len(counts), size)
 
 
-# the cells of Hessians and pairs fitted at once (a float array of them: 8 MB): the memory a fit holds is bounded
-PART_CELLS = 1_000_000
+def _newton(a: np.ndarray, b: np.ndarray, won: np.ndarray, lost: np.ndarray, theta: np.ndarray,
+            done: float) -> np.ndarray:
+    """Bradley-Terry strengths (natural log-odds) of several fits of the same pairs `a` against `b` (each pair
+    once): fit i wins and loses them with weights `won[i]` and `lost[i]`, starting from `theta[i]`. Newton steps
+    on the ridge-penalised likelihood (strictly concave), a fit's step halved while it does not improve; a fit
+    stops once a full step is below `done` or any step below 1e-10, so its strengths do not depend on the others'."""
+    theta, n = theta.copy(), theta.shape[1]
+    agents = np.arange(n)
+    sides = np.eye(n)[a] - np.eye(n)[b], np.eye(n)[a] + np.eye(n)[b]  # pairs x agents: +a - b, a + b
 
+    def loss(t: np.ndarray, w: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        d = t[:, a] - t[:, b]  # log(1 + e^d) = d + log(1 + e^-d): one logarithm
+        return ((w + lo) * np.logaddexp(0, -d) + lo * d).sum(1) + 0.5 * RIDGE * (t ** 2).sum(1)
 
-def _fitted_components(numbers: np.ndarray, component: np.ndarray, cell_a: np.ndarray, cell_b: np.ndarray,
-                       won: sparse.csr_matrix, lost: sparse.csr_matrix, plays: sparse.csr_matrix, draws: np.ndarray,
-                       names: np.ndarray) -> pd.DataFrame:
-    """Agent, rating, lo, hi, component of the components `numbers`, fitted together: each padded to the largest
-    (a pair of padding weighs nothing, an agent of padding has no pair). The full data is fitted first, and each
-    resample starts from its fit (so it takes fewer steps). The interval's scale has no origin of its own, so each
-    resample is shifted onto the full fit, agents weighted by their matches in it; an agent with no match in a
-    resample has no strength there (not the ridge's 0) and is left out of its percentiles."""
-    place = np.full(component.max() + 1, -1)
-    place[numbers] = np.arange(len(numbers))  # a component's place among the problems
-    agent_place = place[component]
-    mine = np.flatnonzero(agent_place >= 0)  # in name order
-    agent_of = _slots(agent_place[mine], mine)  # problems x agents: agent numbers, -1 padding
-    local = np.zeros(len(component), np.int64)
-    local[agent_of[agent_of >= 0]] = np.nonzero(agent_of >= 0)[1]  # an agent's number within its problem
-    cell_place = agent_place[cell_a]
-    cell_of = _slots(cell_place[cell_place >= 0], np.flatnonzero(cell_place >= 0))  # problems x pairs
-    pair_a, pair_b = (np.where(cell_of >= 0, local[side[cell_of]], 0) for side in (cell_a, cell_b))
-    won, lost, played = (np.where(of[:, None, :] >= 0, (by_row[of.ravel()] @ draws.T).reshape(*of.shape, -1)
-                                  .transpose(0, 2, 1), 0.0)
-                         for by_row, of in ((won, cell_of), (lost, cell_of), (plays, agent_of)))
-    problems, fits, n = len(numbers), won.shape[1], agent_of.shape[1]
-    full = _newton_in_parts(pair_a, pair_b, won[:, 0], lost[:, 0], np.zeros((problems, n)))
-    resamples = fits - 1
-    boot = _newton_in_parts(*(np.repeat(side, resamples, 0) for side in (pair_a, pair_b)),
-                            *(values[:, 1:].reshape(problems * resamples, pair_a.shape[1]) for values in (won, lost)),
-                            np.repeat(full, resamples, 0), RESAMPLE_STEP_DONE).reshape(problems, resamples, n)
-    real = agent_of >= 0
-    full, boot = (theta - (theta * real[:, None]).sum(2, keepdims=True) / real.sum(1)[:, None, None]
-                  for theta in (full[:, None], boot))  # mean 0 over each problem's agents
-    weights = played[:, 1:]
-    if not boot.shape[1]:  # no resample: the interval is the rating
-        boot, weights = full, played[:, :1]
-    boot = boot - ((boot - full) * weights).sum(2, keepdims=True) / weights.sum(2, keepdims=True)
-    lo, hi = (bound.reshape(problems, n)[real] for bound in _percentiles(
-        boot.transpose(1, 0, 2).reshape(boot.shape[1], -1), (weights > 0).transpose(1, 0, 2).reshape(
-            weights.shape[1], -1), (2.5, 97.5)))
-    return pd.DataFrame({"agent": names[agent_of[real]], "rating": ELO_BASE + ELO_SCALE * full[:, 0][real],
-                         "lo": ELO_BASE + ELO_SCALE * lo, "hi": ELO_BASE + ELO_SCALE * hi,
-                         "component": numbers[np.nonzero(real)[0]]})
-
-
-def _newton_in_parts(pair_a: np.ndarray, pair_b: np.ndarray, wins: np.ndarray, losses: np.ndarray,
-                     theta: np.ndarray, done: float = STEP_DONE) -> np.ndarray:
-    """`_newton` over at most `PART_CELLS` cells of Hessians and pairs at a time: each fit is its own, so the parts'
-    fits are the whole's."""
-    if not len(theta):
-        return theta
-    step = max(1, PART_CELLS // (theta.shape[1] ** 2 + pair_a.shape[1]))
-    return np.concatenate([_newton(pair_a[i:i + step], pair_b[i:i + step], wins[i:i + step], losses[i:i + step],
-                                   theta[i:i + step], done) for i in range(0, len(theta), step)])
-
-
-def _slots(place: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """`items` laid out by their problem's `place` (items of one place kept in their order): places x the most
-    items of one place, -1 where a place has fewer."""
-    order = np.argsort(place, kind="stable")
-    place, items = place[order], items[order]
-    counts = np.bincount(place)
-    slot = np.arange(len(place)) - np.repeat(np.cumsum(counts) - counts, counts)
-    laid = np.full((len(counts), counts.max()), -1)
-    laid[place, slot] = items
-    return laid
-
-
-def _percentiles(values: np.ndarray, kept: np.ndarray, qs: tuple[float, ...]) -> list[np.ndarray]:
-    """`np.nanpercentile(np.where(kept, values, nan), qs, axis=0)` (linear interpolation, the same doubles) for
-    every column at once, where numpy's own goes column by column (a third of a small fit's time)."""
-    ordered = np.sort(np.where(kept, values, np.nan), axis=0)  # NaN sorts last
-    count = kept.sum(0)
-    out = []
-    for q in qs:
-        index = (count - 1) * np.true_divide(q, 100)
-        below = np.floor(index)
-        gamma = index - below
-        low = np.clip(below, 0, None).astype(int)
-        high = np.minimum(low + 1, np.maximum(count - 1, 0))
-        a, b = (np.take_along_axis(ordered, i[None, :], 0)[0] for i in (low, high))
-        diff = b - a
-        value = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
-        out.append(np.where(count > 0, value, np.nan))
-    return out
+    current, going = loss(theta, won, lost), np.arange(len(theta))
+    for _ in range(100):
+        if not going.size:
+            break
+        t, w, lo = theta[going], won[going], lost[going]
+        p = 1 / (1 + np.exp(t[:, b] - t[:, a]))  # the chance that a beats b
+        slope, curve = lo * p - w * (1 - p), (w + lo) * p * (1 - p)
+        hessian = np.zeros((len(going), n, n))
+        hessian[:, a, b] = hessian[:, b, a] = -curve
+        hessian[:, agents, agents] = RIDGE + curve @ sides[1]
+        step = np.linalg.solve(hessian, (RIDGE * t + slope @ sides[0])[..., None])[..., 0]
+        scale, before = np.ones(len(going)), current[going]
+        for _ in range(30):
+            trial = loss(t - scale[:, None] * step, w, lo)
+            worse = trial > before + 1e-12
+            if not worse.any():
+                break
+            scale[worse] /= 2
+        theta[going], current[going] = t - scale[:, None] * step, np.minimum(trial, before)
+        largest = np.abs(step).max(1)
+        going = going[~(((scale == 1) & (largest < done)) | (scale * largest < 1e-10))]
+    return theta

@@ -12,12 +12,9 @@ ratings' own read), never a definition of its own.
   (every other seat the same agent with the same strategy, A and B in the same seats with the same strategy). A
   side's score is the mean score (`seats.score`) of its seats; several matches of one condition (runs played twice)
   are averaged first. Per game: the mean difference A - B with its 95% t interval and the paired t-test
-  (`scipy.stats.ttest_rel`); Holm's correction across the games (`statsmodels.stats.multitest.multipletests`). The
-  overall row counts every game's pairs, and shows their scores only when they are of one game: each game scores on
-  its own scale, so a difference pooled over games would mix units.
-
-scipy.stats and statsmodels are imported inside the two functions that test: a dashboard process loads them only once
-a user asks for a comparison (tests/test_page_imports.py holds the pages to that).
+  (`scipy.stats.ttest_rel`); Holm's correction across the games (`stats.holm`). The overall row counts every game's
+  pairs, and shows their scores only when they are of one game: each game scores on its own scale, so a difference
+  pooled over games would mix units.
 """
 
 from __future__ import annotations
@@ -29,11 +26,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import ttest_rel
 
 from engine import store
 from engine.score.agent_figures import agents_seen
 from engine.score.bradley_terry import rated_pairs
-from engine.score.stats import wilson_interval
+from engine.score.stats import holm, wilson_interval
 from engine.store.selection import ALL, Selection, agent_sql
 
 OVERALL = "overall"
@@ -60,7 +58,7 @@ DEFINITIONS = {  # each column's, as a header's tooltip shows it
     "diff_lo": "the 95% t interval of the difference: lower bound",
     "diff_hi": "the 95% t interval of the difference: upper bound",
     "p": f"two-sided p of the {PAIRED_TEST}",
-    "p_holm": "p with Holm's correction across the games (statsmodels' multipletests); none for the pooled row",
+    "p_holm": "p with Holm's correction across the games; none for the pooled row",
 }
 
 
@@ -156,24 +154,11 @@ def _paired_figures(scores: pd.DataFrame) -> dict[str, float]:
                "diff_lo": np.nan, "diff_hi": np.nan, "p": np.nan}
     if n < 2:
         return figures
-    from scipy import stats  # only here: a dashboard process loads it when a comparison is asked for
-
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # equal differences: no spread, said by the NaN below
-        test = stats.ttest_rel(scores["score_a"], scores["score_b"])
+        test = ttest_rel(scores["score_a"], scores["score_b"])
         low, high = test.confidence_interval(0.95)
     return figures | {"diff_lo": float(low), "diff_hi": float(high), "p": float(test.pvalue)}
-
-
-def holm(p: pd.Series) -> pd.Series:
-    """Holm-adjusted p-values of the games' tests (statsmodels' `multipletests`); NaN stays NaN and is not counted."""
-    from statsmodels.stats.multitest import multipletests  # only here, as scipy.stats above
-
-    tested = p.dropna()
-    adjusted = pd.Series(np.nan, index=p.index)
-    if len(tested):
-        adjusted[tested.index] = multipletests(tested.to_numpy(float), method="holm")[1]
-    return adjusted
 
 
 def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.DataFrame:
@@ -200,7 +185,7 @@ def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.Da
             for game in games]
     table = pd.DataFrame(rows, columns=COLUMNS)
     table = table[(table["matches"] > 0) | (table["pairs"] > 0)].reset_index(drop=True)
-    table["p_holm"] = holm(table["p"])
+    table["p_holm"] = holm(table["p"].to_numpy(dtype=float))
     pooled = _paired_figures(paired)
     if paired["game"].nunique() > 1:  # each game scores on its own scale: a pooled difference would mix units
         pooled = {**dict.fromkeys(PAIRED, np.nan), "pairs": pooled["pairs"]}

@@ -2,7 +2,7 @@
 robustness comparisons of GAMA-Bench's RQ1 (γ-Bench paper §4.1) made testable.
 
 - `wilson_interval`: the Wilson score interval of a win rate (sound at 0 or n wins, unlike the
-  normal approximation), statsmodels' formula.
+  normal approximation), from statsmodels.
 - `compare_levels`: scores of one factor's levels (prompt versions, temperatures, strategies,
   repeats) against the default level: mean, spread, a t-test (paired on the seeds both levels
   played when every sample has its pair, Welch otherwise), Holm-adjusted p-values over the
@@ -27,10 +27,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import special
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
 ALPHA = 0.05
-Z95 = float(special.ndtri(1 - ALPHA / 2))
+Z95 = float(stats.norm.ppf(1 - ALPHA / 2))
 MIN_SAMPLE = 5  # scores per level before a level is tested: the paper's own five runs per level (GAMA-Bench §4.1)
 NOT_TESTED = "not tested"  # a comparison's `test` where the level or the default has fewer than MIN_SAMPLE scores
 COMPARISON_COLUMNS = ["level", "n", "mean", "std", "low", "high", "diff", "diff_low", "diff_high", "test", "pairs",
@@ -38,50 +39,31 @@ COMPARISON_COLUMNS = ["level", "n", "mean", "std", "low", "high", "diff", "diff_
 
 
 def wilson_interval(wins, n, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds of the Wilson score interval of wins/n (arrays or scalars; NaN where n = 0): statsmodels'
-    `proportion_confint(method="wilson")` formula, which tests/test_page_imports.py pins it to. Ours: importing
-    statsmodels (and the scipy.stats it loads) cost every dashboard process 45 MB for this one formula."""
+    """Lower and upper bounds of the Wilson score interval of wins/n (arrays or scalars; NaN where n = 0):
+    statsmodels' `proportion_confint(method="wilson")`."""
     wins, n = np.asarray(wins, dtype=float), np.asarray(n, dtype=float)
-    z = -special.ndtri(alpha / 2)  # scipy's norm.isf(alpha / 2), computed as statsmodels does to the last bit
-    z2 = z ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = wins / n
-        denominator = 1 + z2 / n
-        center = (rate + z2 / (2 * n)) / denominator
-        half = z * np.sqrt(rate * (1.0 - rate) / n + z2 / (4.0 * n ** 2)) / denominator
-        # the interval holds its rate: 0 wins give a lower bound of 0, not 5.6e-17 left by rounding
-        return np.asarray(np.fmin(center - half, rate), dtype=float), np.asarray(np.fmax(center + half, rate),
-                                                                                dtype=float)
+        low, high = proportion_confint(wins, n, alpha=alpha, method="wilson")
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm-Bonferroni adjusted p-values (step-down, monotone, capped at 1); NaN stays NaN and is not counted.
-    Ours, not statsmodels' `multipletests`: that one runs a full garbage collection on every call (0.2-0.7 s
-    in a dashboard process, once per robustness table: bench/stats.py); tests/test_stats.py pins this one to
-    it on random inputs."""
+    Not statsmodels' `multipletests`: its Holm branch runs a full garbage collection on every call, seconds a
+    robustness view in a dashboard process (bench/stats.py)."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     valid = np.flatnonzero(~np.isnan(p))
-    m = valid.size
-    running = 0.0
-    for rank, idx in enumerate(valid[np.argsort(p[valid], kind="stable")]):
-        running = max(running, min(1.0, (m - rank) * p[idx]))
-        out[idx] = running
+    order = valid[np.argsort(p[valid], kind="stable")]
+    out[order] = np.minimum(1.0, np.maximum.accumulate((valid.size - np.arange(valid.size)) * p[order]))
     return out
 
 
-def _t_p_value(diff: float, se: float, df: float) -> float:
-    """Two-sided p of t = diff / se, by formula: scipy's `ttest_ind`/`ttest_rel` cost 5-40x more a call
-    (bench/stats.py); tests/test_stats.py pins these to scipy's on random samples. The t distribution's tails are
-    scipy.special's `stdtr`/`stdtrit`, what `scipy.stats.t.sf`/`ppf` compute after checking their arguments."""
-    return float(_t_p_values(np.array([diff]), np.array([se]), np.array([df]))[0])
-
-
 def _t_p_values(diff: np.ndarray, se: np.ndarray, df: np.ndarray) -> np.ndarray:
-    """`_t_p_value` of arrays: no p where both the difference and its standard error are 0 (identical paired
-    scores), 0 where only the standard error is."""
+    """Two-sided p of t = diff / se on `df` degrees of freedom (scipy's t distribution): no p where both the
+    difference and its standard error are 0 (identical paired scores), 0 where only the standard error is."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = 2 * special.stdtr(df, -np.abs(diff / se))
+        p = 2 * stats.t.sf(np.abs(diff / se), df)
     return np.where(se == 0, np.where(diff == 0, np.nan, 0.0), p)
 
 
@@ -101,29 +83,12 @@ def _paired_parts(pairs, m2):
         return np.sqrt(m2 / (pairs - 1) / pairs), pairs - 1
 
 
-def welch_test(reference: Sequence[float], other: Sequence[float]) -> float:
-    """Two-sided p-value of Welch's unequal-variance t-test; NaN with fewer than 2 values a side."""
-    a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
-    if a.size < 2 or b.size < 2:
-        return float("nan")
-    return _t_p_value(*_welch_parts(a.size, a.mean(), a.var(ddof=1), b.size, b.mean(), b.var(ddof=1)))
-
-
-def paired_test(reference: Sequence[float], other: Sequence[float]) -> float:
-    """Two-sided p-value of the paired t-test; NaN with fewer than 2 pairs."""
-    a, b = np.asarray(reference, dtype=float), np.asarray(other, dtype=float)
-    if a.size < 2:
-        return float("nan")
-    diffs = b - a
-    return _t_p_value(diffs.mean(), *_paired_parts(diffs.size, ((diffs - diffs.mean()) ** 2).sum()))
-
-
 def _t_intervals(centre: np.ndarray, se: np.ndarray, df: np.ndarray,
                  alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
     """The (1 - alpha) t intervals centre ± t·se; NaN without a standard error."""
     known = np.isfinite(se) & (df > 0)
     with np.errstate(invalid="ignore"):
-        half = special.stdtrit(np.where(known, df, 1.0), 1 - alpha / 2) * se
+        half = stats.t.ppf(1 - alpha / 2, np.where(known, df, 1.0)) * se  # se 0 (equal differences): [centre, centre]
     return np.where(known, centre - half, np.nan), np.where(known, centre + half, np.nan)
 
 

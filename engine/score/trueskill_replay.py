@@ -1,8 +1,13 @@
 """TrueSkill (mu 25, sigma 25/3) replayed over the selected matches in the order they finished (`outcomes.OUTCOME`
-orders each match's seats: winners first, co-winners and drawing teams tied). Every seat of a team weighs 1
-(`trueskill.rate`'s default, as LLMArena's code rates teams), so a team's performance is its members' sum; an agent
-in several seats of a team moves by the sum of its seats' updates. A match that is one team (Hanabi) or one agent
-against itself teaches nothing about skill and is left out.
+orders each match's seats: winners first, co-winners and drawing teams tied). Each match is one `TrueSkill.rate`
+of the `trueskill` package, with its defaults (as LLMArena's code rates teams): every seat of a team weighs 1, so a
+team's performance is its members' sum; an agent in several seats of a team moves by the sum of its seats'
+updates. A match that is one team (Hanabi) or one agent against itself teaches nothing about skill and is left out.
+
+Floats cannot hold every update: when a team wins that its ratings said could all but not win (four seats of one
+agent whose rating has run far ahead of the fifth's), the normal cdf underflows and the package raises
+FloatingPointError. That match is rated again on the package's mpmath backend (its own advice), so no extreme
+match stops a replay.
 
 A replay is kept in memory per database and selection, and saved beside the database for the unfiltered ones
 (engine.score.saved_replays): when the database has only gained matches that finished later, only those are
@@ -13,7 +18,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 
 import trueskill
@@ -21,7 +28,6 @@ import trueskill
 from engine import store
 from engine.score.outcomes import FINISHED, finished_between, narrowed, seat_outcomes_sql
 from engine.score.saved_replays import Replayed, load_saved, save
-from engine.score.trueskill_update import rate_exactly
 from engine.store.selection import ALL, Selection
 
 MU = 25.0
@@ -34,18 +40,14 @@ CHUNK = 50_000  # matches read at once: the seats of 50,000 matches take a few M
 
 
 def _teams(db: str | Path, selection: Selection, after: tuple | None, until: tuple | None = None) -> list[tuple]:
-    """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents, weights),
-    lists with one entry per team member (a seat, weight 1: `trueskill.rate`'s default); the matches that
-    finished after `after` and up to `until` (`seat_outcomes_sql`)."""
+    """One row per match in the order matches finished: (match_id, finished_at, ranks, roles, agents), lists with
+    one entry per seat; the matches that finished after `after` and up to `until` (`seat_outcomes_sql`)."""
     seats, params = seat_outcomes_sql(selection, after, until)
     return store.rows(db, f"""
-        WITH s AS ({seats}),
-        members AS (SELECT match_id, finished_at, rank, role, agent, 1.0::DOUBLE AS weight FROM s)
+        WITH s AS ({seats})
         SELECT match_id, any_value(finished_at) AS finished_at, list(rank ORDER BY rank, role, agent),
-               list(role ORDER BY rank, role, agent), list(agent ORDER BY rank, role, agent),
-               list(weight ORDER BY rank, role, agent)
-        FROM members GROUP BY match_id ORDER BY finished_at, match_id""", params)
-
+               list(role ORDER BY rank, role, agent), list(agent ORDER BY rank, role, agent)
+        FROM s GROUP BY match_id ORDER BY finished_at, match_id""", params)
 
 
 def _bounds(db: str | Path, selection: Selection, after: tuple | None) -> list[tuple | None]:
@@ -61,26 +63,48 @@ def _bounds(db: str | Path, selection: Selection, after: tuple | None) -> list[t
     return [*cuts, None]
 
 
-def _replay(matches: list[tuple], env: trueskill.TrueSkill, ratings: dict[str, tuple[float, float]]) -> None:
+def rate(teams: Sequence[Sequence[tuple[float, float]]], ranks: Sequence[int]) -> list[list[tuple[float, float]]]:
+    """New (mu, sigma) of every member of `teams` (each a list of (mu, sigma)) placed by `ranks` (lower is better,
+    ties draw): `ENV.rate`, or where floats underflow, the same update on the mpmath backend."""
+    try:
+        return _rated(ENV, teams, ranks)
+    except FloatingPointError:
+        return _rated(_exact(), teams, ranks)
+
+
+def _rated(env: trueskill.TrueSkill, teams: Sequence[Sequence[tuple[float, float]]],
+           ranks: Sequence[int]) -> list[list[tuple[float, float]]]:
+    groups = env.rate([[env.create_rating(mu, sigma) for mu, sigma in team] for team in teams], ranks=ranks)
+    return [[(float(r.mu), float(r.sigma)) for r in group] for group in groups]
+
+
+@cache
+def _exact() -> trueskill.TrueSkill:
+    """ENV on trueskill's mpmath backend (made when first needed: the backend imports mpmath)."""
+    return trueskill.TrueSkill(mu=ENV.mu, sigma=ENV.sigma, beta=ENV.beta, tau=ENV.tau,
+                               draw_probability=ENV.draw_probability, backend="mpmath")
+
+
+def _replay(matches: list[tuple], ratings: dict[str, tuple[float, float]]) -> None:
     """TrueSkill over `matches` in order, updating `ratings` (agent -> (mu, sigma)) in place; an agent in
     several teams of one match moves by the sum of its copies' updates and keeps the smallest new sigma."""
-    for _, _, ranks, roles, agents, weights in matches:
+    for _, _, ranks, roles, agents in matches:
         # a team is a role: teammates ranked apart by their own scores (Who is Spy's civilians) are never rated
         # against each other (as Bradley-Terry pairs them); the team places where its best member does
-        teams: dict[str, list[tuple[str, float]]] = {}
+        teams: dict[str, list[str]] = {}
         placed: dict[str, int] = {}
-        for rank, role, agent, weight in zip(ranks, roles, agents, weights, strict=True):
-            teams.setdefault(role, []).append((agent, weight))
+        for rank, role, agent in zip(ranks, roles, agents, strict=True):
+            teams.setdefault(role, []).append(agent)
             placed[role] = min(rank, placed.get(role, rank))
         if len(teams) < 2 or len(set(agents)) < 2:
             continue  # one team, or an agent against itself: nothing learned (an agent never rated has no rating)
         for agent in agents:
             ratings.setdefault(agent, (MU, SIGMA))
         keys = list(teams)
-        new = rate_exactly(env, [[(*ratings[a], w) for a, w in teams[k]] for k in keys], [placed[k] for k in keys])
+        new = rate([[ratings[a] for a in teams[k]] for k in keys], [placed[k] for k in keys])
         moved: dict[str, list[tuple[float, float]]] = {}
         for k, group in zip(keys, new, strict=True):
-            for (agent, _), rating in zip(teams[k], group, strict=True):
+            for agent, rating in zip(teams[k], group, strict=True):
                 moved.setdefault(agent, []).append(rating)
         for agent, copies in moved.items():
             mu, _ = ratings[agent]
@@ -128,7 +152,7 @@ def replayed_ratings(db: str | Path, game: str | None = None,
         with store.reading(db):
             matches = _teams(db, selection, last, until)
         if matches:  # replayed with the file closed: a replay takes minutes, and a reader holds off every writer
-            _replay(matches, ENV, ratings)
+            _replay(matches, ratings)
             last = (matches[-1][1], matches[-1][0])
     if memo and last == memo.last:
         if memo.generation != generation:  # written since, but no match of the selection: now current
