@@ -3,11 +3,14 @@
 
 The records: the 40 shipped ones (engine/data/gamabench/raw_results/, GPT-3.5-0125's runs 1-5: Table 5, and the
 default column of Tables 6-8, which the paper prints from run 1) and trimmed copies of study records in
-tests/data/gamabench_studies/ (the authors' `raw_results/` names and folders; `meta` as published, each round's
-`responses` and `valuations`, the figures the auction's scores read). The expected cells are the paper's."""
+tests/data/gamabench_studies/: every auction record of the GPT-3.5-0125 studies the file index holds (the authors'
+`raw_results/` names and folders; `meta` as published, each round's `responses`, `valuations` and
+`bid_winner_proposed`, the figures the auction's scores read and a check of the copy: the highest response is the
+published winning bid). The expected cells are the paper's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -27,7 +30,13 @@ PRINTED = {
     ("Table 5", "T4"): (5.5, 42.5), ("Table 5", "T5"): (4.4, 43.2),
     ("Table 6", "1.0 (Default)"): (6.5, 44.9), ("Table 7", "V1 (Default)"): (6.5, None),
     ("Table 8", "Default"): (6.5, 44.9),
-    ("Table 6", "0.0"): (5.6, None),
+    ("Table 6", "0.0"): (5.6, None), ("Table 6", "0.2"): (6.0, None), ("Table 6", "0.4"): (4.6, None),
+    ("Table 6", "0.6"): (4.5, None), ("Table 6", "0.8"): (5.8, None),
+    ("Table 7", "V2"): (4.6, None), ("Table 7", "V3"): (5.7, None), ("Table 7", "V4"): (2.6, None),
+    ("Table 7", "V5"): (5.9, None),
+    ("Table 8", "CoT 2"): (1.4, None),
+    ("Table 9", "vr0"): (6.0, None), ("Table 9", "vr1"): (5.1, None), ("Table 9", "vr2"): (4.7, None),
+    ("Table 9", "vr3"): (5.5, None),  # valuations up to 100, 200, 400, 800
 }
 
 
@@ -62,3 +71,10 @@ def test_rescore_keeps_the_papers_auction_score(tables):
     db, before = tables
     rescore(db)
     assert study_tables(db).set_index(["table", "column", "game"])["paper"].equals(before["paper"])
+
+
+def test_each_trimmed_copy_holds_the_published_winning_bids():
+    """A check of the copies: each round's highest response is the winning bid the authors' record publishes."""
+    for path in sorted(STUDIES.rglob("*.json")):
+        for k, r in enumerate(json.loads(path.read_text())["round_records"]):
+            assert max(r["responses"]) == r["bid_winner_proposed"], (path.name, k + 1)
