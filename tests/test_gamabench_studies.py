@@ -73,8 +73,22 @@ def test_rescore_keeps_the_papers_auction_score(tables):
     assert study_tables(db).set_index(["table", "column", "game"])["paper"].equals(before["paper"])
 
 
-def test_each_trimmed_copy_holds_the_published_winning_bids():
-    """A check of the copies: each round's highest response is the winning bid the authors' record publishes."""
+def test_guessing_at_r_1_reads_37_6_by_the_authors_code_where_the_paper_prints_62_4(tables):
+    """Table 9's R = 1 cell (`guessing_game_v1_r6.json`): the arena scores it as the authors' code,
+    (1 - |2S - D|/D)·100 = 37.6; the paper's Eq. 1 writes |2S - D|/D·100, 62.4, the figure in its table."""
+    cell = tables[1].loc[("Table 9", "r6", "guessing_game")]
+    assert cell["paper"] == pytest.approx(37.6, abs=0.05) and cell["leaderboard"] == cell["paper"]
+    record = json.loads((STUDIES / "guessing_game" / "guessing_game_v1_r6.json").read_text())
+    s = sum(r["mean"] for r in record["round_records"]) / len(record["round_records"])
+    assert abs(2 * s - 100) / 100 * 100 == pytest.approx(62.4, abs=0.05)
+
+
+def test_each_trimmed_copy_holds_the_published_figures():
+    """A check of the copies: each round's highest bid is the winning bid the authors' auction record publishes, and
+    each Guess 2/3 round's mean is its responses' mean."""
     for path in sorted(STUDIES.rglob("*.json")):
         for k, r in enumerate(json.loads(path.read_text())["round_records"]):
-            assert max(r["responses"]) == r["bid_winner_proposed"], (path.name, k + 1)
+            if "bid_winner_proposed" in r:
+                assert max(r["responses"]) == r["bid_winner_proposed"], (path.name, k + 1)
+            else:
+                assert sum(r["responses"]) / len(r["responses"]) == pytest.approx(r["mean"]), (path.name, k + 1)

@@ -18,7 +18,7 @@ def test_papers_counts_the_shipped_gamabench_records_as_the_repository_holds_the
     shipped = re.search(r"the (\d+) files of `engine/data/gamabench/raw_results/`", PAPERS)
     trimmed = re.search(r"trimmed copies of (\d+) other records in `tests/data/gamabench/`", PAPERS)
     assert shipped and int(shipped[1]) == files_under("engine/data/gamabench/raw_results")
-    studies = re.search(r"of (\d+) auction\s+records of the paper's studies in `tests/data/gamabench_studies/`", PAPERS)
+    studies = re.search(r"of (\d+) records of\s+the paper's studies in `tests/data/gamabench_studies/`", PAPERS)
     assert trimmed and int(trimmed[1]) == files_under("tests/data/gamabench")
     assert studies and int(studies[1]) == files_under("tests/data/gamabench_studies")
 
