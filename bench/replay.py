@@ -1,6 +1,7 @@
 """How long does TrueSkill take to replay every match from scratch? Fills a database as bench/dashboard.py does
 (every game, 8 models, 4 seats), then replays every game's matches, and each game's, as the run command's refresh
-does (engine/present/default_views.py), with no saved replay, `--repeats` times. Run it in two checkouts for an A/B figure.
+does (engine/present/default_views.py),
+with no saved replay, `--repeats` times. Run it in two checkouts for an A/B figure.
 
     .venv/bin/python bench/replay.py [--matches 50000] [--repeats 3] [--db PATH]
 """

@@ -1,8 +1,14 @@
 """Prompt templates: `engine/prompts/<game>/<version>.yaml`, one `system` text and one text per
-decision phase, filled from the observation's view. Adding a version is adding a file."""
+decision phase, filled from the observation's view. Adding a version is adding a file.
+
+A paper's own prompts are imported, never shipped: `python -m engine import prompts gamabench DIR` writes them in the
+same format as versions `authors-v1`, `authors-v2`, ... under `imported_prompts_dir()` (outside the repository).
+A seat that asks for `authors-vN` plays it where it was imported, else the arena's own `vN` (`playable_version`):
+the seat then records the version that played."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -20,14 +26,38 @@ _QUOTED_EXAMPLE = re.compile(r'\b(?:for example|e\.g\.|such as|like|as|form)(?: 
                              re.IGNORECASE)
 
 
+IMPORTED_PROMPTS_ENV = "ARENA_PROMPTS"
+AUTHORS_PREFIX = "authors-"  # an imported version's name: "authors-v2", the authors' v2
+
+
+def imported_prompts_dir() -> Path:
+    """Where imported prompt versions live: $ARENA_PROMPTS, else ~/.local/share/arena/prompts."""
+    return Path(os.environ.get(IMPORTED_PROMPTS_ENV) or Path.home() / ".local" / "share" / "arena" / "prompts")
+
+
+def _template_files(game: str) -> dict[str, Path]:
+    """Each prompt version of `game` and its file: the shipped ones and the imported `authors-*` ones."""
+    shipped = {p.stem: p for p in (PROMPTS_DIR / game).glob("*.yaml")}
+    imported = {p.stem: p for p in (imported_prompts_dir() / game).glob(f"{AUTHORS_PREFIX}*.yaml")}
+    return shipped | imported
+
+
 def versions(game: str) -> list[str]:
-    return sorted(p.stem for p in (PROMPTS_DIR / game).glob("*.yaml"))
+    return sorted(_template_files(game))
+
+
+def playable_version(game: str, version: str) -> str:
+    """The version a seat asking for `version` plays: `authors-vN` where it was imported, else the arena's `vN`."""
+    own = version.removeprefix(AUTHORS_PREFIX)
+    if version == own or version in _template_files(game) or own not in _template_files(game):
+        return version
+    return own
 
 
 @lru_cache(maxsize=256)
 def load_template(game: str, version: str) -> dict[str, str]:
-    path = PROMPTS_DIR / game / f"{version}.yaml"
-    if not path.exists():
+    path = _template_files(game).get(version)
+    if path is None:
         raise ValueError(f"game '{game}' has no prompt version '{version}' (has: {', '.join(versions(game))})")
     template = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(template, dict) or "system" not in template:

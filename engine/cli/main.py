@@ -332,11 +332,31 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from engine.papers.registry import import_records
 
     try:
-        print(import_records(args.source, args.dir, args.db, progress=not args.quiet))
+        if args.source == PROMPTS:
+            print(_import_prompts(args.dir, args.prompt_dir))
+        elif args.prompt_dir is not None:
+            raise ValueError(f"import {args.source} takes one folder, got {args.dir} and {args.prompt_dir}")
+        else:
+            print(import_records(args.source, args.dir, args.db, progress=not args.quiet))
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+PROMPTS = "prompts"  # `import prompts PAPER DIR`: a paper's own prompts, not records
+PROMPT_PAPERS = ("gamabench",)
+
+
+def _import_prompts(paper: str, folder: str | None) -> str:
+    """`import prompts gamabench DIR`: the authors' prompt folder as prompt versions `authors-v1`.. (outside the
+    repository, engine/papers/gamabench/authors_prompts.py)."""
+    if paper not in PROMPT_PAPERS or folder is None:
+        raise ValueError(f"import prompts takes a paper ({', '.join(PROMPT_PAPERS)}) and its authors' prompt folder: "
+                         "python -m engine import prompts gamabench DIR")
+    from engine.papers.gamabench.authors_prompts import import_prompts
+
+    return import_prompts(folder)
 
 
 def _interrupt_on_stop_signals() -> None:
@@ -492,8 +512,14 @@ def main(argv: list[str] | None = None) -> int:
     rescore.set_defaults(func=_cmd_rescore)
 
     imp = command("import", help="ingest another benchmark's published records")
-    imp.add_argument("source", help=_importers_help())
-    imp.add_argument("dir", help="the folder of records, as that benchmark publishes them")
+    imp.add_argument("source", help=_importers_help() + f"; or '{PROMPTS}': a paper's own prompts "
+                     "(`import prompts gamabench DIR`, DIR the authors' prompt folder)")
+    imp.add_argument("dir", help="the folder of records, as that benchmark publishes them (after 'prompts': the "
+                                 "paper)")
+    imp.add_argument("prompt_dir", nargs="?", metavar="PROMPT_DIR",
+                     help="after 'prompts PAPER': the authors' prompt folder, imported as prompt versions "
+                          "authors-v1, authors-v2, ... outside the repository ($ARENA_PROMPTS, else "
+                          "~/.local/share/arena/prompts)")
     imp.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     imp.add_argument("--quiet", action="store_true", help="no progress bar (for logs and scripts)")
     imp.set_defaults(func=_cmd_import)

@@ -53,7 +53,7 @@ from engine.agents.agent_names import agent_name
 from engine.agents.base import AgentSpec
 from engine.agents.bots import check_bot
 from engine.agents.model_names import model_problem
-from engine.agents.prompting import versions
+from engine.agents.prompting import playable_version, versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
 from engine.play.spec_text import (
@@ -367,15 +367,16 @@ def _placed(cls: Any, params: dict[str, Any], lineup: list[AgentSpec] | _ByRole,
 
 def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict,
                    cls: Any = None) -> list[list[AgentSpec] | _ByRole]:
+    game = cls.name if cls is not None else None
     if isinstance(raw, list):
         if len(raw) != n:
             raise SpecError(f"{where}: this game has {n} seats but the lineup lists {len(raw)}")
-        return [[_seat(s, f"{where}[{i}]", defaults, aliases) for i, s in enumerate(raw)]]
+        return [[_seat(s, f"{where}[{i}]", defaults, aliases, game) for i, s in enumerate(raw)]]
     if isinstance(raw, dict) and set(raw) == {"all"}:
-        return [[_seat(raw["all"], f"{where}.all", defaults, aliases)] * n]
+        return [[_seat(raw["all"], f"{where}.all", defaults, aliases, game)] * n]
     if isinstance(raw, dict) and set(raw) - {"rotate"} == {"challenger", "others"}:
-        hero = _seat(raw["challenger"], f"{where}.challenger", defaults, aliases)
-        other = _seat(raw["others"], f"{where}.others", defaults, aliases)
+        hero = _seat(raw["challenger"], f"{where}.challenger", defaults, aliases, game)
+        other = _seat(raw["others"], f"{where}.others", defaults, aliases, game)
         if not isinstance(raw.get("rotate", False), bool):
             raise SpecError(f"{where}.rotate: must be true or false, got {raw['rotate']!r}")
         if hasattr(cls, "special_seat_for") and not raw.get("rotate", False):
@@ -385,7 +386,7 @@ def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict,
                     f"{{challenger: A, others: B[, rotate: true]}}")
 
 
-def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
+def _seat(raw: Any, where: str, defaults: dict, aliases: dict, game: str | None = None) -> AgentSpec:
     if isinstance(raw, str):
         raw = {"agent": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
@@ -404,6 +405,8 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict) -> AgentSpec:
     for key, limit in (("strategy", MAX_STRATEGY), ("prompt_version", MAX_SETTING_TEXT)):
         if key in merged:
             checked_text(merged[key], f"{where}.{key}", limit)
+    if game is not None and "prompt_version" in merged:  # `authors-vN` plays the arena's vN unless it was imported
+        merged["prompt_version"] = playable_version(game, merged["prompt_version"])
     if any(c.isspace() for c in merged["agent"]):
         raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
     temperature = merged.get("temperature", 1.0)
@@ -469,6 +472,7 @@ def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
 def check_seat(game: str, raw: Any, defaults: dict, where: str = "seat") -> AgentSpec:
     """One seat of `game` as a spec reads it (its settings over `defaults`), or SpecError: the launch form
     checks each seat, and the run-wide settings, with the spec's own rules."""
-    seat = _seat(raw, where, defaults, {})
-    _check_agent(get_game(game).name, seat, where)
+    name = get_game(game).name
+    seat = _seat(raw, where, defaults, {}, name)
+    _check_agent(name, seat, where)
     return seat

@@ -21,7 +21,8 @@ without a version whose renamed copy `<game>_v1_<suffix>.json` sits beside it ("
 First or second price comes from meta `mode`, else the folder (`sealed_bid_auction/second_price/`).
 
 The score is the authors' (`engine.papers.gamabench.records`): computed from the figures each
-round record stores, as their `compute_score` does; the record's `meta` and `round_records` are
+round record stores, as their `compute_score` does; an auction record also keeps the paper's study-table score
+(`engine.papers.gamabench.studies`, the older formula of Tables 5-9); the record's `meta` and `round_records` are
 kept as the state of the match's first turn (`record_turn`), so `rescore` recomputes it from the database and the
 Transcripts page shows them as tables (the match header keeps to the game's parameters).
 A record their code cannot score, and any other .json file under the folder, is reported with its reason and not
@@ -45,7 +46,7 @@ import os
 import re
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -69,6 +70,7 @@ from engine.papers.gamabench.record_names import (
 )
 from engine.papers.gamabench.record_replay import as_recorded, record_turn, replay, stored_record
 from engine.papers.gamabench.records import RecordError, record_score
+from engine.papers.gamabench.studies import AUCTION, PAPER_AUCTION_METRIC, paper_auction_score
 from engine.play.match_rows import TurnLog, match_metrics, metric_rows, seat_rows
 from engine.play.progress import match_progress
 from engine.play.replay import ReplayError, Rescored, logged_decisions
@@ -131,7 +133,7 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
         raise RecordError(f"meta has no {exc}") from None
     except (TypeError, ValueError) as exc:
         raise RecordError(f"meta: {exc}") from None
-    score = record_score(game_name, data)  # their code's score; RecordError when it cannot score
+    score, scores = record_scores(game_name, data)  # their code's score; RecordError when it cannot score
     if not math.isfinite(score):  # one Infinity in a round would blank the model's whole row
         raise RecordError(f"its score is {score}: a figure it is computed from is not a finite number")
     cls = get_game(game_name)
@@ -153,7 +155,7 @@ def match_record(path: Path, root: Path) -> tuple[str, store.MatchRecord]:
     players = len(data.get("player_data") or []) or int(as_number(data["meta"]["player_num"]))
     seats = seat_rows(match_id, game, [{"agent": model, "prompt_version": version, "strategy": cond["strategy"],
                                         "temperature": cond["temperature"]}] * players, results)
-    metrics = record_metrics(match_id, score, game if replayed is None else None, players, log.rows)
+    metrics = record_metrics(match_id, scores, game if replayed is None else None, players, log.rows)
     now = store.now()
     match = {"match_id": match_id, "run_id": None, "game": game_name, "preset": preset,
              "params": store.to_json(params), "seed": 0, "repeat": cond["repeat"], "status": "ok", "error": None,
@@ -180,12 +182,24 @@ def renamed_study(path: Path, data: dict[str, Any]) -> str | None:
     return f"filed as {path.name}" if same else None
 
 
-def record_metrics(match_id: str, score: float, game: GamaGame | None, n_seats: int,
+def record_scores(game_name: str, data: dict[str, Any]) -> tuple[float, list[tuple[None, str, float]]]:
+    """A record's score as the authors' leaderboard computes it, and the match's score figures: that score and, for
+    an auction, the paper's study-table score beside it (`gamabench_studies.paper_auction_score`; none when the
+    record's valuations are all 0). RecordError when the leaderboard's cannot be computed."""
+    score = record_score(game_name, data)
+    figures = [(None, SCORE_METRIC, score)]
+    if game_name == AUCTION:
+        with suppress(RecordError):
+            figures.append((None, PAPER_AUCTION_METRIC, paper_auction_score(data)))
+    return score, figures
+
+
+def record_metrics(match_id: str, scores: list[tuple[None, str, float]], game: GamaGame | None, n_seats: int,
                    turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """An imported record's `metrics` rows: the authors' score of the match, then, when our rules replayed it,
-    the game's own figures (its match score aside: theirs counts) and each seat's tally."""
+    """An imported record's `metrics` rows: the match's score figures (`record_scores`), then, when our rules
+    replayed it, the game's own figures (its match score aside: theirs counts) and each seat's tally."""
     figures = match_metrics(match_id, game, n_seats, turns) if game is not None else []
-    return metric_rows(match_id, [(None, SCORE_METRIC, score)]) + [
+    return metric_rows(match_id, scores) + [
         r for r in figures if not (r["seat"] is None and r["name"] == SCORE_METRIC)]
 
 
@@ -193,15 +207,15 @@ def rescore(match: dict[str, Any], n_seats: int, turns: list[dict[str, Any]]) ->
     """`python -m engine rescore` of an imported match: the authors' score from the record kept in the outcome,
     the rest from its turns replayed (with the draws the record forced) when our rules could replay it."""
     outcome = json.loads(match["outcome"])
-    score = record_score(match["game"], stored_record(match, turns))
+    scores = record_scores(match["game"], stored_record(match, turns))[1]
     try:
         if not outcome.get("replayed"):
             raise ReplayError(outcome.get("not_replayed_because") or "imported as recorded")
         replayed = replay_log(match["game"], json.loads(match["params"]), int(match["seed"]),
                               logged_decisions(turns))
     except ReplayError:  # the authors' score needs no replay: it stands alone
-        return Rescored(record_metrics(match["match_id"], score, None, n_seats, turns))
-    return Rescored(record_metrics(match["match_id"], score, replayed.game, n_seats, turns), replayed.rewards,
+        return Rescored(record_metrics(match["match_id"], scores, None, n_seats, turns))
+    return Rescored(record_metrics(match["match_id"], scores, replayed.game, n_seats, turns), replayed.rewards,
                     replayed.game.result())
 
 

@@ -1,0 +1,55 @@
+"""Issue 43: each paper's studies in runs/ play with the authors' temperatures and answer caps, as their released
+code sets them (docs/STUDIES.md cites each file). Every seat of every planned match is read, so a model put in place
+of a bot inherits the setting: γ-Bench's `chat` (temperature 1, max_tokens 1024), MAgIC's config_release/*.json
+(temperature 0; 40 tokens in the Public Good, 128 in the Prisoner's Dilemma, 256 elsewhere), LLMArena's
+opponent_templates/*/info.json (temperature 0.3, Hanabi 0; no cap there: the arena's 256)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import store
+from engine.agents.agent_names import DEFAULT_MAX_TOKENS
+from engine.play import spec
+from engine.study import tournament
+
+RUNS = store.ROOT / "runs"
+GAMMA_TEMPERATURES = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0}  # the paper's Table 6
+
+
+def planned_seats(path) -> list[tuple[str, object]]:
+    """(game, seat) of every match the spec plans; a tournament's first round of each game."""
+    if path.stem == "llmarena_round_robin":
+        plans = tournament.load_tournament(path)
+        matches = [m for game in plans.games for m in tournament.round_spec(plans, game, 0).matches]
+    else:
+        matches = spec.load_spec(path).matches
+    return [(m.game, seat) for m in matches for seat in m.seats]
+
+
+def authors_settings(paper: str, game: str) -> tuple[float | None, int]:
+    """(temperature, max_tokens) the authors' code plays `game` with (None: the study varies it)."""
+    if paper == "gamabench":
+        return 1.0, 1024
+    if paper == "magic":
+        return 0.0, {"magic_public_good": 40, "prisoners_dilemma": 128}.get(game, 256)
+    return (0.0 if game == "hanabi" else 0.3), DEFAULT_MAX_TOKENS
+
+
+@pytest.mark.parametrize("path", sorted(p for p in RUNS.glob("*.yaml") if p.stem.split("_")[0]
+                                        in ("gamabench", "magic", "llmarena")), ids=lambda p: p.stem)
+def test_paper_studies_play_with_the_authors_settings(path):
+    paper = path.stem.split("_")[0]
+    seats = planned_seats(path)
+    assert seats
+    for game, seat in seats:
+        temperature, max_tokens = authors_settings(paper, game)
+        assert seat.max_tokens == max_tokens, (path.stem, game, seat)
+        if path.stem == "gamabench_temperatures":
+            continue  # the study's own temperatures, below
+        assert seat.temperature == temperature, (path.stem, game, seat)
+    if path.stem == "gamabench_temperatures":
+        by_game: dict[str, set[float]] = {}
+        for game, seat in seats:
+            by_game.setdefault(game, set()).add(seat.temperature)
+        assert all(levels == GAMMA_TEMPERATURES for levels in by_game.values()), by_game
