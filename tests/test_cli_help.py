@@ -73,10 +73,10 @@ def test_import_lists_the_importers_it_has_and_not_their_parts(capsys, tmp_path)
     text = " ".join(printed_help(capsys, "import").split())
     assert "e.g." not in text
     assert "gamabench: GAMA-Bench's published raw records" in text
-    assert "gamabench_names" not in text and "gamabench_replay" not in text  # parts of the importer, no sources
-    assert main(["import", "gamabench_names", str(tmp_path), "--db", str(tmp_path / "r.duckdb")]) == 2
+    assert "record_names" not in text and "record_replay" not in text  # parts of the importer, no sources
+    assert main(["import", "record_names", str(tmp_path), "--db", str(tmp_path / "r.duckdb")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "error: no importer named 'gamabench_names' (it is a part of one)", err
+    assert err == "error: no importer named 'record_names' (known: gamabench)", err
 
 
 def test_games_prints_each_parameters_default_and_bounds(capsys):
