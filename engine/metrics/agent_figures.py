@@ -1,9 +1,10 @@
 """Per agent, the counts every page's win rates and the headline read (`agent_figures`): contested matches, seats,
-wins, draws, the win rate with its Wilson interval, valid decisions, fallback wins, cost. Summed from the summaries
-(engine/store/summaries.py) while they are in step with the log: the stored rows when a selection is a sum of them
-(`summary_where`), for a date range or an agent filter the rows of its matches (`Summed`); else read from the turn
-log: the same figures either way. Its own module, beneath the headline and the ratings, because both read it
-(the Bradley-Terry table names each agent's matches and wins beside its rating)."""
+wins, draws, the win rate with its Wilson interval, valid decisions, fallback wins, cost. One definition: the sum of
+`agent_summary` rows (`summed_figures_sql`). The rows come from one path (`Summed`): the stored summary when a
+selection is a sum of its rows, its rows by day for a date range, and otherwise (an agent filter, or summaries out of
+step with the log) the rows the writer would store for the selected matches, computed from the log by the writer's
+own SQL. Its own module, beneath the headline and the ratings, because both read it (the Bradley-Terry table names
+each agent's matches and wins beside its rating)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,8 @@ import pandas as pd
 
 from engine import store
 from engine.metrics import stats
-from engine.metrics.outcomes import seat_outcomes_sql
 from engine.selection import ALL, Selection, cooperative_games, rule_set_sql, variants_sql
 from engine.store import summaries
-from engine.valid_answers import valid_sql
 
 
 def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False, contested: bool = True
@@ -31,14 +30,9 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
     drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval over matches
     (`DEFINITIONS`), the mean score per match (`DEFINITIONS["mean score"]`), decisions and the share that were
     valid, fallback wins, cost per match (NaN when a call had no price), and the presets its matches were played
-    under. Summed from the summaries (engine/store/summaries.py) when the selection is a sum of their rows and they
-    are in step with the log, else read from the log: the same figures either way."""
+    under: the `agent_summary` rows of the selection (`summed`) added up."""
     with store.reading(db):
-        where = summed_where(db, selection, contested)
-        if where is not None:
-            table = store.query(db, *summed_figures_sql(db, where, by_game))
-        else:
-            table = _logged_figures(db, selection, by_game, contested)
+        table = store.query(db, *summed_figures_sql(db, summed(db, selection, contested), by_game))
     return with_rates(table)
 
 
@@ -124,6 +118,8 @@ class Summed:
             within = " AND ".join([*([f"day >= DATE '{first.isoformat()}'"] if first else []),
                                    *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
             return f"({summaries.summed_rows_sql(table, summaries.BY_DAY[table], within)})"
+        if not Path(db).exists():  # no database yet: no match, and no connection to keep a table on
+            return f"({summaries.ROWS_BY_DAY[table]('(SELECT * FROM matches m WHERE FALSE)')})"
         key = repr((table, self.logged))
         name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
         store.temp_table(db, name, self._parts(db, table))
@@ -153,26 +149,19 @@ class Summed:
 
 
 def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summed:
-    """`selection` as the summary rows it adds up (`Summed`), for summaries in step with the log: the stored rows,
-    those of its date range's days, or for an agent filter those of its matches."""
+    """`selection` as the summary rows it adds up (`Summed`): while the summaries of `db` are in step with its log,
+    the stored rows or those of its date range's days; for an agent filter, or summaries out of step, the rows of
+    its matches computed from the log."""
     condition, params = _row_condition(selection, "k", contested)
-    if not selection.agents:
+    if not selection.agents and store.summaries_in_step(db):
         return Summed(condition, params, (selection.date_from, selection.date_to))
     picked = replace(selection, contested=False, without_fallbacks=False)  # keys of the rows: `condition`'s
     return Summed(condition, params, logged=picked.where("m"))
 
 
-def summed_where(db: str | Path, selection: Selection, contested: bool = True) -> Summed | None:
-    """`summed(db, selection, contested)` if the summaries of `db` are in step with its log, else None (read the
-    log)."""
-    return summed(db, selection, contested) if store.summaries_in_step(db) else None
-
-
-def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
+def agents_seen(db: str | Path, selection: Selection) -> list[str]:
     """Every agent with a placed seat in the selected matches (self-play included, unless the selection is of
-    contested matches), from the summaries; None when they are out of step with the log."""
-    if not store.summaries_in_step(db):
-        return None
+    contested matches), from the summary rows of the selection (`summed`)."""
     with store.reading(db):
         rows, params = summed(db, selection, contested=selection.contested).rows(db)
         return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
@@ -211,29 +200,3 @@ def summed_figures_sql(db: str | Path, where: Summed, by_game: bool) -> tuple[st
                sum(k.fallback_wins)::BIGINT AS fallback_wins, sum(k.cost)::DOUBLE AS cost,
                sum(k.unpriced)::DOUBLE AS unpriced
         FROM k GROUP BY ALL""", [cooperative_games(), *params])
-
-
-def _logged_figures(db: str | Path, selection: Selection, by_game: bool, contested: bool = True) -> pd.DataFrame:
-    """`agent_figures`' counts read from the seats and turns of the selected matches (contested ones only, unless
-    `contested` is False)."""
-    seated, params = seat_outcomes_sql(replace(selection, contested=contested))
-    game = "o.game, o.rule_set, " if by_game else ""
-    return store.query(db, f"""
-        WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),
-        moves AS (
-          SELECT t.match_id, t.seat, count(*) AS decisions,
-                 count(*) FILTER (WHERE {valid_sql("t")}) AS valid,
-                 count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
-                 count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
-          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM o) GROUP BY ALL)
-        SELECT {game}o.agent, count(DISTINCT o.match_id) AS matches, count(*) AS seats,
-               count(*) FILTER (WHERE o.won) AS wins, count(*) FILTER (WHERE o.credit = 0.5) AS draws,
-               sum(o.credit)::DOUBLE AS credit,
-               sum(s.score / o.held) / sum(1.0 / o.held) FILTER (WHERE s.score IS NOT NULL) AS mean_score,
-               list_sort(list(DISTINCT o.preset) FILTER (WHERE o.preset IS NOT NULL)) AS presets,
-               sum(coalesce(x.decisions, 0))::DOUBLE AS decisions, sum(coalesce(x.valid, 0))::DOUBLE AS valid,
-               count(*) FILTER (WHERE o.won AND x.fallbacks > 0) AS fallback_wins,
-               sum(coalesce(x.cost, 0))::DOUBLE AS cost, sum(coalesce(x.unpriced, 0))::DOUBLE AS unpriced
-        FROM o JOIN seats s ON s.match_id = o.match_id AND s.seat = o.seat
-        LEFT JOIN moves x ON x.match_id = o.match_id AND x.seat = o.seat
-        GROUP BY ALL""", params)
