@@ -64,7 +64,7 @@ def test_a_date_range_sums_the_summaries_kept_by_day_and_computes_no_row_from_th
 
     monkeypatch.setattr(store, "temp_table", no_log_rows)
     for name, selection in SELECTIONS.items():
-        assert agent_figures.summed(bench_db, selection).logged is None, name
+        assert agent_figures.summed(bench_db, selection).stored, name
         headline.agent_figures(bench_db, selection, by_game=True)
         headline.scores(bench_db, selection, "gamabench_score")
         if not selection.without_fallbacks:

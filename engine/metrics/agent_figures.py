@@ -94,33 +94,35 @@ LOGGED_PART = 20_000
 
 @dataclass(frozen=True)
 class Summed:
-    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks of the stored summaries,
-    summed over the days of its date range (`days`: the first and last, None for no bound) from the summaries kept by
-    day; or for an agent filter, which the stored rows cannot answer (they sum over every agent of a match), of the
-    rows the writer would have stored for the selected matches alone (`logged`: a condition over `matches AS m` and
-    its parameters), computed from the log by the writer's own SQL (engine/store/summaries.py). So a selection sums
-    exactly what the log holds. Read inside a `store.reading` block: an agent filter's rows are a temporary table
-    of its connection."""
+    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks of the stored summaries
+    (`stored`: they answer the selection), summed over the days of its date range (`days`: the first and last, None
+    for no bound) from the summaries kept by day; or, where the stored rows cannot answer (an agent filter: they sum
+    over every agent of a match; summaries out of step with the log; a date range of a summary not kept by day), the
+    rows the writer would have stored for the selected matches alone (`matches`: a condition over `matches AS m` and
+    its parameters), computed from the log by the writer's own SQL (`summaries.ROWS_OF_MATCHES`). So a selection
+    sums exactly what the log holds, by one definition. Read inside a `store.reading` block: rows computed from the
+    log are a temporary table of its connection."""
 
     condition: str
     params: list
-    days: tuple[date | None, date | None] = (None, None)
-    logged: tuple[str, list] | None = None
+    days: tuple[date | None, date | None]
+    matches: tuple[str, list]
+    stored: bool
 
     def source(self, db: str | Path | None, table: str) -> str:
         """Summary `table` as the rows to pick from: the stored table, its rows by day within the date range summed
         per key, or the rows of the selected matches (computed `LOGGED_PART` matches at a time: each part's memory
         is all a read holds) summed per key."""
-        if self.logged is None and self.days == (None, None):
+        if self.stored and self.days == (None, None):
             return table
-        if self.logged is None:
+        if self.stored and table in summaries.BY_DAY:
             first, last = self.days
             within = " AND ".join([*([f"day >= DATE '{first.isoformat()}'"] if first else []),
                                    *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
             return f"({summaries.summed_rows_sql(table, summaries.BY_DAY[table], within)})"
         if not Path(db).exists():  # no database yet: no match, and no connection to keep a table on
-            return f"({summaries.ROWS_BY_DAY[table]('(SELECT * FROM matches m WHERE FALSE)')})"
-        key = repr((table, self.logged))
+            return f"({summaries.ROWS_OF_MATCHES[table]('(SELECT * FROM matches m WHERE FALSE)')})"
+        key = repr((table, self.matches))
         name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
         store.temp_table(db, name, self._parts(db, table))
         return f"({summaries.summed_rows_sql(table, name)})"
@@ -129,16 +131,18 @@ class Summed:
         """The SQL of summary `table`'s rows of each part of the logged matches (in the order they were written, so
         that a part's seats and turns lie together when matches were written in time order); for no match, one
         part of none (the table is made, empty, with its columns: an agent filter that picks no match of a suite)."""
-        matches, params = self.logged
+        matches, params = self.matches
         starts = [first for (first,) in store.rows(db, f"""
             SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
             WHERE (n - 1) % {LOGGED_PART} = 0 ORDER BY rowid""", params)]
         if not starts:
-            yield summaries.ROWS_BY_DAY[table]("(SELECT * FROM matches m WHERE FALSE)"), []
+            yield summaries.ROWS_OF_MATCHES[table]("(SELECT * FROM matches m WHERE FALSE)"), []
         for first, end in zip(starts, [*starts[1:], None], strict=False):
             part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
-            view = f"(SELECT * FROM matches m WHERE {matches} AND {part})"
-            yield summaries.ROWS_BY_DAY[table](view), [*params, first, *([] if end is None else [end])]
+            # the part named once: a summary's SQL may read its matches more than once, the parameters bind once
+            sql = (f"WITH part AS (SELECT * FROM matches m WHERE {matches} AND {part}) "
+                   f"SELECT * FROM ({summaries.ROWS_OF_MATCHES[table]('part')})")
+            yield sql, [*params, first, *([] if end is None else [end])]
 
     def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:
         """The rows of summary `table` this picks (`k`), each with its agent's name (`agent_name`) and its rule set
@@ -153,10 +157,9 @@ def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summ
     the stored rows or those of its date range's days; for an agent filter, or summaries out of step, the rows of
     its matches computed from the log."""
     condition, params = _row_condition(selection, "k", contested)
-    if not selection.agents and store.summaries_in_step(db):
-        return Summed(condition, params, (selection.date_from, selection.date_to))
     picked = replace(selection, contested=False, without_fallbacks=False)  # keys of the rows: `condition`'s
-    return Summed(condition, params, logged=picked.where("m"))
+    return Summed(condition, params, (selection.date_from, selection.date_to), picked.where("m"),
+                  stored=not selection.agents and store.summaries_in_step(db))
 
 
 def agents_seen(db: str | Path, selection: Selection) -> list[str]:
@@ -165,12 +168,6 @@ def agents_seen(db: str | Path, selection: Selection) -> list[str]:
     with store.reading(db):
         rows, params = summed(db, selection, contested=selection.contested).rows(db)
         return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
-
-
-def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:
-    """The rows of stored summary `table` that `where` (`summary_where`) selects (`k`), each with its agent's name
-    and its rule set."""
-    return Summed(*where).rows(None, table)
 
 
 def summed_matches_and_wins_sql(db: str | Path, where: Summed) -> tuple[str, list]:

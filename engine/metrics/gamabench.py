@@ -39,12 +39,11 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
+from engine.metrics.agent_figures import Summed, summed
 from engine.metrics.kept_tables import kept_per_state
-from engine.metrics.seat_sums import summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
-from engine.store.summaries import step_values_sql
 from engine.suites.gamabench import GAMES
 
 
@@ -57,13 +56,12 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else a row per setting
     value and study (`_setting`), so two settings are never one row. A model is its agent's name, as every table
     gives it (`selection.agent_sql`: its label, agent string and settings; the settings have columns of their own
-    too, to sort and filter by). The table is summed in
-    SQL, from the summaries or the log alike (`_TABLE`): in pandas, its groupings of 18,000 score rows at 50,000
-    matches took 80 ms."""
+    too, to sort and filter by). The table is summed in SQL (`_TABLE`) from the selection's `gamabench_summary` rows
+    (`agent_figures.summed`): in pandas, its groupings of 18,000 score rows at 50,000 matches took 80 ms."""
     with store.reading(db):
-        where = summed_where(db, selection, several=False)
-        scores, params = _logged_scores(db, selection) if where is None else _summed_scores(where)
-        settings = _setting_names(db, where is None)
+        where = summed(db, selection, contested=False)
+        scores, params = _scores(db, where)
+        settings = _setting_names(db, not where.stored)
         table = store.query(db, _TABLE.format(scores=scores), [*params, *(settings[c].tolist() for c in settings)])
     columns = ["model", "prompt_version", "temperature", "strategy", "setting", "source", *GAMES,
                "overall", "overall_sd", "matches"]
@@ -110,43 +108,17 @@ _TABLE = f"""
     ORDER BY {", ".join(f"b.{k} NULLS FIRST" for k in _KEYS.split(", "))}"""
 
 
-def _logged_scores(db: str | Path, selection: Selection) -> tuple[str, list]:
-    """The scores read from the log: every seat and score of the selected matches (SQL and its parameters)."""
-    where, params = selection.where()
-    return f"""
-        WITH picked AS (
-          SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
-                 r.source
-          FROM matches m LEFT JOIN runs r USING (run_id)
-          WHERE {where} AND m.game IN (SELECT unnest(?))),
-        seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
-                       GROUP BY ALL),
-        score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
-                  AND match_id IN (SELECT match_id FROM picked)),
-        groups AS (
-          SELECT s.match_id, {agent_sql("s")} AS model, s.prompt_version,
-                 s.temperature, s.strategy, count(*) AS n, avg(sc.value) AS seat_score
-          FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
-          WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT {_SCORES},
-               avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
-               count(*) AS matches
-        FROM groups g JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
-        LEFT JOIN score ms ON ms.match_id = g.match_id AND ms.seat IS NULL
-        GROUP BY ALL""", [*params, list(GAMES)]
-
-
-def _summed_scores(where: tuple[str, list]) -> tuple[str, list]:
-    """The same scores summed from `gamabench_summary`'s rows (engine/store/summaries.py) that `where` selects: its
-    matches, scored matches and score sums."""
-    condition, params = where
+def _scores(db: str | Path, where: Summed) -> tuple[str, list]:
+    """The scores `_TABLE` reads, summed from the `gamabench_summary` rows `where` selects (a match's score as
+    `summary_gamabench.gamabench_contributions_sql` defines it): its matches, scored matches and score sums."""
+    rows, params = where.rows(db, "gamabench_summary")
     return f"""
         WITH k AS (
           SELECT k.agent_name AS model, k.temperature, k.prompt_version, k.strategy, k.game, k.preset, k.params,
                  k.own_setting, k."repeat", r.source, sum(k.matches) AS matches, sum(k.scored) AS scored,
                  sum(k.total) AS total
-          FROM gamabench_summary k LEFT JOIN runs r USING (run_id)
-          WHERE {condition} AND k.game IN (SELECT unnest(?)) GROUP BY ALL)
+          FROM ({rows}) k LEFT JOIN runs r USING (run_id)
+          WHERE k.game IN (SELECT unnest(?)) GROUP BY ALL)
         SELECT {_SCORES}, sum(total) / nullif(sum(scored), 0) AS score, sum(matches)::BIGINT AS matches
         FROM k GROUP BY ALL""", [*params, list(GAMES)]
 
@@ -212,16 +184,17 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     is never averaged with a 10-player twenty-round one. The steps and their numbers are
     `summaries.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps holding a
     number numbered from 1). Summed from `step_summary` when the selection is a sum of its rows (runs, presets, rule
-    sets, matches without fallback moves, at most one agent) and it is in step with the log, else read from the log:
-    the same curves either way. Columns: setting (`engine.settings.setting_label`: "vanilla",
+    sets, matches without fallback moves, at most one agent) and it is in step with the log, else computed from the
+    log by the same definition (`agent_figures.summed`). Columns: setting (`engine.settings.setting_label`: "vanilla",
     "custom: players=3, rounds=1", as every page names it), step, matches (those of the setting that reached the
     step), then one per field, in name order."""
     if len(selection.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
     with store.reading(db):  # one connection for every read: opening the file costs 10-60 ms
-        where = summed_where(db, replace(selection, agents=()), several=False)
-        summed = where is not None and len(selection.agents) <= 1
-        steps = _summed_steps(db, where, selection.agents) if summed else _logged_steps(db, selection)
+        # one agent's curves are its rows; two agents' or more the matches' own rows of the matches they pick
+        one_agent = len(selection.agents) == 1
+        where = summed(db, replace(selection, agents=()) if one_agent else selection, contested=False)
+        steps = _steps(db, where, selection.agents if one_agent else ())
     if steps.empty:
         return pd.DataFrame(columns=["setting", "step", "matches"])
     steps["setting"] = setting_labels(steps)
@@ -235,27 +208,13 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     return curves.reset_index()
 
 
-def _logged_steps(db: str | Path, selection: Selection) -> pd.DataFrame:
-    """Per match keys, step and field (`name`; NULL: the step itself) of the selected matches, the matches and the
-    field's sum, read from their turns."""
-    where, params = selection.where()
-    return store.query(db, f"""
-        WITH picked AS (SELECT * FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))),
-        v AS ({step_values_sql("picked", "turns")})
-        SELECT p.game, p.preset, p.params::VARCHAR AS params, v.step, v.name, count(*) AS matches,
-               sum(v.value) AS total
-        FROM v JOIN picked p USING (match_id) GROUP BY ALL
-        UNION ALL
-        SELECT p.game, p.preset, p.params::VARCHAR, v.step, NULL, count(DISTINCT v.match_id), NULL
-        FROM v JOIN picked p USING (match_id) GROUP BY ALL""", [*params, list(GAMES)])
-
-
-def _summed_steps(db: str | Path, where: tuple[str, list], agents: tuple[str, ...]) -> pd.DataFrame:
-    """The same sums from the `step_summary` rows `where` selects: those of the one agent of `agents` (by its name),
-    else the matches' own (agent_name NULL: a match counted once, whoever sat)."""
-    condition, params = where
+def _steps(db: str | Path, where: Summed, agents: tuple[str, ...]) -> pd.DataFrame:
+    """Per setting, step and field (`name`; NULL: the step itself) the matches and the field's sum, from the
+    `step_summary` rows `where` selects: those of the one agent of `agents` (by its name), else the matches' own
+    (agent_name NULL: a match counted once, whoever sat)."""
+    rows, params = where.rows(db, "step_summary")
     who = f"{agent_sql('k')} = ?" if agents else f"{agent_sql('k')} IS NULL"
     return store.query(db, f"""
         SELECT k.game, k.preset, k.params::VARCHAR AS params, k.step, k.name, sum(k.matches)::BIGINT AS matches,
                sum(k.total) AS total
-        FROM step_summary k WHERE {condition} AND {who} GROUP BY ALL""", [*params, *agents])
+        FROM ({rows}) k WHERE {who} GROUP BY ALL""", [*params, *agents])

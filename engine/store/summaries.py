@@ -59,7 +59,7 @@ from engine.store.summary_seats import CARRIES_A_BELIEF, FALLBACK_VOTES, SCORE, 
 # what the readers import from here: each summary's own module computes it (engine/store/summary_*.py)
 __all__ = ["BY_DAY", "CARRIES_A_BELIEF", "FALLBACK_VOTES", "MATCH_SCORE_KEYS", "SCORE", "SEAT",
            "SIDE", "SUMMARIES", "WON", "illegal_move_sql", "match_scores_sql", "run_totals_sql", "step_values_sql",
-           "ROWS_BY_DAY", "summed_rows_sql"]
+           "ROWS_OF_MATCHES", "summed_rows_sql"]
 
 
 def add_attempts(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
@@ -91,12 +91,14 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int)
     con.execute("DROP TABLE summary_merged")
 
 
-# each summary kept by day too (`BY_DAY`) and the SQL of its rows by day for the `ok` matches of a table or view
-# (`matches`) over the stored seats, turns and metrics: what a rebuild inserts and an agent filter sums
-ROWS_BY_DAY = {
+# the SQL of a summary's rows for the `ok` matches of a table or view (`matches`) over the stored seats, turns and
+# metrics (by day, for those kept by day): what a rebuild inserts and a selection the stored rows cannot answer sums
+ROWS_OF_MATCHES = {
     "agent_summary": lambda matches: contributions_sql(matches, "seats", "turns"),
     "metric_summary": lambda matches: metric_contributions_sql(matches, "seats", "turns", "metrics"),
     "pairwise_summary": lambda matches: pairwise_contributions_sql(matches, "seats"),
+    "gamabench_summary": lambda matches: gamabench_contributions_sql(matches, "seats", "turns", "metrics"),
+    "step_summary": lambda matches: step_contributions_sql(matches, "seats", "turns"),
 }
 
 
@@ -222,7 +224,7 @@ def _rebuild_by_day(con: duckdb.DuckDBPyConnection, table: str) -> None:
     few games)."""
     by_day = BY_DAY[table]
     con.execute(f"DELETE FROM {by_day}")
-    con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({ROWS_BY_DAY[table]('matches')}) ORDER BY game")
+    con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({ROWS_OF_MATCHES[table]('matches')}) ORDER BY game")
     con.execute(f"DELETE FROM {table}")
     con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM ({summed_rows_sql(table, by_day)}) ORDER BY game")
 
@@ -259,7 +261,7 @@ def rebuild_gamabench(con: duckdb.DuckDBPyConnection) -> None:
     rows in game order as the seat summary's."""
     with _rebuilding(con):
         con.execute("DELETE FROM gamabench_summary")
-        rows = gamabench_contributions_sql("matches", "seats", "turns", "metrics")
+        rows = ROWS_OF_MATCHES["gamabench_summary"]("matches")
         con.execute(f"INSERT INTO gamabench_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
 
 
@@ -281,7 +283,7 @@ def rebuild_agents_and_steps(con: duckdb.DuckDBPyConnection) -> None:
     with _rebuilding(con):
         _rebuild_by_day(con, "agent_summary")
         con.execute("DELETE FROM step_summary")
-        rows = step_contributions_sql("matches", "seats", "turns")
+        rows = ROWS_OF_MATCHES["step_summary"]("matches")
         con.execute(f"INSERT INTO step_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
 
 
