@@ -65,7 +65,7 @@ def with_rates(table: pd.DataFrame) -> pd.DataFrame:
 def summary_where(selection: Selection, alias: str = "k", contested: bool = True) -> tuple[str, list] | None:
     """`selection` (contested, unless `contested` is False: self-play too) as a SQL condition over
     `agent_summary AS alias`, or None when the stored summaries' grain cannot answer it: a date range (they sum over
-    time) or an agent filter (it keeps the other agents of the matches it picks). `summed_where` answers both."""
+    time) or an agent filter (it keeps the other agents of the matches it picks). `summed` answers both."""
     if selection.date_from or selection.date_to or selection.agents:
         return None
     return _row_condition(selection, alias, contested)
