@@ -5,7 +5,10 @@ import logging
 
 import streamlit as st
 
-from engine import store
+from engine import (
+    paper_summaries,  # noqa: F401  (its import registers the papers' summaries)
+    store,
+)
 from engine.serving import settle_heap
 from engine.store.files import cannot_write, write_refused
 from engine.wording import failure

@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from engine import store
+from engine import (
+    paper_summaries,  # noqa: F401  (its import registers the papers' summaries)
+    store,
+)
 from engine.store.files import CannotWrite, cannot_write, check_path, write_refused
 from engine.wording import count, failure, usd
 

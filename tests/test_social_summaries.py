@@ -20,7 +20,7 @@ from engine.rescore import rescore
 from engine.runner import run_spec
 from engine.selection import ALL, Selection
 from engine.spec import parse_spec
-from engine.store import summaries
+from engine.store import summaries, summary_seats
 from engine.suites import get_suite
 from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
 from tests.test_social_metrics import hand_db  # noqa: F401 (a fixture: hand-made matches, worked out there)
@@ -119,7 +119,7 @@ def test_the_profile_sums_every_figure_the_log_gives_reasoning_included(played, 
 def test_the_hand_made_social_figures_summed_are_the_logs(hand_db, reading, monkeypatch):  # noqa: F811
     """A fallback vote for the special player, a pgm belief text, a failed probe and a missing suspect: each as
     the log reads it, under both readings."""
-    assert store.rows(hand_db, f"SELECT sum(total) FROM seat_summary WHERE name = '{summaries.FALLBACK_VOTES}'") \
+    assert store.rows(hand_db, f"SELECT sum(total) FROM seat_summary WHERE name = '{summary_seats.FALLBACK_VOTES}'") \
         == [(1.0,)]  # G's
     summed = magic_social.social_abilities(hand_db, missing_suspicion=reading)
     board = lambda db, s: magic_social.social_abilities(db, s, missing_suspicion=reading)  # noqa: E731
@@ -162,7 +162,7 @@ def test_the_figures_by_role_of_one_agent_are_its_rows_of_the_matches_it_played_
 def test_the_writers_seat_summary_is_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):
     incremental = assert_rebuild_gives_the_writers_rows(played, tmp_path, ("seat_summary",))["seat_summary"]
     assert {REASONING_ITEMS, "reasoning_right:authors", "reasoning_right:unmatched"} <= set(incremental.name)
-    seated = incremental[incremental.name == summaries.SEAT]["seats"].sum()
+    seated = incremental[incremental.name == summary_seats.SEAT]["seats"].sum()
     assert seated == store.rows(played, """SELECT count(*) FROM seats JOIN matches USING (match_id)
                                            WHERE status = 'ok'""")[0][0]
 

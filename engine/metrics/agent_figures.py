@@ -99,7 +99,7 @@ class Summed:
     for no bound) from the summaries kept by day; or, where the stored rows cannot answer (an agent filter: they sum
     over every agent of a match; summaries out of step with the log; a date range of a summary not kept by day), the
     rows the writer would have stored for the selected matches alone (`matches`: a condition over `matches AS m` and
-    its parameters), computed from the log by the writer's own SQL (`summaries.ROWS_OF_MATCHES`). So a selection
+    its parameters), computed from the log by the writer's own SQL (`summaries.rows_of_matches`). So a selection
     sums exactly what the log holds, by one definition. Read inside a `store.reading` block: rows computed from the
     log are a temporary table of its connection."""
 
@@ -121,7 +121,7 @@ class Summed:
                                    *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
             return f"({summaries.summed_rows_sql(table, summaries.BY_DAY[table], within)})"
         if not Path(db).exists():  # no database yet: no match, and no connection to keep a table on
-            return f"({summaries.ROWS_OF_MATCHES[table]('(SELECT * FROM matches m WHERE FALSE)')})"
+            return f"({summaries.rows_of_matches(table)('(SELECT * FROM matches m WHERE FALSE)')})"
         key = repr((table, self.matches))
         name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
         store.temp_table(db, name, self._parts(db, table))
@@ -136,12 +136,12 @@ class Summed:
             SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
             WHERE (n - 1) % {LOGGED_PART} = 0 ORDER BY rowid""", params)]
         if not starts:
-            yield summaries.ROWS_OF_MATCHES[table]("(SELECT * FROM matches m WHERE FALSE)"), []
+            yield summaries.rows_of_matches(table)("(SELECT * FROM matches m WHERE FALSE)"), []
         for first, end in zip(starts, [*starts[1:], None], strict=False):
             part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
             # the part named once: a summary's SQL may read its matches more than once, the parameters bind once
             sql = (f"WITH part AS (SELECT * FROM matches m WHERE {matches} AND {part}) "
-                   f"SELECT * FROM ({summaries.ROWS_OF_MATCHES[table]('part')})")
+                   f"SELECT * FROM ({summaries.rows_of_matches(table)('part')})")
             yield sql, [*params, first, *([] if end is None else [end])]
 
     def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:

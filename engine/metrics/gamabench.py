@@ -44,6 +44,7 @@ from engine.metrics.kept_tables import kept_per_state
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
 from engine.settings import setting_labels
+from engine.store.summary_gamabench import GAMABENCH_SUMMARY, STEP_SUMMARY
 from engine.suites.gamabench import GAMES
 
 
@@ -111,7 +112,7 @@ _TABLE = f"""
 def _scores(db: str | Path, where: Summed) -> tuple[str, list]:
     """The scores `_TABLE` reads, summed from the `gamabench_summary` rows `where` selects (a match's score as
     `summary_gamabench.gamabench_contributions_sql` defines it): its matches, scored matches and score sums."""
-    rows, params = where.rows(db, "gamabench_summary")
+    rows, params = where.rows(db, GAMABENCH_SUMMARY.table)
     return f"""
         WITH k AS (
           SELECT k.agent_name AS model, k.temperature, k.prompt_version, k.strategy, k.game, k.preset, k.params,
@@ -127,7 +128,7 @@ def _setting_names(db: str | Path, logged: bool) -> pd.DataFrame:
     """Each setting (game, preset, params, and an imported record's study: `own_setting`) of γ-Bench's games the
     summaries (or, `logged`, the matches) hold, with its name (`settings.setting_labels`, then `_setting`): the few
     dozen settings named once, in Python, for `_TABLE` to join."""
-    source, own = ("matches", "outcome->>'$.own_setting'") if logged else ("gamabench_summary", "own_setting")
+    source, own = ("matches", "outcome->>'$.own_setting'") if logged else (GAMABENCH_SUMMARY.table, "own_setting")
     found = store.query(db, f"""SELECT DISTINCT game, preset, params::VARCHAR AS params, {own} AS own_setting
                                 FROM {source} WHERE game IN (SELECT unnest(?))""", [list(GAMES)])
     labels = setting_labels(found).tolist() if not found.empty else []
@@ -212,7 +213,7 @@ def _steps(db: str | Path, where: Summed, agents: tuple[str, ...]) -> pd.DataFra
     """Per setting, step and field (`name`; NULL: the step itself) the matches and the field's sum, from the
     `step_summary` rows `where` selects: those of the one agent of `agents` (by its name), else the matches' own
     (agent_name NULL: a match counted once, whoever sat)."""
-    rows, params = where.rows(db, "step_summary")
+    rows, params = where.rows(db, STEP_SUMMARY.table)
     who = f"{agent_sql('k')} = ?" if agents else f"{agent_sql('k')} IS NULL"
     return store.query(db, f"""
         SELECT k.game, k.preset, k.params::VARCHAR AS params, k.step, k.name, sum(k.matches)::BIGINT AS matches,

@@ -48,7 +48,7 @@ from engine.belief_reasoning import (
 )
 from engine.metrics.seat_sums import NO_STRATEGY, seat_rows, summed_where
 from engine.selection import ALL, Selection, Variant, agent_sql, variants_sql
-from engine.store import summaries
+from engine.store import summary_seats
 from engine.suites.magic import SOCIAL
 
 DECEPTION_GUESS_WEIGHT = 0.25
@@ -184,9 +184,9 @@ def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Varia
     wide = "".join(f", sum(total) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metrics)
     return f"""
         SELECT agent, strategy, game, rules, role, flag,
-               sum(total) FILTER (WHERE name = '{summaries.SEAT}') AS seated,
-               sum(total) FILTER (WHERE name = '{summaries.WON}') AS wins,
-               coalesce(sum(total) FILTER (WHERE name = '{summaries.FALLBACK_VOTES}'), 0) AS fallback_votes_correct
+               sum(total) FILTER (WHERE name = '{summary_seats.SEAT}') AS seated,
+               sum(total) FILTER (WHERE name = '{summary_seats.WON}') AS wins,
+               coalesce(sum(total) FILTER (WHERE name = '{summary_seats.FALLBACK_VOTES}'), 0) AS fallback_votes_correct
                {wide}
         FROM ({seat_rows(f"{variants_sql(variants, 'k')} AND k.challenger AND ({condition})")})
         GROUP BY ALL""", params
@@ -216,7 +216,7 @@ def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Var
 
 
 # ---------------------------------------------------------------- Reasoning from the belief probes
-_CARRIES_A_BELIEF = summaries.CARRIES_A_BELIEF
+_CARRIES_A_BELIEF = summary_seats.CARRIES_A_BELIEF
 
 
 def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:

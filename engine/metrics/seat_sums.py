@@ -11,6 +11,7 @@ from pathlib import Path
 from engine import store
 from engine.metrics.agent_figures import summary_where
 from engine.selection import Selection, agent_sql
+from engine.store.summary_seats import SEAT_SUMMARY
 
 # a seat summary row's strategy as the boards group by it (bots have none)
 NO_STRATEGY = "-"
@@ -34,4 +35,4 @@ def seat_rows(condition: str) -> str:
         SELECT {agent_sql("k")} AS agent, coalesce(k.strategy, '{NO_STRATEGY}') AS strategy, k.game,
                json_extract_string(k.params, '$.rules') AS rules, k.role, k.challenger, k.flag, k.name,
                sum(k.seats) AS seats, sum(k.total) AS total
-        FROM seat_summary k WHERE {condition} GROUP BY ALL"""
+        FROM {SEAT_SUMMARY.table} k WHERE {condition} GROUP BY ALL"""

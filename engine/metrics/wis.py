@@ -24,7 +24,7 @@ from engine.metrics.kept_tables import kept_per_state
 from engine.metrics.seat_sums import NO_STRATEGY, seat_rows, summed_where
 from engine.precision import fixed_values
 from engine.selection import ALL, Selection, agent_sql
-from engine.store import summaries
+from engine.store import summary_seats
 from engine.suites.wis import UNDERCOVER
 
 START_POINTS = 100
@@ -73,8 +73,9 @@ def _summed_sql(condition: str) -> str:
         return f"sum(total) FILTER (WHERE name = '{name}'{role})"
 
     return f"""
-        SELECT agent, strategy, role, {total(summaries.SEAT)} AS seats, {total(summaries.WON)} AS won,
-               {total(summaries.SCORE)} AS score, sum(seats) FILTER (WHERE name = '{summaries.SCORE}') AS scored,
+        SELECT agent, strategy, role, {total(summary_seats.SEAT)} AS seats, {total(summary_seats.WON)} AS won,
+               {total(summary_seats.SCORE)} AS score,
+               sum(seats) FILTER (WHERE name = '{summary_seats.SCORE}') AS scored,
                {total("votes_cast", civilian=True)} AS votes_cast,
                {total("votes_correct", civilian=True)} AS votes_correct, {total("fouls")} AS fouls,
                {total("speeches")} AS speeches, {total("survival_rounds")} AS survival_rounds,
