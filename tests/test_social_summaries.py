@@ -132,7 +132,7 @@ def test_the_boards_read_no_seat_or_turn_where_the_summary_answers(played, monke
 
     monkeypatch.setattr(magic_social, "_seats_sql", no_log)
     monkeypatch.setattr(magic_social, "reasoning_sums", no_log)
-    monkeypatch.setattr(wis, "_logged_sql", no_log)
+    monkeypatch.setattr(store, "temp_table", no_log)  # the seat summary's rows computed from the log
     for selection in SELECTIONS.values():
         for board in BOARDS.values():
             board(played, selection)
@@ -152,7 +152,7 @@ def test_the_figures_by_role_of_one_agent_are_its_rows_of_the_matches_it_played_
     mine = Selection(agents=(A,))
     from_log = logged(played, wis.figures_by_role, mine, monkeypatch)  # the matches the filter picks
     every = wis.figures_by_role(played)
-    monkeypatch.setattr(wis, "_logged_sql", lambda *args: pytest.fail("read the log"))
+    monkeypatch.setattr(store, "temp_table", lambda *args: pytest.fail("computed rows from the log"))
     summed = wis.figures_by_role(played, mine)
     assert set(summed.agent) == {A} and len(summed) == 3
     same_rows(summed, from_log)

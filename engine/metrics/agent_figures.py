@@ -8,12 +8,14 @@ each agent's matches and wins beside its rating)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 
@@ -121,28 +123,27 @@ class Summed:
                                    *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
             return f"({summaries.summed_rows_sql(table, summaries.BY_DAY[table], within)})"
         if not Path(db).exists():  # no database yet: no match, and no connection to keep a table on
-            return f"({summaries.rows_of_matches(table)('(SELECT * FROM matches m WHERE FALSE)')})"
+            return "(SELECT " + ", ".join(f"NULL::{sql} AS {name}" for name, sql in summaries.columns_of(table)) + \
+                " WHERE FALSE)"
         key = repr((table, self.matches))
         name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
         store.temp_table(db, name, self._parts(db, table))
         return f"({summaries.summed_rows_sql(table, name)})"
 
-    def _parts(self, db: str | Path, table: str) -> Iterator[tuple[str, list]]:
-        """The SQL of summary `table`'s rows of each part of the logged matches (in the order they were written, so
-        that a part's seats and turns lie together when matches were written in time order); for no match, one
-        part of none (the table is made, empty, with its columns: an agent filter that picks no match of a suite)."""
+    def _parts(self, db: str | Path, table: str) -> Iterator[Callable[[duckdb.DuckDBPyConnection], tuple[str, list]]]:
+        """For each part of the logged matches (in the order they were written, so that a part's seats and turns lie
+        together when matches were written in time order), a function of the reading connection giving the SQL of
+        summary `table`'s rows there; for no match, one part of none (the table is made, empty, with its columns:
+        an agent filter that picks no match of a suite)."""
         matches, params = self.matches
         starts = [first for (first,) in store.rows(db, f"""
             SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
             WHERE (n - 1) % {LOGGED_PART} = 0 ORDER BY rowid""", params)]
-        if not starts:
-            yield summaries.rows_of_matches(table)("(SELECT * FROM matches m WHERE FALSE)"), []
-        for first, end in zip(starts, [*starts[1:], None], strict=False):
-            part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
-            # the part named once: a summary's SQL may read its matches more than once, the parameters bind once
-            sql = (f"WITH part AS (SELECT * FROM matches m WHERE {matches} AND {part}) "
-                   f"SELECT * FROM ({summaries.rows_of_matches(table)('part')})")
-            yield sql, [*params, first, *([] if end is None else [end])]
+        bounds = list(zip(starts, [*starts[1:], None], strict=False)) or [(None, None)]
+        for first, end in bounds:
+            part = ("FALSE" if first is None else "m.rowid >= ?") + ("" if end is None else " AND m.rowid < ?")
+            yield functools.partial(_part_rows, table, f"{matches} AND {part}",
+                                    [*params, *([] if first is None else [first]), *([] if end is None else [end])])
 
     def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:
         """The rows of summary `table` this picks (`k`), each with its agent's name (`agent_name`) and its rule set
@@ -150,6 +151,18 @@ class Summed:
         return f"""
             WITH k AS (SELECT z.*, {rule_set_sql("z")} AS rule_set FROM (SELECT * FROM {self.source(db, table)}) z)
             SELECT * FROM k WHERE {self.condition}""", self.params
+
+
+def _part_rows(table: str, matches: str, params: list, con: duckdb.DuckDBPyConnection) -> tuple[str, list]:
+    """On `con`: the matches `matches` (a condition over `matches AS m` with `params`) kept as the temporary table
+    `summed_part`, what the summary's SQL reads beside the tables registered, and the SQL of summary `table`'s rows
+    for them."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE summed_part AS SELECT * FROM matches m WHERE {matches}", params)
+    kept = summaries.registered_summary(table)
+    if kept is not None and kept.prepare is not None:
+        kept.prepare(con, "summed_part", "seats", "turns")
+        return kept.rows_sql("summed_part", "seats", "turns", "metrics"), []
+    return summaries.rows_of_matches(table)("summed_part"), []
 
 
 def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summed:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine import store
-from engine.metrics.agent_figures import summary_where
+from engine.metrics.agent_figures import summary_where, summed
 from engine.selection import Selection, agent_sql
 from engine.store.summary_seats import SEAT_SUMMARY
 
@@ -36,3 +36,15 @@ def seat_rows(condition: str) -> str:
                json_extract_string(k.params, '$.rules') AS rules, k.role, k.challenger, k.flag, k.name,
                sum(k.seats) AS seats, sum(k.total) AS total
         FROM {SEAT_SUMMARY.table} k WHERE {condition} GROUP BY ALL"""
+
+
+def summed_seat_rows(db: str | Path, selection: Selection, condition: str) -> tuple[str, list]:
+    """`seat_rows` of the selection's seat summary rows (`agent_figures.summed`: the stored rows, or for a selection
+    they do not answer those of its matches computed from the log by the summary's own SQL) that `condition` picks,
+    contested matches as the selection says; its parameters. Inside a `store.reading` block."""
+    rows, params = summed(db, selection, contested=selection.contested).rows(db, SEAT_SUMMARY.table)
+    return f"""
+        SELECT {agent_sql("k")} AS agent, coalesce(k.strategy, '{NO_STRATEGY}') AS strategy, k.game,
+               json_extract_string(k.params, '$.rules') AS rules, k.role, k.challenger, k.flag, k.name,
+               sum(k.seats) AS seats, sum(k.total) AS total
+        FROM ({rows}) k WHERE {condition} GROUP BY ALL""", params

@@ -107,6 +107,11 @@ def rows_of_matches(table: str) -> Callable[[str], str]:
     return lambda matches: kept.rows_sql(matches, "seats", "turns", "metrics")
 
 
+def registered_summary(table: str) -> KeptSummary | None:
+    """The paper's summary registered as `table`; None for one of the store's own."""
+    return registered().get(table)
+
+
 def keys_of(table: str) -> tuple[str, ...]:
     """What summary `table` sums by: the store's own, or a registered summary's."""
     return SUMMARIES[table] if table in SUMMARIES else registered()[table].keys
