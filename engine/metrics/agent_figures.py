@@ -64,15 +64,6 @@ def with_rates(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def summary_where(selection: Selection, alias: str = "k", contested: bool = True) -> tuple[str, list] | None:
-    """`selection` (contested, unless `contested` is False: self-play too) as a SQL condition over
-    `agent_summary AS alias`, or None when the stored summaries' grain cannot answer it: a date range (they sum over
-    time) or an agent filter (it keeps the other agents of the matches it picks). `summed` answers both."""
-    if selection.date_from or selection.date_to or selection.agents:
-        return None
-    return _row_condition(selection, alias, contested)
-
-
 def _row_condition(selection: Selection, alias: str, contested: bool) -> tuple[str, list]:
     """What of `selection` a summary row's keys answer (runs, games, rule sets, presets, contested, fallbacks), as a
     SQL condition over the rows `AS alias`; its date range and agent filter are left to the caller."""

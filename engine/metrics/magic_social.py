@@ -46,7 +46,7 @@ from engine.belief_reasoning import (
     reasoning_right,
     seat_reasoning,
 )
-from engine.metrics.seat_sums import NO_STRATEGY, seat_rows, summed_where
+from engine.metrics.seat_sums import NO_STRATEGY, summed_seat_rows
 from engine.selection import ALL, Selection, Variant, agent_sql, variants_sql
 from engine.store import summary_seats
 from engine.suites.magic import SOCIAL
@@ -158,13 +158,14 @@ def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Varian
     """Per agent and strategy (sorted, as the index), each of `sums` (name -> an aggregate over the challenger
     seats of the selected matches of `variants`) as a float, a missing value counting 0. An aggregate reads rows
     of alike seats: `seated` of them, `wins` of those won, their role, game, `rules` and `flag`, and the sums of
-    the `metrics` named and of `fallback_votes_correct`; one row a seat from the log, or a group of seats from the
-    seat summary where it answers (`seat_sums.summed_where`). One row per agent comes out of DuckDB."""
-    rows, params = _challenger_rows(db, selection, variants, metrics)
+    the `metrics` named and of `fallback_votes_correct`, a group of seats from the selection's seat summary rows
+    (`seat_sums.summed_seat_rows`). One row per agent comes out of DuckDB."""
     figures = ", ".join(f"CAST(coalesce({sql}, 0) AS DOUBLE) AS {_identifier(name)}" for name, sql in sums.items())
-    table = store.query(db, f"""
-        SELECT agent, strategy, {figures} FROM ({rows})
-        WHERE {seats_where} GROUP BY agent, strategy ORDER BY agent, strategy""", params)
+    with store.reading(db):  # rows computed from the log are a temporary table of its connection
+        rows, params = _challenger_rows(db, selection, variants, metrics)
+        table = store.query(db, f"""
+            SELECT agent, strategy, {figures} FROM ({rows})
+            WHERE {seats_where} GROUP BY agent, strategy ORDER BY agent, strategy""", params)
     if table.empty:
         return table
     # an index of Python strings: the abilities' dozens of aligned divisions converted an Arrow-backed one each time
@@ -173,14 +174,9 @@ def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Varian
 
 def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Variant, ...],
                      metrics: tuple[str, ...]) -> tuple[str, list]:
-    """The challenger seats `challenger_sums` aggregates, and their parameters: grouped from the seat summary
-    where it answers, else one row a seat from the log."""
-    summed = summed_where(db, selection)
-    if summed is None:
-        where, params = selection.where("m")
-        return f"""SELECT *, 1 AS seated, CASE WHEN won THEN 1 ELSE 0 END AS wins
-                   FROM ({_seats_sql(f"{variants_sql(variants)} AND ({where})", metrics)}) WHERE challenger""", params
-    condition, params = summed
+    """The challenger seats `challenger_sums` aggregates, and their parameters: grouped from the selection's seat
+    summary rows (`seat_sums.summed_seat_rows`)."""
+    rows, params = summed_seat_rows(db, selection, f"{variants_sql(variants, 'k')} AND k.challenger")
     wide = "".join(f", sum(total) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metrics)
     return f"""
         SELECT agent, strategy, game, rules, role, flag,
@@ -188,21 +184,16 @@ def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Varia
                sum(total) FILTER (WHERE name = '{summary_seats.WON}') AS wins,
                coalesce(sum(total) FILTER (WHERE name = '{summary_seats.FALLBACK_VOTES}'), 0) AS fallback_votes_correct
                {wide}
-        FROM ({seat_rows(f"{variants_sql(variants, 'k')} AND k.challenger AND ({condition})")})
-        GROUP BY ALL""", params
+        FROM ({rows}) GROUP BY ALL""", params
 
 
 def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Variant, ...], metrics: tuple[str, ...],
                        sums: dict[str, str], missing_suspicion: str = AUTHORS
                        ) -> tuple[pd.DataFrame, dict[tuple[str, str], tuple[int, int]]]:
     """`challenger_sums` and the Reasoning items (correct, asked) of the social matches among them, per agent
-    and strategy: summed with the rest from the seat summary where it answers, else read from the belief turns
-    (`reasoning_sums`), a missing suspect read as `missing_suspicion` says."""
-    blank_suspect(missing_suspicion)  # an unknown reading is refused on either path
-    if summed_where(db, selection) is None:
-        where, params = selection.where("m")
-        return (challenger_sums(db, selection, variants, metrics, sums),
-                reasoning_sums(db, f"{variants_sql(variants)} AND ({where})", params, missing_suspicion))
+    and strategy, summed with the rest from the seat summary rows, a missing suspect read as `missing_suspicion`
+    says."""
+    blank_suspect(missing_suspicion)  # an unknown reading is refused
     social = " OR ".join(seat_in(variant) for variant in SOCIAL)
     right, items = reasoning_right(missing_suspicion), REASONING_ITEMS
     table = challenger_sums(db, selection, variants, (*metrics, right, items), sums | {
