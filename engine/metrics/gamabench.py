@@ -27,7 +27,7 @@ formula reaches the table without a replay of the agents.
   `proposer`, `plan`, `votes`, `passed`. These records are the `last` field of the `state` JSON of each
   decision turn, so SQL works too: `SELECT match_id, round, state->'last' FROM turns WHERE seat IS NOT NULL`.
 - `round_curves(db, selection)`: those figures' numbers averaged per setting and step over the matches of one game
-  (summed from `step_summary`, engine/store/summaries.py, when it can answer).
+  (summed from `step_summary` rows, engine/store/summary_gamabench.py).
 """
 
 from __future__ import annotations
@@ -183,10 +183,11 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
     per setting and step over the selected matches of the one game the selection names: a 3-player one-round game
     is never averaged with a 10-player twenty-round one. The steps and their numbers are
-    `summaries.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps holding a
-    number numbered from 1). Summed from `step_summary` when the selection is a sum of its rows (runs, presets, rule
-    sets, matches without fallback moves, at most one agent) and it is in step with the log, else computed from the
-    log by the same definition (`agent_figures.summed`). Columns: setting (`engine.settings.setting_label`: "vanilla",
+    `summary_gamabench.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps
+    holding a number numbered from 1). Summed from `step_summary` rows: the stored ones when the selection is a
+    sum of them (runs, presets, rule sets, matches without fallback moves, at most one agent) and they are in step
+    with the log, else those of its matches computed from the log by the same definition (`agent_figures.summed`).
+    Columns: setting (`engine.settings.setting_label`: "vanilla",
     "custom: players=3, rounds=1", as every page names it), step, matches (those of the setting that reached the
     step), then one per field, in name order."""
     if len(selection.games) != 1:
