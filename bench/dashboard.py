@@ -37,7 +37,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import answer_flags, default_views, headline, queries, store, transcripts  # noqa: E402
+from engine import (  # noqa: E402
+    answer_flags,
+    default_views,
+    headline,
+    paper_summaries,  # noqa: E402, F401  (its import registers the papers' summaries)
+    queries,
+    store,
+    transcripts,
+)
 from engine.launch import processes  # noqa: E402
 from engine.metrics import compare, ratings  # noqa: E402
 from engine.metrics.kept_tables import forget  # noqa: E402

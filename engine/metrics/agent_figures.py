@@ -106,9 +106,10 @@ class Summed:
         """Summary `table` as the rows to pick from: the stored table, its rows by day within the date range summed
         per key, or the rows of the selected matches (computed `LOGGED_PART` matches at a time: each part's memory
         is all a read holds) summed per key."""
-        if self.stored and self.days == (None, None):
+        stored = self.answers(db, table)
+        if stored and self.days == (None, None):
             return table
-        if self.stored and table in summaries.BY_DAY:
+        if stored and table in summaries.BY_DAY:
             first, last = self.days
             within = " AND ".join([*([f"day >= DATE '{first.isoformat()}'"] if first else []),
                                    *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
@@ -120,6 +121,10 @@ class Summed:
         name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
         store.temp_table(db, name, self._parts(db, table))
         return f"({summaries.summed_rows_sql(table, name)})"
+
+    def answers(self, db: str | Path | None, table: str) -> bool:
+        """Whether the stored rows of summary `table` answer the selection (the database keeps the table)."""
+        return self.stored and _kept(db, table)
 
     def _parts(self, db: str | Path, table: str) -> Iterator[Callable[[duckdb.DuckDBPyConnection], tuple[str, list]]]:
         """For each part of the logged matches (in the order they were written, so that a part's seats and turns lie
@@ -142,6 +147,14 @@ class Summed:
         return f"""
             WITH k AS (SELECT z.*, {rule_set_sql("z")} AS rule_set FROM (SELECT * FROM {self.source(db, table)}) z)
             SELECT * FROM k WHERE {self.condition}""", self.params
+
+
+def _kept(db: str | Path | None, table: str) -> bool:
+    """Whether the database keeps summary `table`: always one of the store's own; a paper's where it was built
+    (`kept_summaries`: a process that registered it late reads its rows from the log until a write builds it)."""
+    if summaries.registered_summary(table) is None:
+        return True
+    return db is not None and bool(store.rows(db, "SELECT 1 FROM kept_summaries WHERE name = ?", [table]))
 
 
 def _part_rows(table: str, matches: str, params: list, con: duckdb.DuckDBPyConnection) -> tuple[str, list]:

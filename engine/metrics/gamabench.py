@@ -62,7 +62,7 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     with store.reading(db):
         where = summed(db, selection, contested=False)
         scores, params = _scores(db, where)
-        settings = _setting_names(db, not where.stored)
+        settings = _setting_names(db, not where.answers(db, GAMABENCH_SUMMARY.table))
         table = store.query(db, _TABLE.format(scores=scores), [*params, *(settings[c].tolist() for c in settings)])
     columns = ["model", "prompt_version", "temperature", "strategy", "setting", "source", *GAMES,
                "overall", "overall_sd", "matches"]

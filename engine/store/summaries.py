@@ -324,10 +324,8 @@ def generation(con: duckdb.DuckDBPyConnection) -> int:
 
 def in_step(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the summaries count every `ok` match stored (and nothing else), and the run totals every match (an
-    errored one inserted around the writer leaves them out of step too), and the database keeps every summary this
-    process registered (one not built yet is read from the log)."""
-    if set(registered()) - _kept_in(con):
-        return False
+    errored one inserted around the writer leaves them out of step too). A paper's summary answers only where the
+    database keeps it (`kept_summaries`)."""
     [(same,)] = con.execute("SELECT (SELECT max(summarized) FROM generation) = "
                             "(SELECT count(*) FROM matches WHERE status = 'ok') AND "
                             "(SELECT coalesce(sum(matches), 0) FROM run_totals) = "
