@@ -22,15 +22,14 @@ exactly one seat differs from the others only that seat is scored, else (self-pl
 every seat is. An agent is `seats.agent_name` with its strategy.
 
 The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats):
-from the seat summary where it answers the selection (engine/metrics/seat_sums.py; each seat's Reasoning items
-are counted there when its match is written, `seat_reasoning_rows`), else from the log, reading the belief
-probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
+from the selection's seat summary rows (engine/metrics/seat_sums.py; each seat's Reasoning items are counted
+there, `seat_reasoning_rows`): the stored rows where they answer, else those of its matches computed from the log by
+the summary's own SQL, a part of the log at a time, so memory stays bounded at any size.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -247,40 +246,6 @@ def reasoning_counts(seats: pd.DataFrame, beliefs: dict,
     return out
 
 
-def reasoning_sums(db: str | Path, where: str, params: list | None,
-                   missing_suspicion: str = AUTHORS) -> dict[tuple[str, str], tuple[int, int]]:
-    """Per agent and strategy, (correct, asked) Reasoning items over its challenger seats of the selected
-    social matches (a missing suspect read as `missing_suspicion` says: `seat_reasoning`): the belief turns
-    stream in match by match (with the match's challengers), so one match's beliefs are in memory at a time."""
-    blank = blank_suspect(missing_suspicion)
-    turns = store.stream(db, f"""
-        WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", (), figures=False)}),
-        tested AS (
-            SELECT match_id, count(*) AS n_seats, any_value(special_seat) AS special_seat,
-                   any_value(n_players) AS n_players,
-                   list({{'seat': seat, 'agent': agent, 'strategy': strategy}}) FILTER (WHERE challenger) AS challengers
-            FROM seat GROUP BY match_id HAVING bool_or(challenger))
-        SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, x.n_seats, x.special_seat, x.n_players,
-               x.challengers
-        FROM turns t JOIN tested x USING (match_id)
-        WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", params)
-    totals: dict[tuple[str, str], tuple[int, int]] = defaultdict(lambda: (0, 0))
-    for match, rows in groupby(turns, key=lambda row: row[0]):
-        rows = list(rows)
-        special_seat, n_players, challengers = rows[0][7:]
-        beliefs = fold_beliefs(row[:7] for row in rows)
-        probes_of = defaultdict(list)
-        for (_, seat, rnd, k) in beliefs:
-            probes_of[seat].append((rnd, k))
-        for c in challengers:
-            if c["seat"] in probes_of:
-                correct, asked = seat_reasoning(beliefs, probes_of[c["seat"]], match, c["seat"], special_seat,
-                                                 n_players, blank)
-                done = totals[(c["agent"], c["strategy"])]
-                totals[(c["agent"], c["strategy"])] = (done[0] + correct, done[1] + asked)
-    return totals
-
-
 # ---------------------------------------------------------------- the four cognition abilities
 SOCIAL_ROLES = {"chameleon_wr": "chameleon", "non_chameleon_wr": "non-chameleon", "undercover_wr": "undercover",
                 "civilian_wr": "civilian"}
@@ -315,7 +280,7 @@ def social_abilities(db: str | Path, selection: Selection = ALL, missing_suspici
 
 def social_abilities_of(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
     """social_abilities from the `SOCIAL_SUMS` per agent and strategy (`challenger_sums`, over the social
-    matches or a wider selection) and the agents' Reasoning items (`reasoning_sums`)."""
+    matches or a wider selection) and the agents' Reasoning items (`challenger_figures`)."""
     items = [reasoning.get(key, (0, 0)) for key in sums.index]
     correct = pd.Series([c for c, _ in items], index=sums.index, dtype=float)
     asked = pd.Series([a for _, a in items], index=sums.index, dtype=float)
