@@ -6,6 +6,7 @@ import logging
 import streamlit as st
 
 from engine import store
+from engine.papers import summaries as paper_summaries  # noqa: F401  (its import registers the papers' summaries)
 from engine.serve.serving import settle_heap
 from engine.store.files import cannot_write, write_refused
 from engine.wording import failure

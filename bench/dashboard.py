@@ -37,17 +37,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import store
+from engine import store  # noqa: E402
 from engine.papers import headline  # noqa: E402
+from engine.papers import summaries as paper_summaries  # noqa: E402, F401  (its import registers the papers' summaries)
 from engine.papers.gamabench.games import GAMES as GAMABENCH  # noqa: E402
 from engine.papers.magic.intervals import ability_intervals, profile_scope  # noqa: E402
-from engine.papers.registry import all_suites, get_suite
-from engine.present import (
-    answer_flags,
-    default_views,
-    queries,
-    transcripts,  # noqa: E402
-)
+from engine.papers.registry import all_suites, get_suite  # noqa: E402
+from engine.present import answer_flags, default_views, queries, transcripts  # noqa: E402
 from engine.score import compare, ratings  # noqa: E402
 from engine.score.kept_tables import forget  # noqa: E402
 from engine.serve.launch import processes  # noqa: E402

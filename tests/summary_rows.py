@@ -9,14 +9,13 @@ import pandas as pd
 
 from engine import store
 from engine.store import summaries
-from engine.store.schema import TABLES
 
 
 def summary_rows(db: str | Path, table: str = "agent_summary") -> pd.DataFrame:
     """Every row of summary `table`, sorted by its key, its columns in the schema's order (an upgraded database's
     added columns come last)."""
-    rows = store.query(db, f"SELECT {', '.join(name for name, _ in TABLES[table])} FROM {table}")
-    keys = summaries.MATCH_SCORE_KEYS if table == "match_scores" else summaries.SUMMARIES[table]
+    rows = store.query(db, f"SELECT {', '.join(name for name, _ in summaries.columns_of(table))} FROM {table}")
+    keys = summaries.MATCH_SCORE_KEYS if table == "match_scores" else summaries.keys_of(table)
     return rows.sort_values(list(keys), ignore_index=True, na_position="first")
 
 

@@ -38,10 +38,12 @@ def test_the_wis_scorers_read_aggregates_not_seats(db_path, monkeypatch):
 
 
 def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
-    """MAgIC's profile and its social half: one row per challenger leaves DuckDB as a frame or list; the
-    belief probes are streamed (and folded a match at a time)."""
+    """MAgIC's profile and its social half: one row per challenger leaves DuckDB as a frame or list; read from
+    the log, the seat summary's rows (belief probes included) are computed by its parts (`agent_figures.LOGGED_PART`
+matches each)."""
     from engine.papers.magic import abilities as magic
     from engine.papers.magic import social as magic_social
+    from engine.score import agent_figures
 
     def hero(bot, label):
         return {"challenger": {"agent": bot, "label": label}, "others": "bot:letters"}
@@ -53,8 +55,8 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
                                                    "others": "bot:tit_for_tat"}]}]}
     asyncio.run(run_spec(parse_spec(raw), db_path, progress=False))
     n_seats = store.rows(db_path, "SELECT count(*) FROM seats")[0][0]
-    largest, streamed = [], []
-    real_query, real_rows, real_stream = store.query, store.rows, getattr(store, "stream", None)
+    largest, parts = [], []
+    real_query, real_rows, real_part_rows = store.query, store.rows, agent_figures._part_rows
 
     def counting(real):
         def call(db, sql, params=None):
@@ -63,20 +65,19 @@ def test_the_magic_scorers_read_aggregates_not_seats(db_path, monkeypatch):
             return out
         return call
 
-    def streaming(db, sql, params=None, size=2048):
-        for row in real_stream(db, sql, params, size):
-            streamed.append(row[0])
-            yield row
+    def counted_part(*args):
+        parts.append(args[0])
+        return real_part_rows(*args)
 
     monkeypatch.setattr(store, "query", counting(real_query))
     monkeypatch.setattr(store, "rows", counting(real_rows))
-    monkeypatch.setattr(store, "stream", streaming, raising=False)
-    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the log's path (the summaries stream none)
+    monkeypatch.setattr(agent_figures, "_part_rows", counted_part)
+    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the seat summary's rows from the log
     profile = magic.ability_profile(db_path)
     social = magic_social.social_abilities(db_path)
     assert n_seats > 50 and sorted(profile.agent) == sorted(social.agent) == ["A · bot:letters", "B · bot:random"]
     assert max(largest) <= 2, "the seats stayed in DuckDB: one row per challenger came out"
-    assert len(set(streamed)) > 1 and profile["Reasoning (0-100)"].notna().all()
+    assert "seat_summary" in parts and profile["Reasoning (0-100)"].notna().all()
 
 
 def test_the_negotiation_scorers_read_aggregates_not_seats(db_path, monkeypatch):

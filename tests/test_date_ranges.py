@@ -1,7 +1,7 @@
 """A date range sums the summaries kept by day (`agent_summary_by_day`, `metric_summary_by_day`,
 `pairwise_summary_by_day`) over its days; an agent filter, which the stored rows cannot answer (they sum over every
 agent of a match), sums the rows of its matches computed from the log by the writer's own SQL a part at a time
-(engine/score/agent_figures.py `Summed`). The figures are the log's, to the bit where the log's are integers;
+(engine/score/agent_figures.py `Summed`). A range picks the same days from the rows by day as from the log;
 no per-agent log read runs; and an agent filter read in parts holds what one part needs, where the log read of the
 same matches ran out of a small reader's memory."""
 
@@ -11,13 +11,12 @@ from dataclasses import replace
 from datetime import date
 
 import duckdb
-import pandas as pd
 import pytest
 
 from bench.dashboard import fill
 from engine import store
 from engine.papers import headline
-from engine.score import agent_figures, bradley_terry, ratings
+from engine.score import agent_figures, ratings
 from engine.store import connections, summaries
 from engine.store.selection import Selection
 from tests.summary_rows import same_rows, summary_rows
@@ -52,50 +51,10 @@ def bench_db(tmp_path_factory):
 
 
 def from_the_log(monkeypatch, call):
-    """`call()` with the summaries out of the way: the log read of before."""
+    """`call()` with the summaries out of the way: the rows of the selected matches computed from the log."""
     with monkeypatch.context() as patched:
         patched.setattr(store, "summaries_in_step", lambda db: False)
         return call()
-
-
-def test_a_date_range_and_an_agent_give_the_logs_figures_without_the_log_read(bench_db, monkeypatch):
-    def no_log(*args, **kwargs):
-        raise AssertionError("read the log")
-
-    agent = headline.agent_figures(bench_db)["agent"].iloc[0]  # a name as the pages give it: "model-1 (t=0.5, ...)"
-    selections = {**SELECTIONS, "an agent": Selection(agents=(agent,)),
-                  "an agent in a date range": replace(RANGE, agents=(agent,))}
-    def read(selection):
-        return (headline.agent_figures(bench_db, selection, by_game=True),
-                headline.scores(bench_db, selection, "gamabench_score"),
-                ratings.rated_pairs(bench_db, replace(selection, contested=True)),
-                headline.coverage(bench_db, "gamabench", selection),
-                headline.headline(bench_db, "gamabench", selection))
-
-    logged = {name: from_the_log(monkeypatch, lambda s=selection: read(s)) for name, selection in selections.items()}
-    assert len(logged["a date range"][0]) > 100 and logged["a date range no match is in"][0].empty
-    monkeypatch.setattr(agent_figures, "_logged_figures", no_log)
-    monkeypatch.setattr(headline, "_logged_scores", no_log)
-    monkeypatch.setattr(bradley_terry, "read_with_played", no_log)
-    for name, selection in selections.items():
-        figures, scores, pairs, coverage, board = logged[name]
-        keys = ["game", "rule_set", "agent"]
-        summed = headline.agent_figures(bench_db, selection, by_game=True)
-        same_rows(summed.sort_values(keys, ignore_index=True), figures.sort_values(keys, ignore_index=True))
-        pd.testing.assert_frame_equal(headline.scores(bench_db, selection, "gamabench_score"), scores,
-                                      check_exact=False, rtol=1e-9)
-        assert headline.coverage(bench_db, "gamabench", selection) == coverage, name
-        pd.testing.assert_frame_equal(headline.headline(bench_db, "gamabench", selection), board, check_exact=False,
-                                      rtol=1e-9)
-        if selection.without_fallbacks:
-            continue  # the pairwise summary has no fallback key: the log answers (as for the stored rows)
-        summed_pairs = ratings.rated_pairs(bench_db, replace(selection, contested=True))
-        if pairs is None:
-            assert summed_pairs is None, name
-            continue
-        pd.testing.assert_frame_equal(summed_pairs[0], pairs[0], check_exact=True)
-        same_rows(summed_pairs[1].sort_values("agent", ignore_index=True),
-                  pairs[1][pairs[1]["agent"].isin(summed_pairs[1]["agent"])].sort_values("agent", ignore_index=True))
 
 
 def test_a_date_range_sums_the_summaries_kept_by_day_and_computes_no_row_from_the_log(bench_db, monkeypatch):
@@ -106,7 +65,7 @@ def test_a_date_range_sums_the_summaries_kept_by_day_and_computes_no_row_from_th
 
     monkeypatch.setattr(store, "temp_table", no_log_rows)
     for name, selection in SELECTIONS.items():
-        assert agent_figures.summed(bench_db, selection).logged is None, name
+        assert agent_figures.summed(bench_db, selection).stored, name
         headline.agent_figures(bench_db, selection, by_game=True)
         headline.scores(bench_db, selection, "gamabench_score")
         if not selection.without_fallbacks:

@@ -21,7 +21,6 @@ from engine.papers.registry import get_suite
 from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
 from engine.present import transcripts
-from engine.score import agent_figures as agent_figures_module
 from engine.store.selection import Selection
 from engine.testing import StubReply, StubServer
 from pages.shared import links
@@ -88,27 +87,6 @@ def test_without_fallbacks_the_figures_count_exactly_the_matches_without_a_fallb
     assert dropped.to_dict() == {"bot:equilibrium": 0, "bot:random": 6, GARBLED: 9, STEADY: 3}
     assert every.set_index("agent").loc[GARBLED, "fallback_wins"] > 0
     assert (own["fallback_wins"] == 0).all()
-
-
-def read_the_log(*args):
-    raise AssertionError("read the log")
-
-
-def test_the_summaries_answer_the_filter_as_the_log_does(db, monkeypatch):
-    """The summaries keep whether a match had a fallback move, so the filter costs no more than any other
-    selection by runs or games (the log of every match is read only for a date range or an agent)."""
-    assert store.summaries_in_step(db)
-    with monkeypatch.context() as patched:
-        patched.setattr(agent_figures_module, "_logged_figures", read_the_log)
-        patched.setattr(headline, "_logged_scores", read_the_log)
-        summed = [headline.agent_figures(db, OWN_MOVES, by_game=True), headline.headline(db, "gamabench", OWN_MOVES)]
-    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)  # the same calls, from the log
-    logged = [headline.agent_figures(db, OWN_MOVES, by_game=True), headline.headline(db, "gamabench", OWN_MOVES)]
-    for left, right in zip(summed, logged, strict=True):
-        keys = [k for k in ("game", "agent") if k in left.columns]
-        pd.testing.assert_frame_equal(left.sort_values(keys, ignore_index=True),
-                                      right.sort_values(keys, ignore_index=True), check_exact=False, rtol=1e-12)
-    assert set(summed[1]["agent"]) == {STEADY, "bot:random"}
 
 
 def test_a_version_8_database_gets_the_fallbacks_key_by_the_upgrade(db, tmp_path):

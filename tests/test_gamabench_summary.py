@@ -8,7 +8,6 @@ version 10 and a rescore build it."""
 from __future__ import annotations
 
 import asyncio
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from engine.papers.registry import get_suite
 from engine.play.playing import play_match
 from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
-from engine.store.selection import ALL, Selection
+from engine.store.selection import ALL
 from engine.study.rescore import rescore
 from tests.summary_rows import assert_rebuild_gives_the_writers_rows, same_rows, summary_rows
 
@@ -73,39 +72,9 @@ def played(tmp_path_factory):
     return db
 
 
-SELECTIONS = {
-    "all": ALL,
-    "one run": Selection(run_ids=(spec("second", 2, 1).run_id,)),
-    "a published run": Selection(run_ids=("gamabench-import-gpt-3.5-turbo-0125",)),
-    "one game": ALL.of_game("guessing_game"),
-    "two presets": Selection(presets=("default", "second_price")),
-    "without fallback moves": Selection(without_fallbacks=True),
-}
-TABLES = {
-    "leaderboard": lambda db, s: gamabench.leaderboard(db, s),
-    "the suite's board": lambda db, s: get_suite("gamabench").leaderboard(db, s),  # its games' variants
-}
-
-
-def logged(db, table, selection, monkeypatch):
-    with monkeypatch.context() as patched:  # the same call with the summaries out of the way
-        patched.setattr(store, "summaries_in_step", lambda db: False)
-        return table(db, selection)
-
-
-@pytest.mark.parametrize("table", list(TABLES))
-@pytest.mark.parametrize("name", list(SELECTIONS))
-def test_gamabenchs_table_summed_is_the_logs(played, table, name, monkeypatch):
-    summed = TABLES[table](played, SELECTIONS[name])
-    from_log = logged(played, TABLES[table], SELECTIONS[name], monkeypatch)
-    assert len(from_log) >= 1 and from_log["matches"].sum() > 1
-    same_rows(summed, from_log)
-
-
-def test_the_summed_table_holds_every_kind_of_row_the_logs_does(played):
-    """Else the equality above could hold over a table of few kinds: the published row with its spread over five
-    runs, studies of their own, a strategy, self-play, a mixed match's agents and a labelled bot (a bot's name is its
-    agent string: its max_tokens names nothing)."""
+def test_the_table_holds_every_kind_of_row(played):
+    """The published row with its spread over five runs, studies of their own, a strategy, self-play, a mixed
+    match's agents and a labelled bot (a bot's name is its agent string: its max_tokens names nothing)."""
     board = gamabench.leaderboard(played)
     published = board[board.source == "published"]
     assert published["overall_sd"].max() > 0 and published["overall"].notna().any()
@@ -113,21 +82,6 @@ def test_the_summed_table_holds_every_kind_of_row_the_logs_does(played):
     assert set(board["strategy"].dropna()) > {"vanilla"}
     ours = board[board.source == "ours"].set_index(["model", "setting"])["guessing_game"].dropna()
     assert {"bot:equilibrium", "fifty · bot:fixed:50", "bot:random"} <= set(ours.index.get_level_values("model"))
-
-
-def test_the_table_reads_no_seat_where_the_summary_answers_and_the_log_where_it_does_not(played, monkeypatch):
-    def no_log(*args, **kwargs):
-        raise AssertionError("read the log")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(gamabench, "_logged_scores", no_log)
-        for selection in SELECTIONS.values():
-            for table in TABLES.values():
-                table(played, selection)
-    monkeypatch.setattr(gamabench, "_summed_scores", lambda *args: pytest.fail("summed a selection it cannot"))
-    for selection in (Selection(date_from=date(2000, 1, 1)), Selection(agents=("fifty · bot:fixed:50",)),
-                      Selection(contested=True)):
-        assert not gamabench.leaderboard(played, selection).empty
 
 
 def test_the_writers_rows_are_a_rebuilds_a_resumed_and_a_reimported_match_counted_once(played, tmp_path):

@@ -159,15 +159,6 @@ def selections(db) -> dict[str, Selection]:
             "one agent, one run": Selection(agents=("B (t=0.5)",), run_ids=(RUNS[0],))}
 
 
-def test_the_hint_ablation_summed_is_the_logs(written, monkeypatch):
-    db, _ = written
-    for name, selection in selections(db).items():
-        summed = llmarena_analyses.hint_ablation(db, selection=selection)
-        from_log = logged(monkeypatch, lambda s=selection: llmarena_analyses.hint_ablation(db, selection=s))
-        assert not from_log.empty and summed["illegal_moves"].sum() > 0, name
-        same_rows(summed, from_log)
-
-
 def test_the_hint_ablation_of_one_agent_is_its_rows_only(written):
     db, stored = written
     agent = chosen_agent(db)
@@ -181,13 +172,6 @@ def test_the_hint_ablation_of_one_agent_is_its_rows_only(written):
                 for t in r.turns if (r.seats[t["seat"]]["label"], r.seats[t["seat"]]["temperature"])
                 == (label, temperature))
     assert mine["moves"].sum() == moves
-
-
-def test_the_hint_ablation_reads_no_turn_where_the_summary_answers(written, monkeypatch):
-    db, _ = written
-    monkeypatch.setattr(llmarena_analyses, "_logged_hints", None)  # reading the log would fail
-    for selection in selections(db).values():  # computed, not a table kept from an earlier call
-        assert not llmarena_analyses.hint_ablation.__wrapped__(db, selection=replace(selection, agents=())).empty
 
 
 def expected_curves(stored: list[MatchRecord], game: str, keep) -> pd.DataFrame:
@@ -221,7 +205,7 @@ def expected_curves(stored: list[MatchRecord], game: str, keep) -> pd.DataFrame:
     return frame[["setting", "step", "matches", *sorted(frame.columns[3:])]]
 
 
-def test_the_round_curves_summed_are_the_logs_and_the_records(written, monkeypatch):
+def test_the_round_curves_are_the_records_from_the_summary_and_from_the_log(written, monkeypatch):
     db, stored = written
     agent = chosen_agent(db)
     keeps = {"every match": lambda r: True, "one run": lambda r: r.match["run_id"] == RUNS[1],
@@ -238,17 +222,8 @@ def test_the_round_curves_summed_are_the_logs_and_the_records(written, monkeypat
             from_log = logged(monkeypatch, lambda s=chosen: gamabench.round_curves(db, s))
             want = expected_curves(stored, game, keeps[name])
             assert not want.empty, (name, game)
-            same_rows(summed, from_log)
-            same_rows(summed.astype({"matches": "int64", "step": "int64"}), want)
-
-
-def test_the_round_curves_read_no_turn_where_the_summary_answers(written, monkeypatch):
-    db, _ = written
-    monkeypatch.setattr(gamabench, "_logged_steps", None)  # reading the log would fail
-    for selection in selections(db).values():
-        assert not gamabench.round_curves(db, selection.of_game("guessing_game")).empty
-    with pytest.raises(TypeError):  # two agents: a match of both would be counted twice, so the log answers
-        gamabench.round_curves(db, Selection(games=("guessing_game",), agents=("B", "C")))
+            for curves in (summed, from_log):
+                same_rows(curves.astype({"matches": "int64", "step": "int64"}), want)
 
 
 def test_a_rebuild_from_the_log_gives_the_writers_rows(written, tmp_path):

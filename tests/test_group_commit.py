@@ -18,6 +18,7 @@ from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
 from engine.store import connections
 from engine.store.summaries import SUMMARIES
+from engine.store.summary_registry import registered
 
 pytestmark = pytest.mark.slow
 
@@ -105,7 +106,8 @@ def test_a_failed_batch_leaves_nothing_of_any_of_its_matches(db_path, monkeypatc
 
 def match_deletes(recorder) -> list[str]:
     """The DELETEs of the match tables (the summaries' few rows of the keys a batch touches are replaced)."""
-    return [s for s in recorder.sql if s.startswith("DELETE") and not any(f"FROM {t} " in s for t in SUMMARIES)]
+    summaries = (*SUMMARIES, *registered())
+    return [s for s in recorder.sql if s.startswith("DELETE") and not any(f"FROM {t} " in s for t in summaries)]
 
 
 def test_new_matches_are_appended_without_a_delete_and_earlier_attempts_are_replaced(db_path, monkeypatch):

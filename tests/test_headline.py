@@ -117,10 +117,10 @@ def test_a_scores_interval_stays_on_its_scale(first_run_db, monkeypatch):
     112.9]"): it stops at the scale's ends."""
     table = headline.headline(first_run_db, "gamabench")
     assert table["value_lo"].ge(0).all() and table["value_hi"].le(100).all()
-    per_match = pd.DataFrame({"agent": ["wide"] * 3 + ["low"] * 3, "game": ["guessing_game"] * 6,
-                              "match_id": list("abcdef"), "score": [100.0, 90.0, 70.0, 0.0, 10.0, 30.0]})
-    monkeypatch.setattr(headline.store, "query", lambda db, sql, params=None: per_match)  # the matches' scores
-    monkeypatch.setattr(headline.store, "summaries_in_step", lambda db: False)  # read as the log's
+    matches = {"wide": [100.0, 90.0, 70.0], "low": [0.0, 10.0, 30.0]}
+    summed = pd.DataFrame([{"agent": agent, "game": "guessing_game", "count": len(scores), "total": sum(scores),
+                            "squares": sum(x * x for x in scores)} for agent, scores in matches.items()])
+    monkeypatch.setattr(headline.store, "query", lambda db, sql, params=None: summed.copy())  # the matches' sums
     scored = headline.scores(first_run_db, ALL, "score", bounds=(0, 100)).set_index("agent")
     assert scored.loc["wide", "value_hi"] == 100 and 0 < scored.loc["wide", "value_lo"] < scored.loc["wide", "value"]
     assert scored.loc["low", "value_lo"] == 0 and scored.loc["low", "value_hi"] < 100

@@ -48,7 +48,7 @@ def offenders(folder: Path, forbidden: tuple[str, ...]) -> list[str]:
 # engine/'s layers from the ground up: a module imports its own layer and those listed before it
 LAYERS = (("engine.secrets", "engine.wording"), ("engine.games",), ("engine.agents",), ("engine.store",),
           ("engine.play",), ("engine.score",), ("engine.papers",), ("engine.present", "engine.study"),
-          ("engine.serve",), ("engine.cli", "engine.cli.main"))
+          ("engine.serve",), ("engine.cli", "engine.__main__"))
 APART = ("engine.testing",)  # the stub server of the tests and benchmarks: no module of the engine imports it
 
 

@@ -10,10 +10,10 @@ import asyncio
 import gzip
 import random
 from dataclasses import replace
-from datetime import date
 
 import pandas as pd
 import pytest
+from scipy import stats
 
 from engine import store
 from engine.papers import headline
@@ -22,7 +22,6 @@ from engine.play.playing import play_match
 from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
 from engine.present import queries
-from engine.score import agent_figures as agent_figures_module
 from engine.score import bradley_terry, kept_tables, ratings, trueskill_replay
 from engine.store import summaries
 from engine.store.selection import ALL, Selection
@@ -109,56 +108,49 @@ SELECTIONS = {
 }
 
 
-@pytest.mark.parametrize("name", list(SELECTIONS))
-def test_the_headline_figures_summed_are_the_logs(played, name, monkeypatch):
-    selection = SELECTIONS[name]
-    for by_game in (False, True):
-        keys = ["game", "rule_set", "agent"] if by_game else ["agent"]
-        summed = headline.agent_figures(played, selection, by_game)
-        with monkeypatch.context() as patched:  # the same call with the summaries out of the way
-            patched.setattr(store, "summaries_in_step", lambda db: False)
-            logged = headline.agent_figures(played, selection, by_game)
-        assert not logged.empty
-        same_figures(summed, logged, keys)
+def scored_matches(db) -> None:
+    """Three tictactoe matches between `a` and `b` (a wins two) and each seat's `gamabench_score`, inserted around
+    the writer: the summaries are out of step until a rebuild."""
+    write_outcomes(db, "tictactoe", [[("a", 1, 1.0), ("b", 2, 0.0)], [("a", 1, 1.0), ("b", 2, 0.0)],
+                                     [("b", 1, 1.0), ("a", 2, 0.0)]])
+    scores = {("tictactoe-0", 0): 10, ("tictactoe-1", 0): 20, ("tictactoe-2", 1): 30,
+              ("tictactoe-0", 1): 40, ("tictactoe-1", 1): 40, ("tictactoe-2", 0): 70}
+    with store.connect(db) as con:
+        con.executemany("INSERT INTO metrics (match_id, seat, name, value) VALUES (?, ?, 'gamabench_score', ?)",
+                        [[match_id, seat, value] for (match_id, seat), value in scores.items()])
 
 
-def test_the_summaries_answer_the_selections_their_grain_allows_without_the_log(played, monkeypatch):
-    """Else a test comparing the two paths could pass with the summaries never read."""
-    def no_log(*args):
-        raise AssertionError("read the log")
+def test_the_figures_of_known_matches_out_of_step_and_after_a_rebuild(tmp_path):
+    """The one definition of each figure, read from the log's rows (summaries out of step) and from the stored
+    summary after a rebuild: the values worked out by hand both times."""
+    db = tmp_path / "known.duckdb"
+    scored_matches(db)
+    half = stats.t.ppf(0.975, 2) * (100 / 3) ** 0.5  # a's scores 10, 20, 30: mean 20, variance 100
+    for in_step in (False, True):
+        assert store.summaries_in_step(db) == in_step
+        figures = headline.agent_figures(db).set_index("agent")
+        assert figures.loc["a", ["matches", "seats", "wins", "draws"]].tolist() == [3, 3, 2, 0]
+        assert figures.loc["a", "win_rate"] == pytest.approx(2 / 3)
+        assert figures.loc["b", "win_rate"] == pytest.approx(1 / 3)
+        assert figures.loc["a", "mean_score"] == pytest.approx(2 / 3)
+        scored = headline.scores(db, ALL, "gamabench_score").set_index("agent")
+        assert scored.loc["a", ["value", "value_lo", "value_hi"]].tolist() == pytest.approx([20, 20 - half, 20 + half])
+        assert scored.loc["b", "value"] == pytest.approx(50)
+        assert queries.agents(db).set_index("agent")["seats"].to_dict() == {"a": 3, "b": 3}
+        store.rebuild_summaries(db)
 
-    monkeypatch.setattr(agent_figures_module, "_logged_figures", no_log)
-    monkeypatch.setattr(headline, "_logged_scores", no_log)
-    for selection in SELECTIONS.values():
-        headline.agent_figures(played, selection, by_game=True)
-        headline.scores(played, selection, "gamabench_score")
+
+def test_a_date_range_over_every_match_gives_the_unfiltered_figures(played):
+    """A date range reads the summaries kept by day, the unfiltered view the summary itself: the same figure for the
+    same matches."""
+    first, last = store.rows(played, "SELECT min(finished_at)::DATE, max(finished_at)::DATE FROM matches")[0]
+    every_day = Selection(date_from=first, date_to=last)
+    same_figures(headline.agent_figures(played, every_day, by_game=True),
+                 headline.agent_figures(played, ALL, by_game=True), ["game", "rule_set", "agent"])
+    same_rows(headline.scores(played, every_day, "gamabench_score", (0, 100)),
+              headline.scores(played, ALL, "gamabench_score", (0, 100)))
     for suite in ("llmarena", "magic", "wis", "gamabench"):
-        headline.headline(played, suite)
-    # a date range and an agent filter sum their matches' summary rows (tests/test_date_ranges.py)
-    headline.agent_figures(played, Selection(date_from=date(2000, 1, 1)))
-    headline.agent_figures(played, Selection(agents=("bot:letters",)))
-    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
-    with pytest.raises(AssertionError, match="read the log"):
-        headline.agent_figures(played, Selection(date_from=date(2000, 1, 1)))
-
-
-@pytest.mark.parametrize("suite", ["llmarena", "magic", "wis", "gamabench"])
-def test_every_suites_headline_is_the_same_from_summaries_and_from_the_log(played, suite, monkeypatch):
-    summed = headline.headline(played, suite)
-    assert len(summed) >= 2
-    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
-    same_rows(summed, headline.headline(played, suite))
-
-
-@pytest.mark.parametrize("name", list(SELECTIONS))
-def test_the_scores_from_the_metric_summaries_are_the_logs(played, name, monkeypatch):
-    """γ-Bench's score: the mean over games of the per-match means, its interval from their variances (here
-    from sums of squares)."""
-    summed = headline.scores(played, SELECTIONS[name], "gamabench_score", (0, 100))
-    monkeypatch.setattr(store, "summaries_in_step", lambda db: False)
-    logged = headline.scores(played, SELECTIONS[name], "gamabench_score", (0, 100))
-    assert (not logged.empty) == (name in ("all", "one run"))
-    pd.testing.assert_frame_equal(summed, logged, check_exact=False, rtol=1e-9)
+        same_rows(headline.headline(played, suite, every_day), headline.headline(played, suite))
 
 
 @pytest.mark.parametrize("name", list(SELECTIONS))

@@ -16,7 +16,7 @@ from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
 from engine.present import queries, transcripts
 from engine.present.transcripts import MatchSearch
-from engine.store.selection import ALL, Selection
+from engine.store.selection import Selection
 from engine.store.valid_answers import invalid_sql
 from tests.page_run import run_page
 
@@ -70,28 +70,6 @@ def test_the_agents_named_from_the_summaries_are_the_logs_failed_and_unplaced_se
             assert {ERRORED, UNPLACED} <= set(summed)
             assert {"rnd · bot:random", "bot:random"} <= set(summed)  # a label: before the agent it names
     assert transcripts.agents(db, "no_such_game") == []
-
-
-@pytest.mark.parametrize("selection", [ALL, Selection(presets=("no_hint",)), Selection(games=("guessing_game",)),
-                                       Selection(without_fallbacks=True), Selection(run_ids=("nope",))],
-                         ids=["all", "a preset", "a game", "without fallbacks", "nothing"])
-@pytest.mark.parametrize("settings", [False, True])
-def test_the_agents_and_seats_summed_are_the_logs(db, monkeypatch, selection, settings):
-    summed = queries.agents(db, selection, settings)
-    pd.testing.assert_frame_equal(summed, logged(queries.agents, db, selection, settings, monkeypatch=monkeypatch))
-    if selection == ALL:
-        assert UNPLACED in set(summed["agent"]) and ERRORED not in set(summed["agent"])  # an ok match's seats only
-
-
-def test_the_agents_are_summed_without_reading_every_seat(db, monkeypatch):
-    """Else a test comparing the two paths could pass with the summaries never read."""
-    def no_log(*args):
-        raise AssertionError("read the log")
-
-    monkeypatch.setattr(queries, "_logged_agents", no_log)
-    queries.agents(db, Selection(presets=("default",)), settings=True)
-    with pytest.raises(AssertionError, match="read the log"):
-        queries.agents(db, Selection(agents=("bot:random",)))
 
 
 SEARCHES = {

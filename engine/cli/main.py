@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from engine import store
+from engine.papers import summaries as paper_summaries  # noqa: F401  (its import registers the papers' summaries)
 from engine.store.files import CannotWrite, cannot_write, check_path, write_refused
 from engine.wording import count, failure, usd
 

@@ -33,7 +33,6 @@ from engine.score.agent_figures import (
     over_games,
     summed,
     summed_figures_sql,
-    summed_where,
     with_rates,
 )
 from engine.score.bradley_terry import rated_read, summed_pairs_sql
@@ -41,7 +40,7 @@ from engine.score.kept_tables import kept, kept_per_state
 from engine.score.outcomes import numbered_agents
 from engine.score.precision import fixed_values
 from engine.score.ratings import OUTCOME, fit_bradley_terry, rated_pairs
-from engine.store.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games
+from engine.store.selection import ALL, Selection, cooperative_games
 from engine.store.valid_answers import DEFINITION as VALID_ANSWER
 
 MIN_MATCHES = 10
@@ -168,14 +167,12 @@ def scores(db: str | Path, selection: Selection, metric: str, bounds: tuple[floa
     to the scale `bounds` (a 0-100 score read "79.8 [46.8 to 100.0]"): agent, value, value_lo, value_hi, note,
     games (the games it averages)."""
     with store.reading(db):
-        where = summed_where(db, selection, contested=not self_play)
-        games = _logged_scores(db, selection, metric, self_play) if where is None else _moments(
-            store.query(db, *_summed_scores_sql(db, where, metric)))
+        games = _moments(store.query(db, *_scores_sql(db, summed(db, selection, contested=not self_play), metric)))
     return _scored(games, bounds)
 
 
 def _scored(games: pd.DataFrame, bounds: tuple[float, float] | None) -> pd.DataFrame:
-    """`scores` of the per agent and game moments read (`_logged_scores`' columns)."""
+    """`scores` of the per agent and game moments read (`_moments`' columns)."""
     columns = ["agent", "value", "value_lo", "value_hi", "note", "games"]
     if games.empty:
         return pd.DataFrame(columns=columns)
@@ -196,22 +193,10 @@ def _scored(games: pd.DataFrame, bounds: tuple[float, float] | None) -> pd.DataF
     return table
 
 
-def _logged_scores(db: str | Path, selection: Selection, metric: str, self_play: bool = False) -> pd.DataFrame:
-    """Per agent and game: the mean, variance and count of its score per contested match (every match with
-    `self_play`), read from the log."""
-    where, params = replace(selection, contested=not self_play).where("m")
-    per_match = store.query(db, f"""
-        SELECT {agent_sql("s")} AS agent, m.game, m.match_id, avg(x.value) AS score
-        FROM matches m JOIN seats s USING (match_id)
-        JOIN metrics x ON x.match_id = s.match_id AND x.seat = s.seat AND x.name = ?
-        WHERE {where} GROUP BY ALL""", [metric, *params])
-    if per_match.empty:
-        return per_match
-    return per_match.groupby(["agent", "game"])["score"].agg(["mean", "var", "count"]).reset_index()
-
-
-def _summed_scores_sql(db: str | Path, where: Summed, metric: str) -> tuple[str, list]:
-    """The query of `_logged_scores`' counts from the metric summaries, and its parameters (`_moments` of it)."""
+def _scores_sql(db: str | Path, where: Summed, metric: str) -> tuple[str, list]:
+    """The query of per agent and game, its contested matches scored by `metric` (`count`) and the sum and sum of
+    squares of its score per match, from the `metric_summary` rows `where` selects; its parameters. `_moments` of
+    it is what `scores` averages."""
     rows, params = where.rows(db, "metric_summary")
     return f"""
         SELECT k.agent_name AS agent, k.game, sum(k.matches)::BIGINT AS count, sum(k.total) AS total,
@@ -220,7 +205,8 @@ def _summed_scores_sql(db: str | Path, where: Summed, metric: str) -> tuple[str,
 
 
 def _moments(games: pd.DataFrame) -> pd.DataFrame:
-    """`_logged_scores` from the summed counts (`_summed_scores_sql`): the variance from the sum of squares."""
+    """Per agent and game the mean, variance and count of its score per match, from the summed counts
+    (`_scores_sql`): the variance from the sum of squares."""
     if games.empty:
         return games
     games["mean"] = games["total"] / games["count"]
@@ -234,15 +220,10 @@ def coverage(db: str | Path, suite: str, selection: Selection = ALL) -> tuple[li
     suite whose protocol is self-play, `Suite.self_play`) and those it leaves out because the selection holds only
     self-play of them, each in the suite's order."""
     scope = selection.within(get_suite(suite).variants)
-    with store.reading(db):  # from the summaries where they answer: the log's read took 10 s at 1M matches
-        if store.summaries_in_step(db):
-            rows, params = summed(db, scope, contested=False).rows(db)
-            found = store.query(db, f"""SELECT k.game, bool_or(k.several OR k.game IN (SELECT unnest(?))) AS contested
-                                        FROM ({rows}) k GROUP BY k.game""", [cooperative_games(), *params])
-        else:
-            where, params = scope.where("m")
-            found = store.query(db, f"""SELECT m.game, bool_or({contested_sql("m")}) AS contested FROM matches m
-                                        WHERE {where} GROUP BY m.game""", params)
+    with store.reading(db):
+        rows, params = summed(db, scope, contested=False).rows(db)
+        found = store.query(db, f"""SELECT k.game, bool_or(k.several OR k.game IN (SELECT unnest(?))) AS contested
+                                    FROM ({rows}) k GROUP BY k.game""", [cooperative_games(), *params])
     if found.empty:  # no match of the suite (or no database yet: a frame without columns)
         return [], []
     played = found.set_index("game")["contested"] | get_suite(suite).self_play  # its protocol: self-play counts
@@ -262,17 +243,15 @@ def _win_rates(by_game: pd.DataFrame, agents: pd.Series) -> dict[str, pd.Series]
 def _figures_and_beside(db: str | Path, scope: Selection, measure: Headline, self_play: bool = False
                         ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """`agent_figures` of the scope by game (every match with `self_play`, else the contested ones), and beside them
-    what the headline's value reads when the summaries answer both: a rating's pairs (`rated_pairs`), a score's
-    sums per agent and game (`scores`). The two reads run at once (`store.queries_at_once`: 25 of a week's 140 ms at
-    50,000 matches). None beside: read it after (the log answers it, or the value is the win rate, of the
-    figures)."""
-    # the pairwise summary has no fallback key: a rating without fallback moves reads the log
-    where = summed_where(db, scope, contested=not self_play) if measure.by == "score" or (
-        measure.by == "rating" and not scope.without_fallbacks and not self_play) else None
-    if where is None:
+    what the headline's value reads from the same summary rows: a rating's pairs (`rated_pairs`), a score's sums per
+    agent and game (`scores`). The two reads run at once (`store.queries_at_once`). None beside: read it after (a
+    rating without fallback moves or of self-play, which the pairwise summary does not key; or the value is the
+    win rate, of the figures)."""
+    # the pairwise summary has no fallback key: a rating without fallback moves, or of self-play, reads the log
+    if measure.by == "win rate" or (measure.by == "rating" and (scope.without_fallbacks or self_play)):
         return agent_figures(db, scope, by_game=True, contested=not self_play), None
-    beside = (summed_pairs_sql(db, where) if measure.by == "rating" else
-              _summed_scores_sql(db, where, measure.metric))
+    where = summed(db, scope, contested=not self_play)
+    beside = (summed_pairs_sql(db, where) if measure.by == "rating" else _scores_sql(db, where, measure.metric))
     by_game, read = store.queries_at_once(db, [summed_figures_sql(db, where, by_game=True), beside])
     return with_rates(by_game), read
 
@@ -303,8 +282,7 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
         read = rated_pairs(db, replace(scope, contested=True)) if beside is None else rated_read(beside, figures)
         values = _rated(read)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
-        values = (scores(db, scope, measure.metric, measure.bounds, self_play) if beside is None else
-                  _scored(_moments(beside), measure.bounds)).drop(columns="games")
+        values = _scored(_moments(beside), measure.bounds).drop(columns="games")
     else:
         values = figures[["agent"]].assign(value=figures["win_rate"], value_lo=figures["win_lo"],
                                            value_hi=figures["win_hi"], note="")

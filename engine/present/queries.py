@@ -20,7 +20,7 @@ from engine.agents.base import AgentSpec
 from engine.games.settings import setting_labels
 from engine.papers.registry import get_suite
 from engine.score import stats
-from engine.score.agent_figures import summary_rows, summary_where
+from engine.score.agent_figures import summed
 from engine.store.selection import ALL, Selection, agent_sql
 from engine.store.summaries import match_scores_sql
 from engine.store.valid_answers import valid_sql
@@ -53,14 +53,10 @@ def filter_options(db: str | Path, fallbacks: bool = False) -> pd.DataFrame:
 
 def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -> pd.DataFrame:
     """Agents with their seats played, most played first: by label, or with `settings` each setting of a label
-    apart, as the leaderboards name agents (`agent_sql`; the Robustness page compares a label's settings). Summed
-    from `agent_summary` (the placed seats) and the log's seats without a place, when the selection is a sum of
-    summary rows and they are in step (a scan of 4M seats and their names took 400 ms at 1M matches)."""
+    apart, as the leaderboards name agents (`agent_sql`; the Robustness page compares a label's settings). The
+    placed seats summed from the selection's `agent_summary` rows (`summed`), and the log's seats without a place."""
     with store.reading(db):
-        where = summary_where(selection, contested=False) if store.summaries_in_step(db) else None
-        if where is None:
-            return _logged_agents(db, selection, settings)
-        rows, params = summary_rows(where)
+        rows, params = summed(db, selection, contested=False).rows(db)
         unplaced_matches = [row[0] for row in store.rows(db, "SELECT DISTINCT match_id FROM seats WHERE rank IS NULL")]
         unplaced, more = _seats_sql(selection, settings, unplaced_matches)
         return _query(db, f"""
@@ -70,19 +66,12 @@ def agents(db: str | Path, selection: Selection = ALL, settings: bool = False) -
             GROUP BY ALL ORDER BY seats DESC, agent""", [*params, *more])
 
 
-def _logged_agents(db: str | Path, selection: Selection, settings: bool) -> pd.DataFrame:
-    seats, params = _seats_sql(selection, settings)
-    return _query(db, f"SELECT agent, count(*) AS seats FROM ({seats}) GROUP BY ALL ORDER BY seats DESC, agent",
-                  params)
-
-
-def _seats_sql(selection: Selection, settings: bool, unplaced_of: list[str] | None = None) -> tuple[str, list]:
-    """One row (`agent`, `seats` 1) per seat of the selected matches; with `unplaced_of`,
-    only the seats without a place of those matches (a list, so the 1M matches are not hashed to find them)."""
+def _seats_sql(selection: Selection, settings: bool, unplaced_of: list[str]) -> tuple[str, list]:
+    """One row (`agent`, `seats` 1) per seat without a place of the selected matches among `unplaced_of` (a list,
+    so the 1M matches are not hashed to find them)."""
     where, params = selection.where()
     name = agent_sql("s") if settings else model_sql("s")
-    if unplaced_of is not None:
-        where, params = f"s.rank IS NULL AND s.match_id IN (SELECT unnest(?)) AND {where}", [unplaced_of, *params]
+    where, params = f"s.rank IS NULL AND s.match_id IN (SELECT unnest(?)) AND {where}", [unplaced_of, *params]
     return f"SELECT {name} AS agent, 1 AS seats FROM seats s JOIN matches m USING (match_id) WHERE {where}", params
 
 

@@ -1,27 +1,28 @@
 """Per agent, the counts every page's win rates and the headline read (`agent_figures`): contested matches, seats,
-wins, draws, the win rate with its Wilson interval, valid decisions, fallback wins, cost. Summed from the summaries
-(engine/store/summaries.py) while they are in step with the log: the stored rows when a selection is a sum of them
-(`summary_where`), for a date range or an agent filter the rows of its matches (`Summed`); else read from the turn
-log: the same figures either way. Its own module, beneath the headline and the ratings, because both read it
-(the Bradley-Terry table names each agent's matches and wins beside its rating)."""
+wins, draws, the win rate with its Wilson interval, valid decisions, fallback wins, cost. One definition: the sum of
+`agent_summary` rows (`summed_figures_sql`). The rows come from one path (`Summed`): the stored summary when a
+selection is a sum of its rows, its rows by day for a date range, and otherwise (an agent filter, or summaries out of
+step with the log) the rows the writer would store for the selected matches, computed from the log by the writer's
+own SQL. Its own module, beneath the headline and the ratings, because both read it (the Bradley-Terry table names
+each agent's matches and wins beside its rating)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pandas as pd
 
 from engine import store
 from engine.score import stats
-from engine.score.outcomes import seat_outcomes_sql
 from engine.store import summaries
 from engine.store.selection import ALL, Selection, cooperative_games, rule_set_sql, variants_sql
-from engine.store.valid_answers import valid_sql
 
 
 def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = False, contested: bool = True
@@ -31,14 +32,9 @@ def agent_figures(db: str | Path, selection: Selection = ALL, by_game: bool = Fa
     drawn (`ratings.OUTCOME`), the win rate (wins + half the draws) / seats with its Wilson interval over matches
     (`DEFINITIONS`), the mean score per match (`DEFINITIONS["mean score"]`), decisions and the share that were
     valid, fallback wins, cost per match (NaN when a call had no price), and the presets its matches were played
-    under. Summed from the summaries (engine/store/summaries.py) when the selection is a sum of their rows and they
-    are in step with the log, else read from the log: the same figures either way."""
+    under: the `agent_summary` rows of the selection (`summed`) added up."""
     with store.reading(db):
-        where = summed_where(db, selection, contested)
-        if where is not None:
-            table = store.query(db, *summed_figures_sql(db, where, by_game))
-        else:
-            table = _logged_figures(db, selection, by_game, contested)
+        table = store.query(db, *summed_figures_sql(db, summed(db, selection, contested), by_game))
     return with_rates(table)
 
 
@@ -68,15 +64,6 @@ def with_rates(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def summary_where(selection: Selection, alias: str = "k", contested: bool = True) -> tuple[str, list] | None:
-    """`selection` (contested, unless `contested` is False: self-play too) as a SQL condition over
-    `agent_summary AS alias`, or None when the stored summaries' grain cannot answer it: a date range (they sum over
-    time) or an agent filter (it keeps the other agents of the matches it picks). `summed_where` answers both."""
-    if selection.date_from or selection.date_to or selection.agents:
-        return None
-    return _row_condition(selection, alias, contested)
-
-
 def _row_condition(selection: Selection, alias: str, contested: bool) -> tuple[str, list]:
     """What of `selection` a summary row's keys answer (runs, games, rule sets, presets, contested, fallbacks), as a
     SQL condition over the rows `AS alias`; its date range and agent filter are left to the caller."""
@@ -100,49 +87,59 @@ LOGGED_PART = 20_000
 
 @dataclass(frozen=True)
 class Summed:
-    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks of the stored summaries,
-    summed over the days of its date range (`days`: the first and last, None for no bound) from the summaries kept by
-    day; or for an agent filter, which the stored rows cannot answer (they sum over every agent of a match), of the
-    rows the writer would have stored for the selected matches alone (`logged`: a condition over `matches AS m` and
-    its parameters), computed from the log by the writer's own SQL (engine/store/summaries.py). So a selection sums
-    exactly what the log holds. Read inside a `store.reading` block: an agent filter's rows are a temporary table
-    of its connection."""
+    """The summary rows a selection adds up: those `condition` (over the rows, `k`) picks of the stored summaries
+    (`stored`: they answer the selection), summed over the days of its date range (`days`: the first and last, None
+    for no bound) from the summaries kept by day; or, where the stored rows cannot answer (an agent filter: they sum
+    over every agent of a match; summaries out of step with the log; a date range of a summary not kept by day), the
+    rows the writer would have stored for the selected matches alone (`matches`: a condition over `matches AS m` and
+    its parameters), computed from the log by the writer's own SQL (`summaries.rows_of_matches`). So a selection
+    sums exactly what the log holds, by one definition. Read inside a `store.reading` block: rows computed from the
+    log are a temporary table of its connection."""
 
     condition: str
     params: list
-    days: tuple[date | None, date | None] = (None, None)
-    logged: tuple[str, list] | None = None
+    days: tuple[date | None, date | None]
+    matches: tuple[str, list]
+    stored: bool
 
     def source(self, db: str | Path | None, table: str) -> str:
         """Summary `table` as the rows to pick from: the stored table, its rows by day within the date range summed
         per key, or the rows of the selected matches (computed `LOGGED_PART` matches at a time: each part's memory
         is all a read holds) summed per key."""
-        if self.logged is None and self.days == (None, None):
+        stored = self.answers(db, table)
+        if stored and self.days == (None, None):
             return table
-        if self.logged is None:
+        if stored and table in summaries.BY_DAY:
             first, last = self.days
             within = " AND ".join([*([f"day >= DATE '{first.isoformat()}'"] if first else []),
                                    *([f"day <= DATE '{last.isoformat()}'"] if last else [])])
             return f"({summaries.summed_rows_sql(table, summaries.BY_DAY[table], within)})"
-        key = repr((table, self.logged))
+        if not Path(db).exists():  # no database yet: no match, and no connection to keep a table on
+            return "(SELECT " + ", ".join(f"NULL::{sql} AS {name}" for name, sql in summaries.columns_of(table)) + \
+                " WHERE FALSE)"
+        key = repr((table, self.matches))
         name = f"selected_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
         store.temp_table(db, name, self._parts(db, table))
         return f"({summaries.summed_rows_sql(table, name)})"
 
-    def _parts(self, db: str | Path, table: str) -> Iterator[tuple[str, list]]:
-        """The SQL of summary `table`'s rows of each part of the logged matches (in the order they were written, so
-        that a part's seats and turns lie together when matches were written in time order); for no match, one
-        part of none (the table is made, empty, with its columns: an agent filter that picks no match of a suite)."""
-        matches, params = self.logged
+    def answers(self, db: str | Path | None, table: str) -> bool:
+        """Whether the stored rows of summary `table` answer the selection (the database keeps the table)."""
+        return self.stored and _kept(db, table)
+
+    def _parts(self, db: str | Path, table: str) -> Iterator[Callable[[duckdb.DuckDBPyConnection], tuple[str, list]]]:
+        """For each part of the logged matches (in the order they were written, so that a part's seats and turns lie
+        together when matches were written in time order), a function of the reading connection giving the SQL of
+        summary `table`'s rows there; for no match, one part of none (the table is made, empty, with its columns:
+        an agent filter that picks no match of a suite)."""
+        matches, params = self.matches
         starts = [first for (first,) in store.rows(db, f"""
             SELECT rowid FROM (SELECT m.rowid, row_number() OVER (ORDER BY m.rowid) AS n FROM matches m WHERE {matches})
             WHERE (n - 1) % {LOGGED_PART} = 0 ORDER BY rowid""", params)]
-        if not starts:
-            yield summaries.ROWS_BY_DAY[table]("(SELECT * FROM matches m WHERE FALSE)"), []
-        for first, end in zip(starts, [*starts[1:], None], strict=False):
-            part = "m.rowid >= ?" + ("" if end is None else " AND m.rowid < ?")
-            view = f"(SELECT * FROM matches m WHERE {matches} AND {part})"
-            yield summaries.ROWS_BY_DAY[table](view), [*params, first, *([] if end is None else [end])]
+        bounds = list(zip(starts, [*starts[1:], None], strict=False)) or [(None, None)]
+        for first, end in bounds:
+            part = ("FALSE" if first is None else "m.rowid >= ?") + ("" if end is None else " AND m.rowid < ?")
+            yield functools.partial(_part_rows, table, f"{matches} AND {part}",
+                                    [*params, *([] if first is None else [first]), *([] if end is None else [end])])
 
     def rows(self, db: str | Path | None, table: str = "agent_summary") -> tuple[str, list]:
         """The rows of summary `table` this picks (`k`), each with its agent's name (`agent_name`) and its rule set
@@ -152,36 +149,42 @@ class Summed:
             SELECT * FROM k WHERE {self.condition}""", self.params
 
 
+def _kept(db: str | Path | None, table: str) -> bool:
+    """Whether the database keeps summary `table`: always one of the store's own; a paper's where it was built
+    (`kept_summaries`: a process that registered it late reads its rows from the log until a write builds it)."""
+    if summaries.registered_summary(table) is None:
+        return True
+    return db is not None and bool(store.rows(db, "SELECT 1 FROM kept_summaries WHERE name = ?", [table]))
+
+
+def _part_rows(table: str, matches: str, params: list, con: duckdb.DuckDBPyConnection) -> tuple[str, list]:
+    """On `con`: the matches `matches` (a condition over `matches AS m` with `params`) kept as the temporary table
+    `summed_part`, what the summary's SQL reads beside the tables registered, and the SQL of summary `table`'s rows
+    for them."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE summed_part AS SELECT * FROM matches m WHERE {matches}", params)
+    kept = summaries.registered_summary(table)
+    if kept is not None and kept.prepare is not None:
+        kept.prepare(con, "summed_part", "seats", "turns")
+        return kept.rows_sql("summed_part", "seats", "turns", "metrics"), []
+    return summaries.rows_of_matches(table)("summed_part"), []
+
+
 def summed(db: str | Path, selection: Selection, contested: bool = True) -> Summed:
-    """`selection` as the summary rows it adds up (`Summed`), for summaries in step with the log: the stored rows,
-    those of its date range's days, or for an agent filter those of its matches."""
+    """`selection` as the summary rows it adds up (`Summed`): while the summaries of `db` are in step with its log,
+    the stored rows or those of its date range's days; for an agent filter, or summaries out of step, the rows of
+    its matches computed from the log."""
     condition, params = _row_condition(selection, "k", contested)
-    if not selection.agents:
-        return Summed(condition, params, (selection.date_from, selection.date_to))
     picked = replace(selection, contested=False, without_fallbacks=False)  # keys of the rows: `condition`'s
-    return Summed(condition, params, logged=picked.where("m"))
+    return Summed(condition, params, (selection.date_from, selection.date_to), picked.where("m"),
+                  stored=not selection.agents and store.summaries_in_step(db))
 
 
-def summed_where(db: str | Path, selection: Selection, contested: bool = True) -> Summed | None:
-    """`summed(db, selection, contested)` if the summaries of `db` are in step with its log, else None (read the
-    log)."""
-    return summed(db, selection, contested) if store.summaries_in_step(db) else None
-
-
-def agents_seen(db: str | Path, selection: Selection) -> list[str] | None:
+def agents_seen(db: str | Path, selection: Selection) -> list[str]:
     """Every agent with a placed seat in the selected matches (self-play included, unless the selection is of
-    contested matches), from the summaries; None when they are out of step with the log."""
-    if not store.summaries_in_step(db):
-        return None
+    contested matches), from the summary rows of the selection (`summed`)."""
     with store.reading(db):
         rows, params = summed(db, selection, contested=selection.contested).rows(db)
         return [a for (a,) in store.rows(db, f"SELECT DISTINCT agent_name FROM ({rows}) ORDER BY 1", params)]
-
-
-def summary_rows(where: tuple[str, list], table: str = "agent_summary") -> tuple[str, list]:
-    """The rows of stored summary `table` that `where` (`summary_where`) selects (`k`), each with its agent's name
-    and its rule set."""
-    return Summed(*where).rows(None, table)
 
 
 def summed_matches_and_wins_sql(db: str | Path, where: Summed) -> tuple[str, list]:
@@ -211,29 +214,3 @@ def summed_figures_sql(db: str | Path, where: Summed, by_game: bool) -> tuple[st
                sum(k.fallback_wins)::BIGINT AS fallback_wins, sum(k.cost)::DOUBLE AS cost,
                sum(k.unpriced)::DOUBLE AS unpriced
         FROM k GROUP BY ALL""", [cooperative_games(), *params])
-
-
-def _logged_figures(db: str | Path, selection: Selection, by_game: bool, contested: bool = True) -> pd.DataFrame:
-    """`agent_figures`' counts read from the seats and turns of the selected matches (contested ones only, unless
-    `contested` is False)."""
-    seated, params = seat_outcomes_sql(replace(selection, contested=contested))
-    game = "o.game, o.rule_set, " if by_game else ""
-    return store.query(db, f"""
-        WITH o AS (SELECT *, count(*) OVER (PARTITION BY match_id, agent) AS held FROM ({seated})),
-        moves AS (
-          SELECT t.match_id, t.seat, count(*) AS decisions,
-                 count(*) FILTER (WHERE {valid_sql("t")}) AS valid,
-                 count(*) FILTER (WHERE t.fallback) AS fallbacks, sum(t.cost_usd) AS cost,
-                 count(*) FILTER (WHERE t.cost_usd IS NULL AND t.tokens_in > 0) AS unpriced
-          FROM turns t WHERE t.seat IS NOT NULL AND t.match_id IN (SELECT match_id FROM o) GROUP BY ALL)
-        SELECT {game}o.agent, count(DISTINCT o.match_id) AS matches, count(*) AS seats,
-               count(*) FILTER (WHERE o.won) AS wins, count(*) FILTER (WHERE o.credit = 0.5) AS draws,
-               sum(o.credit)::DOUBLE AS credit,
-               sum(s.score / o.held) / sum(1.0 / o.held) FILTER (WHERE s.score IS NOT NULL) AS mean_score,
-               list_sort(list(DISTINCT o.preset) FILTER (WHERE o.preset IS NOT NULL)) AS presets,
-               sum(coalesce(x.decisions, 0))::DOUBLE AS decisions, sum(coalesce(x.valid, 0))::DOUBLE AS valid,
-               count(*) FILTER (WHERE o.won AND x.fallbacks > 0) AS fallback_wins,
-               sum(coalesce(x.cost, 0))::DOUBLE AS cost, sum(coalesce(x.unpriced, 0))::DOUBLE AS unpriced
-        FROM o JOIN seats s ON s.match_id = o.match_id AND s.seat = o.seat
-        LEFT JOIN moves x ON x.match_id = o.match_id AND x.seat = o.seat
-        GROUP BY ALL""", params)

@@ -4,7 +4,7 @@ a connection of its own or the one a `reading` block shares. An absent database 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent import futures
 from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar
@@ -54,18 +54,21 @@ def _reader(db: str | Path, timeout: float | None = connections.READER_TIMEOUT) 
         yield con
 
 
-def temp_table(db: str | Path, name: str, selects: Iterator[tuple[str, list]]) -> None:
+def temp_table(db: str | Path, name: str,
+               selects: Iterator[Callable[[duckdb.DuckDBPyConnection], tuple[str, list]]]) -> None:
     """Inside a `reading` block: the temporary table `name` (on its shared connection, so the queries after it in
     the block read it): the first query's rows, then each next one's appended by column name; each runs alone, so a
-    large read split into parts holds the memory of one part. A table of that name already made in the block is
-    kept."""
+    large read split into parts holds the memory of one part. Each query is asked of a function of the connection,
+    which may first make what it reads there (a part's matches, rows worked out in Python). A table of that name
+    already made in the block is kept."""
     shared = (_READING.get() or {}).get(str(Path(db).resolve()))
     if shared is None:
         raise RuntimeError(f"temp_table({name!r}) outside a reading block: the table would close with its connection")
     if shared.execute("SELECT 1 FROM duckdb_tables() WHERE temporary AND table_name = ?", [name]).fetchall():
         return
     _TEMPORARY.add(id(shared))
-    for number, (sql, params) in enumerate(selects):
+    for number, select in enumerate(selects):
+        sql, params = select(shared)
         verb = f"CREATE TEMP TABLE {name} AS" if number == 0 else f"INSERT INTO {name} BY NAME"
         shared.execute(f"{verb} SELECT * FROM ({sql})", params)
 

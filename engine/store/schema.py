@@ -63,25 +63,6 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("b_label", "VARCHAR"), ("b_temperature", "DOUBLE"), ("b_prompt_version", "VARCHAR"),
         ("b_max_tokens", "INTEGER"), ("b_agent_name", "VARCHAR"),
         ("pairs", "BIGINT"), ("score_sum", "DOUBLE"), ("comparisons", "BIGINT"), ("matches", "BIGINT")),
-    # per the same keys as agent_summary, the seat's strategy and role, whether it is its match's challenger (MAgIC),
-    # the match's outcome flag (MAgIC's Deception) and a value of the seat (`name`: a metric, its win, its score,
-    # its Reasoning items...): the seats holding it and its sum, what the Who is Spy and MAgIC boards add up
-    "seat_summary": (
-        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
-        ("several", "BOOLEAN"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"),
-        ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("strategy", "VARCHAR"),
-        ("role", "VARCHAR"),
-        ("challenger", "BOOLEAN"), ("flag", "INTEGER"), ("name", "VARCHAR"), ("seats", "BIGINT"),
-        ("total", "DOUBLE")),
-    # per run x game x params x preset, the imported record's study of its own (`own_setting`), the match's
-    # `repeat`, whether it had a fallback move, and an agent with its strategy: the matches it sat in, those with a
-    # `gamabench_score` and the sum of its score per match (engine/papers/gamabench/scores.py's `leaderboard` sums them)
-    "gamabench_summary": (
-        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
-        ("own_setting", "VARCHAR"), ("repeat", "INTEGER"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"),
-        ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"),
-        ("strategy", "VARCHAR"),
-        ("matches", "BIGINT"), ("scored", "BIGINT"), ("total", "DOUBLE")),
     # every agent seated (its name, `seats.agent_name`, with its label and settings) in any match, ok or not, and its
     # seats: the agents a list offers, read without scanning the seats
     "agent_settings": (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
@@ -99,16 +80,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("finished_at", "TIMESTAMP"),
         ("label", "VARCHAR"), ("prompt_version", "VARCHAR"), ("temperature", "DOUBLE"), ("strategy", "VARCHAR"),
         ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("seats", "INTEGER"), ("score", "DOUBLE")),
-    # per run x game x params x preset, whether the match had a fallback move, an agent (label NULL: the match, whoever
-    # sat), a step of the match (`summary_gamabench.step_values_sql`: its public record's numbers, the steps numbered
-    # from 1) and a field of its record (`name` NULL: the step itself): the matches that reached it and the field's
-    # sum, what γ-Bench's per-round curves average (engine/papers/gamabench/scores.py `round_curves`)
-    "step_summary": (
-        ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
-        ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
-        ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("step", "INTEGER"), ("name", "VARCHAR"),
-        ("matches", "BIGINT"),
-        ("total", "DOUBLE")),
+    # the papers' summaries this database keeps (engine/store/summary_registry.py): a process that has not
+    # registered one of them may not write here
+    "kept_summaries": (("name", "VARCHAR"),),
     # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
     "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
 }
@@ -130,13 +104,15 @@ TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY
 # agent_summary, metric_summary and pairwise_summary kept by day as well (`*_by_day`: a date range's figures), built;
 # 16 seats.agent_name (the agent's stable name, engine/agents/agent_names.py: its label, agent string and every
 # setting that
-# changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt.
+# changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt; 17
+# kept_summaries: the papers' summaries (seat_summary, gamabench_summary, step_summary) left the schema, each
+# registered by its paper (engine/store/summary_registry.py) and recorded as kept where the database held it.
 # Every upgrade rewrites the papers' rows, so a change to engine/papers/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"),
                 "DATE": pa.date32()}

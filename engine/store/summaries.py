@@ -5,27 +5,21 @@ name, `seats.agent_name`, fixed when its match was written, with its label and s
 seats, wins, draws, score sums, decisions, valid decisions, fallback wins and cost; of `metric_summary`, per the
 same and a metric, what a score averages. The summing grain is what a page selects by (runs, games, rule sets,
 which are params, presets, and matches without fallback moves), so any such selection is a sum of rows; a date
-range or an agent filter is not, and is read from the log (engine/papers/headline.py decides). `pairwise_summary`
-keeps, per
+range or an agent filter is not: the rows of its matches are computed from the log by the same SQL
+(engine/score/agent_figures.py `summed`). `pairwise_summary` keeps, per
 run x game x params x preset, the comparisons between agents the Bradley-Terry fit reads
 (engine/score/bradley_terry.py), and `agent_settings` every agent seated, so that listing them needs no scan of the
-seats. `seat_summary` keeps, per seat key (the agent, its strategy and
-role, whether it is its match's challenger, the match's outcome flag) and value (a metric, its win, its score,
-MAgIC's Reasoning items...), what the Who is Spy and MAgIC boards add up (engine/score/seat_sums.py), and
-`gamabench_summary`, per agent, strategy, imported study and repeat, the matches and `gamabench_score`s
-γ-Bench's
-table adds up (engine/papers/gamabench/scores.py), and `step_summary`, per agent (and once per match) and step, the
-numbers
-of the steps' public records its per-round curves average. `run_totals` keeps per run the errors, tokens and dollars
+seats. `run_totals` keeps per run the errors, tokens and dollars
 of every attempt stored, ok or errored (Launch's runs panel), and `match_scores` one row per `ok` match and agent with
 its score there (the Robustness page): not sums over a key but the per-match rows a page would otherwise join the log
 for.
 
 Each family's rows are computed by a module of its own, from the tables or views it is given (the batch being
 written, or the whole log): engine/store/summary_agents.py (`agent_summary`, `metric_summary`), summary_pairs.py
-(`pairwise_summary`), summary_seats.py (`seat_summary`), summary_gamabench.py (`gamabench_summary`, `step_summary`),
-summary_runs.py (`run_totals`, `agent_settings`, `match_scores`), their keys in summary_keys.py. This module adds
-them up: the writer's merge, the rebuilds, the generation.
+(`pairwise_summary`), summary_runs.py (`run_totals`, `agent_settings`, `match_scores`), their keys in
+summary_keys.py. The papers' summaries (the social boards' seats, γ-Bench's table and curves) are registered by the
+papers (engine/store/summary_registry.py): this module keeps them in step without knowing them. It adds them up: the
+writer's merge, the rebuilds, the generation.
 
 Written in the same transaction as the matches they count (`add_matches`, from the writer), so they are never
 stale; only `ok` matches count, and a match replaced subtracts what it had added, so a resumed or re-imported
@@ -44,25 +38,24 @@ the writer, or a rescore cut short, leave them out of step, NULL, until `rebuild
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import duckdb
 import pyarrow as pa
 
 from engine.agents.agent_names import SEAT_COLUMNS, seat_names
-from engine.papers.gamabench.summary import gamabench_contributions_sql, step_contributions_sql, step_values_sql
+from engine.store.files import DatabaseError
 from engine.store.schema import TABLES
 from engine.store.summary_agents import contributions_sql, illegal_move_sql, metric_contributions_sql
 from engine.store.summary_keys import BY_DAY, MATCH_SCORE_KEYS, SIDE, SUMMARIES
 from engine.store.summary_pairs import pairwise_contributions_sql
+from engine.store.summary_registry import KeptSummary, registered
 from engine.store.summary_runs import match_scores_sql, run_totals_sql, settings_sql
-from engine.store.summary_seats import CARRIES_A_BELIEF, FALLBACK_VOTES, SCORE, SEAT, WON, seat_rows_sql
 
 # what the readers import from here: each summary's own module computes it (engine/store/summary_*.py)
-__all__ = ["BY_DAY", "CARRIES_A_BELIEF", "FALLBACK_VOTES", "MATCH_SCORE_KEYS", "SCORE", "SEAT",
-           "SIDE", "SUMMARIES", "WON", "illegal_move_sql", "match_scores_sql", "run_totals_sql", "step_values_sql",
-           "ROWS_BY_DAY", "summed_rows_sql"]
+__all__ = ["BY_DAY", "MATCH_SCORE_KEYS", "SIDE", "SUMMARIES", "illegal_move_sql", "match_scores_sql",
+           "run_totals_sql", "rows_of_matches", "summed_rows_sql"]
 
 
 def add_attempts(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, sign: int = 1) -> None:
@@ -76,8 +69,8 @@ def add_attempts(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns
 def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int) -> None:
     """Add (`sign` 1) or take away (-1) the rows `rows_sql` selects to summary `table`: the rows of their keys
     are replaced by their sums, and a key no match counts any more is dropped."""
-    keys = SUMMARIES[table]
-    counts = [name for name, _ in TABLES[table] if name not in keys]
+    keys = keys_of(table)
+    counts = [name for name, _ in columns_of(table) if name not in keys]
     same = " AND ".join(f"a.{k} IS NOT DISTINCT FROM d.{k}" for k in keys)
     signed = ", ".join(f"{sign} * {c} AS {c}" for c in counts)
     con.execute(f"CREATE OR REPLACE TEMP TABLE summary_delta AS SELECT {', '.join(keys)}, {signed} FROM ({rows_sql})")
@@ -94,20 +87,46 @@ def _merge(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sign: int)
     con.execute("DROP TABLE summary_merged")
 
 
-# each summary kept by day too (`BY_DAY`) and the SQL of its rows by day for the `ok` matches of a table or view
-# (`matches`) over the stored seats, turns and metrics: what a rebuild inserts and an agent filter sums
-ROWS_BY_DAY = {
+# the SQL of a summary's rows for the `ok` matches of a table or view (`matches`) over the stored seats, turns and
+# metrics (by day, for those kept by day): what a rebuild inserts and a selection the stored rows cannot answer sums
+_ROWS_OF_MATCHES = {
     "agent_summary": lambda matches: contributions_sql(matches, "seats", "turns"),
     "metric_summary": lambda matches: metric_contributions_sql(matches, "seats", "turns", "metrics"),
     "pairwise_summary": lambda matches: pairwise_contributions_sql(matches, "seats"),
 }
 
 
+def rows_of_matches(table: str) -> Callable[[str], str]:
+    """The SQL of summary `table`'s rows for the `ok` matches of a table or view named, over the stored log: the
+    store's own, or a registered summary's that needs nothing registered beside the tables."""
+    if table in _ROWS_OF_MATCHES:
+        return _ROWS_OF_MATCHES[table]
+    kept = registered()[table]
+    if kept.prepare is not None:
+        raise ValueError(f"{table} reads relations of its own: it is summed only where it is stored")
+    return lambda matches: kept.rows_sql(matches, "seats", "turns", "metrics")
+
+
+def registered_summary(table: str) -> KeptSummary | None:
+    """The paper's summary registered as `table`; None for one of the store's own."""
+    return registered().get(table)
+
+
+def keys_of(table: str) -> tuple[str, ...]:
+    """What summary `table` sums by: the store's own, or a registered summary's."""
+    return SUMMARIES[table] if table in SUMMARIES else registered()[table].keys
+
+
+def columns_of(table: str) -> tuple[tuple[str, str], ...]:
+    """Summary `table`'s columns (name, SQL type): the store's own, or a registered summary's."""
+    return TABLES[table] if table in TABLES else registered()[table].columns
+
+
 def summed_rows_sql(table: str, rows: str, where: str = "TRUE") -> str:
     """The SQL of rows of a finer grain than summary `table` (by day, or a part of the log's), from table or subquery
     `rows` where `where` holds, summed into `table`'s: its keys and the sums of its other columns."""
-    keys = SUMMARIES[table]
-    sums = ", ".join(f"sum({c}) AS {c}" for c, _ in TABLES[table] if c not in keys)
+    keys = keys_of(table)
+    sums = ", ".join(f"sum({c}) AS {c}" for c, _ in columns_of(table) if c not in keys)
     return f"SELECT {', '.join(keys)}, {sums} FROM {rows} WHERE {where} GROUP BY ALL"
 
 
@@ -123,8 +142,8 @@ def _merge_by_day(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sig
 def _games_of_the_delta(con: duckdb.DuckDBPyConnection) -> str:
     """The games of `summary_delta` as a condition on `a.game` with the names written out: DuckDB then skips the
     row groups of the other games (a rebuild writes the large summaries in game order), where a join looked up every
-    row of the table (a batch of 50 matches merged into the 632,000 rows of `step_summary` at 50,000 matches took a
-    second and a half)."""
+    row of the table (a batch of 50 matches merged into the 632,000 rows of a paper's step summary at 50,000 matches
+    took a second and a half)."""
     games = [game for (game,) in con.execute("SELECT DISTINCT game FROM summary_delta").fetchall()]
     return "a.game IN (" + ", ".join("'" + game.replace("'", "''") + "'" for game in games) + ")" if games else "FALSE"
 
@@ -136,10 +155,10 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     _merge_by_day(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
     _merge_by_day(con, "metric_summary", metric_contributions_sql(matches, seats, turns, metrics), sign)
     _merge_by_day(con, "pairwise_summary", pairwise_contributions_sql(matches, seats), sign)
-    _merge(con, "seat_summary", seat_rows_sql(con, matches, seats, turns, metrics), sign)
-    con.unregister("seat_reasoning")
-    _merge(con, "gamabench_summary", gamabench_contributions_sql(matches, seats, turns, metrics), sign)
-    _merge(con, "step_summary", step_contributions_sql(matches, seats, turns), sign)
+    for kept in registered().values():  # each built and kept by `keep_registered` first
+        if kept.prepare is not None:
+            kept.prepare(con, matches, seats, turns)
+        _merge(con, kept.table, kept.rows_sql(matches, seats, turns, metrics), sign)
     if sign > 0:  # a match's scores are appended, and deleted with it: a merge would look each up among millions
         con.execute(f"INSERT INTO match_scores BY NAME {match_scores_sql(matches, seats, metrics)}")
     else:
@@ -209,10 +228,10 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
     with _rebuilding(con):
         _rebuild_by_day(con, "metric_summary")
         rebuild_pairwise(con)
-        rebuild_seats(con)
-        rebuild_gamabench(con)
         rebuild_runs_and_scores(con)
-        rebuild_agents_and_steps(con)
+        _rebuild_by_day(con, "agent_summary")
+        for kept in registered().values():
+            _build_kept(con, kept)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written])
@@ -225,7 +244,7 @@ def _rebuild_by_day(con: duckdb.DuckDBPyConnection, table: str) -> None:
     few games)."""
     by_day = BY_DAY[table]
     con.execute(f"DELETE FROM {by_day}")
-    con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({ROWS_BY_DAY[table]('matches')}) ORDER BY game")
+    con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({rows_of_matches(table)('matches')}) ORDER BY game")
     con.execute(f"DELETE FROM {table}")
     con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM ({summed_rows_sql(table, by_day)}) ORDER BY game")
 
@@ -247,25 +266,6 @@ def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"INSERT INTO agent_settings BY NAME {settings_sql('seats')}")
 
 
-def rebuild_seats(con: duckdb.DuckDBPyConnection) -> None:
-    """Inside a transaction: `seat_summary` computed again from the whole log (the upgrade to version 10), its rows
-    in game order (a board reads a few games: DuckDB skips the other games' row groups)."""
-    with _rebuilding(con):
-        con.execute("DELETE FROM seat_summary")
-        rows = seat_rows_sql(con, "matches", "seats", "turns", "metrics")
-        con.execute(f"INSERT INTO seat_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
-        con.unregister("seat_reasoning")
-
-
-def rebuild_gamabench(con: duckdb.DuckDBPyConnection) -> None:
-    """Inside a transaction: `gamabench_summary` computed again from the whole log (the upgrade to version 11), its
-    rows in game order as the seat summary's."""
-    with _rebuilding(con):
-        con.execute("DELETE FROM gamabench_summary")
-        rows = gamabench_contributions_sql("matches", "seats", "turns", "metrics")
-        con.execute(f"INSERT INTO gamabench_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
-
-
 def rebuild_runs_and_scores(con: duckdb.DuckDBPyConnection) -> None:
     """Inside a transaction: `run_totals` and `match_scores` computed again from the whole log (the upgrade to
     version 13), the scores in label order (Robustness reads one label: DuckDB skips the others' row groups)."""
@@ -277,15 +277,43 @@ def rebuild_runs_and_scores(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"INSERT INTO match_scores BY NAME SELECT * FROM ({rows}) ORDER BY label")
 
 
-def rebuild_agents_and_steps(con: duckdb.DuckDBPyConnection) -> None:
-    """Inside a transaction: `agent_summary` and `step_summary` computed again from the whole log (the upgrade to
-    version 14: the agents' illegal moves, the steps' records), in game order as the seat summary (the writer's
-    merge then reads only its batch's games' row groups)."""
+def rebuild_agents(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: `agent_summary` computed again from the whole log (the upgrade to version 14: the
+    agents' illegal moves)."""
     with _rebuilding(con):
         _rebuild_by_day(con, "agent_summary")
-        con.execute("DELETE FROM step_summary")
-        rows = step_contributions_sql("matches", "seats", "turns")
-        con.execute(f"INSERT INTO step_summary BY NAME SELECT * FROM ({rows}) ORDER BY game")
+
+
+def _kept_in(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The papers' summaries the database keeps (`kept_summaries`)."""
+    return {name for (name,) in con.execute("SELECT name FROM kept_summaries").fetchall()}
+
+
+def keep_registered(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside the writer's transaction, before its batch is written: every paper's summary registered in this
+    process kept, those the database did not keep yet built from its log. DatabaseError if the database keeps one
+    this process has not registered: writing without it would leave its rows stale."""
+    kept, known = _kept_in(con), registered()
+    if missing := sorted(kept - set(known)):
+        raise DatabaseError(f"this database keeps the summaries {', '.join(missing)}, which this process has not "
+                            f"registered: import engine.papers.summaries before writing")
+    for name in sorted(set(known) - kept):
+        _build_kept(con, known[name])
+
+
+def _build_kept(con: duckdb.DuckDBPyConnection, kept: KeptSummary) -> None:
+    """A paper's summary made again and computed from the whole log, its rows in game order (a board reads
+    a few games: DuckDB skips the other games' row groups), and recorded as kept."""
+    columns = ", ".join(f"{name} {sql}" for name, sql in kept.columns)
+    con.execute(f"DROP TABLE IF EXISTS {kept.table}")  # made again: its columns are the registered ones
+    con.execute(f"CREATE TABLE {kept.table}({columns})")
+    with _rebuilding(con):
+        if kept.prepare is not None:
+            kept.prepare(con, "matches", "seats", "turns")
+        rows = kept.rows_sql("matches", "seats", "turns", "metrics")
+        con.execute(f"INSERT INTO {kept.table} BY NAME SELECT * FROM ({rows}) ORDER BY game")
+    con.execute("DELETE FROM kept_summaries WHERE name = ?", [kept.table])
+    con.execute("INSERT INTO kept_summaries VALUES (?)", [kept.table])
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:
@@ -296,7 +324,8 @@ def generation(con: duckdb.DuckDBPyConnection) -> int:
 
 def in_step(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the summaries count every `ok` match stored (and nothing else), and the run totals every match (an
-    errored one inserted around the writer leaves them out of step too)."""
+    errored one inserted around the writer leaves them out of step too). A paper's summary answers only where the
+    database keeps it (`kept_summaries`)."""
     [(same,)] = con.execute("SELECT (SELECT max(summarized) FROM generation) = "
                             "(SELECT count(*) FROM matches WHERE status = 'ok') AND "
                             "(SELECT coalesce(sum(matches), 0) FROM run_totals) = "

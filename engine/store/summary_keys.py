@@ -1,6 +1,7 @@
-"""What each summary table sums by (its keys: the other columns are the sums) and how an agent is told apart in
-them, shared by the modules that compute their rows (engine/store/summary_*.py) and the writer's merge
-(engine/store/summaries.py)."""
+"""What each summary table the store keeps sums by (its keys: the other columns are the sums) and how an agent is
+told apart in them, shared by the modules that compute their rows (engine/store/summary_*.py) and the writer's merge
+(engine/store/summaries.py). The papers' summaries declare their keys where they are registered
+(engine/store/summary_registry.py)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,9 @@ SIDE = ("agent_name", "label", "temperature", "prompt_version", "max_tokens")
 KEYS = ("run_id", "game", "params", "preset", "several", "fallbacks", *SIDE)
 PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}" for c in SIDE),
              *(f"b_{c}" for c in SIDE), "pairs", "score_sum", "comparisons")
-# `seat_summary`'s keys: `KEYS` and what the social boards (Who is Spy, MAgIC) tell seats apart by, and a value
-SEAT_KEYS = (*KEYS, "strategy", "role", "challenger", "flag", "name")
-# `gamabench_summary`'s keys: what γ-Bench's table tells matches apart by (an imported record's study of its own, the
-# run's repeat for the spread over runs), whether the match had a fallback move, and an agent with its strategy
-GAMABENCH_KEYS = ("run_id", "game", "params", "preset", "own_setting", "repeat", "fallbacks", *SIDE, "strategy")
-# `step_summary`'s keys: what a selection and an agent filter pick its rows by, a step and a field of its record
-STEP_KEYS = ("run_id", "game", "params", "preset", "fallbacks", *SIDE, "step", "name")
 # each table and the columns it sums by (the others are the sums; a row whose first sum is 0 is dropped)
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
-             "agent_settings": SIDE, "seat_summary": SEAT_KEYS, "gamabench_summary": GAMABENCH_KEYS,
-             "run_totals": ("run_id",), "step_summary": STEP_KEYS}
+             "agent_settings": SIDE, "run_totals": ("run_id",)}
 # the summaries a date range sums, each kept a second time by the day its matches finished (`day`, the date of
 # `matches.finished_at`, as `Selection.where` picks a range): a range of days is then a sum of rows, where the rows
 # of every match in it computed from the log took 0.2-0.4 s at 50,000 matches. The table without the day is the

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from engine.papers import published
-from engine.store import connections, summaries
+from engine.store import connections, summaries, summary_registry
 from engine.store.files import DatabaseError, check_whole
 from engine.store.schema import SCHEMA_VERSION, TABLES, create_table_sql, now, schema_version
 
@@ -35,19 +34,30 @@ def _teammates_not_compared(con: duckdb.DuckDBPyConnection) -> None:
     summaries.bump(con)
 
 
+# the papers' summaries version 16 held in its schema, before the papers registered them
+_V16_PAPER_SUMMARIES = ("seat_summary", "gamabench_summary", "step_summary")
+
+
+def _papers_summaries_kept(con: duckdb.DuckDBPyConnection) -> None:
+    """The papers' summaries the database held in the schema of version 16 are recorded as kept: their rows stay,
+    and a process that has not registered them may not write here (engine/store/summary_registry.py)."""
+    con.execute("INSERT INTO kept_summaries SELECT table_name FROM information_schema.tables "
+                "WHERE table_name IN (SELECT unnest(?)) AND table_name NOT IN (SELECT name FROM kept_summaries)",
+                [list(_V16_PAPER_SUMMARIES)])
+
+
 # What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
 # step: a database older than that version goes through it, in order, inside the upgrade's transaction.
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (6, _played_under_the_first_rules),
     (6, _battle_royale_rounds),
     (9, summaries.rebuild),  # brought by 8; by 9 their `fallbacks` key, the pairwise summary, agent_settings
-    (10, summaries.rebuild_seats),  # the seat summary (after a rebuild above, built a second time: rare, exact)
-    (11, summaries.rebuild_gamabench),  # likewise γ-Bench's
     (12, _teammates_not_compared),
     (13, summaries.rebuild_runs_and_scores),  # Launch's run totals and Robustness' per-match scores
-    (14, summaries.rebuild_agents_and_steps),  # the agents' illegal moves (hint ablation), γ-Bench's per-round steps
+    (14, summaries.rebuild_agents),  # the agents' illegal moves (hint ablation)
     (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
     (16, summaries.rebuild),  # the seats named (`summaries.name_seats`), every summary keyed on their names
+    (17, _papers_summaries_kept),
 )
 
 
@@ -98,8 +108,11 @@ def init_db(db: str | Path) -> None:
         for brought_by, fill in FILLS:
             if 0 < version < brought_by:  # a new database (0) has no old rows
                 fill(con)
-        published.fill(con)
+        for fill_reference_rows in summary_registry.reference_rows():
+            fill_reference_rows(con)
         summaries.ensure_state(con)
+        if version == 0:  # a new database keeps every summary registered in this process from the start
+            summaries.keep_registered(con)
         con.execute("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, upgraded_at TIMESTAMP)")
         con.execute("INSERT INTO schema_version VALUES (?, ?)", [SCHEMA_VERSION, now()])
         con.execute("COMMIT")

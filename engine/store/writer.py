@@ -141,6 +141,7 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
     with connections.connect(db) as con:
         con.execute("BEGIN")
         try:
+            summaries.keep_registered(con)  # the papers' summaries, built before the batch is added to them
             con.register("batch_ids", batch)
             stored = dict(con.execute(
                 "SELECT match_id, status FROM matches WHERE run_id IN (SELECT run_id FROM batch_ids) "

@@ -3,13 +3,11 @@ reruns and sessions, and the question a page asks before replaying a large selec
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from engine.papers.registry import Scorer
 from engine.present import queries
 from engine.wording import count
 
@@ -24,17 +22,16 @@ def _db_version(db: str | Path) -> tuple:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _cached_call(module: str, name: str, db: str, version: tuple, kwargs: tuple) -> pd.DataFrame:
-    return getattr(importlib.import_module(module), name)(Path(db), **dict(kwargs))
+def _cached_call(_fn, name: str, db: str, version: tuple, kwargs: tuple) -> pd.DataFrame:
+    """`_fn` is left out of the cache's key (a leading underscore): `name`, its module and name, stands for it."""
+    return _fn(Path(db), **dict(kwargs))
 
 
 def cached(fn, db: str | Path, **kwargs) -> pd.DataFrame:
     """`fn(db, **kwargs)` for scorers that read whole games in pandas (MAgIC's profile, WiS' tables,
-    ratings): computed once per version of the database and reused across reruns and sessions. `fn` may be
-    a function or a suite's `Scorer`."""
-    if isinstance(fn, Scorer):
-        fn = fn.resolve()
-    return _cached_call(fn.__module__, fn.__name__, str(db), _db_version(db), tuple(sorted(kwargs.items())))
+    ratings): computed once per version of the database and reused across reruns and sessions."""
+    return _cached_call(fn, f"{fn.__module__}.{fn.__qualname__}", str(db), _db_version(db),
+                        tuple(sorted(kwargs.items())))
 
 
 def filter_options(db: str | Path, fallbacks: bool = False) -> pd.DataFrame:

@@ -27,7 +27,7 @@ formula reaches the table without a replay of the agents.
   `proposer`, `plan`, `votes`, `passed`. These records are the `last` field of the `state` JSON of each
   decision turn, so SQL works too: `SELECT match_id, round, state->'last' FROM turns WHERE seat IS NOT NULL`.
 - `round_curves(db, selection)`: those figures' numbers averaged per setting and step over the matches of one game
-  (summed from `step_summary`, engine/store/summaries.py, when it can answer).
+  (summed from `step_summary` rows, engine/papers/gamabench/summary.py).
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ import pandas as pd
 from engine import store
 from engine.games.settings import setting_labels
 from engine.papers.gamabench.games import GAMES
+from engine.papers.gamabench.summary import GAMABENCH_SUMMARY, STEP_SUMMARY
+from engine.score.agent_figures import Summed, summed
 from engine.score.kept_tables import kept_per_state
 from engine.score.precision import fixed_values
-from engine.score.seat_sums import summed_where
 from engine.store.selection import ALL, Selection, agent_sql
-from engine.store.summaries import step_values_sql
 
 
 @kept_per_state
@@ -57,13 +57,12 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     is the mean over matches; `setting` is 'vanilla' for the paper's default parameters, else a row per setting
     value and study (`_setting`), so two settings are never one row. A model is its agent's name, as every table
     gives it (`selection.agent_sql`: its label, agent string and settings; the settings have columns of their own
-    too, to sort and filter by). The table is summed in
-    SQL, from the summaries or the log alike (`_TABLE`): in pandas, its groupings of 18,000 score rows at 50,000
-    matches took 80 ms."""
+    too, to sort and filter by). The table is summed in SQL (`_TABLE`) from the selection's `gamabench_summary` rows
+    (`agent_figures.summed`): in pandas, its groupings of 18,000 score rows at 50,000 matches took 80 ms."""
     with store.reading(db):
-        where = summed_where(db, selection, several=False)
-        scores, params = _logged_scores(db, selection) if where is None else _summed_scores(where)
-        settings = _setting_names(db, where is None)
+        where = summed(db, selection, contested=False)
+        scores, params = _scores(db, where)
+        settings = _setting_names(db, not where.answers(db, GAMABENCH_SUMMARY.table))
         table = store.query(db, _TABLE.format(scores=scores), [*params, *(settings[c].tolist() for c in settings)])
     columns = ["model", "prompt_version", "temperature", "strategy", "setting", "source", *GAMES,
                "overall", "overall_sd", "matches"]
@@ -110,43 +109,17 @@ _TABLE = f"""
     ORDER BY {", ".join(f"b.{k} NULLS FIRST" for k in _KEYS.split(", "))}"""
 
 
-def _logged_scores(db: str | Path, selection: Selection) -> tuple[str, list]:
-    """The scores read from the log: every seat and score of the selected matches (SQL and its parameters)."""
-    where, params = selection.where()
-    return f"""
-        WITH picked AS (
-          SELECT m.match_id, m.game, m.preset, m.params, m."repeat", m.outcome->>'$.own_setting' AS own_setting,
-                 r.source
-          FROM matches m LEFT JOIN runs r USING (run_id)
-          WHERE {where} AND m.game IN (SELECT unnest(?))),
-        seat_count AS (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT match_id FROM picked)
-                       GROUP BY ALL),
-        score AS (SELECT match_id, seat, value FROM metrics WHERE name = 'gamabench_score'
-                  AND match_id IN (SELECT match_id FROM picked)),
-        groups AS (
-          SELECT s.match_id, {agent_sql("s")} AS model, s.prompt_version,
-                 s.temperature, s.strategy, count(*) AS n, avg(sc.value) AS seat_score
-          FROM seats s LEFT JOIN score sc ON sc.match_id = s.match_id AND sc.seat = s.seat
-          WHERE s.match_id IN (SELECT match_id FROM picked) GROUP BY ALL)
-        SELECT {_SCORES},
-               avg(CASE WHEN g.n = c.n THEN coalesce(ms.value, g.seat_score) ELSE g.seat_score END) AS score,
-               count(*) AS matches
-        FROM groups g JOIN picked p USING (match_id) JOIN seat_count c USING (match_id)
-        LEFT JOIN score ms ON ms.match_id = g.match_id AND ms.seat IS NULL
-        GROUP BY ALL""", [*params, list(GAMES)]
-
-
-def _summed_scores(where: tuple[str, list]) -> tuple[str, list]:
-    """The same scores summed from `gamabench_summary`'s rows (engine/store/summaries.py) that `where` selects: its
-    matches, scored matches and score sums."""
-    condition, params = where
+def _scores(db: str | Path, where: Summed) -> tuple[str, list]:
+    """The scores `_TABLE` reads, summed from the `gamabench_summary` rows `where` selects (a match's score as
+    `summary_gamabench.gamabench_contributions_sql` defines it): its matches, scored matches and score sums."""
+    rows, params = where.rows(db, GAMABENCH_SUMMARY.table)
     return f"""
         WITH k AS (
           SELECT k.agent_name AS model, k.temperature, k.prompt_version, k.strategy, k.game, k.preset, k.params,
                  k.own_setting, k."repeat", r.source, sum(k.matches) AS matches, sum(k.scored) AS scored,
                  sum(k.total) AS total
-          FROM gamabench_summary k LEFT JOIN runs r USING (run_id)
-          WHERE {condition} AND k.game IN (SELECT unnest(?)) GROUP BY ALL)
+          FROM ({rows}) k LEFT JOIN runs r USING (run_id)
+          WHERE k.game IN (SELECT unnest(?)) GROUP BY ALL)
         SELECT {_SCORES}, sum(total) / nullif(sum(scored), 0) AS score, sum(matches)::BIGINT AS matches
         FROM k GROUP BY ALL""", [*params, list(GAMES)]
 
@@ -155,7 +128,7 @@ def _setting_names(db: str | Path, logged: bool) -> pd.DataFrame:
     """Each setting (game, preset, params, and an imported record's study: `own_setting`) of γ-Bench's games the
     summaries (or, `logged`, the matches) hold, with its name (`settings.setting_labels`, then `_setting`): the few
     dozen settings named once, in Python, for `_TABLE` to join."""
-    source, own = ("matches", "outcome->>'$.own_setting'") if logged else ("gamabench_summary", "own_setting")
+    source, own = ("matches", "outcome->>'$.own_setting'") if logged else (GAMABENCH_SUMMARY.table, "own_setting")
     found = store.query(db, f"""SELECT DISTINCT game, preset, params::VARCHAR AS params, {own} AS own_setting
                                 FROM {source} WHERE game IN (SELECT unnest(?))""", [list(GAMES)])
     labels = setting_labels(found).tolist() if not found.empty else []
@@ -210,18 +183,20 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
     per setting and step over the selected matches of the one game the selection names: a 3-player one-round game
     is never averaged with a 10-player twenty-round one. The steps and their numbers are
-    `summaries.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps holding a
-    number numbered from 1). Summed from `step_summary` when the selection is a sum of its rows (runs, presets, rule
-    sets, matches without fallback moves, at most one agent) and it is in step with the log, else read from the log:
-    the same curves either way. Columns: setting (`engine.games.settings.setting_label`: "vanilla",
+    `summary_gamabench.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps
+    holding a number numbered from 1). Summed from `step_summary` rows: the stored ones when the selection is a
+    sum of them (runs, presets, rule sets, matches without fallback moves, at most one agent) and they are in step
+    with the log, else those of its matches computed from the log by the same definition (`agent_figures.summed`).
+    Columns: setting (`engine.games.settings.setting_label`: "vanilla",
     "custom: players=3, rounds=1", as every page names it), step, matches (those of the setting that reached the
     step), then one per field, in name order."""
     if len(selection.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
     with store.reading(db):  # one connection for every read: opening the file costs 10-60 ms
-        where = summed_where(db, replace(selection, agents=()), several=False)
-        summed = where is not None and len(selection.agents) <= 1
-        steps = _summed_steps(db, where, selection.agents) if summed else _logged_steps(db, selection)
+        # one agent's curves are its rows; two agents' or more the matches' own rows of the matches they pick
+        one_agent = len(selection.agents) == 1
+        where = summed(db, replace(selection, agents=()) if one_agent else selection, contested=False)
+        steps = _steps(db, where, selection.agents if one_agent else ())
     if steps.empty:
         return pd.DataFrame(columns=["setting", "step", "matches"])
     steps["setting"] = setting_labels(steps)
@@ -235,27 +210,13 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     return curves.reset_index()
 
 
-def _logged_steps(db: str | Path, selection: Selection) -> pd.DataFrame:
-    """Per match keys, step and field (`name`; NULL: the step itself) of the selected matches, the matches and the
-    field's sum, read from their turns."""
-    where, params = selection.where()
-    return store.query(db, f"""
-        WITH picked AS (SELECT * FROM matches m WHERE {where} AND m.game IN (SELECT unnest(?))),
-        v AS ({step_values_sql("picked", "turns")})
-        SELECT p.game, p.preset, p.params::VARCHAR AS params, v.step, v.name, count(*) AS matches,
-               sum(v.value) AS total
-        FROM v JOIN picked p USING (match_id) GROUP BY ALL
-        UNION ALL
-        SELECT p.game, p.preset, p.params::VARCHAR, v.step, NULL, count(DISTINCT v.match_id), NULL
-        FROM v JOIN picked p USING (match_id) GROUP BY ALL""", [*params, list(GAMES)])
-
-
-def _summed_steps(db: str | Path, where: tuple[str, list], agents: tuple[str, ...]) -> pd.DataFrame:
-    """The same sums from the `step_summary` rows `where` selects: those of the one agent of `agents` (by its name),
-    else the matches' own (agent_name NULL: a match counted once, whoever sat)."""
-    condition, params = where
+def _steps(db: str | Path, where: Summed, agents: tuple[str, ...]) -> pd.DataFrame:
+    """Per setting, step and field (`name`; NULL: the step itself) the matches and the field's sum, from the
+    `step_summary` rows `where` selects: those of the one agent of `agents` (by its name), else the matches' own
+    (agent_name NULL: a match counted once, whoever sat)."""
+    rows, params = where.rows(db, STEP_SUMMARY.table)
     who = f"{agent_sql('k')} = ?" if agents else f"{agent_sql('k')} IS NULL"
     return store.query(db, f"""
         SELECT k.game, k.preset, k.params::VARCHAR AS params, k.step, k.name, sum(k.matches)::BIGINT AS matches,
                sum(k.total) AS total
-        FROM step_summary k WHERE {condition} AND {who} GROUP BY ALL""", [*params, *agents])
+        FROM ({rows}) k WHERE {who} GROUP BY ALL""", [*params, *agents])

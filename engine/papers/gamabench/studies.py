@@ -32,8 +32,8 @@ import pandas as pd
 
 from engine import store
 from engine.games.gamabench_common import SCORE_METRIC
-from engine.papers.gamabench.records import RecordError
 from engine.papers.gamabench.games import GAMES
+from engine.papers.gamabench.records import RecordError
 
 PAPER_AUCTION_METRIC = "gamabench_paper_auction_score"
 AUCTION = "sealed_bid_auction"

@@ -1,11 +1,14 @@
 """`gamabench_summary` and `step_summary`: γ-Bench's 0-100 table (engine/papers/gamabench/scores.py `leaderboard`) and
 its
-per-round curves (`round_curves`), over the step records the games keep in each decision's state."""
+per-round curves (`round_curves`), over the step records the games keep in each decision's state. γ-Bench's
+summaries: registered with the store on import (engine/store/summary_registry.py), which imports nothing of them."""
 
 from __future__ import annotations
 
 from engine.agents.agent_names import model_sql
 from engine.store.step_fields import SEAT_FIELDS, SEAT_FIELDS_OF
+from engine.store.summary_keys import SIDE
+from engine.store.summary_registry import KeptSummary, register
 
 
 def gamabench_contributions_sql(matches: str, seats: str, turns: str, metrics: str) -> str:
@@ -92,3 +95,30 @@ def step_contributions_sql(matches: str, seats: str, turns: str) -> str:
         SELECT m.run_id, m.game, m.params, m.preset, m.fallbacks, w.agent_name, w.label, w.temperature,
                w.prompt_version, w.max_tokens, p.step, p.name, count(*) AS matches, coalesce(sum(p.value), 0) AS total
         FROM per_step p JOIN who w USING (match_id) JOIN m USING (match_id) GROUP BY ALL"""
+
+
+# an agent's name, label and settings, as the columns of a summary
+_AGENT_COLUMNS = (("label", "VARCHAR"), ("temperature", "DOUBLE"), ("prompt_version", "VARCHAR"),
+                  ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"))
+
+GAMABENCH_SUMMARY = register(KeptSummary(
+    "gamabench_summary",
+    # per run x game x params x preset, the imported record's study of its own (`own_setting`), the match's `repeat`
+    # (a published record's run: the table's spread over runs), whether it had a fallback move, and an agent with its
+    # strategy: the matches it sat in, those with a `gamabench_score` and the sum of its score per match
+    columns=(("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+             ("own_setting", "VARCHAR"), ("repeat", "INTEGER"), ("fallbacks", "BOOLEAN"), *_AGENT_COLUMNS,
+             ("strategy", "VARCHAR"), ("matches", "BIGINT"), ("scored", "BIGINT"), ("total", "DOUBLE")),
+    keys=("run_id", "game", "params", "preset", "own_setting", "repeat", "fallbacks", *SIDE, "strategy"),
+    rows_sql=gamabench_contributions_sql))
+
+STEP_SUMMARY = register(KeptSummary(
+    "step_summary",
+    # per run x game x params x preset, whether the match had a fallback move, an agent (NULL: the match, whoever
+    # sat), a step and a field of its record (`name` NULL: the step itself): the matches that reached it and the
+    # field's sum
+    columns=(("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+             ("fallbacks", "BOOLEAN"), *_AGENT_COLUMNS, ("step", "INTEGER"), ("name", "VARCHAR"),
+             ("matches", "BIGINT"), ("total", "DOUBLE")),
+    keys=("run_id", "game", "params", "preset", "fallbacks", *SIDE, "step", "name"),
+    rows_sql=lambda matches, seats, turns, metrics: step_contributions_sql(matches, seats, turns)))

@@ -6,7 +6,7 @@ per-seat counts of plays, reveals and discards as metrics.
 
 An agent is `seats.agent_name` (`selection.agent_sql`). Each analysis reads the matches
 selected by `selection` (run, preset, date; every finished match by default); with an agent filter, the rows of its
-agents (`agents_rows`). The hint ablation sums `agent_summary` (engine/store/summaries.py); the others read turns or
+agents (`agents_rows`). The hint ablation sums `agent_summary` rows (`agent_figures.summed`); the others read turns or
 metrics of every match, so each table is kept per database state (engine/score/kept_tables.py) and the run command
 computes the default views after a run (engine/present/default_views.py)."""
 
@@ -22,12 +22,9 @@ import pandas as pd
 
 from engine import store
 from engine.papers.llmarena.games import HINT_GAMES
-from engine.score.agent_figures import summary_rows
+from engine.score.agent_figures import Summed, summed
 from engine.score.kept_tables import kept_per_state
-from engine.score.ratings import seat_outcomes_sql
-from engine.score.seat_sums import summed_where
-from engine.store.selection import ALL, Selection, agent_sql, contested_sql, cooperative_games
-from engine.store.summaries import illegal_move_sql
+from engine.store.selection import ALL, Selection, agent_sql, cooperative_games
 
 WIN_PROB_BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
@@ -69,8 +66,7 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
     A move is illegal when the agent's first answer was rejected (a re-ask or a fallback) or when it was played
     on a taken cell / full column (it ended the game: `illegal: lose`; `summaries.illegal_move_sql`). The moves are
     those of the seats the outcome placed (every seat of a finished TicTacToe or ConnectFour match). Summed from
-    `agent_summary` when the selection is a sum of its rows and it is in step with the log, else read from the log:
-    the same figures either way."""
+    the selection's `agent_summary` rows (`agent_figures.summed`)."""
     columns = ["game", "agent", "hint", "matches", "win_rate", "moves", "illegal_moves", "illegal_move_rate"]
     if not games:
         return _empty(columns)
@@ -78,8 +74,7 @@ def hint_ablation(db: str | Path, games: tuple[str, ...] = HINT_GAMES,
     if not picked.games:
         return _empty(columns)
     with store.reading(db):
-        where = summed_where(db, picked)
-        df = _logged_hints(db, picked) if where is None else _summed_hints(db, where)
+        df = _hint_counts(db, summed(db, picked, contested=picked.contested))
     if df.empty:
         return _empty(columns)
     df["illegal_move_rate"] = df["illegal_moves"] / df["moves"].where(df["moves"] > 0)
@@ -91,32 +86,10 @@ def _hint(alias: str) -> str:
     return f"coalesce(json_extract({alias}.params, '$.hint')::BOOLEAN, TRUE)"
 
 
-def _logged_hints(db: str | Path, picked: Selection) -> pd.DataFrame:
-    """`hint_ablation`'s counts read from the seats and turns of the picked matches."""
-    seated, seated_params = seat_outcomes_sql(picked)
-    where, params = picked.where("m")
-    return store.query(db, f"""
-        WITH o AS ({seated}),
-        contested AS (
-          SELECT o.game, o.agent, {_hint("m")} AS hint, count(DISTINCT o.match_id) AS matches,
-                 sum(o.credit) / count(*) AS win_rate
-          FROM o JOIN matches m USING (match_id) WHERE {contested_sql("m")} GROUP BY ALL),
-        moves AS (
-          SELECT m.game, {agent_sql("s")} AS agent, {_hint("m")} AS hint, count(*) AS moves,
-                 count(*) FILTER (WHERE {illegal_move_sql("t")}) AS illegal_moves
-          FROM matches m JOIN seats s USING (match_id)
-          JOIN turns t ON t.match_id = s.match_id AND t.seat = s.seat
-          WHERE {where} AND s.rank IS NOT NULL GROUP BY ALL)
-        SELECT game, agent, hint, coalesce(c.matches, 0) AS matches, c.win_rate,
-               coalesce(v.moves, 0) AS moves, coalesce(v.illegal_moves, 0) AS illegal_moves
-        FROM moves v FULL JOIN contested c USING (game, agent, hint)
-        ORDER BY game, agent, hint DESC""", [*seated_params, *params])
-
-
-def _summed_hints(db: str | Path, where: tuple[str, list]) -> pd.DataFrame:
-    """The same counts summed from the `agent_summary` rows `where` selects: the contested ones (several agents, or
-    a cooperative game) for the matches and win rate, every one for the moves."""
-    rows, params = summary_rows(where)
+def _hint_counts(db: str | Path, where: Summed) -> pd.DataFrame:
+    """`hint_ablation`'s counts summed from the `agent_summary` rows `where` selects: the contested ones (several
+    agents, or a cooperative game) for the matches and win rate, every one for the moves."""
+    rows, params = where.rows(db)
     return store.query(db, f"""
         WITH k AS (SELECT *, several OR game IN (SELECT unnest(?)) AS contested,
                           CASE WHEN game IN (SELECT unnest(?)) THEN draws_shared ELSE draws END AS drawn

@@ -110,7 +110,7 @@ def ability_profile(db: str | Path, selection: Selection = ALL, missing_suspicio
     the win rate, the number of role win rates it averages, the radar's area in both units, and the seven role
     win rates. Both halves' counts come from one query, one row per challenger; an agent that played only one
     half has NaN (no games) for the other's figures. `missing_suspicion`: how Reasoning reads a belief without
-    a suspect (`magic_social.reasoning_sums`: 'authors' as Player 1, their argmax of zeros; 'unmatched' never
+    a suspect (`belief_reasoning.seat_reasoning`: 'authors' as Player 1, their argmax of zeros; 'unmatched' never
     right)."""
     with store.reading(db):
         sums, reasoning = challenger_figures(db, selection, SOCIAL + THEORY, SOCIAL_METRICS + THEORY_METRICS,

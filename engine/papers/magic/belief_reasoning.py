@@ -3,9 +3,10 @@ the docs/METRICS.md words): per seat and probe, a "gold" item (its suspect is th
 item (its guess of whom each other player suspects matches every other player's own stated suspect), a missing
 suspicion read as the authors' code reads it (Player 1: the argmax of a row of zeros) or as matching nobody.
 
-Beneath the store: the writer sums each seat's items into `seat_summary` (engine/store/summaries.py) as a match is
-written, and engine/papers/magic/social.py reads them from the log where the summary does not answer; both read
-the beliefs here. It imports the games' reading of a belief text, nothing of the store, the agents or the metrics.
+MAgIC's seat summary (engine/papers/seat_summary.py, registered with the store by the papers) sums each seat's items
+as a match is written, and engine/papers/magic/social.py reads them from the log where the summary does not
+answer; both read the beliefs here. The store's own modules import neither. It imports the games' reading of a belief
+text, nothing of the store, the agents or the metrics.
 """
 
 from __future__ import annotations

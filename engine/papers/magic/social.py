@@ -22,15 +22,14 @@ exactly one seat differs from the others only that seat is scored, else (self-pl
 every seat is. An agent is `seats.agent_name` with its strategy.
 
 The scorers add up their counts in DuckDB (`challenger_sums`: one row per agent leaves it, never the seats):
-from the seat summary where it answers the selection (engine/score/seat_sums.py; each seat's Reasoning items
-are counted there when its match is written, `seat_reasoning_rows`), else from the log, reading the belief
-probes one match at a time (`reasoning_sums`), so memory stays bounded at any size.
+from the selection's seat summary rows (engine/papers/seat_summary.py; each seat's Reasoning items are counted
+there, `seat_reasoning_rows`): the stored rows where they answer, else those of its matches computed from the log by
+the summary's own SQL, a part of the log at a time, so memory stays bounded at any size.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from engine import store
+from engine.papers import seat_summary as summary_seats
 from engine.papers.magic.belief_reasoning import (
     AUTHORS,
     REASONING_ITEMS,
@@ -47,8 +47,7 @@ from engine.papers.magic.belief_reasoning import (
     seat_reasoning,
 )
 from engine.papers.magic.games import SOCIAL
-from engine.score.seat_sums import NO_STRATEGY, seat_rows, summed_where
-from engine.store import summaries
+from engine.papers.seat_summary import NO_STRATEGY, summed_seat_rows
 from engine.store.selection import ALL, Selection, Variant, agent_sql, variants_sql
 
 DECEPTION_GUESS_WEIGHT = 0.25
@@ -158,13 +157,14 @@ def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Varian
     """Per agent and strategy (sorted, as the index), each of `sums` (name -> an aggregate over the challenger
     seats of the selected matches of `variants`) as a float, a missing value counting 0. An aggregate reads rows
     of alike seats: `seated` of them, `wins` of those won, their role, game, `rules` and `flag`, and the sums of
-    the `metrics` named and of `fallback_votes_correct`; one row a seat from the log, or a group of seats from the
-    seat summary where it answers (`seat_sums.summed_where`). One row per agent comes out of DuckDB."""
-    rows, params = _challenger_rows(db, selection, variants, metrics)
+    the `metrics` named and of `fallback_votes_correct`, a group of seats from the selection's seat summary rows
+    (`summed_seat_rows`). One row per agent comes out of DuckDB."""
     figures = ", ".join(f"CAST(coalesce({sql}, 0) AS DOUBLE) AS {_identifier(name)}" for name, sql in sums.items())
-    table = store.query(db, f"""
-        SELECT agent, strategy, {figures} FROM ({rows})
-        WHERE {seats_where} GROUP BY agent, strategy ORDER BY agent, strategy""", params)
+    with store.reading(db):  # rows computed from the log are a temporary table of its connection
+        rows, params = _challenger_rows(db, selection, variants, metrics)
+        table = store.query(db, f"""
+            SELECT agent, strategy, {figures} FROM ({rows})
+            WHERE {seats_where} GROUP BY agent, strategy ORDER BY agent, strategy""", params)
     if table.empty:
         return table
     # an index of Python strings: the abilities' dozens of aligned divisions converted an Arrow-backed one each time
@@ -173,36 +173,26 @@ def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Varian
 
 def _challenger_rows(db: str | Path, selection: Selection, variants: tuple[Variant, ...],
                      metrics: tuple[str, ...]) -> tuple[str, list]:
-    """The challenger seats `challenger_sums` aggregates, and their parameters: grouped from the seat summary
-    where it answers, else one row a seat from the log."""
-    summed = summed_where(db, selection)
-    if summed is None:
-        where, params = selection.where("m")
-        return f"""SELECT *, 1 AS seated, CASE WHEN won THEN 1 ELSE 0 END AS wins
-                   FROM ({_seats_sql(f"{variants_sql(variants)} AND ({where})", metrics)}) WHERE challenger""", params
-    condition, params = summed
+    """The challenger seats `challenger_sums` aggregates, and their parameters: grouped from the selection's seat
+    summary rows (`summed_seat_rows`)."""
+    rows, params = summed_seat_rows(db, selection, f"{variants_sql(variants, 'k')} AND k.challenger")
     wide = "".join(f", sum(total) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metrics)
     return f"""
         SELECT agent, strategy, game, rules, role, flag,
-               sum(total) FILTER (WHERE name = '{summaries.SEAT}') AS seated,
-               sum(total) FILTER (WHERE name = '{summaries.WON}') AS wins,
-               coalesce(sum(total) FILTER (WHERE name = '{summaries.FALLBACK_VOTES}'), 0) AS fallback_votes_correct
+               sum(total) FILTER (WHERE name = '{summary_seats.SEAT}') AS seated,
+               sum(total) FILTER (WHERE name = '{summary_seats.WON}') AS wins,
+               coalesce(sum(total) FILTER (WHERE name = '{summary_seats.FALLBACK_VOTES}'), 0) AS fallback_votes_correct
                {wide}
-        FROM ({seat_rows(f"{variants_sql(variants, 'k')} AND k.challenger AND ({condition})")})
-        GROUP BY ALL""", params
+        FROM ({rows}) GROUP BY ALL""", params
 
 
 def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Variant, ...], metrics: tuple[str, ...],
                        sums: dict[str, str], missing_suspicion: str = AUTHORS
                        ) -> tuple[pd.DataFrame, dict[tuple[str, str], tuple[int, int]]]:
     """`challenger_sums` and the Reasoning items (correct, asked) of the social matches among them, per agent
-    and strategy: summed with the rest from the seat summary where it answers, else read from the belief turns
-    (`reasoning_sums`), a missing suspect read as `missing_suspicion` says."""
-    blank_suspect(missing_suspicion)  # an unknown reading is refused on either path
-    if summed_where(db, selection) is None:
-        where, params = selection.where("m")
-        return (challenger_sums(db, selection, variants, metrics, sums),
-                reasoning_sums(db, f"{variants_sql(variants)} AND ({where})", params, missing_suspicion))
+    and strategy, summed with the rest from the seat summary rows, a missing suspect read as `missing_suspicion`
+    says."""
+    blank_suspect(missing_suspicion)  # an unknown reading is refused
     social = " OR ".join(seat_in(variant) for variant in SOCIAL)
     right, items = reasoning_right(missing_suspicion), REASONING_ITEMS
     table = challenger_sums(db, selection, variants, (*metrics, right, items), sums | {
@@ -216,7 +206,7 @@ def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Var
 
 
 # ---------------------------------------------------------------- Reasoning from the belief probes
-_CARRIES_A_BELIEF = summaries.CARRIES_A_BELIEF
+_CARRIES_A_BELIEF = summary_seats.CARRIES_A_BELIEF
 
 
 def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
@@ -256,40 +246,6 @@ def reasoning_counts(seats: pd.DataFrame, beliefs: dict,
     return out
 
 
-def reasoning_sums(db: str | Path, where: str, params: list | None,
-                   missing_suspicion: str = AUTHORS) -> dict[tuple[str, str], tuple[int, int]]:
-    """Per agent and strategy, (correct, asked) Reasoning items over its challenger seats of the selected
-    social matches (a missing suspect read as `missing_suspicion` says: `seat_reasoning`): the belief turns
-    stream in match by match (with the match's challengers), so one match's beliefs are in memory at a time."""
-    blank = blank_suspect(missing_suspicion)
-    turns = store.stream(db, f"""
-        WITH seat AS ({_seats_sql(f"({SOCIAL_GAMES}) AND ({where})", (), figures=False)}),
-        tested AS (
-            SELECT match_id, count(*) AS n_seats, any_value(special_seat) AS special_seat,
-                   any_value(n_players) AS n_players,
-                   list({{'seat': seat, 'agent': agent, 'strategy': strategy}}) FILTER (WHERE challenger) AS challengers
-            FROM seat GROUP BY match_id HAVING bool_or(challenger))
-        SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, x.n_seats, x.special_seat, x.n_players,
-               x.challengers
-        FROM turns t JOIN tested x USING (match_id)
-        WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", params)
-    totals: dict[tuple[str, str], tuple[int, int]] = defaultdict(lambda: (0, 0))
-    for match, rows in groupby(turns, key=lambda row: row[0]):
-        rows = list(rows)
-        special_seat, n_players, challengers = rows[0][7:]
-        beliefs = fold_beliefs(row[:7] for row in rows)
-        probes_of = defaultdict(list)
-        for (_, seat, rnd, k) in beliefs:
-            probes_of[seat].append((rnd, k))
-        for c in challengers:
-            if c["seat"] in probes_of:
-                correct, asked = seat_reasoning(beliefs, probes_of[c["seat"]], match, c["seat"], special_seat,
-                                                 n_players, blank)
-                done = totals[(c["agent"], c["strategy"])]
-                totals[(c["agent"], c["strategy"])] = (done[0] + correct, done[1] + asked)
-    return totals
-
-
 # ---------------------------------------------------------------- the four cognition abilities
 SOCIAL_ROLES = {"chameleon_wr": "chameleon", "non_chameleon_wr": "non-chameleon", "undercover_wr": "undercover",
                 "civilian_wr": "civilian"}
@@ -324,7 +280,7 @@ def social_abilities(db: str | Path, selection: Selection = ALL, missing_suspici
 
 def social_abilities_of(sums: pd.DataFrame, reasoning: dict[tuple[str, str], tuple[int, int]]) -> pd.DataFrame:
     """social_abilities from the `SOCIAL_SUMS` per agent and strategy (`challenger_sums`, over the social
-    matches or a wider selection) and the agents' Reasoning items (`reasoning_sums`)."""
+    matches or a wider selection) and the agents' Reasoning items (`challenger_figures`)."""
     items = [reasoning.get(key, (0, 0)) for key in sums.index]
     correct = pd.Series([c for c, _ in items], index=sums.index, dtype=float)
     asked = pd.Series([a for _, a in items], index=sums.index, dtype=float)

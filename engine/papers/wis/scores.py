@@ -20,11 +20,11 @@ import pandas as pd
 from scipy import special
 
 from engine import store
+from engine.papers import seat_summary as summary_seats
+from engine.papers.seat_summary import NO_STRATEGY, summed_seat_rows
 from engine.papers.wis.games import UNDERCOVER
 from engine.score.kept_tables import kept_per_state
 from engine.score.precision import fixed_values
-from engine.score.seat_sums import NO_STRATEGY, seat_rows, summed_where
-from engine.store import summaries
 from engine.store.selection import ALL, Selection, agent_sql
 
 START_POINTS = 100
@@ -41,57 +41,25 @@ _SUMS = ("seats", "won", "score", "scored", "votes_cast", "votes_correct", "foul
          "survived")
 
 
-def _logged_sql(where: str) -> str:
-    """`_SUMS` per seat of the selected `rules: wis` Undercover games (one row a seat, its metrics summed), for
-    DuckDB to aggregate: the scorers return one row per agent and role, never the seats (79k games are 1 GB as a
-    frame). Vote accuracy is a civilian figure (the spy cannot vote for itself)."""
-    pivot = ", ".join(f"sum(value) FILTER (WHERE name = '{n}') AS {n}" for n in _METRICS)
-    return f"""
-        WITH sel AS (
-            SELECT s.match_id, s.seat, {agent_sql("s")} AS agent,
-                   coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, s.role, s.score,
-                   CAST(coalesce(s.won, false) AS DOUBLE) AS won
-            FROM seats s JOIN matches m USING (match_id)
-            WHERE {UNDERCOVER.sql("m")} AND ({where})),
-        per_seat AS (
-            SELECT match_id, seat, {pivot} FROM metrics
-            WHERE seat IS NOT NULL AND name IN {_METRICS} AND match_id IN (SELECT match_id FROM sel)
-            GROUP BY match_id, seat)
-        SELECT sel.agent, sel.strategy, sel.role, 1 AS seats, sel.won, sel.score,
-               CAST(sel.score IS NOT NULL AS INTEGER) AS scored,
-               CASE WHEN sel.role = 'civilian' THEN p.votes_cast END AS votes_cast,
-               CASE WHEN sel.role = 'civilian' THEN p.votes_correct END AS votes_correct,
-               p.fouls, p.speeches, p.survival_rounds, CAST(p.survival_rounds IS NOT NULL AS INTEGER) AS survived
-        FROM sel LEFT JOIN per_seat p USING (match_id, seat)"""
-
-
-def _summed_sql(condition: str) -> str:
+def _sums_sql(db: str | Path, selection: Selection, own_rows: bool = False) -> tuple[str, list]:
     """`_SUMS` per agent, strategy and role from the seat summary's rows of the selected `rules: wis` Undercover
-    games."""
+    games (`summed_seat_rows`), and its parameters. With `own_rows` (the rows of the filter's agents only
+    are kept) the stored rows answer an agent filter too: every seat of theirs is in the matches it picks."""
+    rows, params = summed_seat_rows(db, replace(selection, agents=()) if own_rows else selection, UNDERCOVER.sql("k"))
+
     def total(name: str, civilian: bool = False) -> str:
         role = " AND role = 'civilian'" if civilian else ""
         return f"sum(total) FILTER (WHERE name = '{name}'{role})"
 
     return f"""
-        SELECT agent, strategy, role, {total(summaries.SEAT)} AS seats, {total(summaries.WON)} AS won,
-               {total(summaries.SCORE)} AS score, sum(seats) FILTER (WHERE name = '{summaries.SCORE}') AS scored,
+        SELECT agent, strategy, role, {total(summary_seats.SEAT)} AS seats, {total(summary_seats.WON)} AS won,
+               {total(summary_seats.SCORE)} AS score,
+               sum(seats) FILTER (WHERE name = '{summary_seats.SCORE}') AS scored,
                {total("votes_cast", civilian=True)} AS votes_cast,
                {total("votes_correct", civilian=True)} AS votes_correct, {total("fouls")} AS fouls,
                {total("speeches")} AS speeches, {total("survival_rounds")} AS survival_rounds,
                sum(seats) FILTER (WHERE name = 'survival_rounds') AS survived
-        FROM ({seat_rows(f"{UNDERCOVER.sql('k')} AND ({condition})")}) GROUP BY agent, strategy, role"""
-
-
-def _sums_sql(db: str | Path, selection: Selection, own_rows: bool = False) -> tuple[str, list]:
-    """`_SUMS` of the selection, per seat from the log or per agent, strategy and role from the seat summary (where
-    it answers: `seat_sums.summed_where`), and its parameters: the figures sum either alike. With `own_rows` (the
-    rows of the filter's agents only are kept) the summary answers an agent filter too: every seat of theirs is in
-    the matches it picks."""
-    summed = summed_where(db, replace(selection, agents=()) if own_rows else selection)
-    if summed is not None:
-        return _summed_sql(summed[0]), summed[1]
-    where, params = selection.where("m")
-    return _logged_sql(where), params
+        FROM ({rows}) GROUP BY agent, strategy, role""", params
 
 
 def figures_by_role(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:

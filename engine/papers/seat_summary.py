@@ -1,15 +1,22 @@
-"""`seat_summary`: per seat key and value, what the Who is Spy and MAgIC boards add up (engine/score/seat_sums.py),
-MAgIC's Reasoning items worked out in Python from the belief answers (engine/papers/magic/belief_reasoning.py)."""
+"""`seat_summary`, the summary the social boards (Who is Spy, MAgIC) share: per seat key and value, what their
+boards add up, MAgIC's Reasoning items worked out in Python from the belief answers
+(engine/papers/magic/belief_reasoning.py). It registers with the store on import (engine/store/summary_registry.py,
+which imports nothing of it); `summed_seat_rows` reads it back."""
 
 from __future__ import annotations
 
 from itertools import chain
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
 from engine.agents.agent_names import model_sql
 from engine.papers.magic.belief_reasoning import seat_reasoning_rows
+from engine.score.agent_figures import summed
+from engine.store.selection import Selection, agent_sql
+from engine.store.summary_keys import KEYS
+from engine.store.summary_registry import KeptSummary, register
 
 # what `seat_summary` sums besides the metrics (`name`), each a value per seat: the seat itself (1), its win (1 or 0),
 # its score, its fallback votes for the special player (MAgIC's Judgement counts them wrong) and its Reasoning items
@@ -88,7 +95,39 @@ def reasoning_rows(con: duckdb.DuckDBPyConnection, matches: str, seats: str, tur
                                                          ("name", pa.string()), ("value", pa.float64())]))
 
 
-def seat_rows_sql(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str, metrics: str) -> str:
-    """`seat_contributions_sql` over the tables named, their Reasoning rows registered as `seat_reasoning`."""
+def register_reasoning(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns: str) -> None:
+    """The Reasoning rows of the matches named (`reasoning_rows`), registered on `con` as `seat_reasoning`: what
+    the summary's SQL reads besides the tables."""
     con.register("seat_reasoning", reasoning_rows(con, matches, seats, turns))
-    return seat_contributions_sql(matches, seats, turns, metrics, "seat_reasoning")
+
+
+SEAT_SUMMARY = register(KeptSummary(
+    "seat_summary",
+    # per the keys of agent_summary, the seat's strategy and role, whether it is its match's challenger (MAgIC), the
+    # match's outcome flag (MAgIC's Deception) and a value of the seat (`name`): the seats holding it and its sum
+    columns=(("run_id", "VARCHAR"), ("game", "VARCHAR"), ("params", "JSON"), ("preset", "VARCHAR"),
+             ("several", "BOOLEAN"), ("fallbacks", "BOOLEAN"), ("label", "VARCHAR"), ("temperature", "DOUBLE"),
+             ("prompt_version", "VARCHAR"), ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"),
+             ("strategy", "VARCHAR"), ("role", "VARCHAR"), ("challenger", "BOOLEAN"), ("flag", "INTEGER"),
+             ("name", "VARCHAR"), ("seats", "BIGINT"), ("total", "DOUBLE")),
+    keys=(*KEYS, "strategy", "role", "challenger", "flag", "name"),
+    rows_sql=lambda matches, seats, turns, metrics: seat_contributions_sql(matches, seats, turns, metrics,
+                                                                           "seat_reasoning"),
+    prepare=register_reasoning))
+
+
+# a seat summary row's strategy as the boards group by it (bots have none)
+NO_STRATEGY = "-"
+
+
+def summed_seat_rows(db: str | Path, selection: Selection, condition: str) -> tuple[str, list]:
+    """Per agent (`agent`, named as `agent_sql` names it), strategy (`NO_STRATEGY` for none), game, rule set
+    (`rules`), role, challenger, flag and value name, the seats and the sum, of the selection's seat summary rows
+    (`agent_figures.summed`) that `condition` picks, contested matches as the selection says; its parameters.
+    Inside a `store.reading` block."""
+    rows, params = summed(db, selection, contested=selection.contested).rows(db, SEAT_SUMMARY.table)
+    return f"""
+        SELECT {agent_sql("k")} AS agent, coalesce(k.strategy, '{NO_STRATEGY}') AS strategy, k.game,
+               json_extract_string(k.params, '$.rules') AS rules, k.role, k.challenger, k.flag, k.name,
+               sum(k.seats) AS seats, sum(k.total) AS total
+        FROM ({rows}) k WHERE {condition} GROUP BY ALL""", params
