@@ -22,9 +22,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from engine import spec, store, tournament
+from engine import store, tournament
 from engine.metrics.magic import SOCIAL_ABILITY_COLUMNS
 from engine.settings import setting_label
+from engine.spec_schema import Spec
 from engine.suites import all_suites
 from tests.page_run import run_page
 from tests.test_first_run import blanks
@@ -83,7 +84,7 @@ def study_file(study: str) -> Path:
 def is_tournament(study: str) -> bool:
     """A round robin (`engine tournament`, its header says) rather than a run spec (`engine run`)."""
     keys = set(yaml.safe_load(study_file(study).read_text(encoding="utf-8")))
-    return bool((keys - spec.TOP_KEYS) & tournament.KEYS)
+    return bool((keys - set(Spec.model_fields)) & tournament.KEYS)
 
 
 def play(study: str, db: Path) -> Ran:
