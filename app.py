@@ -6,7 +6,6 @@ import logging
 import streamlit as st
 
 from engine import store
-from engine.serving import settle_heap
 from engine.store.files import cannot_write, write_refused
 from engine.wording import failure
 from pages.shared.url_widgets import start_notices
@@ -76,4 +75,3 @@ except Exception as exc:  # noqa: BLE001 - no page shows a raw traceback: what f
     else:
         logging.getLogger("arena.dashboard").exception("the page %s failed", page.title)
         st.error(f"{page.title} could not be drawn ({failure(exc)}); the details are in the dashboard's log.")
-settle_heap()  # after the first page: the collector's full passes then skip what every page loaded

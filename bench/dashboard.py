@@ -43,7 +43,6 @@ from engine.metrics import compare, ratings  # noqa: E402
 from engine.metrics.kept_tables import forget  # noqa: E402
 from engine.metrics.magic_intervals import ability_intervals, profile_scope  # noqa: E402
 from engine.selection import Selection  # noqa: E402
-from engine.serving import settle_heap  # noqa: E402
 from engine.store import summaries  # noqa: E402
 from engine.suites import all_suites, get_suite  # noqa: E402
 from engine.suites.gamabench import GAMES as GAMABENCH  # noqa: E402
@@ -410,7 +409,6 @@ def main() -> int:
         elif not in_child(refresh_ratings, db):
             print("the run command's TrueSkill refresh failed: the pages' TrueSkill replays from scratch")
         serving.enter_context(store.serving_pages())  # from here the calls read as `engine serve`'s pages do
-        settle_heap()  # as the dashboard does after its first page (app.py)
         budget_ms = call_budget_ms(args.matches)
         slowest_ms: dict[str, float] = {}
         failed = []

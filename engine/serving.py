@@ -4,14 +4,11 @@ of its own origin talk to it. The only engine module that imports Streamlit."""
 
 from __future__ import annotations
 
-import atexit
 import errno
-import gc
 import os
 import signal
 import socket
 import sys
-import threading
 from fnmatch import fnmatch
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -20,20 +17,6 @@ from engine import store
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 ALLOWED_HOSTS_ENV = "ARENA_ALLOWED_HOSTS"  # the --allowed-host names, for `OwnOrigin` in the server's process
-
-
-_SETTLED = threading.Lock()  # held for good once the heap is settled
-
-
-def settle_heap() -> None:
-    """Once per process, after the dashboard's first page has run: collect, then freeze what is alive (the modules
-    Streamlit, pandas, plotly and the pages loaded: most of the process's objects), so that the collector's full
-    passes no longer walk them. Such a pass, run whenever enough new objects have piled up, took 60-90 ms in the
-    middle of a page's call (bench/dashboard.py: half of that call's budget at 50,000 matches)."""
-    if _SETTLED.acquire(blocking=False):
-        gc.collect()
-        gc.freeze()
-        atexit.register(gc.unfreeze)  # at exit, all of it collectable again: the bindings count what is left as leaked
 
 
 class OwnOrigin:
