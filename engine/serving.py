@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from engine import store
+from engine.store import connections
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 ALLOWED_HOSTS_ENV = "ARENA_ALLOWED_HOSTS"  # the --allowed-host names, for `OwnOrigin` in the server's process
@@ -86,6 +87,8 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(db.resolve())
     os.environ[ALLOWED_HOSTS_ENV] = ",".join(allowed_hosts)
+    # the pages' reads bounded tighter than a batch reader's: the process holds Streamlit and pandas too
+    os.environ[connections.READER_MEMORY_ENV] = connections.PAGES_READER_MEMORY
     os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
     if address not in LOOPBACK or allowed_hosts:  # other machines reach it (a proxy names it otherwise)
         os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
@@ -96,7 +99,7 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
     sys.argv = serve_argv(address, port, allowed_hosts)
     before = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with store.serving_pages():  # the pages' reads bounded tighter: the process holds Streamlit and pandas too
+        with store.serving_pages():
             return streamlit_cli.main()
     except _Stopped:
         return 0
