@@ -1,13 +1,11 @@
 """Streamlit entry point, served by `python -m engine serve` (`make run`): navigation over the pages in pages/."""
 
-import difflib
 import logging
 
 import streamlit as st
 
 from engine import store
 from engine.papers import summaries as paper_summaries  # noqa: F401  (its import registers the papers' summaries)
-from engine.serve.serving import settle_heap
 from engine.store.files import cannot_write, write_refused
 from engine.wording import failure
 from pages.shared.url_widgets import start_notices
@@ -29,35 +27,8 @@ PAGES = [
 ]
 
 
-def meant_page(wanted: str) -> st.Page | None:
-    """The page a URL's path names or nearly names, case aside: a page's path or its title in the menu
-    ("/leaderboards": the menu's plural for /leaderboard), or a slip of a letter or two ("/transcript")."""
-    names = {name.lower(): p for p in PAGES for name in (p.url_path, p.title) if name}
-    close = difflib.get_close_matches(wanted.strip("/").lower(), list(names), n=1, cutoff=0.8)
-    return names[close[0]] if close else None
-
-
-def steer_url() -> list[str]:
-    """Before `st.navigation` resolves the URL's path: a near miss opens the page it means, and a path near no page
-    opens Overview with one notice saying so (Streamlit's own "Page not found" box on top of it said it twice)."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        pages_manager = get_script_run_ctx().pages_manager
-        wanted = pages_manager.intended_page_name
-        if not wanted or pages_manager.intended_page_script_hash or wanted in {p.url_path for p in PAGES}:
-            return []
-        meant = meant_page(wanted)
-        pages_manager.set_script_intent("", meant.url_path if meant else "")
-    except Exception:  # noqa: BLE001 - Streamlit's internals moved: its own "Page not found" rather than no page
-        return []
-    return [] if meant else [f"No page '{wanted if len(wanted) <= 40 else wanted[:39] + '…'}': showing "
-                             f"{PAGES[0].title}."]
-
-
-notices = steer_url()
-page = st.navigation(PAGES)
-start_notices(notices)
+page = st.navigation(PAGES)  # a path no page has opens Overview, with Streamlit's own "Page not found"
+start_notices()
 db = store.default_db()
 # A page that only reads shares one read-only connection among all its queries, opened by the check of the file:
 # while runs write, that is one wait for a gap between their flushes instead of a dozen. Not Launch: it stops runs
@@ -77,4 +48,3 @@ except Exception as exc:  # noqa: BLE001 - no page shows a raw traceback: what f
     else:
         logging.getLogger("arena.dashboard").exception("the page %s failed", page.title)
         st.error(f"{page.title} could not be drawn ({failure(exc)}); the details are in the dashboard's log.")
-settle_heap()  # after the first page: the collector's full passes then skip what every page loaded

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import store  # noqa: E402
+from engine.store import connections  # noqa: E402
 
 PAGES = ("overview", "leaderboard", "games", "robustness", "abilities", "transcripts")
 OPEN_P99_TARGET_S, PAGE_TARGET_S = 1.0, 2.0
@@ -80,8 +81,9 @@ def load_pages(db: str, ready, go, stop, out) -> None:
     warm = Path(db).with_name("warm-up.duckdb")
     asyncio.run(run_spec(parse_spec(spec(9, 12)), warm, progress=False))
     os.environ["ARENA_DB"] = str(warm)
+    os.environ[connections.READER_MEMORY_ENV] = connections.PAGES_READER_MEMORY  # its readers as `engine serve`'s
     serve_like_the_dashboard()
-    with store.serving_pages():  # its readers as `engine serve`'s: bounded, the file kept open between reads
+    with store.serving_pages():  # the file kept open between reads
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()  # one session: a user's browser tab
 
         def load(page: str) -> float:

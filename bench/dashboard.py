@@ -4,7 +4,7 @@ built from the log as `engine rescore` builds them; each turn with a prompt of ~
 characters, so a text search reads real text), then times every query each page runs, through the same
 functions the pages call (engine/present/queries.py, the ratings, and every leaderboard and figure the suites of
 engine/suites/ register), with each call's own peak memory and this process's after them, its readers bounded as
-`engine serve` bounds the dashboard's (`store.serving_pages`). Budget (`BUDGET_MS`): every call of
+`engine serve` bounds the dashboard's (`connections.READER_MEMORY_ENV`). Budget (`BUDGET_MS`): every call of
 every query (the first, in this fresh process, included) at most 150 ms up to 50,000 matches, 300 ms past; every
 page loaded through app.py (AppTest, as the served dashboard does) in at most 2 s; peak RSS under 600 MB, of this
 process and of that child (its RSS is the dashboard's). The last line is the verdict.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import resource
 import statistics
 import sys
@@ -47,8 +48,7 @@ from engine.present import answer_flags, default_views, queries, transcripts  # 
 from engine.score import compare, ratings  # noqa: E402
 from engine.score.kept_tables import forget  # noqa: E402
 from engine.serve.launch import processes  # noqa: E402
-from engine.serve.serving import settle_heap  # noqa: E402
-from engine.store import summaries  # noqa: E402
+from engine.store import connections, summaries  # noqa: E402
 from engine.store.selection import Selection  # noqa: E402
 from pages.shared.caching import SLOW_SCORER_LIMIT  # noqa: E402
 
@@ -338,7 +338,6 @@ def served_pages(db: Path, out) -> None:
     """In a child process, as the dashboard serves one user: every page loaded through app.py (AppTest, one
     session) on its default view; sends (page, seconds, peak RSS in MB so far) after each."""
     import logging
-    import os
 
     from streamlit.testing.v1 import AppTest
 
@@ -346,8 +345,9 @@ def served_pages(db: Path, out) -> None:
 
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").disabled = True
     os.environ["ARENA_DB"] = str(db)
+    os.environ[connections.READER_MEMORY_ENV] = connections.PAGES_READER_MEMORY  # as `engine serve` bounds its readers
     serve_like_the_dashboard()
-    with store.serving_pages():  # as `engine serve` bounds its readers
+    with store.serving_pages():
         app = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=600).run()
         for page in PAGES:
             start = time.perf_counter()
@@ -412,8 +412,8 @@ def main() -> int:
             print("the run command's TrueSkill refresh skipped: the pages' TrueSkill replays from scratch")
         elif not in_child(refresh_ratings, db):
             print("the run command's TrueSkill refresh failed: the pages' TrueSkill replays from scratch")
-        serving.enter_context(store.serving_pages())  # from here the calls read as `engine serve`'s pages do
-        settle_heap()  # as the dashboard does after its first page (app.py)
+        os.environ[connections.READER_MEMORY_ENV] = connections.PAGES_READER_MEMORY  # from here the calls read as
+        serving.enter_context(store.serving_pages())  # `engine serve`'s pages do
         budget_ms = call_budget_ms(args.matches)
         slowest_ms: dict[str, float] = {}
         failed = []

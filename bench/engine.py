@@ -21,8 +21,7 @@ against a slow model at high concurrency, and a long run's memory.
                                      [--workers CORES] [--executors local,ray] [--memory-matches 100000]
 
 `--matches 0 --memory-matches 0 --executors local --workers 1` keeps only the overhead run in this process: the
-CPU per call that the litellm tuning (engine/agents/litellm_tuning.py) is measured by, with and without a change
-(`ARENA_LITELLM_UNTUNED`, docs/RUNNING.md).
+CPU per call a change to litellm is measured by, with and without it (docs/RUNNING.md).
 """
 
 from __future__ import annotations

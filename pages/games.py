@@ -28,9 +28,9 @@ DB = store.default_db()
 report = Report("Games")
 
 options, selection = open_filtered_page("Games", DB, report, games=False)
-kept = options[options["run_id"].isin(selection.run_ids)] if selection.run_ids else options
-kept = kept[kept["preset"].isin(selection.presets)] if selection.presets else kept
-games = sorted(kept["game"].unique()) or sorted(options["game"].unique())  # the games the chosen runs played
+chosen = options[options["run_id"].isin(selection.run_ids)] if selection.run_ids else options
+chosen = chosen[chosen["preset"].isin(selection.presets)] if selection.presets else chosen
+games = sorted(chosen["game"].unique()) or sorted(options["game"].unique())  # the games the chosen runs played
 left, right = st.columns(2)
 with left:
     game = url_selectbox("Game", games, "game", default="guessing_game")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.play.runner import run_spec
@@ -57,37 +56,3 @@ def test_each_games_score_is_defined_and_the_transcript_link_comes_first(db_path
     matches = at.dataframe[-1]
     assert list(matches.value.columns)[0] == "transcript"
     assert json.loads(matches.proto.columns)["transcript"]["pinned"] is True
-
-
-@pytest.mark.parametrize(("path", "title", "notices"), [
-    ("leaderboards", "Leaderboards", []),  # the menu's plural: its page, no notice
-    ("Transcript", "Transcripts", []),  # a letter short, another case
-    ("nosuchpage", "Game Arena for LLMs", ["No page 'nosuchpage': showing Overview."]),
-])
-def test_a_mistyped_page_path_opens_the_page_it_means_or_says_once_that_it_is_not_here(tmp_path, monkeypatch, path,
-                                                                                      title, notices):
-    """/leaderboards showed Streamlit's "Page not found" box on top of the app's own notice: two messages for one
-    thing, and the plural the menu shows did not reach its page."""
-    from streamlit.commands import navigation
-    from streamlit.testing.v1 import app_test
-
-    from pages.shared.markdown import plain
-    from tests.page_run import ServedNavigation
-
-    class OpenedAt(ServedNavigation):  # the browser's first request: a page named by the URL's path, no hash yet
-        asked = False
-
-        def set_script_intent(self, page_script_hash, page_name):
-            first = not OpenedAt.asked  # the script runner's, before app.py runs (app.py's own passes as it is)
-            OpenedAt.asked = True
-            super().set_script_intent(page_script_hash, path if first else page_name)
-
-    not_found = []
-    monkeypatch.setattr(app_test, "PagesManager", OpenedAt)
-    monkeypatch.setattr(navigation, "send_page_not_found", lambda ctx: not_found.append(ctx))
-    monkeypatch.setenv("ARENA_DB", str(tmp_path / "none.duckdb"))
-    at = AppTest.from_file("../app.py", default_timeout=60).run()
-    assert not at.exception and not not_found  # Streamlit's own box never sent
-    assert at.title[0].value == title
-    said = [e.value for kind in ("markdown", "warning", "info", "caption") for e in at.get(kind)]
-    assert [s for s in said if s.startswith("No page")] == [plain(n) for n in notices]  # as the page escapes it

@@ -42,11 +42,13 @@ def test_calls_are_balanced_over_the_endpoints_and_fail_over_when_one_dies(db_pa
     assert store.query(db_path, "SELECT count(*) AS n FROM matches WHERE status = 'ok'")["n"][0] == 12
 
 
-@pytest.mark.parametrize("bad", [[], [""], "  ", [3]])
-def test_a_bad_endpoint_list_is_refused(bad):
+@pytest.mark.parametrize("bad, says", [([], "api_base: List should have at least 1 item"),
+                                       ([""], "api_base[0]: '' is not a URL"), ("  ", "api_base[0]: '  ' is not a URL"),
+                                       ([3], "api_base[0]: Input should be a valid string, got 3")])
+def test_a_bad_endpoint_list_is_refused_naming_where(bad, says):
     raw = {"name": "x", "games": [{"game": "guessing_game",
                                    "lineups": [{"all": {"agent": "openai/m", "api_base": bad}}]}]}
-    with pytest.raises(SpecError, match="api_base must be a URL or a non-empty list"):
+    with pytest.raises(SpecError, match=re.escape(f"games[0].lineups[0].all.{says}")):
         parse_spec(raw)
 
 
@@ -58,5 +60,5 @@ def test_an_endpoint_that_is_no_url_is_refused_naming_it(bad):
     raw = {"name": "x", "games": [{"game": "guessing_game",
                                    "lineups": [{"all": {"agent": "openai/m", "api_base": bad}}]}]}
     wrong = bad[-1] if isinstance(bad, list) else bad
-    with pytest.raises(SpecError, match=re.escape(f"api_base {wrong!r} is not a URL; write it as http://host")):
+    with pytest.raises(SpecError, match=r"api_base\[\d\]: " + re.escape(f"{wrong!r} is not a URL; write it as http://host")):
         parse_spec(raw)

@@ -45,7 +45,7 @@ def test_each_wrong_field_gets_its_own_message():
     assert "has no bot 'nobody'" in errors["tictactoe.seat.0"] and "whitespace" in errors["tictactoe.seat.1"]
     assert "must be bool" in errors["tictactoe.param.hint"] and "different numbers of players" in errors[
         "undercover.presets"]
-    assert "from 0 to 2" in errors["temperature"]
+    assert "less than or equal to 2" in errors["temperature"]
 
 
 def test_a_wrong_run_name_says_what_is_wrong_and_where():
@@ -66,10 +66,10 @@ def test_a_wrong_run_name_says_what_is_wrong_and_where():
 
 def test_the_run_wide_settings_are_named_as_such_and_bounded_as_the_spec_is():
     errors = form.build_spec(make_form(temperature=-3, max_tokens=0)).errors
-    assert errors == {"temperature": "temperature: must be a number from 0 to 2, got -3",
-                      "max_tokens": "max_tokens: must be a positive integer, got 0"}
+    assert errors == {"temperature": "temperature: Input should be greater than or equal to 0, got -3",
+                      "max_tokens": "max_tokens: Input should be greater than or equal to 1, got 0"}
     assert form.build_spec(make_form(repeats=MAX_REPEATS + 1)).errors == {
-        "repeats": f"repeats: must be an integer from 1 to {MAX_REPEATS}, got {MAX_REPEATS + 1}"}
+        "repeats": f"repeats: Input should be less than or equal to {MAX_REPEATS}, got {MAX_REPEATS + 1}"}
     assert len(form.build_spec(make_form(repeats=MAX_REPEATS)).spec.matches) == MAX_REPEATS  # as docs/RUNNING.md says
 
 
@@ -168,7 +168,7 @@ def test_a_models_seat_has_its_own_temperature_and_prompt_version_checked_by_the
     wrong = [form.SeatChoice("openai/gpt-4o-mini", 2.5), form.SeatChoice("openai/gpt-4o-mini", None, "v9")]
     errors = form.build_spec(make_form(games=[form.GameChoice("tictactoe", ["default"], {}, wrong)])).errors
     assert errors == {  # the spec's own words
-        "tictactoe.seat.0": "seat 1.temperature: must be a number from 0 to 2, got 2.5",
+        "tictactoe.seat.0": "seat 1.temperature: Input should be less than or equal to 2, got 2.5",
         "tictactoe.seat.1": "seat 2: game 'tictactoe' has no prompt version 'v9' (has: v1, v2, v3, v4, v5)"}
 
 

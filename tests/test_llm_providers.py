@@ -157,9 +157,9 @@ def test_a_key_anywhere_in_a_spec_is_refused_naming_where(seat, where, monkeypat
     assert parse_spec(one_match({"agent": "openai/m", "api_base": "http://127.0.0.1:9/v1", "label": "mine"}))
 
 
-def test_an_unpriced_model_is_looked_up_in_the_price_map_once_and_a_price_registered_later_counts(stub, monkeypatch):
-    """litellm's failed price lookup cost a third of a call's CPU on every call; it is made once per model
-    (the figure stays NULL), a priced model is priced on every call, and a price registered later is used."""
+def test_an_unpriced_model_costs_null_and_a_price_registered_later_counts(stub, monkeypatch):
+    """An unpriced model's cost stays NULL, a priced model is priced on every call, and a price registered later
+    is used."""
     litellm = load_litellm()
     import litellm.cost_calculator as cost_calculator
 
@@ -180,11 +180,11 @@ def test_an_unpriced_model_is_looked_up_in_the_price_map_once_and_a_price_regist
 
     model = f"openai/unpriced-{os.getpid()}"
     assert asyncio.run(costs(model, 3)) == [None] * 3
-    assert len(lookups) == 1, "the unpriced model was looked up once"
+    lookups.clear()
     price = litellm.model_cost["gpt-4o-mini"]
     expected = 1000 * price["input_cost_per_token"] + 100 * price["output_cost_per_token"]
     assert asyncio.run(costs("openai/gpt-4o-mini", 2)) == [pytest.approx(expected)] * 2
-    assert len(lookups) == 3, "a priced model is priced on every call"
+    assert len(lookups) == 2, "a priced model is priced on every call"
     try:
         litellm.register_model({model: {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6,
                                         "litellm_provider": "openai", "mode": "chat"}})

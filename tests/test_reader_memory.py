@@ -1,5 +1,5 @@
-"""While `engine serve` serves the dashboard, its readers take `connections.PAGES_READER_MEMORY` (the process holds
-Streamlit and pandas beside them: bench/dashboard.py), and the run command's readers keep READER_MEMORY."""
+"""`engine serve` starts the dashboard with its readers bounded by `connections.PAGES_READER_MEMORY` (the process holds
+Streamlit and pandas beside them: bench/dashboard.py); other processes' readers keep READER_MEMORY."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ def test_the_dashboards_readers_are_bounded_tighter_while_it_serves(db_path, mon
     monkeypatch.setattr(sys, "argv", list(sys.argv))  # serve sets these: restored after the test
     monkeypatch.setenv("ARENA_DB", str(db_path))
     monkeypatch.chdir(os.getcwd())
+    monkeypatch.setenv(connections.READER_MEMORY_ENV, "")  # unset; serve sets it: restored after the test
+    assert reader_limit(db_path) == "244.1 MiB"  # READER_MEMORY, 256 MB, as DuckDB prints it
     assert main(["serve", "--db", str(db_path), "--port", str(free_port())]) == 0
-    assert seen == ["122.0 MiB"]  # PAGES_READER_MEMORY, 128 MB, as DuckDB prints it
-    assert connections.READER_MEMORY == "256MB" and reader_limit(db_path) == "244.1 MiB"  # once it stopped
+    assert seen == ["122.0 MiB"]  # PAGES_READER_MEMORY, 128 MB

@@ -156,26 +156,6 @@ def test_serve_whose_output_reader_went_away_still_stops_on_a_signal(sig, tmp_pa
             server.wait()
 
 
-def test_the_dashboard_settles_its_heap_once_after_its_first_page(monkeypatch):
-    """app.py calls `settle_heap` after every page; only the first call collects and freezes what is alive, so the
-    collector's full passes skip the modules every page loaded (a pass took 60-90 ms inside a page's call)."""
-    import gc
-    import threading
-    from pathlib import Path
-
-    from engine.serve import serving
-
-    done = []
-    monkeypatch.setattr(serving, "_SETTLED", threading.Lock())
-    monkeypatch.setattr(gc, "collect", lambda: done.append("collect"))
-    monkeypatch.setattr(gc, "freeze", lambda: done.append("freeze"))
-    for _ in range(3):
-        serving.settle_heap()
-    assert done == ["collect", "freeze"]
-    app = Path(store.ROOT, "app.py").read_text()
-    assert app.rstrip().splitlines()[-1].startswith("settle_heap()")  # after the page ran, whatever it did
-
-
 STOPPED_MID_READ = """
 import sys, threading, time
 from pathlib import Path

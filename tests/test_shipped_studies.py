@@ -26,7 +26,7 @@ from engine import store
 from engine.games.settings import setting_label
 from engine.papers.magic.abilities import SOCIAL_ABILITY_COLUMNS
 from engine.papers.registry import all_suites
-from engine.play import spec
+from engine.play.spec_schema import Spec
 from engine.study import tournament
 from tests.page_run import run_page
 from tests.test_first_run import blanks
@@ -85,7 +85,7 @@ def study_file(study: str) -> Path:
 def is_tournament(study: str) -> bool:
     """A round robin (`engine tournament`, its header says) rather than a run spec (`engine run`)."""
     keys = set(yaml.safe_load(study_file(study).read_text(encoding="utf-8")))
-    return bool((keys - spec.TOP_KEYS) & tournament.KEYS)
+    return bool((keys - set(Spec.model_fields)) & tournament.KEYS)
 
 
 def play(study: str, db: Path) -> Ran:

@@ -33,10 +33,10 @@ def _seat(seat, game: str = "tictactoe") -> dict:
 
 # (the spec, the field its refusal names, what it says)
 HOSTILE = {
-    "game a mapping": (_game(game={"x": 1}), "games[0].game", "must be a game's name"),
-    "game a list": (_game(game=[1, 2]), "games[0].game", "must be a game's name"),
-    "preset a list": (_game(preset=["default"]), "games[0].preset", "has no preset ['default']"),
-    "presets a string": (_game(presets="nosuch"), "games[0].presets", "must be a non-empty list"),
+    "game a mapping": (_game(game={"x": 1}), "games[0].game", "Input should be a valid string"),
+    "game a list": (_game(game=[1, 2]), "games[0].game", "Input should be a valid string"),
+    "preset a list": (_game(preset=["default"]), "games[0].preset", "Input should be a valid string"),
+    "presets a string": (_game(presets="nosuch"), "games[0].presets", "Input should be a valid list"),
     "presets unknown": (_game(presets=["nosuch"]), "games[0].presets", "has no preset 'nosuch'"),
     "presets twice": (_game(presets=["default", "default"]), "games[0].presets", "lists a preset twice"),
     "params with a number as name": (_game(params={1: 2, "hint": True}), "games[0].params", "a key must be text"),
@@ -74,13 +74,14 @@ HOSTILE = {
     "a 200,000-character persona": (_seat({"agent": "openai/gpt-4o-mini", "strategy": "persona:" + "x" * 200_000}),
                                     "games[0].lineups[0][0].strategy", "at most 2,000 characters, got 200,008"),
     "a strategy that is a list": (_seat({"agent": "openai/gpt-4o-mini", "strategy": ["cot"]}),
-                                  "games[0].lineups[0][0].strategy", "must be text"),
+                                  "games[0].lineups[0][0].strategy", "Input should be a valid string"),
     "a 200,000-character description": (_game() | {"description": "x" * 200_000}, "description",
                                         "at most 10,000 characters"),
     "max_tokens of a billion": (_seat({"agent": "openai/gpt-4o-mini", "max_tokens": 10**9}),
-                                "games[0].lineups[0][0].max_tokens", "at most 1,000,000"),
+                                "games[0].lineups[0][0].max_tokens",
+                                "Input should be less than or equal to 1000000"),
     "an alias that is a list": (_game() | {"agents": {"mine": [1]}}, "agents.mine", "an agent string or a mapping"),
-    "defaults a list": (_game() | {"defaults": ["cot"]}, "defaults", "must be a mapping of seat settings"),
+    "defaults a list": (_game() | {"defaults": ["cot"]}, "defaults", "Input should be a valid dictionary"),
     "a nested key that is a number": (_game() | {"description": {1: "x"}}, "description", "a key must be text"),
 }
 
@@ -107,10 +108,10 @@ def _cli_refusal(tmp_path, capsys, text: str) -> str:
 
 
 CLI = {
-    "game: {x: 1}": "games[0].game: must be a game's name",
-    "game: [1, 2]": "games[0].game: must be a game's name",
-    "preset: [default]": "games[0].preset: game 'tictactoe' has no preset ['default']",
-    "presets: nosuch": "games[0].presets: must be a non-empty list of preset names, got 'nosuch'",
+    "game: {x: 1}": "games[0].game: Input should be a valid string, got {'x': 1}",
+    "game: [1, 2]": "games[0].game: Input should be a valid string, got [1, 2]",
+    "preset: [default]": "games[0].preset: Input should be a valid string, got ['default']",
+    "presets: nosuch": "games[0].presets: Input should be a valid list, got 'nosuch'",
     "params: {hint: true, 1: 2}": "games[0].params: a key must be text, got 1",
 }
 
@@ -259,3 +260,20 @@ def test_one_label_for_two_agents_is_refused_and_a_label_is_kept_stripped():
         {"game": "tictactoe", "lineups": [["bot:equilibrium", {"agent": "bot:random", "label": "defender"}]]},
         {"game": "connect_four", "lineups": [["bot:minimax", {"agent": "bot:random", "label": "defender"}]]}]})
     assert len(same.matches) == 2
+
+
+@pytest.mark.parametrize("entry, says", [
+    ({"lineups": [{"challenger": "bot:random", "others": "bot:random", "rotat": True}]},
+     "games[1].lineups[0].rotat: unknown key; allowed: challenger, others, rotate"),
+    ({"lineups": [["bot:random", {"agent": "openai/m", "temprature": 0.5}]]},
+     "games[1].lineups[0][1].temprature: unknown key; allowed: agent, api_base, label, max_tokens, prompt_version, "
+     "strategy, temperature"),
+    ({"lineups": [["bot:random", {"agent": "openai/m", "api_base": ["http://a/v1", "a:80"]}]]},
+     "games[1].lineups[0][1].api_base[1]: 'a:80' is not a URL"),
+    ({"lineup": [TWO_BOTS]}, "games[1].lineup: unknown key; allowed: game, lineups, params, preset, presets, repeats"),
+])
+def test_a_misspelt_or_wrong_setting_is_named_by_its_full_path(entry, says):
+    raw = {"name": "located", "games": [{"game": "tictactoe", "lineups": [TWO_BOTS]}, {"game": "tictactoe"} | entry]}
+    with pytest.raises(SpecError) as refused:
+        parse_spec(raw)
+    assert str(refused.value).startswith(says), refused.value

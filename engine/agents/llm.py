@@ -35,7 +35,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from engine.agents import litellm_tuning
 from engine.agents.base import AgentError, AgentSpec, Decision, TurnContext
 from engine.agents.cache import CachedReply, ResponseCache, cache_from_env, cache_key
 from engine.agents.limits import ModelLimits
@@ -71,8 +70,7 @@ class AnswerTooLarge(CallRefused):
 @lru_cache(maxsize=1)
 def load_litellm():
     """litellm takes seconds to import and would fetch its price map from the network: do it once,
-    offline, with the `.env` keys in the environment, the embedded model registered and our tuning
-    (engine.agents.litellm_tuning) applied."""
+    offline, with the `.env` keys in the environment and the embedded model registered."""
     load_dotenv()
     import litellm
 
@@ -82,7 +80,6 @@ def load_litellm():
     litellm.drop_params = True
     _odd_counts_unknown(litellm)
     local_model.register(litellm)
-    litellm_tuning.tune(litellm)
     return litellm
 
 

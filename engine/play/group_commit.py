@@ -24,9 +24,9 @@ FLUSH_EVERY_S = 1.0
 # writer: a database held by a reader, or a flush slower than the matches, must not gather a run in memory.
 MAX_PENDING_ROWS = 200_000
 # The flush thread shares the GIL with the matches the event loop plays (a bot's move never waits). At Python's
-# default switch interval (5 ms) each of a flush's few dozen statements waited for the GIL again and again: a
-# second of TicTacToe bots (~1,000 matches) took 2.9-3.3 s to write under play and 0.3 s alone, and a kill -9 lost
-# three seconds of matches. At 0.5 ms: 0.7-1.0 s, with as many matches played a second (measured here, 2 cores).
+# default switch interval each of a flush's few dozen statements waits for the GIL again and again, so a flush under
+# play lags the matches and a kill -9 loses more of them. A shorter interval during a run keeps the flush up; it
+# stays for its A/B figure on a bots run (bench/switch_interval.py, docs/RUNNING.md).
 SWITCH_INTERVAL_S = 0.0005
 
 

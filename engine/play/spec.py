@@ -25,7 +25,8 @@
                                                        # (MAgIC's runs); `rotate: true` keeps one seat each
 
 The run id hashes the spec's content (not its concurrency): re-running the same spec resumes it.
-Every error names where in the spec it is.
+Every error names where in the spec it is. The keys, their types and bounds are engine/play/spec_schema.py's models;
+this module checks what needs the games and the other entries.
 
 Upper bounds, so a typo cannot eat the machine before anything is played: `repeats` (and the length
 of `seeds`) at most 10,000; seeds from 0 to 2^53 - 1; at most 100,000 matches in one run; every
@@ -45,7 +46,6 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import yaml
 
@@ -53,36 +53,29 @@ from engine.agents.agent_names import agent_name
 from engine.agents.base import AgentSpec
 from engine.agents.bots import check_bot
 from engine.agents.model_names import model_problem
-from engine.agents.prompting import playable_version, versions
+from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
-from engine.play.spec_text import (
-    MAX_SPEC_CHARS,
-    SpecError,
-    check_mapping,
-    check_shape,
-    checked_name,
-    checked_text,
-    load_yaml,
-    short,
+from engine.play.spec_schema import (
+    MATCH_DEADLINE_S,
+    MAX_CONCURRENCY,
+    MAX_REPEATS,
+    MAX_SEED,
+    Challenger,
+    GameEntry,
+    Seat,
+    Spec,
+    checked_int,
+    not_a_url,
+    validated,
 )
+from engine.play.spec_text import MAX_SPEC_CHARS, SpecError, check_shape, load_yaml, short
 
-TOP_KEYS = {"name", "description", "seed", "seeds", "repeats", "concurrency", "model_concurrency",
-            "model_limits", "defaults", "agents", "games", "executor", "match_deadline_s"}
-GAME_KEYS = {"game", "preset", "presets", "params", "lineups", "repeats"}
-SEAT_KEYS = set(AgentSpec.__dataclass_fields__)
+__all__ = ["MAX_CONCURRENCY", "MAX_MATCHES", "MAX_REPEATS", "MAX_SEED", "MatchPlan", "RunSpec", "SpecError",
+           "check_seat", "int_setting", "load_spec", "not_a_url", "parse_spec", "seat_name"]
+
 NOT_IDENTITY = {"concurrency", "model_concurrency", "model_limits", "description", "executor", "match_deadline_s"}
-EXECUTORS = ("local", "ray")
-MAX_REPEATS = 10_000
-MAX_SEED = 2**53 - 1  # exact as a JSON number everywhere (a browser's too), well inside the database's BIGINT
 MAX_MATCHES = 100_000
-MAX_CONCURRENCY = 10_000
-MAX_DESCRIPTION = 10_000
-MAX_STRATEGY = 2_000  # a free-text persona goes into every prompt
-MAX_SETTING_TEXT = 2_000  # a prompt version, an endpoint URL
-MAX_ENDPOINTS = 64
-MAX_ANSWER_TOKENS = 1_000_000
-MATCH_DEADLINE_S, MAX_MATCH_DEADLINE_S = 300, 7 * 24 * 3600
 
 
 @dataclass
@@ -155,56 +148,37 @@ def _canonical_list(items_json: list[str]) -> str:
 
 def int_setting(raw: dict, key: str, default: int, lo: int, where: str = "", hi: int = MAX_CONCURRENCY) -> int:
     """`raw[key]` (or `default`) as an integer from lo to hi, or SpecError naming where it is (the launch form
-    checks its fields with it too)."""
-    value = raw.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-        raise SpecError(f"{where}{key}: must be an integer from {lo} to {hi}, got {short(value)}")
-    return value
+    checks its fields with it)."""
+    return checked_int(raw.get(key, default), lo, hi, f"{where}{key}")
 
 
 def parse_spec(raw: Any) -> RunSpec:
-    check_mapping(raw, TOP_KEYS, "a run spec must be a mapping with at least 'name' and 'games'")
+    if not isinstance(raw, dict):
+        raise SpecError("a run spec must be a mapping with at least 'name' and 'games'")
     check_shape(raw)
-    if raw.get("name") is not None and not isinstance(raw["name"], str):
-        raise SpecError(f"name: must be text, got {short(raw['name'])}")
-    if not isinstance(raw.get("name"), str) or not raw["name"].strip():
-        raise SpecError("name: a run spec needs a non-empty name")
-    name = checked_name(raw["name"], "name")
-    repeats = int_setting(raw, "repeats", 1, 1, "", MAX_REPEATS)
-    seeds = raw.get("seeds")
+    read = validated(Spec, raw)
+    seeds = read.seeds
     if seeds is None:
-        base = int_setting(raw, "seed", 0, 0, "", MAX_SEED - repeats + 1)
-        seeds = [base + r for r in range(repeats)]
-    elif not (isinstance(seeds, list) and 0 < len(seeds) <= MAX_REPEATS and all(
-            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= MAX_SEED for s in seeds)):
-        raise SpecError(f"seeds: must be a list of 1 to {MAX_REPEATS} integers from 0 to {MAX_SEED}, "
-                        f"got {short(seeds)}")
+        if read.seed + read.repeats - 1 > MAX_SEED:
+            raise SpecError(f"seed: with {read.repeats} repeats must be from 0 to {MAX_SEED - read.repeats + 1}, "
+                            f"got {read.seed}")
+        seeds = [read.seed + r for r in range(read.repeats)]
     elif len(set(seeds)) < len(seeds):  # a seed twice replays one match: one sample counted twice
         twice = sorted(seed for seed, times in Counter(seeds).items() if times > 1)
         raise SpecError(f"seeds: each seed plays the same match, so a seed given twice counts one sample twice; "
                         f"repeated: {short(twice)}")
-    if raw.get("description") is not None:
-        checked_text(raw["description"], "description", MAX_DESCRIPTION)
-    defaults = raw.get("defaults") or {}
-    if not isinstance(defaults, dict):
-        raise SpecError(f"defaults: must be a mapping of seat settings, got {short(defaults)}")
-    aliases = _aliases(raw.get("agents") or {})
-    games = raw.get("games")
-    if not isinstance(games, list) or not games:
-        raise SpecError("games: a run spec needs a non-empty list of games")
-
+    aliases = read.agents or {}
+    _no_alias_of_an_alias(aliases)
     identity = {k: v for k, v in raw.items() if k not in NOT_IDENTITY}
-    run_id = f"{name}-{_stable_hash(identity, 8)}"
-    spec = RunSpec(name=name, run_id=run_id, raw=raw,
-                   concurrency=int_setting(raw, "concurrency", 8, 1, ""),
-                   model_concurrency=int_setting(raw, "model_concurrency", 16, 1, ""),
-                   model_limits=_model_limits(raw.get("model_limits")), executor=_executor(raw.get("executor")))
-    deadline = int_setting(raw, "match_deadline_s", MATCH_DEADLINE_S, 1, "", MAX_MATCH_DEADLINE_S)
-    for gi, entry in enumerate(games):
-        spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, raw, defaults, aliases,
+    run_id = f"{read.name}-{_stable_hash(identity, 8)}"
+    spec = RunSpec(name=read.name, run_id=run_id, raw=raw, concurrency=read.concurrency,
+                   model_concurrency=read.model_concurrency, model_limits=dict(read.model_limits or {}),
+                   executor=read.executor or "local")
+    for gi, entry in enumerate(read.games):
+        spec.matches.extend(_plan_game(entry, f"games[{gi}].", gi, run_id, seeds, read.defaults or {}, aliases,
                                        MAX_MATCHES - len(spec.matches)))
     for plan in spec.matches:
-        plan.deadline_s = deadline
+        plan.deadline_s = read.match_deadline_s
     _one_agent_per_label(spec)
     return spec
 
@@ -230,59 +204,30 @@ def _one_agent_per_label(spec: RunSpec) -> None:
                                 f"its own")
 
 
-def _aliases(raw: Any) -> dict[str, str | dict]:
-    """`agents:`, names for seats: each an agent string or a seat mapping (checked where a lineup uses it)."""
-    if not isinstance(raw, dict):
-        raise SpecError(f"agents: must map names to agents, got {short(raw)}")
-    for alias, seat in raw.items():
-        checked_name(alias, f"agents: the name {short(alias)}")
-        if not isinstance(seat, (str, dict)):
-            raise SpecError(f"agents.{alias}: an agent string or a mapping with 'agent', got {short(seat)}")
+def _no_alias_of_an_alias(aliases: dict[str, Any]) -> None:
+    """An alias names an agent: one naming another alias would be played as a model of that name, and error late."""
+    for alias, seat in aliases.items():
         named = seat.get("agent") if isinstance(seat, dict) else seat
-        if isinstance(named, str) and named in raw:  # else it is played as a model of that name, and errors late
+        if isinstance(named, str) and named in aliases:
             raise SpecError(f"agents.{alias}: names the alias {short(named)}; an alias names an agent (bot:... or "
                             f"provider/model), not another alias")
-    return raw
 
 
-def _executor(raw: Any) -> str:
-    if raw is None:
-        return "local"
-    if raw not in EXECUTORS:
-        raise SpecError(f"executor: must be one of {', '.join(EXECUTORS)}, got {raw!r}")
-    return raw
-
-
-def _model_limits(raw: Any) -> dict[str, int]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise SpecError(f"model_limits: must map model strings to call limits, got {raw!r}")
-    return {str(model): int_setting(raw, model, 1, 1, "model_limits.") for model in raw}
-
-
-def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], raw: dict,
-               defaults: dict, aliases: dict, room: int) -> list[MatchPlan]:
+def _plan_game(entry: GameEntry, where: str, gi: int, run_id: str, seeds: list[int], defaults: dict,
+               aliases: dict, room: int) -> list[MatchPlan]:
     """The game's matches; `room` is how many more the run may hold (checked before any is built)."""
-    check_mapping(entry, GAME_KEYS, "must be a mapping with 'game' and 'lineups'", f"{where[:-1]}: ")
-    if not isinstance(entry.get("game"), str):
-        raise SpecError(f"{where}game: must be a game's name, got {short(entry.get('game'))}")
     try:
-        cls = get_game(entry["game"])
+        cls = get_game(entry.game)
     except ValueError as exc:
         raise SpecError(f"{where}game: {exc}") from None
     presets = _presets(entry, cls, where)
-    params = entry.get("params") or {}
-    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
-        raise SpecError(f"{where}params: must be a mapping of parameter names to values, got {short(params)}")
+    params = entry.params or {}
     game_seeds = seeds
-    if "repeats" in entry:
-        game_seeds = [seeds[0] + r for r in range(int_setting(entry, "repeats", 1, 1, where, MAX_REPEATS))]
+    if entry.repeats is not None:
+        game_seeds = [seeds[0] + r for r in range(entry.repeats)]
         if game_seeds[-1] > MAX_SEED:
             raise SpecError(f"{where}repeats: seeds would pass {MAX_SEED}")
-    lineups = entry.get("lineups")
-    if not isinstance(lineups, list) or not lineups:
-        raise SpecError(f"{where}lineups: needs a non-empty list of lineups")
+    lineups = entry.lineups
     plans = []
     for preset in presets:
         try:
@@ -312,16 +257,14 @@ def _plan_game(entry: Any, where: str, gi: int, run_id: str, seeds: list[int], r
     return plans
 
 
-def _presets(entry: dict, cls: Any, where: str) -> list[str]:
+def _presets(entry: GameEntry, cls: Any, where: str) -> list[str]:
     """The game's presets: `presets: [a, b]`, or `preset: a` (default: `default`), each one the game has, once."""
-    if entry.get("presets") is not None and "preset" in entry:
+    if entry.presets is not None and entry.preset is not None:
         raise SpecError(f"{where}preset: give 'preset' or 'presets', not both")
-    key = "presets" if entry.get("presets") is not None else "preset"
-    presets = entry["presets"] if key == "presets" else [entry.get("preset", "default")]
-    if not isinstance(presets, list) or not presets:
-        raise SpecError(f"{where}presets: must be a non-empty list of preset names, got {short(presets)}")
+    key = "presets" if entry.presets is not None else "preset"
+    presets = entry.presets if entry.presets is not None else [entry.preset or "default"]
     for preset in presets:
-        if not isinstance(preset, str) or preset not in cls.presets:
+        if preset not in cls.presets:
             raise SpecError(f"{where}{key}: game '{cls.name}' has no preset {short(preset)} "
                             f"(has: {', '.join(cls.presets)})")
     if len(set(presets)) < len(presets):
@@ -373,13 +316,12 @@ def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict,
             raise SpecError(f"{where}: this game has {n} seats but the lineup lists {len(raw)}")
         return [[_seat(s, f"{where}[{i}]", defaults, aliases, game) for i, s in enumerate(raw)]]
     if isinstance(raw, dict) and set(raw) == {"all"}:
-        return [[_seat(raw["all"], f"{where}.all", defaults, aliases, game)] * n]
-    if isinstance(raw, dict) and set(raw) - {"rotate"} == {"challenger", "others"}:
-        hero = _seat(raw["challenger"], f"{where}.challenger", defaults, aliases, game)
-        other = _seat(raw["others"], f"{where}.others", defaults, aliases, game)
-        if not isinstance(raw.get("rotate", False), bool):
-            raise SpecError(f"{where}.rotate: must be true or false, got {raw['rotate']!r}")
-        if hasattr(cls, "special_seat_for") and not raw.get("rotate", False):
+        return [[_seat(raw["all"], f"{where}.all", defaults, aliases)] * n]
+    if isinstance(raw, dict) and "challenger" in raw:
+        lineup = validated(Challenger, raw, where)
+        hero = _seat(lineup.challenger, f"{where}.challenger", defaults, aliases)
+        other = _seat(lineup.others, f"{where}.others", defaults, aliases)
+        if hasattr(cls, "special_seat_for") and not lineup.rotate:
             return [_ByRole(hero, other)]
         return [[hero if s == c else other for s in range(n)] for c in range(n)]
     raise SpecError(f"{where}: a lineup is a list of {n} seats, {{all: AGENT}} or "
@@ -391,64 +333,15 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict, game: str | None 
         raw = {"agent": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
         raise SpecError(f"{where}: a seat is an agent string or a mapping with 'agent'")
-    checked_name(raw["agent"], f"{where}.agent")
     if raw["agent"] in aliases:
         alias = aliases[raw["agent"]]
         alias = {"agent": alias} if isinstance(alias, str) else dict(alias)
         raw = alias | {k: v for k, v in raw.items() if k != "agent"}  # an alias is no label: no part of a name
-    merged = dict(defaults) | raw
-    if merged.get("label") is not None:  # the seat's own, its alias's or the defaults'
-        merged["label"] = checked_name(merged["label"], f"{where}.label")  # stripped: "Alice " is Alice
-    unknown = set(merged) - SEAT_KEYS
-    if unknown:
-        raise SpecError(f"{where}: unknown seat setting(s) {sorted(unknown, key=str)}; allowed: {sorted(SEAT_KEYS)}")
-    for key, limit in (("strategy", MAX_STRATEGY), ("prompt_version", MAX_SETTING_TEXT)):
-        if key in merged:
-            checked_text(merged[key], f"{where}.{key}", limit)
-    if game is not None and "prompt_version" in merged:  # `authors-vN` plays the arena's vN unless it was imported
-        merged["prompt_version"] = playable_version(game, merged["prompt_version"])
-    if any(c.isspace() for c in merged["agent"]):
-        raise SpecError(f"{where}: agent {merged['agent']!r} has whitespace; use a litellm model string or bot:<name>")
-    temperature = merged.get("temperature", 1.0)
-    if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not 0 <= temperature <= 2:
-        raise SpecError(f"{_at(where, 'temperature')}: must be a number from 0 to 2, got {temperature!r}")
-    merged["temperature"] = float(temperature)
-    merged["api_base"] = _api_base(merged.get("api_base"), where)
-    max_tokens = merged.get("max_tokens", 256)
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise SpecError(f"{_at(where, 'max_tokens')}: must be a positive integer, got {max_tokens!r}")
-    if max_tokens > MAX_ANSWER_TOKENS:
-        raise SpecError(f"{_at(where, 'max_tokens')}: must be at most {MAX_ANSWER_TOKENS:,}, got {max_tokens:,}")
-    return AgentSpec(**merged)
-
-
-def _at(where: str, key: str) -> str:
-    """Where a setting is, as every refusal names it ("games[0].lineups[0][1].temperature"; the key alone where the
-    place needs no name, as a form's own field)."""
-    return f"{where}.{key}" if where else key
-
-
-def not_a_url(endpoint: str) -> str | None:
-    """Why `endpoint` is no URL a provider can be reached at (an http(s) URL naming a host), or None."""
-    parts = urlsplit(endpoint.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in endpoint.strip()):
-        return f"{endpoint!r} is not a URL; write it as http://host:port/v1"
-    return None
-
-
-def _api_base(raw: Any, where: str) -> str | tuple[str, ...] | None:
-    """One endpoint, or several serving the same model (a list: calls are balanced over them)."""
-    if raw is None:
-        return None
-    bases = [raw] if isinstance(raw, str) else raw
-    if isinstance(bases, list) and 0 < len(bases) <= MAX_ENDPOINTS and all(
-            isinstance(b, str) and b.strip() and len(b) <= MAX_SETTING_TEXT for b in bases):
-        for base in bases:
-            if why := not_a_url(base):
-                raise SpecError(f"{where}: api_base {why}")
-        return tuple(bases) if len(bases) > 1 else bases[0]
-    raise SpecError(f"{where}: api_base must be a URL or a non-empty list of URLs (at most {MAX_ENDPOINTS}, each "
-                    f"at most {MAX_SETTING_TEXT:,} characters), got {short(raw)}")
+    seat = validated(Seat, dict(defaults) | raw, where).model_dump()
+    bases = seat["api_base"]
+    if bases is not None:  # several endpoints serve one model: its calls are balanced over them
+        seat["api_base"] = tuple(bases) if len(bases) > 1 else bases[0]
+    return AgentSpec(**seat)
 
 
 def _check_agent(game: str, agent: AgentSpec, where: str) -> None:

@@ -97,29 +97,36 @@ def short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def checked_name(value: Any, where: str) -> str:
-    """A name shown on pages and terminals: text without control characters (newlines, escapes, NUL...)."""
+def name_problem(value: Any) -> str | None:
+    """Why `value` is no name to show on pages and terminals (text without control characters), or None."""
     if not isinstance(value, str) or not value.strip():
-        raise SpecError(f"{where}: must be non-empty text, got {short(value)}")
+        return f"must be non-empty text, got {short(value)}"
     if (at := control_character(value)) is not None:
-        raise SpecError(f"{where}: {short(value)} has a control character (U+{ord(value[at]):04X}) at position "
-                        f"{at + 1}; use printable text")
+        return (f"{short(value)} has a control character (U+{ord(value[at]):04X}) at position {at + 1}; "
+                "use printable text")
     if len(value) > 200:
-        raise SpecError(f"{where}: at most 200 characters, got {len(value)}")
+        return f"at most 200 characters, got {len(value)}"
+    return None
+
+
+def checked_name(value: Any, where: str) -> str:
+    """`value` stripped, or SpecError saying where and why it is no name (`name_problem`)."""
+    if problem := name_problem(value):
+        raise SpecError(f"{where}: {problem}")
     return value.strip()
 
 
-def checked_text(value: Any, where: str, limit: int) -> str:
-    """Free text of at most `limit` characters (it is stored with the run and may go into every prompt), over lines
-    if it likes, without the control characters that would act on a terminal or a page (`control_character`)."""
+def text_problem(value: Any, limit: int) -> str | None:
+    """Why `value` is no free text of at most `limit` characters (it is stored with the run and may go into every
+    prompt), or None: it may run over lines, but holds none of the control characters that would act on a terminal
+    or a page (`control_character`)."""
     if not isinstance(value, str):
-        raise SpecError(f"{where}: must be text, got {short(value)}")
+        return f"must be text, got {short(value)}"
     if len(value) > limit:
-        raise SpecError(f"{where}: at most {limit:,} characters, got {len(value):,}")
+        return f"at most {limit:,} characters, got {len(value):,}"
     if (at := control_character(value, free_text=True)) is not None:
-        raise SpecError(f"{where}: has a control character (U+{ord(value[at]):04X}) at position {at + 1}; "
-                        "use printable text")
-    return value
+        return f"has a control character (U+{ord(value[at]):04X}) at position {at + 1}; use printable text"
+    return None
 
 
 # what free text may hold of the control characters: line breaks and tabs, and the joiners of emoji and scripts;

@@ -4,36 +4,20 @@ of its own origin talk to it. The only engine module that imports Streamlit."""
 
 from __future__ import annotations
 
-import atexit
 import errno
-import gc
 import os
 import signal
 import socket
 import sys
-import threading
 from fnmatch import fnmatch
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from engine import store
+from engine.store import connections
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 ALLOWED_HOSTS_ENV = "ARENA_ALLOWED_HOSTS"  # the --allowed-host names, for `OwnOrigin` in the server's process
-
-
-_SETTLED = threading.Lock()  # held for good once the heap is settled
-
-
-def settle_heap() -> None:
-    """Once per process, after the dashboard's first page has run: collect, then freeze what is alive (the modules
-    Streamlit, pandas, plotly and the pages loaded: most of the process's objects), so that the collector's full
-    passes no longer walk them. Such a pass, run whenever enough new objects have piled up, took 60-90 ms in the
-    middle of a page's call (bench/dashboard.py: half of that call's budget at 50,000 matches)."""
-    if _SETTLED.acquire(blocking=False):
-        gc.collect()
-        gc.freeze()
-        atexit.register(gc.unfreeze)  # at exit, all of it collectable again: the bindings count what is left as leaked
 
 
 class OwnOrigin:
@@ -103,6 +87,8 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
     PagesManager.uses_pages_directory = False
     os.environ["ARENA_DB"] = str(db.resolve())
     os.environ[ALLOWED_HOSTS_ENV] = ",".join(allowed_hosts)
+    # the pages' reads bounded tighter than a batch reader's: the process holds Streamlit and pandas too
+    os.environ[connections.READER_MEMORY_ENV] = connections.PAGES_READER_MEMORY
     os.chdir(store.ROOT)  # Streamlit reads .streamlit/config.toml (no file watcher, minimal toolbar) from its cwd
     if address not in LOOPBACK or allowed_hosts:  # other machines reach it (a proxy names it otherwise)
         os.environ[form.PUBLIC_ENV] = "1"  # Launch then needs ARENA_ADMIN_TOKEN
@@ -113,7 +99,7 @@ def serve(db: Path, address: str, port: int, allowed_hosts: list[str]) -> int:
     sys.argv = serve_argv(address, port, allowed_hosts)
     before = {stop: signal.signal(stop, _stopped) for stop in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with store.serving_pages():  # the pages' reads bounded tighter: the process holds Streamlit and pandas too
+        with store.serving_pages():
             return streamlit_cli.main()
     except _Stopped:
         return 0

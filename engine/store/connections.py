@@ -52,12 +52,14 @@ WRITER_FIRST = 0.5
 # its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches).
 READER_MEMORY = "256MB"
 # A dashboard process holds 300-450 MB of Python before it reads (pandas, Streamlit, plotly, the pages' caches:
-# bench/dashboard.py prints it), and a read takes its limit and a third more: while it serves pages (`serving_pages`)
-# its readers are bounded tighter, so that the process stays under 600 MB at a million matches (the calls of the
-# bench's pages peaked at 620 MB at 256 MB). Every read a page makes spills within it, a date range's too (read in
-# parts: engine/score/agent_figures.py `Summed`); a batch reader (the run command's refresh of the kept tables,
-# 50,000 matches at a time) keeps READER_MEMORY.
+# bench/dashboard.py prints it), and a read takes its limit and a third more: a process that serves pages is started
+# with READER_MEMORY_ENV set (`engine serve` sets it), and its readers are bounded tighter, so that it stays under
+# 600 MB at a million matches (the calls of the bench's pages peaked at 620 MB at 256 MB). Every read a page makes
+# spills within it, a date range's too (read in parts: engine/score/agent_figures.py `Summed`); a batch reader (the
+# run command's refresh of the kept tables, 50,000 matches at a time) keeps READER_MEMORY.
 PAGES_READER_MEMORY = "128MB"
+READER_MEMORY_ENV = "ARENA_READER_MEMORY"  # one value for the whole process: DuckDB refuses a second connection to a
+# file open with another configuration (readers with two would wait on each other)
 # The writer's too: at each commit DuckDB checkpoints the row groups it appended to, and with its default cache a
 # run's writer peaked at 500 MB on a turn log of 400k rows (bench/engine.py prints a long run's peak RSS).
 WRITER_MEMORY = "128MB"
@@ -89,7 +91,7 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     """One try of DuckDB's open, held in `_OPEN_HERE`; `_close` lets it go."""
     with _OPEN_HERE_LOCK:
         con = duckdb.connect(str(db), read_only=read_only,
-                             config={"memory_limit": READER_MEMORY if read_only else WRITER_MEMORY})
+                             config={"memory_limit": reader_memory() if read_only else WRITER_MEMORY})
         _OPEN_HERE[id(con)] = (db.resolve(), con)
     return con
 
@@ -136,19 +138,18 @@ _ANCHORS_LOCK = threading.Lock()
 _KEEPING = threading.Event()  # set within `keeping_open`
 
 
+def reader_memory() -> str:
+    """The memory limit of this process's readers: READER_MEMORY unless the process was started to serve pages
+    (READER_MEMORY_ENV)."""
+    return os.environ.get(READER_MEMORY_ENV) or READER_MEMORY
+
+
 @contextmanager
 def serving_pages() -> Iterator[None]:
-    """While this process serves the dashboard's pages (`engine serve`, the bench's dashboard), its readers take
-    PAGES_READER_MEMORY: one value for the whole process, since DuckDB refuses a second connection to a file open
-    with another configuration (readers with two would wait on each other); and the files it reads stay open
-    between reads (KEEP_OPEN)."""
-    global READER_MEMORY
-    before, READER_MEMORY = READER_MEMORY, PAGES_READER_MEMORY
-    try:
-        with keeping_open():
-            yield
-    finally:
-        READER_MEMORY = before
+    """While this process serves the dashboard's pages (`engine serve`, the bench's dashboard), the files it reads
+    stay open between reads (KEEP_OPEN)."""
+    with keeping_open():
+        yield
 
 
 @contextmanager

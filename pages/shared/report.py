@@ -78,8 +78,8 @@ def runs_of(selection: Selection, options: pd.DataFrame) -> list[str]:
     if selection.date_to:
         rows = rows[pd.to_datetime(rows["first_day"]).dt.date <= selection.date_to]
     counted = rows["matches"] - rows["fallback_matches"] if selection.without_fallbacks else rows["matches"]
-    kept = counted.groupby([rows["run_id"], rows["run_name"].fillna("")], sort=True).sum()
-    return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in kept.items()]
+    per_run = counted.groupby([rows["run_id"], rows["run_name"].fillna("")], sort=True).sum()
+    return [f"{name or run_id} ({run_id}): {count(int(n), 'match')}" for (run_id, name), n in per_run.items()]
 
 
 @dataclass

@@ -83,10 +83,10 @@ def fitted_columns(display: pd.DataFrame, column_config: dict | None, helps: Map
         left = TABLE_PX - sum(config[c]["width"] for c in display.columns if c not in filled)
         for column in filled:
             config[column]["width"] = max(left // len(filled), least)
-    return display, cut_said(display, squeezed(display, config))
+    return display, with_cut_hints(display, narrowed_to_fit(display, config))
 
 
-def cut_said(display: pd.DataFrame, config: dict) -> dict:
+def with_cut_hints(display: pd.DataFrame, config: dict) -> dict:
     """`config` with CUT_HINT in the header tooltip of each column narrower than its longest cell: a cell cut at
     1400 px ("custom: players=3…") says how to read it whole."""
     for column in display.columns:
@@ -96,7 +96,7 @@ def cut_said(display: pd.DataFrame, config: dict) -> dict:
     return config
 
 
-def squeezed(display: pd.DataFrame, config: dict) -> dict:
+def narrowed_to_fit(display: pd.DataFrame, config: dict) -> dict:
     """`config` with its widest columns narrowed to one common width until the table fits TABLE_PX, none narrower
     than its label (a long agent name or run name is cut, whole on hover, so that the last column, LLMArena's
     `$/match`, is not past the window's edge); a table that cannot fit so keeps its widths (`scrolls` says so)."""

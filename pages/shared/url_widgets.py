@@ -34,7 +34,7 @@ def _remember(key: str, value: list[str] | str | None) -> None:
         st.query_params[key] = value
 
 
-NOTICE_AREA, PENDING_NOTICES = "_link_notice_area", "_link_notices"  # session keys, reset by every run of a page
+NOTICE_AREA = "_link_notice_area"  # a session key, reset by every run of a page
 
 
 def link_notice(text: str) -> None:
@@ -46,17 +46,14 @@ def link_notice(text: str) -> None:
     (st if area is None else area).warning(plain(text), icon=":material/link_off:")
 
 
-def start_notices(pending: list[str] | None = None) -> None:
-    """Before a page runs (app.py): forget the last run's notice area; `pending` notices wait for the next one."""
+def start_notices() -> None:
+    """Before a page runs (app.py): forget the last run's notice area."""
     st.session_state.pop(NOTICE_AREA, None)
-    st.session_state[PENDING_NOTICES] = list(pending or [])
 
 
 def notice_area() -> None:
-    """The place for this run's link notices, right under the title (pages/shared/opening.py), and those pending."""
+    """The place for this run's link notices, right under the title (pages/shared/opening.py)."""
     st.session_state[NOTICE_AREA] = st.container()
-    for text in st.session_state.pop(PENDING_NOTICES, []):
-        link_notice(text)
 
 
 def _unknown_in_link(label: str, values: list[str], instead: str) -> None:
