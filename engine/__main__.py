@@ -274,12 +274,31 @@ def _cmd_headline(args: argparse.Namespace) -> int:
     if reason := _readable_db(args.db):
         print(f"error: {reason}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.suite == ALL_SUITES:
+        return _cross_game(args)
     measure = get_suite(args.suite).headline
     table = headline(Path(args.db), args.suite)
     if table.empty and args.format == "table":
         print(f"no {args.suite} results in {args.db}")
         return 0
     _printed(on_one_scale(table, measure.units), headline_view(table, measure), args.format)
+    return 0
+
+
+ALL_SUITES = "all"
+
+
+def _cross_game(args: argparse.Namespace) -> int:
+    """`headline --suite all`: one rating across every game and its fragility (engine/metrics/cross_game.py)."""
+    from engine.metrics import cross_game
+
+    rated = cross_game.cross_game(Path(args.db))
+    if rated.ratings.empty and args.format == "table":
+        print(f"no contested match to rate in {args.db}")
+        return 0
+    _printed(rated.ratings, cross_game.view(rated.ratings), args.format)
+    if args.format == "table":
+        print(f"\nFragility: {cross_game.fragility_sentence(rated.fragility)}")
     return 0
 
 
@@ -474,7 +493,9 @@ def main(argv: list[str] | None = None) -> int:
     scores.set_defaults(func=_cmd_scores)
 
     head = command("headline", help="a suite's headline table, one row per agent (the Leaderboards page's)")
-    head.add_argument("--suite", required=True, choices=list(_suite_names()), help=_suites_help("the table to print"))
+    head.add_argument("--suite", required=True, choices=[*_suite_names(), ALL_SUITES],
+                      help=_suites_help("the table to print") + f"; {ALL_SUITES}: one rating across every game, each "
+                      "game weighing the same, with each game's effect on the ranks and the ranking's fragility")
     head.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     head.add_argument("--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP)
     head.set_defaults(func=_cmd_headline)

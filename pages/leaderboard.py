@@ -13,7 +13,7 @@ import streamlit as st
 from engine import headline, published, queries, store
 from engine.captions import contested_caption, glossed, headline_note, own_table_caption, pool_caption
 from engine.export.charts import win_rates as win_rate_chart
-from engine.metrics import compare
+from engine.metrics import compare, cross_game
 from engine.metrics.ratings import saved_replay, trueskill_table
 from engine.numbers import on_one_scale
 from engine.selection import Variant
@@ -155,6 +155,15 @@ for suite in all_suites().values():
         report.caption(empty_caption(suite))
     else:
         report.caption(glossed(f"{suite.paper}'s own table: nothing to score in this selection.", suite.title))
+
+st.header("Across games")
+across = cached(cross_game.cross_game, DB, selection=selection)
+if across.ratings.empty:
+    report.caption(glossed("No contested match between agents in this selection.", "self-play"))
+else:
+    report.caption(cross_game.CAPTION)
+    show_table(report, "One rating across games", across.ratings, "across_games", shown=cross_game.view(across.ratings))
+    report.caption(f"Fragility: {cross_game.fragility_sentence(across.fragility)}")
 
 st.header("A versus B")
 CHOOSE = "(choose an agent)"

@@ -39,6 +39,7 @@ from engine.export.html import (
 )
 from engine.export.transcript import match_body
 from engine.figures import declared_figures
+from engine.metrics import cross_game
 from engine.numbers import bare_name, number, on_one_scale, readable
 from engine.progress import match_progress
 from engine.selection import Selection, Variant
@@ -261,6 +262,7 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
         hrefs = [site.behind(f"run {run}: every match", f"every finished match of run {run}",
                              transcripts.MatchSearch(within=Selection(run_ids=(run,)))) for run in runs["run_id"]]
         body += table(readable(runs).rename(columns={"run_name": "name"}), {"matches": hrefs}, numeric=("matches",))
+    body += across_games(site)
     body += "<h2>Leaderboards</h2><ul>" + "".join(
         f"<li>{link(path, all_suites()[name].title)}</li>" for name, path in suite_paths.items()) + "</ul>"
     if game_paths:
@@ -270,6 +272,18 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
             games, {"game": list(game_paths.values())}, numeric=("finished matches",))
     body += "<h2>Glossary</h2>" + note_link(GLOSSARY_HTML, "What every number means")
     site.write("index.html", f"The study in {site.db.name}", body)
+
+
+def across_games(site: Site) -> str:
+    """The rating across games and its fragility (engine/metrics/cross_game.py), as the Leaderboards page shows
+    them."""
+    across = cross_game.cross_game(site.db, site.selection)
+    if across.ratings.empty:
+        return ""
+    shown = cross_game.view(across.ratings).astype(str)
+    return ("<h2>Across games</h2>" + note(cross_game.CAPTION.replace("`", ""))
+            + table(shown, numeric=("rank", "rating", "matches", "games"))
+            + note(f"Fragility: {cross_game.fragility_sentence(across.fragility)}"))
 
 
 # ---------------------------------------------------------------- the whole site
