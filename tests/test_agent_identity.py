@@ -116,7 +116,7 @@ def test_a_database_from_before_the_names_gets_them_and_its_summaries_keyed_on_t
     assert "seats" in holding and len(holding) > 8
     old = assert_upgrade_builds_them(db, tmp_path, 15, tuple(undo), (*summaries.SUMMARIES, "match_scores"))
     assert store.rows(old, "SELECT match_id, seat, agent_name FROM seats ORDER BY 1, 2") == named
-    assert store.rows(old, "SELECT max(version) FROM schema_version") == [(16,)]
+    assert store.rows(old, "SELECT max(version) FROM schema_version") == [(store.SCHEMA_VERSION,)]
 
 
 def test_one_label_given_to_two_models_by_two_runs_is_two_models_on_robustness(tmp_path):

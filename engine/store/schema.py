@@ -21,7 +21,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("match_id", "VARCHAR"), ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("preset", "VARCHAR"),
         ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("status", "VARCHAR"), ("error", "VARCHAR"),
         ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("outcome", "JSON"), ("worker", "VARCHAR"),
-        ("rules_version", "INTEGER")),
+        ("rules_version", "INTEGER"), ("mirror", "BOOLEAN"), ("deal", "VARCHAR")),
     "seats": (
         ("match_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"), ("agent", "VARCHAR"), ("role", "VARCHAR"),
         ("prompt_version", "VARCHAR"), ("strategy", "VARCHAR"), ("temperature", "DOUBLE"), ("score", "DOUBLE"),
@@ -135,7 +135,7 @@ TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"),
                 "DATE": pa.date32()}

@@ -35,6 +35,11 @@ def _teammates_not_compared(con: duckdb.DuckDBPyConnection) -> None:
     summaries.bump(con)
 
 
+def _played_as_written(con: duckdb.DuckDBPyConnection) -> None:
+    """Matches stored before matches.mirror were played with the seats as their lineup lists them, none paired."""
+    con.execute("UPDATE matches SET mirror = false WHERE mirror IS NULL")
+
+
 # What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
 # step: a database older than that version goes through it, in order, inside the upgrade's transaction.
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
@@ -48,6 +53,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (14, summaries.rebuild_agents_and_steps),  # the agents' illegal moves (hint ablation), γ-Bench's per-round steps
     (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
     (16, summaries.rebuild),  # the seats named (`summaries.name_seats`), every summary keyed on their names
+    (17, _played_as_written),
 )
 
 
