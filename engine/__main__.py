@@ -65,6 +65,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                   f"spec ({other}): this one would play its matches again as a second run, counted twice in every "
                   f"table; give the edited spec another name", file=sys.stderr)
             return EXIT_BAD_INPUT
+        if args.until_separated:
+            return _until_separated(args, spec, db)
         if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
             from engine.launch.live import TurnTally
 
@@ -93,6 +95,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not _refresh_ratings(db):
         return EXIT_SCORING
     return EXIT_ERRORS if summary.errors else 0
+
+
+def _until_separated(args: argparse.Namespace, spec, db: Path) -> int:
+    """`run --until-separated`: the adaptive, paired study (engine/certainty_run.py), then its report."""
+    from engine.certainty_run import frame_of, report, until_separated
+    from engine.spec import SpecError
+
+    try:
+        frame = frame_of(spec)
+    except SpecError as exc:
+        print(f"error in {args.spec}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    study = asyncio.run(until_separated(spec, db, args.budget_usd, args.budget_matches, progress=not args.quiet))
+    print("\n".join(report(study, frame)))
+    print(f"study {spec.run_id}: {'separated' if study.separated() else 'not separated'} after {study.looks} looks, "
+          f"{count(study.matches, 'match')}, {usd(study.spent_usd)}")
+    return 0 if _refresh_ratings(db) else EXIT_SCORING
 
 
 def _other_version(db: Path, name: str, run_id: str) -> str | None:
@@ -476,6 +495,16 @@ def main(argv: list[str] | None = None) -> int:
                           "seat calls a model over the network, else 1: this process)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
+    run.add_argument("--until-separated", action="store_true",
+                     help="play the spec's agents and two-seat games as an adaptive, paired study: batches of deals "
+                          "(a match and its mirror on one seed) where adjacent ranks are not yet separated, until they "
+                          "all are, its looks are spent or the budget ends; the same command resumes it "
+                          "(docs/METRICS.md)")
+    budget = run.add_mutually_exclusive_group()
+    budget.add_argument("--budget-usd", type=float, default=None,
+                        help="with --until-separated: stop before a batch would pass this many expected dollars")
+    budget.add_argument("--budget-matches", type=int, default=None,
+                        help="with --until-separated: stop before a batch would pass this many matches")
     run.set_defaults(func=_cmd_run)
 
     games = command("games", help="list every game, its presets, parameters (defaults and bounds), bots and "

@@ -173,9 +173,10 @@ class Study:
     def next_batch(self, cost: np.ndarray, budget_usd: float | None = None, budget_matches: int | None = None,
                    matches_per_deal: int = 2) -> list[Pairing]:
         """The deals of the next batch, or [] when the study is done: every adjacent pair separated, `LOOKS` looks
-        taken, or the budget spent. The first batch is at least `FIRST_DEALS` deals, as many of every pairing; then each batch holds
-        (GROWTH - 1) times the deals played so far, cut to what the budget still buys (a deal's dollars and matches
-        counted whole, so the budget is never exceeded)."""
+        taken, or the budget spent. The first batch is at least `FIRST_DEALS` deals, as many of every pairing; then
+        each batch holds (GROWTH - 1) times the deals played so far (`deals_needed` when fewer, a quarter of that at
+        least), cut to what the budget still buys (a deal's dollars and matches counted whole, so the budget is never
+        exceeded)."""
         if self.looks >= LOOKS:
             return []
         if self.deals.total() == 0:
@@ -201,12 +202,16 @@ class Study:
             self.spent_usd += float(cost[pairing[2]])
             self.matches += matches_per_deal
         self.looks += 1
+        self.history.append(self.snapshot())
+
+    def snapshot(self) -> dict:
+        """Where the study stands: its looks, matches and dollars, its widest adjacent interval and its open pairs."""
         ranked = order(self.deals)
-        widths = [np.subtract(*pair_interval(self.deals, u, v)[2:0:-1]) for u, v in zip(ranked, ranked[1:],
-                                                                                       strict=False)]
-        self.history.append({"look": self.looks, "matches": self.matches, "usd": self.spent_usd,
-                             "widest": float(np.nanmax(widths)) if widths else np.nan,
-                             "open": len(unseparated(self.deals, ranked))})
+        widths = [hi - lo for lo, hi in (pair_interval(self.deals, u, v)[1:] for u, v in zip(ranked, ranked[1:],
+                                                                                          strict=False))]
+        return {"look": self.looks, "matches": self.matches, "usd": self.spent_usd,
+                "widest": float(np.nanmax(widths)) if widths else np.nan,
+                "open": len(unseparated(self.deals, ranked))}
 
     def separated(self) -> bool:
         return not unseparated(self.deals, order(self.deals))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import certainty
+from engine import certainty, store
+from engine.__main__ import main
 
 
 def deals_of(agents: int, shares: dict[tuple[int, int, int], list[float]]) -> certainty.Deals:
@@ -71,3 +72,24 @@ def test_agents_of_a_known_order_rank_in_it_with_separated_intervals():
         study.record([(p, known_order(rng, p)) for p in batch], cost)
     assert study.separated() and certainty.order(study.deals) == [0, 1, 2, 3]
     assert study.looks <= certainty.LOOKS and study.history[-1]["open"] == 0
+
+
+def test_the_command_keeps_its_budget_and_a_second_call_resumes_the_study(tmp_path, capsys):
+    """`run --until-separated`: the first call stops at its match budget; the same command with a larger budget reads
+    the study back from the database and goes on from there, never past its budget; each deal is a match and its
+    mirror on one seed. bot:fixed:0 and bot:random are never separated (each deal a win each), so the budget ends it."""
+    spec = tmp_path / "study.yaml"
+    spec.write_text("name: study\ngames:\n  - game: tictactoe\n"
+                    "    lineups: [[bot:equilibrium, bot:random], [bot:fixed:0, bot:random]]\n")
+    db = tmp_path / "study.duckdb"
+    assert main(["run", str(spec), "--db", str(db), "--until-separated", "--budget-matches", "40", "--quiet"]) == 0
+    first = store.rows(db, "SELECT count(*), count(DISTINCT repeat) FROM matches")[0]
+    assert first[0] <= 40 and first[1] >= 1
+    assert main(["run", str(spec), "--db", str(db), "--until-separated", "--budget-matches", "200", "--quiet"]) == 0
+    second = store.rows(db, "SELECT count(*), count(DISTINCT repeat) FROM matches")[0]
+    assert first[0] < second[0] <= 200 and second[1] > first[1]
+    pairs = store.rows(db, """SELECT count(*) FROM (SELECT deal FROM matches GROUP BY deal
+                              HAVING count(*) = 2 AND count(DISTINCT mirror) = 2 AND count(DISTINCT seed) = 1)""")
+    assert pairs[0][0] * 2 == second[0]
+    printed = capsys.readouterr().out
+    assert "look  matches" in printed and "study study-" in printed
