@@ -66,9 +66,11 @@ def spread(deals: Deals, pairing: Pairing) -> float:
     return float(np.sqrt((own + PRIOR_WEIGHT * PRIOR_SD ** 2) / (max(len(shares) - 1, 0) + PRIOR_WEIGHT)))
 
 
-def pair_interval(deals: Deals, a: int, b: int, z: float | None = None) -> tuple[float, float, float]:
+def pair_interval(deals: Deals, a: int, b: int, z: float | None = None, planned: dict[Pairing, int] | None = None
+                  ) -> tuple[float, float, float]:
     """a's share against b, each game weighing the same (the mean over the games they played of the mean deal share),
-    and its interval (`z_value` unless given): (share, lo, hi); NaN where they never met."""
+    and its interval (`z_value` unless given): (share, lo, hi); NaN where they never met. `planned`: deals to come,
+    counted in each game's deals (the interval expected after them, the spread as now)."""
     flip = a > b
     low, high = (b, a) if flip else (a, b)
     means, variances = [], []
@@ -76,7 +78,8 @@ def pair_interval(deals: Deals, a: int, b: int, z: float | None = None) -> tuple
         shares = deals.shares.get((low, high, g))
         if shares:
             means.append(float(np.mean(shares)))
-            variances.append(spread(deals, (low, high, g)) ** 2 / len(shares))
+            coming = (planned or {}).get((low, high, g), 0)
+            variances.append(spread(deals, (low, high, g)) ** 2 / (len(shares) + coming))
     if not means:
         return np.nan, np.nan, np.nan
     share = float(np.mean(means))
@@ -92,7 +95,7 @@ def order(deals: Deals) -> list[int]:
         return list(range(deals.agents))
     a, b, g, s = (np.array(column) for column in zip(*rows, strict=True))
     per_game = np.bincount(g.astype(int), minlength=deals.games)
-    weight = (per_game[per_game > 0].mean() / per_game)[g.astype(int)]
+    weight = per_game[per_game > 0].mean() / per_game[g.astype(int)]  # only the games played are indexed
     theta = weighted_fit(a.astype(int), b.astype(int), weight * s, weight * (1 - s), deals.agents)
     return [int(i) for i in np.lexsort((np.arange(deals.agents), -theta))]
 
@@ -160,6 +163,11 @@ def choose_batch(deals: Deals, size: int, cost: np.ndarray) -> list[Pairing]:
     return chosen
 
 
+def widest(widths: list[float]) -> float:
+    """The widest of the intervals' widths that are known (NaN when none is: agents that never met)."""
+    return max((w for w in widths if w == w), default=np.nan)
+
+
 @dataclass
 class Study:
     """An adaptive study's state between batches: its deals, the looks taken and the dollars and matches spent."""
@@ -210,7 +218,7 @@ class Study:
         widths = [hi - lo for lo, hi in (pair_interval(self.deals, u, v)[1:] for u, v in zip(ranked, ranked[1:],
                                                                                           strict=False))]
         return {"look": self.looks, "matches": self.matches, "usd": self.spent_usd,
-                "widest": float(np.nanmax(widths)) if widths else np.nan,
+                "widest": widest(widths),
                 "open": len(unseparated(self.deals, ranked))}
 
     def separated(self) -> bool:

@@ -10,8 +10,9 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from engine import headline, published, queries, store
+from engine import certainty_reads, headline, published, queries, store
 from engine.captions import contested_caption, glossed, headline_note, own_table_caption, pool_caption
+from engine.export.charts import certainty_curve
 from engine.export.charts import win_rates as win_rate_chart
 from engine.metrics import compare, cross_game
 from engine.metrics.ratings import saved_replay, trueskill_table
@@ -164,6 +165,21 @@ else:
     report.caption(cross_game.CAPTION)
     show_table(report, "One rating across games", across.ratings, "across_games", shown=cross_game.view(across.ratings))
     report.caption(f"Fragility: {cross_game.fragility_sentence(across.fragility)}")
+
+dealt = cached(certainty_reads.studies, DB)
+if not dealt.empty:
+    st.subheader("Cost against certainty")
+    study = url_selectbox("Study (a run dealt in pairs)", list(dealt["run_id"]), "study")
+    points = cached(certainty_reads.curve, DB, run_id=study)
+    if points.empty:
+        report.caption("This run is no study of two-seat games: nothing to draw.")
+    else:
+        report.caption("The widest interval of an adjacent pair of ranks (a share against the next agent, 1/2 = "
+                       "even) against the matches played, look by look, and dashed what the next batch is expected "
+                       "to buy (`python -m engine run SPEC --until-separated` plays it).")
+        fig = certainty_curve(points, f"Cost against certainty: {study}")
+        st.plotly_chart(fig)
+        report.figure(f"Cost against certainty: {study}", fig)
 
 st.header("A versus B")
 CHOOSE = "(choose an agent)"

@@ -101,3 +101,20 @@ def test_known_order_bots_rank_in_order_across_games(tmp_path, capsys):
     site = tmp_path / "site"
     assert main(["export", "--db", str(db), "--quiet", str(site)]) == 0
     assert "<h2>Across games</h2>" in (site / "index.html").read_text()
+
+
+def test_the_leaderboards_page_shows_the_rating_across_games_and_a_studys_cost_against_certainty(tmp_path,
+                                                                                                   monkeypatch):
+    from tests.page_run import run_page
+
+    db = tmp_path / "page.duckdb"
+    spec = {"name": "dealt", "repeats": 3, "games": [
+        {"game": "tictactoe", "mirror": True, "lineups": [["bot:equilibrium", "bot:random"]]},
+        {"game": "bid", "lineups": [["bot:equilibrium", "bot:truthful"], ["bot:truthful", "bot:random"]]}]}
+    asyncio.run(run_spec(parse_spec(spec), db, progress=False))
+    at = run_page("leaderboard", db, monkeypatch)
+    assert not at.exception
+    assert any(h.value == "Across games" for h in at.header)
+    assert any("without tictactoe" in frame.value.columns for frame in at.dataframe)
+    assert any("Fragility:" in c.value for c in at.caption)
+    assert any("Cost against certainty" in s.value for s in at.subheader)
