@@ -85,7 +85,7 @@ def test_fragility_is_the_fewest_removals_on_small_cases():
 def test_known_order_bots_rank_in_order_across_games(tmp_path, capsys):
     db = tmp_path / "across.duckdb"
     spec = {"name": "across", "repeats": 4, "games": [
-        {"game": "tictactoe", "lineups": [["bot:equilibrium", "bot:random"], ["bot:random", "bot:equilibrium"]]},
+        {"game": "tictactoe", "mirror": True, "lineups": [["bot:equilibrium", "bot:random"]]},
         {"game": "bid", "lineups": [["bot:equilibrium", "bot:truthful"], ["bot:truthful", "bot:random"]]}]}
     asyncio.run(run_spec(parse_spec(spec), db, progress=False))
     across = cross_game.cross_game(db, n_boot=50)
@@ -100,7 +100,8 @@ def test_known_order_bots_rank_in_order_across_games(tmp_path, capsys):
     assert printed.index("bot:equilibrium") < printed.index("bot:random")
     site = tmp_path / "site"
     assert main(["export", "--db", str(db), "--quiet", str(site)]) == 0
-    assert "<h2>Across games</h2>" in (site / "index.html").read_text()
+    index = (site / "index.html").read_text()
+    assert "<h2>Across games</h2>" in index and "<h3>Cost against certainty" in index
 
 
 def test_the_leaderboards_page_shows_the_rating_across_games_and_a_studys_cost_against_certainty(tmp_path,

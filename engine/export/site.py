@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from engine import headline, published, queries, store, transcripts
+from engine import certainty_reads, headline, published, queries, store, transcripts
 from engine.captions import contested_caption, headline_note, own_table_caption, pool_caption
 from engine.column_help import COLUMN_HELP, GLOSSARY, anchor, column_help
 from engine.export import charts
@@ -271,7 +271,7 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
         body += "<h2>Games</h2>" + note("Each game's figures and win rates.") + table(
             games, {"game": list(game_paths.values())}, numeric=("finished matches",))
     body += "<h2>Glossary</h2>" + note_link(GLOSSARY_HTML, "What every number means")
-    site.write("index.html", f"The study in {site.db.name}", body)
+    site.write("index.html", f"The study in {site.db.name}", body, charts="<h3>Cost against certainty" in body)
 
 
 def across_games(site: Site) -> str:
@@ -281,9 +281,17 @@ def across_games(site: Site) -> str:
     if across.ratings.empty:
         return ""
     shown = cross_game.view(across.ratings).astype(str)
-    return ("<h2>Across games</h2>" + note(cross_game.CAPTION.replace("`", ""))
+    body = ("<h2>Across games</h2>" + note(cross_game.CAPTION.replace("`", ""))
             + table(shown, numeric=("rank", "rating", "matches", "games"))
             + note(f"Fragility: {cross_game.fragility_sentence(across.fragility)}"))
+    selected = set(site.selection.run_ids)
+    for run_id in certainty_reads.studies(site.db)["run_id"]:
+        points = certainty_reads.curve(site.db, run_id)
+        if not points.empty and (not selected or run_id in selected):
+            body += (f"<h3>Cost against certainty: {esc(run_id)}</h3>" + note(
+                "The widest interval of an adjacent pair of ranks against the matches played, look by look; dashed, "
+                "what the next batch is expected to buy.") + charts.chart_html(charts.certainty_curve(points, run_id)))
+    return body
 
 
 # ---------------------------------------------------------------- the whole site
