@@ -103,7 +103,7 @@ def _chunk_sql(first: int, end: int, turns_per_match: int) -> str:
                    CASE WHEN {games}[1 + i % {len(GAMES)}] = 'undercover' THEN '{{"rules": "wis"}}' ELSE '{{}}' END,
                    (i // {len(GAMES)}) % 50, (i // {len(GAMES) * 50}) % 5, 'ok', NULL,
                    TIMESTAMP '2025-01-01' + INTERVAL (i % 30) DAY, TIMESTAMP '2025-01-01' + INTERVAL (i % 30) DAY,
-                   '{{"special_seat": 0, "words": ["w0", "w1", "w2", "w3"]}}', 'bench', 1
+                   '{{"special_seat": 0, "words": ["w0", "w1", "w2", "w3"]}}', 'bench', 1, false, NULL
             FROM {matches};
             INSERT INTO seats SELECT 'm' || lpad(i::VARCHAR, 7, '0'), s, 'p' || s,
                    'model-' || ((i // 3 + s * (i % 2)) % {MODELS}),

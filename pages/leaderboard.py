@@ -15,6 +15,7 @@ from engine.papers import headline, published
 from engine.papers.registry import Headline, all_suites, own_table
 from engine.present import queries
 from engine.present.captions import contested_caption, glossed, headline_note, own_table_caption, pool_caption
+from engine.present.export.charts import certainty_curve
 from engine.present.export.charts import win_rates as win_rate_chart
 from engine.present.numbers import on_one_scale
 from engine.present.suite_tables import (
@@ -32,9 +33,10 @@ from engine.present.suite_tables import (
     win_rates_view,
     without_winner,
 )
-from engine.score import compare
+from engine.score import compare, cross_game
 from engine.score.ratings import saved_replay, trueskill_table
 from engine.store.selection import Variant
+from engine.study import certainty_reads
 from pages.shared import links
 from pages.shared.caching import cached, slow_scorer_wanted
 from pages.shared.markdown import plain
@@ -159,6 +161,30 @@ for suite in all_suites().values():
         report.caption(empty_caption(suite))
     else:
         report.caption(glossed(f"{suite.paper}'s own table: nothing to score in this selection.", suite.title))
+
+st.header("Across games")
+across = cached(cross_game.cross_game, DB, selection=selection)
+if across.ratings.empty:
+    report.caption(glossed("No contested match between agents in this selection.", "self-play"))
+else:
+    report.caption(cross_game.CAPTION)
+    show_table(report, "One rating across games", across.ratings, "across_games", shown=cross_game.view(across.ratings))
+    report.caption(f"Fragility: {cross_game.fragility_sentence(across.fragility)}")
+
+dealt = cached(certainty_reads.studies, DB)
+if not dealt.empty:
+    st.subheader("Cost against certainty")
+    study = url_selectbox("Study (a run dealt in pairs)", list(dealt["run_id"]), "study")
+    points = cached(certainty_reads.curve, DB, run_id=study)
+    if points.empty:
+        report.caption("This run is no study of two-seat games: nothing to draw.")
+    else:
+        report.caption("The widest interval of an adjacent pair of ranks (a share against the next agent, 1/2 = "
+                       "even) against the matches played, look by look, and dashed what the next batch is expected "
+                       "to buy (`python -m engine run SPEC --until-separated` plays it).")
+        fig = certainty_curve(points, f"Cost against certainty: {study}")
+        st.plotly_chart(fig)
+        report.figure(f"Cost against certainty: {study}", fig)
 
 st.header("A versus B")
 CHOOSE = "(choose an agent)"

@@ -66,6 +66,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                   f"spec ({other}): this one would play its matches again as a second run, counted twice in every "
                   f"table; give the edited spec another name", file=sys.stderr)
             return EXIT_BAD_INPUT
+        if args.until_separated:
+            return _until_separated(args, spec, db)
         if args.progress_file:  # a run launched from the dashboard: turn-level progress the Launch page reads
             from engine.serve.launch.live import TurnTally
 
@@ -94,6 +96,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not _refresh_ratings(db):
         return EXIT_SCORING
     return EXIT_ERRORS if summary.errors else 0
+
+
+def _until_separated(args: argparse.Namespace, spec, db: Path) -> int:
+    """`run --until-separated`: the adaptive, paired study (engine/study/certainty_run.py), then its report."""
+    from engine.play.spec import SpecError
+    from engine.study.certainty_run import frame_of, report, until_separated
+
+    try:
+        frame = frame_of(spec)
+    except SpecError as exc:
+        print(f"error in {args.spec}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    study = asyncio.run(until_separated(spec, db, args.budget_usd, args.budget_matches, progress=not args.quiet))
+    print("\n".join(report(study, frame)))
+    print(f"study {spec.run_id}: {'separated' if study.separated() else 'not separated'} after {study.looks} looks, "
+          f"{count(study.matches, 'match')}, {usd(study.spent_usd)}")
+    return 0 if _refresh_ratings(db) else EXIT_SCORING
 
 
 def _other_version(db: Path, name: str, run_id: str) -> str | None:
@@ -278,12 +297,31 @@ def _cmd_headline(args: argparse.Namespace) -> int:
     if reason := _readable_db(args.db):
         print(f"error: {reason}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.suite == ALL_SUITES:
+        return _cross_game(args)
     measure = get_suite(args.suite).headline
     table = headline(Path(args.db), args.suite)
     if table.empty and args.format == "table":
         print(f"no {args.suite} results in {args.db}")
         return 0
     _printed(on_one_scale(table, measure.units), headline_view(table, measure), args.format)
+    return 0
+
+
+ALL_SUITES = "all"
+
+
+def _cross_game(args: argparse.Namespace) -> int:
+    """`headline --suite all`: one rating across every game and its fragility (engine/score/cross_game.py)."""
+    from engine.score import cross_game
+
+    rated = cross_game.cross_game(Path(args.db))
+    if rated.ratings.empty and args.format == "table":
+        print(f"no contested match to rate in {args.db}")
+        return 0
+    _printed(rated.ratings, cross_game.view(rated.ratings), args.format)
+    if args.format == "table":
+        print(f"\nFragility: {cross_game.fragility_sentence(rated.fragility)}")
     return 0
 
 
@@ -473,6 +511,16 @@ def main(argv: list[str] | None = None) -> int:
                           "seat calls a model over the network, else 1: this process)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--progress-file", help="turns, tokens and dollars so far, kept in this JSON file")
+    run.add_argument("--until-separated", action="store_true",
+                     help="play the spec's agents and two-seat games as an adaptive, paired study: batches of deals "
+                          "(a match and its mirror on one seed) where adjacent ranks are not yet separated, until they "
+                          "all are, its looks are spent or the budget ends; the same command resumes it "
+                          "(docs/METRICS.md)")
+    budget = run.add_mutually_exclusive_group()
+    budget.add_argument("--budget-usd", type=float, default=None,
+                        help="with --until-separated: stop before a batch would pass this many expected dollars")
+    budget.add_argument("--budget-matches", type=int, default=None,
+                        help="with --until-separated: stop before a batch would pass this many matches")
     run.set_defaults(func=_cmd_run)
 
     games = command("games", help="list every game, its presets, parameters (defaults and bounds), bots and "
@@ -490,7 +538,9 @@ def main(argv: list[str] | None = None) -> int:
     scores.set_defaults(func=_cmd_scores)
 
     head = command("headline", help="a suite's headline table, one row per agent (the Leaderboards page's)")
-    head.add_argument("--suite", required=True, choices=list(_suite_names()), help=_suites_help("the table to print"))
+    head.add_argument("--suite", required=True, choices=[*_suite_names(), ALL_SUITES],
+                      help=_suites_help("the table to print") + f"; {ALL_SUITES}: one rating across every game, each "
+                      "game weighing the same, with each game's effect on the ranks and the ranking's fragility")
     head.add_argument("--db", default=str(store.default_db()), help=DB_HELP)
     head.add_argument("--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP)
     head.set_defaults(func=_cmd_headline)

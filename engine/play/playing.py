@@ -219,7 +219,7 @@ async def play_match(plan: MatchPlan, limits: ModelLimits | None = None,
         "params": store.to_json(plan.params), "seed": plan.seed, "repeat": plan.repeat, "status": status,
         "error": error, "started_at": started, "finished_at": store.now(),
         "outcome": store.to_json(game.outcome() if status == "ok" else None), "worker": worker or this_worker(),
-        "rules_version": game.rules_version,
+        "rules_version": game.rules_version, "mirror": plan.mirror, "deal": plan.deal,
     }
     return MatchRecord(match, seats, log.rows, metrics)
 

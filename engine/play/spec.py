@@ -16,6 +16,8 @@
       - game: guessing_game
         presets: [default]      # or `preset: default`
         params: {rounds: 5}
+        mirror: true            # each lineup also played with its seats reversed on the same seed: both seat
+                                # orders, and a card game dealt in duplicate (the same deck, hands swapped)
         lineups:
           - {all: bot:random}                          # every seat the same
           - [gpt, bot:equilibrium, ...]                # one entry per seat
@@ -90,6 +92,8 @@ class MatchPlan:
     lineup: int
     seats: list[AgentSpec]
     deadline_s: int = MATCH_DEADLINE_S  # the spec's match_deadline_s
+    mirror: bool = False  # the lineup's seats in reverse order (a spec's `mirror: true`)
+    deal: str | None = None  # shared by a lineup's match and its mirror on one seed: the same deal, seats swapped
 
 
 @dataclass
@@ -227,7 +231,7 @@ def _plan_game(entry: GameEntry, where: str, gi: int, run_id: str, seeds: list[i
         game_seeds = [seeds[0] + r for r in range(entry.repeats)]
         if game_seeds[-1] > MAX_SEED:
             raise SpecError(f"{where}repeats: seeds would pass {MAX_SEED}")
-    lineups = entry.lineups
+    lineups, mirror = entry.lineups, entry.mirror
     plans = []
     for preset in presets:
         try:
@@ -237,6 +241,8 @@ def _plan_game(entry: GameEntry, where: str, gi: int, run_id: str, seeds: list[i
             raise SpecError(f"{where}params: {exc}") from None
         expanded = [lineup for li, raw_lineup in enumerate(lineups)
                     for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases, cls)]
+        mirrored = _mirrors(expanded) if mirror else {}
+        expanded += [expanded[original][::-1] for original in mirrored.values()]
         if len(plans) + len(expanded) * len(game_seeds) > room:  # checked before a single plan is built...
             raise _too_many(where)
         for li, lineup in enumerate(expanded):
@@ -249,12 +255,23 @@ def _plan_game(entry: GameEntry, where: str, gi: int, run_id: str, seeds: list[i
                         described[id(seats)] = _canonical([asdict(s) for s in seats])
                     key = _canonical_list([*map(_canonical, [run_id, gi, preset, _identity(cls, match_params), li]),
                                            described[id(seats)], _canonical(r), _canonical(seed)])
-                    plans.append(MatchPlan(match_id=_hash_of(key, 16), run_id=run_id, game=cls.name,
-                                           preset=preset, params=match_params, seed=seed, repeat=r, lineup=li,
-                                           seats=seats))
+                    plan = MatchPlan(match_id=_hash_of(key, 16), run_id=run_id, game=cls.name, preset=preset,
+                                     params=match_params, seed=seed, repeat=r, lineup=li, seats=seats)
+                    if li in mirrored or li in mirrored.values():
+                        original = mirrored.get(li, li)
+                        plan.mirror = li in mirrored
+                        plan.deal = _stable_hash([run_id, gi, preset, _identity(cls, match_params), original, seed])
+                    plans.append(plan)
                 if len(plans) > room:  # ...and as they are (a challenger lineup makes several per seed)
                     raise _too_many(where)
     return plans
+
+
+def _mirrors(expanded: list) -> dict[int, int]:
+    """The mirrored lineups of `expanded` (each list lineup whose seats reversed seat other agents; a `_ByRole`
+    lineup already seats its challenger in turn), numbered after them: their number -> the lineup they mirror."""
+    reversible = [li for li, lineup in enumerate(expanded) if isinstance(lineup, list) and lineup[::-1] != lineup]
+    return {len(expanded) + i: li for i, li in enumerate(reversible)}
 
 
 def _presets(entry: GameEntry, cls: Any, where: str) -> list[str]:

@@ -9,7 +9,16 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypeVar, get_args
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    TypeAdapter,
+    ValidationError,
+)
 
 from engine.agents.agent_names import DEFAULT_MAX_TOKENS, DEFAULT_PROMPT_VERSION, DEFAULT_TEMPERATURE
 from engine.play.spec_text import SpecError, name_problem, short, text_problem
@@ -93,6 +102,7 @@ class GameEntry(_Strict):
     params: dict[str, Any] | None = None
     lineups: Annotated[list[Any], Field(min_length=1)]
     repeats: Annotated[int, Field(ge=1, le=MAX_REPEATS)] | None = None
+    mirror: StrictBool = False  # each lineup also played with its seats reversed on the same seed
 
 
 class Spec(_Strict):

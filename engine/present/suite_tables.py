@@ -287,6 +287,9 @@ def versus_view(table: pd.DataFrame) -> pd.DataFrame:
         "game": table["game"], **counts,
         "win share (95% CI)": [interval(v, lo, hi, as_percent=True, decimals=1) for v, lo, hi in
                                zip(table["win_share"], table["win_lo"], table["win_hi"], strict=True)],
+        "deals": table["deals"].map(number),
+        "deal share (95% CI)": [interval(v, lo, hi, as_percent=True, decimals=1) for v, lo, hi in
+                                zip(table["deal_share"], table["deal_lo"], table["deal_hi"], strict=True)],
         "pairs": table["pairs"].map(number), "score A": table["score_a"].map(number),
         "score B": table["score_b"].map(number),
         "diff (95% CI)": [interval(v, lo, hi) for v, lo, hi in
@@ -297,6 +300,8 @@ def versus_view(table: pd.DataFrame) -> pd.DataFrame:
 _DEFINED = compare.DEFINITIONS
 VERSUS_HELP = {"game": _DEFINED["game"], **{c: _DEFINED[c] for c in ("matches", "wins", "draws", "losses")},
                "win share (95% CI)": f"{_DEFINED['win_share']}, with its 95% Wilson interval over their matches",
+               "deals": _DEFINED["deals"],
+               "deal share (95% CI)": f"{_DEFINED['deal_share']}, with its 95% t interval over the deals",
                "pairs": _DEFINED["pairs"], "score A": _DEFINED["score_a"], "score B": _DEFINED["score_b"],
                "diff (95% CI)": f"{_DEFINED['diff']}, with its 95% t interval", "p": _DEFINED["p"],
                "p holm": _DEFINED["p_holm"]}

@@ -7,6 +7,10 @@ ratings' own read), never a definition of its own.
   A's share of a match is its pairwise score against B there (1 won, 1/2 drawn, 0 lost; A in two seats against B
   in one averages its seat pairs); wins, draws and losses count the matches where that share is above, at or below
   one half; `win_share` is the mean share (a draw counts half) with its 95% Wilson interval over those matches.
+- Their mirrored pairs (a spec's `mirror: true`): a match of A against B and its mirror, the same deal (seed) with
+  the seats reversed, pair; A's share of a deal is its mean share over the two, so the luck of the deal and of the
+  seat cancels. `deal_share` is the mean over the deals both halves of which were played, with its 95% t interval
+  over those deals (the paired differences: each deal one sample).
 - Their scores against the same opponents: a match of A without B and one of B without A pair when they were played
   under the same conditions: game, parameters, preset and seed, and the same lineup once A's and B's seats are blanked
   (every other seat the same agent with the same strategy, A and B in the same seats with the same strategy). A
@@ -31,6 +35,7 @@ from scipy.stats import ttest_rel
 from engine import store
 from engine.score.agent_figures import agents_seen
 from engine.score.bradley_terry import rated_pairs
+from engine.score.outcomes import seat_outcomes_sql
 from engine.score.stats import holm, wilson_interval
 from engine.store.selection import ALL, Selection, agent_sql
 
@@ -38,8 +43,9 @@ OVERALL = "overall"
 PAIRED_TEST = "paired t-test (scipy.stats.ttest_rel)"
 BLANK = "*"  # the compared agent's seat in a lineup key
 MEETINGS = ["matches", "wins", "draws", "losses", "win_share", "win_lo", "win_hi"]
+DEALT = ["deals", "deal_share", "deal_lo", "deal_hi"]
 PAIRED = ["pairs", "score_a", "score_b", "diff", "diff_lo", "diff_hi", "p", "p_holm"]
-COLUMNS = ["game", *MEETINGS, *PAIRED]
+COLUMNS = ["game", *MEETINGS, *DEALT, *PAIRED]
 _OUTCOME = "their matches against each other (different teams, contested)"
 _PAIRS = "conditions both played without the other (game, parameters, preset, seed, the other seats' agents)"
 DEFINITIONS = {  # each column's, as a header's tooltip shows it
@@ -51,6 +57,10 @@ DEFINITIONS = {  # each column's, as a header's tooltip shows it
     "win_share": "A's mean pairwise score against B over their matches (a draw counts half)",
     "win_lo": "the 95% Wilson interval of the win share, over their matches: lower bound",
     "win_hi": "the 95% Wilson interval of the win share, over their matches: upper bound",
+    "deals": "their mirrored pairs: a match of A against B and its mirror (the same deal, seats reversed), both played",
+    "deal_share": "A's mean share over each deal's two matches, averaged over the deals",
+    "deal_lo": "the 95% t interval of the deal share, over the deals: lower bound",
+    "deal_hi": "the 95% t interval of the deal share, over the deals: upper bound",
     "pairs": _PAIRS,
     "score_a": "A's mean seat score over the pairs",
     "score_b": "B's mean seat score over the pairs",
@@ -106,6 +116,38 @@ def meetings(rows: pd.DataFrame) -> dict[str, float]:
             "draws": float(rows.loc[rows["share"] == 0.5, "matches"].sum()),
             "losses": float(rows.loc[rows["share"] < 0.5, "matches"].sum()),
             "win_share": won / n if n else np.nan, "win_lo": float(lo), "win_hi": float(hi)}
+
+
+def dealt_shares(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.DataFrame:
+    """One row per deal both halves of which A and B played against each other (a match and its mirror: the same
+    `matches.deal`, one `mirror` each): its game and A's mean pairwise share over the two matches (`share`: the
+    ratings' outcome, 1 won, 1/2 drawn, 0 lost, A's seats against B's in other teams averaged)."""
+    seats, params = seat_outcomes_sql(replace(selection, agents=(a, b), contested=True))
+    return store.query(db, f"""
+        WITH s AS ({seats}),
+        per_match AS (
+          SELECT x.match_id, avg(CASE WHEN x.rank < y.rank THEN 1.0 WHEN x.rank = y.rank THEN 0.5 ELSE 0.0 END)
+                 AS share
+          FROM s x JOIN s y ON x.match_id = y.match_id AND x.role <> y.role AND x.agent = ? AND y.agent = ?
+          GROUP BY x.match_id)
+        SELECT any_value(m.game) AS game, m.deal, avg(p.share) AS share
+        FROM per_match p JOIN matches m USING (match_id) WHERE m.deal IS NOT NULL
+        GROUP BY m.deal HAVING count(DISTINCT m.mirror) = 2 ORDER BY m.deal""", [*params, a, b])
+
+
+def _dealt_figures(deals: pd.DataFrame) -> dict[str, float]:
+    """`DEALT` of one game's or every game's deals: the mean share and its 95% t interval, within 0 to 1 (none under 2
+    deals)."""
+    n = len(deals)
+    figures = {"deals": float(n), "deal_share": deals["share"].mean() if n else np.nan, "deal_lo": np.nan,
+               "deal_hi": np.nan}
+    if n < 2:
+        return figures
+    from scipy import stats  # only here, as in `_paired_figures`
+
+    half = stats.t.ppf(0.975, n - 1) * deals["share"].std(ddof=1) / np.sqrt(n)
+    share = figures["deal_share"]
+    return figures | {"deal_lo": max(0.0, share - half), "deal_hi": min(1.0, share + half)}
 
 
 def _seat_scores(db: str | Path, a: str, b: str, selection: Selection) -> pd.DataFrame:
@@ -175,23 +217,25 @@ def compare(db: str | Path, a: str, b: str, selection: Selection = ALL) -> pd.Da
         if a == b:
             raise ValueError(f"'{a}' compared with itself: name two different agents")
         matches = their_matches(db, a, b, selection)
+        dealt = dealt_shares(db, a, b, selection)
         games = sorted(set(matches["game"]))
         # their pairwise outcomes, in the games they met in: a game's pairs read whole, which the summaries answer
         # (narrowed to A's and B's matches, the summed read picks those matches from the log first)
         met = {game: _as_first(_pairs(db, replace(selection, games=(game,))), a, b)
                for game in sorted(set(matches.loc[matches["has_a"] & matches["has_b"], "game"]))}
     paired = paired_scores(matches)
-    rows = [{"game": game, **meetings(met.get(game, _NO_MEETING)), **_paired_figures(paired[paired["game"] == game])}
-            for game in games]
+    rows = [{"game": game, **meetings(met.get(game, _NO_MEETING)), **_dealt_figures(dealt[dealt["game"] == game]),
+             **_paired_figures(paired[paired["game"] == game])} for game in games]
     table = pd.DataFrame(rows, columns=COLUMNS)
     table = table[(table["matches"] > 0) | (table["pairs"] > 0)].reset_index(drop=True)
     table["p_holm"] = holm(table["p"].to_numpy(dtype=float))
     pooled = _paired_figures(paired)
     if paired["game"].nunique() > 1:  # each game scores on its own scale: a pooled difference would mix units
         pooled = {**dict.fromkeys(PAIRED, np.nan), "pairs": pooled["pairs"]}
-    overall = {"game": OVERALL, **meetings(pd.concat([_NO_MEETING, *met.values()])), **pooled, "p_holm": np.nan}
+    overall = {"game": OVERALL, **meetings(pd.concat([_NO_MEETING, *met.values()])), **_dealt_figures(dealt),
+               **pooled, "p_holm": np.nan}
     table = pd.concat([table, pd.DataFrame([overall], columns=COLUMNS)], ignore_index=True)
-    for column in ("matches", "wins", "draws", "losses", "pairs"):
+    for column in ("matches", "wins", "draws", "losses", "deals", "pairs"):
         table[column] = table[column].astype(int)
     return table
 

@@ -21,7 +21,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("match_id", "VARCHAR"), ("run_id", "VARCHAR"), ("game", "VARCHAR"), ("preset", "VARCHAR"),
         ("params", "JSON"), ("seed", "BIGINT"), ("repeat", "INTEGER"), ("status", "VARCHAR"), ("error", "VARCHAR"),
         ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("outcome", "JSON"), ("worker", "VARCHAR"),
-        ("rules_version", "INTEGER")),
+        ("rules_version", "INTEGER"), ("mirror", "BOOLEAN"), ("deal", "VARCHAR")),
     "seats": (
         ("match_id", "VARCHAR"), ("seat", "INTEGER"), ("player", "VARCHAR"), ("agent", "VARCHAR"), ("role", "VARCHAR"),
         ("prompt_version", "VARCHAR"), ("strategy", "VARCHAR"), ("temperature", "DOUBLE"), ("score", "DOUBLE"),
@@ -103,16 +103,16 @@ TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY
 # the hint ablation) and step_summary (γ-Bench's per-round curves), agent_summary rebuilt and step_summary built; 15
 # agent_summary, metric_summary and pairwise_summary kept by day as well (`*_by_day`: a date range's figures), built;
 # 16 seats.agent_name (the agent's stable name, engine/agents/agent_names.py: its label, agent string and every
-# setting that
-# changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt; 17
+# setting that changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt; 17
 # kept_summaries: the papers' summaries (seat_summary, gamabench_summary, step_summary) left the schema, each
-# registered by its paper (engine/store/summary_registry.py) and recorded as kept where the database held it.
+# registered by its paper (engine/store/summary_registry.py) and recorded as kept where the database held it; 18
+# matches.mirror and matches.deal (paired play: a lineup played again with its seats reversed on the same seed).
 # Every upgrade rewrites the papers' rows, so a change to engine/papers/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 17
+SCHEMA_VERSION = 18
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"),
                 "DATE": pa.date32()}

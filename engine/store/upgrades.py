@@ -44,6 +44,9 @@ def _papers_summaries_kept(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("INSERT INTO kept_summaries SELECT table_name FROM information_schema.tables "
                 "WHERE table_name IN (SELECT unnest(?)) AND table_name NOT IN (SELECT name FROM kept_summaries)",
                 [list(_V16_PAPER_SUMMARIES)])
+def _played_as_written(con: duckdb.DuckDBPyConnection) -> None:
+    """Matches stored before matches.mirror were played with the seats as their lineup lists them, none paired."""
+    con.execute("UPDATE matches SET mirror = false WHERE mirror IS NULL")
 
 
 # What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
@@ -58,6 +61,7 @@ FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
     (16, summaries.rebuild),  # the seats named (`summaries.name_seats`), every summary keyed on their names
     (17, _papers_summaries_kept),
+    (18, _played_as_written),
 )
 
 

@@ -33,3 +33,19 @@ def win_rates(rows: pd.DataFrame, title: str) -> go.Figure:
     fig.update_layout(title=html.escape(title), yaxis_title="win rate per seat (95% Wilson interval)",
                       yaxis_range=[0, 1], yaxis_tickformat=".0%", yaxis_hoverformat=".1%", height=360)
     return fig
+
+
+def certainty_curve(curve: pd.DataFrame, title: str) -> go.Figure:
+    """`certainty_reads.curve`: the widest adjacent interval against the matches played, look by look, and dashed
+    to the point the next batch is expected to reach; dollars in the hover."""
+    played, coming = curve[~curve["next"].astype(bool)], curve.tail(2) if curve["next"].astype(bool).any() else None
+    fig = go.Figure(go.Scatter(x=played["matches"], y=played["widest"], mode="lines+markers", name="played",
+                               customdata=played[["look", "usd", "open"]],
+                               hovertemplate="look %{customdata[0]}: %{x} matches, $%{customdata[1]:.4f}, widest "
+                                             "%{y:.3f}, %{customdata[2]} pairs open<extra></extra>",
+                               line={"color": PALETTE[0]}))
+    if coming is not None:
+        fig.add_trace(go.Scatter(x=coming["matches"], y=coming["widest"], mode="lines+markers", name="next batch",
+                                 line={"color": PALETTE[1], "dash": "dash"}))
+    fig.update_layout(title=title, xaxis_title="matches played", yaxis_title="widest adjacent interval (share)")
+    return fig

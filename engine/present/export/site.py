@@ -57,7 +57,9 @@ from engine.present.suite_tables import (
     win_rates_view,
     without_winner,
 )
+from engine.score import cross_game
 from engine.store.selection import Selection, Variant
+from engine.study import certainty_reads
 from engine.wording import count, sentence_start
 
 HOLD_S = 1.0  # seconds one read-only connection writes transcripts for: a run writing the same file waits no longer
@@ -264,6 +266,7 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
         hrefs = [site.behind(f"run {run}: every match", f"every finished match of run {run}",
                              transcripts.MatchSearch(within=Selection(run_ids=(run,)))) for run in runs["run_id"]]
         body += table(readable(runs).rename(columns={"run_name": "name"}), {"matches": hrefs}, numeric=("matches",))
+    body += across_games(site)
     body += "<h2>Leaderboards</h2><ul>" + "".join(
         f"<li>{link(path, all_suites()[name].title)}</li>" for name, path in suite_paths.items()) + "</ul>"
     if game_paths:
@@ -272,7 +275,27 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
         body += "<h2>Games</h2>" + note("Each game's figures and win rates.") + table(
             games, {"game": list(game_paths.values())}, numeric=("finished matches",))
     body += "<h2>Glossary</h2>" + note_link(GLOSSARY_HTML, "What every number means")
-    site.write("index.html", f"The study in {site.db.name}", body)
+    site.write("index.html", f"The study in {site.db.name}", body, charts="<h3>Cost against certainty" in body)
+
+
+def across_games(site: Site) -> str:
+    """The rating across games and its fragility (engine/score/cross_game.py), as the Leaderboards page shows
+    them."""
+    across = cross_game.cross_game(site.db, site.selection)
+    if across.ratings.empty:
+        return ""
+    shown = cross_game.view(across.ratings).astype(str)
+    body = ("<h2>Across games</h2>" + note(cross_game.CAPTION.replace("`", ""))
+            + table(shown, numeric=("rank", "rating", "matches", "games"))
+            + note(f"Fragility: {cross_game.fragility_sentence(across.fragility)}"))
+    selected = set(site.selection.run_ids)
+    for run_id in certainty_reads.studies(site.db)["run_id"]:
+        points = certainty_reads.curve(site.db, run_id)
+        if not points.empty and (not selected or run_id in selected):
+            body += (f"<h3>Cost against certainty: {esc(run_id)}</h3>" + note(
+                "The widest interval of an adjacent pair of ranks against the matches played, look by look; dashed, "
+                "what the next batch is expected to buy.") + charts.chart_html(charts.certainty_curve(points, run_id)))
+    return body
 
 
 # ---------------------------------------------------------------- the whole site
