@@ -26,7 +26,7 @@ WITH = ""
 
 def run(tmp: Path, spec: Path, change: str, tag: str) -> tuple[float, float]:
     """Wall and CPU seconds of one `engine run` of the spec into a new database."""
-    code = change + f"from engine.__main__ import main; sys.exit(main(['run', '{spec}', '--quiet', '--db', " \
+    code = change + f"from engine.cli.main import main; sys.exit(main(['run', '{spec}', '--quiet', '--db', " \
                     f"'{tmp / tag}.duckdb']))"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()

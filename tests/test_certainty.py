@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine import store
-from engine.__main__ import main
+from engine.cli.main import main
 from engine.study import certainty
 
 

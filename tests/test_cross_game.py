@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from engine.__main__ import main
+from engine.cli.main import main
 from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
 from engine.score import cross_game

@@ -33,7 +33,7 @@ def test_mirror_adds_each_lineup_reversed_on_the_same_seeds():
         (original,) = [p for p in paired if p.deal == mirror.deal and not p.mirror]
         assert original.seed == mirror.seed and original.seats == mirror.seats[::-1]
     assert all(p.deal is None for p in paired if p.seats[0] == p.seats[1])
-    with pytest.raises(SpecError, match="mirror: must be true or false"):
+    with pytest.raises(SpecError, match=r"games\[0\]\.mirror: Input should be a valid boolean"):
         parse_spec(holdem("yes"))
 
 
