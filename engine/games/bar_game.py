@@ -11,6 +11,7 @@ from engine.games import register
 from engine.games.base import Choice, Observation, Param
 from engine.games.extensions import policy
 from engine.games.gamabench_common import Move, SimultaneousGame
+from engine.games.parsing import ParseError
 
 DECISIONS = ("go", "stay")
 
@@ -39,6 +40,13 @@ class BarGame(SimultaneousGame):
 
     def space(self, seat: int) -> Choice:
         return Choice(DECISIONS, key="decision")
+
+    def authors_value(self, value: Any) -> str:
+        """`games/bar_game.py` `start`: the decision lower-cased, asked again unless "go" or "stay"."""
+        decision = value.lower() if isinstance(value, str) else None
+        if decision not in DECISIONS:
+            raise ParseError(f'{str(value)[:40]!r} is not "go" or "stay"')
+        return decision
 
     def view(self, seat: int) -> dict[str, Any]:
         seen = [r for r in self.records if self.p["mode"] == "explicit" or r["decisions"][seat] == "go"]

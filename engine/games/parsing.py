@@ -114,3 +114,30 @@ def parse_choice(text: str, labels: tuple[str, ...], key: str = "action") -> int
     if best < 0:
         raise ParseError(f"no valid choice found; answer with one of: {', '.join(labels)}")
     return best
+
+
+# ---------------------------------------------------------------- a paper's own reading (`reading: authors`)
+def loaded_json_field(text: str, key: str, braces: bool = False) -> Any:
+    """`key` of the JSON object the whole answer is, read as γ-Bench's code reads it (CUHK-ARISE/GAMABench
+    `games/<game>.py`, `start`): `json.loads` of the answer, or with `braces` of its span from the first `{` to
+    the last `}` (Public Goods, Sealed-Bid Auction), then the object's `key`, spelled exactly. A fenced block, prose
+    around the object (without `braces`) or a missing key is unusable, as there."""
+    require_text(text)
+    body = text[text.find("{"):text.rfind("}") + 1] if braces else text.strip()
+    try:
+        obj = json.loads(body)
+    except ValueError:
+        where = "from its first { to its last }" if braces else "as a whole"
+        raise ParseError(f'the answer {where} is not a JSON object; answer with {{"{key}": ...}} only') from None
+    if not isinstance(obj, dict) or key not in obj:
+        raise ParseError(f'the JSON object has no "{key}"; answer with {{"{key}": ...}}')
+    return obj[key]
+
+
+def python_int(value: Any) -> int:
+    """`int(value)` as the authors' code converts it, whatever the range: 12.9 -> 12, "12" -> 12, true -> 1;
+    "12.5", null, a list are unusable."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ParseError(f"{str(value)[:40]!r} is not an integer") from None

@@ -23,6 +23,8 @@ class PublicGoods(SimultaneousGame):
         "ratio": Param(2.0, "the pot is multiplied by this factor, then shared equally", kind=float, lo=0.0),
     }
 
+    braces = True  # games/public_goods.py `start` loads the span from the first { to the last }
+
     def space(self, seat: int) -> IntRange:
         return IntRange(0, self.p["tokens"], key="tokens_contributed", prose=False)
 

@@ -1,0 +1,95 @@
+"""How each paper's code reads an answer (`reading: authors`), against the arena's lenient reading: what the
+authors accepted is played as they played it, what they asked again is asked again (docs/GAMES.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.games.base import ParseError
+from tests.game_play import new_game as new
+from tests.test_playing_retries import decisions, play
+
+
+def parse(name: str, text: str, **params):
+    game = new(name, **params)
+    return game.parse(game.to_act()[0], text)
+
+
+@pytest.mark.parametrize("name, key", [("guessing_game", "chosen_number"), ("divide_dollar", "bid_amount"),
+                                       ("bar_game", "decision"), ("diner_dilemma", "chosen_dish")])
+def test_gamabench_loads_the_whole_answer_as_json(name, key):
+    """games/<game>.py `start`: json.loads(answer)[key]; prose around the object is asked again."""
+    with pytest.raises(ParseError, match="not a JSON object"):
+        parse(name, f'I choose: {{"{key}": "go"}}')
+    with pytest.raises(ParseError, match="not a JSON object"):
+        parse(name, f'```json\n{{"{key}": "go"}}\n```')
+    with pytest.raises(ParseError, match=f'no "{key}"'):
+        parse(name, f'{{"{key.upper()}": 1}}')  # the key spelled exactly
+
+
+@pytest.mark.parametrize("name, key", [("public_goods", "tokens_contributed"), ("sealed_bid_auction", "bid")])
+def test_goods_and_auction_load_the_span_from_the_first_to_the_last_brace(name, key):
+    assert parse(name, f'Thinking it over: {{"{key}": 3}} is my answer.') == 3
+    with pytest.raises(ParseError, match="not a JSON object"):  # two objects: the span is no JSON
+        parse(name, f'{{"{key}": 3}} or {{"{key}": 4}}')
+
+
+@pytest.mark.parametrize("value, read", [(12.9, 12), ("12", 12), (True, 1), (-5, -5), (150, 150)])
+def test_gamabench_numbers_are_int_of_the_value_whatever_the_range(value, read):
+    """int(...) of the value, unchecked: a guess of 150 or -5 is played as the authors' records hold such."""
+    assert parse("guessing_game", json.dumps({"chosen_number": value})) == read
+
+
+@pytest.mark.parametrize("value", ["12.5", None, [3], "twelve"])
+def test_gamabench_numbers_int_refuses_are_asked_again(value):
+    with pytest.raises(ParseError, match="not an integer"):
+        parse("guessing_game", json.dumps({"chosen_number": value}))
+
+
+def test_the_lenient_reading_keeps_the_arenas_bounds_and_prose():
+    with pytest.raises(ParseError, match="outside"):
+        parse("guessing_game", '{"chosen_number": 150}', reading="lenient")
+    assert parse("guessing_game", 'I choose: {"chosen_number": 7}', reading="lenient") == 7
+
+
+def test_an_auction_bid_above_the_valuation_is_played_and_scored_as_such():
+    game = new("sealed_bid_auction", players=2, rounds=1, formula="paper")
+    game.valuations = [100, 50]
+    bids = {s: game.parse(s, json.dumps({"bid": b})) for s, b in ((0, 120), (1, 40))}
+    game.step(bids)
+    record = game.records[0]
+    assert record["bids"] == [120, 40] and record["winner"] == 0 and record["payoffs"][0] == -20
+    score = [v for s, n, v in game.metrics() if s is None and n == "gamabench_score"][0]
+    assert score == pytest.approx(((100 - 120) + (50 - 40)) / 2 / 100 * 100)
+
+
+def test_a_diner_answer_neither_word_is_the_costly_dish():
+    assert parse("diner_dilemma", '{"chosen_dish": "costly_or_cheap"}') == "costly"
+    assert parse("diner_dilemma", '{"chosen_dish": "CHEAP"}') == "cheap"
+    with pytest.raises(ParseError):
+        parse("diner_dilemma", '{"chosen_dish": "costly_or_cheap"}', reading="lenient")
+
+
+def test_bar_decisions_other_than_go_or_stay_are_asked_again():
+    assert parse("bar_game", '{"decision": "Go"}') == "go"
+    with pytest.raises(ParseError, match='not "go" or "stay"'):
+        parse("bar_game", '{"decision": "maybe"}')
+
+
+def test_out_of_range_dollar_and_goods_answers_are_played():
+    record, _ = play("divide_dollar", lambda seat, m: '{"bid_amount": 150}', players=2, rounds=1)
+    assert [json.loads(t["action"])["action"] for t in decisions(record)] == [150, 150]
+    record, _ = play("public_goods", lambda seat, m: 'Mine: {"tokens_contributed": -3}', players=2, rounds=1)
+    assert [json.loads(t["action"])["action"] for t in decisions(record)] == [-3, -3]
+
+
+def test_auction_ties_are_drawn_among_the_highest_bids():
+    """games/sealed_bid_auction.py `compute_result`: randint over the tied players, not the lowest seat."""
+    winners = set()
+    for seed in range(20):
+        game = new("sealed_bid_auction", seed=seed, players=3, rounds=1)
+        game.step({0: 10, 1: 10, 2: 5})
+        winners.add(game.records[0]["winner"])
+    assert winners == {0, 1}
