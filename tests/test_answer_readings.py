@@ -7,9 +7,10 @@ import json
 
 import pytest
 
+from engine.games import get_game
 from engine.games.base import ParseError
 from tests.game_play import new_game as new
-from tests.test_playing_retries import decisions, play
+from tests.test_playing_retries import asks_per_turn, decisions, play, retry_note
 
 
 def parse(name: str, text: str, **params):
@@ -21,18 +22,18 @@ def parse(name: str, text: str, **params):
                                        ("bar_game", "decision"), ("diner_dilemma", "chosen_dish")])
 def test_gamabench_loads_the_whole_answer_as_json(name, key):
     """games/<game>.py `start`: json.loads(answer)[key]; prose around the object is asked again."""
-    with pytest.raises(ParseError, match="not a JSON object"):
+    with pytest.raises(ParseError, match="must be one"):
         parse(name, f'I choose: {{"{key}": "go"}}')
-    with pytest.raises(ParseError, match="not a JSON object"):
+    with pytest.raises(ParseError, match="must be one"):
         parse(name, f'```json\n{{"{key}": "go"}}\n```')
-    with pytest.raises(ParseError, match=f'no "{key}"'):
+    with pytest.raises(ParseError, match=f'no JSON object with "{key}"'):
         parse(name, f'{{"{key.upper()}": 1}}')  # the key spelled exactly
 
 
 @pytest.mark.parametrize("name, key", [("public_goods", "tokens_contributed"), ("sealed_bid_auction", "bid")])
 def test_goods_and_auction_load_the_span_from_the_first_to_the_last_brace(name, key):
     assert parse(name, f'Thinking it over: {{"{key}": 3}} is my answer.') == 3
-    with pytest.raises(ParseError, match="not a JSON object"):  # two objects: the span is no JSON
+    with pytest.raises(ParseError, match="must be one"):  # two objects: the span is no JSON
         parse(name, f'{{"{key}": 3}} or {{"{key}": 4}}')
 
 
@@ -93,3 +94,65 @@ def test_auction_ties_are_drawn_among_the_highest_bids():
         game.step({0: 10, 1: 10, 2: 5})
         winners.add(game.records[0]["winner"])
     assert winners == {0, 1}
+
+
+def test_tictactoe_takes_the_first_pair_anywhere_in_the_answer():
+    """tictactoe_v3/opponent.py: re.findall(r'\\(\\s*\\d\\s*,\\s*\\d\\s*\\)', answer)[0]."""
+    assert parse("tictactoe", "(1,2) is the top left corner; X: (3,3)") == 1
+    assert parse("tictactoe", "The empty cells are (1,1), (2,3) and (3,2).") == 0
+    with pytest.raises(ParseError, match="off the board"):
+        parse("tictactoe", "(0,4) is no cell; X: (2,2)")  # the first pair decides, and is no key of theirs
+    with pytest.raises(ParseError):
+        parse("tictactoe", '{"position": "2,2"}')
+
+
+def test_connect_four_needs_a_mark_a_colon_and_a_column():
+    """connect_four_v3/opponent.py: re.findall(r'[XO]\\s*:\\s*[1-7]', answer)[0], its last character."""
+    assert parse("connect_four", "O: 2 blocks, then X: 5") == 1
+    assert parse("connect_four", "X: 12") == 0
+    for answer in ("4", "I will drop my piece in column 3.", '{"column": 7}', "x: 3"):
+        with pytest.raises(ParseError, match='no "X: <column>"'):
+            parse("connect_four", answer)
+
+
+def test_holdem_accepts_only_the_five_action_phrases_after_action():
+    """texas_no_limit_v6/opponent.py: the first 'action:' and one of its five phrases, in the lower-cased answer."""
+    assert parse("texas_holdem", "ACTION: check and call. Action: Fold") == "call"
+    assert parse("texas_holdem", "Action:   All in") == "all_in"
+    for answer in ("Action: Call", "Action: Check", "Check and Call", '{"action": "fold"}', "Action: Raise Pot"):
+        with pytest.raises(ParseError, match='no "Action: <action>"'):
+            parse("texas_holdem", answer)
+    assert parse("texas_holdem", "Action: Call", reading="lenient") == "call"
+
+
+def test_holdem_an_illegal_action_scores_minus_one_and_zero():
+    """PettingZoo's TerminateIllegalWrapper: -1 to the offender, 0 to the other (not a fold's chips)."""
+    script = {0: "Action: All in", 1: "Action: Raise Full Pot"}
+    record, _ = play("texas_holdem", lambda seat, messages: script[seat])
+    assert {s["seat"]: (s["score"], s["won"]) for s in record.seats} == {0: (0.0, True), 1: (-1.0, False)}
+
+
+WIS = get_game("undercover").presets["wis"]
+
+
+def test_wis_a_speaker_without_a_usable_answer_commits_the_foul_at_once():
+    """WiS paper App. A: a speaker gets one chance; not speaking is a foul that eliminates at once (no re-ask)."""
+    record, calls = play("undercover", lambda seat, messages: "...", **WIS)
+    assert set(asks_per_turn(calls)) == {1}
+    fouls = json.loads(record.match["outcome"])["fouls"]
+    assert len(fouls) == len(decisions(record)) and {f["foul"] for f in fouls} == {"empty or late speech"}
+    assert all(retry_note(t)["outcome"] == "fixed action" for t in decisions(record))
+
+
+def test_wis_a_vote_without_a_name_is_an_abstention_asked_once():
+    said = iter(range(10_000))
+
+    def script(seat, messages):
+        if "vote" in messages[-1]["content"].lower():
+            return ""
+        return f"My thing is somewhat zq{next(said)}x, you see"
+
+    record, calls = play("undercover", script, **WIS)
+    votes = [t for t in decisions(record) if t["phase"] == "vote"]
+    assert votes and all(json.loads(t["action"])["action"] is None for t in votes)
+    assert set(asks_per_turn(calls)) == {1}

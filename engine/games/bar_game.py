@@ -39,7 +39,7 @@ class BarGame(SimultaneousGame):
     presets = {"default": {}, "implicit": {"mode": "implicit"}, "explicit": {"mode": "explicit"}}
 
     def space(self, seat: int) -> Choice:
-        return Choice(DECISIONS, key="decision")
+        return Choice(DECISIONS, key="decision", json_answer=True)
 
     def authors_value(self, value: Any) -> str:
         """`games/bar_game.py` `start`: the decision lower-cased, asked again unless "go" or "stay"."""

@@ -27,7 +27,7 @@ class DinerDilemma(SimultaneousGame):
     }
 
     def space(self, seat: int) -> Choice:
-        return Choice(DISHES, key="chosen_dish")
+        return Choice(DISHES, key="chosen_dish", json_answer=True)
 
     def authors_value(self, value: Any) -> str:
         """`games/diner_dilemma.py` `start` keeps any text lower-cased and `compute_result` counts only "cheap":

@@ -127,10 +127,11 @@ def loaded_json_field(text: str, key: str, braces: bool = False) -> Any:
     try:
         obj = json.loads(body)
     except ValueError:
-        where = "from its first { to its last }" if braces else "as a whole"
-        raise ParseError(f'the answer {where} is not a JSON object; answer with {{"{key}": ...}} only') from None
+        obj = None
     if not isinstance(obj, dict) or key not in obj:
-        raise ParseError(f'the JSON object has no "{key}"; answer with {{"{key}": ...}}')
+        where = "from its first { to its last }" if braces else "as a whole"
+        raise ParseError(f'no JSON object with "{key}": the answer {where} must be one; answer with '
+                         f'{{"{key}": ...}} only')
     return obj[key]
 
 

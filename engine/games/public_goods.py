@@ -26,7 +26,7 @@ class PublicGoods(SimultaneousGame):
     braces = True  # games/public_goods.py `start` loads the span from the first { to the last }
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(0, self.p["tokens"], key="tokens_contributed", prose=False)
+        return IntRange(0, self.p["tokens"], key="tokens_contributed", prose=False, json_answer=True)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"ratio_text": f"{self.p['ratio']:g}",

@@ -72,7 +72,7 @@ class SealedBidAuction(SimultaneousGame):
         self.valuations = [int(v) for v in facts["valuations"]]
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(0, self.valuations[seat], key="bid", prose=False)
+        return IntRange(0, self.valuations[seat], key="bid", prose=False, json_answer=True)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"valuation": self.valuations[seat], "price_rule": _price_rule(self.p["pricing"]),
