@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from engine.agents.prompting import render, versions
 from engine.games import get_game
 from engine.games.base import ParseError
 from tests.game_play import new_game as new
@@ -156,3 +157,25 @@ def test_wis_a_vote_without_a_name_is_an_abstention_asked_once():
     votes = [t for t in decisions(record) if t["phase"] == "vote"]
     assert votes and all(json.loads(t["action"])["action"] is None for t in votes)
     assert set(asks_per_turn(calls)) == {1}
+
+
+@pytest.mark.parametrize("name", ["texas_holdem", "sealed_bid_auction", "public_goods", "diner_dilemma"])
+def test_a_prompt_echoed_back_is_no_move_under_the_authors_reading(name):
+    """Hold'em read 'All-in' from its own rules echoed back; the authors' reading takes no echo of any version."""
+    game = new(name)
+    seat = game.to_act()[0]
+    obs = game.observe(seat)
+    for version in versions(name):
+        with pytest.raises(ParseError):
+            game.parse(seat, "\n".join(m["content"] for m in render(obs, version)))
+
+
+def test_tictactoe_reads_an_echoed_hint_line_as_the_authors_regex_would():
+    game = new("tictactoe")
+    echoed = "\n".join(m["content"] for m in render(game.observe(0), "v1"))
+    assert game.parse(0, echoed) == 0  # "[(1,1), (1,2), ...]": their first pair
+
+
+def test_a_number_no_score_could_hold_is_asked_again():
+    with pytest.raises(ParseError, match="too large"):
+        parse("guessing_game", '{"chosen_number": 1' + "0" * 400 + "}")

@@ -135,10 +135,16 @@ def loaded_json_field(text: str, key: str, braces: bool = False) -> Any:
     return obj[key]
 
 
+AUTHORS_INT_LIMIT = 10**15  # beyond it a score's float arithmetic overflows; no answer of the authors' records nears it
+
+
 def python_int(value: Any) -> int:
-    """`int(value)` as the authors' code converts it, whatever the range: 12.9 -> 12, "12" -> 12, true -> 1;
-    "12.5", null, a list are unusable."""
+    """`int(value)` as the authors' code converts it, whatever the game's range: 12.9 -> 12, "12" -> 12, true -> 1;
+    "12.5", null, a list are unusable, and so is a number beyond +-10**15, which no score could hold."""
     try:
-        return int(value)
+        number = int(value)
     except (TypeError, ValueError, OverflowError):
         raise ParseError(f"{str(value)[:40]!r} is not an integer") from None
+    if abs(number) > AUTHORS_INT_LIMIT:
+        raise ParseError(f"{str(value)[:40]!r} is too large a number")
+    return number
