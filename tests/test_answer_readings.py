@@ -179,3 +179,27 @@ def test_tictactoe_reads_an_echoed_hint_line_as_the_authors_regex_would():
 def test_a_number_no_score_could_hold_is_asked_again():
     with pytest.raises(ParseError, match="too large"):
         parse("guessing_game", '{"chosen_number": 1' + "0" * 400 + "}")
+
+
+def test_a_pirate_plan_is_never_read_from_numbers_in_prose():
+    """games/pirate_game.py `start`: the JSON span around the last key, its golds int() each, checked."""
+    game = new("pirate_game", players=3)
+    assert game.parse(0, 'So: {"plan": [99, 0, 1]} and done') == [99, 0, 1]
+    assert game.parse(0, '{"plan": {"1-th": "97", "2-th": 1, "3-th": 2}}') == [97, 1, 2]
+    for answer in ("I keep 99, give 0 and 1 golds", '{"plan": [99, 0, 2]}', "99 0 1"):
+        with pytest.raises(ParseError):
+            game.parse(0, answer)
+    lenient = new("pirate_game", players=3, reading="lenient")
+    assert lenient.parse(0, "I keep 99, give 0 and 1 golds") == [99, 0, 1]
+
+
+def test_a_pirate_vote_is_accept_or_reject_found_in_the_decision():
+    game = new("pirate_game", players=3)
+    game.step({0: [99, 0, 1]})
+    assert game.parse(1, '{"decision": "I Accept it"}') == "accept"
+    assert game.parse(1, '{"decision": "accept_or_reject"}') == "accept"  # "accept" tested first, as there
+    assert game.parse(1, '{"decision": "Reject"}') == "reject"
+    with pytest.raises(ParseError):
+        game.parse(1, '{"decision": "maybe"}')
+    with pytest.raises(ParseError):
+        game.parse(1, "I accept")

@@ -22,8 +22,9 @@ SEEDS = range(4)
 ASKED_ALSO = {"chameleon": ({"role_probe": "yes_no"},),
               "undercover": ({"role_probe": "yes_no"}, {"word_guesses": True})}
 # γ-Bench's Diner read as its authors did takes any text as a dish (costly but "cheap"), its own placeholder
-# "costly_or_cheap" included (docs/GAMES.md): the examples are checked against the arena's reading
-READ_AS = {"diner_dilemma": {"reading": "lenient"}}
+# "costly_or_cheap" included, and the Pirate vote any text holding "accept" ("accept_or_reject"), as their code read
+# their own placeholders (docs/GAMES.md): the examples are checked against the arena's reading
+READ_AS = {"diner_dilemma": {"reading": "lenient"}, "pirate_game": {"reading": "lenient"}}
 
 
 def legal_examples(name: str) -> tuple[dict[tuple[str, str], list[str]], set[str]]:
