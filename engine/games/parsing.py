@@ -126,7 +126,7 @@ def loaded_json_field(text: str, key: str, braces: bool = False) -> Any:
     body = text[text.find("{"):text.rfind("}") + 1] if braces else text.strip()
     try:
         obj = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # the authors' bare `except` takes a too deeply nested one too
         obj = None
     if not isinstance(obj, dict) or key not in obj:
         where = "from its first { to its last }" if braces else "as a whole"

@@ -63,6 +63,7 @@ class Plan(ActionSpace):
     size: int
     total: int
     key: str = "plan"
+    json_answer: bool = True  # a bot's answer is written as {"plan": [...]}, the form the reading takes
 
     def sample(self, rng: random.Random) -> list[int]:
         cuts = sorted(rng.randint(0, self.total) for _ in range(self.size - 1))
@@ -73,7 +74,7 @@ class Plan(ActionSpace):
         return f"{self.size} non-negative whole numbers summing to {self.total}"
 
     def written(self, action: Any) -> str:
-        return json.dumps({self.key: action})
+        return json.dumps({self.key: action}) if self.json_answer else super().written(action)
 
     def parse(self, text: str) -> list[int]:
         require_text(text)
@@ -106,7 +107,7 @@ def _authors_field(text: str, key: str) -> Any:
     start = text.rfind("{", 0, text.rfind(f'"{key}"'))
     try:
         obj = json.loads(text[start:start + text[start:].rfind("}") + 1])
-    except ValueError:
+    except (ValueError, RecursionError):
         obj = None
     if not isinstance(obj, dict) or key not in obj:
         raise ParseError(f'no JSON object with "{key}"; answer with {{"{key}": ...}}')
