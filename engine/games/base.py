@@ -149,11 +149,12 @@ def history_param() -> Param:
                  kind=bool, added_later=True)
 
 
-def reading_param() -> Param:
-    """The `reading` parameter of an LLMArena game: how an answer is read, as the authors' code reads it or as the
-    arena's lenient reading does (docs/GAMES.md)."""
-    return Param("authors", "how an answer is read: 'authors' = as the paper's code reads it; 'lenient' = the "
-                 "arena's own reading", kind=str, choices=("authors", "lenient"), added_later=True)
+def reading_param(described: str = "'authors' = as the paper's code reads it; 'lenient' = the arena's own "
+                                     "reading") -> Param:
+    """The `reading` parameter: how an answer is read, as the paper's code reads it (the default) or as the arena's
+    lenient reading does (docs/GAMES.md)."""
+    return Param("authors", f"how an answer is read: {described}", kind=str, choices=("authors", "lenient"),
+                 added_later=True)
 
 
 # ---------------------------------------------------------------- messages and views

@@ -40,6 +40,7 @@ from engine.games.base import (
     RetryPolicy,
     SeatResult,
     rank_by,
+    reading_param,
     retry_param,
 )
 from engine.games.parsing import loaded_json_field, python_int
@@ -66,14 +67,10 @@ def gamabench_retry_param() -> Param:
     return retry_param(RETRY_POLICIES)
 
 
-READINGS = ("authors", "lenient")
-
-
-def reading_param() -> Param:
-    """The `reading` parameter: γ-Bench's own reading of an answer, or the arena's lenient one."""
-    return Param("authors", "how an answer is read: 'authors' = as γ-Bench's code (json.loads of the whole answer, "
-                 "int() of the key whatever the range); 'lenient' = the arena's (a JSON object anywhere or the bare "
-                 "value, within the game's bounds)", kind=str, choices=READINGS, added_later=True)
+def gamabench_reading_param() -> Param:
+    """The `reading` parameter every γ-Bench game has: its authors' reading of an answer, or the arena's lenient one."""
+    return reading_param("'authors' = as γ-Bench's code (json.loads of the answer, int() of the key whatever the "
+                         "range); 'lenient' = the arena's (a JSON object anywhere or the bare value, within bounds)")
 
 
 def players_param(default: int = 10) -> Param:
@@ -159,7 +156,7 @@ class SimultaneousGame(GamaGame):
 
     phase = "choose"
     params = {"players": players_param(), "rounds": rounds_param(), "retry": gamabench_retry_param(),
-              "reading": reading_param()}
+              "reading": gamabench_reading_param()}
     rules_version = 3  # 3: answers read as the authors' code reads them (`reading: authors`)
     braces = False  # the authors' code loads the span from the first { to the last } (Goods, Auction)
 

@@ -22,7 +22,13 @@ from typing import Any
 from engine.games import register
 from engine.games.base import ActionSpace, Choice, Observation, Param, ParseError
 from engine.games.extensions import policy
-from engine.games.gamabench_common import GamaGame, Move, gamabench_retry_param, players_param, reading_param
+from engine.games.gamabench_common import (
+    GamaGame,
+    Move,
+    gamabench_reading_param,
+    gamabench_retry_param,
+    players_param,
+)
 from engine.games.parsing import json_field, python_int, require_text
 
 VOTES = ("accept", "reject")
@@ -147,7 +153,7 @@ class PirateGame(GamaGame):
     title = "Pirate Game"
     params = {
         "players": players_param(), "retry": gamabench_retry_param(),
-        "golds": Param(100, "golds to divide", lo=1), "reading": reading_param(),
+        "golds": Param(100, "golds to divide", lo=1), "reading": gamabench_reading_param(),
     }
     rules_version = 3  # 3: answers read as the authors' code reads them (`reading: authors`)
 
