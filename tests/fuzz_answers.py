@@ -48,7 +48,9 @@ def hostile_answer(rng: random.Random, legal_hint: str = "") -> str:
         return random_unicode(rng, 50) * rng.randint(1000, 4000)  # tens to hundreds of kB
     if kind == 6:
         return json.dumps({rng.choice(["action", "number", "position", "vote", "bid"]): random_unicode(rng, 5)})
-    if kind == 7:
+    if kind == 7:  # a legal answer alone (all a paper's reading of the whole answer takes), or buried in prose
+        if rng.random() < 0.5:
+            return legal_hint
         return f"I think {legal_hint} is wrong. {random_unicode(rng, 20)} {legal_hint}"
     if kind == 8:
         return legal_hint + " " + rng.choice(INJECTIONS)

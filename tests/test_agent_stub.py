@@ -57,13 +57,13 @@ def test_malformed_reply_is_reasked_once_then_accepted(stub, db_path):
     def responder(req):  # γ-Bench's authors ask the same question again: the second ask of a question answers
         question = json.dumps(req["messages"])
         asked[question] = asked.get(question, 0) + 1
-        return StubReply("42" if asked[question] == 2 else "I would rather not say.")
+        return StubReply('{"chosen_number": 42}' if asked[question] == 2 else "I would rather not say.")
 
     stub.responder = responder
     asyncio.run(run_spec(parse_spec(llm_spec(stub.url) | {"repeats": 1}), db_path, progress=False))
     turns = decisions(db_path)
     assert (turns["retries"] == 1).all() and turns["legal"].all() and not turns["fallback"].any()
-    assert (turns["response"] == "42").all()
+    assert (turns["response"] == '{"chosen_number": 42}').all()
     assert 'no JSON object with "chosen_number"' in turns["error"][0]
     assert len(stub.requests) == 2 * len(turns) and set(asked.values()) == {2}
     invalid = store.query(db_path, "SELECT sum(value) AS n FROM metrics WHERE name = 'invalid_answers'")["n"][0]

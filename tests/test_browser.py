@@ -82,7 +82,8 @@ def app(tmp_path_factory):
     with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
         seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
         asyncio.run(run_spec(parse_spec({"name": "llm", "games": [
-            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}),
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1, "reading": "lenient"},  # markup around JSON
+             "lineups": [[seat, "bot:random"]]}]}),
             db, progress=False))
     with serving(db) as url:
         yield url

@@ -39,7 +39,7 @@ def test_a_diagonal_wins():
 
 
 def test_off_board_columns_and_answers_without_one_are_unparseable_with_reasons():
-    game = new()
+    game = new(reading="lenient")
     play(game, [5] * 6)
     with pytest.raises(IllegalAction, match="column 5 is full"):  # a full column: the illegal move, which loses
         game.parse(0, "X: 5")

@@ -46,7 +46,8 @@ def played(tmp_path_factory):
     with StubServer(lambda request: StubReply(f'{SCRIPT} {{"chosen_number": 9}}')) as stub:
         seat = {"agent": "openai/stub-model", "api_base": stub.url, "max_tokens": 32}
         model_run = parse_spec({"name": "model", "games": [
-            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]})
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1, "reading": "lenient"},  # markup around JSON
+             "lineups": [[seat, "bot:random"]]}]})
         asyncio.run(run_spec(model_run, db, progress=False))
     return db, model_run.run_id
 

@@ -47,7 +47,7 @@ def test_guessing_private_feedback_is_only_seen_by_its_player():
 
 
 def test_guessing_parser_reads_json_or_a_bare_number_and_checks_the_range():
-    game = new("guessing_game")
+    game = new("guessing_game", reading="lenient")
     assert game.parse(0, '{"chosen_number": "17"}') == 17
     assert game.parse(0, 'I reason 2/3 of 50 is 33, so: {"chosen_number": 22}') == 22 and game.parse(0, "22") == 22
     with pytest.raises(ParseError, match="no JSON object"):

@@ -233,9 +233,9 @@ def test_bots_play_legally_and_equilibrium_bots_score_well(game):
 @pytest.mark.parametrize("name, key", [("guessing_game", "chosen_number"), ("divide_dollar", "bid_amount"),
                                        ("public_goods", "tokens_contributed"), ("sealed_bid_auction", "bid")])
 def test_a_number_is_read_from_the_json_object_or_a_bare_answer_never_from_prose(name, key):
-    """The authors' code reads json.loads(answer)[key]: a number met in a sentence is no answer (SmolLM2's
-    "I'm glad you've joined ... Player 1 with the" was taken as a guess of 1 and won)."""
-    game = new(name)
+    """The lenient reading: a number met in a sentence is no answer (SmolLM2's "I'm glad you've joined ...
+    Player 1 with the" was taken as a guess of 1 and won); tests/test_answer_readings.py reads as the authors."""
+    game = new(name, reading="lenient")
     seat = game.to_act()[0]
     parse = game.observe(seat).parse
     assert parse(f'Thinking it over: {{"{key}": 3}}') == 3 and parse(" 2. ") == 2 and parse("**1**") == 1

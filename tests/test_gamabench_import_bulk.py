@@ -117,7 +117,7 @@ def test_the_match_header_holds_the_games_parameters_and_the_record_is_a_turn(tr
     data = json.loads((GUESSING / "guessing_game_v1_1.json").read_text())
     params, outcome = store.rows(transcripts, "SELECT params, outcome FROM matches WHERE game = 'guessing_game'")[0]
     assert json.loads(params) == {"players": 10, "rounds": 20, "min": 0, "max": 100, "ratio": 2 / 3,
-                                  "retry": "authors"}  # the records came from the authors' ask-until-parsed loop
+                                  "retry": "authors", "reading": "authors"}  # the authors' loop and json.loads
     assert "gama_record" not in json.loads(outcome) and "round_records" not in outcome
     first = _turns(transcripts, "guessing_game", None)[0]
     assert first["turn"] == 0

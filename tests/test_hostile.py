@@ -166,7 +166,8 @@ def strict_agent(spec, limits=None, **_):
 
 def play(url: str, model: str, db, decisions: int = 2):
     seat = {"agent": f"openai/{model}", "api_base": url, "temperature": 0.0}
-    raw = {"name": model, "seed": 1, "games": [{"game": "guessing_game", "params": {"players": 2, "rounds": 1},
+    raw = {"name": model, "seed": 1, "games": [{"game": "guessing_game",  # the key echoed in prose around the JSON
+                                                  "params": {"players": 2, "rounds": 1, "reading": "lenient"},
                                                   "lineups": [{"all": seat}]}]}
     load_litellm()  # its import (seconds, once) is not part of a call
     start = time.monotonic()

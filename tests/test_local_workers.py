@@ -55,7 +55,7 @@ def test_workers_answer_from_the_cache_and_redact_with_the_drivers_environment(s
     it changed): the cache it names, the key it holds, which never reaches the database."""
     monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache.sqlite"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-worker-secret-0123456789")
-    stub.responder = lambda req: StubReply('{"chosen_number": 20} sk-worker-secret-0123456789')
+    stub.responder = lambda req: StubReply('{"chosen_number": 20, "note": "sk-worker-secret-0123456789"}')
     first = asyncio.run(run_spec(parse_spec(guessing(stub.url, "cached", repeats=4)), db_path, progress=False,
                                  workers=2))
     assert first.errors == 0, first.error_messages

@@ -47,7 +47,8 @@ def db(tmp_path_factory):
     with StubServer(hostile()) as stub:
         seat = {"agent": "openai/stub-model", "api_base": stub.url, "temperature": 0.0, "max_tokens": 32}
         llm = {"name": "llm", "seed": 1, "repeats": 2, "concurrency": 1, "games": [  # one at a time: asked in turn
-            {"game": "guessing_game", "params": {"players": 2, "rounds": 1}, "lineups": [[seat, "bot:random"]]}]}
+            {"game": "guessing_game", "params": {"players": 2, "rounds": 1, "reading": "lenient"},  # markup around JSON
+             "lineups": [[seat, "bot:random"]]}]}
         asyncio.run(run_spec(parse_spec(llm), path, progress=False))
     return path
 

@@ -42,6 +42,8 @@ def _states(cls, seed: int, n: int):
 
 
 def _legal_hint(obs, rng) -> str:
+    if getattr(obs.space, "json_answer", False) or getattr(obs.space, "form", "{}") != "{}":
+        return obs.space.written(obs.space.sample(rng))  # the form a paper's reading takes ('{"bid": 3}', "X: 4")
     if isinstance(obs.space, Choice):
         labels = obs.space.labels or tuple(str(o) for o in obs.space.options)
         mark = obs.view.get("mark")  # a grid game reads only a stated move ("X: (1,3)"), not a cell met in prose

@@ -90,7 +90,7 @@ def test_grid_prompts_carry_no_history_unless_asked():
 
 
 def test_holdem_an_illegal_action_loses_the_hand_at_once():
-    script = {0: "Action: All-in", 1: "Action: Raise Pot"}  # no raise is legal against an all-in
+    script = {0: "Action: All in", 1: "Action: Raise Full Pot"}  # no raise is legal against an all-in
     record, calls = play("texas_holdem", lambda seat, messages: script[seat])
     assert len(calls) == 2  # not asked again
     illegal = decisions(record)[-1]
@@ -102,7 +102,7 @@ def test_holdem_an_illegal_action_loses_the_hand_at_once():
 
 
 def test_holdem_with_feedback_asks_again_after_an_illegal_action():
-    answers = {0: iter(["Action: All-in"]), 1: iter(["Action: Raise Pot", "Action: Check and Call"])}
+    answers = {0: iter(["Action: All in"]), 1: iter(["Action: Raise Full Pot", "Action: Check and Call"])}
     record, calls = play("texas_holdem", lambda seat, messages: next(answers[seat]), retry="feedback")
     assert len(calls) == 3 and "not allowed now" in calls[-1][2][-1]["content"]
     assert json.loads(record.match["outcome"])["illegal_action_by"] is None

@@ -21,6 +21,10 @@ SEEDS = range(4)
 # parameters under which a game asks what its presets do not: the yes/no role probe, LLMArena's word guesses
 ASKED_ALSO = {"chameleon": ({"role_probe": "yes_no"},),
               "undercover": ({"role_probe": "yes_no"}, {"word_guesses": True})}
+# γ-Bench's Diner read as its authors did takes any text as a dish (costly but "cheap"), its own placeholder
+# "costly_or_cheap" included, and the Pirate vote any text holding "accept" ("accept_or_reject"), as their code read
+# their own placeholders (docs/GAMES.md): the examples are checked against the arena's reading
+READ_AS = {"diner_dilemma": {"reading": "lenient"}, "pirate_game": {"reading": "lenient"}}
 
 
 def legal_examples(name: str) -> tuple[dict[tuple[str, str], list[str]], set[str]]:
@@ -33,7 +37,7 @@ def legal_examples(name: str) -> tuple[dict[tuple[str, str], list[str]], set[str
     legal: dict[tuple[str, str], list[str]] = {}
     reached: set[str] = set()
     for preset, params, seed in itertools.product(all_games()[name].presets, ({}, *ASKED_ALSO.get(name, ())), SEEDS):
-        game, rng, seen = new_game(name, seed, preset, **params), random.Random(seed), set()
+        game, rng, seen = new_game(name, seed, preset, **READ_AS.get(name, {}), **params), random.Random(seed), set()
         while not game.done():
             seats = game.to_act()
             for seat in seats:

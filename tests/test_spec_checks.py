@@ -270,7 +270,8 @@ def test_one_label_for_two_agents_is_refused_and_a_label_is_kept_stripped():
      "strategy, temperature"),
     ({"lineups": [["bot:random", {"agent": "openai/m", "api_base": ["http://a/v1", "a:80"]}]]},
      "games[1].lineups[0][1].api_base[1]: 'a:80' is not a URL"),
-    ({"lineup": [TWO_BOTS]}, "games[1].lineup: unknown key; allowed: game, lineups, mirror, params, preset, presets, repeats"),
+    ({"lineup": [TWO_BOTS]},
+     "games[1].lineup: unknown key; allowed: game, lineups, mirror, params, preset, presets, repeats"),
 ])
 def test_a_misspelt_or_wrong_setting_is_named_by_its_full_path(entry, says):
     raw = {"name": "located", "games": [{"game": "tictactoe", "lineups": [TWO_BOTS]}, {"game": "tictactoe"} | entry]}

@@ -19,10 +19,14 @@ def _random(obs: Observation, rng: random.Random, arg: str | None) -> Any:
 
 
 def _fixed(obs: Observation, rng: random.Random, arg: str | None) -> Any:
-    """Always give the same answer, read by the game's own parser (`bot:fixed:defect`, `bot:fixed:0`)."""
+    """Always give the same answer, read by the game's own parser (`bot:fixed:defect`, `bot:fixed:0`), else by its
+    action space where the game reads a model's answer as a paper's code does (γ-Bench: a JSON object only)."""
     if arg is None:
         raise ValueError("bot:fixed needs an answer, e.g. bot:fixed:0 or bot:fixed:defect")
-    return obs.parse(arg)
+    try:
+        return obs.parse(arg)
+    except ParseError:
+        return obs.space.parse(arg)
 
 
 _GENERIC: dict[str, Policy] = {"random": _random, "fixed": _fixed}

@@ -11,6 +11,7 @@ from engine.games import register
 from engine.games.base import Choice, Observation, Param
 from engine.games.extensions import policy
 from engine.games.gamabench_common import Move, SimultaneousGame
+from engine.games.parsing import ParseError
 
 DECISIONS = ("go", "stay")
 
@@ -38,7 +39,14 @@ class BarGame(SimultaneousGame):
     presets = {"default": {}, "implicit": {"mode": "implicit"}, "explicit": {"mode": "explicit"}}
 
     def space(self, seat: int) -> Choice:
-        return Choice(DECISIONS, key="decision")
+        return Choice(DECISIONS, key="decision", json_answer=True)
+
+    def authors_value(self, value: Any) -> str:
+        """`games/bar_game.py` `start`: the decision lower-cased, asked again unless "go" or "stay"."""
+        decision = value.lower() if isinstance(value, str) else None
+        if decision not in DECISIONS:
+            raise ParseError(f'{str(value)[:40]!r} is not "go" or "stay"')
+        return decision
 
     def view(self, seat: int) -> dict[str, Any]:
         seen = [r for r in self.records if self.p["mode"] == "explicit" or r["decisions"][seat] == "go"]

@@ -49,6 +49,7 @@ class IntRange(ActionSpace):
     hi: int
     key: str = "number"  # the JSON key a structured answer may use
     prose: bool = True  # whether the last number of a free-text answer counts (else only JSON or the bare number)
+    json_answer: bool = False  # a bot's answer is written as {key: value}, the form a paper's code reads
 
     def sample(self, rng: random.Random) -> int:
         return rng.randint(self.lo, self.hi)
@@ -59,6 +60,9 @@ class IntRange(ActionSpace):
     def parse(self, text: str) -> int:
         return parse_int(text, self.lo, self.hi, key=self.key, prose=self.prose)
 
+    def written(self, action: Any) -> str:
+        return json.dumps({self.key: action}) if self.json_answer else super().written(action)
+
 
 @dataclass(frozen=True)
 class Choice(ActionSpace):
@@ -67,6 +71,8 @@ class Choice(ActionSpace):
     options: tuple[Any, ...]
     labels: tuple[str, ...] = ()
     key: str = "action"
+    json_answer: bool = False  # a bot's answer is written as {key: label}, the form a paper's code reads
+    form: str = "{}"  # else the label in this text: "X: {}", "Action: {}"
 
     def _labels(self) -> tuple[str, ...]:
         return self.labels or tuple(str(o) for o in self.options)
@@ -82,8 +88,11 @@ class Choice(ActionSpace):
 
     def written(self, action: Any) -> str:
         """The option's label, as the prompt asks for it (TicTacToe's "(2,1)" with row and column from 1, not the
-        cell index 3 the game keeps)."""
-        return self._labels()[self.options.index(action)] if action in self.options else super().written(action)
+        cell index 3 the game keeps), in the game's answer form."""
+        if action not in self.options:
+            return super().written(action)
+        label = self._labels()[self.options.index(action)]
+        return json.dumps({self.key: label}) if self.json_answer else self.form.format(label)
 
 
 # ---------------------------------------------------------------- what a match says about who played better
@@ -138,6 +147,14 @@ def history_param() -> Param:
     `need_history: false`): each prompt is the current state alone unless a researcher turns it on."""
     return Param(False, "put every message of the match so far in each prompt (LLMArena's code: no history)",
                  kind=bool, added_later=True)
+
+
+def reading_param(described: str = "'authors' = as the paper's code reads it; 'lenient' = the arena's own "
+                                     "reading") -> Param:
+    """The `reading` parameter: how an answer is read, as the paper's code reads it (the default) or as the arena's
+    lenient reading does (docs/GAMES.md)."""
+    return Param("authors", f"how an answer is read: {described}", kind=str, choices=("authors", "lenient"),
+                 added_later=True)
 
 
 # ---------------------------------------------------------------- messages and views
@@ -398,5 +415,5 @@ def placed_by(values: dict[int, float], scores: dict[int, float] | None = None,
 __all__ = [
     "ActionSpace", "IntRange", "Choice", "Message", "Observation", "SeatResult", "Param",
     "Game", "ParseError", "IllegalAction", "RetryPolicy", "FEEDBACK", "LLMARENA_ONE_TRY", "retry_param",
-    "history_param", "rank_by", "placed_by", "WIN", "PAYOFF", "SCORE", "COOPERATIVE", "JUDGED_BY",
+    "history_param", "reading_param", "rank_by", "placed_by", "WIN", "PAYOFF", "SCORE", "COOPERATIVE", "JUDGED_BY",
 ]

@@ -6,6 +6,7 @@ stored with the public state, so the paper's strategic-planning analysis is a qu
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.games import register
@@ -14,6 +15,7 @@ from engine.games.extensions import policy
 from engine.games.grid import Board, GridGame, lines, other, stated_int, winner_on
 
 ROWS, COLS, CONNECT = 6, 7, 4
+_AUTHORS_COLUMN = re.compile(r"[XO]\s*:\s*([1-7])")
 WEIGHTS = {4: 10, 3: 5, 2: 2}
 WIN = 10_000  # a won position in the search, beyond any board value
 MAX_PLIES = 5  # bot:minimax's deepest search: under a second a move (6 plies took 2.6 s mid-game, 8 took 45 s)
@@ -63,6 +65,14 @@ class ConnectFour(GridGame):
         cell = drop_cell(tuple(self.board), move)
         assert cell is not None, "a full column is not a legal move"
         return cell
+
+    def authors_move(self, text: str) -> int:
+        """connect_four_v3/opponent.py `_get_chat_action`: the first "X: n" or "O: n" (either mark, upper case, a
+        digit from 1 to 7: "X: 12" is column 1); an answer without one is asked again."""
+        found = _AUTHORS_COLUMN.search(text)
+        if found is None:
+            raise ParseError('no "X: <column>" found; answer like "X: 4"')
+        return int(found.group(1)) - 1
 
     def read_move(self, text: str) -> int:
         column = stated_int(text, '"X: 4" with a column from 1 to 7')

@@ -10,6 +10,7 @@ from engine.games import register
 from engine.games.base import Choice, Observation, Param
 from engine.games.extensions import policy
 from engine.games.gamabench_common import Move, SimultaneousGame
+from engine.games.parsing import ParseError
 
 DISHES = ("costly", "cheap")
 
@@ -26,7 +27,14 @@ class DinerDilemma(SimultaneousGame):
     }
 
     def space(self, seat: int) -> Choice:
-        return Choice(DISHES, key="chosen_dish")
+        return Choice(DISHES, key="chosen_dish", json_answer=True)
+
+    def authors_value(self, value: Any) -> str:
+        """`games/diner_dilemma.py` `start` keeps any text lower-cased and `compute_result` counts only "cheap":
+        any other dish ("costly_or_cheap", "chea") is played and scored as the costly one."""
+        if not isinstance(value, str):
+            raise ParseError(f'{str(value)[:40]!r} is not a dish; answer "costly" or "cheap"')
+        return "cheap" if value.lower() == "cheap" else "costly"
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"past_costly_counts": [r["costly_count"] for r in self.records]}

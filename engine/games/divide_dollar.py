@@ -26,7 +26,7 @@ class DivideDollar(SimultaneousGame):
     }
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(0, self.p["golds"], key="bid_amount", prose=False)
+        return IntRange(0, self.p["golds"], key="bid_amount", prose=False, json_answer=True)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"past_totals": [r["total"] for r in self.records]}

@@ -16,6 +16,12 @@
   `MAX_TRIES` times, then the match ends as an error (the authors' loop would never end) instead of
   scoring a move the model did not make (`retry: authors`, the default; `retry: feedback` is the arena's
   own 3 tries, told the error, then a random move).
+- Reading an answer, as the authors' code reads it (`reading: authors`, the default of the simultaneous games):
+  `json.loads` of the whole answer (Public Goods and the Auction: of its span from the first `{` to the last
+  `}`), the game's key spelled exactly, then `int(...)` whatever the range: a bid above the valuation, a
+  negative contribution or a guess of 150 is played and scored as given, as in the authors' records. Anything
+  else is asked again. `reading: lenient` is the arena's own (a JSON object anywhere or the bare value, within
+  the game's bounds: engine.games.parsing).
 """
 
 from __future__ import annotations
@@ -34,8 +40,10 @@ from engine.games.base import (
     RetryPolicy,
     SeatResult,
     rank_by,
+    reading_param,
     retry_param,
 )
+from engine.games.parsing import loaded_json_field, python_int
 
 SCORE_METRIC = "gamabench_score"
 MAX_TRIES = 10  # the authors ask until the answer parses; a model that never does ends its match as an error
@@ -57,6 +65,12 @@ RETRY_POLICIES = {"authors": RetryPolicy("authors", tries=MAX_TRIES, feedback=Fa
 def gamabench_retry_param() -> Param:
     """The `retry` parameter every γ-Bench game has: the authors' ask-until-parsed, or the arena's `feedback`."""
     return retry_param(RETRY_POLICIES)
+
+
+def gamabench_reading_param() -> Param:
+    """The `reading` parameter every γ-Bench game has: its authors' reading of an answer, or the arena's lenient one."""
+    return reading_param("'authors' = as γ-Bench's code (json.loads of the answer, int() of the key whatever the "
+                         "range); 'lenient' = the arena's (a JSON object anywhere or the bare value, within bounds)")
 
 
 def players_param(default: int = 10) -> Param:
@@ -141,7 +155,10 @@ class SimultaneousGame(GamaGame):
     `params` are `SimultaneousGame.params | {its own}`."""
 
     phase = "choose"
-    params = {"players": players_param(), "rounds": rounds_param(), "retry": gamabench_retry_param()}
+    params = {"players": players_param(), "rounds": rounds_param(), "retry": gamabench_retry_param(),
+              "reading": gamabench_reading_param()}
+    rules_version = 3  # 3: answers read as the authors' code reads them (`reading: authors`)
+    braces = False  # the authors' code loads the span from the first { to the last } (Goods, Auction)
 
     @classmethod
     @abstractmethod
@@ -157,6 +174,18 @@ class SimultaneousGame(GamaGame):
 
     @abstractmethod
     def announce_round(self, record: dict[str, Any]) -> None: ...
+
+    def parse(self, seat: int, text: str) -> Any:
+        """The seat's action: under `reading: authors` the authors' key of the JSON object the answer is
+        (`authors_value` converts it), else the arena's lenient reading of the seat's space."""
+        space = self.space(seat)
+        if self.p["reading"] == "lenient":
+            return space.parse(text)
+        return self.authors_value(loaded_json_field(text, space.key, braces=self.braces))
+
+    def authors_value(self, value: Any) -> Any:
+        """What the authors' code makes of the key's value: `int(value)`, unchecked (a game may say otherwise)."""
+        return python_int(value)
 
     def round_context(self) -> dict[str, Any]:
         """Facts drawn for this round before anyone acts (a valuation...); public once the round closes."""

@@ -9,7 +9,9 @@ As LLMArena's code plays them (examples/selfplay/opponent_templates/tictactoe_v3
 connect_four_v3/opponent.py, their info.json): 3 tries, each the same question again (the model is not
 told what was wrong), then a random legal move (`retry: authors`; `retry: feedback` tells the model its
 error); each prompt is the board alone, without the match so far (`need_history: false`; `history: true`
-adds it)."""
+adds it). An answer is read as their code reads it (`reading: authors`, the default; each game's `authors_move`):
+TicTacToe the first "(r, c)" of single digits anywhere in the answer, ConnectFour the first "X: n" (either mark,
+a digit 1-7); `reading: lenient` is the arena's reading of a stated move (below)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from engine.games.base import (
     RetryPolicy,
     SeatResult,
     history_param,
+    reading_param,
     retry_param,
 )
 from engine.games.legal_actions import hint_line
@@ -82,9 +85,9 @@ class GridGame(Game):
         "feedback": RetryPolicy("feedback", tries=3, feedback=True, exhausted=RANDOM, illegal=FORFEIT),
     }
     params = {"hint": Param(True, "list the legal moves in the prompt", kind=bool),
-              "retry": retry_param(retry_policies), "history": history_param()}
+              "retry": retry_param(retry_policies), "history": history_param(), "reading": reading_param()}
     presets = {"default": {}, "no_hint": {"hint": False}}
-    rules_version = 2  # LLMArena's re-asks (same question, no error told) and prompts without the match so far
+    rules_version = 3  # 2: LLMArena's re-asks and prompts without the match so far; 3: their reading of a move
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -103,6 +106,10 @@ class GridGame(Game):
     @abstractmethod
     def read_move(self, text: str) -> int:
         """The move an answer names (ParseError if none or off the board; legality is checked after)."""
+
+    @abstractmethod
+    def authors_move(self, text: str) -> int:
+        """The move LLMArena's opponent.py reads in the answer (ParseError where their code raises)."""
 
     @abstractmethod
     def why_illegal(self, move: int) -> str: ...
@@ -135,13 +142,17 @@ class GridGame(Game):
             "mark": MARKS[seat], "board": list(self.board), "board_text": grid_text(self.board, self.rows, self.cols),
             "available_line": hint_line(self.p["hint"], self.hint_template, labels),
         }
-        return self.make_observation(seat, "move", view, Choice(tuple(legal), labels, key=self.answer_key))
+        space = Choice(tuple(legal), labels, key=self.answer_key, form=f"{MARKS[seat]}: {{}}")
+        return self.make_observation(seat, "move", view, space)
 
     def parse(self, seat: int, text: str) -> int:
         """The move the answer states; a move on a taken cell or a full column is an IllegalAction, which loses."""
         require_text(text)
-        value = json_field(text, self.answer_key)
-        move = self.read_move(str(value) if value is not None else text)
+        if self.p["reading"] == "authors":
+            move = self.authors_move(text)
+        else:
+            value = json_field(text, self.answer_key)
+            move = self.read_move(str(value) if value is not None else text)
         if move not in self.legal_moves():
             raise IllegalAction(f"{self.why_illegal(move)} (an illegal move loses the game)", move)
         return move

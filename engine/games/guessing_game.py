@@ -50,7 +50,7 @@ class GuessingGame(SimultaneousGame):
             raise ValueError(f"parameter 'max' must be larger than 'min' ({params['min']}), got {params['max']}")
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(self.p["min"], self.p["max"], key="chosen_number", prose=False)
+        return IntRange(self.p["min"], self.p["max"], key="chosen_number", prose=False, json_answer=True)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"ratio_text": ratio_text(self.p["ratio"]),

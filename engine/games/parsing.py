@@ -114,3 +114,37 @@ def parse_choice(text: str, labels: tuple[str, ...], key: str = "action") -> int
     if best < 0:
         raise ParseError(f"no valid choice found; answer with one of: {', '.join(labels)}")
     return best
+
+
+# ---------------------------------------------------------------- a paper's own reading (`reading: authors`)
+def loaded_json_field(text: str, key: str, braces: bool = False) -> Any:
+    """`key` of the JSON object the whole answer is, read as γ-Bench's code reads it (CUHK-ARISE/GAMABench
+    `games/<game>.py`, `start`): `json.loads` of the answer, or with `braces` of its span from the first `{` to
+    the last `}` (Public Goods, Sealed-Bid Auction), then the object's `key`, spelled exactly. A fenced block, prose
+    around the object (without `braces`) or a missing key is unusable, as there."""
+    require_text(text)
+    body = text[text.find("{"):text.rfind("}") + 1] if braces else text.strip()
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):  # the authors' bare `except` takes a too deeply nested one too
+        obj = None
+    if not isinstance(obj, dict) or key not in obj:
+        where = "from its first { to its last }" if braces else "as a whole"
+        raise ParseError(f'no JSON object with "{key}": the answer {where} must be one; answer with '
+                         f'{{"{key}": ...}} only')
+    return obj[key]
+
+
+AUTHORS_INT_LIMIT = 10**15  # beyond it a score's float arithmetic overflows; no answer of the authors' records nears it
+
+
+def python_int(value: Any) -> int:
+    """`int(value)` as the authors' code converts it, whatever the game's range: 12.9 -> 12, "12" -> 12, true -> 1;
+    "12.5", null, a list are unusable, and so is a number beyond +-10**15, which no score could hold."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ParseError(f"{str(value)[:40]!r} is not an integer") from None
+    if abs(number) > AUTHORS_INT_LIMIT:
+        raise ParseError(f"{str(value)[:40]!r} is too large a number")
+    return number

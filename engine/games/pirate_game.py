@@ -2,7 +2,14 @@
 pirates still aboard vote (the proposer accepts its own plan); with at least half accepting the
 plan is paid, else the proposer is thrown overboard and the next one proposes. Score (docs/GAMES.md):
 half for proposals close (L1) to the equilibrium plan, half for voters' accuracy; the L1 distance, on the
-100-gold scale, is divided by 200 whatever the gold, the authors' constant (`games/pirate_game.py`)."""
+100-gold scale, is divided by 200 whatever the gold, the authors' constant (`games/pirate_game.py`).
+
+An answer is read as `games/pirate_game.py` `start` reads it (`reading: authors`, the default): back-slashes
+dropped, the span from the last `{` before the last `"decision"` (a vote) or `"plan"` (a proposal; the authors'
+prompt names it "proposal", an object of golds per pirate) to the last `}` loaded as JSON; a vote containing
+"accept" (or "Accept") accepts, else one containing "reject" rejects, else it is asked again; a plan is the list
+(or the object's values), each `int()`, asked again unless one per pirate aboard summing to the golds. Numbers in
+prose are never a plan. `reading: lenient` is the arena's (the field anywhere, else the last numbers)."""
 
 from __future__ import annotations
 
@@ -15,8 +22,14 @@ from typing import Any
 from engine.games import register
 from engine.games.base import ActionSpace, Choice, Observation, Param, ParseError
 from engine.games.extensions import policy
-from engine.games.gamabench_common import GamaGame, Move, gamabench_retry_param, players_param
-from engine.games.parsing import json_field, require_text
+from engine.games.gamabench_common import (
+    GamaGame,
+    Move,
+    gamabench_reading_param,
+    gamabench_retry_param,
+    players_param,
+)
+from engine.games.parsing import json_field, python_int, require_text
 
 VOTES = ("accept", "reject")
 _WHOLE = re.compile(r"(?<![\w.])\d{1,9}(?![\w.])")
@@ -56,6 +69,7 @@ class Plan(ActionSpace):
     size: int
     total: int
     key: str = "plan"
+    json_answer: bool = True  # a bot's answer is written as {"plan": [...]}, the form the reading takes
 
     def sample(self, rng: random.Random) -> list[int]:
         cuts = sorted(rng.randint(0, self.total) for _ in range(self.size - 1))
@@ -64,6 +78,9 @@ class Plan(ActionSpace):
 
     def describe(self) -> str:
         return f"{self.size} non-negative whole numbers summing to {self.total}"
+
+    def written(self, action: Any) -> str:
+        return json.dumps({self.key: action}) if self.json_answer else super().written(action)
 
     def parse(self, text: str) -> list[int]:
         require_text(text)
@@ -89,6 +106,30 @@ class Plan(ActionSpace):
         return _WHOLE.findall(text)[-self.size:]
 
 
+def _authors_field(text: str, key: str) -> Any:
+    """`key` of the span `games/pirate_game.py` `start` loads: from the last `{` before the last `"key"` to the
+    last `}`, back-slashes dropped."""
+    text = text.replace("\\", "")
+    start = text.rfind("{", 0, text.rfind(f'"{key}"'))
+    try:
+        obj = json.loads(text[start:start + text[start:].rfind("}") + 1])
+    except (ValueError, RecursionError):
+        obj = None
+    if not isinstance(obj, dict) or key not in obj:
+        raise ParseError(f'no JSON object with "{key}"; answer with {{"{key}": ...}}')
+    return obj[key]
+
+
+def _authors_plan(value: Any, space: Plan) -> list[int]:
+    """The golds in order (a list, or an object's values), each `int()`: one per pirate aboard, summing to the
+    golds, else asked again."""
+    golds = [python_int(g) for g in (list(value.values()) if isinstance(value, dict) else
+                                     value if isinstance(value, list) else [])]
+    if len(golds) != space.size or sum(golds) != space.total:
+        raise ParseError(f"the plan must give {space.size} pirates {space.total} golds in all")
+    return golds
+
+
 def _json_values(fragment: str) -> list[Any] | None:
     try:
         obj = json.loads(fragment)
@@ -112,8 +153,24 @@ class PirateGame(GamaGame):
     title = "Pirate Game"
     params = {
         "players": players_param(), "retry": gamabench_retry_param(),
-        "golds": Param(100, "golds to divide", lo=1),
+        "golds": Param(100, "golds to divide", lo=1), "reading": gamabench_reading_param(),
     }
+    rules_version = 3  # 3: answers read as the authors' code reads them (`reading: authors`)
+
+    def parse(self, seat: int, text: str) -> Any:
+        space = self.observe(seat).space
+        if self.p["reading"] == "lenient":
+            return space.parse(text)
+        value = _authors_field(require_text(text), space.key)
+        if isinstance(space, Plan):
+            return _authors_plan(value, space)
+        try:  # `in` on what the JSON holds, as their code tests it
+            said = {vote for vote in VOTES if vote in value or vote.capitalize() in value}
+        except TypeError:
+            said = set()
+        if not said:
+            raise ParseError(f'{str(value)[:40]!r} says neither accept nor reject')
+        return "accept" if "accept" in said else "reject"
 
     def start(self) -> None:
         self.proposer = 0
@@ -134,7 +191,7 @@ class PirateGame(GamaGame):
             return self.make_observation(seat, "propose", view, Plan(self.n - self.proposer, self.p["golds"]))
         view |= {"plan": list(self.plan), "plan_text": self.plan_text(self.plan),
                  "my_gold": self.plan[seat - self.proposer], "offset": seat - self.proposer}
-        return self.make_observation(seat, "vote", view, Choice(VOTES, key="decision"))
+        return self.make_observation(seat, "vote", view, Choice(VOTES, key="decision", json_answer=True))
 
     def plan_text(self, plan: list[int]) -> str:
         return ", ".join(f"{self.player_name(self.proposer + i)}: {g}" for i, g in enumerate(plan))

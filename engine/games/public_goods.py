@@ -23,8 +23,10 @@ class PublicGoods(SimultaneousGame):
         "ratio": Param(2.0, "the pot is multiplied by this factor, then shared equally", kind=float, lo=0.0),
     }
 
+    braces = True  # games/public_goods.py `start` loads the span from the first { to the last }
+
     def space(self, seat: int) -> IntRange:
-        return IntRange(0, self.p["tokens"], key="tokens_contributed", prose=False)
+        return IntRange(0, self.p["tokens"], key="tokens_contributed", prose=False, json_answer=True)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"ratio_text": f"{self.p['ratio']:g}",

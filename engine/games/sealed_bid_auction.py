@@ -3,7 +3,9 @@ and bids at once; the highest bid wins and pays its own bid (first price, the de
 second-highest bid (second price). Round r draws its valuations with seed `valuation_seed + r - 1`
 (round 1: Random(42)), as the authors' `games/sealed_bid_auction.py` does (`random.seed(self.seed)`
 then `self.seed += 1` after each round; the seed their files save is the one after the last round),
-so they are the same for every model and every repeat, as in the paper. Score (docs/GAMES.md): `current` is the mean
+so they are the same for every model and every repeat, as in the paper. Tied highest bids: the winner is drawn
+among them (`compute_result` of the same file: `randint` over the tied players), with the match's seeded draw.
+Score (docs/GAMES.md): `current` is the mean
 of max(0, (v - b) / max(v, 1)) * 100; `paper` is the older mean(v - b) / max(v) * 100."""
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class SealedBidAuction(SimultaneousGame):
                          kind=str, choices=("current", "paper")),
     }
     presets = {"default": {}, "first_price": {"pricing": "first"}, "second_price": {"pricing": "second"}}
+    braces = True  # games/sealed_bid_auction.py `start` loads the span from the first { to the last }
+    rules_version = 4  # 4: a tie among the highest bids is drawn (was: the lowest seat won)
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:
@@ -57,7 +61,7 @@ class SealedBidAuction(SimultaneousGame):
         self.valuations = draw_valuations(self.p, self.round)
 
     def round_context(self) -> dict[str, Any]:
-        return {"valuations": self.valuations}
+        return {"valuations": self.valuations, "tie_draw": self.rng.random()}
 
     def step(self, actions: dict[int, Any]) -> None:
         super().step(actions)
@@ -68,7 +72,7 @@ class SealedBidAuction(SimultaneousGame):
         self.valuations = [int(v) for v in facts["valuations"]]
 
     def space(self, seat: int) -> IntRange:
-        return IntRange(0, self.valuations[seat], key="bid", prose=False)
+        return IntRange(0, self.valuations[seat], key="bid", prose=False, json_answer=True)
 
     def view(self, seat: int) -> dict[str, Any]:
         return {"valuation": self.valuations[seat], "price_rule": _price_rule(self.p["pricing"]),
@@ -79,7 +83,8 @@ class SealedBidAuction(SimultaneousGame):
         bids = [int(a) for a in actions]
         values = [int(v) for v in context["valuations"]]
         ordered = sorted(bids, reverse=True)
-        winner = bids.index(ordered[0])
+        tied = [s for s, b in enumerate(bids) if b == ordered[0]]
+        winner = tied[int(context["tie_draw"] * len(tied))]
         price = ordered[0] if params["pricing"] == "first" or len(bids) < 2 else ordered[1]
         payoffs = [float(values[s] - price) if s == winner else 0.0 for s in range(len(bids))]
         return {"round": round_, "bids": bids, "valuations": values, "winner": winner, "winning_bid": ordered[0],

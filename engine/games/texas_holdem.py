@@ -9,13 +9,18 @@ risk-assessment analysis (action against win probability) is then a query.
 
 As LLMArena's code plays it (examples/selfplay/opponent_templates/texas_no_limit_v6/opponent.py and
 PettingZoo's texas_holdem_no_limit_v6, wrapped in TerminateIllegalWrapper): 3 tries, each the same
-question again, then a random legal action; an action not legal now (a raise without the chips) loses the
-hand at once as a fold would (`retry: authors`; `retry: feedback` tells the model its error and asks again
-instead); each prompt is the current state alone (`need_history: false`; `history: true` adds the match)."""
+question again, then a random legal action; an action not legal now (a raise without the chips) ends the hand at
+once, -1 to its player and 0 to the other, the wrapper's rewards (`retry: authors`; `retry: feedback` tells the
+model its error and asks again instead); each prompt is the current state alone (`need_history: false`;
+`history: true` adds the match). An answer is read as `_get_chat_action` reads it (`reading: authors`, the
+default): the answer lower-cased, the first "action:" followed by one of the five phrases (fold, check and call,
+raise half pot, raise full pot, all in), anything else asked again; `reading: lenient` takes any action named
+last, "check" and "call" too."""
 
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from treys import Card, Evaluator
@@ -33,19 +38,25 @@ from engine.games.base import (
     SeatResult,
     history_param,
     rank_by,
+    reading_param,
     retry_param,
 )
 from engine.games.extensions import policy
 from engine.games.legal_actions import NamedActionTurns, hint_line
+from engine.games.parsing import IllegalAction, ParseError, require_text
 
 DECK = tuple(r + s for r in "23456789TJQKA" for s in "shdc")
 STREETS = ("preflop", "flop", "turn", "river")
 BOARD_SIZE = {"preflop": 0, "flop": 3, "turn": 4, "river": 5}
 LABELS = {"fold": "Fold", "call": "Check and Call", "raise_half_pot": "Raise Half Pot",
-          "raise_pot": "Raise Pot", "all_in": "All-in"}
+          "raise_pot": "Raise Full Pot", "all_in": "All in"}  # the authors' act2pos
 VOCABULARY = {"fold": "fold", "check and call": "call", "check": "call", "call": "call",
               "raise half pot": "raise_half_pot", "raise pot": "raise_pot", "raise full pot": "raise_pot",
               "all-in": "all_in", "all in": "all_in", "allin": "all_in"}
+AUTHORS_PHRASES = {"fold": "fold", "check and call": "call", "raise half pot": "raise_half_pot",
+                   "raise full pot": "raise_pot", "all in": "all_in"}  # texas_no_limit_v6/opponent.py act2pos
+_AUTHORS_ACTION = re.compile(r"action:\s*(" + "|".join(AUTHORS_PHRASES) + ")")
+ILLEGAL_REWARD = -1.0  # PettingZoo's TerminateIllegalWrapper: -1 to the offender, 0 to the other
 RAISE_FRACTION = {"raise_half_pot": 0.5, "raise_pot": 1.0}
 MC_SAMPLES = 200
 _EVALUATOR = Evaluator()
@@ -84,17 +95,17 @@ class TexasHoldem(NamedActionTurns, Game):
     name = "texas_holdem"
     title = "Texas Hold'em (no limit, heads-up)"
     paper = "LLMArena"
-    score_meaning = "chips won against the starting stack (negative: lost)"
+    score_meaning = "chips won against the starting stack (negative: lost); an illegal action: -1, the other 0"
     retry_policies = {"authors": RetryPolicy("authors", tries=3, feedback=False, exhausted=RANDOM, illegal=FORFEIT),
                       "feedback": FEEDBACK}
     params = {
         "hint": Param(True, "list the legal actions in the prompt", kind=bool),
         "stack": Param(100, "chips each player starts with", lo=10, hi=10_000),
         "big_blind": Param(2, "the big blind (the small blind is half of it)", lo=2, hi=100),
-        "retry": retry_param(retry_policies), "history": history_param(),
+        "retry": retry_param(retry_policies), "history": history_param(), "reading": reading_param(),
     }
     presets = {"default": {}, "no_hint": {"hint": False}}
-    rules_version = 2  # LLMArena's re-asks, an illegal action loses, prompts without the match so far
+    rules_version = 3  # 2: LLMArena's re-asks, prompts without the match; 3: their reading, -1/0 for an illegal action
 
     @classmethod
     def n_seats(cls, params: dict[str, Any]) -> int:
@@ -161,7 +172,18 @@ class TexasHoldem(NamedActionTurns, Game):
             return "your opponent is all-in; you can only call or fold"
         if self.stacks[seat] <= self.to_call(seat):
             return "calling already takes all your chips; you can only call or fold"
-        return f"you do not have the chips for {LABELS[action]}; choose All-in or a smaller action"
+        return f"you do not have the chips for {LABELS[action]}; choose All in or a smaller action"
+
+    def parse(self, seat: int, text: str) -> str:
+        if self.p["reading"] == "lenient":
+            return super().parse(seat, text)
+        found = _AUTHORS_ACTION.search(require_text(text).lower())
+        if found is None:
+            raise ParseError('no "Action: <action>" found; answer like "Action: Check and Call"')
+        action = AUTHORS_PHRASES[found.group(1)]
+        if action not in self.legal_actions(seat):
+            raise IllegalAction(f"that action is not allowed now: {self.why_illegal(seat, action)}", action)
+        return action
 
     # ---- the protocol
     def to_act(self) -> list[int]:
@@ -178,7 +200,8 @@ class TexasHoldem(NamedActionTurns, Game):
             "to_call": self.to_call(seat), "legal": legal, "all_actions": ", ".join(LABELS.values()),
             "available_line": hint_line(self.p["hint"], "You can choose one of these actions: [{moves}].", labels),
         }
-        return self.make_observation(seat, "bet", view, Choice(tuple(legal), labels, key="action"))
+        return self.make_observation(seat, "bet", view, Choice(tuple(legal), labels, key="action",
+                                                               form="Action: {}"))
 
     def step(self, actions: dict[int, Any]) -> None:
         seat, action = self.movers_action(actions)
@@ -248,12 +271,12 @@ class TexasHoldem(NamedActionTurns, Game):
         self.finished = True
 
     def forfeit(self, seat: int, reason: str, action: Any = None) -> None:
-        """TerminateIllegalWrapper's rule: the hand ends at once as a loss for `seat`, which leaves its chips in the
-        pot as a fold does."""
-        self.forfeited_by = self.folded = seat
+        """TerminateIllegalWrapper's rule: the hand ends at once, -1 to `seat` and 0 to the other (`chips_won`)."""
+        self.forfeited_by = seat
         self.last_action = {"seat": seat, "action": "illegal", "street": STREETS[self.street]}
-        self.announce(f"{self.player_name(seat)} loses the hand: {reason}.")
-        self._finish()
+        self.announce(f"{self.player_name(seat)} loses the hand: {reason}. {self.player_name(seat)} scores "
+                      f"{ILLEGAL_REWARD:g}, {self.player_name(1 - seat)} 0.")
+        self.finished = True
 
     def done(self) -> bool:
         return self.finished
@@ -263,7 +286,10 @@ class TexasHoldem(NamedActionTurns, Game):
         seat = self.last_action["seat"]
         return {seat: float(self.chips_won()[seat]) if self.finished else 0.0}
 
-    def chips_won(self) -> dict[int, int]:
+    def chips_won(self) -> dict[int, float]:
+        """Chips won against the stack; after an illegal action the wrapper's rewards instead."""
+        if self.forfeited_by is not None:
+            return {s: ILLEGAL_REWARD if s == self.forfeited_by else 0.0 for s in (0, 1)}
         return {s: self.stacks[s] - self.p["stack"] for s in (0, 1)}
 
     def public_state(self) -> dict[str, Any]:
@@ -279,7 +305,8 @@ class TexasHoldem(NamedActionTurns, Game):
     def result(self) -> dict[int, SeatResult]:
         won = self.chips_won()
         ranks = rank_by({s: float(v) for s, v in won.items()})
-        return {s: SeatResult(float(won[s]), won[s] > 0, ranks[s]) for s in (0, 1)}
+        offender = self.forfeited_by
+        return {s: SeatResult(float(won[s]), won[s] > 0 or offender not in (None, s), ranks[s]) for s in (0, 1)}
 
     def metrics(self) -> list[tuple[int | None, str, float]]:
         return [(seat, f"win_prob:{action}", p) for seat, action, p in self.decisions]

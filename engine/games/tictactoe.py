@@ -4,12 +4,15 @@ game (LLMArena's rule, see engine.games.grid). `hint` toggles the list of legal 
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from engine.games import register
 from engine.games.base import Observation, ParseError
 from engine.games.extensions import policy
 from engine.games.grid import MARKS, Board, GridGame, grid_text, other, stated_pair, winner_on
+
+_AUTHORS_PAIR = re.compile(r"\(\s*(\d)\s*,\s*(\d)\s*\)")
 
 __all__ = ["MARKS", "TicTacToe", "board_text", "label", "winner_of"]
 
@@ -49,6 +52,17 @@ class TicTacToe(GridGame):
         if not (1 <= r <= 3 and 1 <= c <= 3):
             raise ParseError(f"({r},{c}) is off the board; rows and columns go from 1 to 3")
         return (r - 1) * 3 + (c - 1)
+
+    def authors_move(self, text: str) -> int:
+        """tictactoe_v3/opponent.py `_get_chat_action`: the first "(r, c)" of single digits anywhere in the answer,
+        looked up in the nine positions; any other pair, or none, is asked again."""
+        found = _AUTHORS_PAIR.search(text)
+        if found is None:
+            raise ParseError('no position "(row, column)" found; answer like "X: (1, 3)"')
+        r, c = found.groups()
+        if r not in "123" or c not in "123":  # their nine keys "(1,1)" .. "(3,3)"
+            raise ParseError(f"({r},{c}) is off the board; rows and columns go from 1 to 3")
+        return (int(r) - 1) * 3 + (int(c) - 1)
 
     def why_illegal(self, move: int) -> str:
         return f"{label(move)} is already taken; choose an empty position"

@@ -16,7 +16,10 @@
   eliminates no one; ends when the spy is out, fewer than 3 remain, or after 3 rounds; WiS scores.
 Word pairs for `llmarena` and `wis`: LLMArena's 69 (engine/data/llmarena/undercover_words.txt).
 Re-asks: under `llmarena` rules one ask, then a random action, as the authors' code
-(examples/selfplay/opponent_templates/undercover_v1/opponent.py); `magic` and `wis`: 3 tries, told the error.
+(examples/selfplay/opponent_templates/undercover_v1/opponent.py); `magic`: 3 tries, told the error; `wis`: one
+try, as the paper gives a speaker one chance (App. A: no response within 10 seconds is "not speaking", a foul):
+a speech without words is the empty speech, a foul that eliminates at once, and a vote without a name an
+abstention ("any other output will be counted as an abstention").
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import FEEDBACK, LLMARENA_ONE_TRY, Param, RetryPolicy, SeatResult, rank_by
+from engine.games.base import FEEDBACK, FIXED, LLMARENA_ONE_TRY, Param, RetryPolicy, SeatResult, rank_by
 from engine.games.social.answers import names_word, normalize, same_word
 from engine.games.social.parameters import SOCIAL_PARAMS
 from engine.games.social.rounds import SocialDeduction
@@ -36,6 +39,10 @@ BEFORE_WORD_PROBE_PARAM = {"word_probe": "separate"}
 MAGIC_CREDITS = {0: (0, 3), 1: (3, 0), 2: (2, 1)}  # flag -> (undercover, each civilian)
 MAGIC_MAX_CREDITS = 3
 WIS_POOL = 12.0
+
+
+WIS_ONE_CHANCE = RetryPolicy("wis", tries=1, feedback=False, exhausted=FIXED,
+                             fixed="no speech (a foul: eliminated at once) or no vote (an abstention)")
 
 
 def wis_base_scores(spy_out_round: int | None) -> tuple[float, float]:
@@ -90,13 +97,22 @@ class Undercover(SocialDeduction):
                 "first_speaker": -1},
     }
 
-    rules_version = 3  # 2: LLMArena's rules ask once, then a random action; 3: the word guesses in the vote's answer
+    rules_version = 4  # 2: LLMArena's rules ask once; 3: the word guesses in the vote's answer; 4: WiS's one chance
 
     def __init__(self, params: dict[str, Any]):
         super().__init__(BEFORE_WORD_PROBE_PARAM | params)
 
     def retry_policy(self) -> RetryPolicy:
-        return LLMARENA_ONE_TRY if self.p["rules"] == "llmarena" else FEEDBACK
+        return {"llmarena": LLMARENA_ONE_TRY, "wis": WIS_ONE_CHANCE}.get(self.p["rules"], FEEDBACK)
+
+    def fixed_action(self, seat: int) -> Any:
+        """Who-is-Spy's seat without a usable answer: no speech (a foul, `foul_of`), no vote (an abstention); a probe
+        the paper does not ask (`probes`) the space's fallback."""
+        if self.stage == "clue":
+            return ""
+        if self.stage == "vote":
+            return None
+        return self.space(seat).sample(self.rng)
 
     @classmethod
     def check_params(cls, params: dict[str, Any]) -> None:
