@@ -109,8 +109,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("max_tokens", "INTEGER"), ("agent_name", "VARCHAR"), ("step", "INTEGER"), ("name", "VARCHAR"),
         ("matches", "BIGINT"),
         ("total", "DOUBLE")),
-    # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
-    "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
+    # one row: the writes so far (a cache keys on it), the `ok` matches the summaries count and the version of the code
+    # that computed them (`summaries.summaries_code`)
+    "generation": (("generation", "BIGINT"), ("summarized", "BIGINT"), ("summaries_code", "VARCHAR")),
 }
 # the summaries a date range sums, kept by the day their matches finished too (engine/store/summary_keys.py BY_DAY)
 TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY.items()}
@@ -129,13 +130,15 @@ TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY
 # the hint ablation) and step_summary (γ-Bench's per-round curves), agent_summary rebuilt and step_summary built; 15
 # agent_summary, metric_summary and pairwise_summary kept by day as well (`*_by_day`: a date range's figures), built;
 # 16 seats.agent_name (the agent's stable name, engine/agent_names.py: its label, agent string and every setting that
-# changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt.
+# changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt; 17
+# generation.summaries_code (the summaries keyed on the code computing them: a changed summary is rebuilt by the next
+# process that may write the file, with no version to bump).
 # Every upgrade rewrites the papers' rows, so a change to engine/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"),
                 "DATE": pa.date32()}

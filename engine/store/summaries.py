@@ -43,11 +43,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
 from engine.agent_names import SEAT_COLUMNS, seat_names
+from engine.code_version import code_version
 from engine.store.schema import TABLES
 from engine.store.summary_agents import contributions_sql, illegal_move_sql, metric_contributions_sql
 from engine.store.summary_gamabench import gamabench_contributions_sql, step_contributions_sql, step_values_sql
@@ -143,6 +145,7 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
         con.execute(f"DELETE FROM match_scores WHERE match_id IN (SELECT match_id FROM {matches} WHERE status = 'ok')")
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
+    _out_of_step_if_other_code(con)
     bump(con)
 
 
@@ -165,8 +168,9 @@ def out_of_step(con: duckdb.DuckDBPyConnection) -> None:
 
 def ensure_state(con: duckdb.DuckDBPyConnection) -> None:
     """The generation row, if the database has none yet: in step when it holds no match (a new database)."""
-    con.execute("INSERT INTO generation SELECT 0, CASE WHEN NOT EXISTS (SELECT 1 FROM matches) THEN 0 END "
-                "WHERE NOT EXISTS (SELECT 1 FROM generation)")
+    con.execute("INSERT INTO generation SELECT 0, CASE WHEN NOT EXISTS (SELECT 1 FROM matches) THEN 0 END, "
+                "CASE WHEN NOT EXISTS (SELECT 1 FROM matches) THEN ? END "
+                "WHERE NOT EXISTS (SELECT 1 FROM generation)", [summaries_code()])
 
 
 # A rebuild reads the whole log: at a million matches (20M turns) its joins and aggregates need about 1 GB, where
@@ -212,7 +216,8 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
         rebuild_agents_and_steps(con)
     written = generation(con)
     con.execute("DELETE FROM generation")
-    con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written])
+    con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok'), ?",
+                [written, summaries_code()])
     bump(con)
 
 
@@ -225,14 +230,6 @@ def _rebuild_by_day(con: duckdb.DuckDBPyConnection, table: str) -> None:
     con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({ROWS_BY_DAY[table]('matches')}) ORDER BY game")
     con.execute(f"DELETE FROM {table}")
     con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM ({summed_rows_sql(table, by_day)}) ORDER BY game")
-
-
-def rebuild_days(con: duckdb.DuckDBPyConnection) -> None:
-    """Inside a transaction: the summaries a date range sums computed again from the whole log, by day and summed
-    over the days (the upgrade to version 15)."""
-    with _rebuilding(con):
-        for table in BY_DAY:
-            _rebuild_by_day(con, table)
 
 
 def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
@@ -292,10 +289,42 @@ def generation(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def in_step(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the summaries count every `ok` match stored (and nothing else), and the run totals every match (an
-    errored one inserted around the writer leaves them out of step too)."""
+    """Whether the summaries were computed by this code (`summaries_code`) and count every `ok` match stored (and
+    nothing else), and the run totals every match (an errored one inserted around the writer leaves them out of step
+    too)."""
     [(same,)] = con.execute("SELECT (SELECT max(summarized) FROM generation) = "
                             "(SELECT count(*) FROM matches WHERE status = 'ok') AND "
                             "(SELECT coalesce(sum(matches), 0) FROM run_totals) = "
-                            "(SELECT count(*) FROM matches)").fetchall()  # whole: the connection is free again
+                            "(SELECT count(*) FROM matches) AND "
+                            "(SELECT max(summaries_code) FROM generation) = ?",
+                            [summaries_code()]).fetchall()  # whole: the connection is free again
     return bool(same)
+
+
+# The summaries are keyed on the code that computes them: a database whose summaries other code computed (a scorer
+# changed since, or a database of an older version) is read from the log until a process that may write the file
+# rebuilds them (`rebuild_for_this_code`: the next command or dashboard view, `upgrades.check_db`).
+
+
+def summaries_code() -> str:
+    """The version of the code computing the summaries: a hash of this module's source and of every engine module it
+    imports (engine/code_version.py), so an unrelated change rebuilds nothing."""
+    return code_version(Path(__file__))
+
+
+def computed_by_other_code(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the summaries stored were computed by code other than this process's."""
+    [(code,)] = con.execute("SELECT max(summaries_code) FROM generation").fetchall()
+    return code != summaries_code()
+
+
+def rebuild_for_this_code(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: the summaries rebuilt from the log if other code computed them."""
+    if computed_by_other_code(con):
+        rebuild(con)
+
+
+def _out_of_step_if_other_code(con: duckdb.DuckDBPyConnection) -> None:
+    """A writer running other code than the summaries' (a run started before a `git pull`) adds rows its own code
+    computed: the summaries are then of no one code, and out of step until rebuilt."""
+    con.execute("UPDATE generation SET summarized = NULL WHERE summaries_code IS DISTINCT FROM ?", [summaries_code()])

@@ -11,7 +11,7 @@ import duckdb
 
 from engine import published
 from engine.store import connections, summaries
-from engine.store.files import DatabaseError, check_whole
+from engine.store.files import DatabaseError, check_path, check_whole
 from engine.store.schema import SCHEMA_VERSION, TABLES, create_table_sql, now, schema_version
 
 
@@ -28,26 +28,13 @@ def _battle_royale_rounds(con: duckdb.DuckDBPyConnection) -> None:
                    WHERE game = 'battle_royale' AND json_exists(params, '$.max_turns')""")
 
 
-def _teammates_not_compared(con: duckdb.DuckDBPyConnection) -> None:
-    """The pairwise summary compared seats of one team ranked apart (Who is Spy's civilians, ranked by score): its
-    rows are computed again without those pairs, and the ratings kept beside the database from them go stale."""
-    summaries.rebuild_pairwise(con)
-    summaries.bump(con)
-
-
 # What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
-# step: a database older than that version goes through it, in order, inside the upgrade's transaction.
+# step: a database older than that version goes through it, in order, inside the upgrade's transaction. The summaries
+# need no step: they are keyed on the code that computes them, and rebuilt after the steps when other code computed
+# them (`summaries.rebuild_for_this_code`).
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (6, _played_under_the_first_rules),
     (6, _battle_royale_rounds),
-    (9, summaries.rebuild),  # brought by 8; by 9 their `fallbacks` key, the pairwise summary, agent_settings
-    (10, summaries.rebuild_seats),  # the seat summary (after a rebuild above, built a second time: rare, exact)
-    (11, summaries.rebuild_gamabench),  # likewise γ-Bench's
-    (12, _teammates_not_compared),
-    (13, summaries.rebuild_runs_and_scores),  # Launch's run totals and Robustness' per-match scores
-    (14, summaries.rebuild_agents_and_steps),  # the agents' illegal moves (hint ablation), γ-Bench's per-round steps
-    (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
-    (16, summaries.rebuild),  # the seats named (`summaries.name_seats`), every summary keyed on their names
 )
 
 
@@ -86,6 +73,10 @@ def init_db(db: str | Path) -> None:
         _check_version(db, version)
         if version == SCHEMA_VERSION:
             _check_tables(db, con)
+            if summaries.computed_by_other_code(con):
+                con.execute("BEGIN")
+                summaries.rebuild_for_this_code(con)
+                con.execute("COMMIT")
             return
         con.execute("BEGIN")
         for table in TABLES:
@@ -100,20 +91,31 @@ def init_db(db: str | Path) -> None:
                 fill(con)
         published.fill(con)
         summaries.ensure_state(con)
+        summaries.rebuild_for_this_code(con)
         con.execute("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, upgraded_at TIMESTAMP)")
         con.execute("INSERT INTO schema_version VALUES (?, ?)", [SCHEMA_VERSION, now()])
         con.execute("COMMIT")
 
 
 def needs_upgrade(db: Path, con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether `db` (open as `con`) holds an older arena schema to upgrade; DatabaseError if it is no arena
-    database, a newer one or a file cut short."""
+    """Whether `db` (open as `con`) holds an older arena schema to upgrade, or summaries other code computed in a
+    file this process may write (a read-only one is read from the log); DatabaseError if it is no arena database, a
+    newer one or a file cut short."""
     check_whole(db, con)
     version = schema_version(con)
     _check_version(db, version)
     if version == SCHEMA_VERSION:
         _check_tables(db, con)
+        return summaries.computed_by_other_code(con) and _writable(db)
     return 0 < version < SCHEMA_VERSION
+
+
+def _writable(db: Path) -> bool:
+    try:
+        check_path(db, read_only=False, header=False)
+    except DatabaseError:
+        return False
+    return True
 
 
 def check_db(db: str | Path, timeout: float | None = connections.READER_TIMEOUT) -> None:
