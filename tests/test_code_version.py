@@ -75,8 +75,9 @@ def test_a_changed_scorer_shows_on_the_next_view_of_an_existing_database(tmp_pat
 
 def test_a_changed_definition_in_the_summaries_shows_on_the_next_view_writable_or_read_only(tmp_path):
     """The summaries in the database were computed by the original code; a copy of the tree where a valid answer
-    is defined otherwise (a decision on every third turn only) shows its own valid rates: rebuilt where it may write the file, read
-    from the log where the file is read-only. The original code, opened again, shows its own figures again."""
+    is defined otherwise (a decision on every third turn only) shows its own valid rates: rebuilt where it may
+    write the file, read from the log where the file is read-only. The original code, opened again, shows its own
+    figures again."""
     db = tmp_path / "results.duckdb"
     tree = copied_tree(tmp_path)
     engine(ROOT, "run", str(tree / "kept.yaml"), "--db", str(db), "--quiet")
