@@ -85,9 +85,13 @@ def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.Data
 
 
 def forget(db: str | Path) -> None:
-    """Drop every table kept for `db`: the next view of each is computed again."""
-    for path in _files(kept_tables_folder(db)):
+    """Drop every table kept for `db`, held in this process too: the next view of each is computed again."""
+    folder = kept_tables_folder(db)
+    for path in _files(folder):
         _removed(path)
+    with _PARSED_LOCK:
+        for path in [path for path in _PARSED if path.parent == folder]:
+            del _PARSED[path]
 
 
 CARRIED = "carried-"  # the name's start of a file kept across states
