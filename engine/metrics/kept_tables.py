@@ -32,6 +32,7 @@ import pandas as pd
 
 from engine import store
 from engine.code_version import code_version
+from engine.store import summaries
 
 # the files read of one state, by version (mtime, size); None: a table that could not be saved, held here instead
 _PARSED: dict[Path, tuple[tuple[int, int] | None, pd.DataFrame]] = {}
@@ -45,12 +46,14 @@ def kept_tables_folder(db: str | Path) -> Path:
 def state(db: str | Path) -> list | None:
     """The database's state as [code version, created, generation], or None when its summaries are out of step with
     the log (a state that no generation tells apart): a table computed by other code is computed again."""
-    with store.reading(db):
-        if not store.summaries_in_step(db):
-            return None
-        created, generation = store.rows(db, "SELECT (SELECT min(upgraded_at)::VARCHAR FROM schema_version), "
-                                             "(SELECT max(generation) FROM generation)")[0]
-    return [code_version(), created, int(generation)]
+    if not Path(db).exists():
+        return None
+    # one read, so no write comes between its parts, and no connection shared (Launch shares none)
+    in_step, created, generation = store.rows(db, f"SELECT {summaries.IN_STEP_SQL}, "
+                                                  "(SELECT min(upgraded_at)::VARCHAR FROM schema_version), "
+                                                  "(SELECT max(generation) FROM generation)",
+                                              [summaries.summaries_code()])[0]
+    return [code_version(), created, int(generation)] if in_step else None
 
 
 def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:

@@ -292,13 +292,14 @@ def in_step(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the summaries were computed by this code (`summaries_code`) and count every `ok` match stored (and
     nothing else), and the run totals every match (an errored one inserted around the writer leaves them out of step
     too)."""
-    [(same,)] = con.execute("SELECT (SELECT max(summarized) FROM generation) = "
-                            "(SELECT count(*) FROM matches WHERE status = 'ok') AND "
-                            "(SELECT coalesce(sum(matches), 0) FROM run_totals) = "
-                            "(SELECT count(*) FROM matches) AND "
-                            "(SELECT max(summaries_code) FROM generation) = ?",
-                            [summaries_code()]).fetchall()  # whole: the connection is free again
+    [(same,)] = con.execute(f"SELECT {IN_STEP_SQL}", [summaries_code()]).fetchall()  # whole: the connection is free
     return bool(same)
+
+
+# whether the summaries are in step (`in_step`), as SQL with the code's version as its one parameter
+IN_STEP_SQL = ("(SELECT max(summarized) FROM generation) = (SELECT count(*) FROM matches WHERE status = 'ok') AND "
+               "(SELECT coalesce(sum(matches), 0) FROM run_totals) = (SELECT count(*) FROM matches) AND "
+               "(SELECT max(summaries_code) FROM generation) = ?")
 
 
 # The summaries are keyed on the code that computes them: a database whose summaries other code computed (a scorer
