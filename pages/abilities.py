@@ -20,7 +20,7 @@ from engine.present.captions import glossed, own_table_caption
 from engine.present.palette import painted
 from engine.present.suite_tables import complete_first, partial_rows
 from engine.store.selection import Selection
-from pages.shared.caching import cached, filter_options
+from pages.shared.caching import filter_options
 from pages.shared.markdown import plain
 from pages.shared.opening import open_page
 from pages.shared.own_tables import show_own_table
@@ -42,7 +42,7 @@ def challenger_of(agent: str, strategy) -> str:
 open_page("Abilities (MAgIC)", DB, empty="No data yet: play MAgIC's games (e.g. `python -m engine run "
           "runs/magic_social.yaml` and `runs/magic_game_theory.yaml`).")
 
-profile = cached(own_table, DB, suite=SUITE.name, selection=Selection())
+profile = own_table(DB, suite=SUITE.name, selection=Selection())
 if profile.empty:
     st.info(f"No data yet: {SUITE.empty}")
     st.stop()
@@ -64,7 +64,7 @@ def as_text(label: str) -> str:
 
 
 # what each ability rests on: the seats behind it and its 95% interval, over the profile's matches
-intervals = cached(ability_intervals, DB, selection=profile_scope(Selection()))
+intervals = ability_intervals(DB, selection=profile_scope(Selection()))
 intervals.insert(0, "challenger", [challenger_of(a, s) for a, s in zip(intervals["agent"], intervals["strategy"],
                                                                        strict=True)])
 behind = intervals.set_index(["challenger", "ability"])

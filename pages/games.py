@@ -17,7 +17,6 @@ from engine.present.figures import declared_figures
 from engine.present.numbers import on_one_scale
 from engine.present.suite_tables import by_win_rate, win_rates_view
 from pages.shared import links
-from pages.shared.caching import cached
 from pages.shared.opening import open_filtered_page
 from pages.shared.report import Report
 from pages.shared.tables import column_definitions, show_table
@@ -74,7 +73,7 @@ st.header(game)
 shown = replace(selection.of_game(game), agents=() if mine is None else (mine,))
 for suite in suites_of(game):
     for figure in suite.figures_of(game):
-        table = only_mine(cached(figure.table, DB, selection=shown))
+        table = only_mine(figure.table(DB, selection=shown))
         table = table.rename(columns=suite.layout.renamed)  # a column under the one name its suite's table gives it
         if table.empty:
             report.caption(glossed(f"{suite.title}: {figure.title}: nothing recorded for this selection.",

@@ -41,11 +41,6 @@ def slot(key: str) -> None:
     slots[key] = st.empty()
 
 
-@st.cache_data(ttl=30, show_spinner=False)
-def models_seen(db: str) -> list[str]:
-    return queries.models_played(db)
-
-
 def param_widget(game: str, name: str, value, key: str):
     param = get_game(game).params[name]
     label = f"{name}"
@@ -78,7 +73,7 @@ def game_section(game: str) -> form.GameChoice:
                 changed[name] = picked
     slot(form.field_key(game, "params"))
     n = form.seats_shown(game, presets, changed)  # follows the params (players=4: 4 pickers); a wrong one is left out
-    options = form.agent_options(game, models_seen(str(DB)))
+    options = form.agent_options(game, queries.models_played(DB))
     seats = []
     columns = st.columns(min(max(n, 1), 5))
     for i in range(n):

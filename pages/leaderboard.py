@@ -38,7 +38,7 @@ from engine.score.ratings import saved_replay, trueskill_table
 from engine.store.selection import Variant
 from engine.study import certainty_reads
 from pages.shared import links
-from pages.shared.caching import cached, slow_scorer_wanted
+from pages.shared.caching import slow_scorer_wanted
 from pages.shared.markdown import plain
 from pages.shared.opening import open_filtered_page
 from pages.shared.own_tables import show_own_table
@@ -62,10 +62,10 @@ def ratings(scope, suffix: str):
         return
     report.caption(glossed("TrueSkill μ with its 95% interval, over contested matches (self-play left out); skills "
                            "compare only within one `component` of agents linked by matches.", "TrueSkill"))
-    show_table(report, f"TrueSkill ({suffix})", cached(trueskill_table, DB, selection=scope), f"trueskill_{suffix}")
+    show_table(report, f"TrueSkill ({suffix})", trueskill_table(DB, selection=scope), f"trueskill_{suffix}")
     report.caption(glossed("Bradley-Terry over contested matches with its 95% bootstrap interval, ranked as the "
                            "headline ranks: overlapping intervals share a rank.", "rating"))
-    rated = cached(headline.ratings, DB, selection=scope)
+    rated = headline.ratings(DB, selection=scope)
     show_table(report, f"Bradley-Terry ({suffix})", rated, f"bradley_terry_{suffix}", shown=ranked_view(rated, RATING))
 
 
@@ -79,7 +79,7 @@ report.text(meanings)
 def empty_caption(suite) -> str:
     """What a suite without a table holds in this selection: only self-play of some of its games (left out of every
     number), or none of its games at all."""
-    _, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
+    _, self_play = headline.coverage(DB, suite=suite.name, selection=selection)
     if self_play:
         return glossed(f"Only self-play in this selection ({', '.join(self_play)}): left out of win rates and ratings, "
                        f"so {suite.title} has nothing to rank.", "self-play")
@@ -114,7 +114,7 @@ def pairwise_matrices(suite, agents: tuple[str, ...]) -> None:
     """Chatbot Arena's matrices of a suite's contested matches (engine/score/compare.py): rows A, columns B, A's win
     share over their matches against each other, and the number of those matches beside it; agents in the headline's
     order."""
-    shares, counts = cached(compare.matrices, DB, selection=selection.within(suite.variants), order=agents)
+    shares, counts = compare.matrices(DB, selection=selection.within(suite.variants), order=agents)
     if shares.empty:
         return
     with st.expander(f"{suite.title}: pairwise win share and matches (row against column)"):
@@ -133,9 +133,9 @@ for suite in all_suites().values():
     if not suite.games:  # the games outside the papers, when every game is a paper's
         continue
     st.header(suite.title)
-    table = cached(headline.headline, DB, suite=suite.name, selection=selection)
+    table = headline.headline(DB, suite=suite.name, selection=selection)
     if not table.empty:
-        counted, self_play = cached(headline.coverage, DB, suite=suite.name, selection=selection)
+        counted, self_play = headline.coverage(DB, suite=suite.name, selection=selection)
         report.caption(headline_note(suite, counted, self_play))
         show_table(report, f"{suite.title}: headline", table, f"headline_{suite.name}",
                    shown=headline_view(table, suite.headline), helps=headline_help(suite.headline),
@@ -150,11 +150,11 @@ for suite in all_suites().values():
     if suite.slow and not saved_replay(replace(selection, games=())) and not slow_scorer_wanted(
             f"{suite.title}'s table", options, suite.games, f"{suite.name}_table"):
         continue
-    board = cached(own_table, DB, suite=suite.name, selection=selection)
+    board = own_table(DB, suite=suite.name, selection=selection)
     if not board.empty:
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         report.caption(own_table_caption(suite))
-        paper = cached(queries.published_rows, DB, suite=suite.name)  # the paper's rows for the models we played
+        paper = queries.published_rows(DB, suite=suite.name)  # the paper's rows for the models we played
         board = complete_first(published.beside(board, paper), suite.layout)  # partial rows last
         show_own_table(report, suite.title, board, suite.name, suite.layout)
     elif table.empty:
@@ -163,7 +163,7 @@ for suite in all_suites().values():
         report.caption(glossed(f"{suite.paper}'s own table: nothing to score in this selection.", suite.title))
 
 st.header("Across games")
-across = cached(cross_game.cross_game, DB, selection=selection)
+across = cross_game.cross_game(DB, selection=selection)
 if across.ratings.empty:
     report.caption(glossed("No contested match between agents in this selection.", "self-play"))
 else:
@@ -171,11 +171,11 @@ else:
     show_table(report, "One rating across games", across.ratings, "across_games", shown=cross_game.view(across.ratings))
     report.caption(f"Fragility: {cross_game.fragility_sentence(across.fragility)}")
 
-dealt = cached(certainty_reads.studies, DB)
+dealt = certainty_reads.studies(DB)
 if not dealt.empty:
     st.subheader("Cost against certainty")
     study = url_selectbox("Study (a run dealt in pairs)", list(dealt["run_id"]), "study")
-    points = cached(certainty_reads.curve, DB, run_id=study)
+    points = certainty_reads.curve(DB, run_id=study)
     if points.empty:
         report.caption("This run is no study of two-seat games: nothing to draw.")
     else:
@@ -188,7 +188,7 @@ if not dealt.empty:
 
 st.header("A versus B")
 CHOOSE = "(choose an agent)"
-versus_agents = [CHOOSE, *cached(compare.agent_names, DB, selection=selection)]
+versus_agents = [CHOOSE, *compare.agent_names(DB, selection=selection)]
 left, right = st.columns(2)
 with left:
     first = url_selectbox("Agent A", versus_agents, "versus_a")
@@ -199,7 +199,7 @@ if CHOOSE in (first, second) or first == second:
                            "the same opponents, per game and overall (`python -m engine compare A B` prints the same "
                            "table).", "A versus B"))
 else:
-    versus = cached(compare.compare, DB, a=first, b=second, selection=selection)
+    versus = compare.compare(DB, a=first, b=second, selection=selection)
     report.caption(glossed(f"{plain(first)} (A) against {plain(second)} (B): their matches against each other, then "
                            f"their scores paired by seed against the same opponents ({compare.PAIRED_TEST}, Holm "
                            "across games); hover a header for its column's definition.", "A versus B"))

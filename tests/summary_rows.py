@@ -47,6 +47,8 @@ def assert_upgrade_builds_them(db: Path, scratch: Path, version: int, undo: tupl
     with store.connect(copy) as con:
         for statement in undo:
             con.execute(statement)
+        if "generation" in {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}:
+            con.execute("ALTER TABLE generation DROP COLUMN summaries_code")  # older than version 17
         con.execute("DELETE FROM schema_version")
         con.execute("INSERT INTO schema_version VALUES (?, now())", [version])
     store.check_db(copy)

@@ -43,6 +43,12 @@ def played(tmp_path):
     return db
 
 
+def kept_files(db) -> list:
+    """The files of the tables kept per state (the TrueSkill replays carried across states left out)."""
+    folder = kept_tables.kept_tables_folder(db)
+    return [path for path in folder.iterdir() if not path.name.startswith(kept_tables.CARRIED)]
+
+
 def a_new_process() -> None:
     trueskill_replay._REPLAYED.clear()
 
@@ -90,7 +96,7 @@ def test_a_write_makes_every_kept_table_stale(played, monkeypatch):
     monkeypatch.setattr(ratings, "_trueskill_table", lambda *args: computed.append(1) or real(*args))
     after = ratings.trueskill_table(played)
     assert computed and not after.equals(before)
-    files = list(kept_tables.kept_tables_folder(played).iterdir())
+    files = kept_files(played)
     assert len(files) == 1  # the old ones dropped
     assert json.loads(files[0].read_text())["state"] == kept_tables.state(played)
 
@@ -101,10 +107,10 @@ def test_each_table_is_a_file_of_its_own_so_a_new_view_rewrites_no_other(played)
     legacy = played.with_name(f"{played.name}.tables.json")
     legacy.write_text("{}")
     ratings.trueskill_table(played)
-    (first,) = kept_tables.kept_tables_folder(played).iterdir()
+    (first,) = kept_files(played)
     written = first.stat().st_mtime_ns
     ratings.bradley_terry_table(played)
-    assert len(list(kept_tables.kept_tables_folder(played).iterdir())) == 2
+    assert len(kept_files(played)) == 2
     assert first.stat().st_mtime_ns == written
     assert not legacy.exists()
 
@@ -150,7 +156,7 @@ def test_two_copies_written_alike_never_share_a_state(played, tmp_path):
 
 def test_a_damaged_file_is_computed_again(played):
     first = ratings.bradley_terry_table(played)
-    (kept,) = kept_tables.kept_tables_folder(played).iterdir()
+    (kept,) = kept_files(played)
     saved = json.loads(kept.read_text())
     for damaged in ("{not json", '{"state": [1], "tables": []}', '[]', json.dumps({**saved, "key": 1}),
                     json.dumps({**saved, "table": {"columns": 3}}), json.dumps({**saved, "table": None})):
@@ -169,13 +175,12 @@ def test_a_table_computed_before_a_write_and_saved_after_it_leaves_the_newer_tab
         return pd.DataFrame({"x": [1]})
 
     kept_tables.kept(played, "slow view", slow_view)
-    folder = kept_tables.kept_tables_folder(played)
-    assert len(list(folder.iterdir())) == 2  # the slow view's (of a state no one asks again) and the newer one
+    assert len(kept_files(played)) == 2  # the slow view's (of a state no one asks again) and the newer one
     with pytest.MonkeyPatch.context() as patched:
         nothing_computed(patched)
         pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), newer[0], check_exact=True)
     ratings.trueskill_table(played)  # the next table kept at the new state removes the older one
-    assert len(list(folder.iterdir())) == 2
+    assert len(kept_files(played)) == 2
 
 
 @pytest.mark.parametrize("in_the_way", ["a file", "a symlink loop", "a folder in place of a table"])
@@ -185,7 +190,7 @@ def test_a_folder_in_the_way_only_costs_computing_again(played, in_the_way):
     first = ratings.bradley_terry_table(played)
     folder = kept_tables.kept_tables_folder(played)
     if in_the_way == "a folder in place of a table":
-        (table,) = folder.iterdir()
+        (table,) = kept_files(played)
         table.unlink()
         table.mkdir()
         play(played, "newer", 4)  # the next save removes the older state's files: this one cannot be
@@ -202,7 +207,7 @@ def test_a_folder_in_the_way_only_costs_computing_again(played, in_the_way):
 
 def test_a_table_nested_past_the_parsers_depth_is_computed_again(played):
     first = ratings.bradley_terry_table(played)
-    (table,) = kept_tables.kept_tables_folder(played).iterdir()
+    (table,) = kept_files(played)
     table.write_text("[" * 200_000)
     pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), first, check_exact=True)
 
@@ -309,3 +314,40 @@ def test_the_run_command_keeps_llmarenas_figures_of_each_game(played, monkeypatc
     kept_tables.forget(played)
     for table, (figure, game) in zip(kept, views, strict=True):
         pd.testing.assert_frame_equal(table, figure.compute(played, Selection().of_game(game)), check_exact=True)
+
+
+def test_a_table_that_cannot_be_saved_is_computed_once_per_process(played, monkeypatch):
+    """A read-only folder (a read-only database's): the table is held in this process for the state, and a write
+    still makes it stale."""
+    monkeypatch.setattr(kept_tables, "write_whole", lambda path, text: False)
+    first = ratings.bradley_terry_table(played)
+    with monkeypatch.context() as patched:
+        nothing_computed(patched)
+        pd.testing.assert_frame_equal(ratings.bradley_terry_table(played), first, check_exact=True)
+    play(played, "second", 2)
+    assert not ratings.bradley_terry_table(played).equals(first)
+
+
+def test_the_saved_replays_live_with_the_kept_tables_across_states(played):
+    """One folder beside the database: the TrueSkill replays are carried across states (a table kept at a new
+    state removes the older states' tables, never them), and dropped with the rest by `forget`."""
+    ratings.trueskill_table(played)
+    replays = ratings.saved_replays_path(played)
+    assert replays.parent == kept_tables.kept_tables_folder(played) and replays.exists()
+    play(played, "second", 2)
+    ratings.bradley_terry_table(played)  # a table of the new state: the older state's tables go
+    assert replays.exists()
+    kept_tables.forget(played)
+    assert not replays.exists()
+
+
+def test_a_table_with_dates_is_kept_as_computed(played):
+    """The filter options every page opens with (`pages/shared/caching.py`) hold dates: written as text, read back
+    as their dtype."""
+    from engine.present import queries
+
+    first = queries.filter_options(played)
+    kept = kept_tables.kept_per_state(queries.filter_options)
+    pd.testing.assert_frame_equal(kept(played), first, check_exact=True)
+    kept_tables._PARSED.clear()  # a new process
+    pd.testing.assert_frame_equal(kept(played), first, check_exact=True)

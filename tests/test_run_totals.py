@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from engine import store
+from engine.score import kept_tables
 from engine.serve.launch import processes
 from tests.summary_rows import (
     assert_rebuild_gives_the_writers_rows,
@@ -44,7 +45,7 @@ def expected(attempts) -> dict:
 
 def fresh_progress(db) -> pd.DataFrame:
     """The runs panel's stored figures as a page opening now reads them (no figures kept from an earlier call)."""
-    processes._STORED.clear()
+    kept_tables.forget(db)
     return processes.progress(db)[STORED].sort_values("run_id", ignore_index=True)
 
 

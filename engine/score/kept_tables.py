@@ -1,8 +1,10 @@
-"""Tables that depend on the whole history (a TrueSkill replay, a Bradley-Terry bootstrap, a board built on them,
-a median) kept per database state beside the database, in `<database>.tables/`: `kept(db, key, compute)`
+"""Results kept beside the database, in `<database>.tables/`: the one caching layer outside the database (the
+other is its summaries, engine/store/summaries.py). Tables that depend on the whole history (a TrueSkill replay, a
+Bradley-Terry bootstrap, a board built on them, a median) are kept per database state: `kept(db, key, compute)`
 returns the table computed at the database's present state, by this process or another one (the run command
 computes the default views after a run: engine/present/default_views.py), so a page never computes again what
-nothing changed, and a new process's first view reads a file instead of the log.
+nothing changed, and a new process's first view reads a file instead of the log. The TrueSkill replays of the
+unfiltered selections are kept there too, across states (engine/score/saved_replays.py: `carried_path`).
 
 A state is the code's version (`code_version`: a changed scorer computes its tables again), the database's creation
 time and its write stamp (`store.generation`, raised at every write), known only
@@ -12,7 +14,8 @@ only, and a view read parses its own (one file of every table took 20 ms to writ
 each new view, bench/dashboard.py). A write to the database makes every table stale at once, and the next table
 kept removes those of earlier states (never a later one's: a table computed before a write may be saved after
 it), so the folder never grows past the views asked since the last write. Floats are written as Python writes them
-(`repr`), so a kept table is the computed one to the last bit."""
+(`repr`), so a kept table is the computed one to the last bit. A table that cannot be saved (a read-only folder) is
+held in this process for its state, so a read-only database computes each view once per process."""
 
 from __future__ import annotations
 
@@ -28,9 +31,11 @@ from pathlib import Path
 import pandas as pd
 
 from engine import store
-from engine.score.code_version import code_version
+from engine.store import summaries
+from engine.store.code_version import code_version
 
-_PARSED: dict[Path, tuple[tuple[int, int], pd.DataFrame]] = {}  # the files read of one state, by version (mtime, size)
+# the files read of one state, by version (mtime, size); None: a table that could not be saved, held here instead
+_PARSED: dict[Path, tuple[tuple[int, int] | None, pd.DataFrame]] = {}
 _PARSED_LOCK = threading.Lock()  # the pages' threads share it
 
 
@@ -41,12 +46,14 @@ def kept_tables_folder(db: str | Path) -> Path:
 def state(db: str | Path) -> list | None:
     """The database's state as [code version, created, generation], or None when its summaries are out of step with
     the log (a state that no generation tells apart): a table computed by other code is computed again."""
-    with store.reading(db):
-        if not store.summaries_in_step(db):
-            return None
-        created, generation = store.rows(db, "SELECT (SELECT min(upgraded_at)::VARCHAR FROM schema_version), "
-                                             "(SELECT max(generation) FROM generation)")[0]
-    return [code_version(), created, int(generation)]
+    if not Path(db).exists():
+        return None
+    # one read, so no write comes between its parts, and no connection shared (Launch shares none)
+    in_step, created, generation = store.rows(db, f"SELECT {summaries.IN_STEP_SQL}, "
+                                                  "(SELECT min(upgraded_at)::VARCHAR FROM schema_version), "
+                                                  "(SELECT max(generation) FROM generation)",
+                                              [summaries.summaries_code()])[0]
+    return [code_version(), created, int(generation)] if in_step else None
 
 
 def kept(db: str | Path, key: str, compute: Callable[[], pd.DataFrame]) -> pd.DataFrame:
@@ -81,9 +88,36 @@ def kept_per_state(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.Data
 
 
 def forget(db: str | Path) -> None:
-    """Drop every table kept for `db`: the next view of each is computed again."""
-    for path in _files(kept_tables_folder(db)):
+    """Drop every table kept for `db`, held in this process too: the next view of each is computed again."""
+    folder = kept_tables_folder(db)
+    for path in _files(folder):
         _removed(path)
+    with _PARSED_LOCK:
+        for path in [path for path in _PARSED if path.parent == folder]:
+            del _PARSED[path]
+
+
+CARRIED = "carried-"  # the name's start of a file kept across states
+
+
+def carried_path(db: str | Path, name: str) -> Path:
+    """The file of results kept across the database's states (`name`.json: the TrueSkill replays, brought up to date
+    as matches are added), which a table kept at a new state does not remove."""
+    return kept_tables_folder(db) / f"{CARRIED}{name}.json"
+
+
+def write_whole(path: Path, text: str) -> bool:
+    """Write `text` to `path` through a temporary file renamed over it, so a reader never sees half of it; False
+    when the folder refuses (read-only, a file in its place)."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    except OSError:
+        _removed(temporary)
+        return False
+    return True
 
 
 def _table_path(db: str | Path, now: list, key: str) -> Path:
@@ -107,34 +141,38 @@ def _files(folder: Path) -> list[Path]:
 def _load(path: Path, now: list, key: str) -> pd.DataFrame | None:
     """The table kept in `path` for state `now` and `key`, parsed once per version of the file in this process;
     None when absent, unreadable or another's (a hash's collision)."""
+    parsed = _PARSED.get(path)
     try:
         stat = path.stat()
+    except OSError:  # absent: held in this process if it could not be saved
+        return parsed[1].copy() if parsed is not None and parsed[0] is None else None
+    try:
         version = (stat.st_mtime_ns, stat.st_size)
-        parsed = _PARSED.get(path)
         if parsed is None or parsed[0] != version:
             saved = json.loads(path.read_text())
             if saved.get("state") != now or saved.get("key") != key:
                 return None
             parsed = (version, _decoded(saved["table"]))
-            with _PARSED_LOCK:  # the tables of other states are stale: let go
-                for other in [other for other in _PARSED if not _same_state(other, path)]:
-                    del _PARSED[other]
-                _PARSED[path] = parsed
+            _hold(path, parsed)
         return parsed[1].copy()
     except (OSError, ValueError, AttributeError, KeyError, TypeError, RecursionError):
         return None  # absent or unreadable (a file nested past the parser's depth too): computed again
 
 
+def _hold(path: Path, parsed: tuple[tuple[int, int] | None, pd.DataFrame]) -> None:
+    """Keep a table of `path`'s state in this process; the tables of other states are stale: let go."""
+    with _PARSED_LOCK:
+        for other in [other for other in _PARSED if not _same_state(other, path)]:
+            del _PARSED[other]
+        _PARSED[path] = parsed
+
+
 def _save(path: Path, now: list, key: str, table: pd.DataFrame) -> None:
-    """Write `table` to its file (to a temporary file, renamed, so a reader never sees half of it), and remove the
-    tables of earlier states (`_older`). A read-only folder only costs computing again."""
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        path.parent.mkdir(exist_ok=True)
-        temporary.write_text(json.dumps({"state": now, "key": key, "table": _encoded(table)}))
-        os.replace(temporary, path)
-    except OSError:  # the folder is a file, unwritable, ...: the table is computed again when next asked
-        _removed(temporary)
+    """Write `table` to its file (`write_whole`), and remove the tables of earlier states (`_older`). A folder that
+    refuses (read-only, a file in its place) leaves the table held in this process only. A value JSON does not
+    know (a timestamp) is written as its text, which its column's dtype reads back."""
+    if not write_whole(path, json.dumps({"state": now, "key": key, "table": _encoded(table)}, default=str)):
+        _hold(path, (None, table.copy()))
         return
     for other in _files(path.parent):
         if _older(other, path):
@@ -146,6 +184,8 @@ def _older(other: Path, path: Path) -> bool:
     """Whether file `other` of the folder is of a state before `path`'s: another database, or an earlier generation
     of this one (a table computed before a write and saved after it must not remove the newer state's tables).
     A name of no state (not the folder's) counts as older."""
+    if other.name.startswith(CARRIED) and not other.name.endswith(".tmp"):
+        return False
     mine, theirs = path.name.split("-"), other.name.split("-")
     return len(theirs) < 3 or theirs[0] != mine[0] or not theirs[1].isdigit() or int(theirs[1]) < int(mine[1])
 

@@ -1,19 +1,19 @@
-"""The TrueSkill replays of the unfiltered selections (every game, each game) saved beside the database, in
-`<database>.ratings.json`, so a new process (the dashboard after a restart) replays only the matches that finished
-since. A replay saved under another formula, or a file that cannot be read, is replayed from the start.
+"""The TrueSkill replays of the unfiltered selections (every game, each game) saved beside the database with the
+tables kept there (`<database>.tables/carried-ratings.json`, engine/score/kept_tables.py), so a new process (the
+dashboard after a restart) replays only the matches that finished since. A replay saved by other code (the
+engine's, `code_version`), or a file that cannot be read, is replayed from the start.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
-from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from engine.score.code_version import code_version
+from engine.score.kept_tables import carried_path, write_whole
+from engine.store.code_version import code_version
 from engine.store.selection import ALL, Selection
 
 _WRITING = threading.Lock()
@@ -50,13 +50,11 @@ class Replayed:
         return in_step and self.generation == generation
 
 
-
-
 def saved_replays_path(db: str | Path) -> Path:
-    """Where the replays of the unfiltered selections (every game, each game) outlive the process: next to the
+    """Where the replays of the unfiltered selections (every game, each game) outlive the process: beside the
     database, so the first dashboard view after a restart replays only what finished since (the engine's `run`
     command brings it up to date after every run)."""
-    return Path(f"{db}.ratings.json")
+    return carried_path(db, "ratings")
 
 
 def saved_replay(selection: Selection) -> bool:
@@ -82,8 +80,8 @@ def load_saved(db: str | Path, selection: Selection) -> Replayed | None:
 
 
 def save(db: str | Path, selection: Selection, replayed: Replayed) -> None:
-    """Add this replay to the saved ones; written to a temporary file and renamed, so a reader never sees half
-    of it. A read-only directory only costs the next process a full replay."""
+    """Add this replay to the saved ones (`write_whole`: a reader never sees half of the file). A read-only folder
+    only costs the next process a full replay."""
     name = _saved_name(selection)
     if name is None:
         return
@@ -94,11 +92,5 @@ def save(db: str | Path, selection: Selection, replayed: Replayed) -> None:
         except (OSError, ValueError):
             saved = {}
         saved[name] = replayed.to_json()
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
-        try:
-            temporary.write_text(json.dumps(saved))
-            os.replace(temporary, path)
-        except OSError:
-            with suppress(OSError):  # a read-only file system refuses even removing what is not there
-                temporary.unlink(missing_ok=True)
+        write_whole(path, json.dumps(saved))
 

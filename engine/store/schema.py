@@ -83,8 +83,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     # the papers' summaries this database keeps (engine/store/summary_registry.py): a process that has not
     # registered one of them may not write here
     "kept_summaries": (("name", "VARCHAR"),),
-    # one row: the writes so far (a cache keys on it) and the `ok` matches the summaries count
-    "generation": (("generation", "BIGINT"), ("summarized", "BIGINT")),
+    # one row: the writes so far (a cache keys on it), the `ok` matches the summaries count and the version of the code
+    # that computed them (`summaries.summaries_code`)
+    "generation": (("generation", "BIGINT"), ("summarized", "BIGINT"), ("summaries_code", "VARCHAR")),
 }
 # the summaries a date range sums, kept by the day their matches finished too (engine/store/summary_keys.py BY_DAY)
 TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY.items()}
@@ -106,13 +107,15 @@ TABLES |= {by_day: (*TABLES[table], ("day", "DATE")) for table, by_day in BY_DAY
 # setting that changes its play), filled for the old seats, and every summary keyed on it (`agent_name`), rebuilt; 17
 # kept_summaries: the papers' summaries (seat_summary, gamabench_summary, step_summary) left the schema, each
 # registered by its paper (engine/store/summary_registry.py) and recorded as kept where the database held it; 18
-# matches.mirror and matches.deal (paired play: a lineup played again with its seats reversed on the same seed).
+# matches.mirror and matches.deal (paired play: a lineup played again with its seats reversed on the same seed); 19
+# generation.summaries_code (the summaries keyed on the code computing them: a changed summary is rebuilt by the next
+# process that may write the file, with no version to bump).
 # Every upgrade rewrites the papers' rows, so a change to engine/papers/published.py's rows bumps the version too (else
 # databases keep the old rows).
 # An upgrade adds what an older database lacks (tables, columns), in place; a newer database is left alone.
 # To add a column: append it to its table above and bump SCHEMA_VERSION; engine/store/upgrades.py adds it to
 # older files (and fills its old rows there, when NULL would not say what they hold).
-SCHEMA_VERSION = 18
+SCHEMA_VERSION = 19
 _ARROW_TYPES = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(), "UBIGINT": pa.uint64(),
                 "INTEGER": pa.int32(), "DOUBLE": pa.float64(), "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"),
                 "DATE": pa.date32()}

@@ -38,13 +38,16 @@ the writer, or a rescore cut short, leave them out of step, NULL, until `rebuild
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
 from engine.agents.agent_names import SEAT_COLUMNS, seat_names
+from engine.store.code_version import code_version
 from engine.store.files import DatabaseError
 from engine.store.schema import TABLES
 from engine.store.summary_agents import contributions_sql, illegal_move_sql, metric_contributions_sql
@@ -165,6 +168,7 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
         con.execute(f"DELETE FROM match_scores WHERE match_id IN (SELECT match_id FROM {matches} WHERE status = 'ok')")
     con.execute(f"UPDATE generation SET summarized = summarized + {sign} * "
                 f"(SELECT count(*) FROM {matches} WHERE status = 'ok')")
+    _out_of_step_if_other_code(con)
     bump(con)
 
 
@@ -187,8 +191,9 @@ def out_of_step(con: duckdb.DuckDBPyConnection) -> None:
 
 def ensure_state(con: duckdb.DuckDBPyConnection) -> None:
     """The generation row, if the database has none yet: in step when it holds no match (a new database)."""
-    con.execute("INSERT INTO generation SELECT 0, CASE WHEN NOT EXISTS (SELECT 1 FROM matches) THEN 0 END "
-                "WHERE NOT EXISTS (SELECT 1 FROM generation)")
+    con.execute("INSERT INTO generation SELECT 0, CASE WHEN NOT EXISTS (SELECT 1 FROM matches) THEN 0 END, "
+                "CASE WHEN NOT EXISTS (SELECT 1 FROM matches) THEN ? END "
+                "WHERE NOT EXISTS (SELECT 1 FROM generation)", [summaries_code()])
 
 
 # A rebuild reads the whole log: at a million matches (20M turns) its joins and aggregates need about 1 GB, where
@@ -234,7 +239,8 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
             _build_kept(con, kept)
     written = generation(con)
     con.execute("DELETE FROM generation")
-    con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok')", [written])
+    con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok'), ?",
+                [written, summaries_code()])
     bump(con)
 
 
@@ -247,14 +253,6 @@ def _rebuild_by_day(con: duckdb.DuckDBPyConnection, table: str) -> None:
     con.execute(f"INSERT INTO {by_day} BY NAME SELECT * FROM ({rows_of_matches(table)('matches')}) ORDER BY game")
     con.execute(f"DELETE FROM {table}")
     con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM ({summed_rows_sql(table, by_day)}) ORDER BY game")
-
-
-def rebuild_days(con: duckdb.DuckDBPyConnection) -> None:
-    """Inside a transaction: the summaries a date range sums computed again from the whole log, by day and summed
-    over the days (the upgrade to version 15)."""
-    with _rebuilding(con):
-        for table in BY_DAY:
-            _rebuild_by_day(con, table)
 
 
 def rebuild_pairwise(con: duckdb.DuckDBPyConnection) -> None:
@@ -323,11 +321,45 @@ def generation(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def in_step(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the summaries count every `ok` match stored (and nothing else), and the run totals every match (an
-    errored one inserted around the writer leaves them out of step too). A paper's summary answers only where the
-    database keeps it (`kept_summaries`)."""
-    [(same,)] = con.execute("SELECT (SELECT max(summarized) FROM generation) = "
-                            "(SELECT count(*) FROM matches WHERE status = 'ok') AND "
-                            "(SELECT coalesce(sum(matches), 0) FROM run_totals) = "
-                            "(SELECT count(*) FROM matches)").fetchall()  # whole: the connection is free again
+    """Whether the summaries were computed by this code (`summaries_code`) and count every `ok` match stored (and
+    nothing else), and the run totals every match (an errored one inserted around the writer leaves them out of step
+    too). A paper's summary answers only where the database keeps it (`kept_summaries`)."""
+    [(same,)] = con.execute(f"SELECT {IN_STEP_SQL}", [summaries_code()]).fetchall()  # whole: the connection is free
     return bool(same)
+
+
+# whether the summaries are in step (`in_step`), as SQL with the code's version as its one parameter
+IN_STEP_SQL = ("(SELECT max(summarized) FROM generation) = (SELECT count(*) FROM matches WHERE status = 'ok') AND "
+               "(SELECT coalesce(sum(matches), 0) FROM run_totals) = (SELECT count(*) FROM matches) AND "
+               "(SELECT max(summaries_code) FROM generation) = ?")
+
+
+# The summaries are keyed on the code that computes them: a database whose summaries other code computed (a scorer
+# changed since, or a database of an older version) is read from the log until a process that may write the file
+# rebuilds them (`rebuild_for_this_code`: the next command or dashboard view, `upgrades.check_db`).
+
+
+def summaries_code() -> str:
+    """The version of the code computing the summaries: a hash of the source of this module, of each registered
+    paper summary's module, and of every engine module they import (engine/store/code_version.py), so a changed
+    summary is rebuilt and an unrelated change rebuilds nothing."""
+    papers = sorted({Path(inspect.getsourcefile(summary.rows_sql)) for summary in registered().values()})
+    return code_version(Path(__file__), *papers)
+
+
+def computed_by_other_code(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the summaries stored were computed by code other than this process's."""
+    [(code,)] = con.execute("SELECT max(summaries_code) FROM generation").fetchall()
+    return code != summaries_code()
+
+
+def rebuild_for_this_code(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside a transaction: the summaries rebuilt from the log if other code computed them."""
+    if computed_by_other_code(con):
+        rebuild(con)
+
+
+def _out_of_step_if_other_code(con: duckdb.DuckDBPyConnection) -> None:
+    """A writer running other code than the summaries' (a run started before a `git pull`) adds rows its own code
+    computed: the summaries are then of no one code, and out of step until rebuilt."""
+    con.execute("UPDATE generation SET summarized = NULL WHERE summaries_code IS DISTINCT FROM ?", [summaries_code()])

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from engine.store import connections, summaries, summary_registry
-from engine.store.files import DatabaseError, check_whole
+from engine.store.files import DatabaseError, check_path, check_whole
 from engine.store.schema import SCHEMA_VERSION, TABLES, create_table_sql, now, schema_version
 
 
@@ -27,13 +27,6 @@ def _battle_royale_rounds(con: duckdb.DuckDBPyConnection) -> None:
                    WHERE game = 'battle_royale' AND json_exists(params, '$.max_turns')""")
 
 
-def _teammates_not_compared(con: duckdb.DuckDBPyConnection) -> None:
-    """The pairwise summary compared seats of one team ranked apart (Who is Spy's civilians, ranked by score): its
-    rows are computed again without those pairs, and the ratings kept beside the database from them go stale."""
-    summaries.rebuild_pairwise(con)
-    summaries.bump(con)
-
-
 # the papers' summaries version 16 held in its schema, before the papers registered them
 _V16_PAPER_SUMMARIES = ("seat_summary", "gamabench_summary", "step_summary")
 
@@ -44,22 +37,20 @@ def _papers_summaries_kept(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("INSERT INTO kept_summaries SELECT table_name FROM information_schema.tables "
                 "WHERE table_name IN (SELECT unnest(?)) AND table_name NOT IN (SELECT name FROM kept_summaries)",
                 [list(_V16_PAPER_SUMMARIES)])
+
+
 def _played_as_written(con: duckdb.DuckDBPyConnection) -> None:
     """Matches stored before matches.mirror were played with the seats as their lineup lists them, none paired."""
     con.execute("UPDATE matches SET mirror = false WHERE mirror IS NULL")
 
 
 # What an upgrade does beyond adding the missing tables and columns, with the schema version that brought each
-# step: a database older than that version goes through it, in order, inside the upgrade's transaction.
+# step: a database older than that version goes through it, in order, inside the upgrade's transaction. The summaries
+# need no step: they are keyed on the code that computes them, and rebuilt after the steps when other code computed
+# them (`summaries.rebuild_for_this_code`).
 FILLS: tuple[tuple[int, Callable[[duckdb.DuckDBPyConnection], None]], ...] = (
     (6, _played_under_the_first_rules),
     (6, _battle_royale_rounds),
-    (9, summaries.rebuild),  # brought by 8; by 9 their `fallbacks` key, the pairwise summary, agent_settings
-    (12, _teammates_not_compared),
-    (13, summaries.rebuild_runs_and_scores),  # Launch's run totals and Robustness' per-match scores
-    (14, summaries.rebuild_agents),  # the agents' illegal moves (hint ablation)
-    (15, summaries.rebuild_days),  # the summaries a date range sums, kept by day
-    (16, summaries.rebuild),  # the seats named (`summaries.name_seats`), every summary keyed on their names
     (17, _papers_summaries_kept),
     (18, _played_as_written),
 )
@@ -100,6 +91,10 @@ def init_db(db: str | Path) -> None:
         _check_version(db, version)
         if version == SCHEMA_VERSION:
             _check_tables(db, con)
+            if summaries.computed_by_other_code(con):
+                con.execute("BEGIN")
+                summaries.rebuild_for_this_code(con)
+                con.execute("COMMIT")
             return
         con.execute("BEGIN")
         for table in TABLES:
@@ -117,20 +112,31 @@ def init_db(db: str | Path) -> None:
         summaries.ensure_state(con)
         if version == 0:  # a new database keeps every summary registered in this process from the start
             summaries.keep_registered(con)
+        summaries.rebuild_for_this_code(con)
         con.execute("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER, upgraded_at TIMESTAMP)")
         con.execute("INSERT INTO schema_version VALUES (?, ?)", [SCHEMA_VERSION, now()])
         con.execute("COMMIT")
 
 
 def needs_upgrade(db: Path, con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether `db` (open as `con`) holds an older arena schema to upgrade; DatabaseError if it is no arena
-    database, a newer one or a file cut short."""
+    """Whether `db` (open as `con`) holds an older arena schema to upgrade, or summaries other code computed in a
+    file this process may write (a read-only one is read from the log); DatabaseError if it is no arena database, a
+    newer one or a file cut short."""
     check_whole(db, con)
     version = schema_version(con)
     _check_version(db, version)
     if version == SCHEMA_VERSION:
         _check_tables(db, con)
+        return summaries.computed_by_other_code(con) and _writable(db)
     return 0 < version < SCHEMA_VERSION
+
+
+def _writable(db: Path) -> bool:
+    try:
+        check_path(db, read_only=False, header=False)
+    except DatabaseError:
+        return False
+    return True
 
 
 def check_db(db: str | Path, timeout: float | None = connections.READER_TIMEOUT) -> None:

@@ -27,6 +27,7 @@ import yaml
 from engine import store
 from engine.play import run_lock
 from engine.play.spec import parse_spec
+from engine.score.kept_tables import kept_per_state
 from engine.secrets import redact
 from engine.serve.launch.live import read_progress
 from engine.store.summaries import run_totals_sql
@@ -243,28 +244,21 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     return table
 
 
-# per database: the state its figures were read at (`store.generation`, and how many runs) and those figures
-_STORED: dict[str, tuple[tuple[int, int], Any]] = {}
-
-
+@kept_per_state
 def _stored_figures(db: str | Path, newest: int) -> Any:
-    """`progress`' figures from the database, read once per state of it (the runs panel asks every 2 s: while
-    nothing writes, nothing is read again). Each run's errors, tokens and dollars come from `run_totals`, kept by
-    the writer, while the summaries are in step; else they are added up from the log by the same definition (every
-    turn's tokens: 1.4-3.9 s at 1M matches)."""
-    state = (store.generation(db), newest)
-    kept = _STORED.get(str(db))
-    if kept is None or kept[0] != state:
-        # two short reads, no connection held between them: Launch stops runs and waits for them (its page shares
-        # no connection), and the writer keeps run_totals in step in the transactions it commits
-        totals = "run_totals" if store.summaries_in_step(db) else \
-            f"({run_totals_sql('(SELECT * FROM matches WHERE run_id IN (SELECT run_id FROM r))', 'turns')})"
-        kept = _STORED[str(db)] = (state, store.query(db, f"""
-            WITH r AS (SELECT * FROM runs ORDER BY created_at DESC LIMIT ?)
-            SELECT r.run_id, r.name, r.source, r.status, r.pid, r.host, r.n_done, r.n_matches,
-                   coalesce(k.errors, 0) AS errors, coalesce(k.tokens, 0) AS tokens,
-                   CASE WHEN k.unpriced_calls > 0 THEN NULL ELSE coalesce(k.usd, 0) END AS usd, r.created_at,
-                   r.finished_at
-            FROM r LEFT JOIN {totals} k USING (run_id)
-            ORDER BY r.created_at DESC""", [newest]))
-    return kept[1].copy()
+    """`progress`' figures from the database, kept per state of it (engine/score/kept_tables.py: the runs panel
+    asks every 2 s, and while nothing writes, nothing is read again). Each run's errors, tokens and dollars come from
+    `run_totals`, kept by the writer, while the summaries are in step; else they are added up from the log by the
+    same definition (every turn's tokens: 1.4-3.9 s at 1M matches)."""
+    # two short reads, no connection held between them: Launch stops runs and waits for them (its page shares no
+    # connection), and the writer keeps run_totals in step in the transactions it commits
+    totals = "run_totals" if store.summaries_in_step(db) else \
+        f"({run_totals_sql('(SELECT * FROM matches WHERE run_id IN (SELECT run_id FROM r))', 'turns')})"
+    return store.query(db, f"""
+        WITH r AS (SELECT * FROM runs ORDER BY created_at DESC LIMIT ?)
+        SELECT r.run_id, r.name, r.source, r.status, r.pid, r.host, r.n_done, r.n_matches,
+               coalesce(k.errors, 0) AS errors, coalesce(k.tokens, 0) AS tokens,
+               CASE WHEN k.unpriced_calls > 0 THEN NULL ELSE coalesce(k.usd, 0) END AS usd, r.created_at,
+               r.finished_at
+        FROM r LEFT JOIN {totals} k USING (run_id)
+        ORDER BY r.created_at DESC""", [newest])
