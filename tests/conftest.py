@@ -13,6 +13,7 @@ os.environ.setdefault("OPENAI_API_KEY", "stub-key-for-tests")
 # Tests start without the response cache (a replayed answer would hide a call); cache tests turn it on.
 os.environ["ARENA_CACHE"] = "off"
 
+from engine.papers import summaries as paper_summaries  # noqa: E402, F401  (the papers' summaries, as the entry points register them)
 from engine.testing import StubServer  # noqa: E402
 
 FIRST_RUN_MARKS = ("model", "slow")

@@ -69,7 +69,7 @@ def test_a_changed_scorer_shows_on_the_next_view_of_an_existing_database(tmp_pat
     before = json.loads(engine(tree, "headline", "--suite", "llmarena", "--db", str(db), "--format", "json"))
     assert {row["provisional"] for row in before} == {False}  # 12 matches each: at least MIN_MATCHES (10)
     assert any(Path(f"{db}.tables").iterdir())  # the tables were kept
-    edited(tree / "engine" / "headline.py", "MIN_MATCHES = 10\n", "MIN_MATCHES = 50\n")
+    edited(tree / "engine" / "papers" / "headline.py", "MIN_MATCHES = 10\n", "MIN_MATCHES = 50\n")
     after = json.loads(engine(tree, "headline", "--suite", "llmarena", "--db", str(db), "--format", "json"))
     assert {row["provisional"] for row in after} == {True}  # the changed rule, not the table kept before
 
@@ -84,7 +84,7 @@ def test_a_changed_definition_in_the_summaries_shows_on_the_next_view_writable_o
     engine(ROOT, "run", str(tree / "kept.yaml"), "--db", str(db), "--quiet")
     original = headline(ROOT, db)
     assert {row["valid_rate (%)"] for row in original.values()} == {100.0}  # bots answer validly
-    edited(tree / "engine" / "valid_answers.py", "(coalesce({alias}.retries, 0) = 0 AND",
+    edited(tree / "engine" / "store" / "valid_answers.py", "(coalesce({alias}.retries, 0) = 0 AND",
            "({alias}.turn % 3 = 0 AND coalesce({alias}.retries, 0) = 0 AND")
     read_only = tmp_path / "read-only.duckdb"
     shutil.copyfile(db, read_only)
@@ -129,6 +129,8 @@ def test_a_writer_running_other_code_leaves_the_summaries_out_of_step(tmp_path, 
 
 def test_the_summaries_code_is_that_of_the_modules_computing_them():
     files = {path.relative_to(ENGINE).as_posix() for path in imported_files((ENGINE / "store" / "summaries.py",))}
-    assert {"store/summaries.py", "store/summary_agents.py", "valid_answers.py", "agent_names.py"} <= files
-    assert "headline.py" not in files and "metrics/ratings.py" not in files  # a change there rebuilds nothing
-    assert summaries.summaries_code() == code_version(ENGINE / "store" / "summaries.py") != code_version()
+    assert {"store/summaries.py", "store/summary_agents.py", "store/valid_answers.py", "agents/agent_names.py"} <= files
+    assert "papers/headline.py" not in files and "score/ratings.py" not in files  # a change there rebuilds nothing
+    assert "papers/gamabench/summary.py" not in files  # a paper's summary registers: the store imports none
+    papers = sorted({ENGINE / "papers" / "gamabench" / "summary.py", ENGINE / "papers" / "seat_summary.py"})
+    assert summaries.summaries_code() == code_version(ENGINE / "store" / "summaries.py", *papers) != code_version()
