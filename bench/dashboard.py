@@ -3,7 +3,7 @@
 built from the log as `engine rescore` builds them; each turn with a prompt of ~550 and an answer of ~60
 characters, so a text search reads real text), then times every query each page runs, through the same
 functions the pages call (engine/present/queries.py, the ratings, and every leaderboard and figure the suites of
-engine/suites/ register), with each call's own peak memory and this process's after them, its readers bounded as
+engine/papers/ declare), with each call's own peak memory and this process's after them, its readers bounded as
 `engine serve` bounds the dashboard's (`connections.READER_MEMORY_ENV`). Budget (`BUDGET_MS`): every call of
 every query (the first, in this fresh process, included) at most 150 ms up to 50,000 matches, 300 ms past; every
 page loaded through app.py (AppTest, as the served dashboard does) in at most 2 s; peak RSS under 600 MB, of this

@@ -1,7 +1,7 @@
 """Games: the per-game figures the papers plot, for the model and runs chosen: every figure that a suite
-playing the game registers (engine/suites/), e.g. γ-Bench's per-round curves (γ-Bench paper §3); LLMArena's hint
-ablation, ConnectFour rewards, Hold'em actions against hand strength and Hanabi's action shares (LLMArena paper);
-Who is Spy's per-role table (WiS paper)."""
+playing the game declares (engine/papers/<paper>/suite.py), e.g. γ-Bench's per-round curves (γ-Bench paper §3);
+LLMArena's hint ablation, ConnectFour rewards, Hold'em actions against hand strength and Hanabi's action shares
+(LLMArena paper); Who is Spy's per-role table (WiS paper)."""
 
 from dataclasses import replace
 

@@ -1,4 +1,4 @@
-"""The suite registry (engine/suites/) and the selection beneath it: every suite's games, rule variants,
+"""The suite registry (engine/papers/registry.py) and the selection beneath it: every suite's games, rule variants,
 leaderboard and figures resolve; Undercover's three rule sets are registered variants that select their own
 matches; a selection narrows by agent and variant; the CLI's `scores` reads every suite through the registry."""
 
@@ -283,9 +283,9 @@ def game_lists_in(path, games: set[str]) -> list[str]:
     return found
 
 
-# MAgIC's scorers still copy its theory games; engine/papers/magic/suite.py's THEORY is the list to read there
+# MAgIC's scorers still copy its theory games; engine/papers/magic/games.py's THEORY is the list to read there
 def test_scorers_read_their_game_lists_from_the_suite():
-    """A paper's game list is its suite's declaration (engine/suites/): a scorer that kept its own copy would miss
+    """A paper's game list is its games.py (engine/papers/<paper>/games.py): a scorer that kept its own copy would miss
     a game added to the suite."""
     from pathlib import Path
 

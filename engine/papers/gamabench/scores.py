@@ -3,7 +3,7 @@
 Each match's score is stored as the `gamabench_score` metric (the match's, seat NULL, and each seat's):
 a match we played by the game's own `score` classmethod over its moves (`Game.metrics`), an imported
 GAMA-Bench record as the authors' `compute_score` scores it, from the figures its round records store
-(`gamabench_records.record_score` over the `gama_record` kept in the match outcome; its quirks are
+(`records.record_score` over the `gama_record` kept in the match outcome; its quirks are
 listed there). `python -m engine rescore` recomputes both from what the database keeps, so a changed
 formula reaches the table without a replay of the agents.
 
@@ -111,7 +111,7 @@ _TABLE = f"""
 
 def _scores(db: str | Path, where: Summed) -> tuple[str, list]:
     """The scores `_TABLE` reads, summed from the `gamabench_summary` rows `where` selects (a match's score as
-    `summary_gamabench.gamabench_contributions_sql` defines it): its matches, scored matches and score sums."""
+    `summary.gamabench_contributions_sql` defines it): its matches, scored matches and score sums."""
     rows, params = where.rows(db, GAMABENCH_SUMMARY.table)
     return f"""
         WITH k AS (
@@ -183,7 +183,7 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     """The numbers each step of one game records (mean and target, share going, total bid, pot...), averaged
     per setting and step over the selected matches of the one game the selection names: a 3-player one-round game
     is never averaged with a 10-player twenty-round one. The steps and their numbers are
-    `summary_gamabench.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps
+    `summary.step_values_sql`'s (a yes/no as its share; seats and the round's number left out; the steps
     holding a number numbered from 1). Summed from `step_summary` rows: the stored ones when the selection is a
     sum of them (runs, presets, rule sets, matches without fallback moves, at most one agent) and they are in step
     with the log, else those of its matches computed from the log by the same definition (`agent_figures.summed`).

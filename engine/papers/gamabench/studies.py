@@ -3,7 +3,7 @@ of the paper's table beside the leaderboard's.
 
 The study tables score the Sealed-Bid Auction with an older formula than the leaderboard: the paper's S6 =
 mean(v - b) / max v · 100 (its §2.2 equation, every bid's valuation minus bid over the largest valuation; a bid above
-the valuation counts negative). The leaderboard (the authors' `board.py`, `gamabench_records.auction`) takes the
+the valuation counts negative). The leaderboard (the authors' `board.py`, `records.auction`) takes the
 mean of max(0, (v - b) / v) · 100. Every other game has one formula. The importer stores the paper's auction score
 of each record as the `PAPER_AUCTION_METRIC` metric beside the leaderboard's `gamabench_score`.
 

@@ -3,7 +3,7 @@ seven abilities, the overall win rate and the radar polygon's area, from ONE fun
 (`python -m engine scores --suite magic`) and the dashboard both call.
 
 - Judgement, Reasoning, Deception, Self-awareness and the four social role win rates come from
-  Chameleon and Undercover (`magic_social.social_abilities`).
+  Chameleon and Undercover (`social.social_abilities`).
 - Cooperation = successful cost-sharing games / games; Coordination = successful games whose agreed
   split the challenger had proposed / successful games; Rationality = (defect decisions + rounds where
   it invested the least) / (PD decisions + public-good decisions), from the metrics the games store.
@@ -14,13 +14,13 @@ seven abilities, the overall win rate and the radar polygon's area, from ONE fun
 - Table 2's figures: `cost_sharing_cost` = the challenger's mean share (%) of the agreed split in the
   successful cost-sharing games (the authors' `collabration` Cost), `prisoner_score` = its mean final
   score in the Prisoner's Dilemma, `public_good_payback` = its mean payback from the multiplied pool.
-- The radar's area (`magic_radar`): `AREA`, the polygon of the seven abilities (Figure 1) as a percentage of the
+- The radar's area (`radar`): `AREA`, the polygon of the seven abilities (Figure 1) as a percentage of the
   full polygon, and `PAPER_AREA`, its raw area on 0-100 axes, the unit of the paper's Figures 1 and 6.
 One scale per figure on every output path (page, CSV, Parquet, CLI, report): the abilities 0-100 as Table 1 prints
 them, named so (`ABILITY_COLUMNS`: "Judgement (0-100)"); the win rates as fractions (the pages show them in %);
 Table 2's figures in their own units.
 A figure whose games are missing is NaN, never 0, and so are the areas unless all seven abilities exist.
-Which seats are the challenger's: `magic_social` (the match's `tested_role`, else the one seat whose
+Which seats are the challenger's: `social` (the match's `tested_role`, else the one seat whose
 agent and strategy differ from the others'; in self-play every seat counts).
 """
 
@@ -122,7 +122,7 @@ def ability_profile(db: str | Path, selection: Selection = ALL, missing_suspicio
     profile[ABILITIES] = profile[ABILITIES].astype(float) * RADAR_SCALE  # Table 1's scale: the one place it is set
     profile = profile.rename(columns=dict(zip(ABILITIES, ABILITY_COLUMNS, strict=True)))
     profile = profile.reindex(columns=PROFILE_COLUMNS).astype({c: float for c in ROLE_WIN_RATES + TABLE_2})
-    # bots have no strategy: blank, not magic_social's grouping key NO_STRATEGY ("-")
+    # bots have no strategy: blank, not the social summary's grouping key NO_STRATEGY ("-")
     profile["strategy"] = [None if s != s or s in (None, NO_STRATEGY) else s for s in profile["strategy"]]
     roles = profile[ROLE_WIN_RATES]
     profile["win_rate"] = roles.mean(axis=1, skipna=True)

@@ -13,7 +13,7 @@
 
 The interval counts each vote, item, probe or decision as its own trial: those of one match are not independent,
 so it is narrower than the match-level uncertainty, and `n` says how many matches it rests on.
-The counts are the profile's own (`magic_social.challenger_figures` with `magic.THEORY_SUMS`), so the rates
+The counts are the profile's own (`social.challenger_figures` with `abilities.THEORY_SUMS`), so the rates
 are the profile's abilities to the bit.
 """
 

@@ -2,7 +2,8 @@
 (its headline table, the agents x games grid, the paper's own table), a page per game (the papers' figures for
 it, the win rates), a page per number (the matches it counts, each linking to its transcript) and a page per
 match (its turns). Every number is read through the functions the dashboard's pages call (engine/papers/headline.py,
-engine/suites, engine/present/queries.py, engine/present/transcripts.py); the site needs no server and no Streamlit.
+the suites of engine/papers/, engine/present/queries.py, engine/present/transcripts.py); the site needs no server
+and no Streamlit.
 
     matches/<match>.html        a match, turn by turn (engine/present/export/transcript.py)
     lists/<what>-<hash>.html    the matches behind one number
