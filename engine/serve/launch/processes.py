@@ -28,6 +28,7 @@ from engine import store
 from engine.play import run_lock
 from engine.play.spec import parse_spec
 from engine.secrets import redact
+from engine.serve.launch import study
 from engine.serve.launch.live import read_progress
 from engine.store.summaries import run_totals_sql
 
@@ -55,9 +56,20 @@ def progress_file(db: str | Path, run_id: str) -> Path:
     return _folder(db, run_id) / "progress.json"
 
 
-def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = None) -> str:
-    """Start `python -m engine run` on the spec, in its own process and session; returns the run id.
-    Starting a run that is already playing (launched from here, or from a terminal) is refused; starting a
+def study_file(db: str | Path, run_id: str) -> Path:
+    return _folder(db, run_id) / "study.json"
+
+
+def study_settings(db: str | Path, run_id: str) -> study.StudySettings | None:
+    """The adaptive study a run was launched as, or None: launched to play its grid once, or not from here."""
+    return study.load(study_file(db, run_id))
+
+
+def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = None,
+              adaptive: study.StudySettings | None = None) -> str:
+    """Start `python -m engine run` on the spec, in its own process and session; returns the run id. With
+    `adaptive`, the spec plays as an adaptive study (`--until-separated` and its budget), kept so Resume plays it
+    so again. Starting a run that is already playing (launched from here, or from a terminal) is refused; starting a
     finished or stopped one resumes it."""
     spec = parse_spec(raw)
     if is_alive(db, spec.run_id):
@@ -72,6 +84,11 @@ def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = Non
                "--quiet", "--progress-file", str(progress_file(db, spec.run_id))]
     if concurrency:
         command += ["--concurrency", str(concurrency)]
+    if adaptive is not None:
+        command += adaptive.flags()
+        study.save(study_file(db, spec.run_id), adaptive)
+    else:
+        study_file(db, spec.run_id).unlink(missing_ok=True)
     with open(folder / "log.txt", "ab") as log:
         child = subprocess.Popen(command, cwd=store.ROOT, stdout=log, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, start_new_session=True)
@@ -175,11 +192,12 @@ def stop_children(grace: float = CANCEL_GRACE) -> None:
 
 
 def resume_run(db: str | Path, run_id: str, concurrency: int | None = None) -> str:
-    """Play the unfinished matches of a run again from the spec the database kept."""
+    """Play the unfinished matches of a run again from the spec the database kept; a study launched from here
+    continues as the same study (its budget counts what it already spent)."""
     rows = store.query(db, "SELECT spec FROM runs WHERE run_id = ? AND source = 'engine'", [run_id])
     if rows.empty:
         raise ValueError(f"no engine run {run_id} in {db}")
-    return start_run(json.loads(rows["spec"][0]), db, concurrency)
+    return start_run(json.loads(rows["spec"][0]), db, concurrency, study_settings(db, run_id))
 
 
 def runs_named(db: str | Path, name: str) -> list[str]:
@@ -220,18 +238,24 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     """One row per run (the `newest` ones, newest first): status (`stopped`: launched from here, its process
     gone; `interrupted`: the process it recorded died), matches done of all, errors, tokens and dollars of
     its finished matches (usd NaN when some call had no price), whether it plays or is finishing (its end stored,
-    the ratings being brought up to date), and `live_*`: the
+    the ratings being brought up to date), `study` and `standing`: an adaptive study's settings and where it stands
+    (None for a run launched to play its grid once), and `live_*`: the
     turn-level figures its process last wrote (NaN when it was not launched from here)."""
     table = _stored_figures(db, newest)
     if table.empty:
         return table
     alive = table["run_id"].map(lambda run_id: is_alive(db, run_id)).astype(bool)
+    table["study"] = [study_settings(db, run_id) for run_id in table["run_id"]]
+    table["standing"] = [None if settings is None else _standing(db, run_id, settings)
+                         for run_id, settings in zip(table["run_id"], table["study"], strict=True)]
+    # a study stores each batch's end and plays on while its standing says it is not done
+    unfinished = (table["status"] == "running") | table["standing"].map(lambda s: s is not None and not s.done)
     # a run that has stored its end still brings the ratings up to date before its process exits: it is finishing,
     # not playing (nothing left to cancel)
-    table["playing"] = alive & (table["status"] == "running")
-    table["finishing"] = alive & (table["status"] != "running")
+    table["playing"] = alive & unfinished
+    table["finishing"] = alive & ~unfinished
     launched = table["run_id"].map(lambda run_id: _pid(db, run_id) is not None)
-    stopped = (table["status"] == "running") & launched & ~alive
+    stopped = unfinished & table["status"].isin(["running", "ok"]) & launched & ~alive
     table.loc[stopped, "status"] = "stopped"
     gone = [status == "running" and died(pid, host) for status, pid, host in
             zip(table["status"], table["pid"], table["host"], strict=True)]
@@ -241,6 +265,15 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     for column in LIVE_COLUMNS:
         table[f"live_{column}"] = [figures.get(column) for figures in live]
     return table
+
+
+def _standing(db: str | Path, run_id: str, settings: study.StudySettings) -> study.Standing | None:
+    """Where a study launched from here stands, from the spec in its launch folder; None when that is unreadable."""
+    try:
+        raw = yaml.safe_load((_folder(db, run_id) / "spec.yaml").read_text(encoding="utf-8"))
+        return study.standing(db, run_id, raw, settings)
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
 
 
 # per database: the state its figures were read at (`store.generation`, and how many runs) and those figures
