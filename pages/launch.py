@@ -348,11 +348,13 @@ def runs_panel() -> None:
             left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {run_state(row)}{kind}")
             if row.run_id in notices:
                 left.success(notices[row.run_id])
+            if row.study_elsewhere:
+                left.caption("An adaptive study started in a terminal: resume it there with the same command (its "
+                             "budget is not known here).")
             with right:
                 if row.playing and st.button("Cancel", key=f"cancel_{row.run_id}"):
                     act_on(row, "Cancelled", lambda r=row: processes.cancel_run(DB, r.run_id))
-                resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
-                if resumable and not row.playing and st.button("Resume", key=f"resume_{row.run_id}"):
+                if row.resumable and st.button("Resume", key=f"resume_{row.run_id}"):
                     act_on(row, "Resumed", lambda r=row: processes.resume_run(DB, r.run_id, concurrency))
             # the card's whole width, under the buttons' column: in the left column a full bar looked 4/5 done
             if row.standing is not None:  # a study's matches come batch by batch: its own figures, and its budget

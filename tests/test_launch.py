@@ -348,3 +348,19 @@ def test_a_stopped_study_resumes_as_the_same_study_and_continues(db_path):
     assert len(played) == 16 and first < set(played["match_id"]) and set(played["repeat"]) == {0, 1}
     row = processes.progress(db_path).set_index("run_id").loc[run_id]
     assert row.status == "ok" and row.standing.done and row.standing.looks == 2
+
+
+def test_a_study_started_in_a_terminal_is_not_resumed_as_a_grid(db_path):
+    """Its budget is not known here, and Resume would play its spec's grid into the study's run: the card sends
+    the reader to the command instead."""
+    import asyncio
+
+    from engine.study.certainty_run import until_separated
+
+    raw = {"name": "terminal", "seed": 1, "games": [{"game": "tictactoe",
+                                                     "lineups": [["bot:random", "bot:fixed:0"]]}]}
+    spec = parse_spec(raw)
+    asyncio.run(until_separated(spec, db_path, budget_matches=8, progress=False))
+    store.finish_run(db_path, spec.run_id, "cancelled")  # as Ctrl-C within a batch leaves it
+    row = processes.progress(db_path).set_index("run_id").loc[spec.run_id]
+    assert row.study is None and row.study_elsewhere and not row.resumable

@@ -230,6 +230,7 @@ def log_tail(db: str | Path, run_id: str, lines: int = 20) -> str:
     return redact("\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]))
 
 
+RESUMABLE = ("cancelled", "error", "stopped", "interrupted")  # a run in one of these states may be played on
 LIVE_COLUMNS = ("status", "turns", "llm_turns", "tokens_in", "tokens_out", "cost_usd", "unpriced_calls", "reasks",
                 "fallbacks", "matches_started", "updated_at")
 
@@ -239,7 +240,8 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     gone; `interrupted`: the process it recorded died), matches done of all, errors, tokens and dollars of
     its finished matches (usd NaN when some call had no price), whether it plays or is finishing (its end stored,
     the ratings being brought up to date), `study` and `standing`: an adaptive study's settings and where it stands
-    (None for a run launched to play its grid once), and `live_*`: the
+    (None for a run launched to play its grid once), whether Resume may play it on (not a study started in a
+    terminal: `study_elsewhere`), and `live_*`: the
     turn-level figures its process last wrote (NaN when it was not launched from here)."""
     table = _stored_figures(db, newest)
     if table.empty:
@@ -261,10 +263,27 @@ def progress(db: str | Path, newest: int = 20) -> Any:
             zip(table["status"], table["pid"], table["host"], strict=True)]
     table.loc[gone, "status"] = "interrupted"
     table = table.drop(columns=["pid", "host"])
+    table["resumable"] = (table["source"] == "engine") & table["status"].isin(RESUMABLE) & ~table["playing"]
+    table["study_elsewhere"] = [bool(resumable and settings is None and _study_elsewhere(db, run_id))
+                                for run_id, resumable, settings in
+                                zip(table["run_id"], table["resumable"], table["study"], strict=True)]
+    table["resumable"] &= ~table["study_elsewhere"]
     live = [read_progress(progress_file(db, run_id)) or {} for run_id in table["run_id"]]
     for column in LIVE_COLUMNS:
         table[f"live_{column}"] = [figures.get(column) for figures in live]
     return table
+
+
+def _study_elsewhere(db: str | Path, run_id: str) -> bool:
+    """Whether a run not launched as a study from here played as one (`run --until-separated` in a terminal): it
+    holds dealt matches its spec's grid does not plan. Its budget is not known here, so it resumes from its command."""
+    (raw,), = store.rows(db, "SELECT spec FROM runs WHERE run_id = ?", [run_id]) or [(None,)]
+    dealt = {match_id for (match_id,) in store.rows(
+        db, "SELECT match_id FROM matches WHERE run_id = ? AND deal IS NOT NULL", [run_id])}
+    try:
+        return bool(dealt - {plan.match_id for plan in parse_spec(json.loads(raw)).matches})
+    except (TypeError, ValueError):
+        return False
 
 
 def _standing(db: str | Path, run_id: str, settings: study.StudySettings) -> study.Standing | None:
