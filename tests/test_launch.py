@@ -324,7 +324,7 @@ def test_runs_of_a_name_are_found_in_the_database_and_among_the_launched(db_path
     wait_for(lambda: not processes.is_alive(db_path, run_id))
 
 
-def test_a_stopped_study_resumes_as_the_same_study_and_continues(db_path):
+def test_a_stopped_study_resumes_as_the_same_study_and_continues(db_path, monkeypatch):
     """A study whose process is gone before its budget is spent (here: it stored its first look, and its budget, kept
     in the launch folder, buys another) is `stopped`, not `ok`; Resume plays it again with its flags, and it continues
     from the deals it has: its earlier matches are not played again."""
@@ -339,10 +339,12 @@ def test_a_stopped_study_resumes_as_the_same_study_and_continues(db_path):
     study.save(processes.study_file(db_path, run_id), study.StudySettings(budget_matches=16))  # a bigger budget
     row = processes.progress(db_path).set_index("run_id").loc[run_id]
     assert row.status == "stopped" and not row.standing.done and row.standing.matches == 8
+    commands = []
+    popen = processes.subprocess.Popen
+    monkeypatch.setattr(processes.subprocess, "Popen", lambda command, **kw: commands.append(command) or
+                        popen(command, **kw))
     processes.resume_run(db_path, run_id)
-    with open(processes.launches_dir(db_path) / run_id / "pid") as pid_file:
-        command = Path(f"/proc/{int(pid_file.read())}/cmdline").read_bytes().split(b"\0")
-    assert b"--until-separated" in command and command[command.index(b"--budget-matches") + 1] == b"16"
+    assert commands[-1][-3:] == ["--until-separated", "--budget-matches", "16"]
     wait_for(lambda: not processes.is_alive(db_path, run_id))
     played = store.query(db_path, "SELECT match_id, repeat FROM matches")
     assert len(played) == 16 and first < set(played["match_id"]) and set(played["repeat"]) == {0, 1}

@@ -274,16 +274,25 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     return table
 
 
+_ELSEWHERE: dict[tuple[str, str], tuple[int, bool]] = {}  # (db, run id) -> (store.generation, _study_elsewhere)
+
+
 def _study_elsewhere(db: str | Path, run_id: str) -> bool:
     """Whether a run not launched as a study from here played as one (`run --until-separated` in a terminal): it
-    holds dealt matches its spec's grid does not plan. Its budget is not known here, so it resumes from its command."""
-    (raw,), = store.rows(db, "SELECT spec FROM runs WHERE run_id = ?", [run_id]) or [(None,)]
-    dealt = {match_id for (match_id,) in store.rows(
-        db, "SELECT match_id FROM matches WHERE run_id = ? AND deal IS NOT NULL", [run_id])}
-    try:
-        return bool(dealt - {plan.match_id for plan in parse_spec(json.loads(raw)).matches})
-    except (TypeError, ValueError):
-        return False
+    holds dealt matches its spec's grid does not plan. Its budget is not known here, so it resumes from its command.
+    Read once per state of the database (a large spec takes a while to plan; the runs panel asks every 2 s)."""
+    state = store.generation(db)
+    kept = _ELSEWHERE.get((str(db), run_id))
+    if kept is None or kept[0] != state:
+        dealt = {match_id for (match_id,) in store.rows(
+            db, "SELECT match_id FROM matches WHERE run_id = ? AND deal IS NOT NULL", [run_id])}
+        (raw,), = store.rows(db, "SELECT spec FROM runs WHERE run_id = ?", [run_id]) if dealt else [(None,)]
+        try:
+            found = bool(dealt) and bool(dealt - {plan.match_id for plan in parse_spec(json.loads(raw)).matches})
+        except (TypeError, ValueError):
+            found = False
+        kept = _ELSEWHERE[str(db), run_id] = (state, found)
+    return kept[1]
 
 
 def _standing(db: str | Path, run_id: str, settings: study.StudySettings) -> study.Standing | None:
