@@ -187,7 +187,8 @@ budget_unit, budget = None, 0.0
 if plays == "until_separated":
     with cols[1]:
         picked_unit = st.selectbox("Budget", list(BUDGETS), format_func=BUDGETS.get, key="budget_unit",
-                                   help="Dollars: litellm's prices, a batch never passes it; matches: likewise.")
+                                   help="The study stops before a batch would pass it: dollars (litellm's prices) or "
+                                        "matches; none: it stops when separated or its batches are spent.")
     if picked_unit != "none":
         budget_unit = picked_unit
         with cols[2]:
