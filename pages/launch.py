@@ -17,6 +17,7 @@ from engine.games import all_games, get_game
 from engine.present import queries
 from engine.present.captions import glossed
 from engine.serve.launch import cost, form, preflight, processes
+from engine.study import certainty
 from engine.wording import count, usd
 from pages.shared import numbers
 from pages.shared.markdown import code, plain
@@ -168,6 +169,30 @@ with cols[3]:
     concurrency = int(st.number_input("Concurrency (matches at once)", value=4, step=1, key="concurrency"))
     slot("concurrency")
 
+PLAYS = {"grid": "play the grid once", "until_separated": "until adjacent ranks are separated"}
+BUDGETS = {"none": "no budget", "dollars": "dollars", "matches": "matches"}
+cols = st.columns([2, 1, 1])
+with cols[0]:
+    plays = st.radio("How the run plays", list(PLAYS), format_func=PLAYS.get, key="plays", horizontal=True,
+                     help="Until separated: an adaptive study (`run --until-separated`, docs/METRICS.md) plays the "
+                          "agents of the two-seat games below in batches of deals (a match and its mirror on one "
+                          "seed), each where the ranking is still uncertain, until every pair of adjacent ranks is "
+                          f"separated, {certainty.LOOKS} batches are played or the budget ends; repeats do not apply.")
+budget_unit, budget = None, 0.0
+if plays == "until_separated":
+    with cols[1]:
+        picked_unit = st.selectbox("Budget", list(BUDGETS), format_func=BUDGETS.get, key="budget_unit",
+                                   help="The study stops before a batch would pass it: dollars (litellm's prices) or "
+                                        "matches; none: it stops when separated or its batches are spent.")
+    if picked_unit != "none":
+        budget_unit = picked_unit
+        with cols[2]:
+            budget = (float(st.number_input("Budget (dollars)", value=1.0, step=0.5, key="budget_usd"))
+                      if budget_unit == "dollars" else
+                      int(st.number_input("Budget (matches)", value=100, step=2, key="budget_matches")))
+slot("budget")
+slot("study")
+
 games = url_multiselect("Games", sorted(GAMES), "games", default=["tictactoe"])
 slot("games")
 choices = []
@@ -177,7 +202,8 @@ for game in games:
 
 launch_form = form.LaunchForm(name=name.strip(), games=choices, prompt_version=prompt_version, strategy=strategy,
                               temperature=run_temperature, max_tokens=max_tokens, repeats=repeats, seed=seed,
-                              concurrency=concurrency)
+                              concurrency=concurrency, until_separated=plays == "until_separated",
+                              budget_unit=budget_unit, budget=budget)
 built = form.build_spec(launch_form)
 for key, message in built.errors.items():
     (slots.get(key) or st).error(message)
@@ -190,6 +216,9 @@ elif built.spec is not None:
     st.subheader("Cost estimate")
     estimate = cost.estimate_cost(built.spec)
     st.markdown(f"{count(len(built.spec.matches), 'match')}, run id {code(built.spec.run_id)}.")
+    if built.study is not None:
+        st.info(f"An adaptive study, {built.study.budget()}: it plays as many deals as it needs; the estimate below "
+                "is of one pass over the grid.")
     if estimate:
         table = pd.DataFrame([vars(e) for e in estimate])
         for column in ("matches", "calls", "tokens_in", "tokens_out"):
@@ -209,7 +238,7 @@ elif built.spec is not None:
 notices: dict[str, str] = st.session_state.setdefault("notices", {})  # run id -> what this page last did to it
 
 
-def start(raw: dict, spec) -> None:
+def start(raw: dict, spec, adaptive) -> None:
     """Check every model first (its key, a one-token answer); start only when all pass."""
     with st.spinner("Checking each model: its key, then a one-token request"):
         checks = preflight.preflight(spec)
@@ -222,7 +251,7 @@ def start(raw: dict, spec) -> None:
         st.error("Not started: " + "; ".join(f"{c.model} - {c.problem}" for c in failing))
         return
     try:
-        run_id = processes.start_run(raw, DB, concurrency)
+        run_id = processes.start_run(raw, DB, concurrency, adaptive)
     except (RuntimeError, ValueError) as exc:
         st.error(str(exc))
         return
@@ -255,7 +284,7 @@ if st.button("Start run", type="primary", key="start"):
     elif refusal := name_taken(launch_form.name):
         st.error(refusal)
     else:
-        start(built.raw, built.spec)
+        start(built.raw, built.spec, built.study)
 
 
 # ---------------------------------------------------------------- runs and their progress
@@ -310,17 +339,24 @@ def runs_panel() -> None:
     for row in table.head(10).itertuples():
         with st.container(border=True):
             left, right = st.columns([4, 1])
-            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {run_state(row)}")
+            kind = "" if row.study is None else \
+                f" - adaptive study, until adjacent ranks are separated, {row.study.budget()}"
+            left.markdown(f"**{plain(row.name)}** {code(row.run_id)} - {run_state(row)}{kind}")
             if row.run_id in notices:
                 left.success(notices[row.run_id])
+            if row.study_elsewhere:
+                left.caption("An adaptive study started in a terminal: resume it there with the same command (its "
+                             "budget is not known here).")
             with right:
                 if row.playing and st.button("Cancel", key=f"cancel_{row.run_id}"):
                     act_on(row, "Cancelled", lambda r=row: processes.cancel_run(DB, r.run_id))
-                resumable = row.source == "engine" and row.status in ("cancelled", "error", "stopped", "interrupted")
-                if resumable and not row.playing and st.button("Resume", key=f"resume_{row.run_id}"):
+                if row.resumable and st.button("Resume", key=f"resume_{row.run_id}"):
                     act_on(row, "Resumed", lambda r=row: processes.resume_run(DB, r.run_id, concurrency))
             # the card's whole width, under the buttons' column: in the left column a full bar looked 4/5 done
-            st.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0, text=progress_text(row))
+            if row.standing is not None:  # a study's matches come batch by batch: its own figures, and its budget
+                st.progress(row.standing.progress(row.study), text=row.standing.text(row.study))
+            else:
+                st.progress(min(row.n_done / row.n_matches, 1.0) if row.n_matches else 0.0, text=progress_text(row))
             log = processes.log_tail(DB, row.run_id)
             if log:
                 with st.expander("Log (live)" if row.playing else "Log", expanded=bool(row.playing)):

@@ -14,7 +14,7 @@ import pytest
 from engine import store
 from engine.games import get_game
 from engine.play.spec import MAX_REPEATS, parse_spec
-from engine.serve.launch import cost, form, processes
+from engine.serve.launch import cost, form, processes, study
 from engine.testing import StubReply
 from engine.wording import usd
 
@@ -322,3 +322,47 @@ def test_runs_of_a_name_are_found_in_the_database_and_among_the_launched(db_path
     run_id = processes.start_run(other, db_path)
     assert run_id != parse_spec(raw).run_id and run_id in processes.runs_named(db_path, "twice")
     wait_for(lambda: not processes.is_alive(db_path, run_id))
+
+
+def test_a_stopped_study_resumes_as_the_same_study_and_continues(db_path, monkeypatch):
+    """A study whose process is gone before its budget is spent (here: it stored its first look, and its budget, kept
+    in the launch folder, buys another) is `stopped`, not `ok`; Resume plays it again with its flags, and it continues
+    from the deals it has: its earlier matches are not played again."""
+    raw = {"name": "study", "seed": 1, "games": [{"game": "tictactoe",
+                                                  "lineups": [["bot:random", "bot:fixed:0"]]}]}
+    run_id = processes.start_run(raw, db_path, adaptive=study.StudySettings(budget_matches=8))
+    wait_for(lambda: not processes.is_alive(db_path, run_id))
+    first = set(store.query(db_path, "SELECT match_id FROM matches")["match_id"])
+    row = processes.progress(db_path).set_index("run_id").loc[run_id]
+    assert len(first) == 8 and row.status == "ok" and row.standing.done  # its budget spent, its ranks not separated
+    assert not row.standing.separated
+    study.save(processes.study_file(db_path, run_id), study.StudySettings(budget_matches=16))  # a bigger budget
+    row = processes.progress(db_path).set_index("run_id").loc[run_id]
+    assert row.status == "stopped" and not row.standing.done and row.standing.matches == 8
+    commands = []
+    popen = processes.subprocess.Popen
+    monkeypatch.setattr(processes.subprocess, "Popen", lambda command, **kw: commands.append(command) or
+                        popen(command, **kw))
+    processes.resume_run(db_path, run_id)
+    assert commands[-1][-3:] == ["--until-separated", "--budget-matches", "16"]
+    wait_for(lambda: not processes.is_alive(db_path, run_id))
+    played = store.query(db_path, "SELECT match_id, repeat FROM matches")
+    assert len(played) == 16 and first < set(played["match_id"]) and set(played["repeat"]) == {0, 1}
+    row = processes.progress(db_path).set_index("run_id").loc[run_id]
+    assert row.status == "ok" and row.standing.done and row.standing.looks == 2
+
+
+def test_a_study_started_in_a_terminal_is_not_resumed_as_a_grid(db_path):
+    """Its budget is not known here, and Resume would play its spec's grid into the study's run: the card sends
+    the reader to the command instead."""
+    import asyncio
+
+    from engine.study.certainty_run import until_separated
+
+    raw = {"name": "terminal", "seed": 1, "games": [{"game": "tictactoe",
+                                                     "lineups": [["bot:random", "bot:fixed:0"]]}]}
+    spec = parse_spec(raw)
+    asyncio.run(until_separated(spec, db_path, budget_matches=8, progress=False))
+    store.finish_run(db_path, spec.run_id, "cancelled")  # as Ctrl-C within a batch leaves it
+    row = processes.progress(db_path).set_index("run_id").loc[spec.run_id]
+    assert row.study is None and row.study_elsewhere and not row.resumable

@@ -15,6 +15,7 @@ from engine.games import all_games, get_game
 from engine.play.runner import run_spec
 from engine.play.spec import MAX_REPEATS, parse_spec
 from engine.serve.launch import cost, form, processes
+from engine.study import certainty
 from engine.wording import usd
 from tests.page_run import run_page
 
@@ -382,3 +383,51 @@ def test_a_cancelled_runs_card_shows_the_tokens_and_dollars_its_process_spent(st
     assert card.startswith("0 of 1 match done") and spent == row.live_tokens_in + row.live_tokens_out >= 43
     assert "$0.00 in its stored matches" in card and f"{usd(row.live_cost_usd)} (its unfinished" in card
     assert row.live_cost_usd > 0  # gpt-4o-mini has a price: the dollars spent are shown, not "$0.00"
+
+
+def test_an_adaptive_study_of_bots_with_a_match_budget_starts_with_its_flags_and_its_card_shows_the_budget(
+        db_path, monkeypatch):
+    """Launch plays a study as `python -m engine run --until-separated --budget-matches N` does: the process gets
+    the flags, plays within the budget, and the card says it is a study, its budget and where it stands."""
+    commands = []
+    popen = processes.subprocess.Popen
+
+    def spied(command, **kwargs):
+        commands.append(command)
+        return popen(command, **kwargs)
+
+    monkeypatch.setattr(processes.subprocess, "Popen", spied)
+    at = page(db_path, monkeypatch)
+    at.selectbox(key="tictactoe.seat.1").set_value("bot:equilibrium").run()
+    at.radio(key="plays").set_value("until_separated").run()
+    at.selectbox(key="budget_unit").set_value("matches").run()
+    at.number_input(key="budget_matches").set_value(8).run()
+    assert not at.error
+    at.button(key="start").click().run()
+    run_id = at.success[0].value.split("`")[1]
+    assert commands[-1][-3:] == ["--until-separated", "--budget-matches", "8"]
+    deadline = time.monotonic() + 120
+    while processes.is_alive(db_path, run_id) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert store.query(db_path, "SELECT count(*) AS n FROM matches WHERE deal IS NOT NULL")["n"].item() == 8
+    at = page(db_path, monkeypatch)
+    assert any(f"{run_id}` - ok - adaptive study, until adjacent ranks are separated, budget 8 matches" in m.value
+               for m in at.markdown)
+    [bar] = [p.proto for p in at.get("progress")]
+    assert bar.text.startswith(f"adaptive study: 1 of {certainty.LOOKS} looks, 8 matches, $0.00 (budget 8 matches)")
+    assert bar.text.endswith("; done") and bar.value == 100
+    assert not [b for b in at.button if b.key == f"resume_{run_id}"]  # its budget is spent: nothing to resume
+
+
+def test_the_form_refuses_a_budget_not_above_zero_and_a_study_of_one_agent(db_path, monkeypatch):
+    at = page(db_path, monkeypatch)
+    at.radio(key="plays").set_value("until_separated").run()
+    assert [e.value for e in at.error] == ["adaptive study: --until-separated needs two agents or more among the "
+                                           "lineups"]  # bot:random against itself
+    at.selectbox(key="tictactoe.seat.1").set_value("bot:equilibrium").run()
+    at.selectbox(key="budget_unit").set_value("dollars").run()
+    at.number_input(key="budget_usd").set_value(-2.5).run()
+    assert [e.value for e in at.error] == ["budget: must be more than 0 dollars, got -2.5"]
+    at.button(key="start").click().run()
+    assert at.error[-1].value == "Not started: fix the 1 field marked above."
+    assert not processes.launches_dir(db_path).exists()

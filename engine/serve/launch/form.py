@@ -17,6 +17,8 @@ from engine.games import all_games, get_game
 from engine.play.spec import MAX_REPEATS, MAX_SEED, RunSpec, SpecError, check_seat, int_setting, not_a_url, parse_spec
 from engine.play.spec_text import control_character
 from engine.secrets import secret_in
+from engine.serve.launch.study import UNITS, StudySettings, budget_problem
+from engine.study.certainty_reads import frame_of
 
 ADMIN_TOKEN_ENV = "ARENA_ADMIN_TOKEN"
 PUBLIC_ENV = "ARENA_SERVED_BEYOND_LOCALHOST"  # set by `python -m engine serve` on a non-loopback address
@@ -71,6 +73,9 @@ class LaunchForm:
     repeats: int = 1
     seed: int = 0
     concurrency: int = 4
+    until_separated: bool = False  # play as an adaptive study (`run --until-separated`), not the grid once
+    budget_unit: str | None = None  # the study's budget: "dollars", "matches" or None (no budget)
+    budget: float = 0.0
 
     def defaults(self) -> dict[str, Any]:
         return {"prompt_version": self.prompt_version, "strategy": self.strategy,
@@ -84,6 +89,7 @@ class BuiltSpec:
     raw: dict[str, Any] | None
     spec: RunSpec | None
     errors: dict[str, str]
+    study: StudySettings | None = None  # None: the grid played once
 
 
 def field_key(game: str, part: str, item: str | int | None = None) -> str:
@@ -196,6 +202,7 @@ def build_spec(form: LaunchForm) -> BuiltSpec:
             errors["games"] = f"unknown game '{choice.game}'"
             continue
         _check_game(choice, form, errors)
+    study = _study(form, errors)
     if errors:
         return BuiltSpec(None, None, errors)
     raw = {
@@ -205,9 +212,28 @@ def build_spec(form: LaunchForm) -> BuiltSpec:
                    "lineups": [[s.raw() for s in c.seat_choices()]]} for c in form.games],
     }
     try:
-        return BuiltSpec(raw, parse_spec(raw), {})
+        spec = parse_spec(raw)
     except SpecError as exc:
         return BuiltSpec(raw, None, {"spec": str(exc)})
+    if study is not None:
+        try:
+            frame_of(spec)  # an adaptive study plays pairs of agents in two-seat games
+        except SpecError as exc:
+            return BuiltSpec(raw, None, {"study": f"adaptive study: {exc}"})
+    return BuiltSpec(raw, spec, {}, study)
+
+
+def _study(form: LaunchForm, errors: dict[str, str]) -> StudySettings | None:
+    """The adaptive study the form asks for (None: the grid once); a budget not above zero is refused."""
+    if not form.until_separated:
+        return None
+    if form.budget_unit is None:
+        return StudySettings()
+    if problem := budget_problem(form.budget, form.budget_unit):
+        errors["budget"] = problem
+        return None
+    amount = float(form.budget) if form.budget_unit == "dollars" else int(form.budget)
+    return StudySettings(**{UNITS[form.budget_unit]: amount})
 
 
 def _check_game(choice: GameChoice, form: LaunchForm, errors: dict[str, str]) -> None:

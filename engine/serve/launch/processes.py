@@ -29,6 +29,7 @@ from engine.play import run_lock
 from engine.play.spec import parse_spec
 from engine.score.kept_tables import kept_per_state
 from engine.secrets import redact
+from engine.serve.launch import study
 from engine.serve.launch.live import read_progress
 from engine.store.summaries import run_totals_sql
 
@@ -56,9 +57,20 @@ def progress_file(db: str | Path, run_id: str) -> Path:
     return _folder(db, run_id) / "progress.json"
 
 
-def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = None) -> str:
-    """Start `python -m engine run` on the spec, in its own process and session; returns the run id.
-    Starting a run that is already playing (launched from here, or from a terminal) is refused; starting a
+def study_file(db: str | Path, run_id: str) -> Path:
+    return _folder(db, run_id) / "study.json"
+
+
+def study_settings(db: str | Path, run_id: str) -> study.StudySettings | None:
+    """The adaptive study a run was launched as, or None: launched to play its grid once, or not from here."""
+    return study.load(study_file(db, run_id))
+
+
+def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = None,
+              adaptive: study.StudySettings | None = None) -> str:
+    """Start `python -m engine run` on the spec, in its own process and session; returns the run id. With
+    `adaptive`, the spec plays as an adaptive study (`--until-separated` and its budget), kept so Resume plays it
+    so again. Starting a run that is already playing (launched from here, or from a terminal) is refused; starting a
     finished or stopped one resumes it."""
     spec = parse_spec(raw)
     if is_alive(db, spec.run_id):
@@ -73,6 +85,11 @@ def start_run(raw: dict[str, Any], db: str | Path, concurrency: int | None = Non
                "--quiet", "--progress-file", str(progress_file(db, spec.run_id))]
     if concurrency:
         command += ["--concurrency", str(concurrency)]
+    if adaptive is not None:
+        command += adaptive.flags()
+        study.save(study_file(db, spec.run_id), adaptive)
+    else:
+        study_file(db, spec.run_id).unlink(missing_ok=True)
     with open(folder / "log.txt", "ab") as log:
         child = subprocess.Popen(command, cwd=store.ROOT, stdout=log, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL, start_new_session=True)
@@ -176,11 +193,12 @@ def stop_children(grace: float = CANCEL_GRACE) -> None:
 
 
 def resume_run(db: str | Path, run_id: str, concurrency: int | None = None) -> str:
-    """Play the unfinished matches of a run again from the spec the database kept."""
+    """Play the unfinished matches of a run again from the spec the database kept; a study launched from here
+    continues as the same study (its budget counts what it already spent)."""
     rows = store.query(db, "SELECT spec FROM runs WHERE run_id = ? AND source = 'engine'", [run_id])
     if rows.empty:
         raise ValueError(f"no engine run {run_id} in {db}")
-    return start_run(json.loads(rows["spec"][0]), db, concurrency)
+    return start_run(json.loads(rows["spec"][0]), db, concurrency, study_settings(db, run_id))
 
 
 def runs_named(db: str | Path, name: str) -> list[str]:
@@ -213,6 +231,7 @@ def log_tail(db: str | Path, run_id: str, lines: int = 20) -> str:
     return redact("\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]))
 
 
+RESUMABLE = ("cancelled", "error", "stopped", "interrupted")  # a run in one of these states may be played on
 LIVE_COLUMNS = ("status", "turns", "llm_turns", "tokens_in", "tokens_out", "cost_usd", "unpriced_calls", "reasks",
                 "fallbacks", "matches_started", "updated_at")
 
@@ -221,27 +240,69 @@ def progress(db: str | Path, newest: int = 20) -> Any:
     """One row per run (the `newest` ones, newest first): status (`stopped`: launched from here, its process
     gone; `interrupted`: the process it recorded died), matches done of all, errors, tokens and dollars of
     its finished matches (usd NaN when some call had no price), whether it plays or is finishing (its end stored,
-    the ratings being brought up to date), and `live_*`: the
+    the ratings being brought up to date), `study` and `standing`: an adaptive study's settings and where it stands
+    (None for a run launched to play its grid once), whether Resume may play it on (not a study started in a
+    terminal: `study_elsewhere`), and `live_*`: the
     turn-level figures its process last wrote (NaN when it was not launched from here)."""
     table = _stored_figures(db, newest)
     if table.empty:
         return table
     alive = table["run_id"].map(lambda run_id: is_alive(db, run_id)).astype(bool)
+    table["study"] = [study_settings(db, run_id) for run_id in table["run_id"]]
+    table["standing"] = [None if settings is None else _standing(db, run_id, settings)
+                         for run_id, settings in zip(table["run_id"], table["study"], strict=True)]
+    # a study stores each batch's end and plays on while its standing says it is not done
+    unfinished = (table["status"] == "running") | table["standing"].map(lambda s: s is not None and not s.done)
     # a run that has stored its end still brings the ratings up to date before its process exits: it is finishing,
     # not playing (nothing left to cancel)
-    table["playing"] = alive & (table["status"] == "running")
-    table["finishing"] = alive & (table["status"] != "running")
+    table["playing"] = alive & unfinished
+    table["finishing"] = alive & ~unfinished
     launched = table["run_id"].map(lambda run_id: _pid(db, run_id) is not None)
-    stopped = (table["status"] == "running") & launched & ~alive
+    stopped = unfinished & table["status"].isin(["running", "ok"]) & launched & ~alive
     table.loc[stopped, "status"] = "stopped"
     gone = [status == "running" and died(pid, host) for status, pid, host in
             zip(table["status"], table["pid"], table["host"], strict=True)]
     table.loc[gone, "status"] = "interrupted"
     table = table.drop(columns=["pid", "host"])
+    table["resumable"] = (table["source"] == "engine") & table["status"].isin(RESUMABLE) & ~table["playing"]
+    table["study_elsewhere"] = [bool(resumable and settings is None and _study_elsewhere(db, run_id))
+                                for run_id, resumable, settings in
+                                zip(table["run_id"], table["resumable"], table["study"], strict=True)]
+    table["resumable"] &= ~table["study_elsewhere"]
     live = [read_progress(progress_file(db, run_id)) or {} for run_id in table["run_id"]]
     for column in LIVE_COLUMNS:
         table[f"live_{column}"] = [figures.get(column) for figures in live]
     return table
+
+
+_ELSEWHERE: dict[tuple[str, str], tuple[int, bool]] = {}  # (db, run id) -> (store.generation, _study_elsewhere)
+
+
+def _study_elsewhere(db: str | Path, run_id: str) -> bool:
+    """Whether a run not launched as a study from here played as one (`run --until-separated` in a terminal): it
+    holds dealt matches its spec's grid does not plan. Its budget is not known here, so it resumes from its command.
+    Read once per state of the database (a large spec takes a while to plan; the runs panel asks every 2 s)."""
+    state = store.generation(db)
+    kept = _ELSEWHERE.get((str(db), run_id))
+    if kept is None or kept[0] != state:
+        dealt = {match_id for (match_id,) in store.rows(
+            db, "SELECT match_id FROM matches WHERE run_id = ? AND deal IS NOT NULL", [run_id])}
+        (raw,), = store.rows(db, "SELECT spec FROM runs WHERE run_id = ?", [run_id]) if dealt else [(None,)]
+        try:
+            found = bool(dealt) and bool(dealt - {plan.match_id for plan in parse_spec(json.loads(raw)).matches})
+        except (TypeError, ValueError):
+            found = False
+        kept = _ELSEWHERE[str(db), run_id] = (state, found)
+    return kept[1]
+
+
+def _standing(db: str | Path, run_id: str, settings: study.StudySettings) -> study.Standing | None:
+    """Where a study launched from here stands, from the spec in its launch folder; None when that is unreadable."""
+    try:
+        raw = yaml.safe_load((_folder(db, run_id) / "spec.yaml").read_text(encoding="utf-8"))
+        return study.standing(db, run_id, raw, settings)
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
 
 
 @kept_per_state
