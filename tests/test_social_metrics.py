@@ -9,15 +9,13 @@ import json
 import pytest
 
 from engine import store
-from engine.papers.magic.social import (
-    belief_answers,
-    llmarena_undercover_figures,
-    reasoning_counts,
-    social_abilities,
-    social_seats,
-)
+from engine.papers import seat_summary
+from engine.papers.magic.belief_reasoning import REASONING_ITEMS
+from engine.papers.magic.social import llmarena_undercover_figures, social_abilities
+from engine.papers.seat_summary import summed_seat_rows
 from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
+from engine.store.selection import ALL, Selection
 
 pytestmark = pytest.mark.slow
 
@@ -143,11 +141,22 @@ def test_llmarena_figures_on_a_bot_run(db_path):
     assert table.guess_rate[0] == 0.0  # it guesses its own word for everyone: always wrong
 
 
+def _seat_sums(db, condition, keys, selection=ALL):
+    """`keys` (columns of the seat summary rows `summed_seat_rows` gives) -> the seats and the sum of the rows of
+    the selection that `condition` picks, as the scorers read them."""
+    with store.reading(db):
+        rows, params = summed_seat_rows(db, selection, condition)
+        grouped = store.rows(db, f"SELECT {', '.join(keys)}, sum(seats), sum(total) FROM ({rows}) GROUP BY ALL",
+                             params)
+    return {tuple(row[:-2]): (int(row[-2]), row[-1]) for row in grouped}
+
+
 def _lineup(db, match_id, labels, strategies=None):
-    """A finished undercover match whose seats carry `labels` (and `strategies`), no metrics."""
+    """A finished undercover match of its own run (`match_id`) whose seats carry `labels` (and `strategies`), no
+    metrics."""
     now = store.now()
-    match = {"match_id": match_id, "run_id": "hand", "game": "undercover", "preset": None, "params": "{}", "seed": 0,
-             "repeat": 0, "status": "ok", "error": None, "started_at": now, "finished_at": now,
+    match = {"match_id": match_id, "run_id": match_id, "game": "undercover", "preset": None, "params": "{}",
+             "seed": 0, "repeat": 0, "status": "ok", "error": None, "started_at": now, "finished_at": now,
              "outcome": json.dumps({"special_seat": 0, "words": ["w"] * len(labels)})}
     seats = [{"match_id": match_id, "seat": s, "player": f"Player {s + 1}", "agent": "bot:x", "role": "civilian",
               "prompt_version": None, "strategy": (strategies or [None] * len(labels))[s], "temperature": None,
@@ -162,11 +171,18 @@ def test_the_challenger_is_the_one_seat_unlike_the_others_else_every_seat(db_pat
                "strategy": (["X", "X", "X"], [None, "pgm", None])}
     for match_id, (labels, strategies) in lineups.items():
         _lineup(db_path, match_id, labels, strategies)
-    seats = social_seats(db_path, "m.game = 'undercover'")
-    got = {m: list(part["challenger"]) for m, part in seats.groupby("match_id")}
-    assert got == {"lone": [False, True, False], "mixed": [True] * 4, "pair": [True, True], "self": [True] * 3,
-                   "three": [True] * 3, "strategy": [False, True, False]}
-    assert list(seats.loc[seats.match_id == "strategy", "strategy"]) == ["-", "pgm", "-"]
+    # per match (its own run): each agent and strategy -> its seats as the challenger, and those not
+    got = {match_id: _seat_sums(db_path, f"k.name = '{seat_summary.SEAT}'", ["agent", "strategy", "challenger"],
+                                Selection(run_ids=(match_id,)))
+           for match_id in lineups}
+    seated = {match_id: {key: seats for key, (seats, _) in rows.items()} for match_id, rows in got.items()}
+    x, y, z, d = "X · bot:x", "Y · bot:x", "Z · bot:x", "D · bot:x"
+    assert seated == {"lone": {(x, "-", True): 1, (d, "-", False): 2},
+                      "mixed": {(x, "-", True): 2, (y, "-", True): 2},
+                      "pair": {(x, "-", True): 1, (d, "-", True): 1},
+                      "self": {(x, "-", True): 3},
+                      "three": {(x, "-", True): 1, (y, "-", True): 1, (z, "-", True): 1},
+                      "strategy": {(x, "pgm", True): 1, (x, "-", False): 2}}
 
 
 def test_a_pgm_belief_text_outside_the_probe_is_read(db_path):
@@ -183,11 +199,12 @@ def test_a_pgm_belief_text_outside_the_probe_is_read(db_path):
 
 
 def test_reasoning_reads_the_three_belief_probes_of_a_chameleon_game(db_path):
-    spec = parse_spec({"name": "probes", "games": [{"game": "chameleon", "lineups": [{"all": "bot:letters"}]}]})
+    seats = [{"agent": "bot:letters", "label": f"S{s}"} for s in range(3)]
+    spec = parse_spec({"name": "probes", "games": [{"game": "chameleon", "lineups": [seats]}]})
     asyncio.run(run_spec(spec, db_path, progress=False))
-    seats = social_seats(db_path, "m.game = 'chameleon'")
-    counts = reasoning_counts(seats, belief_answers(db_path, sorted(seats["match_id"].unique())))
-    assert sorted(asked for _, asked in counts.values()) == [6, 6, 6]  # gold + inter, after each of 3 clues
+    asked = _seat_sums(db_path, f"k.game = 'chameleon' AND k.name = '{REASONING_ITEMS}'", ["agent"])
+    # each seat (its own agent): gold + inter, after each of 3 clues
+    assert asked == {(f"S{s} · bot:letters",): (1, 6.0) for s in range(3)}
 
 
 def test_the_challenger_holding_both_common_seats_is_scored_there_not_the_defender(db_path):
@@ -196,11 +213,12 @@ def test_the_challenger_holding_both_common_seats_is_scored_there_not_the_defend
     spec = parse_spec({"name": "both", "seed": 3, "games": [{"game": "undercover", "preset": "magic",
                                                              "lineups": [lineup]}]})
     asyncio.run(run_spec(spec, db_path, progress=False))
-    seats = social_seats(db_path, "m.game = 'undercover'")
-    tested = seats[seats["challenger"]]
-    # 1 seat as the undercover + 2 as civilians
-    assert set(tested["agent"]) == {"hero · bot:letters"} and len(tested) == 3
-    assert sorted(tested.groupby("match_id").size()) == [1, 2]  # two matches: special, then both common seats
-    assert sorted(tested["role"]) == ["civilian", "civilian", "undercover"]
+    seated = {key: seats for key, (seats, _) in _seat_sums(
+        db_path, f"k.game = 'undercover' AND k.name = '{seat_summary.SEAT}'", ["agent", "role", "challenger"]).items()}
+    hero, defender = "hero · bot:letters", "def · bot:random"
+    # two matches: the hero is tested as the special seat (the undercover), then holds both common seats (civilians);
+    # the defender holds the other seats and is never the challenger
+    assert seated == {(hero, "undercover", True): 1, (hero, "civilian", True): 2,
+                      (defender, "civilian", False): 2, (defender, "undercover", False): 1}
     table = social_abilities(db_path)
     assert list(table.agent) == ["hero · bot:letters"]

@@ -118,7 +118,6 @@ def test_the_boards_read_no_seat_or_turn_where_the_summary_answers(played, monke
     def no_log(*args, **kwargs):
         raise AssertionError("read the log")
 
-    monkeypatch.setattr(magic_social, "_seats_sql", no_log)
     monkeypatch.setattr(store, "temp_table", no_log)  # the seat summary's rows computed from the log
     for selection in SELECTIONS.values():
         for board in BOARDS.values():

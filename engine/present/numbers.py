@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from engine import wording
-from engine.papers.magic.social import NO_STRATEGY
+from engine.papers.seat_summary import NO_STRATEGY
 from engine.score.precision import fixed_values
 
 IDENTIFIERS = {"seed", "repeat", "turn", "round", "seat", "step", "player", "rank", "roles"}  # numbers as names

@@ -19,7 +19,7 @@ import pandas as pd
 
 from engine import store
 from engine.papers.llmarena.analyses import agents_rows
-from engine.papers.magic.social import NO_STRATEGY
+from engine.papers.seat_summary import NO_STRATEGY
 from engine.score.ratings import seat_outcomes_sql
 from engine.store.selection import ALL, Selection, agent_sql
 

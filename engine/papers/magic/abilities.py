@@ -45,7 +45,6 @@ from engine.papers.magic.radar import (
 )
 from engine.papers.magic.social import (
     AUTHORS,
-    NO_STRATEGY,
     SOCIAL_METRICS,
     SOCIAL_SUMS,
     challenger_figures,
@@ -53,6 +52,7 @@ from engine.papers.magic.social import (
     seat_in,
     social_abilities_of,
 )
+from engine.papers.seat_summary import NO_STRATEGY
 from engine.score.kept_tables import kept_per_state
 from engine.score.precision import fixed_values
 from engine.store.selection import ALL, Selection, variants_sql

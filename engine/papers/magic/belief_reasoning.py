@@ -4,9 +4,9 @@ item (its guess of whom each other player suspects matches every other player's 
 suspicion read as the authors' code reads it (Player 1: the argmax of a row of zeros) or as matching nobody.
 
 MAgIC's seat summary (engine/papers/seat_summary.py, registered with the store by the papers) sums each seat's items
-as a match is written, and engine/papers/magic/social.py reads them from the log where the summary does not
-answer; both read the beliefs here. The store's own modules import neither. It imports the games' reading of a belief
-text, nothing of the store, the agents or the metrics.
+as a match is written, and from the log where its stored rows do not answer a selection; it reads the beliefs here.
+The store's own modules import neither. It imports the games' reading of a belief text, nothing of the store, the
+agents or the metrics.
 """
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ def reasoning_right(missing_suspicion: str) -> str:
 
 
 def fold_beliefs(turns: Iterable[tuple]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
-    """(match, seat, round, probe) -> the seat's belief at that probe (engine/papers/magic/social.py
-    `belief_answers` says how it is read), from the turns that carry a belief, in order: (match_id, seat, round,
-    phase, action, fallback, number of seats of the match)."""
+    """(match, seat, round, probe) -> the seat's belief at that probe (`probe` counts the belief probes of the round:
+    Chameleon asks one after every clue): the pgm strategy's own belief text when its decisions carry one
+    (turns.action.extra.belief; outside the probes, the round's first such text is probe 0), else the answer to the
+    belief probe; a probe that ended in a fallback is a failed belief (None). From the turns that carry a belief, in
+    order: (match_id, seat, round, phase, action, fallback, number of seats of the match)."""
     probe: dict[tuple[str, int, int, int], dict[str, Any] | None] = {}
     texts: dict[tuple[str, int, int, int], str] = {}
     sizes: dict[str, int] = {}

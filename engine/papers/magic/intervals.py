@@ -31,7 +31,6 @@ from engine.papers.magic.games import SOCIAL, THEORY
 from engine.papers.magic.radar import ABILITIES, RADAR_SCALE
 from engine.papers.magic.social import (
     AUTHORS,
-    NO_STRATEGY,
     SOCIAL_METRICS,
     SOCIAL_SUMS,
     challenger_figures,
@@ -40,6 +39,7 @@ from engine.papers.magic.social import (
     seat_in,
 )
 from engine.papers.registry import get_suite
+from engine.papers.seat_summary import NO_STRATEGY
 from engine.score import stats
 from engine.score.kept_tables import kept_per_state
 from engine.store.selection import ALL, Selection

@@ -29,26 +29,17 @@ the summary's own SQL, a part of the log at a time, so memory stays bounded at a
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from engine import store
 from engine.papers import seat_summary as summary_seats
-from engine.papers.magic.belief_reasoning import (
-    AUTHORS,
-    REASONING_ITEMS,
-    blank_suspect,
-    fold_beliefs,
-    reasoning_right,
-    seat_reasoning,
-)
+from engine.papers.magic.belief_reasoning import AUTHORS, REASONING_ITEMS, blank_suspect, reasoning_right
 from engine.papers.magic.games import SOCIAL
-from engine.papers.seat_summary import NO_STRATEGY, summed_seat_rows
-from engine.store.selection import ALL, Selection, Variant, agent_sql, variants_sql
+from engine.papers.seat_summary import summed_seat_rows
+from engine.store.selection import ALL, Selection, Variant, variants_sql
 
 DECEPTION_GUESS_WEIGHT = 0.25
 SOCIAL_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "undercover_wr", "civilian_wr",
@@ -56,75 +47,9 @@ SOCIAL_COLUMNS = ["agent", "strategy", "chameleon_wr", "non_chameleon_wr", "unde
 SOCIAL_GAMES = variants_sql(SOCIAL)  # over matches AS m
 
 
-def social_seats(db: str | Path, where: str, params: list | None = None) -> pd.DataFrame:
-    """One row per seat of the finished social matches selected by `where` (over m = matches, with its
-    `params`), with
-    `agent` (the label), `strategy`, the outcome's `special_seat`, `n_players` (its number of words) and
-    `guess_correct`, every metric as a column, and `challenger`. The challenger and the metrics'
-    long -> wide are worked out in DuckDB, not per match in Python."""
-    selected = f"SELECT match_id FROM matches m WHERE m.status = 'ok' AND ({where})"
-    with store.reading(db):
-        names = [n for (n,) in store.rows(db, f"""
-            SELECT DISTINCT name FROM metrics WHERE seat IS NOT NULL AND name IS NOT NULL
-              AND match_id IN ({selected})""", params)]
-        return store.query(db, _seats_sql(where, sorted(names)) + " ORDER BY sel.match_id, sel.seat", params)
-
-
-def _seats_sql(where: str, metric_names: list[str] | tuple[str, ...], figures: bool = True) -> str:
-    """The seats of the selected matches, their metrics long -> wide (summed), and the challenger:
-    the one seat whose agent|strategy differs from all the others' (who share one) in a match of
-    three seats or more, else every seat. Without `figures`, only who sits where and the challenger
-    (no metrics, no fallback votes: what the Reasoning stream needs)."""
-    wide = "".join(f", sum(value) FILTER (WHERE name = {_literal(n)}) AS {_identifier(n)}" for n in metric_names)
-    metric_columns = "".join(f", w.{_identifier(n)}" for n in metric_names)
-    names = ", ".join(_literal(n) for n in metric_names) or "NULL"  # only the rows pivoted are read
-    if figures:
-        figure_columns = f"{metric_columns}, coalesce(f.fallback_votes_correct, 0) AS fallback_votes_correct"
-        figure_joins = """LEFT JOIN wide w ON w.match_id = sel.match_id AND w.seat = sel.seat
-        LEFT JOIN fallback_votes f ON f.match_id = sel.match_id AND f.seat = sel.seat"""
-    else:
-        figure_columns = figure_joins = ""
-    return f"""
-        WITH sel AS (
-            SELECT s.match_id, s.seat, {agent_sql("s")} AS agent,
-                   coalesce(s.strategy, '{NO_STRATEGY}') AS strategy, s.role, s.score, s.won, m.game,
-                   json_extract_string(m.params, '$.rules') AS rules,
-                   CAST(json_extract(m.outcome, '$.special_seat') AS INTEGER) AS special_seat,
-                   json_array_length(m.outcome, '$.words') AS n_players,
-                   CAST(json_extract(m.outcome, '$.guess_correct') AS BOOLEAN) AS guess_correct,
-                   CAST(json_extract(m.outcome, '$.flag') AS INTEGER) AS flag,
-                   json_extract_string(m.params, '$.tested_role') AS tested_role
-            FROM seats s JOIN matches m USING (match_id)
-            WHERE m.status = 'ok' AND ({where})),
-        identities AS (
-            SELECT match_id, agent || '|' || strategy AS identity, count(*) AS holders
-            FROM sel GROUP BY ALL),
-        shapes AS (
-            SELECT match_id, count(*) AS n_identities, min(holders) AS fewest, sum(holders) AS n_seats,
-                   arg_min(identity, holders) AS lone
-            FROM identities GROUP BY match_id),
-        wide AS (
-            SELECT match_id, seat{wide} FROM metrics
-            WHERE seat IS NOT NULL AND name IN ({names}) AND match_id IN (SELECT match_id FROM sel)
-            GROUP BY match_id, seat),
-        fallback_votes AS (
-            SELECT t.match_id, t.seat, count(*) AS fallback_votes_correct
-            FROM turns t JOIN sel ON sel.match_id = t.match_id AND sel.seat = t.seat
-            WHERE t.phase = 'vote' AND t.fallback
-              AND TRY_CAST(json_extract(t.action, '$.action') AS INTEGER) = sel.special_seat
-            GROUP BY ALL)
-        SELECT sel.*{figure_columns},
-               CASE WHEN sel.tested_role = 'special' THEN sel.seat = sel.special_seat
-                    WHEN sel.tested_role = 'common' THEN sel.seat <> sel.special_seat
-                    WHEN h.n_identities = 2 AND h.fewest = 1 AND h.n_seats > 2
-                    THEN sel.agent || '|' || sel.strategy = h.lone ELSE true END AS challenger
-        FROM sel JOIN shapes h USING (match_id)
-        {figure_joins}"""
-
-
 def seat_in(variant: Variant) -> str:
-    """A SQL condition over `_seats_sql`'s rows: the seat's match was played under `variant` (its game, and its
-    `rules` where the variant fixes them; the rows carry no other parameter)."""
+    """A SQL condition over the challenger rows `challenger_sums` aggregates: the seat's match was played under
+    `variant` (its game, and its `rules` where the variant fixes them; the rows carry no other parameter)."""
     fixed = dict(variant.fixed)
     if set(fixed) - {"rules"}:
         raise ValueError(f"{variant.label}: a seat row knows its game's rules only, not {sorted(fixed)}")
@@ -145,11 +70,6 @@ def ratios(num: pd.Series, den: pd.Series) -> pd.Series:
     board divides dozens of columns and pandas' own division costs a millisecond each."""
     n, d = num.to_numpy(dtype=float), den.to_numpy(dtype=float)
     return pd.Series(np.divide(n, d, out=np.full(len(n), np.nan), where=d != 0), index=num.index)
-
-
-def column(frame: pd.DataFrame, name: str) -> pd.Series:
-    """A metric column with missing values as 0, or zeros when no selected match stored it."""
-    return frame[name].fillna(0) if name in frame else pd.Series(0.0, index=frame.index)
 
 
 def challenger_sums(db: str | Path, selection: Selection, variants: tuple[Variant, ...], metrics: tuple[str, ...],
@@ -203,47 +123,6 @@ def challenger_figures(db: str | Path, selection: Selection, variants: tuple[Var
     reasoning = {key: (int(r), int(n)) for key, r, n in zip(table.index, table.pop(right), table.pop(items),
                                                             strict=True)}
     return table, reasoning
-
-
-# ---------------------------------------------------------------- Reasoning from the belief probes
-_CARRIES_A_BELIEF = summary_seats.CARRIES_A_BELIEF
-
-
-def belief_answers(db: str | Path, match_ids: list[str]) -> dict[tuple[str, int, int, int], dict[str, Any] | None]:
-    """(match, seat, round, probe) -> the seat's belief at that probe (`probe` counts the belief probes
-    of the round: Chameleon asks one after every clue): the pgm strategy's own belief text when its
-    decisions carry one (turns.action.extra.belief; outside the probes, the round's first such text is
-    probe 0), else the answer to the belief probe. A probe that ended in a fallback is a failed belief
-    (None). Only the turns that carry a belief are read (a cheap text test first spares parsing every
-    action's JSON)."""
-    if not match_ids:
-        return {}
-    return fold_beliefs(store.rows(db, f"""
-        SELECT t.match_id, t.seat, t.round, t.phase, t.action, t.fallback, n.n
-        FROM turns t JOIN (SELECT match_id, count(*) AS n FROM seats WHERE match_id IN (SELECT unnest(?))
-                           GROUP BY match_id) n USING (match_id)
-        WHERE {_CARRIES_A_BELIEF} ORDER BY t.match_id, t.turn""", [match_ids]))
-
-
-def reasoning_counts(seats: pd.DataFrame, beliefs: dict,
-                     missing_suspicion: str = AUTHORS) -> dict[int, tuple[int, int]]:
-    """Row index -> (correct, asked) items, two per probe as `compute_pgm_metric` scores them: "gold",
-    the seat's suspect is the special player; "inter", its guess of whom each other player suspects
-    matches every other player's own stated suspect at that probe (a missing suspect: `seat_reasoning`).
-    (0, 0) for a seat without beliefs."""
-    blank = blank_suspect(missing_suspicion)
-    out: dict[int, tuple[int, int]] = dict.fromkeys(seats.index, (0, 0))
-    probes_of = defaultdict(list)
-    for (match, seat, rnd, k) in beliefs:
-        probes_of[(match, seat)].append((rnd, k))
-    believers = seats[seats["match_id"].isin({match for match, _ in probes_of})]
-    rows = zip(believers.index, believers["match_id"], believers["seat"], believers["special_seat"],
-               believers["n_players"], strict=True)
-    for idx, match, seat, special_seat, n_players in rows:
-        if (match, seat) in probes_of:
-            out[idx] = seat_reasoning(beliefs, probes_of[(match, seat)], match, seat, special_seat, n_players,
-                                       blank)
-    return out
 
 
 # ---------------------------------------------------------------- the four cognition abilities
