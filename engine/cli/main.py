@@ -260,7 +260,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     elif table.empty:
         print(f"no {args.suite} results in {args.db}")
     else:  # the page's cells, the paper's published rows of the models we played right under ours as there
-        print(own_table_view(published.beside(table, paper), suite.layout).to_string(index=False))
+        print(own_table_view(published.interleave_published(table, paper), suite.layout).to_string(index=False))
     return 0
 
 
