@@ -467,19 +467,19 @@ def _suites_help(what: str) -> str:
     """Each suite a `--suite` accepts, and what it holds."""
     from engine.papers.registry import all_suites
 
-    said = [f"{s.name}: {s.title}, the games of {s.paper}" if s.paper
+    entries = [f"{s.name}: {s.title}, the games of {s.paper}" if s.paper
             else f"{s.name}: {s.title}, the games no paper's suite plays (win rates per game)"
             for s in all_suites().values()]
-    return f"{what} ({'; '.join(said)})"
+    return f"{what} ({'; '.join(entries)})"
 
 
 def _importers_help() -> str:
     """Each source of published records, with its importer's first docstring line."""
     from engine.papers.registry import RECORD_IMPORTERS
 
-    said = [f"{name}: {(module.__doc__ or 'no description').splitlines()[0]}" for name, module in
+    entries = [f"{name}: {(module.__doc__ or 'no description').splitlines()[0]}" for name, module in
     RECORD_IMPORTERS.items()]
-    return "which benchmark's records DIR holds: " + "; ".join(said)
+    return "which benchmark's records DIR holds: " + "; ".join(entries)
 
 
 def main(argv: list[str] | None = None) -> int:

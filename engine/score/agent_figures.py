@@ -162,10 +162,10 @@ def _part_rows(table: str, matches: str, params: list, con: duckdb.DuckDBPyConne
     `summed_part`, what the summary's SQL reads beside the tables registered, and the SQL of summary `table`'s rows
     for them."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE summed_part AS SELECT * FROM matches m WHERE {matches}", params)
-    kept = summaries.registered_summary(table)
-    if kept is not None and kept.prepare is not None:
-        kept.prepare(con, "summed_part", "seats", "turns")
-        return kept.rows_sql("summed_part", "seats", "turns", "metrics"), []
+    summary = summaries.registered_summary(table)
+    if summary is not None and summary.prepare is not None:
+        summary.prepare(con, "summed_part", "seats", "turns")
+        return summary.rows_sql("summed_part", "seats", "turns", "metrics"), []
     return summaries.rows_of_matches(table)("summed_part"), []
 
 

@@ -253,13 +253,13 @@ def _stored_figures(db: str | Path, newest: int) -> Any:
     the writer, while the summaries are in step; else they are added up from the log by the same definition (every
     turn's tokens: 1.4-3.9 s at 1M matches)."""
     state = (store.generation(db), newest)
-    kept = _STORED.get(str(db))
-    if kept is None or kept[0] != state:
+    stored = _STORED.get(str(db))
+    if stored is None or stored[0] != state:
         # two short reads, no connection held between them: Launch stops runs and waits for them (its page shares
         # no connection), and the writer keeps run_totals in step in the transactions it commits
         totals = "run_totals" if store.summaries_in_step(db) else \
             f"({run_totals_sql('(SELECT * FROM matches WHERE run_id IN (SELECT run_id FROM r))', 'turns')})"
-        kept = _STORED[str(db)] = (state, store.query(db, f"""
+        stored = _STORED[str(db)] = (state, store.query(db, f"""
             WITH r AS (SELECT * FROM runs ORDER BY created_at DESC LIMIT ?)
             SELECT r.run_id, r.name, r.source, r.status, r.pid, r.host, r.n_done, r.n_matches,
                    coalesce(k.errors, 0) AS errors, coalesce(k.tokens, 0) AS tokens,
@@ -267,4 +267,4 @@ def _stored_figures(db: str | Path, newest: int) -> Any:
                    r.finished_at
             FROM r LEFT JOIN {totals} k USING (run_id)
             ORDER BY r.created_at DESC""", [newest]))
-    return kept[1].copy()
+    return stored[1].copy()
