@@ -142,8 +142,7 @@ def _merge_by_day(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sig
 def _games_of_the_delta(con: duckdb.DuckDBPyConnection) -> str:
     """The games of `summary_delta` as a condition on `a.game` with the names written out: DuckDB then skips the
     row groups of the other games (a rebuild writes the large summaries in game order), where a join looked up every
-    row of the table (a batch of 50 matches merged into the 632,000 rows of a paper's step summary at 50,000 matches
-    took a second and a half)."""
+    row of the table: merging a small batch into a paper's large step summary was slow."""
     games = [game for (game,) in con.execute("SELECT DISTINCT game FROM summary_delta").fetchall()]
     return "a.game IN (" + ", ".join("'" + game.replace("'", "''") + "'" for game in games) + ")" if games else "FALSE"
 
@@ -191,8 +190,8 @@ def ensure_state(con: duckdb.DuckDBPyConnection) -> None:
                 "WHERE NOT EXISTS (SELECT 1 FROM generation)")
 
 
-# A rebuild reads the whole log: at a million matches (20M turns) its joins and aggregates need about 1 GB, where
-# the writer's connection is capped at 128 MB (`connections.WRITER_MEMORY`) and ran out of it.
+# A rebuild reads the whole log: on a large database its joins and aggregates need far more than the writer's
+# connection may hold (`connections.WRITER_MEMORY`), which ran out of it.
 REBUILD_MEMORY = "1GB"
 
 
