@@ -151,7 +151,7 @@ def _missing_access(spec: RunSpec) -> str | None:
     return "; ".join(problems) or None
 
 
-WORKERS_PER_CORE = 8  # a worker is a process of ~40 MB: past a few per core they cost memory and win nothing
+WORKERS_PER_CORE = 8  # each worker is a process with its own memory: past a few per core they win nothing
 
 
 def _concurrency(text: str) -> int:

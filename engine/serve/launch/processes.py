@@ -248,10 +248,10 @@ _STORED: dict[str, tuple[tuple[int, int], Any]] = {}
 
 
 def _stored_figures(db: str | Path, newest: int) -> Any:
-    """`progress`' figures from the database, read once per state of it (the runs panel asks every 2 s: while
-    nothing writes, nothing is read again). Each run's errors, tokens and dollars come from `run_totals`, kept by
-    the writer, while the summaries are in step; else they are added up from the log by the same definition (every
-    turn's tokens: 1.4-3.9 s at 1M matches)."""
+    """`progress`' figures from the database, read once per state of it (the runs panel asks again and again:
+    while nothing writes, nothing is read again). Each run's errors, tokens and dollars come from `run_totals`, kept by
+    the writer, while the summaries are in step; else they are added up from the log by the same definition, which
+    reads every turn's tokens and is slow on a large database."""
     state = (store.generation(db), newest)
     stored = _STORED.get(str(db))
     if stored is None or stored[0] != state:
