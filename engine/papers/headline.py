@@ -98,7 +98,7 @@ COLUMNS = ["rank", "agent", "provisional", "partial", "games", "of_games", "valu
 
 def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
     """1 + the number of ranked agents whose interval lies wholly above this one's; NA where not ranked. Every pair
-    at once (a loop of Series comparisons cost 2 ms an agent: a quarter of a second for 120)."""
+    at once: a loop of Series comparisons over agents is slow for a study's hundred agents."""
     above = (lo.to_numpy(float)[None, :] > hi.to_numpy(float)[:, None]) & ranked.to_numpy(bool)[None, :]
     return pd.Series(above.sum(1) + 1, index=lo.index, dtype="Int64").where(ranked)
 
@@ -177,7 +177,7 @@ def _scored(games: pd.DataFrame, bounds: tuple[float, float] | None) -> pd.DataF
     if games.empty:
         return pd.DataFrame(columns=columns)
     games["se2"] = games["var"] / games["count"]  # NaN for a game of one match: no interval
-    # per agent at once (a loop over agents cost 20 ms each: seconds for the 120 agents x settings of a study)
+    # per agent at once: a loop over agents is slow for a study's hundred agents, each in several settings
     by_agent = games.groupby("agent", sort=True)
     n_games = by_agent.size()
     mean = by_agent["mean"].mean()
@@ -262,7 +262,7 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
     """One row per agent over the contested matches of suite `suite` in the selection: `value` is the number the
     suite ranks by (`Suite.headline`), `games` the suite's games it played, `partial` when a score or win rate
     covers fewer than the games counted (`coverage`); the ranked first (best first), then the unranked."""
-    with store.reading(db):  # one connection for every read (an open costs 10-200 ms on a large file)
+    with store.reading(db):  # one connection for every read: opening a large file costs more than a read
         return _headline(db, suite, selection)
 
 

@@ -41,7 +41,7 @@ def _query(db: str | Path, sql: str, params: list | None = None) -> pd.DataFrame
 def filter_options(db: str | Path, fallbacks: bool = False) -> pd.DataFrame:
     """One row per run, game and preset: run name, source, matches and the first and last finish date; with
     `fallbacks`, also how many of those matches had a fallback move (`fallback_matches`). That count reads every
-    turn's `fallback` (650 ms at 1M matches), so only the filter that leaves such matches out asks for it."""
+    turn's `fallback`, slow on a large database, so only the filter that leaves such matches out asks for it."""
     fallback_matches = (", count(*) FILTER (WHERE m.match_id IN (SELECT match_id FROM turns WHERE fallback)) "
                         "AS fallback_matches") if fallbacks else ""
     return _query(db, f"""
@@ -92,8 +92,8 @@ def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) ->
 def _agent_scores_sql(db: str | Path, agent: str, selection: Selection) -> tuple[str, list]:
     """The SQL of `robustness_scores`' rows and its parameters (call it inside `store.reading(db)`). From
     `match_scores` (the writer keeps those rows per match and agent) while the summaries are in step: one filtered
-    scan, where the log's read hashed the agent's 333,000 matches at a million matches against the seats, matches
-    and metrics (2.5-3.5 s, and most of the dashboard's peak memory). Else the same rows are computed from the log
+    scan, where the log's read hashes all the agent's matches against the seats, matches and metrics, which is
+    slow on a large database and was most of the dashboard's peak memory. Else the same rows are computed from the log
     (`summaries.match_scores_sql`) from the agent's seats in the selected matches."""
     columns = """x.game, x.preset, x.params::VARCHAR AS params, x.run_id, x.seed, x."repeat", x.prompt_version,
                  x.temperature, x.strategy, x.max_tokens, x.score, coalesce(v.own, true) AS own,
@@ -398,8 +398,8 @@ def newest_matches(db: str | Path, where: str, params: list, limit: int, matches
     lineups and counts are read for them alone. A list, not a subquery: an empty one then reads no turn (a semi
     join with nothing on one side still scanned the 20M turns). When `where` reads `matches` alone (evaluated
     twice, it costs little: a condition on the seats or turns is not), the newest `limit` finish times are found
-    first, so only the matches from the last of them on are sorted with their ids (a million ids took 130 ms to
-    sort, the times 10 ms)."""
+    first, so only the matches from the last of them on are sorted with their ids: sorting the times alone is much
+    cheaper than sorting every id with them."""
     order = "ORDER BY m.finished_at DESC NULLS LAST"
     newer = ""
     if matches_only:

@@ -38,9 +38,8 @@ def agents_rows(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFra
     (`kept_per_state`) over the selection without its agent filter, and cut to the filter's agents: an agent's row
     sums its own seats, which are all in the matches the filter picks, so its figures are the same either way, and
     the Games page's view of one model is its row of the every-model view the run command computed
-    (engine/present/default_views.py) instead of a second read of the log, which is slow on a large database
-    (bench/dashboard.py times it). The other agents of its matches are left out: their rows there would not be
-    theirs."""
+    (engine/present/default_views.py) instead of a second read of the log, which is slow on a large database. The
+    other agents of its matches are left out: their rows there would not be theirs."""
     scorer_per_state = kept_per_state(scorer)
     signature = inspect.signature(scorer)
 
