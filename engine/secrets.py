@@ -136,15 +136,15 @@ def redact_together(texts: Sequence[str]) -> list[str]:
     if not spans:
         return list(texts)
     out, start = [], 0
-    cuts = iter(_merged(spans))
-    cut = next(cuts, None)
+    merged = iter(_merged(spans))
+    span = next(merged, None)
     for text in texts:
         end = start + len(text)
         parts, done = [], start
-        while cut is not None and cut[0] < end:
-            parts += [joined[done:cut[0]], "***"]
-            done = cut[1]
-            cut = next(cuts, None)
+        while span is not None and span[0] < end:
+            parts += [joined[done:span[0]], "***"]
+            done = span[1]
+            span = next(merged, None)
         out.append("".join(parts) + joined[done:end])
         start = end + len(_APART)
     return out

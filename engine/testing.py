@@ -44,7 +44,7 @@ def echo_last_number(request: dict[str, Any]) -> StubReply:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no delayed-ACK stall
     server: _Server
 
     def log_message(self, *args: Any) -> None:  # keep test output clean
@@ -149,7 +149,7 @@ class StubServer:
         self.lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.stub = self
-        # a short poll interval: shutting the stub down at the end of a test then takes milliseconds, not 0.5 s
+        # a short poll interval: shutting the stub down at the end of a test need not wait out the default one
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property

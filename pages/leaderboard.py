@@ -155,7 +155,7 @@ for suite in all_suites().values():
         st.markdown(f"**{suite.paper}'s own table**" if suite.paper else "**Per game**")
         report.caption(own_table_caption(suite))
         paper = queries.published_rows(DB, suite=suite.name)  # the paper's rows for the models we played
-        board = complete_first(published.beside(board, paper), suite.layout)  # partial rows last
+        board = complete_first(published.interleave_published(board, paper), suite.layout)  # partial rows last
         show_own_table(report, suite.title, board, suite.name, suite.layout)
     elif table.empty:
         report.caption(empty_caption(suite))

@@ -42,9 +42,9 @@ report = Report("Overview")
 def matches_caption(shown: int, run: str) -> str:
     """What the matches table lists: how many, of which run, in what order and status, and what a row opens."""
     where = "every run" if run == "all runs" else f"run {run}"
-    cut = f" (the newest {NEWEST} only: Transcripts searches every match)" if shown >= NEWEST else ""
-    return glossed(f"The {count(shown, 'match')} of {where}{cut}, newest first, whatever their status (an error column "
-                   "shows why a match stopped). A match id opens its turns in Transcripts.")
+    newest_only = f" (the newest {NEWEST} only: Transcripts searches every match)" if shown >= NEWEST else ""
+    return glossed(f"The {count(shown, 'match')} of {where}{newest_only}, newest first, whatever their status "
+                   "(an error column shows why a match stopped). A match id opens its turns in Transcripts.")
 
 open_page("Game Arena for LLMs", DB, caption=glossed(f"Database: `{DB}`."))
 

@@ -45,8 +45,8 @@ FACTOR_WHY = {
     "repeat": "the same condition played again on new seeds (γ-Bench runs a model five times to show its variance): "
               "a difference between repeats is chance alone, so a robust model shows none"}
 DB = store.default_db()
-# rows of "What it played" drawn at once: past them, one game's (a million matches' model: 1,080 conditions, ~0.7 s
-# to draw, format and put in the report)
+# rows of "What it played" drawn at once: past them, one game's (a model of a large database has a thousand
+# conditions, slow to draw, format and put in the report)
 PLAYED_AT_ONCE = 100
 TWO_DECIMALS = dict.fromkeys(["mean", "sd", "sd of means", "margin"], 2)  # scores, even where whole (5 is 5.00)
 COMPARISON_COLUMNS = {
@@ -129,7 +129,7 @@ def facets(blocks: list[tuple[str, str, pd.DataFrame]], label: str) -> go.Figure
     """One small chart per game and setting (each on its own y scale: Hold'em's chips beside a 0-2 score would
     flatten the rest): level means with their 95% intervals; grey where a level has too few scores to be tested.
     The grid laid out here and the figure built from one dict, validated once: make_subplots and a layout update
-    took ~1 s for a factor's 24 charts."""
+    are slow for a factor's dozens of charts."""
     cols = min(3, len(blocks))
     rows = math.ceil(len(blocks) / cols)
     height = 260 * rows + 90
@@ -268,8 +268,8 @@ column_definitions(PLAYED_COLUMNS)
 tables = figures.tables
 summary = block_summary(tables)
 
-# one factor at a time (a reader compares one; drawing every factor's tables and charts at once took 13 s at a
-# million matches): its charts, its verdicts, and one game's level table
+# one factor at a time (a reader compares one; drawing every factor's tables and charts at once is far too slow
+# on a large database): its charts, its verdicts, and one game's level table
 compared = [label for factor, label in FACTOR_NAMES.items() if factor in set(summary["factor"])]
 label = url_selectbox("Factor", list(FACTOR_NAMES.values()), "factor", default=(compared or [None])[0])
 factor = next(factor for factor, name in FACTOR_NAMES.items() if name == label)

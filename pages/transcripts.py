@@ -311,10 +311,11 @@ with saw:
 with answered:
     st.markdown("**What it answered (raw)**" if turn["phase"] != "moderator" else "**What the moderator said**")
     response = text_of(turn["response"])
-    cut = pd.notna(turn["response_chars"]) and turn["response_chars"] > transcripts.DISPLAY_CHARS
-    if cut and st.toggle(f"Show all {int(turn['response_chars']):,} characters", key=f"all_{match_id}_{turn['turn']}"):
+    truncated = pd.notna(turn["response_chars"]) and turn["response_chars"] > transcripts.DISPLAY_CHARS
+    if truncated and st.toggle(f"Show all {int(turn['response_chars']):,} characters",
+                               key=f"all_{match_id}_{turn['turn']}"):
         response = as_text(transcripts.full_response(DB, match_id, int(turn["turn"])))
-    elif cut:
+    elif truncated:
         st.caption(glossed(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters."))
     if index in hits and transcripts.contains(response, text):
         st.html(transcripts.highlighted(response, text))  # escaped text, the hit in <mark>

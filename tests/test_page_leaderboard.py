@@ -275,7 +275,7 @@ def test_a_page_that_fails_says_what_failed_in_one_line_never_a_traceback(db, mo
     def broken(*args, **kwargs):
         raise RuntimeError("the paper's rows cannot be read\nsecond line")
 
-    monkeypatch.setattr(published, "beside", broken)
+    monkeypatch.setattr(published, "interleave_published", broken)
     monkeypatch.setenv("ARENA_DB", str(db))
     serve_like_the_dashboard(monkeypatch)  # the page runs inside app.py, as served
     at = AppTest.from_file("../app.py", default_timeout=60).run()

@@ -63,7 +63,7 @@ def test_scores_keep_them_out_and_the_board_shows_them_beside_the_same_models(db
         ("openai/gpt-4", "ours"), ("GPT-4", "paper"), ("Qwen-72B-Chat", "ours"), ("Qwen-72B-Chat", "paper")]
     from engine.papers.llmarena.leaderboard import leaderboard
 
-    table = published.beside(leaderboard(db_path), queries.published_rows(db_path, "llmarena"))
+    table = published.interleave_published(leaderboard(db_path), queries.published_rows(db_path, "llmarena"))
     assert list(zip(table["agent"], table["source"], strict=True)) == [
         ("openai/gpt-4 · bot:equilibrium", "ours"), ("GPT-4", "paper: LLMArena Table 1"),
         ("Qwen-72B-Chat · bot:random", "ours"), ("Qwen-72B-Chat", "paper: LLMArena Table 1")]
@@ -92,7 +92,7 @@ def test_every_published_magic_row_sits_beside_ours_for_the_same_model(db_path):
     spec = {"name": "names", "seed": 1,
             "games": [{"game": "prisoners_dilemma", "preset": "magic_1", "lineups": lineup}]}
     asyncio.run(run_spec(parse_spec(spec), db_path, progress=False))
-    table = published.beside(ability_profile(db_path), queries.published_rows(db_path, "magic"))
+    table = published.interleave_published(ability_profile(db_path), queries.published_rows(db_path, "magic"))
     assert list(zip(table["agent"], table["source"], strict=True)) == [
         ("GPT-3.5-Turbo · bot:always_defect", "ours"), ("GPT-3.5-turbo", "paper: MAgIC Table 1"),
         ("GPT-3.5-turbo", "paper: MAgIC Table 2"),

@@ -240,7 +240,7 @@ def test_each_layout_names_columns_its_board_has(db):
         coverage = (layout.coverage.value, layout.coverage.parts) if layout.coverage else ()
         by_role = layout.by_role.columns if layout.by_role else []
         return {*layout.key, *(c for group in layout.aside.values() for c in group), *by_role, *coverage,
-                *layout.kept, *layout.renamed}
+                *layout.always_shown, *layout.renamed}
 
     assert named(get_suite("magic").layout) <= set(PROFILE_COLUMNS)
     assert set(ABILITY_COLUMNS) <= set(get_suite("magic").layout.renamed)  # every ability shown, short
@@ -260,7 +260,7 @@ def test_a_layout_marks_partial_rows_orders_and_renames():
     board = pd.DataFrame({"agent": ["a", "b", "c"], "skill": [0.5, 0.25, 1.0], "blank": [None] * 3,
                           "kept": [None] * 3, "average": [40.0, 90.0, 100.0], "parts": [3, 2, 1]})
     layout = TableLayout(key=("average", "parts"), coverage=Coverage("average", "parts", 3, "games"),
-                         kept=("kept",), renamed={"skill": "Skill", "average": "mean"})
+                         always_shown=("kept",), renamed={"skill": "Skill", "average": "mean"})
     assert list(partial_rows(board, layout)) == [False, True, True]
     assert list(complete_first(board, layout)["agent"]) == ["a", "b", "c"]
     view = own_table_view(board, layout)

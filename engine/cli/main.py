@@ -151,7 +151,7 @@ def _missing_access(spec: RunSpec) -> str | None:
     return "; ".join(problems) or None
 
 
-WORKERS_PER_CORE = 8  # a worker is a process of ~40 MB: past a few per core they cost memory and win nothing
+WORKERS_PER_CORE = 8  # each worker is a process with its own memory: past a few per core they win nothing
 
 
 def _concurrency(text: str) -> int:
@@ -260,7 +260,7 @@ def _cmd_scores(args: argparse.Namespace) -> int:
     elif table.empty:
         print(f"no {args.suite} results in {args.db}")
     else:  # the page's cells, the paper's published rows of the models we played right under ours as there
-        print(own_table_view(published.beside(table, paper), suite.layout).to_string(index=False))
+        print(own_table_view(published.interleave_published(table, paper), suite.layout).to_string(index=False))
     return 0
 
 
@@ -467,19 +467,19 @@ def _suites_help(what: str) -> str:
     """Each suite a `--suite` accepts, and what it holds."""
     from engine.papers.registry import all_suites
 
-    said = [f"{s.name}: {s.title}, the games of {s.paper}" if s.paper
+    entries = [f"{s.name}: {s.title}, the games of {s.paper}" if s.paper
             else f"{s.name}: {s.title}, the games no paper's suite plays (win rates per game)"
             for s in all_suites().values()]
-    return f"{what} ({'; '.join(said)})"
+    return f"{what} ({'; '.join(entries)})"
 
 
 def _importers_help() -> str:
     """Each source of published records, with its importer's first docstring line."""
     from engine.papers.registry import RECORD_IMPORTERS
 
-    said = [f"{name}: {(module.__doc__ or 'no description').splitlines()[0]}" for name, module in
+    entries = [f"{name}: {(module.__doc__ or 'no description').splitlines()[0]}" for name, module in
     RECORD_IMPORTERS.items()]
-    return "which benchmark's records DIR holds: " + "; ".join(said)
+    return "which benchmark's records DIR holds: " + "; ".join(entries)
 
 
 def main(argv: list[str] | None = None) -> int:

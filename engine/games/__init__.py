@@ -21,7 +21,7 @@ def register(cls: type[Game]) -> type[Game]:
 
 @cache
 def _load_all() -> None:
-    """Import every game module, once (listing the package's files costs milliseconds, once per match)."""
+    """Import every game module, once (listing the package's files again for every match would be wasted work)."""
     for info in pkgutil.iter_modules(__path__):
         if info.name not in _NOT_GAMES:
             importlib.import_module(f"{__name__}.{info.name}")

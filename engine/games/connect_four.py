@@ -18,7 +18,7 @@ ROWS, COLS, CONNECT = 6, 7, 4
 _AUTHORS_COLUMN = re.compile(r"[XO]\s*:\s*([1-7])")
 WEIGHTS = {4: 10, 3: 5, 2: 2}
 WIN = 10_000  # a won position in the search, beyond any board value
-MAX_PLIES = 5  # bot:minimax's deepest search: under a second a move (6 plies took 2.6 s mid-game, 8 took 45 s)
+MAX_PLIES = 5  # bot:minimax's deepest search within a move's budget of a second: each ply more multiplies it
 
 
 def counts(board: Board, mark: str) -> dict[int, int]:

@@ -155,9 +155,9 @@ class CostSharing(MagicScenario):
         return "; ".join(f"{self.player_name(s)} proposes {fmt_split(p)}" for s, p in enumerate(proposals))
 
     def parse(self, seat: int, text: str) -> Any:
-        said = _I_VOTE_FOR.search(text) if self.stage == "vote" and isinstance(text, str) else None
-        if said and self.p["vote_reading"] == "authors" and 1 <= int(said.group(1)) <= SEATS:
-            return int(said.group(1)) - 1
+        vote_match = _I_VOTE_FOR.search(text) if self.stage == "vote" and isinstance(text, str) else None
+        if vote_match and self.p["vote_reading"] == "authors" and 1 <= int(vote_match.group(1)) <= SEATS:
+            return int(vote_match.group(1)) - 1
         return super().parse(seat, text)
 
     def step(self, actions: dict[int, Any]) -> None:
@@ -170,15 +170,17 @@ class CostSharing(MagicScenario):
         votes = [int(actions[s]) for s in range(SEATS)]
         self.votes.append(votes)
         chosen = [self.proposals[-1][v] for v in votes]
-        said = ", ".join(f"{self.player_name(s)} votes for {self.player_name(v)}'s proposal"
+        votes_text = ", ".join(f"{self.player_name(s)} votes for {self.player_name(v)}'s proposal"
                          for s, v in enumerate(votes))
         if all(c == chosen[0] for c in chosen):
             self.agreed = chosen[0]
-            self.announce(f"Round {self.round} votes: {said}. Everyone agreed on {fmt_split(self.agreed)}: success.")
+            self.announce(f"Round {self.round} votes: {votes_text}. "
+                          f"Everyone agreed on {fmt_split(self.agreed)}: success.")
         elif self.round >= self.p["rounds"]:
-            self.announce(f"Round {self.round} votes: {said}. No agreement after {self.round} rounds: the game fails.")
+            self.announce(f"Round {self.round} votes: {votes_text}. "
+                          f"No agreement after {self.round} rounds: the game fails.")
         else:
-            self.announce(f"Round {self.round} votes: {said}. No agreement yet.")
+            self.announce(f"Round {self.round} votes: {votes_text}. No agreement yet.")
             self.round += 1
             self.stage = "propose"
 

@@ -165,12 +165,12 @@ class PirateGame(GamaGame):
         if isinstance(space, Plan):
             return _authors_plan(value, space)
         try:  # `in` on what the JSON holds, as their code tests it
-            said = {vote for vote in VOTES if vote in value or vote.capitalize() in value}
+            votes_named = {vote for vote in VOTES if vote in value or vote.capitalize() in value}
         except TypeError:
-            said = set()
-        if not said:
+            votes_named = set()
+        if not votes_named:
             raise ParseError(f'{str(value)[:40]!r} says neither accept nor reject')
-        return "accept" if "accept" in said else "reject"
+        return "accept" if "accept" in votes_named else "reject"
 
     def start(self) -> None:
         self.proposer = 0

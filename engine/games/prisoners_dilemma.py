@@ -82,10 +82,10 @@ class PrisonersDilemma(MagicScenario):
         gains = round_payoffs(choices, self.payoffs)
         self.totals = [t + g for t, g in zip(self.totals, gains, strict=True)]
         self.history_choices.append(choices)
-        said = ", ".join(f"{self.player_name(s)} chose to {c}" for s, c in enumerate(choices))
+        choices_text = ", ".join(f"{self.player_name(s)} chose to {c}" for s, c in enumerate(choices))
         points = ", ".join(f"{self.player_name(s)} {g:g}" for s, g in enumerate(gains))
         totals = ", ".join(f"{self.player_name(s)} {t:g}" for s, t in enumerate(self.totals))
-        self.announce(f"Round {self.round}: {said}. Points this round: {points}. Totals: {totals}.")
+        self.announce(f"Round {self.round}: {choices_text}. Points this round: {points}. Totals: {totals}.")
         self.round += 1
 
     def done(self) -> bool:

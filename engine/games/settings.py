@@ -51,7 +51,7 @@ def _changes_a_default(game: str, preset: str | None) -> bool:
 
 def setting_labels(rows: pd.DataFrame) -> pd.Series:
     """`setting_label` of each row of a frame with game, preset and params columns, computed once per distinct
-    setting (a model's 333,000 scores at a million matches hold a few dozen: iterating the rows took 3 s)."""
+    setting: a model's scores on a large database are hundreds of thousands of rows of a few dozen settings."""
     if rows.empty:
         return pd.Series([], index=rows.index, dtype=object)
     keys = rows[["game", "preset", "params"]]

@@ -57,9 +57,9 @@ def wis_base_scores(spy_out_round: int | None) -> tuple[float, float]:
 def describes_own_word(clue: str, own: str, other: str, earlier: list[str]) -> bool:
     """LLMArena's "Description", mechanically: a real clue (words, not a repeat) that names neither
     its own word nor the other side's. The paper judged this by hand; this is a lower bar."""
-    said = normalize(clue)
-    return bool(said) and not names_word(clue, own) and not names_word(clue, other) and \
-        said not in {normalize(e) for e in earlier}
+    normalized = normalize(clue)
+    return bool(normalized) and not names_word(clue, own) and not names_word(clue, other) and \
+        normalized not in {normalize(e) for e in earlier}
 
 
 @register

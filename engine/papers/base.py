@@ -127,7 +127,7 @@ class TableLayout:
     column (who and how well: in view on a narrow window); `aside`: groups of columns (title -> columns) in expanders
     beside the table, so that it fits a 1400 px window; `by_role`: per-role figures shown as rows apart; `coverage`:
     the average over parts whose partial rows are marked and put last (a figure is shown on the one scale every
-    output path shares: see `units`); `kept`: columns shown even when every cell is
+    output path shares: see `units`); `always_shown`: columns shown even when every cell is
     blank; `renamed`: the name shown, where the board's would mislead (a paper's own number that is not the
     headline's win rate must not pass for it; its figures tables show the same names); `units`: the unit of a figure
     whose name does not say it, written in its header in every output (a share or rate needs none: it is in
@@ -140,7 +140,7 @@ class TableLayout:
     aside: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     by_role: ByRole | None = None
     coverage: Coverage | None = None
-    kept: tuple[str, ...] = ()
+    always_shown: tuple[str, ...] = ()
     renamed: Mapping[str, str] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     helps: Mapping[str, str] = field(default_factory=dict)

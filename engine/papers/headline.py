@@ -98,7 +98,7 @@ COLUMNS = ["rank", "agent", "provisional", "partial", "games", "of_games", "valu
 
 def ranks(lo: pd.Series, hi: pd.Series, ranked: pd.Series) -> pd.Series:
     """1 + the number of ranked agents whose interval lies wholly above this one's; NA where not ranked. Every pair
-    at once (a loop of Series comparisons cost 2 ms an agent: a quarter of a second for 120)."""
+    at once: a loop of Series comparisons over agents is slow for a study's hundred agents."""
     above = (lo.to_numpy(float)[None, :] > hi.to_numpy(float)[:, None]) & ranked.to_numpy(bool)[None, :]
     return pd.Series(above.sum(1) + 1, index=lo.index, dtype="Int64").where(ranked)
 
@@ -177,7 +177,7 @@ def _scored(games: pd.DataFrame, bounds: tuple[float, float] | None) -> pd.DataF
     if games.empty:
         return pd.DataFrame(columns=columns)
     games["se2"] = games["var"] / games["count"]  # NaN for a game of one match: no interval
-    # per agent at once (a loop over agents cost 20 ms each: seconds for the 120 agents x settings of a study)
+    # per agent at once: a loop over agents is slow for a study's hundred agents, each in several settings
     by_agent = games.groupby("agent", sort=True)
     n_games = by_agent.size()
     mean = by_agent["mean"].mean()
@@ -240,20 +240,21 @@ def _win_rates(by_game: pd.DataFrame, agents: pd.Series) -> dict[str, pd.Series]
     return {column: agents.map(rates[column]).astype(float) for column in ("win_rate", "win_lo", "win_hi")}
 
 
-def _figures_and_beside(db: str | Path, scope: Selection, measure: Headline, self_play: bool = False
-                        ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """`agent_figures` of the scope by game (every match with `self_play`, else the contested ones), and beside them
-    what the headline's value reads from the same summary rows: a rating's pairs (`rated_pairs`), a score's sums per
-    agent and game (`scores`). The two reads run at once (`store.queries_at_once`). None beside: read it after (a
-    rating without fallback moves or of self-play, which the pairwise summary does not key; or the value is the
-    win rate, of the figures)."""
+def _figures_and_value_rows(db: str | Path, scope: Selection, measure: Headline, self_play: bool = False
+                            ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """`agent_figures` of the scope by game (every match with `self_play`, else the contested ones), and the rows
+    the headline's value is computed from, read from the same summary rows: a rating's pairs (`rated_pairs`) or a
+    score's sums per agent and game (`scores`). The two reads run at once (`store.queries_at_once`).
+
+    The value rows are None when they are read later: a rating without fallback moves or of self-play (the
+    pairwise summary does not key those), or a win rate (which the figures hold)."""
     # the pairwise summary has no fallback key: a rating without fallback moves, or of self-play, reads the log
     if measure.by == "win rate" or (measure.by == "rating" and (scope.without_fallbacks or self_play)):
         return agent_figures(db, scope, by_game=True, contested=not self_play), None
     where = summed(db, scope, contested=not self_play)
-    beside = (summed_pairs_sql(db, where) if measure.by == "rating" else _scores_sql(db, where, measure.metric))
-    by_game, read = store.queries_at_once(db, [summed_figures_sql(db, where, by_game=True), beside])
-    return with_rates(by_game), read
+    value_sql = summed_pairs_sql(db, where) if measure.by == "rating" else _scores_sql(db, where, measure.metric)
+    by_game, value_rows = store.queries_at_once(db, [summed_figures_sql(db, where, by_game=True), value_sql])
+    return with_rates(by_game), value_rows
 
 
 @kept_per_state
@@ -261,7 +262,7 @@ def headline(db: str | Path, suite: str, selection: Selection = ALL) -> pd.DataF
     """One row per agent over the contested matches of suite `suite` in the selection: `value` is the number the
     suite ranks by (`Suite.headline`), `games` the suite's games it played, `partial` when a score or win rate
     covers fewer than the games counted (`coverage`); the ranked first (best first), then the unranked."""
-    with store.reading(db):  # one connection for every read (an open costs 10-200 ms on a large file)
+    with store.reading(db):  # one connection for every read: opening a large file costs more than a read
         return _headline(db, suite, selection)
 
 
@@ -269,8 +270,8 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     measure: Headline = get_suite(suite).headline
     self_play = get_suite(suite).self_play  # the paper's protocol: its matches count
     scope = selection.within(get_suite(suite).variants)
-    # one read: the figures, the win rates and the games played (and a rating's pairs or a score's sums beside it)
-    by_game, beside = _figures_and_beside(db, scope, measure, self_play)
+    # one read: the figures, the win rates and the games played (and a rating's pairs or a score's sums with it)
+    by_game, value_rows = _figures_and_value_rows(db, scope, measure, self_play)
     if by_game.empty:
         return pd.DataFrame(columns=COLUMNS)
     figures = over_games(by_game)
@@ -279,10 +280,11 @@ def _headline(db: str | Path, suite: str, selection: Selection) -> pd.DataFrame:
     figures = figures.assign(**_win_rates(agent_figures(db, scope, by_game=True) if self_play else by_game,
                                           figures["agent"]))
     if measure.by == "rating":
-        read = rated_pairs(db, replace(scope, contested=True)) if beside is None else rated_read(beside, figures)
+        read = (rated_pairs(db, replace(scope, contested=True)) if value_rows is None
+                else rated_read(value_rows, figures))
         values = _rated(read)[["agent", "value", "value_lo", "value_hi", "note"]]
     elif measure.by == "score":
-        values = _scored(_moments(beside), measure.bounds).drop(columns="games")
+        values = _scored(_moments(value_rows), measure.bounds).drop(columns="games")
     else:
         values = figures[["agent"]].assign(value=figures["win_rate"], value_lo=figures["win_lo"],
                                            value_hi=figures["win_hi"], note="")

@@ -1,20 +1,23 @@
-"""The papers' own tables as reference rows: LLMArena's Table 1 (normalized scores of 14 models), MAgIC's
-Table 1 (the win rate and seven abilities of 8 models) and Table 2 (game-theory win rates, Cost, Score,
-Payback, with and without PGM). They are transcribed in engine/papers/<paper>/published/*.csv and written to the
-`published` table of every database (`store.init_db` calls `fill` in the same transaction that creates or
-upgrades the tables, whoever creates the database), marked with their source, so the dashboard can show them
-beside our rows for the same models (`beside`; `engine.present.queries.published_rows` reads them back). This module
-reads no database: the store sits above it. They never enter a suite's
-leaderboard: `python -m engine scores` prints only what was played. γ-Bench's published figures are
-not here: its rows come from the authors' raw records (`python -m engine import gamabench`).
+"""The papers' own tables, kept as reference rows beside ours.
 
-Units and names follow our boards: LLMArena's normalized scores as printed (0-100); MAgIC's abilities as
-printed (0-100) under our profile's names ("Judgement (0-100)"), with the radar's area in both our unit and
-the paper's (`engine.papers.magic.radar`: computed from Table 1's abilities, as Figures 1 and 6 draw them;
-the paper prints no number for those bars); win rates, printed in %, as fractions; Table 2's Cost (%), Score
-and Payback as printed. Table 2 abbreviates two model names ("GPT-3.5-T", "Llama-2", as Figure 1's legend
-does); the CSV keeps the paper's text and `PAPER_NAMES` reads them as Table 1 names them ("GPT-3.5-turbo",
-"Llama-2-70B"), so that every published row sits beside our rows of the same model.
+The rows are LLMArena's Table 1 (normalized scores of 14 models), MAgIC's Table 1 (win rate and seven abilities
+of 8 models) and MAgIC's Table 2 (game-theory win rates, Cost, Score and Payback, with and without PGM). They are
+transcribed in engine/papers/<paper>/published/*.csv. `store.init_db` calls `fill` in the transaction that
+creates or upgrades the tables, so every database holds them in its `published` table, marked with their source.
+The dashboard shows them under our rows of the same models (`interleave_published`), and
+`engine.present.queries.published_rows` reads them back. This module reads no database: the store sits above it.
+
+Published rows never enter a suite's leaderboard: `python -m engine scores` prints only what was played.
+γ-Bench's published figures are not here: they come from the authors' raw records
+(`python -m engine import gamabench`).
+
+Units and names follow our boards. LLMArena's normalized scores and MAgIC's abilities are as printed (0-100),
+under our profile's names ("Judgement (0-100)"). The radar's area is given in our unit and in the paper's: it is
+computed from Table 1's abilities, as Figures 1 and 6 draw it (`engine.papers.magic.radar`); the paper prints no
+number for those bars. Win rates, printed in %, are kept as fractions. Table 2's Cost (%), Score and Payback are
+as printed. Table 2 abbreviates two model names ("GPT-3.5-T", "Llama-2"), as Figure 1's legend does. The CSV keeps
+the paper's text, and `PAPER_NAMES` maps them to Table 1's names ("GPT-3.5-turbo", "Llama-2-70B"), so that every
+published row sits beside our rows of the same model.
 """
 
 from __future__ import annotations
@@ -94,10 +97,10 @@ def same_model(name: Any) -> str:
     return re.sub(r"[^a-z0-9]", "", str(name).rsplit("/", 1)[-1].lower())
 
 
-def beside(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "agent") -> pd.DataFrame:
+def interleave_published(ours: pd.DataFrame, paper: pd.DataFrame, key: str = "agent") -> pd.DataFrame:
     """Our rows (source "ours"), each followed by the published rows of the same model (and strategy, when
-    both have one); published rows of models we have not played are left out. One concatenation put in order
-    (a frame per row cost 0.8 s for a million matches' 240 rows)."""
+    both have one); published rows of models we have not played are left out. The rows are put in order by one
+    concatenation: a frame per row is slow over the hundreds of rows a large database shows."""
     if ours.empty or paper.empty or key not in ours:
         return ours
     ours = ours.assign(source="ours").reset_index(drop=True)

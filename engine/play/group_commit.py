@@ -1,12 +1,13 @@
 """Group commit: finished matches wait in memory and are written a batch per transaction.
 
-One transaction per match costs a connection, a commit and a checkpoint each (~35 ms here), which
-capped a run near 28 matches/s whatever its concurrency. Here the matches that finished during the
-last second go in together: the flush runs in a worker thread while the matches go on playing, the
-connection is closed between flushes (the dashboard can read in the gaps), and the last flush
-happens when the run ends or is interrupted. A kill -9 loses at most the batch not yet flushed;
-resuming the run plays those matches again. A match the database already holds `ok` is not written
-again (`store.write_matches`); one whose stored attempt failed is replaced.
+One transaction per match costs a connection, a commit and a checkpoint each, which capped a run's speed
+whatever its concurrency. Here the matches that finished during the last second go in together. The flush runs
+in a worker thread while the matches go on playing. The connection is closed between flushes, so the dashboard
+can read in the gaps. The last flush happens when the run ends or is interrupted.
+
+A kill -9 loses at most the batch not yet flushed: resuming the run plays those matches again. A match the
+database already holds `ok` is not written again (`store.write_matches`); one whose stored attempt failed is
+replaced.
 """
 
 from __future__ import annotations

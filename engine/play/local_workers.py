@@ -1,7 +1,7 @@
 """The local executor over several processes: a run's model matches spread over this machine's cores.
 
-A model call costs milliseconds of CPU in litellm and HTTP, so one process tops out near 200 calls a
-second, short of the hundreds a run keeps in flight. `play_in_workers` starts worker processes, forked
+A model call costs CPU in litellm and HTTP, so one process tops out short of the hundreds of calls a run
+keeps in flight. `play_in_workers` starts worker processes, forked
 from a server that has litellm loaded already (`engine.play.worker_preload`), hands each every N-th match
 and streams their finished matches (and turn notes) back here: this process, the driver, stays the
 only writer of the database, as with Ray. A worker plays its share as the local executor does

@@ -79,9 +79,9 @@ async def let_others_run() -> None:
     """A bot answers without ever awaiting, so a match of bots (and the next, and the next) would keep the event loop
     to itself: the group commit's flush every second, Ctrl-C and the whole-match deadline would wait for the run's
     end. Called every turn: once the loop has not come round for HOLD_LOOP_AT_MOST s, every match hands it back at
-    its next turn, until it has come round. The bound is the loop's, not each match's: 64 matches holding it
-    50 ms each would make a round last 3 s. Handing it back at every turn would cost bots-only runs a fifth or
-    more of their speed."""
+    its next turn, until it has come round. The bound is the loop's, not each match's: with a bound per match, a round
+    would last as long as every match's hold added up. Handing it back at every turn would slow bots-only runs
+    a good deal."""
     loop = asyncio.get_running_loop()
     round_ = _rounds.get(loop)
     if round_ is None:
@@ -232,12 +232,11 @@ async def play_here(plans: list[MatchPlan], concurrency: int, limits: ModelLimit
 
     Matches that call a model over the network start spread over RAMP_S instead of all at once. Started
     together, their calls reach the provider in one instant and come back in one instant; asyncio then serves
-    the replies round-robin, so every one of them (~2 ms of CPU each in litellm) finishes only when the whole
-    burst is done, and every match starts its next turn that late: the burst comes back every turn (at 256
-    calls in flight on 2 cores, 0.25 s a turn). Spread once, the calls stay spread. Spread over most of a
-    second (a fast provider's turn) rather than the burst's own length: calls spread thinner wait less on
-    each other every turn, which bench/engine.py measured to outweigh the later start (overhead 1.11 at
-    0.25 s, 1.09 at 0.6 to 1.0 s)."""
+    the replies round-robin, so every one of them (each costs litellm some CPU) finishes only when the whole
+    burst is done, and every match starts its next turn that late: the burst comes back every turn, longer the
+    more calls are in flight on few cores. Spread once, the calls stay spread. Spread over most of a second (a
+    fast provider's turn) rather than the burst's own length: calls spread thinner wait less on each other every
+    turn, which outweighs the later start."""
     queue = iter(plans)
     worker = worker or this_worker()
     n_players = min(concurrency, len(plans))

@@ -1,8 +1,8 @@
 """Playing a run: match plans -> matches played by an executor -> finished matches group-committed.
 
 The executor is this process (`engine.play.playing.play_here`: asyncio, `concurrency` matches at once), worker
-processes of this machine (`engine.play.local_workers`: a model call costs milliseconds of CPU, so one process cannot
-keep hundreds of calls in flight) or a Ray cluster (`engine.play.ray_executor`); each yields the finished matches,
+processes of this machine (`engine.play.local_workers`: a model call costs CPU, so one process cannot keep hundreds
+of calls in flight) or a Ray cluster (`engine.play.ray_executor`); each yields the finished matches,
 which come back here: this process is the only writer.
 Resuming is the same call: matches already `ok` in the database are skipped; errored and
 never-finished ones are played again (a match is only written when it ends, so a killed run
@@ -56,7 +56,7 @@ class RunSummary:
 
 def default_workers(spec: RunSpec) -> int:
     """Processes of this machine that play a run on the local executor when none is asked: one per core when a
-    seat calls a model over the network (each call costs milliseconds of CPU), else 1, this process (bots cost
+    seat calls a model over the network (each call costs CPU in litellm), else 1, this process (bots cost
     next to nothing, and an embedded model would be loaded in every process)."""
     return (os.cpu_count() or 1) if calls_a_remote_model(spec.matches) else 1
 

@@ -1,6 +1,6 @@
 """Imported for its effect, by the server that forks the local executor's worker processes
 (`engine.play.local_workers`): what a worker runs is loaded once there, so every worker starts with it in memory
-instead of spending half a second importing it: the match loop, the games and the store, litellm as
+instead of importing it on its own: the match loop, the games and the store, litellm as
 `load_litellm` loads it, and what litellm imports only on a process's first call.
 
 Nothing that starts a Python thread happens here (a call would start litellm's HTTP client): a process forked

@@ -75,7 +75,7 @@ def answer_rows(db: str | Path, selection: Selection = ALL, agents: tuple[str, .
                 game: str | None = None) -> pd.DataFrame:
     """One row per agent (label), game, phase, condition (KEYS) and action: the agent's own answers with it, and the
     row id of one of their turns (`sample`). Grouped by action alone, reading neither the prompts nor the answers'
-    texts (those took 3.4 s over a model's 150,000 turns at 50,000 matches)."""
+    texts: those are the bulk of the turn log, too slow to read for a page."""
     own, params = _own_answers(selection, agents, game)
     return store.query(db, f"""
         SELECT {_KEY_SQL}, json_extract(t.action, '$.action')::VARCHAR AS action, count(*) AS answers,

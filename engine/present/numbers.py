@@ -142,8 +142,8 @@ def cell(value: Any, decimals: int, column: str = "") -> str:
 
 
 def column_cells(values: pd.Series, decimals: int, column: str) -> list[str]:
-    """`cell` of every value of a column, a float column's format chosen once (a 1,300-row table's 30,000 cells:
-    0.55 s cell by cell)."""
+    """`cell` of every value of a column, a float column's format chosen once: choosing it cell by cell is slow
+    for a large table's tens of thousands of cells."""
     if not pd.api.types.is_float_dtype(values) or column == "p" or column.startswith("p_"):
         return [cell(v, decimals, column) for v in values.astype(object)]
     if is_rate(column):

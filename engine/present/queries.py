@@ -41,7 +41,7 @@ def _query(db: str | Path, sql: str, params: list | None = None) -> pd.DataFrame
 def filter_options(db: str | Path, fallbacks: bool = False) -> pd.DataFrame:
     """One row per run, game and preset: run name, source, matches and the first and last finish date; with
     `fallbacks`, also how many of those matches had a fallback move (`fallback_matches`). That count reads every
-    turn's `fallback` (650 ms at 1M matches), so only the filter that leaves such matches out asks for it."""
+    turn's `fallback`, slow on a large database, so only the filter that leaves such matches out asks for it."""
     fallback_matches = (", count(*) FILTER (WHERE m.match_id IN (SELECT match_id FROM turns WHERE fallback)) "
                         "AS fallback_matches") if fallbacks else ""
     return _query(db, f"""
@@ -92,8 +92,8 @@ def robustness_scores(db: str | Path, agent: str, selection: Selection = ALL) ->
 def _agent_scores_sql(db: str | Path, agent: str, selection: Selection) -> tuple[str, list]:
     """The SQL of `robustness_scores`' rows and its parameters (call it inside `store.reading(db)`). From
     `match_scores` (the writer keeps those rows per match and agent) while the summaries are in step: one filtered
-    scan, where the log's read hashed the agent's 333,000 matches at a million matches against the seats, matches
-    and metrics (2.5-3.5 s, and most of the dashboard's peak memory). Else the same rows are computed from the log
+    scan, where the log's read hashes all the agent's matches against the seats, matches and metrics, which is
+    slow on a large database and was most of the dashboard's peak memory. Else the same rows are computed from the log
     (`summaries.match_scores_sql`) from the agent's seats in the selected matches."""
     columns = """x.game, x.preset, x.params::VARCHAR AS params, x.run_id, x.seed, x."repeat", x.prompt_version,
                  x.temperature, x.strategy, x.max_tokens, x.score, coalesce(v.own, true) AS own,
@@ -135,21 +135,21 @@ _TYPED_SCORES = """SELECT game::VARCHAR AS game, preset::VARCHAR AS preset, para
     FROM (<scores>)"""
 # the scores a comparison reads: the agent's own ("own": no fallback move of its in the match), or every one (`<every>`
 # true: `_robustness`' own_only off)
-_KEPT = "(own OR <every>)"
+_COMPARED = "(own OR <every>)"
 _CELLS = f"""WITH r AS ({_TYPED_SCORES})
-    SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) FILTER (WHERE {_KEPT}) AS n,
-           count(score) FILTER (WHERE {_KEPT}) AS scored, avg(score) FILTER (WHERE {_KEPT}) AS mean,
-           var_pop(score) FILTER (WHERE {_KEPT}) * count(score) FILTER (WHERE {_KEPT}) AS m2,
-           min(score) FILTER (WHERE {_KEPT}) AS lowest, max(score) FILTER (WHERE {_KEPT}) AS highest,
-           bit_xor(seed) FILTER (WHERE {_KEPT}) AS seeds_xor,
-           coalesce(sum(seed % 1000003) FILTER (WHERE {_KEPT}), 0)::BIGINT AS seeds_sum,
+    SELECT {", ".join(f'"{c}"' for c in CONDITION)}, count(*) FILTER (WHERE {_COMPARED}) AS n,
+           count(score) FILTER (WHERE {_COMPARED}) AS scored, avg(score) FILTER (WHERE {_COMPARED}) AS mean,
+           var_pop(score) FILTER (WHERE {_COMPARED}) * count(score) FILTER (WHERE {_COMPARED}) AS m2,
+           min(score) FILTER (WHERE {_COMPARED}) AS lowest, max(score) FILTER (WHERE {_COMPARED}) AS highest,
+           bit_xor(seed) FILTER (WHERE {_COMPARED}) AS seeds_xor,
+           coalesce(sum(seed % 1000003) FILTER (WHERE {_COMPARED}), 0)::BIGINT AS seeds_sum,
            count(*) AS matches, count(*) FILTER (WHERE own) AS own, sum(decisions)::BIGINT AS decisions,
            sum(valid)::BIGINT AS valid
     FROM r GROUP BY ALL"""
 _UNLESS_UNSCORED = "CASE WHEN count(a.score - b.score) = count(*) THEN {} ELSE 'NaN'::DOUBLE END"
 # the pairs of the levels whose cells may pair with their default's (`_levels`' `pairable`): where each side played
 # each seed once, its rows joined to the default's on the seed, kept where both played the same seeds
-_PAIRS = f"""WITH r AS (SELECT * FROM ({_TYPED_SCORES}) WHERE {_KEPT}),
+_PAIRS = f"""WITH r AS (SELECT * FROM ({_TYPED_SCORES}) WHERE {_COMPARED}),
     wanted AS (SELECT unnest(?::INTEGER[]) AS k, unnest(?::BOOLEAN[]) AS is_default,
                       {", ".join(f'unnest(?::{kind}[]) AS "{c}"' for c, kind in zip(CONDITION, (
                           "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR", "INTEGER", "INTEGER"),
@@ -218,17 +218,17 @@ def _robustness(read, own_only: bool = True) -> Robustness:
     distinct seeds per cell doubled the cells' read at a million matches) are sent to `_PAIRS`, which tells.
     `own_only`: only the agent's own scores count in the moments and pairs; each level says how many of its scores
     are its own (`own`) and its valid-move rate (`valid_rate`) either way."""
-    every = "false" if own_only else "true"  # what `_KEPT` keeps: every score, or the agent's own only
+    every = "false" if own_only else "true"  # what `_COMPARED` counts: every score, or the agent's own only
 
-    def read_kept(sql: str, more: list) -> pd.DataFrame:
+    def read_compared(sql: str, more: list) -> pd.DataFrame:
         return read(sql.replace("<every>", every), more)
 
-    cells = read_kept(_CELLS, [])
+    cells = read_compared(_CELLS, [])
     cells = cells.astype({"max_tokens": "Int32", "repeat": "Int32"}).assign(setting=setting_labels(cells))
     unscored = cells["scored"].to_numpy() < cells["n"].to_numpy()  # a level holding one has no mean (as numpy)
-    kept = cells["n"].to_numpy() > 0  # a cell of fallback scores only, left out, adds nothing to its level
+    has_scores = cells["n"].to_numpy() > 0  # a cell of fallback scores only, left out, adds nothing to its level
     moments = [cells["n"].to_numpy(dtype=float), *(np.where(unscored, np.nan, np.where(
-        kept, cells[name].to_numpy(dtype=float), 0.0)) for name in ("mean", "m2"))]
+        has_scores, cells[name].to_numpy(dtype=float), 0.0)) for name in ("mean", "m2"))]
     seeds = (cells["seeds_xor"].fillna(0).to_numpy(dtype=np.int64), cells["seeds_sum"].to_numpy(dtype=float))
     lowest, highest = cells["lowest"].to_numpy(dtype=float), cells["highest"].to_numpy(dtype=float)
     numbered = {name: _numbered(cells[name], default) for name, default in FACTORS.items()}
@@ -250,7 +250,7 @@ def _robustness(read, own_only: bool = True) -> Robustness:
                                     "paired_mean": np.nan, "paired_m2": np.nan})
     pairable = levels.index[levels.pop("pairable").to_numpy(dtype=bool)]
     if len(pairable):
-        pairs = _pairs(read_kept, cells, levels, pairable)
+        pairs = _pairs(read_compared, cells, levels, pairable)
         levels.loc[pairs.index, ["pairs", "paired_mean", "paired_m2"]] = pairs.to_numpy()
     own, decisions, valid = (cells[name].fillna(0).to_numpy(dtype=float) for name in ("own", "decisions", "valid"))
     levels["own"] = [int(own[at].sum()) for at in levels["cells"]]
@@ -398,8 +398,8 @@ def newest_matches(db: str | Path, where: str, params: list, limit: int, matches
     lineups and counts are read for them alone. A list, not a subquery: an empty one then reads no turn (a semi
     join with nothing on one side still scanned the 20M turns). When `where` reads `matches` alone (evaluated
     twice, it costs little: a condition on the seats or turns is not), the newest `limit` finish times are found
-    first, so only the matches from the last of them on are sorted with their ids (a million ids took 130 ms to
-    sort, the times 10 ms)."""
+    first, so only the matches from the last of them on are sorted with their ids: sorting the times alone is much
+    cheaper than sorting every id with them."""
     order = "ORDER BY m.finished_at DESC NULLS LAST"
     newer = ""
     if matches_only:

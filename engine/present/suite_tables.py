@@ -192,7 +192,7 @@ def complete_first(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     key = pd.DataFrame({"unranked": board["rank"].isna() if "rank" in board else False,
                         "rank": board["rank"] if "rank" in board else 0,
                         "partial": partial_rows(board, layout), "covers": -parts.fillna(0)}, index=board.index)
-    if "source" in board:  # a paper's row stays right under our row of its model (`published.beside`)
+    if "source" in board:  # a paper's row stays right under our row of its model (`published.interleave_published`)
         key = key.mask(board["source"].astype(str).str.startswith(f"{PAPER}:")).ffill()
     key["row"] = range(len(key))
     # the partial rows: those covering more parts first (4 of 7 games above 1 of 7, whatever its value)
@@ -212,7 +212,7 @@ def own_table_view(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     """The table as text, as every page shows it: its key columns first, an average over only some of its parts
     marked beside its value and in its count ("1 of 7 (partial)", the header names the unit) and its row put last
     (`complete_first`), a model's condition in one column, columns blank in every row
-    left out (but the key and `kept` ones), and the names the layout gives, with their units (`shown_names`)."""
+    left out (but the key and `always_shown` ones), and the names the layout gives, with their units (`shown_names`)."""
     board = complete_first(board, layout)
     shown = board_text(board)
     first = list(board.columns[:1])
@@ -227,10 +227,10 @@ def own_table_view(board: pd.DataFrame, layout: TableLayout) -> pd.DataFrame:
     condition = [c for c in ("prompt_version", "temperature", "strategy") if c in shown]
     if len(condition) > 1:
         shown = with_condition(shown, condition)
-    # the key and kept columns stay even when blank (`overall` blank: not all eight games played; an ability no one
-    # has: MAgIC's profile always has seven); a bot's strategy or a game no row played goes
-    kept = {*first, *key, *layout.kept}
-    blank = [c for c in shown.columns if c not in kept and shown[c].eq("").all()]
+    # the key and always-shown columns stay even when blank (`overall` blank: not all eight games played; an ability
+    # no one has: MAgIC's profile always has seven); a bot's strategy or a game no row played goes
+    always_shown = {*first, *key, *layout.always_shown}
+    blank = [c for c in shown.columns if c not in always_shown and shown[c].eq("").all()]
     if "source" in shown and shown["source"].eq("ours").all():
         blank.append("source")  # nothing published beside ours: the column would only repeat "ours"
     return shown.drop(columns=blank).rename(columns=shown_names(shown.columns, layout))

@@ -26,8 +26,8 @@ from engine.wording import count
 OUTCOMES = ("any", "the agent won", "the agent lost", "no winner", "error")
 MAX_RESULTS = 200
 # A search through the turns (a text, the parse failures) reads the newest this many, by row id: the order the
-# writer appended them, so the matches written last. Every answer of a million matches' 20M turns took 3-9 s to
-# read; these take 40 ms, and the page says how far back it searched (`MatchSearch.every_turn` reads them all).
+# writer appended them, so the matches written last. Reading every answer of a large database is too slow for a
+# page; the page says how far back it searched (`MatchSearch.every_turn` reads them all).
 TURNS_SEARCHED = 200_000
 FOUND_COLUMNS = ["match_id", "game", "preset", "seed", "repeat", "status", "lineup", "parse_failures", "finished_at"]
 
@@ -74,7 +74,7 @@ def agents(db: str | Path, game: str | None = None) -> list[str]:
 
 def literal_pattern(text: str) -> str:
     """`text` as an RE2 pattern that matches it literally: every ASCII punctuation mark escaped. A case-blind
-    regular expression reads a million turns 2-3x faster than lower() on both sides (bench/dashboard.py)."""
+    regular expression reads the turns faster than lower() on both sides."""
     return "".join(f"\\{c}" if c.isascii() and not c.isalnum() and not c.isspace() else c for c in text)
 
 
@@ -129,7 +129,7 @@ def _conditions(search: MatchSearch, hits: list[str] | None = None) -> tuple[str
 def _turn_hits(db: str | Path, search: MatchSearch) -> list[str] | None:
     """The matches with a turn holding `search`'s text and one with a parse failure, among the turns it reads
     (`turns_searched`); None when it reads none. Found first, as a list: a semi join of the turns read with the
-    matches probed all million of them (200-400 ms), a list of ids filters their scan (10 ms)."""
+    matches probes every match, where a list of ids filters their scan."""
     if not reads_turns(search):
         return None
     wanted, params = [], []
@@ -164,7 +164,7 @@ def count_matches(db: str | Path, search: MatchSearch) -> int:
 def find_matches(db: str | Path, search: MatchSearch, limit: int | None = None) -> pd.DataFrame:
     """The newest `limit` (MAX_RESULTS) matching matches: id, game, preset, seed, status, lineup (winners marked),
     parse failures. The newest are picked first, then only their seats and turns are read (a count of every
-    match's failures read all 20M turns at 1M matches: 3 s); a text or the parse failures are looked for in the
+    match's failures would read every turn of the database); a text or the parse failures are looked for in the
     newest TURNS_SEARCHED turns unless `search.every_turn`."""
     with store.reading(db):
         conditions = _conditions(search, _turn_hits(db, search))

@@ -81,7 +81,8 @@ def _row_condition(selection: Selection, alias: str, contested: bool) -> tuple[s
 
 
 # the matches whose summary rows one read computes from the log (`Summed`): a read holds its matches' seats and
-# turns, and the summaries' windows and distinct counts do not spill (50,000 matches ran out of 80 MB)
+# turns, and the summaries' windows and distinct counts do not spill (every match of a large database at once ran
+# out of a page reader's memory)
 LOGGED_PART = 20_000
 
 
@@ -162,10 +163,10 @@ def _part_rows(table: str, matches: str, params: list, con: duckdb.DuckDBPyConne
     `summed_part`, what the summary's SQL reads beside the tables registered, and the SQL of summary `table`'s rows
     for them."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE summed_part AS SELECT * FROM matches m WHERE {matches}", params)
-    kept = summaries.registered_summary(table)
-    if kept is not None and kept.prepare is not None:
-        kept.prepare(con, "summed_part", "seats", "turns")
-        return kept.rows_sql("summed_part", "seats", "turns", "metrics"), []
+    summary = summaries.registered_summary(table)
+    if summary is not None and summary.prepare is not None:
+        summary.prepare(con, "summed_part", "seats", "turns")
+        return summary.rows_sql("summed_part", "seats", "turns", "metrics"), []
     return summaries.rows_of_matches(table)("summed_part"), []
 
 
@@ -189,8 +190,8 @@ def agents_seen(db: str | Path, selection: Selection) -> list[str]:
 
 def summed_matches_and_wins_sql(db: str | Path, where: Summed) -> tuple[str, list]:
     """The query of per agent, only the contested matches and seats won of `agent_figures`, summed from the summary
-    rows `where` selects (the Bradley-Terry table names them beside each rating: the whole figures took a fifth
-    more), and its parameters."""
+    rows `where` selects (the Bradley-Terry table names them beside each rating: reading the whole figures
+    for that is slower), and its parameters."""
     rows, params = where.rows(db)
     return f"""SELECT k.agent_name AS agent, sum(k.matches)::BIGINT AS matches, sum(k.wins)::BIGINT AS wins
                FROM ({rows}) k GROUP BY ALL""", params

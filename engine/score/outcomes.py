@@ -180,7 +180,7 @@ def component_numbers(a: np.ndarray, b: np.ndarray, matches: np.ndarray, agents:
 def _smallest_linked(a: np.ndarray, b: np.ndarray, agents: int) -> np.ndarray:
     """Each agent's smallest number among those a chain of rows links it to: rounds of hooking each row's larger root
     under its smaller one, then pointer jumping. Every root either hooks or takes in a neighbour, so a component's
-    roots halve each round. In numpy, not scipy's `csgraph`: importing that cost a page's first call 60 ms."""
+    roots halve each round. In numpy, not scipy's `csgraph`: importing that would slow a page's first call."""
     root = np.arange(agents)
     while True:
         root_a, root_b = root[a], root[b]

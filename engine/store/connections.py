@@ -33,7 +33,7 @@ from engine.store.files import (
 _LOCK_HOLDER = re.compile(r"lock is held in (.*?) \(PID (\d+)\)")
 WAIT_REPORT_EVERY = 10.0  # seconds between "still waiting" lines of a writer
 # Longest sleep between two tries. A reader (a page) tries often, a writer backs off further: when the file
-# comes free the page usually gets it first and is done in milliseconds; the writer has no one waiting on it.
+# comes free the page usually gets it first and is done at once; the writer has no one waiting on it.
 READER_POLL, WRITER_POLL = 0.02, 0.25
 READER_TIMEOUT = 30.0  # seconds a reader (a page, a scorer) waits for a busy file before it gives up
 
@@ -45,34 +45,33 @@ _HELD_HERE = "different configuration than existing connections"
 
 # A writer that finds the file busy marks it (`<db>.writer-waiting`, touched at every try) and a new reader stands
 # back while the mark is fresh, for at most WRITER_FIRST s: readers share the file, so a stream of short readers
-# (a dashboard loading page after page) could otherwise keep it held for as long as they go on (a writer waited 13 s).
+# (a dashboard loading page after page) could otherwise keep it held for as long as they go on, the writer waiting.
 WRITER_FIRST = 0.5
 # DuckDB keeps the blocks it read cached up to 80% of the machine's memory by default: a reader (a dashboard
 # page, a scorer) that scans the turns of a large database would hold them all. A reader's cache is bounded;
 # its larger operators spill to disk instead (bench/dashboard.py: the dashboard's RSS on 200k matches).
 READER_MEMORY = "256MB"
-# A dashboard process holds 300-450 MB of Python before it reads (pandas, Streamlit, plotly, the pages' caches:
+# A dashboard process holds a good deal of Python before it reads (pandas, Streamlit, plotly, the pages' caches:
 # bench/dashboard.py prints it), and a read takes its limit and a third more: a process that serves pages is started
-# with READER_MEMORY_ENV set (`engine serve` sets it), and its readers are bounded tighter, so that it stays under
-# 600 MB at a million matches (the calls of the bench's pages peaked at 620 MB at 256 MB). Every read a page makes
+# with READER_MEMORY_ENV set (`engine serve` sets it), and its readers are bounded tighter, so that it stays within
+# the dashboard's memory budget at a million matches (READER_MEMORY there would not). Every read a page makes
 # spills within it, a date range's too (read in parts: engine/score/agent_figures.py `Summed`); a batch reader (the
 # run command's refresh of the kept tables, 50,000 matches at a time) keeps READER_MEMORY.
 PAGES_READER_MEMORY = "128MB"
 READER_MEMORY_ENV = "ARENA_READER_MEMORY"  # one value for the whole process: DuckDB refuses a second connection to a
 # file open with another configuration (readers with two would wait on each other)
 # The writer's too: at each commit DuckDB checkpoints the row groups it appended to, and with its default cache a
-# run's writer peaked at 500 MB on a turn log of 400k rows (bench/engine.py prints a long run's peak RSS).
+# long run's writer grows with the turn log (bench/engine.py prints a long run's peak RSS).
 WRITER_MEMORY = "128MB"
 MARK_FRESH = 1.0  # a waiting writer touches its mark at least every WRITER_POLL * 1.5 s; an older one is gone
 UNREADABLE_TRIES = 5  # a file that reads short this many times in a row (a second apart) is truly damaged
 
 
-# While this process serves pages, a file it read stays open, idle, for KEEP_OPEN s after its last read (an anchor):
-# DuckDB opens a connection to a file the process has open from the database already in memory, in 2 ms and with
-# the blocks it read cached, where opening the file costs 25-45 ms at 50,000 matches (half of a suite's headline,
-# bench/dashboard.py). An anchor holds writers off like any reader: it is let go as soon as a writer of the arena
-# marks that it waits (within ANCHOR_CHECK s), before this process writes, and when the file is replaced; a writer
-# that does not mark (another tool) waits KEEP_OPEN s at most.
+# While this process serves pages, a file it read stays open, idle, for KEEP_OPEN s after its last read (an anchor).
+# DuckDB then opens a connection to the file from the database already in memory, with the blocks it read cached;
+# opening the file again costs a good part of a suite's headline. An anchor holds writers off like any reader. It is
+# let go as soon as a writer of the arena marks that it waits (within ANCHOR_CHECK s), before this process writes, and
+# when the file is replaced. A writer that does not mark (another tool) waits KEEP_OPEN s at most.
 KEEP_OPEN = 3.0
 ANCHOR_CHECK = 0.05
 
@@ -156,7 +155,7 @@ def serving_pages() -> Iterator[None]:
 def keeping_open() -> Iterator[None]:
     """Within the block, the files this process reads stay open between reads (KEEP_OPEN): for a series of reads
     each on its own connection, as pages make, and the views the run command keeps after a run (an open and a close
-    cost 50 ms on a large file, and 40 views make 50 of them). Nested blocks are one."""
+    are slow on a large file, and a run's views make dozens of them). Nested blocks are one."""
     if _KEEPING.is_set():
         yield
         return

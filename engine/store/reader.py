@@ -20,8 +20,8 @@ _READING: ContextVar[dict[str, duckdb.DuckDBPyConnection] | None] = ContextVar("
 @contextmanager
 def reading(db: str | Path, check: bool = False) -> Iterator[None]:
     """Share one read-only connection among the `query`, `rows`, `stream` and `count_matches` calls made inside
-    the block (in this thread or task): opening a large database costs 10-20 ms, more than most of a page's
-    queries, and while runs write, each open waits for a gap between their flushes.
+    the block (in this thread or task): opening a large database costs more than most of a page's queries,
+    and while runs write, each open waits for a gap between their flushes.
     Keep the block short, since a reader holds off the writer for as long as it stays open.
     With `check`, the connection first does `check_db`'s work (an older schema is upgraded, then reopened)."""
     key = str(Path(db).resolve())
@@ -90,7 +90,7 @@ def query(db: str | Path, sql: str, params: list | None = None):
 def queries_at_once(db: str | Path, reads: list[tuple[str, list]]) -> list:
     """`query` of each (sql, params) read, run at once, each on a cursor of the one connection (the `reading`
     block's or one of its own): DuckDB runs a query without Python's lock, so on 2 cores the small reads of one page
-    call overlap (a week's Bradley-Terry pairs and its agents' matches: 85 -> 55 ms). A cursor is a connection of
+    call overlap (a week's Bradley-Terry pairs and its agents' matches, for one). A cursor is a connection of
     its own and does not see its connection's temporary tables: on a connection holding one, they run in turn."""
     import pandas as pd
 
@@ -129,8 +129,8 @@ def _pool() -> futures.ThreadPoolExecutor:
 
 def query_many_rows(db: str | Path, sql: str, params: list | None = None):
     """`query` for a result of many rows (a model's 333,000 scores at a million matches), fetched through Arrow: its
-    text reaches pandas' string columns without a Python string per cell on the way, which `query` makes (that
-    read's peak over the process 460 to 290 MB, 4.2 to 2.4 s). Only for columns of text, integers, doubles and
+    text reaches pandas' string columns without a Python string per cell on the way, which `query` makes, so such a read
+    takes less memory and less time. Only for columns of text, integers, doubles and
     booleans: Arrow gives a DATE as datetime.date, a DECIMAL or HUGEINT as Decimal, where `query` gives numbers."""
     import pandas as pd
 
@@ -192,7 +192,7 @@ def generation(db: str | Path) -> int:
 
 
 # per shared connection of a `reading` block, whether the summaries were in step: no writer can change it while the
-# block reads (a reader holds the writer off), and a headline asks four times (3 ms each)
+# block reads (a reader holds the writer off), and a headline asks several times
 _IN_STEP: dict[int, bool] = {}
 
 

@@ -104,10 +104,10 @@ def rows_of_matches(table: str) -> Callable[[str], str]:
     store's own, or a registered summary's that needs nothing registered beside the tables."""
     if table in _ROWS_OF_MATCHES:
         return _ROWS_OF_MATCHES[table]
-    kept = registered()[table]
-    if kept.prepare is not None:
+    summary = registered()[table]
+    if summary.prepare is not None:
         raise ValueError(f"{table} reads relations of its own: it is summed only where it is stored")
-    return lambda matches: kept.rows_sql(matches, "seats", "turns", "metrics")
+    return lambda matches: summary.rows_sql(matches, "seats", "turns", "metrics")
 
 
 def registered_summary(table: str) -> KeptSummary | None:
@@ -145,8 +145,7 @@ def _merge_by_day(con: duckdb.DuckDBPyConnection, table: str, rows_sql: str, sig
 def _games_of_the_delta(con: duckdb.DuckDBPyConnection) -> str:
     """The games of `summary_delta` as a condition on `a.game` with the names written out: DuckDB then skips the
     row groups of the other games (a rebuild writes the large summaries in game order), where a join looked up every
-    row of the table (a batch of 50 matches merged into the 632,000 rows of a paper's step summary at 50,000 matches
-    took a second and a half)."""
+    row of the table: merging a small batch into a paper's large step summary was slow."""
     games = [game for (game,) in con.execute("SELECT DISTINCT game FROM summary_delta").fetchall()]
     return "a.game IN (" + ", ".join("'" + game.replace("'", "''") + "'" for game in games) + ")" if games else "FALSE"
 
@@ -158,10 +157,10 @@ def add_matches(con: duckdb.DuckDBPyConnection, matches: str, seats: str, turns:
     _merge_by_day(con, "agent_summary", contributions_sql(matches, seats, turns), sign)
     _merge_by_day(con, "metric_summary", metric_contributions_sql(matches, seats, turns, metrics), sign)
     _merge_by_day(con, "pairwise_summary", pairwise_contributions_sql(matches, seats), sign)
-    for kept in registered().values():  # each built and kept by `keep_registered` first
-        if kept.prepare is not None:
-            kept.prepare(con, matches, seats, turns)
-        _merge(con, kept.table, kept.rows_sql(matches, seats, turns, metrics), sign)
+    for summary in registered().values():  # each built and kept by `keep_registered` first
+        if summary.prepare is not None:
+            summary.prepare(con, matches, seats, turns)
+        _merge(con, summary.table, summary.rows_sql(matches, seats, turns, metrics), sign)
     if sign > 0:  # a match's scores are appended, and deleted with it: a merge would look each up among millions
         con.execute(f"INSERT INTO match_scores BY NAME {match_scores_sql(matches, seats, metrics)}")
     else:
@@ -196,8 +195,8 @@ def ensure_state(con: duckdb.DuckDBPyConnection) -> None:
                 "WHERE NOT EXISTS (SELECT 1 FROM generation)", [summaries_code()])
 
 
-# A rebuild reads the whole log: at a million matches (20M turns) its joins and aggregates need about 1 GB, where
-# the writer's connection is capped at 128 MB (`connections.WRITER_MEMORY`) and ran out of it.
+# A rebuild reads the whole log: on a large database its joins and aggregates need far more than the writer's
+# connection may hold (`connections.WRITER_MEMORY`), which ran out of it.
 REBUILD_MEMORY = "1GB"
 
 
@@ -235,8 +234,8 @@ def rebuild(con: duckdb.DuckDBPyConnection) -> None:
         rebuild_pairwise(con)
         rebuild_runs_and_scores(con)
         _rebuild_by_day(con, "agent_summary")
-        for kept in registered().values():
-            _build_kept(con, kept)
+        for summary in registered().values():
+            _build_kept(con, summary)
     written = generation(con)
     con.execute("DELETE FROM generation")
     con.execute("INSERT INTO generation SELECT ?, (SELECT count(*) FROM matches WHERE status = 'ok'), ?",
@@ -291,27 +290,27 @@ def keep_registered(con: duckdb.DuckDBPyConnection) -> None:
     """Inside the writer's transaction, before its batch is written: every paper's summary registered in this
     process kept, those the database did not keep yet built from its log. DatabaseError if the database keeps one
     this process has not registered: writing without it would leave its rows stale."""
-    kept, known = _kept_in(con), registered()
-    if missing := sorted(kept - set(known)):
+    stored, known = _kept_in(con), registered()
+    if missing := sorted(stored - set(known)):
         raise DatabaseError(f"this database keeps the summaries {', '.join(missing)}, which this process has not "
                             f"registered: import engine.papers.summaries before writing")
-    for name in sorted(set(known) - kept):
+    for name in sorted(set(known) - stored):
         _build_kept(con, known[name])
 
 
-def _build_kept(con: duckdb.DuckDBPyConnection, kept: KeptSummary) -> None:
+def _build_kept(con: duckdb.DuckDBPyConnection, summary: KeptSummary) -> None:
     """A paper's summary made again and computed from the whole log, its rows in game order (a board reads
     a few games: DuckDB skips the other games' row groups), and recorded as kept."""
-    columns = ", ".join(f"{name} {sql}" for name, sql in kept.columns)
-    con.execute(f"DROP TABLE IF EXISTS {kept.table}")  # made again: its columns are the registered ones
-    con.execute(f"CREATE TABLE {kept.table}({columns})")
+    columns = ", ".join(f"{name} {sql}" for name, sql in summary.columns)
+    con.execute(f"DROP TABLE IF EXISTS {summary.table}")  # made again: its columns are the registered ones
+    con.execute(f"CREATE TABLE {summary.table}({columns})")
     with _rebuilding(con):
-        if kept.prepare is not None:
-            kept.prepare(con, "matches", "seats", "turns")
-        rows = kept.rows_sql("matches", "seats", "turns", "metrics")
-        con.execute(f"INSERT INTO {kept.table} BY NAME SELECT * FROM ({rows}) ORDER BY game")
-    con.execute("DELETE FROM kept_summaries WHERE name = ?", [kept.table])
-    con.execute("INSERT INTO kept_summaries VALUES (?)", [kept.table])
+        if summary.prepare is not None:
+            summary.prepare(con, "matches", "seats", "turns")
+        rows = summary.rows_sql("matches", "seats", "turns", "metrics")
+        con.execute(f"INSERT INTO {summary.table} BY NAME SELECT * FROM ({rows}) ORDER BY game")
+    con.execute("DELETE FROM kept_summaries WHERE name = ?", [summary.table])
+    con.execute("INSERT INTO kept_summaries VALUES (?)", [summary.table])
 
 
 def generation(con: duckdb.DuckDBPyConnection) -> int:

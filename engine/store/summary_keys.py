@@ -14,8 +14,8 @@ PAIR_KEYS = ("run_id", "game", "params", "preset", "together", "kind", *(f"a_{c}
 SUMMARIES = {"agent_summary": KEYS, "metric_summary": (*KEYS, "name"), "pairwise_summary": PAIR_KEYS,
              "agent_settings": SIDE, "run_totals": ("run_id",)}
 # the summaries a date range sums, each kept a second time by the day its matches finished (`day`, the date of
-# `matches.finished_at`, as `Selection.where` picks a range): a range of days is then a sum of rows, where the rows
-# of every match in it computed from the log took 0.2-0.4 s at 50,000 matches. The table without the day is the
+# `matches.finished_at`, as `Selection.where` picks a range): a range of days is then a sum of rows, where computing
+# every match's rows in it from the log is too slow for a page. The table without the day is the
 # day's rows summed: a page that reads no range sums fewer rows.
 BY_DAY = {table: f"{table}_by_day" for table in ("agent_summary", "metric_summary", "pairwise_summary")}
 SUMMARIES |= {by_day: (*SUMMARIES[table], "day") for table, by_day in BY_DAY.items()}

@@ -147,18 +147,18 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
                 "SELECT match_id, status FROM matches WHERE run_id IN (SELECT run_id FROM batch_ids) "
                 "AND match_id IN (SELECT match_id FROM batch_ids)").fetchall())
             con.unregister("batch_ids")
-            kept = [m for m in matches if stored.get(m["match_id"]) != "ok" or m["match_id"] in replace]
-            kept_ids = {m["match_id"] for m in kept}
-            if len(kept) < len(matches):  # matches already stored `ok` (another writer's): left out of every table
-                arrow = {name: table.filter(pc.is_in(table["match_id"], pa.array(sorted(kept_ids), pa.string())))
+            to_write = [m for m in matches if stored.get(m["match_id"]) != "ok" or m["match_id"] in replace]
+            ids_to_write = {m["match_id"] for m in to_write}
+            if len(to_write) < len(matches):  # matches already stored `ok` (another writer's): left out of every table
+                arrow = {name: table.filter(pc.is_in(table["match_id"], pa.array(sorted(ids_to_write), pa.string())))
                          for name, table in arrow.items()}
-            stale = sorted(kept_ids & set(stored))
+            stale = sorted(ids_to_write & set(stored))
             done: Counter[str] = Counter()
-            for m in kept:
+            for m in to_write:
                 done[m["run_id"]] += (m["status"] == "ok") - (stored.get(m["match_id"]) == "ok")
             if stale:
                 con.register("stale_ids", pa.table({"match_id": stale}))
-                counted = [m for m in kept if stored.get(m["match_id"]) == "ok"]  # a re-import
+                counted = [m for m in to_write if stored.get(m["match_id"]) == "ok"]  # a re-import
                 if counted:
                     _uncount(con, counted)
                 for name in _ATTEMPTED:
@@ -185,7 +185,7 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
         except Exception:
             con.execute("ROLLBACK")
             raise
-    return len(kept)
+    return len(to_write)
 
 
 def _named(seats: pa.Table) -> pa.Table:

@@ -51,11 +51,11 @@ class TextSpace(ActionSpace):
     def parse(self, text: str) -> str:
         require_text(text)
         value = json_field(text, self.key)
-        said = text if value is None else str(value)
-        said = said.strip()[: self.max_chars].strip()
-        if not any(ch.isalpha() for ch in said):
+        answer = text if value is None else str(value)
+        answer = answer.strip()[: self.max_chars].strip()
+        if not any(ch.isalpha() for ch in answer):
             raise ParseError(f'the {self.key} has no words; answer as {{"{self.key}": "..."}}')
-        return said
+        return answer
 
     def written(self, action: str) -> str:
         """The text as said where it reads back as itself, else as `{"clue": "..."}`; saying nothing (the
@@ -212,9 +212,9 @@ def states_identity(text: str, player: str, role: str) -> bool:
     <its role>" (case-sensitive phrases; articles dropped, the role compared lower-cased, so
     "my role is the chameleon." is right and "my role is chameleon because ..." is not: the role phrase
     runs on over words and spaces up to the first other character)."""
-    who, said = _I_AM.search(text), _MY_ROLE.search(text)
-    return bool(who and who.group(1) == player and said
-                and _ARTICLES.sub("", said.group(1)).strip().lower() == role)
+    who, role_claim = _I_AM.search(text), _MY_ROLE.search(text)
+    return bool(who and who.group(1) == player and role_claim
+                and _ARTICLES.sub("", role_claim.group(1)).strip().lower() == role)
 
 
 @dataclass(frozen=True)

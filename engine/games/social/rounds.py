@@ -202,8 +202,8 @@ class SocialDeduction(Dealing, Game):
         word = self.words[seat]
         if word and names_word(text, word):
             return "stated their own word"
-        said = normalize(text)
-        if any(normalize(c.text) == said for c in self.clues):
+        speech = normalize(text)
+        if any(normalize(c.text) == speech for c in self.clues):
             return "repeated an earlier speech"
         return None
 
@@ -382,7 +382,7 @@ class SocialDeduction(Dealing, Game):
         cast = {s: actions[s] for s in sorted(actions)}
         for s, target in cast.items():
             self.votes.append({"round": self.round, "voter": s, "target": target})
-        said = ", ".join(f"{self.player_name(s)} votes for {self.player_name(t) if t is not None else 'nobody'}"
+        votes_text = ", ".join(f"{self.player_name(s)} votes for {self.player_name(t) if t is not None else 'nobody'}"
                          for s, t in cast.items())
         counts = Counter(t for t in cast.values() if t is not None)
         top = counts.most_common()
@@ -391,7 +391,7 @@ class SocialDeduction(Dealing, Game):
             accused = self.rng.choice(sorted(t for t, n in top if n == top[0][1]))
         result = (f"The most-voted player is {self.player_name(accused)}." if accused is not None
                   else "The vote is tied: no one is singled out.")
-        self.announce(f"Votes: {said}. {result}")
+        self.announce(f"Votes: {votes_text}. {result}")
         self.accused = accused
         self.after_vote(accused)
 

@@ -239,8 +239,8 @@ def read_record(path: Path, root: Path) -> tuple[str, store.MatchRecord] | str:
 @dataclass
 class ReadFiles:
     """What a reader sends back for a few files: their matches' rows as Arrow tables (built by the readers side by
-    side, they cross between processes as buffers: as dicts the rows cost the importing process 3 s of its own at
-    the published folder's size), each match's run and model, and why each file that is no record was skipped."""
+    side, they cross between processes as buffers: as dicts the rows would cost the importing process much time of its
+    own to rebuild), each match's run and model, and why each file that is no record was skipped."""
 
     files: int
     tables: dict[str, pa.Table]
@@ -287,9 +287,8 @@ def import_dir(path: Path, db: Path, progress: bool = False, workers: int | None
     every .json file that is not a record their code can score is reported with the reason.
 
     The records are read by `workers` processes (default: one per core), then every one's rows are written in
-    one transaction (`store.write_matches`): a connection and a commit per record cost more than reading it
-    (the published folder's 1,447 records took 165 s that way, 9 a second). With `progress`, a bar (or a line
-    every few seconds in a log) counts the records read."""
+    one transaction (`store.write_matches`): a connection and a commit per record cost more than reading it.
+    With `progress`, a bar (or a line every few seconds in a log) counts the records read."""
     path = Path(path)
     if not path.is_dir():
         raise FileNotFoundError(f"no folder at {path}")

@@ -178,8 +178,8 @@ def seen_by_turn(player: Any, decisions: int) -> list[list[dict[str, str]]]:
             chunks[-1].append(m)
     before = chunks[:-1]  # the last chunk came after the player's last answer: no decision saw it
     rules = [m for m in conversation if m["role"] == "system"]
-    kept = [[m for m in chunk if m["role"] != "system"] or [NOT_KEPT] for chunk in before]
-    seen = ([[NOT_KEPT]] * (decisions - len(kept)) + kept)[-decisions:] if decisions else []
+    views = [[m for m in chunk if m["role"] != "system"] or [NOT_KEPT] for chunk in before]
+    seen = ([[NOT_KEPT]] * (decisions - len(views)) + views)[-decisions:] if decisions else []
     if seen:
         seen[0] = rules + seen[0]
     return seen

@@ -58,7 +58,7 @@ def leaderboard(db: str | Path, selection: Selection = ALL) -> pd.DataFrame:
     value and study (`_setting`), so two settings are never one row. A model is its agent's name, as every table
     gives it (`selection.agent_sql`: its label, agent string and settings; the settings have columns of their own
     too, to sort and filter by). The table is summed in SQL (`_TABLE`) from the selection's `gamabench_summary` rows
-    (`agent_figures.summed`): in pandas, its groupings of 18,000 score rows at 50,000 matches took 80 ms."""
+    (`agent_figures.summed`): grouping the score rows in pandas is slower on a large database."""
     with store.reading(db):
         where = summed(db, selection, contested=False)
         scores, params = _scores(db, where)
@@ -153,7 +153,7 @@ def _step_records(db: str | Path, selection: Selection) -> pd.DataFrame:
 
     The steps without a record are numbered last and dropped only after the numbering: a `record IS NOT NULL`
     before it is pushed down by DuckDB below the match filter, parsing the state of every turn in the
-    database (1.3 s at 50k matches) instead of those of the selected matches (0.2-0.4 s; bench/dashboard.py).
+    database instead of those of the selected matches only.
     The selected matches' turns are found by their row ids first (reading their match and seat only), then their
     states read: a join on the match read the state of every turn it scanned."""
     where, params = selection.where()
@@ -192,7 +192,7 @@ def round_curves(db: str | Path, selection: Selection) -> pd.DataFrame:
     step), then one per field, in name order."""
     if len(selection.games) != 1:
         raise ValueError("round_curves reads one game: narrow the selection to it (Selection.of_game)")
-    with store.reading(db):  # one connection for every read: opening the file costs 10-60 ms
+    with store.reading(db):  # one connection for every read: opening a large file costs more than a read
         # one agent's curves are its rows; two agents' or more the matches' own rows of the matches they pick
         one_agent = len(selection.agents) == 1
         where = summed(db, replace(selection, agents=()) if one_agent else selection, contested=False)

@@ -38,9 +38,9 @@ def agents_rows(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFra
     (`kept_per_state`) over the selection without its agent filter, and cut to the filter's agents: an agent's row
     sums its own seats, which are all in the matches the filter picks, so its figures are the same either way, and
     the Games page's view of one model is its row of the every-model view the run command computed
-    (engine/present/default_views.py) instead of a second read of the log (bench/dashboard.py: 0.7-3.8 s at a million
-    matches). The other agents of its matches are left out: their rows there would not be theirs."""
-    kept = kept_per_state(scorer)
+    (engine/present/default_views.py) instead of a second read of the log, which is slow on a large database. The
+    other agents of its matches are left out: their rows there would not be theirs."""
+    scorer_per_state = kept_per_state(scorer)
     signature = inspect.signature(scorer)
 
     @functools.wraps(scorer)
@@ -49,7 +49,7 @@ def agents_rows(scorer: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFra
         bound.apply_defaults()
         selection = bound.arguments["selection"]
         bound.arguments["selection"] = replace(selection, agents=())
-        every = kept(*bound.args, **bound.kwargs)
+        every = scorer_per_state(*bound.args, **bound.kwargs)
         if not selection.agents or every.empty:
             return every
         return every[every["agent"].isin(selection.agents)].reset_index(drop=True)

@@ -19,7 +19,7 @@ LAYOUT = TableLayout(
     aside={"The seven role win rates": ROLE_WIN_RATES, "MAgIC's Table 2": TABLE_2,
            "The radar's area in the paper's unit (Figures 1 and 6)": (PAPER_AREA,)},
     coverage=Coverage("win_rate", "roles", len(ROLE_WIN_RATES), "roles"),
-    kept=(*SHORT_ABILITIES, *ROLE_WIN_RATES, *TABLE_2),  # the profile always has them, blank or not
+    always_shown=(*SHORT_ABILITIES, *ROLE_WIN_RATES, *TABLE_2),  # the profile always has them, blank or not
     renamed={**SHORT_ABILITIES, "win_rate": MEAN_ROLE_WIN_RATE},
     # the role win rates and the mean role win rate are rates: in % everywhere without a declaration
     units={"cost_sharing_cost": "% of cost", "prisoner_score": "points", "public_good_payback": "points"},

@@ -37,7 +37,7 @@ def esc(value: Any) -> str:
 
 def text(value: Any) -> str:
     """Any value as the text of an element (not an attribute): quotes stay quotes, a JSON answer reads as JSON and
-    weighs a third less."""
+    weighs less than with every quote escaped."""
     return html.escape("" if value is None else str(value), quote=False)
 
 

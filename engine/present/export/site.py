@@ -144,7 +144,8 @@ def suite_page(site: Site, suite) -> str | None:
     if not own.empty:
         paper = queries.published_rows(site.db, suite.name)  # the paper's rows for the models played here
         body += f"<h2>{esc(suite.paper + chr(39) + 's own table' if suite.paper else 'Per game')}</h2>"
-        body += caption(own_table_caption(suite), path) + own_table_html(published.beside(own, paper), suite.layout)
+        own_and_published = published.interleave_published(own, paper)
+        body += caption(own_table_caption(suite), path) + own_table_html(own_and_published, suite.layout)
     site.write(path, suite.title, body)
     return path
 

@@ -80,8 +80,8 @@ def _view(prompt: Any, views: dict[Any, tuple[int, dict]], seat: Any, turn: int)
     before_turn, before = last
     changed = {k: v for k, v in facts.items() if k not in before or before[k] != v}
     same = len(facts) - len(changed)
-    kept = f'the other {count(same, "fact")} as at <a href="#t{before_turn}">turn {before_turn}</a>'
-    return pre(facts_text(changed)) + f'<p class="note">{kept}</p>' if same else pre(facts_text(facts))
+    unchanged = f'the other {count(same, "fact")} as at <a href="#t{before_turn}">turn {before_turn}</a>'
+    return pre(facts_text(changed)) + f'<p class="note">{unchanged}</p>' if same else pre(facts_text(facts))
 
 
 def _saw(prompt: Any, memory: Memory, seat: Any, turn: int) -> str:
@@ -118,18 +118,18 @@ def _turn(turn: dict, memory: Memory) -> str:
         return (f'<section class="turn" id="t{number}"><h3>{where}: the moderator said</h3>'
                 f"{pre(text_of(turn['response']))}{after}</section>")
     who = f"seat {int(turn['seat'])}: {turn['player']} ({turn['agent']})"
-    said = "<b>What it answered (raw)</b>" + pre(text_of(turn["response"]))
+    answered = "<b>What it answered (raw)</b>" + pre(text_of(turn["response"]))
     if not missing(turn["response_chars"]) and turn["response_chars"] > transcripts.DISPLAY_CHARS:
-        said += note(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters.")
+        answered += note(f"The first {transcripts.DISPLAY_CHARS:,} of {int(turn['response_chars']):,} characters.")
     drawn = not missing(turn["fallback"]) and bool(turn["fallback"])
-    said += ("<b>Random fallback (the answer could not be parsed): the engine played this legal move</b>"
+    answered += ("<b>Random fallback (the answer could not be parsed): the engine played this legal move</b>"
              if drawn else "<b>How it was parsed</b>") + pre(compact_json(loads(turn["action"]) or {}))
-    said += note(_facts(turn))
+    answered += note(_facts(turn))
     if text_of(turn["error"]):
-        said += pre(text_of(turn["error"]))
+        answered += pre(text_of(turn["error"]))
     saw = _saw(loads(turn["prompt"]), memory, turn["seat"], number)
     return (f'<section class="turn" id="t{number}"><h3>{esc(where)}, phase {text(turn["phase"])} - {text(who)}</h3>'
-            f'{_badges(turn)}<div class="cols"><div><b>What it saw</b>{saw}</div><div>{said}</div></div>{after}'
+            f'{_badges(turn)}<div class="cols"><div><b>What it saw</b>{saw}</div><div>{answered}</div></div>{after}'
             "</section>")
 
 

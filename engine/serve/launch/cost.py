@@ -27,7 +27,7 @@ from engine.play.spec import MatchPlan, RunSpec
 # Output tokens assumed per call: a bare answer is short; a reasoning strategy may use its whole budget.
 SHORT_ANSWER_TOKENS = 32
 CHARS_PER_TOKEN = 4
-ESTIMATE_BUDGET_S = 0.12  # an estimate's time to rehearse in (the page allows it 200 ms, pricing included)
+ESTIMATE_BUDGET_S = 0.12  # an estimate's time to rehearse in: part of the page's budget, pricing after it
 SAMPLE_SEEDS = 3  # matches rehearsed per kind of match; the kind's other seeds are taken to be alike
 REMEMBERED = 2048  # rehearsals kept between reruns
 MAX_STEPS = 10_000  # a rehearsal's steps, whatever the game

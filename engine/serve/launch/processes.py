@@ -283,8 +283,8 @@ def _study_elsewhere(db: str | Path, run_id: str) -> bool:
     holds dealt matches its spec's grid does not plan. Its budget is not known here, so it resumes from its command.
     Read once per state of the database (a large spec takes a while to plan; the runs panel asks every 2 s)."""
     state = store.generation(db)
-    kept = _ELSEWHERE.get((str(db), run_id))
-    if kept is None or kept[0] != state:
+    known = _ELSEWHERE.get((str(db), run_id))
+    if known is None or known[0] != state:
         dealt = {match_id for (match_id,) in store.rows(
             db, "SELECT match_id FROM matches WHERE run_id = ? AND deal IS NOT NULL", [run_id])}
         (raw,), = store.rows(db, "SELECT spec FROM runs WHERE run_id = ?", [run_id]) if dealt else [(None,)]
@@ -292,8 +292,8 @@ def _study_elsewhere(db: str | Path, run_id: str) -> bool:
             found = bool(dealt) and bool(dealt - {plan.match_id for plan in parse_spec(json.loads(raw)).matches})
         except (TypeError, ValueError):
             found = False
-        kept = _ELSEWHERE[str(db), run_id] = (state, found)
-    return kept[1]
+        known = _ELSEWHERE[str(db), run_id] = (state, found)
+    return known[1]
 
 
 def _standing(db: str | Path, run_id: str, settings: study.StudySettings) -> study.Standing | None:
@@ -308,9 +308,9 @@ def _standing(db: str | Path, run_id: str, settings: study.StudySettings) -> stu
 @kept_per_state
 def _stored_figures(db: str | Path, newest: int) -> Any:
     """`progress`' figures from the database, kept per state of it (engine/score/kept_tables.py: the runs panel
-    asks every 2 s, and while nothing writes, nothing is read again). Each run's errors, tokens and dollars come from
-    `run_totals`, kept by the writer, while the summaries are in step; else they are added up from the log by the
-    same definition (every turn's tokens: 1.4-3.9 s at 1M matches)."""
+    asks again and again, and while nothing writes, nothing is read again). Each run's errors, tokens and dollars
+    come from `run_totals`, kept by the writer, while the summaries are in step; else they are added up from the log
+    by the same definition, which reads every turn's tokens and is slow on a large database."""
     # two short reads, no connection held between them: Launch stops runs and waits for them (its page shares no
     # connection), and the writer keeps run_totals in step in the transactions it commits
     totals = "run_totals" if store.summaries_in_step(db) else \
