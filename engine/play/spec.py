@@ -8,7 +8,8 @@
     model_concurrency: 16       # calls in flight per model
     model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
     match_deadline_s: 300       # a match not over by then ends as an error (a dead endpoint, a stuck agent)
-    defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
+    defaults: {prompt_version: v1, strategy: vanilla}  # a model's temperature and max_tokens set nowhere: the
+                                # game's protocol's (the paper's code's, `Game.protocol_settings`)
     agents:                     # optional aliases
       gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
       llama: {agent: hosted_vllm/llama, api_base: [http://gpu1:8000/v1, http://gpu2:8000/v1]}  # several endpoints
@@ -350,8 +351,8 @@ def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict, 
 
 def _seat(raw: Any, where: str, defaults: dict, aliases: dict, protocol: AnswerSettings) -> AgentSpec:
     """The seat `raw` names, its settings over the spec's `defaults`; a model's temperature or max_tokens set by
-    neither is the game's protocol's (`Game.protocol_settings`): the authors' unless the spec changes them. A bot
-    plays by its agent string alone, so its seat (and the ids of its matches) stays as it was."""
+    neither is the game's protocol's (`Game.protocol_settings`): the authors' unless the spec changes them. A bot's
+    seat keeps the arena's defaults: its play ignores them, and the ids of its matches stay put."""
     if isinstance(raw, str):
         raw = {"agent": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
