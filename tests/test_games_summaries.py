@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from engine import store
+from engine.agents.agent_names import match_protocol
 from engine.games.settings import setting_label
 from engine.papers.gamabench import scores as gamabench
 from engine.papers.llmarena import analyses as llmarena_analyses
@@ -37,15 +38,21 @@ from tests.summary_rows import (
 RUNS = ("first", "second")
 HINT_GAMES = ("tictactoe", "connect_four")
 STEP_GAMES = {"guessing_game": ({"players": 3}, {"players": 4}), "battle_royale": ({},), "pirate_game": ({},)}
-# one label at two temperatures (two agents), two at one
-LINEUP = (("A", 0.0), ("A", 1.0), ("B", 0.5), ("C", 0.5))
+# one label at two temperatures (two agents: None, the game's protocol's, and 0), two at one
+LINEUP = (("A", 0.0), ("A", None), ("B", 0.5), ("C", 0.5))
 
 
-def _seat(match_id: str, seat: int, who: tuple[str, float], rank: int, won: bool) -> dict:
+def _seat(match_id: str, seat: int, who: tuple[str, float | None], rank: int, won: bool, game: str) -> dict:
     label, temperature = who
+    protocol = match_protocol(game, {})
     return {"match_id": match_id, "seat": seat, "player": f"Player {seat + 1}", "agent": label, "label": label,
-            "temperature": temperature, "prompt_version": "v1", "max_tokens": 256, "score": float(rank == 1),
-            "won": won, "rank": rank}
+            "temperature": protocol.temperature if temperature is None else temperature, "prompt_version": "v1",
+            "max_tokens": protocol.max_tokens, "score": float(rank == 1), "won": won, "rank": rank}
+
+
+def at_protocol(record: MatchRecord, seat: dict) -> bool:
+    """Whether the seat is A at its game's protocol temperature (the agent named "A")."""
+    return seat["label"] == "A" and seat["temperature"] == match_protocol(record.match["game"], {}).temperature
 
 
 def _match(match_id: str, run_id: str, game: str, params: dict, i: int, status: str) -> dict:
@@ -63,8 +70,9 @@ def hint_match(rng: random.Random, run_id: str, i: int, status: str = "ok") -> M
     params = rng.choice([{}, {"hint": True}, {"hint": False}])
     players = [rng.choice(LINEUP)] * 2 if rng.random() < 0.25 else rng.sample(LINEUP, 2)
     outcome = rng.choice(["first", "second", "draw"])
+    game = rng.choice(HINT_GAMES)
     seats = [_seat(match_id, s, who, 1 if outcome in ("draw", ("first", "second")[s]) else 2,
-                   outcome == ("first", "second")[s]) for s, who in enumerate(players)]
+                   outcome == ("first", "second")[s], game) for s, who in enumerate(players)]
     turns = []
     for turn in range(rng.randint(2, 9)):
         illegal = rng.random() < 0.15
@@ -74,7 +82,7 @@ def hint_match(rng: random.Random, run_id: str, i: int, status: str = "ok") -> M
                       "state": json.dumps({"last_move": {"cell": turn, "illegal": True}} if illegal
                                           else {"last_move": {"cell": turn}} if rng.random() < 0.7 else {}),
                       "tokens_in": 10, "tokens_out": 2, "cost_usd": 1e-5})
-    return MatchRecord(_match(match_id, run_id, rng.choice(HINT_GAMES), params, i, status), seats, turns)
+    return MatchRecord(_match(match_id, run_id, game, params, i, status), seats, turns)
 
 
 def _record(rng: random.Random, game: str, step: int) -> dict | None:
@@ -98,7 +106,7 @@ def step_match(rng: random.Random, run_id: str, i: int, status: str = "ok") -> M
     match_id = f"{run_id}-step-{i:03d}"
     n = params.get("players", 3)
     players = [rng.choice(LINEUP)] * n if rng.random() < 0.3 else [rng.choice(LINEUP) for _ in range(n)]
-    seats = [_seat(match_id, s, who, 1 + (s > 0), s == 0) for s, who in enumerate(players)]
+    seats = [_seat(match_id, s, who, 1 + (s > 0), s == 0, game) for s, who in enumerate(players)]
     turns, turn, last = [], 0, None
     for step in range(rng.randint(1, 5)):
         for seat in range(n):
@@ -167,10 +175,8 @@ def test_the_hint_ablation_of_one_agent_is_its_rows_only(written):
     assert set(mine["agent"]) == {agent}
     same_rows(mine, every[every["agent"] == agent].reset_index(drop=True))
     # its moves counted from the records written: every turn of its seats, self-play included
-    label, temperature = "A", 1.0
     moves = sum(1 for r in stored if r.match["status"] == "ok" and r.match["game"] in HINT_GAMES
-                for t in r.turns if (r.seats[t["seat"]]["label"], r.seats[t["seat"]]["temperature"])
-                == (label, temperature))
+                for t in r.turns if at_protocol(r, r.seats[t["seat"]]))
     assert mine["moves"].sum() == moves
 
 
@@ -211,7 +217,7 @@ def test_the_round_curves_are_the_records_from_the_summary_and_from_the_log(writ
     keeps = {"every match": lambda r: True, "one run": lambda r: r.match["run_id"] == RUNS[1],
              "one preset": lambda r: r.match["preset"] == "other",
              "no fallback move": lambda r: not any(t.get("fallback") for t in r.turns),
-             "one agent": lambda r: any((s["label"], s["temperature"]) == ("A", 1.0) for s in r.seats),
+             "one agent": lambda r: any(at_protocol(r, s) for s in r.seats),
              "one agent, one run": lambda r: r.match["run_id"] == RUNS[0] and any(s["label"] == "B"
                                                                                  for s in r.seats)}
     assert selections(db)["one agent"].agents == (agent,)

@@ -247,7 +247,7 @@ def test_one_label_for_two_agents_is_refused_and_a_label_is_kept_stripped():
         parse_spec(spec({"agent": "bot:random", "label": "A"}, {"agent": "bot:equilibrium", "label": "A"}))
     one_model = parse_spec(spec({"agent": "openai/gpt-4o", "label": "gpt"},  # one model at two settings
                                 {"agent": "openai/gpt-4o", "label": "gpt", "temperature": 0.2}))
-    assert [seat_name(seat) for seat in one_model.matches[0].seats] == ["gpt · openai/gpt-4o",
+    assert [seat_name(seat, one_model.matches[0]) for seat in one_model.matches[0].seats] == ["gpt · openai/gpt-4o",
                                                                         "gpt · openai/gpt-4o (t=0.2)"]
     kept = parse_spec(spec({"agent": "bot:random", "label": "Alice\u00a0"}, {"agent": "bot:equilibrium",
                                                                           "label": "Bob"}))

@@ -26,6 +26,7 @@ from engine.games import register
 from engine.games.base import (
     FEEDBACK,
     LLMARENA_ONE_TRY,
+    LLMARENA_SETTINGS,
     ActionSpace,
     Game,
     Observation,
@@ -127,6 +128,7 @@ class Bargain(Game):
     name = "bargain"
     title = "Bargain"
     paper = "LLMArena"
+    answer_settings = LLMARENA_SETTINGS
     score_meaning = "reward: what the items the seat takes are worth to it if a deal is struck, 0 without a deal"
     retry_policies = {"authors": LLMARENA_ONE_TRY, "feedback": FEEDBACK}
     params = {

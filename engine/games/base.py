@@ -131,6 +131,20 @@ class RetryPolicy:
         return f"{tries}, then {then}{illegal}"
 
 
+# ---------------------------------------------------------------- answer settings
+@dataclass(frozen=True)
+class AnswerSettings:
+    """How a model is asked to answer: its temperature and its answer cap (`max_tokens`). The defaults are the
+    arena's own, for a game whose paper's code says nothing else."""
+
+    temperature: float = 1.0
+    max_tokens: int = 256
+
+
+ARENA_SETTINGS = AnswerSettings()
+LLMARENA_SETTINGS = AnswerSettings(temperature=0.3)  # THU-BPM/LLMArena opponent_templates/*/info.json; no cap there
+
+
 FEEDBACK = RetryPolicy("feedback")  # the arena's own: 3 tries, told the error, then a random legal action
 LLMARENA_ONE_TRY = RetryPolicy("authors", tries=1, feedback=False)  # LLMArena's Hanabi, Bargain, Undercover
 
@@ -268,6 +282,12 @@ class Game(ABC):
     rules_version: ClassVar[int] = 1
     # How unusable answers are handled; several: the `retry` parameter picks one (the first is the default).
     retry_policies: ClassVar[dict[str, RetryPolicy]] = {"feedback": FEEDBACK}
+    # The answer settings of the game's protocol, as its paper's code asks the model (docs/STUDIES.md cites the files):
+    # a model seat that sets none plays with them (engine/play/spec.py), and its name shows only the settings that
+    # differ from them (engine/agents/agent_names.py). A rule set (`variants`) with settings of its own is in
+    # `variant_answer_settings`.
+    answer_settings: ClassVar[AnswerSettings] = ARENA_SETTINGS
+    variant_answer_settings: ClassVar[dict[str, AnswerSettings]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -282,6 +302,14 @@ class Game(ABC):
     def score_meaning_of(cls, rule_set: str) -> str:
         """What a seat's score counts in the matches of `rule_set` ('' for a game with one)."""
         return cls.score_meanings.get(rule_set, cls.score_meaning)
+
+    @classmethod
+    def protocol_settings(cls, params: dict[str, Any]) -> AnswerSettings:
+        """The answer settings of the protocol a match with `params` plays: its rule set's, else the game's."""
+        for rule_set, settings in cls.variant_answer_settings.items():
+            if all(params.get(key) == value for key, value in cls.variants[rule_set].items()):
+                return settings
+        return cls.answer_settings
 
     def __init__(self, params: dict[str, Any]):
         self.p = self.resolve_params(params)
@@ -414,6 +442,7 @@ def placed_by(values: dict[int, float], scores: dict[int, float] | None = None,
 
 __all__ = [
     "ActionSpace", "IntRange", "Choice", "Message", "Observation", "SeatResult", "Param",
-    "Game", "ParseError", "IllegalAction", "RetryPolicy", "FEEDBACK", "LLMARENA_ONE_TRY", "retry_param",
+    "Game", "ParseError", "IllegalAction", "RetryPolicy", "AnswerSettings", "ARENA_SETTINGS", "LLMARENA_SETTINGS",
+    "FEEDBACK", "LLMARENA_ONE_TRY", "retry_param",
     "history_param", "reading_param", "rank_by", "placed_by", "WIN", "PAYOFF", "SCORE", "COOPERATIVE", "JUDGED_BY",
 ]

@@ -24,6 +24,7 @@ from engine.games.base import (
     FEEDBACK,
     FIXED,
     FORFEIT,
+    LLMARENA_SETTINGS,
     PAYOFF,
     ActionSpace,
     Game,
@@ -86,6 +87,7 @@ class Bid(Game):
     name = "bid"
     title = "Bid (first-price sealed-bid auction)"
     paper = "LLMArena"
+    answer_settings = LLMARENA_SETTINGS
     score_meaning = "reward: the winner's valuation minus its bid, 0 for the other seat"
     retry_policies = {"authors": RetryPolicy("authors", tries=1, feedback=False, exhausted=FIXED,
                                              illegal=FORFEIT, fixed="a bid of $0"),

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Param, SeatResult, rank_by
+from engine.games.base import AnswerSettings, Param, SeatResult, rank_by
 from engine.games.social.answers import same_word
 from engine.games.social.parameters import SOCIAL_PARAMS
 from engine.games.social.rounds import SocialDeduction
@@ -49,6 +49,7 @@ class Chameleon(SocialDeduction):
     name = "chameleon"
     title = "Chameleon"
     paper = "MAgIC"
+    answer_settings = AnswerSettings(temperature=0.0, max_tokens=256)  # cathyxl/MAgIC competition_as_*chameleon.json
     score_meaning = "credits MAgIC awards for the outcome to the seat's role (2, the most, is a win)"
     special_role = "chameleon"
     common_role = "non-chameleon"

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from engine.games import register
-from engine.games.base import Observation, ParseError
+from engine.games.base import LLMARENA_SETTINGS, Observation, ParseError
 from engine.games.extensions import policy
 from engine.games.grid import Board, GridGame, lines, other, stated_int, winner_on
 
@@ -51,6 +51,7 @@ class ConnectFour(GridGame):
     name = "connect_four"
     title = "ConnectFour"
     paper = "LLMArena"
+    answer_settings = LLMARENA_SETTINGS
     rows, cols, connect = ROWS, COLS, CONNECT
     hint_template = "You can only choose one of these columns: [{moves}]."
     answer_key = "column"

@@ -24,7 +24,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.games import register
-from engine.games.base import SCORE, ActionSpace, Choice, Observation, Param, ParseError, SeatResult, placed_by
+from engine.games.base import (
+    SCORE,
+    ActionSpace,
+    AnswerSettings,
+    Choice,
+    Observation,
+    Param,
+    ParseError,
+    SeatResult,
+    placed_by,
+)
 from engine.games.extensions import policy
 from engine.games.magic_common import SEATS, MagicScenario, group_param, load_group
 from engine.games.parsing import json_field, require_text
@@ -109,6 +119,7 @@ def usage_split(airlines: list[dict[str, Any]]) -> list[float]:
 @register
 class CostSharing(MagicScenario):
     name = "cost_sharing"
+    answer_settings = AnswerSettings(temperature=0.0, max_tokens=256)  # cathyxl/MAgIC competition_airportfee.json
     title = "Cost Sharing (airport fee)"
     score_meaning = "100 minus the seat's agreed share of the cost if the deal passes, 0 if it fails"
     judged_by = SCORE

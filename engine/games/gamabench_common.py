@@ -34,6 +34,7 @@ from engine.games.base import (
     ERROR,
     FEEDBACK,
     ActionSpace,
+    AnswerSettings,
     Game,
     Observation,
     Param,
@@ -85,6 +86,9 @@ class GamaGame(Game):
     """A γ-Bench game: moves in, a 0-100 score out; records of each step in the public state."""
 
     paper = "GAMA-Bench"
+    # temperature 1 (the paper's §3), answers capped at 1,024 tokens (CUHK-ARISE/GAMABench
+    # llm_settings/openai_models.py `chat`)
+    answer_settings = AnswerSettings(temperature=1.0, max_tokens=1024)
     retry_policies = RETRY_POLICIES
     rules_version = 2  # asked until the answer parses (capped), never a random move
     score_meaning = ("γ-Bench score 0-100 (GAMA-Bench's formula): how close the seat's moves came to the game's "

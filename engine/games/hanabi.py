@@ -20,6 +20,7 @@ from engine.games import register
 from engine.games.base import (
     FEEDBACK,
     LLMARENA_ONE_TRY,
+    AnswerSettings,
     Choice,
     Game,
     Observation,
@@ -83,6 +84,7 @@ class Hanabi(NamedActionTurns, Game):
     name = "hanabi"
     title = "Hanabi (2 colours)"
     paper = "LLMArena"
+    answer_settings = AnswerSettings(temperature=0.0)  # THU-BPM/LLMArena opponent_templates/hanabi_v5/info.json
     judged_by = None  # cooperative: both seats share the fireworks score, neither plays better than the other
     judged_meaning = "none (cooperative: one shared score)"
     score_meaning = f"the fireworks score both seats share: the cards played, at most {MAX_SCORE}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import SCORE, IntRange, Observation, Param, SeatResult, placed_by
+from engine.games.base import SCORE, AnswerSettings, IntRange, Observation, Param, SeatResult, placed_by
 from engine.games.extensions import policy
 from engine.games.magic_common import SEATS, MagicScenario, group_param, load_group
 
@@ -20,6 +20,7 @@ from engine.games.magic_common import SEATS, MagicScenario, group_param, load_gr
 @register
 class MagicPublicGood(MagicScenario):
     name = "magic_public_good"
+    answer_settings = AnswerSettings(temperature=0.0, max_tokens=40)  # cathyxl/MAgIC competition_public_good.json
     title = "Public Good (pool paid out at the end)"
     score_meaning = "the seat's final points after the rounds"
     judged_by = SCORE

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import SCORE, Choice, Observation, Param, SeatResult, placed_by
+from engine.games.base import SCORE, AnswerSettings, Choice, Observation, Param, SeatResult, placed_by
 from engine.games.extensions import policy
 from engine.games.magic_common import MagicScenario, group_param, load_group
 from engine.games.parsing import require_text
@@ -38,6 +38,7 @@ def round_payoffs(choices: list[str], p: dict[str, Any]) -> list[float]:
 @register
 class PrisonersDilemma(MagicScenario):
     name = "prisoners_dilemma"
+    answer_settings = AnswerSettings(temperature=0.0, max_tokens=128)  # cathyxl/MAgIC competition_prisoner.json
     title = "Iterated Prisoner's Dilemma (3 players)"
     score_meaning = "the seat's total payoff over the rounds"
     judged_by = SCORE

@@ -29,6 +29,7 @@ from engine.games import register
 from engine.games.base import (
     FEEDBACK,
     FORFEIT,
+    LLMARENA_SETTINGS,
     RANDOM,
     Choice,
     Game,
@@ -95,6 +96,7 @@ class TexasHoldem(NamedActionTurns, Game):
     name = "texas_holdem"
     title = "Texas Hold'em (no limit, heads-up)"
     paper = "LLMArena"
+    answer_settings = LLMARENA_SETTINGS
     score_meaning = "chips won against the starting stack (negative: lost); an illegal action: -1, the other 0"
     retry_policies = {"authors": RetryPolicy("authors", tries=3, feedback=False, exhausted=RANDOM, illegal=FORFEIT),
                       "feedback": FEEDBACK}

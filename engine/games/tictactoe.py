@@ -8,7 +8,7 @@ import re
 from functools import cache
 
 from engine.games import register
-from engine.games.base import Observation, ParseError
+from engine.games.base import LLMARENA_SETTINGS, Observation, ParseError
 from engine.games.extensions import policy
 from engine.games.grid import MARKS, Board, GridGame, grid_text, other, stated_pair, winner_on
 
@@ -34,6 +34,7 @@ class TicTacToe(GridGame):
     name = "tictactoe"
     title = "TicTacToe"
     paper = "LLMArena"
+    answer_settings = LLMARENA_SETTINGS
     rows = cols = connect = 3
     hint_template = "You can only place your mark on: [{moves}]."
     answer_key = "position"

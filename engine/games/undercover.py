@@ -27,7 +27,17 @@ from __future__ import annotations
 from typing import Any
 
 from engine.games import register
-from engine.games.base import FEEDBACK, FIXED, LLMARENA_ONE_TRY, Param, RetryPolicy, SeatResult, rank_by
+from engine.games.base import (
+    FEEDBACK,
+    FIXED,
+    LLMARENA_ONE_TRY,
+    LLMARENA_SETTINGS,
+    AnswerSettings,
+    Param,
+    RetryPolicy,
+    SeatResult,
+    rank_by,
+)
 from engine.games.social.answers import names_word, normalize, same_word
 from engine.games.social.parameters import SOCIAL_PARAMS
 from engine.games.social.rounds import SocialDeduction
@@ -88,6 +98,8 @@ class Undercover(SocialDeduction):
                             choices=("with_vote", "separate"), added_later=True),
     } | SOCIAL_PARAMS
     variants = {rules: {"rules": rules} for rules in ("magic", "llmarena", "wis")}
+    # MAgIC: cathyxl/MAgIC competition_as_*undercover.json; LLMArena: its other games'; Who is Spy: the arena's own
+    variant_answer_settings = {"magic": AnswerSettings(temperature=0.0, max_tokens=256), "llmarena": LLMARENA_SETTINGS}
     presets = {
         "default": {},
         "magic": {},

@@ -8,7 +8,8 @@
     model_concurrency: 16       # calls in flight per model
     model_limits: {ollama/llama3: 1}   # optional per-model overrides of model_concurrency
     match_deadline_s: 300       # a match not over by then ends as an error (a dead endpoint, a stuck agent)
-    defaults: {temperature: 1.0, prompt_version: v1, strategy: vanilla}
+    defaults: {prompt_version: v1, strategy: vanilla}  # a model's temperature and max_tokens set nowhere: the
+                                # game's protocol's (the paper's code's, `Game.protocol_settings`)
     agents:                     # optional aliases
       gpt: {agent: openai/gpt-4o-mini, temperature: 0.7}
       llama: {agent: hosted_vllm/llama, api_base: [http://gpu1:8000/v1, http://gpu2:8000/v1]}  # several endpoints
@@ -51,13 +52,14 @@ from typing import Any
 
 import yaml
 
-from engine.agents.agent_names import agent_name
+from engine.agents.agent_names import agent_name, match_protocol
 from engine.agents.base import AgentSpec
 from engine.agents.bots import check_bot
 from engine.agents.model_names import model_problem
 from engine.agents.prompting import versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
+from engine.games.base import AnswerSettings
 from engine.play.spec_schema import (
     MATCH_DEADLINE_S,
     MAX_CONCURRENCY,
@@ -187,10 +189,11 @@ def parse_spec(raw: Any) -> RunSpec:
     return spec
 
 
-def seat_name(seat: AgentSpec) -> str:
-    """The name a seat's agent is written under (engine/agents/agent_names.py): its label, its agent string and, for a
-    model, the settings that change its play."""
-    return agent_name(seat.agent, seat.label, seat.temperature, seat.prompt_version, seat.max_tokens)
+def seat_name(seat: AgentSpec, plan: MatchPlan) -> str:
+    """The name a seat's agent is written under in `plan`'s match (engine/agents/agent_names.py): its label, its agent
+    string and, for a model, the settings that differ from the game's protocol."""
+    return agent_name(seat.agent, seat.label, seat.temperature, seat.prompt_version, seat.max_tokens,
+                      protocol=match_protocol(plan.game, plan.params))
 
 
 def _one_agent_per_label(spec: RunSpec) -> None:
@@ -239,8 +242,10 @@ def _plan_game(entry: GameEntry, where: str, gi: int, run_id: str, seeds: list[i
             n = cls.n_seats(resolved)
         except ValueError as exc:
             raise SpecError(f"{where}params: {exc}") from None
+        protocol = cls.protocol_settings(resolved)  # a seat's temperature and max_tokens where it sets none
         expanded = [lineup for li, raw_lineup in enumerate(lineups)
-                    for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases, cls)]
+                    for lineup in _expand_lineup(raw_lineup, n, f"{where}lineups[{li}]", defaults, aliases, cls,
+                                                 protocol)]
         mirrored = _mirrors(expanded) if mirror else {}
         expanded += [expanded[original][::-1] for original in mirrored.values()]
         if len(plans) + len(expanded) * len(game_seeds) > room:  # checked before a single plan is built...
@@ -325,19 +330,18 @@ def _placed(cls: Any, params: dict[str, Any], lineup: list[AgentSpec] | _ByRole,
             (params | {"tested_role": "common"}, [other if s == special else hero for s in range(n)])]
 
 
-def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict,
-                   cls: Any = None) -> list[list[AgentSpec] | _ByRole]:
-    game = cls.name if cls is not None else None
+def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict, cls: Any,
+                   protocol: AnswerSettings) -> list[list[AgentSpec] | _ByRole]:
     if isinstance(raw, list):
         if len(raw) != n:
             raise SpecError(f"{where}: this game has {n} seats but the lineup lists {len(raw)}")
-        return [[_seat(s, f"{where}[{i}]", defaults, aliases, game) for i, s in enumerate(raw)]]
+        return [[_seat(s, f"{where}[{i}]", defaults, aliases, protocol) for i, s in enumerate(raw)]]
     if isinstance(raw, dict) and set(raw) == {"all"}:
-        return [[_seat(raw["all"], f"{where}.all", defaults, aliases)] * n]
+        return [[_seat(raw["all"], f"{where}.all", defaults, aliases, protocol)] * n]
     if isinstance(raw, dict) and "challenger" in raw:
         lineup = validated(Challenger, raw, where)
-        hero = _seat(lineup.challenger, f"{where}.challenger", defaults, aliases)
-        other = _seat(lineup.others, f"{where}.others", defaults, aliases)
+        hero = _seat(lineup.challenger, f"{where}.challenger", defaults, aliases, protocol)
+        other = _seat(lineup.others, f"{where}.others", defaults, aliases, protocol)
         if hasattr(cls, "special_seat_for") and not lineup.rotate:
             return [_ByRole(hero, other)]
         return [[hero if s == c else other for s in range(n)] for c in range(n)]
@@ -345,7 +349,10 @@ def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict,
                     f"{{challenger: A, others: B[, rotate: true]}}")
 
 
-def _seat(raw: Any, where: str, defaults: dict, aliases: dict, game: str | None = None) -> AgentSpec:
+def _seat(raw: Any, where: str, defaults: dict, aliases: dict, protocol: AnswerSettings) -> AgentSpec:
+    """The seat `raw` names, its settings over the spec's `defaults`; a model's temperature or max_tokens set by
+    neither is the game's protocol's (`Game.protocol_settings`): the authors' unless the spec changes them. A bot's
+    seat keeps the arena's defaults: its play ignores them, and the ids of its matches stay put."""
     if isinstance(raw, str):
         raw = {"agent": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
@@ -354,7 +361,10 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict, game: str | None 
         alias = aliases[raw["agent"]]
         alias = {"agent": alias} if isinstance(alias, str) else dict(alias)
         raw = alias | {k: v for k, v in raw.items() if k != "agent"}  # an alias is no label: no part of a name
-    seat = validated(Seat, dict(defaults) | raw, where).model_dump()
+    given = dict(defaults) | raw
+    seat = validated(Seat, given, where).model_dump()
+    if not seat["agent"].startswith("bot:"):
+        seat |= {key: getattr(protocol, key) for key in ("temperature", "max_tokens") if key not in given}
     bases = seat["api_base"]
     if bases is not None:  # several endpoints serve one model: its calls are balanced over them
         seat["api_base"] = tuple(bases) if len(bases) > 1 else bases[0]
@@ -382,7 +392,7 @@ def _check_agent(game: str, agent: AgentSpec, where: str) -> None:
 def check_seat(game: str, raw: Any, defaults: dict, where: str = "seat") -> AgentSpec:
     """One seat of `game` as a spec reads it (its settings over `defaults`), or SpecError: the launch form
     checks each seat, and the run-wide settings, with the spec's own rules."""
-    name = get_game(game).name
-    seat = _seat(raw, where, defaults, {}, name)
-    _check_agent(name, seat, where)
+    cls = get_game(game)
+    seat = _seat(raw, where, defaults, {}, cls.protocol_settings(cls.resolve_params({})))
+    _check_agent(cls.name, seat, where)
     return seat

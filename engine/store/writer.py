@@ -3,6 +3,7 @@ Arrow tables, so a match is in the database whole or not at all, and at most onc
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -16,7 +17,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.agents.agent_names import SEAT_COLUMNS, seat_names
+from engine.agents.agent_names import SEAT_COLUMNS, match_protocol, seat_names
 from engine.secrets import redact_together
 from engine.store import connections, summaries
 from engine.store.schema import MATCH_SCHEMA, METRIC_SCHEMA, SEAT_SCHEMA, TURN_SCHEMA, now, to_json
@@ -136,7 +137,7 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
     matches = arrow["matches"].select(["match_id", "run_id", "status"]).to_pylist()
     if not matches:
         return 0
-    arrow = arrow | {"seats": _named(arrow["seats"])}
+    arrow = arrow | {"seats": _named(arrow["seats"], arrow["matches"])}
     batch = arrow["matches"].select(["match_id", "run_id"])
     with connections.connect(db) as con:
         con.execute("BEGIN")
@@ -188,11 +189,14 @@ def write_tables(db: str | Path, arrow: dict[str, pa.Table], replace: Collection
     return len(to_write)
 
 
-def _named(seats: pa.Table) -> pa.Table:
-    """The seats with their agents' names (`seats.agent_name`): each a pure function of its seat
-    (engine/agents/agent_names.py), fixed as the match is written, so no later write renames it."""
+def _named(seats: pa.Table, matches: pa.Table) -> pa.Table:
+    """The seats with their agents' names (`seats.agent_name`): each a pure function of its seat and its match's
+    protocol (engine/agents/agent_names.py), fixed as the match is written, so no later write renames it."""
+    protocol = {row["match_id"]: match_protocol(row["game"], json.loads(row["params"] or "{}"))
+                for row in matches.select(["match_id", "game", "params"]).to_pylist()}
     column = seats.schema.get_field_index("agent_name")
-    names = pa.array(seat_names(seats.select(list(SEAT_COLUMNS)).to_pylist()), pa.string())
+    protocols = [protocol[match_id] for match_id in seats.column("match_id").to_pylist()]
+    names = pa.array(seat_names(seats.select(list(SEAT_COLUMNS)).to_pylist(), protocols), pa.string())
     return seats.set_column(column, seats.schema.field(column), names)
 
 

@@ -21,14 +21,12 @@ from engine.study import certainty
 
 @dataclass(frozen=True)
 class Frame:
-    """What a study plays: its agents (in name order) and its games (game, preset, params: a two-seat setting each)."""
+    """What a study plays: its agents (in name order, `names`) and its games (game, preset, params: a two-seat setting
+    each)."""
 
     agents: list[AgentSpec]
     games: list[tuple[str, str, dict]]
-
-    @property
-    def names(self) -> list[str]:
-        return [seat_name(agent) for agent in self.agents]
+    names: list[str]
 
 
 def frame_of(spec: RunSpec) -> Frame:
@@ -39,10 +37,11 @@ def frame_of(spec: RunSpec) -> Frame:
             raise SpecError(f"{plan.game}: --until-separated plays two-seat games (a pair of agents per deal)")
         games.setdefault((plan.game, plan.preset, json.dumps(plan.params, sort_keys=True)), plan.params)
         for seat in plan.seats:
-            agents.setdefault(seat_name(seat), seat)
+            agents.setdefault(seat_name(seat, plan), seat)
     if len(agents) < 2:
         raise SpecError("--until-separated needs two agents or more among the lineups")
-    return Frame([agents[name] for name in sorted(agents)], [(g, p, params) for (g, p, _), params in games.items()])
+    return Frame([agents[name] for name in sorted(agents)], [(g, p, params) for (g, p, _), params in games.items()],
+                 sorted(agents))
 
 
 def read_study(db: str | Path, run_id: str, frame: Frame, looks: int | None = None) -> certainty.Study:

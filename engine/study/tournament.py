@@ -153,7 +153,7 @@ async def play_game(t: Tournament, plan: GamePlan, db: str | Path, progress: boo
     result = GameResult(plan.game)
     while True:
         spec = round_spec(t, plan, result.rounds)
-        labels = {seat_name(s) for m in spec.matches for s in m.seats}  # as the ratings name them
+        labels = {seat_name(s, m) for m in spec.matches for s in m.seats}  # as the ratings name them
         summary = await run_spec(spec, db, progress=progress)
         result.rounds += 1
         result.matches += len(spec.matches)
