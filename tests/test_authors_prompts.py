@@ -14,7 +14,7 @@ from engine.agents.prompting import IMPORTED_PROMPTS_ENV, load_template, render,
 from engine.cli.main import main
 from engine.games import get_game
 from engine.papers.gamabench.authors_prompts import import_prompts
-from engine.play.spec import load_spec
+from engine.play.spec import load_spec, parse_spec
 
 FOLDER = Path(__file__).resolve().parent / "data" / "gamabench_prompts"
 PROMPTS_STUDY = store.ROOT / "runs" / "gamabench_prompts.yaml"
@@ -74,6 +74,15 @@ def test_the_shipped_specs_play_the_arenas_versions_until_the_authors_are_import
     assert played_versions("guessing_game") == ["authors-v1", "authors-v2", "v3", "v4", "v5"]
     assert played_versions("sealed_bid_auction") == ["authors-v1", "v2", "v3", "v4", "v5"]
     assert played_versions("bar_game") == ["v1", "v2", "v3", "v4", "v5"]
+
+
+def test_a_model_asking_for_the_authors_prompts_plays_the_arenas_until_they_are_imported(prompts_home):
+    """A model's seat checks its prompt version as it plays it: `authors-v2` is the arena's v2 before an import."""
+    spec = {"name": "authors", "games": [{"game": "guessing_game", "lineups": [
+        {"all": {"agent": "openai/m", "api_base": "http://127.0.0.1:9/v1", "prompt_version": "authors-v2"}}]}]}
+    assert {s.prompt_version for m in parse_spec(spec).matches for s in m.seats} == {"v2"}
+    import_prompts(FOLDER)
+    assert {s.prompt_version for m in parse_spec(spec).matches for s in m.seats} == {"authors-v2"}
 
 
 def test_a_variable_the_arena_cannot_fill_is_refused_with_its_name(prompts_home, tmp_path):

@@ -56,7 +56,7 @@ from engine.agents.agent_names import agent_name, match_protocol
 from engine.agents.base import AgentSpec
 from engine.agents.bots import check_bot
 from engine.agents.model_names import model_problem
-from engine.agents.prompting import versions
+from engine.agents.prompting import playable_version, versions
 from engine.agents.strategies import check as check_strategy
 from engine.games import get_game
 from engine.games.base import AnswerSettings
@@ -335,13 +335,13 @@ def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict, 
     if isinstance(raw, list):
         if len(raw) != n:
             raise SpecError(f"{where}: this game has {n} seats but the lineup lists {len(raw)}")
-        return [[_seat(s, f"{where}[{i}]", defaults, aliases, protocol) for i, s in enumerate(raw)]]
+        return [[_seat(s, f"{where}[{i}]", defaults, aliases, protocol, cls.name) for i, s in enumerate(raw)]]
     if isinstance(raw, dict) and set(raw) == {"all"}:
-        return [[_seat(raw["all"], f"{where}.all", defaults, aliases, protocol)] * n]
+        return [[_seat(raw["all"], f"{where}.all", defaults, aliases, protocol, cls.name)] * n]
     if isinstance(raw, dict) and "challenger" in raw:
         lineup = validated(Challenger, raw, where)
-        hero = _seat(lineup.challenger, f"{where}.challenger", defaults, aliases, protocol)
-        other = _seat(lineup.others, f"{where}.others", defaults, aliases, protocol)
+        hero = _seat(lineup.challenger, f"{where}.challenger", defaults, aliases, protocol, cls.name)
+        other = _seat(lineup.others, f"{where}.others", defaults, aliases, protocol, cls.name)
         if hasattr(cls, "special_seat_for") and not lineup.rotate:
             return [_ByRole(hero, other)]
         return [[hero if s == c else other for s in range(n)] for c in range(n)]
@@ -349,10 +349,11 @@ def _expand_lineup(raw: Any, n: int, where: str, defaults: dict, aliases: dict, 
                     f"{{challenger: A, others: B[, rotate: true]}}")
 
 
-def _seat(raw: Any, where: str, defaults: dict, aliases: dict, protocol: AnswerSettings) -> AgentSpec:
-    """The seat `raw` names, its settings over the spec's `defaults`; a model's temperature or max_tokens set by
-    neither is the game's protocol's (`Game.protocol_settings`): the authors' unless the spec changes them. A bot's
-    seat keeps the arena's defaults: its play ignores them, and the ids of its matches stay put."""
+def _seat(raw: Any, where: str, defaults: dict, aliases: dict, protocol: AnswerSettings, game: str) -> AgentSpec:
+    """The seat `raw` names in `game`, its settings over the spec's `defaults`; a model's temperature or max_tokens
+    set by neither is the game's protocol's (`Game.protocol_settings`): the authors' unless the spec changes them. A
+    bot's seat keeps the arena's defaults: its play ignores them, and the ids of its matches stay put. A model asking
+    for the authors' prompts (`authors-vN`) plays the arena's `vN` where they were not imported."""
     if isinstance(raw, str):
         raw = {"agent": raw}
     if not isinstance(raw, dict) or not isinstance(raw.get("agent"), str) or not raw["agent"].strip():
@@ -365,6 +366,7 @@ def _seat(raw: Any, where: str, defaults: dict, aliases: dict, protocol: AnswerS
     seat = validated(Seat, given, where).model_dump()
     if not seat["agent"].startswith("bot:"):
         seat |= {key: getattr(protocol, key) for key in ("temperature", "max_tokens") if key not in given}
+    seat["prompt_version"] = playable_version(game, seat["prompt_version"])
     bases = seat["api_base"]
     if bases is not None:  # several endpoints serve one model: its calls are balanced over them
         seat["api_base"] = tuple(bases) if len(bases) > 1 else bases[0]
@@ -393,6 +395,6 @@ def check_seat(game: str, raw: Any, defaults: dict, where: str = "seat") -> Agen
     """One seat of `game` as a spec reads it (its settings over `defaults`), or SpecError: the launch form
     checks each seat, and the run-wide settings, with the spec's own rules."""
     cls = get_game(game)
-    seat = _seat(raw, where, defaults, {}, cls.protocol_settings(cls.resolve_params({})))
+    seat = _seat(raw, where, defaults, {}, cls.protocol_settings(cls.resolve_params({})), cls.name)
     _check_agent(cls.name, seat, where)
     return seat
