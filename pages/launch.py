@@ -95,13 +95,18 @@ def game_section(game: str) -> form.GameChoice:
     return form.GameChoice(game, presets, changed, seats)
 
 
+PROTOCOL_HELP = ("Empty: each game plays at its paper's protocol, the authors' setting (docs/STUDIES.md); a value "
+                 "here plays every game at it, and the agents' names say so.")
+
+
 def seat_settings(game: str, i: int, agent: str) -> form.SeatChoice:
     """A model's seat may have its own temperature and prompt version (empty: the run's), and a model served over
     the network its endpoint (a self-hosted server's URL; empty: the provider's own or its environment's)."""
     if not agent or agent.startswith("bot:"):
         return form.SeatChoice(agent)
+    run_said = "the run's" if run_temperature is None else f"run's ({run_temperature:g})"
     temperature = st.number_input("temperature", value=None, step=0.1, key=f"{game}.temperature.{i}",
-                                  placeholder=f"run's ({run_temperature:g})")
+                                  placeholder=run_said)
     version = st.selectbox("prompt version", [RUN_DEFAULT, *versions(game)], key=f"{game}.prompt_version.{i}")
     endpoint = st.text_input("endpoint (api_base)", key=f"{game}.endpoint.{i}", placeholder="provider's own",
                              help="The URL of the server answering for this model, e.g. http://localhost:8000/v1 "
@@ -156,9 +161,12 @@ with cols[0]:
         strategy = "persona:" + st.text_input("Persona", key="persona", placeholder="a careful accountant")
     slot("strategy")
 with cols[1]:
-    run_temperature = st.number_input("Temperature", value=1.0, step=0.1, key="temperature")
+    run_temperature = st.number_input("Temperature", value=None, step=0.1, key="temperature",
+                                      placeholder="each game's protocol", help=PROTOCOL_HELP)
     slot("temperature")
-    max_tokens = int(st.number_input("Max tokens per answer", value=256, step=32, key="max_tokens"))
+    max_tokens = st.number_input("Max tokens per answer", value=None, step=32, key="max_tokens",
+                                 placeholder="each game's protocol", help=PROTOCOL_HELP)
+    max_tokens = None if max_tokens is None else int(max_tokens)
     slot("max_tokens")
 with cols[2]:
     repeats = int(st.number_input("Repeats", value=1, step=1, key="repeats"))

@@ -30,7 +30,8 @@ def test_a_good_form_becomes_a_spec_that_plays():
     built = form.build_spec(make_form(repeats=3, concurrency=2, strategy="cot", temperature=0.5))
     assert built.errors == {}
     assert len(built.spec.matches) == 3 and built.spec.concurrency == 2
-    assert built.raw["defaults"] == {"prompt_version": "v1", "strategy": "cot", "temperature": 0.5, "max_tokens": 256}
+    # the answer cap left empty: each game's protocol's (the authors'), not a run-wide 256
+    assert built.raw["defaults"] == {"prompt_version": "v1", "strategy": "cot", "temperature": 0.5}
 
 
 def test_each_wrong_field_gets_its_own_message():

@@ -68,8 +68,8 @@ class LaunchForm:
     games: list[GameChoice]
     prompt_version: str = "v1"
     strategy: str = "vanilla"
-    temperature: float = 1.0
-    max_tokens: int = 256
+    temperature: float | None = None  # None: each game's protocol (`Game.protocol_settings`)
+    max_tokens: int | None = None
     repeats: int = 1
     seed: int = 0
     concurrency: int = 4
@@ -78,8 +78,11 @@ class LaunchForm:
     budget: float = 0.0
 
     def defaults(self) -> dict[str, Any]:
-        return {"prompt_version": self.prompt_version, "strategy": self.strategy,
-                "temperature": self.temperature, "max_tokens": self.max_tokens}
+        """The run-wide settings; a temperature or answer cap left empty is each game's protocol's."""
+        chosen = {"temperature": None if self.temperature is None else float(self.temperature),
+                  "max_tokens": self.max_tokens}
+        return {"prompt_version": self.prompt_version, "strategy": self.strategy} | {
+            key: value for key, value in chosen.items() if value is not None}
 
 
 @dataclass
@@ -193,7 +196,8 @@ def build_spec(form: LaunchForm) -> BuiltSpec:
         _spec_error(errors, key, int_setting, counts, key, 1, lo, "", hi)
     _spec_error(errors, "strategy", check_strategy, form.strategy)
     for key in ("temperature", "max_tokens"):  # a run-wide default is checked as any seat's setting is
-        _spec_error(errors, key, check_seat, "tictactoe", {"agent": "bot:random", key: getattr(form, key)}, {}, "")
+        if getattr(form, key) is not None:
+            _spec_error(errors, key, check_seat, "tictactoe", {"agent": "bot:random", key: getattr(form, key)}, {}, "")
     if not form.games:
         errors["games"] = "pick at least one game"
     known = all_games()
@@ -207,7 +211,7 @@ def build_spec(form: LaunchForm) -> BuiltSpec:
         return BuiltSpec(None, None, errors)
     raw = {
         "name": form.name, "seed": form.seed, "repeats": form.repeats, "concurrency": form.concurrency,
-        "defaults": form.defaults() | {"temperature": float(form.temperature)},
+        "defaults": form.defaults(),
         "games": [{"game": c.game, "presets": list(c.presets), "params": dict(c.params),
                    "lineups": [[s.raw() for s in c.seat_choices()]]} for c in form.games],
     }
