@@ -1,7 +1,9 @@
 """The adaptive study's choices on small cases whose answer is known (engine/study/certainty.py): a pairing already
 separated
 gets no deal, a study whose adjacent pairs are all separated stops, a budget is never exceeded, a resumed study
-continues where it stopped, and agents of a known order come out in that order with separated intervals."""
+continues where it stopped, and agents of a known order come out in that order with separated intervals. The command:
+a bot is seated only in games that have it, errored matches count as looks and against the budget, a batch of errors
+only stops the study, a budget is refused without the study or below 0, and the lines it prints add up."""
 
 from __future__ import annotations
 
