@@ -28,8 +28,8 @@ EXIT_ERRORS, EXIT_BAD_INPUT, EXIT_SCORING, EXIT_ALREADY_PLAYING, EXIT_CANNOT_WRI
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     0: "done",
-    EXIT_ERRORS: "some matches ended in an error (run, tournament) or kept their old figures (rescore); the others "
-                 "are stored",
+    EXIT_ERRORS: "some matches ended in an error (run, tournament), every match of a study's batch did (run "
+                 "--until-separated), or kept their old figures (rescore); the others are stored",
     EXIT_BAD_INPUT: "bad input: a spec, an option or a database the arena cannot use; nothing was played",
     EXIT_SCORING: "a score could not be computed (the ratings refreshed after a run or a rescore, or the table "
                   "`scores` prints); every match played is stored",
@@ -52,6 +52,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 2
     if not (args.executor == "ray" or args.address) and (missing := _missing_access(spec)):
         print(f"error in {args.spec}: {missing}", file=sys.stderr)  # not every match failing after its retries
+        return EXIT_BAD_INPUT
+    if not args.until_separated and (args.budget_usd is not None or args.budget_matches is not None):
+        print("error: --budget-usd and --budget-matches need --until-separated", file=sys.stderr)
         return EXIT_BAD_INPUT
     db = Path(args.db)
     _interrupt_on_stop_signals()
@@ -82,7 +85,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         if tally:
             tally.write("cancelled")
-        print(f"interrupted: {_saved(db, spec.run_id, len(spec.matches))}; run the same command again to resume",
+        print(f"interrupted: {_saved(db, spec.run_id, None if args.until_separated else len(spec.matches))}; "
+              "run the same command again to resume",
               file=sys.stderr)
         return EXIT_INTERRUPTED
     if tally:
@@ -101,18 +105,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _until_separated(args: argparse.Namespace, spec, db: Path) -> int:
     """`run --until-separated`: the adaptive, paired study (engine/study/certainty_run.py), then its report."""
     from engine.play.spec import SpecError
-    from engine.study.certainty_run import frame_of, report, until_separated
+    from engine.study.certainty_run import StudyFailed, frame_of, report, until_separated
 
     try:
         frame = frame_of(spec)
     except SpecError as exc:
         print(f"error in {args.spec}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    study = asyncio.run(until_separated(spec, db, args.budget_usd, args.budget_matches, progress=not args.quiet))
+    try:
+        study = asyncio.run(until_separated(spec, db, args.budget_usd, args.budget_matches, progress=not args.quiet))
+    except StudyFailed as exc:
+        print(f"study {spec.run_id} stopped: {exc}", file=sys.stderr)
+        return EXIT_ERRORS
     print("\n".join(report(study, frame)))
     print(f"study {spec.run_id}: {'separated' if study.separated() else 'not separated'} after {study.looks} looks, "
           f"{count(study.matches, 'match')}, {usd(study.spent_usd)}")
-    return 0 if _refresh_ratings(db) else EXIT_SCORING
+    return 0 if not study.matches or _refresh_ratings(db) else EXIT_SCORING  # a budget that bought no deal: none
 
 
 def _other_version(db: Path, name: str, run_id: str) -> str | None:
@@ -125,13 +133,16 @@ def _other_version(db: Path, name: str, run_id: str) -> str | None:
     return None if found.empty else str(found["run_id"].iloc[0])
 
 
-def _saved(db: Path, run_id: str, n_matches: int) -> str:
-    """How much of an interrupted run the database holds, read back from it: what the line says is so."""
+def _saved(db: Path, run_id: str, n_matches: int | None) -> str:
+    """How much of an interrupted run the database holds, read back from it: what the line says is so (out of
+    `n_matches`, unless None: a study's matches are not known in advance)."""
     try:
         done = store.rows(db, "SELECT count(*) FROM matches WHERE run_id = ? AND status = 'ok'", [run_id])
     except duckdb.CatalogException:  # interrupted before the database had its tables
         done = []
-    return f"{done[0][0] if done else 0:,} of {count(n_matches, 'match')} done and saved"
+    done_n = done[0][0] if done else 0
+    return f"{count(done_n, 'match')} done and saved" if n_matches is None else \
+        f"{done_n:,} of {count(n_matches, 'match')} done and saved"
 
 
 def _at_least_one(text: str) -> int:
@@ -160,6 +171,13 @@ def _concurrency(text: str) -> int:
     value = _at_least_one(text)
     if value > MAX_CONCURRENCY:
         raise argparse.ArgumentTypeError(f"at most {MAX_CONCURRENCY:,} (as a spec's concurrency), got {value:,}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
     return value
 
 
@@ -517,9 +535,9 @@ def main(argv: list[str] | None = None) -> int:
                           "all are, its looks are spent or the budget ends; the same command resumes it "
                           "(docs/METRICS.md)")
     budget = run.add_mutually_exclusive_group()
-    budget.add_argument("--budget-usd", type=float, default=None,
+    budget.add_argument("--budget-usd", type=_non_negative, default=None,
                         help="with --until-separated: stop before a batch would pass this many expected dollars")
-    budget.add_argument("--budget-matches", type=int, default=None,
+    budget.add_argument("--budget-matches", type=_at_least_one, default=None,
                         help="with --until-separated: stop before a batch would pass this many matches")
     run.set_defaults(func=_cmd_run)
 

@@ -44,6 +44,7 @@ class Deals:
     agents: int
     games: int
     shares: dict[Pairing, list[float]] = field(default_factory=dict)
+    playable: frozenset[Pairing] | None = None  # the pairings whose agents can both play its game; None: every one
 
     def add(self, pairing: Pairing, share: float) -> None:
         self.shares.setdefault(pairing, []).append(share)
@@ -52,7 +53,8 @@ class Deals:
         return len(self.shares.get(pairing, ()))
 
     def pairings(self) -> list[Pairing]:
-        return [(a, b, g) for a in range(self.agents) for b in range(a + 1, self.agents) for g in range(self.games)]
+        return [(a, b, g) for a in range(self.agents) for b in range(a + 1, self.agents) for g in range(self.games)
+                if self.playable is None or (a, b, g) in self.playable]
 
     def total(self) -> int:
         return sum(len(v) for v in self.shares.values())
@@ -157,8 +159,9 @@ def choose_batch(deals: Deals, size: int, cost: np.ndarray) -> list[Pairing]:
         if deals.count(least) + planned.get(least, 0) >= floor:
             break
         pick(least)
-    candidates = [(min(u, v), max(u, v), g) for u, v in targets for g in range(deals.games)]
-    while len(chosen) < size:
+    playable = set(every)
+    candidates = [p for u, v in targets for g in range(deals.games) if (p := (min(u, v), max(u, v), g)) in playable]
+    while candidates and len(chosen) < size:
         pick(max(candidates, key=lambda p: reduction_per_dollar(deals, p, cost, planned.get(p, 0))))
     return chosen
 

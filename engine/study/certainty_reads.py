@@ -15,22 +15,25 @@ import pandas as pd
 
 from engine import store
 from engine.agents.base import AgentSpec
+from engine.agents.bots import check_bot
 from engine.play.spec import RunSpec, SpecError, parse_spec, seat_name
 from engine.study import certainty
 
 
 @dataclass(frozen=True)
 class Frame:
-    """What a study plays: its agents (in name order, `names`) and its games (game, preset, params: a two-seat setting
-    each)."""
+    """What a study plays: its agents (in name order, `names`), its games (game, preset, params: a two-seat setting
+    each) and its pairings (a, b, game) whose two agents can both play the game (a bot exists in its own games)."""
 
     agents: list[AgentSpec]
     games: list[tuple[str, str, dict]]
     names: list[str]
+    playable: frozenset[certainty.Pairing]
 
 
 def frame_of(spec: RunSpec) -> Frame:
-    """The agents and two-seat games of the spec's matches; SpecError when it has none of either."""
+    """The agents and two-seat games of the spec's matches, and the pairings that can be played; SpecError when it has
+    none of either, or no pairing two of its agents can play."""
     games, agents = {}, {}
     for plan in spec.matches:
         if len(plan.seats) != 2:
@@ -40,15 +43,32 @@ def frame_of(spec: RunSpec) -> Frame:
             agents.setdefault(seat_name(seat, plan), seat)
     if len(agents) < 2:
         raise SpecError("--until-separated needs two agents or more among the lineups")
-    return Frame([agents[name] for name in sorted(agents)], [(g, p, params) for (g, p, _), params in games.items()],
-                 sorted(agents))
+    names = sorted(agents)
+    settings = [(g, p, params) for (g, p, _), params in games.items()]
+    able = [[_can_play(agents[name], game) for game, _, _ in settings] for name in names]
+    playable = frozenset((a, b, g) for a in range(len(names)) for b in range(a + 1, len(names))
+                         for g in range(len(settings)) if able[a][g] and able[b][g])
+    if not playable:
+        raise SpecError("--until-separated: no two agents of the lineups can play one game together")
+    return Frame([agents[name] for name in names], settings, names, playable)
+
+
+def _can_play(agent: AgentSpec, game: str) -> bool:
+    """Whether `agent` can be seated in `game`: a bot only in the games that have it, any other agent everywhere."""
+    if not agent.is_bot:
+        return True
+    try:
+        check_bot(game, agent.agent)
+    except ValueError:
+        return False
+    return True
 
 
 def read_study(db: str | Path, run_id: str, frame: Frame, looks: int | None = None) -> certainty.Study:
     """The study as the database holds it (its first `looks` looks only, when given): each complete deal's share of
     its lower-numbered agent (1 won, 1/2 drawn, 0 lost, over its two matches), its looks (the batches begun), its
-    dollars and its finished matches."""
-    deals = certainty.Deals(len(frame.agents), len(frame.games))
+    dollars and its finished matches (errored ones too: they were spent)."""
+    deals = certainty.Deals(len(frame.agents), len(frame.games), playable=frame.playable)
     if not Path(db).exists():
         return certainty.Study(deals)
     number = {name: i for i, name in enumerate(frame.names)}
@@ -69,7 +89,7 @@ def read_study(db: str | Path, run_id: str, frame: Frame, looks: int | None = No
     for played in halves.values():
         if len(played) == 2:
             deals.add(played[0][:3], (played[0][3] + played[1][3]) / 2)
-    (taken, matches), = store.rows(db, "SELECT count(DISTINCT repeat), count(*) FILTER (WHERE status = 'ok') "
+    (taken, matches), = store.rows(db, "SELECT count(DISTINCT repeat), count(*) "
                                        "FROM matches WHERE run_id = ? AND repeat < ?", [run_id, _upto(looks)])
     (usd,), = store.rows(db, "SELECT coalesce(sum(t.cost_usd), 0) FROM turns t JOIN matches m USING (match_id) "
                              "WHERE m.run_id = ? AND m.repeat < ?", [run_id, _upto(looks)])

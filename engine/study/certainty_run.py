@@ -38,13 +38,24 @@ def batch_plans(spec: RunSpec, frame: Frame, study: certainty.Study, batch: list
     return plans
 
 
+class StudyFailed(Exception):
+    """A batch whose every match ended in an error: playing on would only repeat them."""
+
+
 async def until_separated(spec: RunSpec, db: str | Path, budget_usd: float | None = None,
                           budget_matches: int | None = None, progress: bool = True) -> certainty.Study:
-    """Play the study batch by batch until `Study.next_batch` has nothing more; the study as it ends."""
+    """Play the study batch by batch until `Study.next_batch` has nothing more; the study as it ends. Each batch
+    counts as a look and its matches against the budget, errored ones too (an errored deal is not read back, so the
+    database alone would not see them spent); StudyFailed when every match of a batch ends in an error."""
     frame = frame_of(spec)
-    history = []
+    history: list[dict] = []
+    looks = matches = 0  # this command's batches and their matches
+    before = None  # the looks and matches the database held when the command began
     while True:
         study = read_study(db, spec.run_id, frame)
+        if before is None:
+            before = study.looks, study.matches
+        study.looks, study.matches = max(study.looks, before[0] + looks), max(study.matches, before[1] + matches)
         if study.looks:
             history.append(study.snapshot())
         cost = deal_costs(db, spec.run_id, frame)
@@ -53,8 +64,12 @@ async def until_separated(spec: RunSpec, db: str | Path, budget_usd: float | Non
             study.history = history
             return study
         plans = batch_plans(spec, frame, study, batch)
-        await run_spec(RunSpec(spec.name, spec.run_id, spec.raw, spec.concurrency, spec.model_concurrency, plans,
-                               spec.model_limits, spec.executor), db, progress=progress)
+        summary = await run_spec(RunSpec(spec.name, spec.run_id, spec.raw, spec.concurrency, spec.model_concurrency,
+                                         plans, spec.model_limits, spec.executor), db, progress=progress)
+        looks, matches = looks + 1, matches + len(plans)
+        if summary.played and summary.errors == summary.played:
+            raise StudyFailed(f"every match of look {study.looks + 1} ended in an error, the first "
+                              f"{summary.error_messages[0]}")
 
 
 def report(study: certainty.Study, frame: Frame) -> list[str]:
@@ -66,6 +81,7 @@ def report(study: certainty.Study, frame: Frame) -> list[str]:
     ranked = certainty.order(study.deals)
     for upper, lower in zip(ranked, ranked[1:], strict=False):
         share, lo, hi = certainty.pair_interval(study.deals, upper, lower)
-        lines.append(f"{frame.names[upper]} over {frame.names[lower]}: {share:.3f} [{lo:.3f}, {hi:.3f}]"
+        lines.append(f"{frame.names[upper]} over {frame.names[lower]}: {share:.3f} "
+                     f"[{max(lo, 0.0):.3f}, {min(hi, 1.0):.3f}]"  # a share: its normal interval clipped to 0-1
                      + ("" if lo > 0.5 else " (not separated)"))
     return lines
