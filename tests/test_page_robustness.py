@@ -23,8 +23,9 @@ from engine.testing import StubReply, StubServer
 from pages.shared.markdown import plain
 from tests.page_run import run_page
 
-# runs/quick.yaml's 3-player guessing games (`retry: feedback`: a small model is asked again when unparsed)
-FIRST_RUN_THREE_PLAYERS = "custom: players=3, retry=feedback, rounds=1"
+# runs/quick.yaml's 3-player guessing games (`retry: feedback`: a small model is asked again when unparsed;
+# `reading: lenient`: its answer is found in prose)
+FIRST_RUN_THREE_PLAYERS = "custom: players=3, reading=lenient, retry=feedback, rounds=1"
 
 pytestmark = pytest.mark.slow
 
@@ -184,7 +185,7 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
         assert f"**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting " \
                f"{setting}" in said, said
     played = [df.value for df in at.dataframe][0]
-    assert "players=3, rounds=1, retry=feedback, min=0, max=100, ratio=0.67" in set(played["params"]), set(
+    assert "players=3, rounds=1, retry=feedback, reading=lenient, min=0, max=100, ratio=0.67" in set(played["params"]), set(
         played["params"])  # each setting in full
     from tests.test_one_definition import PAGE_PX, widths
 
