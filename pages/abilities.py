@@ -96,8 +96,9 @@ rested = intervals[intervals["challenger"].isin(chosen)].assign(
     ability=lambda t: t["ability"] + " (0-100)",
     interval=lambda t: [numbers.interval(v, lo, hi) for v, lo, hi in zip(t["value"], t["low"], t["high"], strict=True)])
 gaps = f" Missing abilities leave gaps and no area: {', '.join(map(plain, missing))}." if missing else ""
-report.caption(glossed("Each ability with its 95% Wilson interval and n, the challenger's matches behind it (the "
-                       "radar's hover shows both)." + gaps, "ability"))
+report.caption(glossed("Each ability with its 95% Wilson interval (clipped to 0-100: Deception's shift by its fixed "
+                       "guess term can carry it past) and n, the challenger's matches behind it (the radar's hover "
+                       "shows both)." + gaps, "ability"))
 show_table(report, "Abilities: n and 95% intervals", rested[["challenger", "ability", "n", "trials", "value", "low",
                                                               "high"]], "ability_intervals",
            shown=rested[["challenger", "ability", "interval", "n", "trials"]])

@@ -163,11 +163,11 @@ for suite in all_suites().values():
         report.caption(glossed(f"{suite.paper}'s own table: nothing to score in this selection.", suite.title))
 
 st.header("Across games")
-across = cross_game.cross_game(DB, selection=selection)
+across = headline.across_games(DB, selection)
 if across.ratings.empty:
     report.caption(glossed("No contested match between agents in this selection.", "self-play"))
 else:
-    report.caption(cross_game.CAPTION)
+    report.caption(headline.ACROSS_CAPTION)
     show_table(report, "One rating across games", across.ratings, "across_games", shown=cross_game.view(across.ratings))
     report.caption(f"Fragility: {cross_game.fragility_sentence(across.fragility)}")
 

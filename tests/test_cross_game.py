@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from engine.cli.main import main
+from engine.papers import headline
 from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
 from engine.score import cross_game
@@ -29,7 +30,7 @@ def test_each_game_weighs_the_same_however_many_matches_it_holds():
     """a beats b in all 90 matches of one game, b beats a in all 10 of another: weighted alike, neither leads, and
     leaving a game out puts its loser first."""
     data = outcomes([("chess", "a", "b", 90, 1.0), ("go", "a", "b", 10, 0.0)])
-    table = cross_game.rating_table(data, n_boot=50).set_index("agent")
+    table = headline.ranked_across(cross_game.rating_table(data, n_boot=50)).set_index("agent")
     assert abs(table.loc["a", "rating"] - table.loc["b", "rating"]) < 1e-6
     assert table.loc["a", "rating"] == table.loc["b", "rating"] and table.loc["a", "rank"] == 1
     pooled = outcomes([("chess", "a", "b", 90, 1.0), ("chess", "a", "b", 10, 0.0)])
@@ -43,7 +44,7 @@ def test_each_game_weighs_the_same_however_many_matches_it_holds():
 def test_intervals_separate_a_clear_order_and_hold_the_estimate():
     data = outcomes([("chess", "a", "b", 40, 1.0), ("chess", "b", "c", 40, 1.0), ("go", "a", "c", 40, 1.0),
                      ("go", "a", "b", 5, 0.0), ("chess", "b", "c", 5, 0.0)])
-    table = cross_game.rating_table(data, n_boot=100)
+    table = headline.ranked_across(cross_game.rating_table(data, n_boot=100))
     assert list(table["agent"]) == ["a", "b", "c"] and list(table["rank"]) == [1, 2, 3]
     assert ((table["lo"] <= table["rating"]) & (table["rating"] <= table["hi"])).all()
 
@@ -119,3 +120,18 @@ def test_the_leaderboards_page_shows_the_rating_across_games_and_a_studys_cost_a
     assert any("without tictactoe" in frame.value.columns for frame in at.dataframe)
     assert any("Fragility:" in c.value for c in at.caption)
     assert any("Cost against certainty" in s.value for s in at.subheader)
+
+
+def test_the_rating_across_games_ranks_by_the_one_rule_and_in_rank_order():
+    """As every ranked table: an agent of fewer than MIN_MATCHES matches is provisional and unranked (d, one match,
+    was ranked 4th), the rows go by rank, and an agent of one match has no interval (it was zero-width), but a note."""
+    rows = [("chess", "a", "b", 12, 1.0), ("chess", "b", "c", 12, 1.0), ("chess", "a", "c", 3, 0.5),
+            ("go", "c", "d", 1, 1.0), ("go", "a", "c", 10, 0.6)]
+    table = headline.ranked_across(cross_game.rating_table(outcomes(rows), n_boot=100)).set_index("agent")
+    assert (table["provisional"] == (table["matches"] < headline.MIN_MATCHES)).all()
+    assert table.loc[table["provisional"], "rank"].isna().all() and table.loc["d", "provisional"]
+    ranks = table["rank"].dropna().astype(int)
+    assert list(ranks) == sorted(ranks) and ranks.iloc[0] == 1 and table["rank"].notna().sum() == 3
+    assert table.loc["d", ["lo", "hi"]].isna().all() and table.loc["d", "note"] == "no interval"
+    shown = cross_game.view(table.reset_index()).set_index("agent")
+    assert shown.loc["d (provisional)", "rank"] == "" and shown.loc["d (provisional)", "95% interval"] == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -225,3 +226,17 @@ def test_the_page_shows_each_abilitys_n_and_interval_in_a_table_and_the_radars_h
     radar = json.loads(at.get("plotly_chart")[0].proto.spec)
     hovers = [text for trace in radar["data"] for text in trace["customdata"]]
     assert any(" to " in text and ", n = " in text for text in hovers)
+
+
+def test_an_abilitys_interval_stays_on_the_0_100_scale():
+    """Deception adds its fixed 0.25 x guess term to the Wilson bounds: 2 games won of 3 with the full guess term
+    read 91.67 [55.00 to 115.32], past the scale's 100. The bounds are clipped to it, the value untouched."""
+    from engine.papers.magic.intervals import share_interval
+    from engine.score import stats
+
+    right, chances, shift = np.array([2.0, 0.0]), np.array([3.0, 3.0]), np.array([0.25, 0.0])
+    low, high = share_interval(right, chances, shift)
+    wilson_low, wilson_high = stats.wilson_interval(right, chances)
+    assert wilson_high[0] + shift[0] > 1  # the case that passed 100
+    assert high[0] == 1 and low[0] == pytest.approx(wilson_low[0] + shift[0])
+    assert low[1] == 0 and high[1] == pytest.approx(wilson_high[1])

@@ -331,9 +331,10 @@ ALL_SUITES = "all"
 
 def _cross_game(args: argparse.Namespace) -> int:
     """`headline --suite all`: one rating across every game and its fragility (engine/score/cross_game.py)."""
+    from engine.papers import headline
     from engine.score import cross_game
 
-    rated = cross_game.cross_game(Path(args.db))
+    rated = headline.across_games(Path(args.db))
     if rated.ratings.empty and args.format == "table":
         print(f"no contested match to rate in {args.db}")
         return 0

@@ -27,6 +27,7 @@ from scipy import special
 from engine import store
 from engine.games import get_game
 from engine.papers.registry import Headline, get_suite
+from engine.score import cross_game
 from engine.score.agent_figures import (
     Summed,
     agent_figures,
@@ -119,6 +120,26 @@ def ranked(table: pd.DataFrame) -> pd.DataFrame:
     table["rank"] = ranks(table["value_lo"], table["value_hi"], rankable & (rankable.sum() > 1))
     return table.sort_values(["rank", "provisional", "value", "agent"], ascending=[True, True, False, True],
                              na_position="last", ignore_index=True, key=fixed_values)
+
+
+ACROSS_NAMES = {"rating": "value", "lo": "value_lo", "hi": "value_hi"}  # the rating's columns as `ranked` names them
+ACROSS_CAPTION = (f"{cross_game.CAPTION} Rank: 1 + the ranked agents whose interval lies wholly above; fewer than "
+                  f"{MIN_MATCHES} matches is provisional, not ranked.")
+
+
+def ranked_across(ratings: pd.DataFrame) -> pd.DataFrame:
+    """The rating across games (`cross_game.rating_table`) ranked by the one rule (`ranked`: provisional below
+    MIN_MATCHES matches, rank 1 + the ranked agents whose interval lies wholly above) and in that order."""
+    rated = ranked(ratings.rename(columns=ACROSS_NAMES).assign(note=""))
+    rated = rated.rename(columns={value: name for name, value in ACROSS_NAMES.items()})
+    return rated[["rank", "provisional", *ratings.columns, "note"]]
+
+
+def across_games(db: str | Path, selection: Selection = ALL) -> cross_game.CrossGame:
+    """The rating across games of the selection and its fragility (`cross_game.cross_game`), ranked
+    (`ranked_across`)."""
+    across = cross_game.cross_game(db, selection)
+    return across if across.ratings.empty else replace(across, ratings=ranked_across(across.ratings))
 
 
 def one_sided(pairs: pd.DataFrame) -> dict[str, str]:

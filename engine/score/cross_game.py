@@ -138,13 +138,14 @@ def _resamples(data: Outcomes, n_boot: int, seed: int) -> np.ndarray:
     return drawn[:, data.kind]
 
 
-RATING_COLUMNS = ["rank", "agent", "rating", "lo", "hi", "matches", "games"]
+RATING_COLUMNS = ["agent", "rating", "lo", "hi", "matches", "games"]
 
 
 def rating_table(data: Outcomes, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
-    """A row per agent, best first: its rating (Elo scale, 1000 = the mean agent), the 95% bootstrap interval, its
-    rank (1 + the agents whose interval lies wholly above its own), its matches and games; then per game `without
-    <game>`, how many places it moves when that game is left out (+ down, - up; blank when it plays only that game)."""
+    """A row per agent, best first: its rating (Elo scale, 1000 = the mean agent), the 95% bootstrap interval (none,
+    NaN, for an agent of one match: resampling one match says nothing of its spread), its matches and games; then
+    per game `without <game>`, how many places it moves when that game is left out (+ down, - up; blank when it
+    plays only that game). Unranked: `headline.across_games` ranks it by the one rule of every ranked table."""
     theta = _fit(data, data.matches)
     boot = np.full((n_boot, len(data.names)), np.nan)
     for i, matches in enumerate(_resamples(data, n_boot, seed)):
@@ -155,10 +156,10 @@ def rating_table(data: Outcomes, n_boot: int = 200, seed: int = 0) -> pd.DataFra
     order = _order(theta, _played(data, data.matches), data.names)
     table = pd.DataFrame({"agent": data.names[order], "rating": ELO_BASE + ELO_SCALE * theta[order],
                           "lo": ELO_BASE + ELO_SCALE * lo[order], "hi": ELO_BASE + ELO_SCALE * hi[order]})
-    table["rank"] = 1 + (table["lo"].to_numpy()[None, :] > table["hi"].to_numpy()[:, None]).sum(1)
     kind_matches = np.zeros(data.kind.max() + 1)
     kind_matches[data.kind] = data.matches
     table["matches"] = [int(kind_matches[np.unique(data.kind[(data.a == i) | (data.b == i)])].sum()) for i in order]
+    table.loc[table["matches"] < 2, ["lo", "hi"]] = np.nan
     table["games"] = [len(np.unique(data.game[(data.a == i) | (data.b == i)])) for i in order]
     place = {agent: p for p, agent in enumerate(order)}
     if len(data.games) > 1:
@@ -305,18 +306,21 @@ def fragility_sentence(table: pd.DataFrame) -> str:
 
 CAPTION = ("One rating across games (as Kaggle Game Arena's): a Bradley-Terry fit over every game's pairwise outcomes, "
            "each game weighing the same however many matches it holds, 1000 = the mean agent, with its 95% bootstrap "
-           "interval (each game's matches resampled within it); agents linked by matches only. `without <game>`: "
-           "how many places the agent moves when that game is left out (+ down, - up).")
+           "interval (each game's matches resampled within it; none for an agent of one match); agents linked by "
+           "matches only. `without <game>`: how many places the agent moves when that game is left out (+ down, - up).")
 
 
 def view(table: pd.DataFrame) -> pd.DataFrame:
-    """The ratings as the pages and the CLI print them: whole Elo points, the interval in one column, the moves
-    signed."""
-    shown = pd.DataFrame({"rank": table["rank"], "agent": table["agent"],
+    """The ranked ratings (`headline.across_games`) as the pages and the CLI print them: the rank blank for an unranked
+    agent, provisional ones so marked, whole Elo points, the interval in one column (blank without one, the note
+    says so), the moves signed."""
+    shown = pd.DataFrame({"rank": ["" if pd.isna(rank) else str(int(rank)) for rank in table["rank"]],
+                          "agent": [agent + (" (provisional)" if provisional else "")
+                                    for agent, provisional in zip(table["agent"], table["provisional"], strict=True)],
                           "rating": table["rating"].round().astype("Int64"),
-                          "95% interval": [f"{lo:.0f} to {hi:.0f}" for lo, hi in zip(table["lo"], table["hi"],
-                                                                                    strict=True)],
-                          "matches": table["matches"], "games": table["games"]})
+                          "95% interval": ["" if pd.isna(lo) else f"{lo:.0f} to {hi:.0f}"
+                                           for lo, hi in zip(table["lo"], table["hi"], strict=True)],
+                          "matches": table["matches"], "games": table["games"], "note": table["note"]})
     for column in [c for c in table.columns if c.startswith("without ")]:
         shown[column] = ["—" if pd.isna(move) else f"{int(move):+d}" if move else "0" for move in table[column]]
     return shown

@@ -5,7 +5,7 @@
 - Judgement: right votes of the votes cast as a voter (non-chameleon, civilian), seats as a voter;
 - Reasoning: right belief items of those asked, seats in Chameleon and Undercover;
 - Deception: games won as chameleon or undercover of those played (the interval is that share's, shifted by the
-  ability's fixed 0.25 x guess term), seats as chameleon or undercover;
+  ability's fixed 0.25 x guess term and clipped to 0-100), seats as chameleon or undercover;
 - Self-awareness: right role-probe answers of those asked, seats in Chameleon and Undercover;
 - Cooperation: cost-sharing games agreed of those played; Coordination: agreed splits the challenger proposed of
   those agreed (n: its agreed games); Rationality: rational decisions of the chances (n: Prisoner's Dilemma and
@@ -74,11 +74,20 @@ def profile_scope(selection: Selection = ALL) -> Selection:
     return scope.within(suite.variants) if suite.narrow else scope
 
 
+def share_interval(right, chances, shift) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% Wilson interval of the shares right / chances (arrays alike), shifted by `shift` (Deception's fixed
+    guess term) and clipped to [0, 1]: an ability lies on the 0-100 scale, and the shift can carry a bound past it."""
+    low, high = stats.wilson_interval(right, chances)
+    shift = np.asarray(shift, dtype=float)
+    return np.clip(low + shift, 0, 1), np.clip(high + shift, 0, 1)
+
+
 @kept_per_state
 def ability_intervals(db: str | Path, selection: Selection = ALL, missing_suspicion: str = AUTHORS) -> pd.DataFrame:
     """One row per challenger (agent, strategy: blank for a bot) and ability, in `ABILITIES`' order: the ability
     (`value`, 0-100, NaN without a chance), `n` the challenger's seats behind it, `trials` the votes, items, probes,
-    games or decisions it is a share of, and `low`, `high` its 95% Wilson interval on the same scale."""
+    games or decisions it is a share of, and `low`, `high` its 95% Wilson interval on the same scale, clipped to
+    0-100."""
     with store.reading(db):
         sums, reasoning = challenger_figures(db, selection, SOCIAL + THEORY, SOCIAL_METRICS + THEORY_METRICS,
                                              SOCIAL_SUMS | THEORY_SUMS | SEAT_SUMS, missing_suspicion)
@@ -87,10 +96,9 @@ def ability_intervals(db: str | Path, selection: Selection = ALL, missing_suspic
     rows = []
     for ability, (right, chances, seats) in _counts(sums, reasoning).items():
         shift = deception_guess(sums) if ability == "Deception" else 0.0
-        low, high = stats.wilson_interval(right, chances)
+        low, high = share_interval(right, chances, shift)
         part = pd.DataFrame({"ability": ability, "value": ratios(right, chances) + shift, "n": seats.astype(int),
-                             "trials": chances.astype(int), "low": low + shift, "high": high + shift},
-                            index=sums.index)
+                             "trials": chances.astype(int), "low": low, "high": high}, index=sums.index)
         part[["value", "low", "high"]] *= RADAR_SCALE
         rows.append(part.reset_index())
     table = pd.concat(rows, ignore_index=True)

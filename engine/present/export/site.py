@@ -283,11 +283,11 @@ def index_page(site: Site, options: pd.DataFrame, suite_paths: dict[str, str], g
 def across_games(site: Site) -> str:
     """The rating across games and its fragility (engine/score/cross_game.py), as the Leaderboards page shows
     them."""
-    across = cross_game.cross_game(site.db, site.selection)
+    across = headline.across_games(site.db, site.selection)
     if across.ratings.empty:
         return ""
     shown = cross_game.view(across.ratings).astype(str)
-    body = ("<h2>Across games</h2>" + note(cross_game.CAPTION.replace("`", ""))
+    body = ("<h2>Across games</h2>" + note(headline.ACROSS_CAPTION.replace("`", ""))
             + table(shown, numeric=("rank", "rating", "matches", "games"))
             + note(f"Fragility: {cross_game.fragility_sentence(across.fragility)}"))
     selected = set(site.selection.run_ids)
