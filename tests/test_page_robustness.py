@@ -185,8 +185,8 @@ def test_first_run_bot_repeats_are_not_judged_on_three_scores(first_run_db, monk
         assert f"**guessing\\_game**: not enough data (a level or the default has fewer than 5 scores), in setting " \
                f"{setting}" in said, said
     played = [df.value for df in at.dataframe][0]
-    assert "players=3, rounds=1, retry=feedback, reading=lenient, min=0, max=100, ratio=0.67" in set(played["params"]), set(
-        played["params"])  # each setting in full
+    three_players = "players=3, rounds=1, retry=feedback, reading=lenient, min=0, max=100, ratio=0.67"
+    assert three_players in set(played["params"]), set(played["params"])  # each setting in full
     from tests.test_one_definition import PAGE_PX, widths
 
     # "What it played" ran to 991 px: a bot's three blank condition columns are one, the params take what is left
