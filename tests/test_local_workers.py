@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def guessing(url: str, name: str, repeats: int, rounds: int = 2, model: str = "openai/worker-model") -> dict:
     seat = {"agent": model, "api_base": url, "max_tokens": 8}
     return {"name": name, "seed": 3, "repeats": repeats, "concurrency": 4, "games": [{
-        "game": "guessing_game", "params": {"players": 2, "rounds": rounds}, "lineups": [{"all": seat}]}]}
+        # the stub's default answer wraps its JSON in prose: the arena's lenient reading finds it
+        "game": "guessing_game", "params": {"players": 2, "rounds": rounds, "reading": "lenient"},
+        "lineups": [{"all": seat}]}]}
 
 
 def decisions(db) -> int:
@@ -160,7 +162,7 @@ with StubServer(lambda request: StubReply("ok")) as stub:
 slow = ("engine.", "litellm.proxy", "tiktoken", "pandas", "duckdb")
 print(sorted(m for m in set(sys.modules) - before if m.startswith(slow) and m != "engine.testing"))
 """
-    out = subprocess.run([sys.executable, "-c", probe], cwd=Path(playing.__file__).parent.parent, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", probe], cwd=Path(playing.__file__).parents[2], capture_output=True,
                          text=True, timeout=120, env=os.environ | {"LITELLM_LOCAL_MODEL_COST_MAP": "True"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -86,7 +86,7 @@ def test_per_round_curves_are_drawn_per_setting_and_legends_say_yes_no(first_run
     at = page(first_run_db, monkeypatch, game="guessing_game")
     assert not at.exception
     curves = at.dataframe[0].value
-    three = "custom: players=3, retry=feedback, rounds=1"  # runs/quick.yaml's SmolLM2 games, asked again when unparsed
+    three = "custom: players=3, reading=lenient, retry=feedback, rounds=1"  # runs/quick.yaml's SmolLM2 games
     assert set(curves["setting"]) == {"vanilla", three}
     assert list(curves[curves["setting"] == three]["step"]) == ["1"]
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]

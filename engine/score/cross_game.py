@@ -312,15 +312,17 @@ CAPTION = ("One rating across games (as Kaggle Game Arena's): a Bradley-Terry fi
 
 def view(table: pd.DataFrame) -> pd.DataFrame:
     """The ranked ratings (`headline.across_games`) as the pages and the CLI print them: the rank blank for an unranked
-    agent, provisional ones so marked, whole Elo points, the interval in one column (blank without one, the note
+    agent, provisional ones so marked, whole Elo points with a thousands separator, the interval in one column (blank
+    without one, the note
     says so), the moves signed."""
     shown = pd.DataFrame({"rank": ["" if pd.isna(rank) else str(int(rank)) for rank in table["rank"]],
                           "agent": [agent + (" (provisional)" if provisional else "")
                                     for agent, provisional in zip(table["agent"], table["provisional"], strict=True)],
-                          "rating": table["rating"].round().astype("Int64"),
-                          "95% interval": ["" if pd.isna(lo) else f"{lo:.0f} to {hi:.0f}"
+                          "rating": ["" if pd.isna(rating) else f"{rating:,.0f}" for rating in table["rating"]],
+                          "95% interval": ["" if pd.isna(lo) else f"{lo:,.0f} to {hi:,.0f}"
                                            for lo, hi in zip(table["lo"], table["hi"], strict=True)],
-                          "matches": table["matches"], "games": table["games"], "note": table["note"]})
+                          "matches": [f"{int(n):,}" for n in table["matches"]], "games": table["games"],
+                          "note": table["note"]})
     for column in [c for c in table.columns if c.startswith("without ")]:
         shown[column] = ["—" if pd.isna(move) else f"{int(move):+d}" if move else "0" for move in table[column]]
     return shown
