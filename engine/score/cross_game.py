@@ -313,8 +313,7 @@ CAPTION = ("One rating across games (as Kaggle Game Arena's): a Bradley-Terry fi
 def view(table: pd.DataFrame) -> pd.DataFrame:
     """The ranked ratings (`headline.across_games`) as the pages and the CLI print them: the rank blank for an unranked
     agent, provisional ones so marked, whole Elo points with a thousands separator, the interval in one column (blank
-    without one, the note
-    says so), the moves signed."""
+    without one, the note says so), the moves signed."""
     shown = pd.DataFrame({"rank": ["" if pd.isna(rank) else str(int(rank)) for rank in table["rank"]],
                           "agent": [agent + (" (provisional)" if provisional else "")
                                     for agent, provisional in zip(table["agent"], table["provisional"], strict=True)],
