@@ -167,9 +167,9 @@ across = headline.across_games(DB, selection)
 if across.ratings.empty:
     report.caption(glossed("No contested match between agents in this selection.", "self-play"))
 else:
-    report.caption(headline.ACROSS_CAPTION)
+    report.caption(glossed(headline.ACROSS_CAPTION, "rating"))
     show_table(report, "One rating across games", across.ratings, "across_games", shown=cross_game.view(across.ratings))
-    report.caption(f"Fragility: {cross_game.fragility_sentence(across.fragility)}")
+    report.caption(glossed(f"Fragility: {cross_game.fragility_sentence(across.fragility)}", "rank"))
 
 dealt = certainty_reads.studies(DB)
 if not dealt.empty:

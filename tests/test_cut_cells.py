@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from pages.shared.tables import COLUMN_HELP, CUT_HINT, TABLE_PX, column_width, fitted_columns
+from engine.present.column_help import COLUMN_HELP
+from pages.shared.tables import CUT_HINT, TABLE_PX, column_width, fitted_columns
 
 
 def test_a_cut_column_says_a_double_click_reads_it_whole_and_a_whole_one_does_not():

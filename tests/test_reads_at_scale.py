@@ -61,7 +61,7 @@ def test_reads_at_once_give_what_each_gives_alone_and_see_the_blocks_temporary_t
         for got, expected in zip(together, alone, strict=True):
             pd.testing.assert_frame_equal(got, expected, check_exact=True)
     with store.reading(db_path):
-        store.temp_table(db_path, "picked", iter([("SELECT 5 AS n", [])]))
+        store.temp_table(db_path, "picked", iter([lambda con: ("SELECT 5 AS n", [])]))
         got = store.queries_at_once(db_path, [("SELECT n FROM picked", []), ("SELECT n + 1 AS n FROM picked", [])])
     assert [frame["n"].tolist() for frame in got] == [[5], [6]]
     assert [frame.empty for frame in store.queries_at_once(db_path.with_name("absent.duckdb"), reads)] == [True] * 3

@@ -306,8 +306,8 @@ def fragility_sentence(table: pd.DataFrame) -> str:
 
 CAPTION = ("One rating across games (as Kaggle Game Arena's): a Bradley-Terry fit over every game's pairwise outcomes, "
            "each game weighing the same however many matches it holds, 1000 = the mean agent, with its 95% bootstrap "
-           "interval (each game's matches resampled within it; none for an agent of one match); agents linked by "
-           "matches only. `without <game>`: how many places the agent moves when that game is left out (+ down, - up).")
+           "interval (each game's matches resampled within it; none for an agent of one match), agents linked by "
+           "matches only, `without <game>` how many places the agent moves when that game is left out (+ down, - up).")
 
 
 def view(table: pd.DataFrame) -> pd.DataFrame:
