@@ -11,6 +11,7 @@ from engine import store
 from engine.papers.wis import scores as wis
 from engine.play.runner import run_spec
 from engine.play.spec import parse_spec
+from engine.store import connections
 
 pytestmark = pytest.mark.slow
 
@@ -109,9 +110,10 @@ def test_the_negotiation_scorers_read_aggregates_not_seats(db_path, monkeypatch)
     assert bargain.index[0] == "bot:fair" and 0 < bargain.loc["bot:fair", "reward_share"] <= 1  # best reward first
 
 
-def test_a_readers_block_cache_is_bounded(db_path):
+def test_a_readers_block_cache_is_bounded(db_path, monkeypatch):
     """DuckDB caches what it reads up to 80% of the machine's memory unless told otherwise: a dashboard page scanning
     a large turn log would keep it all (bench/dashboard.py prints the dashboard's RSS on 200k matches)."""
+    monkeypatch.delenv(connections.READER_MEMORY_ENV, raising=False)  # a served dashboard's bound: another test's
     store.init_db(db_path)
     with store.connect(db_path, read_only=True) as con:
         limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]

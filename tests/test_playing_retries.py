@@ -12,12 +12,11 @@ from functools import partial
 
 from engine import store
 from engine.agents import AgentSpec, make_agent
-from engine.agents.agent_names import seat_names
 from engine.agents.llm import LLMAgent, Reply
 from engine.games import get_game
 from engine.papers import headline
 from engine.play.playing import play_match
-from engine.play.spec import MatchPlan
+from engine.play.spec import MatchPlan, seat_name
 from engine.present import transcripts
 from engine.store import MatchRecord
 
@@ -169,8 +168,12 @@ def test_a_valid_answer_is_parsed_and_legal_on_the_first_try_on_the_headline_and
 
     cls = get_game("tictactoe")
     params = cls.resolve_params({})
+    # the seat at LLMArena's protocol, as a spec seats it: its name is the bare model's
+    protocol = {"temperature": cls.protocol_settings(params).temperature,
+                "max_tokens": cls.protocol_settings(params).max_tokens}
     plan = MatchPlan(match_id="valid", run_id="valid", game="tictactoe", preset="default", params=params, seed=2,
-                     repeat=0, lineup=0, seats=[AgentSpec(agent="openai/scripted"), AgentSpec(agent="bot:random")])
+                     repeat=0, lineup=0,
+                     seats=[AgentSpec(agent="openai/scripted", **protocol), AgentSpec(agent="bot:random")])
     calls: list = []
     factory = partial(make_agent_or_script, script=script, calls=calls)
     record = asyncio.run(play_match(plan, agent_factory=factory))
@@ -180,7 +183,7 @@ def test_a_valid_answer_is_parsed_and_legal_on_the_first_try_on_the_headline_and
     store.write_match(db_path, record.match, record.seats, record.turns, record.metrics)
     figures = headline.agent_figures(db_path).set_index("agent")
     first_try = sum(1 for t in mine if not t["retries"] and not t["fallback"] and t["legal"])
-    model = seat_names([s for s in record.seats if s["seat"] == 0])[0]
+    model = seat_name(plan.seats[0], plan)
     assert figures.loc[model, "valid_rate"] == first_try / len(mine) < (len(mine) - 1) / len(mine)
     assert figures.loc["bot:random", "valid_rate"] == 1.0
     found = transcripts.find_matches(db_path, transcripts.MatchSearch(parse_failures=True))
